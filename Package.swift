@@ -1,0 +1,44 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// controllerreg: a config-driven object registry with a Swift core and a C ABI.
+//
+// Layers (data flows one way):
+//   ControllerRegConfig  text -> value tree with source positions (YAML via libyaml, JSON, plist)
+//   ControllerReg        entry decoder, registry transactions, compiled plans, resolver, Swift API
+//   ControllerRegC       the C ABI (`cr_*`, @_cdecl) over ControllerReg; built as libcontrollerreg.so by CMake
+let package = Package(
+    name: "controllerreg",
+    products: [
+        .library(name: "ControllerReg", targets: ["ControllerReg"]),
+        .library(name: "controllerreg", type: .dynamic, targets: ["ControllerRegC"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CYaml",
+            pkgConfig: "yaml-0.1",
+            providers: [.apt(["libyaml-dev"])]
+        ),
+        .systemLibrary(name: "CControllerRegHeader"),
+        .target(
+            name: "ControllerRegConfig",
+            dependencies: ["CYaml"]
+        ),
+        .target(
+            name: "ControllerReg",
+            dependencies: ["ControllerRegConfig"]
+        ),
+        .target(
+            name: "ControllerRegC",
+            dependencies: ["ControllerReg", "CControllerRegHeader"]
+        ),
+        .testTarget(
+            name: "ControllerRegConfigTests",
+            dependencies: ["ControllerRegConfig"]
+        ),
+        .testTarget(
+            name: "ControllerRegTests",
+            dependencies: ["ControllerReg"]
+        ),
+    ]
+)

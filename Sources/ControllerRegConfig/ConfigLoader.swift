@@ -1,0 +1,92 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Turns config text into a `ConfigDocument`: picks the format, runs its parser, reads files.
+///
+/// This is the whole loader layer's public face; it knows nothing of entries.
+public enum ConfigLoader {
+    /// Parses `bytes` as `format` (`.auto` sniffs the content). `file` names the source in locations.
+    public static func parse(_ bytes: UnsafeRawBufferPointer, format: ConfigFormat, file: String = "<string>",
+                             limits: ConfigLimits = ConfigLimits()) throws(ConfigError) -> ConfigDocument {
+        if bytes.count > limits.maxInputBytes {
+            throw ConfigError(.limit, "\(file): input of \(bytes.count) bytes exceeds the limit of \(limits.maxInputBytes) bytes")
+        }
+        let chosen = format == .auto ? ConfigFormat.sniff(bytes) : format
+        switch chosen {
+        case .json, .auto: return try JSONParser.parse(bytes, file: file, limits: limits)
+        case .yaml: return try YAMLParser.parse(bytes, file: file, limits: limits)
+        case .plist: return try PlistParser.parse(bytes, file: file, limits: limits)
+        }
+    }
+
+    /// Parses a byte array; see `parse(_:format:file:limits:)`.
+    public static func parse(_ bytes: [UInt8], format: ConfigFormat, file: String = "<string>",
+                             limits: ConfigLimits = ConfigLimits()) throws(ConfigError) -> ConfigDocument {
+        try withUnsafeBytesTyped(bytes) { (raw) throws(ConfigError) in
+            try parse(raw, format: format, file: file, limits: limits)
+        }
+    }
+
+    /// Parses a string; see `parse(_:format:file:limits:)`.
+    public static func parse(_ text: String, format: ConfigFormat, file: String = "<string>",
+                             limits: ConfigLimits = ConfigLimits()) throws(ConfigError) -> ConfigDocument {
+        try parse(Array(text.utf8), format: format, file: file, limits: limits)
+    }
+
+    /// Reads and parses the file at `path`. `.auto` uses the extension, else sniffs the content.
+    public static func load(path: String, format: ConfigFormat = .auto,
+                            limits: ConfigLimits = ConfigLimits()) throws(ConfigError) -> ConfigDocument {
+        let bytes = try readFile(path, limit: limits.maxInputBytes)
+        let chosen = format == .auto ? (ConfigFormat.fromExtension(of: path) ?? .auto) : format
+        return try parse(bytes, format: chosen, file: path, limits: limits)
+    }
+
+    /// Reads a whole regular file with the C library. Directories, FIFOs, devices, missing and
+    /// unreadable files, and files over `limit` bytes are errors (`.io`, or `.limit` for size).
+    public static func readFile(_ path: String, limit: Int = Int.max) throws(ConfigError) -> [UInt8] {
+        if path.isEmpty { throw ConfigError(.io, "cannot read '': empty path") }
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        if fd < 0 { throw ConfigError(.io, "cannot open '\(path)': \(errnoText())") }
+        defer { close(fd) }
+        var info = stat()
+        if fstat(fd, &info) != 0 { throw ConfigError(.io, "cannot stat '\(path)': \(errnoText())") }
+        let type = info.st_mode & S_IFMT
+        if type == S_IFDIR { throw ConfigError(.io, "cannot read '\(path)': it is a directory") }
+        if type != S_IFREG { throw ConfigError(.io, "cannot read '\(path)': not a regular file") }
+        let size = Int(info.st_size)
+        if size > limit {
+            throw ConfigError(.limit, "cannot read '\(path)': \(size) bytes exceeds the input limit of \(limit) bytes")
+        }
+        var bytes = [UInt8](repeating: 0, count: size)
+        var done = 0
+        while done < size {
+            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + done, size - done) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw ConfigError(.io, "cannot read '\(path)': \(errnoText())")
+            }
+            if n == 0 { break }
+            done += n
+        }
+        if done < size { bytes.removeLast(size - done) }
+        return bytes
+    }
+
+    private static func errnoText() -> String {
+        String(cString: strerror(errno))
+    }
+}
+
+/// `withUnsafeBytes` that keeps the closure's typed error.
+@inlinable
+func withUnsafeBytesTyped<R>(_ bytes: [UInt8], _ body: (UnsafeRawBufferPointer) throws(ConfigError) -> R) throws(ConfigError) -> R {
+    let result: Result<R, ConfigError> = bytes.withUnsafeBytes { raw in
+        do throws(ConfigError) { return .success(try body(raw)) } catch { return .failure(error) }
+    }
+    return try result.get()
+}

@@ -1,0 +1,60 @@
+/// One problem found in a config or an API call: a code, a message a person can act on, and where.
+public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
+    /// What kind of problem this is.
+    public var code: ErrorCode
+    /// The problem in words, without the location prefix.
+    public var message: String
+    /// Where the problem is, when it comes from a config file.
+    public var location: SourceLocation?
+
+    /// Creates a diagnostic.
+    public init(_ code: ErrorCode, _ message: String, at location: SourceLocation? = nil) {
+        self.code = code
+        self.message = message
+        self.location = location
+    }
+
+    /// `file:line:column: message`, or the message alone when there is no location.
+    public var description: String {
+        if let location { return "\(location): \(message)" }
+        return message
+    }
+}
+
+/// A failure carrying every problem found (a load reports all of them, not only the first).
+public struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// All problems, in the order of their location.
+    public var diagnostics: [Diagnostic]
+
+    /// Creates an error from diagnostics (sorted by location, unlocated ones last; never empty).
+    public init(_ diagnostics: [Diagnostic]) {
+        self.diagnostics = diagnostics.isEmpty
+            ? [Diagnostic(.invalidArgument, "unknown error")]
+            : ConfigError.sorted(diagnostics)
+    }
+
+    /// Creates an error from a single problem.
+    public init(_ code: ErrorCode, _ message: String, at location: SourceLocation? = nil) {
+        self.diagnostics = [Diagnostic(code, message, at: location)]
+    }
+
+    /// The code of the first problem.
+    public var code: ErrorCode { diagnostics[0].code }
+
+    /// One problem per line; more than one is preceded by a count.
+    public var description: String {
+        if diagnostics.count == 1 { return diagnostics[0].description }
+        return "\(diagnostics.count) problems:\n" + diagnostics.map { "  " + $0.description }.joined(separator: "\n")
+    }
+
+    private static func sorted(_ list: [Diagnostic]) -> [Diagnostic] {
+        list.enumerated().sorted { a, b in
+            switch (a.element.location, b.element.location) {
+            case let (x?, y?): return x == y ? a.offset < b.offset : x < y
+            case (.some, .none): return true
+            case (.none, .some): return false
+            case (.none, .none): return a.offset < b.offset
+            }
+        }.map(\.element)
+    }
+}

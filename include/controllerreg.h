@@ -1,0 +1,285 @@
+/*
+ * controllerreg.h — the C interface of libcontrollerreg.
+ *
+ * controllerreg is a config-driven object registry (a dependency-injection container addressed
+ * by name). A host registers classes (a name plus constructor callbacks), loads entries from
+ * YAML, JSON or plist configs, and calls cr_create("Test1", props) to get a fully wired object:
+ * every entry Test1 refers to is built first, literals are converted, props are merged in, and
+ * the class's create callback receives it all in one argument map.
+ *
+ * C99. Every function and type is documented here. All names start with cr_ / CR_.
+ *
+ * ERRORS
+ *   Functions returning int return CR_OK (0) on success and a cr_status code on failure.
+ *   Functions returning a pointer return NULL on failure. Every failing call records its code and
+ *   a message on the calling thread: cr_last_error_code() and cr_last_error_message(). A call that
+ *   succeeds leaves the record as it was (as in libgit2); cr_clear_error() resets it. Config errors
+ *   carry "file:line:column: " before each problem, one problem per line. No input, however
+ *   malformed, makes the library crash, abort or print; NULL arguments are reported as
+ *   CR_ERR_INVALID_ARGUMENT.
+ *
+ * OWNERSHIP
+ *   The caller owns what cr_create / cr_registry_create returns and frees it itself (usually with
+ *   the class's destroy). Inside a create callback, `args` and every value reached from it are
+ *   borrowed and valid only until the callback returns; strings from cr_value_string live exactly
+ *   as long as their value. An object found in `args` that the registry built as a dependency
+ *   belongs to the object being built once create returns it (cr_value_owner() says
+ *   CR_OWNER_RECEIVER): keep it or destroy it. If create returns NULL, the registry destroys those
+ *   dependencies itself. Objects the caller put into props stay the caller's (CR_OWNER_CALLER).
+ *   Props are borrowed: the library never keeps or frees them; free them with cr_value_free.
+ *   Values made by cr_map_new / cr_list_new are owned by the caller until freed or handed to
+ *   cr_map_set_value / cr_list_push_value, which take ownership. A registry owns its classes'
+ *   user_data only if the class has a release callback, which it calls once when freed.
+ *   If a call fails part-way through building a graph, every object already built for that
+ *   call is passed to its class's destroy before the call returns.
+ *
+ * THREADS
+ *   A registry may be used from any number of threads at once: creates never block and see either
+ *   the old or the new configuration of a concurrent load or registration, never half of one.
+ *   Loads and registrations on one registry are serialised. A create callback may itself call
+ *   cr_create / cr_registry_create (re-entrancy), load configs or register classes.
+ *   cr_registry_free must not race with other calls on the same registry.
+ *   Values (cr_value) are not synchronised: do not modify one from two threads at once.
+ */
+#ifndef CONTROLLERREG_H
+#define CONTROLLERREG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Library version, as numbers and as "MAJOR.MINOR.PATCH". */
+#define CR_VERSION_MAJOR 0
+#define CR_VERSION_MINOR 1
+#define CR_VERSION_PATCH 0
+#define CR_VERSION_STRING "0.1.0"
+
+/** The library's version string at run time (e.g. "0.1.0"); static storage. */
+const char *cr_version(void);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Status codes                                                                                */
+
+/** Status codes returned by functions and by cr_last_error_code(). Values never change. */
+typedef enum {
+    CR_OK = 0,                    /**< success */
+    CR_ERR_INVALID_ARGUMENT = 1,  /**< NULL pointer, unknown enum value, value of the wrong shape */
+    CR_ERR_IO = 2,                /**< a file could not be read (missing, directory, FIFO, permission) */
+    CR_ERR_SYNTAX = 3,            /**< malformed YAML/JSON/plist, invalid UTF-8 */
+    CR_ERR_SCHEMA = 4,            /**< well-formed but not a valid config (unknown key, wrong type, ...) */
+    CR_ERR_DUPLICATE = 5,         /**< same key twice in a map, or an entry name defined twice */
+    CR_ERR_MISSING_REFERENCE = 6, /**< a dependency names an entry that does not exist */
+    CR_ERR_CYCLE = 7,             /**< references form a cycle; the message names the whole path */
+    CR_ERR_NOT_FOUND = 8,         /**< cr_create of a name that is not an entry */
+    CR_ERR_CLASS_NOT_REGISTERED = 9, /**< an entry's class has not been registered */
+    CR_ERR_CLASS_EXISTS = 10,     /**< cr_register_class with a name already registered */
+    CR_ERR_CREATE_FAILED = 11,    /**< a create callback returned NULL */
+    CR_ERR_TYPE = 12,             /**< a value accessor used on a value of another kind */
+    CR_ERR_LIMIT = 13,            /**< a limit (size, depth, count) was exceeded */
+    CR_ERR_NO_MEMORY = 14         /**< memory could not be allocated */
+} cr_status;
+
+/** Code of the last failing call on this thread, or CR_OK if none since cr_clear_error(). */
+int cr_last_error_code(void);
+
+/** Message of the last failing call on this thread; "" if none. Never NULL. Valid until the next
+ *  failing call or cr_clear_error() on this thread. */
+const char *cr_last_error_message(void);
+
+/** Resets this thread's error record to CR_OK and "". */
+void cr_clear_error(void);
+
+/** A short fixed name for a status code ("cycle", "syntax error", ...); static storage. */
+const char *cr_status_name(int status);
+
+/** From inside a create or set callback that is about to fail: attach `message` (copied) to the
+ *  error of the call that invoked the callback. Ignored outside callbacks' failures. */
+void cr_report_error(const char *message);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Handles and enums                                                                           */
+
+/** A registry of classes and entries. Opaque. */
+typedef struct cr_registry cr_registry;
+
+/** A value: props you build, or arguments you read. Opaque. */
+typedef struct cr_value cr_value;
+
+/** Config formats. CR_FORMAT_AUTO picks by file extension (.json, .yaml/.yml, .plist), else by
+ *  content: "bplist" or '<' is a plist, '{' or '[' is JSON, anything else is YAML. */
+typedef enum { CR_FORMAT_AUTO, CR_FORMAT_JSON, CR_FORMAT_YAML, CR_FORMAT_PLIST } cr_format;
+
+/** Value kinds. */
+typedef enum { CR_NULL, CR_BOOL, CR_INT, CR_DOUBLE, CR_STRING, CR_LIST, CR_MAP, CR_OBJECT } cr_kind;
+
+/** Who owns an object found in a value (see OWNERSHIP above). */
+typedef enum {
+    CR_OWNER_NONE = 0,     /**< not an object */
+    CR_OWNER_RECEIVER = 1, /**< built for this call: it belongs to the object being created */
+    CR_OWNER_REGISTRY = 2, /**< the registry keeps it (e.g. a singleton): never destroy it */
+    CR_OWNER_CALLER = 3    /**< came from the caller's props: the caller keeps it */
+} cr_owner;
+
+/** A host class: the callbacks the registry uses to build, destroy and configure objects.
+ *  Initialise with designated initialisers; fields may be added at the end in later versions. */
+typedef struct cr_class {
+    /** Required. Builds an object from `args` (never NULL: a CR_MAP of resolved dependencies merged
+     *  with props, props winning on the same key). Return NULL to fail (cr_report_error explains). */
+    void *(*create)(const cr_value *args, void *user_data);
+    /** Optional. Destroys an object this class created (used to roll back failed creates and by the
+     *  registry for objects it owns). Without it, such objects are not freed by the library. */
+    void (*destroy)(void *object, void *user_data);
+    /** Optional. Sets one key on an existing object (injection into objects made elsewhere).
+     *  Return 0 on success, non-zero to fail. */
+    int (*set)(void *object, const char *key, const cr_value *value, void *user_data);
+    /** Optional. Called once when the registry no longer needs `user_data` (registry freed or class
+     *  replaced), so the host can free it. */
+    void (*release)(void *user_data);
+} cr_class;
+
+/* ------------------------------------------------------------------------------------------ */
+/* Registries and classes                                                                      */
+
+/** A new empty registry, or NULL (CR_ERR_NO_MEMORY). Free with cr_registry_free. */
+cr_registry *cr_registry_new(void);
+
+/** Frees a registry: releases its classes (calling their release callbacks) and entries. Objects
+ *  already created and returned to callers are not touched. NULL is ignored; the shared registry
+ *  is never freed (the call is ignored and reports CR_ERR_INVALID_ARGUMENT). */
+void cr_registry_free(cr_registry *reg);
+
+/** The process-wide default registry, created on first use and never freed. Never NULL. */
+cr_registry *cr_shared(void);
+
+/** Registers `cls` (copied; `create` required) under `class_name` with `user_data` passed to every
+ *  callback. Registering a name that is already registered fails with CR_ERR_CLASS_EXISTS and
+ *  changes nothing; use cr_replace_class to replace on purpose. On failure the class's release
+ *  callback (if any) is called for `user_data`. */
+int cr_register_class(cr_registry *reg, const char *class_name, const cr_class *cls, void *user_data);
+
+/** Like cr_register_class, but replaces a class already registered under `class_name` (the old
+ *  class's release callback runs once no create can still be using it). */
+int cr_replace_class(cr_registry *reg, const char *class_name, const cr_class *cls, void *user_data);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Loading configs                                                                             */
+
+/** Reads and loads the config file at `path`. All problems in the file are reported at once (one
+ *  per line of the message); if any is found nothing is loaded and the registry is unchanged.
+ *  Entries may refer to entries loaded before; defining a name that already exists is
+ *  CR_ERR_DUPLICATE. Directories, FIFOs, devices and unreadable files are CR_ERR_IO. */
+int cr_load_file(cr_registry *reg, const char *path, cr_format format);
+
+/** Loads several files as one transaction: they may refer to each other, and either all apply or
+ *  none does. `format` applies to each (CR_FORMAT_AUTO decides per file). */
+int cr_load_files(cr_registry *reg, const char *const *paths, size_t count, cr_format format);
+
+/** Loads config text of `length` bytes (need not be NUL-terminated). Same rules as cr_load_file;
+ *  locations name the file "<string>". CR_FORMAT_AUTO sniffs the content. */
+int cr_load_string(cr_registry *reg, const char *text, size_t length, cr_format format);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Creating objects                                                                            */
+
+/** Builds the entry `name` on `reg`: dependencies first (depth-first), then the class's create with
+ *  the dependencies merged with `props` (a CR_MAP or NULL; borrowed; props win on the same key).
+ *  Returns the new object, owned by the caller, or NULL: CR_ERR_NOT_FOUND (unknown name),
+ *  CR_ERR_CLASS_NOT_REGISTERED (message names class and entry), CR_ERR_CREATE_FAILED (a create
+ *  returned NULL), CR_ERR_LIMIT (nesting too deep), CR_ERR_INVALID_ARGUMENT. On failure every
+ *  object already built for the call has been destroyed. */
+void *cr_registry_create(cr_registry *reg, const char *name, const cr_value *props);
+
+/** cr_registry_create on the shared registry (cr_shared()). */
+void *cr_create(const char *name, const cr_value *props);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Building values (props)                                                                     */
+
+/** A new empty map owned by the caller, or NULL (CR_ERR_NO_MEMORY). */
+cr_value *cr_map_new(void);
+
+/** A new empty list owned by the caller, or NULL (CR_ERR_NO_MEMORY). */
+cr_value *cr_list_new(void);
+
+/** Set `key` in a map you own to a value (strings are copied; an existing key is replaced).
+ *  CR_ERR_INVALID_ARGUMENT for NULL arguments or a value that is not a map you own
+ *  (arguments are read-only). */
+int cr_map_set_null(cr_value *map, const char *key);
+int cr_map_set_bool(cr_value *map, const char *key, int value);
+int cr_map_set_int(cr_value *map, const char *key, int64_t value);
+int cr_map_set_double(cr_value *map, const char *key, double value);
+int cr_map_set_string(cr_value *map, const char *key, const char *value);
+/** Sets an object pointer; the object is not owned by the map (CR_OWNER_CALLER in args). */
+int cr_map_set_object(cr_value *map, const char *key, void *object);
+/** Sets `key` to `value`, a map or list from cr_map_new / cr_list_new, taking ownership of it
+ *  (even on failure: do not use or free `value` afterwards). */
+int cr_map_set_value(cr_value *map, const char *key, cr_value *value);
+
+/** Append to a list you own; same rules as the cr_map_set_* functions. */
+int cr_list_push_null(cr_value *list);
+int cr_list_push_bool(cr_value *list, int value);
+int cr_list_push_int(cr_value *list, int64_t value);
+int cr_list_push_double(cr_value *list, double value);
+int cr_list_push_string(cr_value *list, const char *value);
+int cr_list_push_object(cr_value *list, void *object);
+int cr_list_push_value(cr_value *list, cr_value *value);
+
+/** Frees a map or list made by cr_map_new / cr_list_new and everything in it (objects are not
+ *  touched). NULL is ignored. Passing a value you do not own (from args) is reported as
+ *  CR_ERR_INVALID_ARGUMENT and ignored. */
+void cr_value_free(cr_value *value);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Reading values (args)                                                                       */
+/* Accessors never allocate. Used on NULL they report CR_ERR_INVALID_ARGUMENT, on the wrong kind
+ * CR_ERR_TYPE, and return 0 / NULL. */
+
+/** The kind of a value; CR_NULL for NULL. */
+cr_kind cr_value_kind(const cr_value *value);
+
+/** The value under `key` in a map, or NULL if absent (not an error) or not a map. The pointer is
+ *  valid as long as the map is not modified or freed. */
+const cr_value *cr_map_get(const cr_value *map, const char *key);
+
+/** The key at `index` of a map (in order), or NULL. Valid as long as the map. */
+const char *cr_map_key_at(const cr_value *map, size_t index);
+
+/** The value at `index` of a map (in order), or NULL. */
+const cr_value *cr_map_value_at(const cr_value *map, size_t index);
+
+/** 1 or 0 for CR_BOOL. */
+int cr_value_bool(const cr_value *value);
+
+/** The integer of a CR_INT. */
+int64_t cr_value_int(const cr_value *value);
+
+/** The number of a CR_DOUBLE, or of a CR_INT converted to double. */
+double cr_value_double(const cr_value *value);
+
+/** The NUL-terminated UTF-8 text of a CR_STRING, valid as long as the value. A string may contain
+ *  NUL bytes; cr_value_string_length gives the full length. */
+const char *cr_value_string(const cr_value *value);
+
+/** The length in bytes of a CR_STRING. */
+size_t cr_value_string_length(const cr_value *value);
+
+/** The object pointer of a CR_OBJECT. */
+void *cr_value_object(const cr_value *value);
+
+/** Who owns the object of a CR_OBJECT (CR_OWNER_NONE for other kinds). */
+cr_owner cr_value_owner(const cr_value *value);
+
+/** Element count of a list or map (string length for strings, 0 otherwise). */
+size_t cr_value_count(const cr_value *value);
+
+/** The element at `index` of a list, or NULL if out of range or not a list. */
+const cr_value *cr_list_at(const cr_value *list, size_t index);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* CONTROLLERREG_H */

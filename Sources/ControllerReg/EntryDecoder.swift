@@ -1,0 +1,172 @@
+/// Reads entries out of a `ConfigDocument` by the config schema. Knows nothing of file formats.
+///
+/// Schema: the top level is a map from entry names to entries. An entry is a string (the class
+/// name) or a map with `ClassName` (required), `Description` (string), `Tag` (string or integer)
+/// and `Dependencies` (map). Any other key is an error. In dependencies, `"@text"` is the literal
+/// `text` and any other string is a reference to an entry; lists and maps nest with the same rule.
+public enum EntryDecoder {
+    /// The keys an entry map may have.
+    public static let entryKeys = ["ClassName", "Description", "Tag", "Dependencies"]
+
+    /// Decodes every entry, collecting every problem (the whole document is always checked).
+    public static func decode(_ doc: ConfigDocument) -> (entries: [EntryDefinition], diagnostics: [Diagnostic]) {
+        var d = Decoder(doc: doc)
+        d.run()
+        return (d.entries, d.diagnostics)
+    }
+
+    private struct Decoder {
+        let doc: ConfigDocument
+        var entries: [EntryDefinition] = []
+        var diagnostics: [Diagnostic] = []
+
+        mutating func fail(_ code: ErrorCode, _ message: String, _ node: Int) {
+            diagnostics.append(Diagnostic(code, message, at: doc.location(of: node)))
+        }
+
+        func kindName(_ node: Int) -> String {
+            switch doc.nodes[node].kind {
+            case .null: return "null"
+            case .bool: return "a boolean"
+            case .int: return "an integer"
+            case .double: return "a number"
+            case .string: return "a string"
+            case .list: return "a list"
+            case .map: return "a map"
+            }
+        }
+
+        mutating func run() {
+            guard let root = doc.root else {
+                diagnostics.append(Diagnostic(.schema, "the config is empty: expected a map from entry names to entries",
+                                              at: SourceLocation(file: doc.file, line: 1, column: 1)))
+                return
+            }
+            guard doc.nodes[root].kind == .map else {
+                fail(.schema, "the top level must be a map from entry names to entries, found \(kindName(root))", root)
+                return
+            }
+            let pairs = doc.pairs(of: root)
+            entries.reserveCapacity(pairs.count)
+            for (key, value) in pairs {
+                if let entry = decodeEntry(nameNode: key, valueNode: value) { entries.append(entry) }
+            }
+        }
+
+        /// A valid entry name: not empty, no NUL byte.
+        mutating func checkName(_ node: Int, what: String) -> String? {
+            let name = doc.string(at: node)
+            if name.isEmpty { fail(.schema, "\(what) must not be empty", node); return nil }
+            if name.utf8.contains(0) { fail(.schema, "\(what) '\(name)' contains a NUL byte", node); return nil }
+            return name
+        }
+
+        mutating func decodeEntry(nameNode: Int, valueNode: Int) -> EntryDefinition? {
+            guard let name = checkName(nameNode, what: "an entry name") else { return nil }
+            let location = doc.location(of: nameNode)
+            switch doc.nodes[valueNode].kind {
+            case .string:
+                guard let cls = checkName(valueNode, what: "the class name of entry '\(name)'") else { return nil }
+                return EntryDefinition(name: name, className: cls, location: location)
+            case .map:
+                break
+            default:
+                fail(.schema, "entry '\(name)' must be a class name (a string) or a map with ClassName, found \(kindName(valueNode))", valueNode)
+                return nil
+            }
+            var className: String?
+            var description: String?
+            var tag: EntryTag?
+            var dependencies: [Dependency] = []
+            var ok = true
+            for (k, v) in doc.pairs(of: valueNode) {
+                let key = doc.string(at: k)
+                switch key {
+                case "ClassName":
+                    if doc.nodes[v].kind == .string {
+                        className = checkName(v, what: "ClassName of entry '\(name)'")
+                        if className == nil { ok = false }
+                    } else {
+                        fail(.schema, "ClassName of entry '\(name)' must be a string, found \(kindName(v))", v)
+                        ok = false
+                    }
+                case "Description":
+                    if doc.nodes[v].kind == .string { description = doc.string(at: v) } else {
+                        fail(.schema, "Description of entry '\(name)' must be a string, found \(kindName(v))", v)
+                        ok = false
+                    }
+                case "Tag":
+                    switch doc.nodes[v].kind {
+                    case .string: tag = .string(doc.string(at: v))
+                    case .int: tag = .int(doc.nodes[v].int)
+                    default:
+                        fail(.schema, "Tag of entry '\(name)' must be a string or an integer, found \(kindName(v))", v)
+                        ok = false
+                    }
+                case "Dependencies":
+                    if doc.nodes[v].kind == .map {
+                        guard let deps = decodeMap(v) else { ok = false; break }
+                        dependencies = deps
+                    } else {
+                        fail(.schema, "Dependencies of entry '\(name)' must be a map, found \(kindName(v))", v)
+                        ok = false
+                    }
+                default:
+                    fail(.schema, "unknown key '\(key)' in entry '\(name)'\(Suggestions.hint(for: key, in: EntryDecoder.entryKeys)); allowed keys are \(EntryDecoder.entryKeys.joined(separator: ", "))", k)
+                    ok = false
+                }
+            }
+            guard let cls = className else {
+                if ok { fail(.schema, "entry '\(name)' has no ClassName", valueNode) }
+                return nil
+            }
+            guard ok else { return nil }
+            return EntryDefinition(name: name, className: cls, description: description, tag: tag,
+                                   dependencies: dependencies, location: location)
+        }
+
+        mutating func decodeMap(_ map: Int) -> [Dependency]? {
+            var result: [Dependency] = []
+            var ok = true
+            for (k, v) in doc.pairs(of: map) {
+                if let value = decodeValue(v) {
+                    result.append(Dependency(key: doc.string(at: k), value: value, location: doc.location(of: k)))
+                } else {
+                    ok = false
+                }
+            }
+            return ok ? result : nil
+        }
+
+        mutating func decodeValue(_ node: Int) -> DependencyValue? {
+            let n = doc.nodes[node]
+            switch n.kind {
+            case .null: return .null
+            case .bool: return .bool(n.bool)
+            case .int: return .int(n.int)
+            case .double: return .double(n.double)
+            case .string:
+                let text = doc.string(at: node)
+                if text.utf8.first == UInt8(ascii: "@") { return .string(String(text.dropFirst())) }
+                if text.isEmpty {
+                    fail(.schema, "an empty string is not an entry name; write \"@\" for an empty literal string", node)
+                    return nil
+                }
+                if text.utf8.contains(0) {
+                    fail(.schema, "reference '\(text)' contains a NUL byte", node)
+                    return nil
+                }
+                return .reference(text, at: doc.location(of: node))
+            case .list:
+                var items: [DependencyValue] = []
+                var ok = true
+                for e in doc.elements(of: node) {
+                    if let v = decodeValue(e) { items.append(v) } else { ok = false }
+                }
+                return ok ? .list(items) : nil
+            case .map:
+                return decodeMap(node).map { .map($0) }
+            }
+        }
+    }
+}

@@ -1,0 +1,133 @@
+/// An entry as the config (or code) declares it: a name, the class it is built from, and its
+/// dependencies. This is the entry decoder's output and the input of a registry transaction.
+public struct EntryDefinition: Sendable, Equatable {
+    /// The name hosts create it by.
+    public var name: String
+    /// The registered class that builds it.
+    public var className: String
+    /// Free text for people and tools.
+    public var description: String?
+    /// A host-defined tag.
+    public var tag: EntryTag?
+    /// The dependencies, in written order.
+    public var dependencies: [Dependency]
+    /// Where the entry's name was written (nil for entries added from code).
+    public var location: SourceLocation?
+
+    /// Creates an entry definition.
+    public init(name: String, className: String, description: String? = nil, tag: EntryTag? = nil,
+                dependencies: [Dependency] = [], location: SourceLocation? = nil) {
+        self.name = name
+        self.className = className
+        self.description = description
+        self.tag = tag
+        self.dependencies = dependencies
+        self.location = location
+    }
+
+    /// Equal when everything but the source location is equal.
+    public static func == (a: EntryDefinition, b: EntryDefinition) -> Bool {
+        a.name == b.name && a.className == b.className && a.description == b.description && a.tag == b.tag
+            && a.dependencies == b.dependencies
+    }
+}
+
+/// An entry's `Tag`: a string or an integer.
+public enum EntryTag: Sendable, Hashable, CustomStringConvertible {
+    case string(String)
+    case int(Int64)
+
+    /// The tag as written.
+    public var description: String {
+        switch self {
+        case .string(let s): return s
+        case .int(let i): return String(i)
+        }
+    }
+}
+
+/// One key of an entry's `Dependencies` map.
+public struct Dependency: Sendable, Equatable {
+    /// The argument name the host reads.
+    public var key: String
+    /// What is passed under that key.
+    public var value: DependencyValue
+    /// Where the key was written.
+    public var location: SourceLocation?
+
+    /// Creates a dependency.
+    public init(key: String, value: DependencyValue, location: SourceLocation? = nil) {
+        self.key = key
+        self.value = value
+        self.location = location
+    }
+
+    /// Equal when key and value are equal (locations are ignored).
+    public static func == (a: Dependency, b: Dependency) -> Bool { a.key == b.key && a.value == b.value }
+}
+
+/// A dependency's value: a literal, a reference to another entry, or a list or map of those.
+public indirect enum DependencyValue: Sendable, Equatable {
+    case null
+    case bool(Bool)
+    case int(Int64)
+    case double(Double)
+    /// A literal string (written with a leading `@`, which is not part of the value).
+    case string(String)
+    /// Another entry, created first and passed as an object.
+    case reference(String, at: SourceLocation?)
+    case list([DependencyValue])
+    case map([Dependency])
+
+    /// Equal when structurally equal (reference locations are ignored; doubles compare bitwise so NaN equals NaN).
+    public static func == (a: DependencyValue, b: DependencyValue) -> Bool {
+        switch (a, b) {
+        case (.null, .null): return true
+        case let (.bool(x), .bool(y)): return x == y
+        case let (.int(x), .int(y)): return x == y
+        case let (.double(x), .double(y)): return x.bitPattern == y.bitPattern
+        case let (.string(x), .string(y)): return x == y
+        case let (.reference(x, _), .reference(y, _)): return x == y
+        case let (.list(x), .list(y)): return x == y
+        case let (.map(x), .map(y)): return x == y
+        default: return false
+        }
+    }
+
+    /// Builds a dependency value from a host value with the config's string rule: `"@text"` is the
+    /// literal `text`, any other string is a reference. Objects cannot be written in a config.
+    public init?(applyingStringRule value: Value) {
+        switch value {
+        case .null: self = .null
+        case .bool(let b): self = .bool(b)
+        case .int(let i): self = .int(i)
+        case .double(let d): self = .double(d)
+        case .string(let s): self = s.hasPrefix("@") ? .string(String(s.dropFirst())) : .reference(s, at: nil)
+        case .list(let items):
+            var out: [DependencyValue] = []
+            for item in items {
+                guard let v = DependencyValue(applyingStringRule: item) else { return nil }
+                out.append(v)
+            }
+            self = .list(out)
+        case .map(let dict):
+            var out: [Dependency] = []
+            for (k, item) in dict.sorted(by: { $0.key < $1.key }) {
+                guard let v = DependencyValue(applyingStringRule: item) else { return nil }
+                out.append(Dependency(key: k, value: v))
+            }
+            self = .map(out)
+        case .object: return nil
+        }
+    }
+
+    /// Calls `body` for every entry reference inside this value (depth-first, in order).
+    public func forEachReference(_ body: (String, SourceLocation?) -> Void) {
+        switch self {
+        case .reference(let name, let at): body(name, at)
+        case .list(let items): for item in items { item.forEachReference(body) }
+        case .map(let deps): for d in deps { d.value.forEachReference(body) }
+        default: break
+        }
+    }
+}

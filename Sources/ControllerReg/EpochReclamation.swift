@@ -1,0 +1,132 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Synchronization
+
+/// Epoch-based reclamation: lets readers use a published snapshot without locks or reference
+/// counting, and lets writers free a replaced snapshot once no reader can still see it.
+///
+/// Each thread has a reader record (its own cache line) holding the global epoch it entered at,
+/// or 0 when outside. A writer retires the old snapshot under the epoch current at the swap,
+/// advances the epoch, and frees what was retired before the oldest active reader entered.
+enum Epoch {
+    static let global = Atomic<UInt64>(1)
+    static let records = Mutex<[ReaderRecord]>([])
+
+    /// One thread's reader state; records are reused after their thread exits, never freed.
+    final class ReaderRecord: @unchecked Sendable {
+        let active = Atomic<UInt64>(0)
+        let inUse = Atomic<Bool>(true)
+        var depth = 0
+        // Keeps two records off one cache line.
+        private var padding: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+    }
+
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key) { raw in
+            guard let raw else { return }
+            Unmanaged<ReaderRecord>.fromOpaque(raw).takeUnretainedValue().inUse.store(false, ordering: .releasing)
+        }
+        return key
+    }()
+
+    @inline(__always)
+    static func currentRecord() -> ReaderRecord {
+        if let raw = pthread_getspecific(key) {
+            return Unmanaged<ReaderRecord>.fromOpaque(raw).takeUnretainedValue()
+        }
+        return registerThread()
+    }
+
+    private static func registerThread() -> ReaderRecord {
+        let record: ReaderRecord = records.withLock { list in
+            for r in list where !r.inUse.load(ordering: .acquiring) {
+                r.inUse.store(true, ordering: .releasing)
+                r.depth = 0
+                return r
+            }
+            let r = ReaderRecord()
+            list.append(r)
+            return r
+        }
+        pthread_setspecific(key, Unmanaged.passUnretained(record).toOpaque())
+        return record
+    }
+
+    /// Enters a read-side section (nestable); pair with `exit`.
+    @inline(__always)
+    static func enter() -> ReaderRecord {
+        let r = currentRecord()
+        if r.depth == 0 {
+            r.active.store(global.load(ordering: .sequentiallyConsistent), ordering: .sequentiallyConsistent)
+        }
+        r.depth += 1
+        return r
+    }
+
+    /// Leaves a read-side section.
+    @inline(__always)
+    static func exit(_ r: ReaderRecord) {
+        r.depth -= 1
+        if r.depth == 0 { r.active.store(0, ordering: .releasing) }
+    }
+
+    /// The oldest epoch an active reader entered at (UInt64.max when none is inside).
+    static func oldestActive() -> UInt64 {
+        records.withLock { list in
+            var oldest = UInt64.max
+            for r in list {
+                let e = r.active.load(ordering: .sequentiallyConsistent)
+                if e != 0 && e < oldest { oldest = e }
+            }
+            return oldest
+        }
+    }
+}
+
+/// Holds the current snapshot of one registry; readers never block, writers (serialised by the
+/// registry's lock) publish a new one and free old ones when safe.
+final class SnapshotCell: @unchecked Sendable {
+    private let current: Atomic<UnsafeMutableRawPointer>
+    /// Replaced snapshots with the epoch of their replacement; touched only under the writer lock.
+    private var retired: [(UnsafeMutableRawPointer, UInt64)] = []
+
+    init(_ initial: Snapshot) {
+        current = Atomic(Unmanaged.passRetained(initial).toOpaque())
+    }
+
+    deinit {
+        Unmanaged<Snapshot>.fromOpaque(current.load(ordering: .acquiring)).release()
+        for (p, _) in retired { Unmanaged<Snapshot>.fromOpaque(p).release() }
+    }
+
+    /// Runs `body` with the current snapshot; it stays valid until `body` returns.
+    @inline(__always)
+    func read<R>(_ body: (Snapshot) -> R) -> R {
+        let record = Epoch.enter()
+        defer { Epoch.exit(record) }
+        let p = current.load(ordering: .sequentiallyConsistent)
+        return Unmanaged<Snapshot>.fromOpaque(p)._withUnsafeGuaranteedRef { body($0) }
+    }
+
+    /// The current snapshot, retained (writers only, under the writer lock).
+    var snapshot: Snapshot { Unmanaged<Snapshot>.fromOpaque(current.load(ordering: .acquiring)).takeUnretainedValue() }
+
+    /// Publishes `next` and frees retired snapshots no reader can see. Call under the writer lock.
+    func publish(_ next: Snapshot) {
+        let old = current.exchange(Unmanaged.passRetained(next).toOpaque(), ordering: .sequentiallyConsistent)
+        let epoch = Epoch.global.add(1, ordering: .sequentiallyConsistent).oldValue
+        retired.append((old, epoch))
+        let oldest = Epoch.oldestActive()
+        retired.removeAll { p, e in
+            guard e < oldest else { return false }
+            Unmanaged<Snapshot>.fromOpaque(p).release()
+            return true
+        }
+    }
+}

@@ -1,0 +1,100 @@
+/// How a host class builds, destroys and configures its objects: thin functions plus a context
+/// pointer (the C ABI's `cr_class` + `user_data`), or Swift closures through `HostClass.swift(…)`.
+public struct HostClass: @unchecked Sendable {
+    /// Builds an object from its arguments (a `RawValue` map, never NULL); returns nil on failure.
+    public typealias CreateFunction = @convention(c) (_ args: UnsafeRawPointer, _ context: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer?
+    /// Destroys an object the class created.
+    public typealias DestroyFunction = @convention(c) (UnsafeMutableRawPointer, UnsafeMutableRawPointer?) -> Void
+    /// Sets one key on an existing object; returns 0 on success.
+    public typealias SetFunction = @convention(c) (_ object: UnsafeMutableRawPointer, _ key: UnsafePointer<CChar>, _ value: UnsafeRawPointer, _ context: UnsafeMutableRawPointer?) -> Int32
+
+    /// Required constructor.
+    public var create: CreateFunction
+    /// Optional destructor; without it the registry never frees objects of this class.
+    public var destroy: DestroyFunction?
+    /// Optional setter, used to inject into objects made elsewhere.
+    public var set: SetFunction?
+    /// Passed as the last argument of every function.
+    public var context: UnsafeMutableRawPointer?
+    /// Called once when the registry lets go of the class (registry freed), to release `context`.
+    public var release: (@Sendable () -> Void)?
+    /// When true, objects passed in `args` stay owned by the registry's call and are destroyed
+    /// after `create` returns (refcounted hosts, such as Swift, retain what they keep). When false
+    /// (C hosts), a successful `create` takes ownership of every object in its `args`.
+    public var borrowsArguments: Bool
+
+    /// Describes a class by functions and a context pointer.
+    public init(create: CreateFunction, destroy: DestroyFunction? = nil, set: SetFunction? = nil,
+                context: UnsafeMutableRawPointer? = nil, release: (@Sendable () -> Void)? = nil,
+                borrowsArguments: Bool = false) {
+        self.create = create
+        self.destroy = destroy
+        self.set = set
+        self.context = context
+        self.release = release
+        self.borrowsArguments = borrowsArguments
+    }
+}
+
+extension HostClass {
+    /// A class whose objects are Swift objects, built by a closure.
+    ///
+    /// Objects in the arguments are borrowed: read them with `args["key"]?.object(as: T.self)` and
+    /// keep a strong reference to what you need. `setter` (optional) receives `inject` keys.
+    /// An error thrown by either closure fails the call with its text in the message.
+    public static func swift(
+        create: @escaping @Sendable (_ args: ValueRef) throws -> AnyObject,
+        setter: (@Sendable (_ object: AnyObject, _ key: String, _ value: ValueRef) throws -> Void)? = nil
+    ) -> HostClass {
+        let box = Unmanaged.passRetained(SwiftClassBox(create: create, setter: setter))
+        nonisolated(unsafe) let context = box.toOpaque()
+        return HostClass(
+            create: { args, context in
+                let box = Unmanaged<SwiftClassBox>.fromOpaque(context!).takeUnretainedValue()
+                do {
+                    return Unmanaged.passRetained(try box.create(ValueRef(args.assumingMemoryBound(to: RawValue.self)))).toOpaque()
+                } catch {
+                    HostFailure.report("\(error)")
+                    return nil
+                }
+            },
+            destroy: { object, _ in Unmanaged<AnyObject>.fromOpaque(object).release() },
+            set: setter == nil ? nil : { object, key, value, context in
+                let box = Unmanaged<SwiftClassBox>.fromOpaque(context!).takeUnretainedValue()
+                do {
+                    try box.setter!(Unmanaged<AnyObject>.fromOpaque(object).takeUnretainedValue(), String(cString: key), ValueRef(value.assumingMemoryBound(to: RawValue.self)))
+                    return 0
+                } catch {
+                    HostFailure.report("\(error)")
+                    return 1
+                }
+            },
+            context: context,
+            release: { Unmanaged<SwiftClassBox>.fromOpaque(context).release() },
+            borrowsArguments: true)
+    }
+}
+
+/// Holds a Swift class's closures behind the context pointer.
+private final class SwiftClassBox: @unchecked Sendable {
+    let create: @Sendable (ValueRef) throws -> AnyObject
+    let setter: (@Sendable (AnyObject, String, ValueRef) throws -> Void)?
+    init(create: @escaping @Sendable (ValueRef) throws -> AnyObject,
+         setter: (@Sendable (AnyObject, String, ValueRef) throws -> Void)?) {
+        self.create = create
+        self.setter = setter
+    }
+}
+
+/// A registered class: its name and functions. Released (and `release` called) with the registry.
+final class ClassRecord: @unchecked Sendable {
+    let name: String
+    let host: HostClass
+
+    init(name: String, host: HostClass) {
+        self.name = name
+        self.host = host
+    }
+
+    deinit { host.release?() }
+}

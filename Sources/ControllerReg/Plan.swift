@@ -1,0 +1,129 @@
+/// What the resolver does for one dependency slot.
+enum PlanOp: UInt8 {
+    /// Pass `literal` as is (strings, lists and maps in it point into the entry's arena).
+    case literal
+    /// Create entry `target` and pass the object.
+    case reference
+    /// Build a list from `children` (it contains references).
+    case list
+    /// Build a map from `children` (it contains references).
+    case map
+}
+
+/// One compiled dependency: plain data, so the create path touches no reference counts.
+struct PlanSlot {
+    var key: UnsafePointer<UInt8>
+    var keyLength: Int
+    var op: PlanOp
+    var target: Int32
+    var childCount: Int32
+    var children: UnsafePointer<PlanSlot>?
+    var literal: RawValue
+}
+
+/// An entry's compiled plan: its dependency slots and what a create of it needs.
+struct EntryPlan {
+    /// Top-level slots, in written order.
+    var slots: UnsafePointer<PlanSlot>?
+    var slotCount: Int32 = 0
+    /// Index into the class table.
+    var classSlot: Int32 = -1
+    /// Scratch bytes for lists and maps built per call (those that contain references).
+    var scratchBytes: Int32 = 0
+    /// Most objects one create of this entry builds directly (references at any depth of its slots).
+    var objectCount: Int32 = 0
+    /// False for an index whose entry was removed.
+    var live: Bool = false
+}
+
+/// Compiles dependency values into plan slots in an arena, resolving entry names to indices.
+struct PlanCompiler {
+    let arena: Arena
+    let resolve: (String) -> Int?
+
+    /// Compiles an entry's dependencies. References must resolve (validated before).
+    func compile(_ dependencies: [Dependency], classSlot: Int) -> EntryPlan {
+        var plan = EntryPlan()
+        plan.classSlot = Int32(classSlot)
+        plan.live = true
+        guard !dependencies.isEmpty else { return plan }
+        let slots = arena.allocate(PlanSlot.self, count: dependencies.count)
+        var scratch = 0
+        var objects = 0
+        for (i, d) in dependencies.enumerated() {
+            let (key, length) = arena.copy(d.key)
+            (slots + i).initialize(to: slot(d.value, key: key, keyLength: length, scratch: &scratch, objects: &objects))
+        }
+        plan.slots = UnsafePointer(slots)
+        plan.slotCount = Int32(dependencies.count)
+        plan.scratchBytes = Int32(clamping: scratch)
+        plan.objectCount = Int32(clamping: objects)
+        return plan
+    }
+
+    private func slot(_ value: DependencyValue, key: UnsafePointer<UInt8>, keyLength: Int,
+                      scratch: inout Int, objects: inout Int) -> PlanSlot {
+        var s = PlanSlot(key: key, keyLength: keyLength, op: .literal, target: -1, childCount: 0, children: nil, literal: .null)
+        switch value {
+        case .reference(let name, _):
+            s.op = .reference
+            s.target = Int32(resolve(name) ?? -1)
+            objects += 1
+        case .list(let items) where items.contains(where: Self.hasReference):
+            let children = arena.allocate(PlanSlot.self, count: items.count)
+            for (i, item) in items.enumerated() {
+                (children + i).initialize(to: slot(item, key: emptyKey, keyLength: 0, scratch: &scratch, objects: &objects))
+            }
+            s.op = .list
+            s.children = UnsafePointer(children)
+            s.childCount = Int32(items.count)
+            scratch += items.count * MemoryLayout<RawValue>.stride
+        case .map(let deps) where deps.contains(where: { Self.hasReference($0.value) }):
+            let children = arena.allocate(PlanSlot.self, count: deps.count)
+            for (i, d) in deps.enumerated() {
+                let (k, l) = arena.copy(d.key)
+                (children + i).initialize(to: slot(d.value, key: k, keyLength: l, scratch: &scratch, objects: &objects))
+            }
+            s.op = .map
+            s.children = UnsafePointer(children)
+            s.childCount = Int32(deps.count)
+            scratch += deps.count * MemoryLayout<RawMapSlot>.stride
+        default:
+            s.literal = literal(value)
+        }
+        return s
+    }
+
+    /// A reference-free value as a read-only RawValue in the arena.
+    private func literal(_ value: DependencyValue) -> RawValue {
+        switch value {
+        case .null, .reference: return .null
+        case .bool(let b): return .bool(b)
+        case .int(let i): return .int(i)
+        case .double(let d): return .double(d)
+        case .string(let s):
+            let (p, n) = arena.copy(s)
+            return .borrowedString(p, length: n)
+        case .list(let items):
+            let e = arena.allocate(RawValue.self, count: items.count)
+            for (i, item) in items.enumerated() { (e + i).initialize(to: literal(item)) }
+            return .borrowedList(UnsafePointer(e), count: items.count)
+        case .map(let deps):
+            let m = arena.allocate(RawMapSlot.self, count: deps.count)
+            for (i, d) in deps.enumerated() {
+                let (k, l) = arena.copy(d.key)
+                (m + i).initialize(to: RawMapSlot(key: k, keyLength: l, value: literal(d.value)))
+            }
+            return .borrowedMap(UnsafePointer(m), count: deps.count)
+        }
+    }
+
+    static func hasReference(_ value: DependencyValue) -> Bool {
+        switch value {
+        case .reference: return true
+        case .list(let items): return items.contains(where: hasReference)
+        case .map(let deps): return deps.contains { hasReference($0.value) }
+        default: return false
+        }
+    }
+}

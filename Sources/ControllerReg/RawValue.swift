@@ -1,0 +1,106 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The in-memory form of one value as hosts read it; a C `cr_value *` points at one of these.
+///
+/// 24 bytes, plain data. Who owns the memory it points to depends on where it lives:
+/// - values the resolver builds for `args` live in per-call scratch memory or in the registry's
+///   compiled plans and are read-only (`flags` has neither `heapRoot` nor `owned`);
+/// - values built with the heap API below (props) own their strings and children (`owned`),
+///   and the root of such a tree has `heapRoot` so it can be freed.
+public struct RawValue: @unchecked Sendable {
+    /// `ValueKind` raw value.
+    public var kind: UInt8
+    /// `RawValue.Flags` bits.
+    public var flags: UInt8
+    @usableFromInline var reserved: UInt16 = 0
+    /// String length in bytes, or element count of a list or map.
+    public var count: UInt32
+    /// Payload: bool/int/double bits, string bytes, object pointer, or children.
+    public var a: UInt64
+    /// List/map capacity for owned containers; otherwise 0.
+    public var b: UInt64
+
+    /// Flag bits.
+    public enum Flags {
+        /// A heap-allocated root that `RawValue.free` may release.
+        public static let heapRoot: UInt8 = 1
+        /// Owns its string bytes and children (built by the heap API, so it may be modified).
+        public static let owned: UInt8 = 2
+        /// An object that belongs to the registry (a singleton), not to the receiver.
+        public static let registryOwned: UInt8 = 4
+    }
+
+    @inlinable init(kind: ValueKind, flags: UInt8 = 0, count: UInt32 = 0, a: UInt64 = 0, b: UInt64 = 0) {
+        self.kind = kind.rawValue
+        self.flags = flags
+        self.count = count
+        self.a = a
+        self.b = b
+    }
+
+    /// The null value.
+    public static let null = RawValue(kind: .null)
+    /// A boolean.
+    @inlinable public static func bool(_ v: Bool) -> RawValue { RawValue(kind: .bool, a: v ? 1 : 0) }
+    /// An integer.
+    @inlinable public static func int(_ v: Int64) -> RawValue { RawValue(kind: .int, a: UInt64(bitPattern: v)) }
+    /// A floating-point number.
+    @inlinable public static func double(_ v: Double) -> RawValue { RawValue(kind: .double, a: v.bitPattern) }
+    /// An object pointer (not owned by the value).
+    @inlinable public static func object(_ p: UnsafeMutableRawPointer?, registryOwned: Bool = false) -> RawValue {
+        RawValue(kind: .object, flags: registryOwned ? Flags.registryOwned : 0, a: UInt64(UInt(bitPattern: p)))
+    }
+    /// A string view over NUL-terminated bytes that outlive the value (not copied).
+    @inlinable public static func borrowedString(_ p: UnsafePointer<UInt8>, length: Int) -> RawValue {
+        RawValue(kind: .string, count: UInt32(length), a: UInt64(UInt(bitPattern: p)))
+    }
+    /// A list view over elements that outlive the value.
+    @inlinable static func borrowedList(_ p: UnsafePointer<RawValue>?, count: Int) -> RawValue {
+        RawValue(kind: .list, count: UInt32(count), a: UInt64(UInt(bitPattern: p)))
+    }
+    /// A map view over slots that outlive the value.
+    @inlinable static func borrowedMap(_ p: UnsafePointer<RawMapSlot>?, count: Int) -> RawValue {
+        RawValue(kind: .map, count: UInt32(count), a: UInt64(UInt(bitPattern: p)))
+    }
+
+    /// The kind; an unknown byte reads as null.
+    @inlinable public var valueKind: ValueKind { ValueKind(rawValue: kind) ?? .null }
+    @inlinable var pointerA: UnsafeMutableRawPointer? { UnsafeMutableRawPointer(bitPattern: UInt(a)) }
+    @inlinable var listElements: UnsafeMutablePointer<RawValue>? { pointerA?.assumingMemoryBound(to: RawValue.self) }
+    @inlinable var mapSlots: UnsafeMutablePointer<RawMapSlot>? { pointerA?.assumingMemoryBound(to: RawMapSlot.self) }
+    @inlinable var stringBytes: UnsafePointer<UInt8>? { UnsafePointer(pointerA?.assumingMemoryBound(to: UInt8.self)) }
+}
+
+/// One key/value pair of a map. The key is NUL-terminated; `keyLength` excludes the NUL.
+public struct RawMapSlot: @unchecked Sendable {
+    /// NUL-terminated key bytes.
+    public var key: UnsafePointer<UInt8>
+    /// Key length in bytes.
+    public var keyLength: Int
+    /// The value.
+    public var value: RawValue
+
+    @inlinable init(key: UnsafePointer<UInt8>, keyLength: Int, value: RawValue) {
+        self.key = key
+        self.keyLength = keyLength
+        self.value = value
+    }
+
+    /// Whether the key equals `bytes`.
+    @inlinable func keyEquals(_ bytes: UnsafePointer<UInt8>, _ length: Int) -> Bool {
+        keyLength == length && (length == 0 || memcmp(key, bytes, length) == 0)
+    }
+}
+
+/// An empty, read-only map shared by every create that has nothing to pass (so `args` is never NULL).
+@usableFromInline nonisolated(unsafe) let emptyArgumentsMap: UnsafeMutablePointer<RawValue> = {
+    let p = UnsafeMutablePointer<RawValue>.allocate(capacity: 1)
+    p.initialize(to: RawValue(kind: .map))
+    return p
+}()

@@ -1,0 +1,19 @@
+/// The kinds of value a host sees in `args` and builds in props. The raw values are the C ABI's
+/// `cr_kind` numbers.
+public enum ValueKind: UInt8, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    case null = 0, bool, int, double, string, list, map, object
+
+    /// Lower-case name, e.g. `"string"`.
+    public var description: String {
+        switch self {
+        case .null: return "null"
+        case .bool: return "bool"
+        case .int: return "int"
+        case .double: return "double"
+        case .string: return "string"
+        case .list: return "list"
+        case .map: return "map"
+        case .object: return "object"
+        }
+    }
+}

@@ -1,0 +1,135 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A borrowed, read-only view of one value: what a class's `create` receives as its arguments.
+///
+/// A `ValueRef` into `args` is valid only while the `create` callback runs; copy what you keep
+/// (`value` gives an owned `Value`). Accessors of the wrong kind return nil.
+public struct ValueRef: @unchecked Sendable {
+    /// The underlying value (what a C `cr_value *` points at).
+    public let pointer: UnsafePointer<RawValue>
+
+    /// Wraps a pointer to a value.
+    @inlinable public init(_ pointer: UnsafePointer<RawValue>) { self.pointer = pointer }
+
+    /// The kind of the value.
+    @inlinable public var kind: ValueKind { pointer.pointee.valueKind }
+    /// Whether the value is null.
+    @inlinable public var isNull: Bool { kind == .null }
+
+    /// The boolean, if this is a bool.
+    @inlinable public var bool: Bool? { kind == .bool ? pointer.pointee.a != 0 : nil }
+    /// The integer, if this is an int.
+    @inlinable public var int: Int64? { kind == .int ? Int64(bitPattern: pointer.pointee.a) : nil }
+    /// The number as a double, if this is a double or an int.
+    @inlinable public var double: Double? {
+        switch kind {
+        case .double: return Double(bitPattern: pointer.pointee.a)
+        case .int: return Double(Int64(bitPattern: pointer.pointee.a))
+        default: return nil
+        }
+    }
+    /// The string, if this is a string.
+    public var string: String? {
+        guard kind == .string, let b = pointer.pointee.stringBytes else { return kind == .string ? "" : nil }
+        return String(decoding: UnsafeBufferPointer(start: b, count: Int(pointer.pointee.count)), as: UTF8.self)
+    }
+    /// The NUL-terminated string bytes, if this is a string (valid as long as this view).
+    @inlinable public var cString: UnsafePointer<CChar>? {
+        guard kind == .string else { return nil }
+        return UnsafeRawPointer(pointer.pointee.stringBytes).map { $0.assumingMemoryBound(to: CChar.self) } ?? emptyCString
+    }
+    /// The object pointer, if this is an object.
+    @inlinable public var object: UnsafeMutableRawPointer? { kind == .object ? pointer.pointee.pointerA : nil }
+    /// Whether this object belongs to the registry (a singleton) rather than to the receiver.
+    @inlinable public var isRegistryOwned: Bool { kind == .object && pointer.pointee.flags & RawValue.Flags.registryOwned != 0 }
+    /// The Swift object registered through the Swift API, if this is one of type `T`.
+    @inlinable public func object<T: AnyObject>(as type: T.Type) -> T? {
+        guard let p = object else { return nil }
+        return Unmanaged<AnyObject>.fromOpaque(p).takeUnretainedValue() as? T
+    }
+
+    /// Element count of a list or map, string length in bytes, otherwise 0.
+    @inlinable public var count: Int {
+        switch kind {
+        case .list, .map, .string: return Int(pointer.pointee.count)
+        default: return 0
+        }
+    }
+
+    /// The element at `index` of a list, or nil when out of range or not a list.
+    @inlinable public subscript(index: Int) -> ValueRef? {
+        guard kind == .list, index >= 0, index < Int(pointer.pointee.count), let e = pointer.pointee.listElements else { return nil }
+        return ValueRef(e + index)
+    }
+
+    /// The value under `key` in a map, or nil when absent or not a map.
+    public subscript(key: String) -> ValueRef? {
+        var key = key
+        return key.withUTF8 { k in
+            guard let base = k.baseAddress else { return lookup(emptyKey, 0) }
+            return lookup(base, k.count)
+        }
+    }
+
+    /// The value under a NUL-terminated key, or nil.
+    @inlinable public func value(forCKey key: UnsafePointer<CChar>) -> ValueRef? {
+        lookup(UnsafeRawPointer(key).assumingMemoryBound(to: UInt8.self), strlen(key))
+    }
+
+    /// The value under `length` key bytes, or nil.
+    @inlinable public func lookup(_ key: UnsafePointer<UInt8>, _ length: Int) -> ValueRef? {
+        guard kind == .map, let slots = pointer.pointee.mapSlots else { return nil }
+        for i in 0 ..< Int(pointer.pointee.count) where slots[i].keyEquals(key, length) {
+            return ValueRef(UnsafeMutableRawPointer(slots + i).advanced(by: MemoryLayout<RawMapSlot>.offset(of: \.value)!)
+                .assumingMemoryBound(to: RawValue.self))
+        }
+        return nil
+    }
+
+    /// The key at `index` of a map (in order), or nil.
+    public func key(at index: Int) -> String? {
+        guard kind == .map, index >= 0, index < Int(pointer.pointee.count), let slots = pointer.pointee.mapSlots else { return nil }
+        return String(decoding: UnsafeBufferPointer(start: slots[index].key, count: slots[index].keyLength), as: UTF8.self)
+    }
+
+    /// The value at `index` of a map (in order), or nil.
+    public func value(at index: Int) -> ValueRef? {
+        guard kind == .map, index >= 0, index < Int(pointer.pointee.count), let slots = pointer.pointee.mapSlots else { return nil }
+        return ValueRef(UnsafeMutableRawPointer(slots + index).advanced(by: MemoryLayout<RawMapSlot>.offset(of: \.value)!)
+            .assumingMemoryBound(to: RawValue.self))
+    }
+
+    /// The keys of a map, in order.
+    public var keys: [String] { (0 ..< (kind == .map ? count : 0)).compactMap { key(at: $0) } }
+
+    /// An owned copy as a Swift `Value` (objects are copied as references).
+    public var value: Value {
+        switch kind {
+        case .null: return .null
+        case .bool: return .bool(bool!)
+        case .int: return .int(int!)
+        case .double: return .double(Double(bitPattern: pointer.pointee.a))
+        case .string: return .string(string!)
+        case .object: return .object(ObjectReference(pointer.pointee.pointerA, registryOwned: isRegistryOwned))
+        case .list: return .list((0 ..< count).map { self[$0]!.value })
+        case .map:
+            var result: [String: Value] = [:]
+            for i in 0 ..< count { result[key(at: i)!] = value(at: i)!.value }
+            return .map(result)
+        }
+    }
+}
+
+@usableFromInline nonisolated(unsafe) let emptyCString: UnsafePointer<CChar> = {
+    let p = UnsafeMutablePointer<CChar>.allocate(capacity: 1)
+    p.initialize(to: 0)
+    return UnsafePointer(p)
+}()
+
+@usableFromInline nonisolated(unsafe) let emptyKey: UnsafePointer<UInt8> = UnsafeRawPointer(emptyCString).assumingMemoryBound(to: UInt8.self)

@@ -69,7 +69,7 @@ enum YAMLParser {
             var message = problem
             if let context = parser.context {
                 let c = parser.context_mark
-                message += " (\(String(cString: context)) started at line \(c.line + 1), column \(c.column + 1))"
+                message += " (\(String(cString: context)) at line \(c.line + 1), column \(c.column + 1))"
             }
             let m = parser.problem_mark
             return ConfigError(.syntax, message, at: SourceLocation(file: file, line: m.line + 1, column: m.column + 1))

@@ -94,6 +94,13 @@ private struct YAMLEventReader {
     var openAnchors: [(depth: Int, name: String)] = []
     /// Nodes added by alias expansion so far.
     var expanded = 0
+    /// Whether the next node is a map key. Tracked here rather than asked of the builder
+    /// (`DocumentBuilder.expectsKey`) because it is needed for every scalar.
+    var keyNext = false
+    /// Whether the innermost open container is a map.
+    var inMap = false
+    /// `(inMap, keyNext)` of each enclosing container, to restore when the inner one ends.
+    var keyStates: [(inMap: Bool, keyNext: Bool)] = []
 
     init(file: String, limits: ConfigLimits, expectedBytes: Int) {
         builder = DocumentBuilder(file: file, limits: limits, expectedBytes: expectedBytes)
@@ -118,6 +125,7 @@ private struct YAMLEventReader {
         case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
             let depth = builder.depth
             builder.endContainer()
+            if let outer = keyStates.popLast() { (inMap, keyNext) = outer }
             if let last = openAnchors.last, last.depth == depth {
                 openAnchors.removeLast()
                 anchors?[last.name]?.finished = true
@@ -143,7 +151,10 @@ private struct YAMLEventReader {
         let plain = data.style == YAML_PLAIN_SCALAR_STYLE
         let index = builder.nodeCount
 
-        if builder.expectsKey {
+        let isKey = keyNext
+        assert(isKey == builder.expectsKey)
+        if inMap { keyNext.toggle() }
+        if isKey {
             if plain && data.tag == nil && value.count == 2 && value[0] == UInt8(ascii: "<") && value[1] == UInt8(ascii: "<") {
                 throw ConfigError(.schema, "merge keys ('<<') are not supported; write the keys out", at: location(mark))
             }
@@ -222,7 +233,8 @@ private struct YAMLEventReader {
     mutating func container(_ kind: ConfigNode.Kind, tag: UnsafeMutablePointer<UInt8>?, anchor: UnsafeMutablePointer<UInt8>?,
                             _ mark: yaml_mark_t) throws(ConfigError) {
         let what = kind == .map ? "a map" : "a list"
-        if builder.expectsKey {
+        assert(keyNext == builder.expectsKey)
+        if keyNext {
             throw ConfigError(.schema, "a map key must be a scalar, not \(what)", at: location(mark))
         }
         if let tag {
@@ -242,6 +254,10 @@ private struct YAMLEventReader {
         } else {
             try builder.beginList(line: mark.line + 1, column: mark.column + 1)
         }
+        // The outer map (if any) expects a key after this value.
+        keyStates.append((inMap, inMap ? !keyNext : keyNext))
+        inMap = kind == .map
+        keyNext = inMap
         if let anchor {
             let name = define(anchor, index: index, finished: false)
             openAnchors.append((builder.depth, name))
@@ -266,7 +282,8 @@ private struct YAMLEventReader {
         if !target.finished {
             throw ConfigError(.schema, "alias '*\(name)' refers to a node that contains it (recursive)", at: location(mark))
         }
-        if builder.expectsKey && builder.kind(of: target.index) != .string {
+        assert(keyNext == builder.expectsKey)
+        if keyNext && builder.kind(of: target.index) != .string {
             throw ConfigError(.schema, "alias '*\(name)' used as a map key must refer to a string", at: location(mark))
         }
         let node = builder.nodes[target.index]
@@ -278,6 +295,7 @@ private struct YAMLEventReader {
         expanded += size
         let copy = builder.nodeCount
         try builder.addCopy(of: target.index)
+        if inMap { keyNext.toggle() }
         // The copy's root stands where the alias was written.
         builder.nodes[copy].line = UInt32(clamping: mark.line + 1)
         builder.nodes[copy].column = UInt32(clamping: mark.column + 1)

@@ -72,8 +72,31 @@ enum YAMLParser {
                 message += " (\(String(cString: context)) at line \(c.line + 1), column \(c.column + 1))"
             }
             let m = parser.problem_mark
+            if character(in: bytes, line: m.line, column: m.column) == 0x09 {
+                message += "; tabs cannot be used for indentation in YAML"
+            }
             return ConfigError(.syntax, message, at: SourceLocation(file: file, line: m.line + 1, column: m.column + 1))
         }
+    }
+
+    /// The first byte of the character at a 0-based line and column of UTF-8 input (error path only).
+    static func character(in bytes: UnsafeRawBufferPointer, line: Int, column: Int) -> UInt8? {
+        var i = 0, l = 0
+        while l < line {
+            guard let nl = bytes[i...].firstIndex(of: 0x0A) else { return nil }
+            i = nl + 1
+            l += 1
+        }
+        var c = 0
+        while i < bytes.count {
+            if bytes[i] == 0x0A { return nil }
+            if bytes[i] & 0xC0 != 0x80 {
+                if c == column { return bytes[i] }
+                c += 1
+            }
+            i += 1
+        }
+        return nil
     }
 }
 
@@ -277,7 +300,7 @@ private struct YAMLEventReader {
     mutating func alias(_ anchor: UnsafePointer<UInt8>?, _ mark: yaml_mark_t) throws(ConfigError) {
         let name = anchor.map { String(cString: $0) } ?? ""
         guard let target = anchors?[name] else {
-            throw ConfigError(.schema, "alias '*\(name)' refers to an unknown anchor", at: location(mark))
+            throw ConfigError(.syntax, "alias '*\(name)' refers to an unknown anchor", at: location(mark))
         }
         if !target.finished {
             throw ConfigError(.schema, "alias '*\(name)' refers to a node that contains it (recursive)", at: location(mark))

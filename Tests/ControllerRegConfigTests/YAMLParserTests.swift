@@ -349,10 +349,10 @@ private func check(_ doc: ConfigDocument, _ index: Int, _ expected: Expected,
     }
 
     @Test func aliasErrors() {
-        expectFailure("a: 1\nb: *nope\n", .schema, "alias '*nope' refers to an unknown anchor", line: 2, column: 4)
+        expectFailure("a: 1\nb: *nope\n", .syntax, "alias '*nope' refers to an unknown anchor", line: 2, column: 4)
         expectFailure("a: &r\n  - 1\n  - *r\n", .schema, "recursive", line: 3, column: 5)
         expectFailure("a: &r {b: {c: *r}}\n", .schema, "recursive", line: 1, column: 15)
-        expectFailure("a: *x\nb: &x 1\n", .schema, "unknown anchor", line: 1, column: 4)
+        expectFailure("a: *x\nb: &x 1\n", .syntax, "unknown anchor", line: 1, column: 4)
     }
 
     @Test func billionLaughsIsRejectedQuickly() {
@@ -447,6 +447,10 @@ private func check(_ doc: ConfigDocument, _ index: Int, _ expected: Expected,
         guard let error = failure("a:\n\tb: 1\n") else { return }
         #expect(error.code == .syntax)
         #expect(error.diagnostics[0].location?.line == 2)
+        #expect(error.diagnostics[0].location?.column == 1)
+        #expect(error.diagnostics[0].message.contains("tabs cannot be used for indentation"), "\(error)")
+        // A tab inside a value is fine.
+        #expect((try? load("a: x\ty\n")) != nil)
     }
 
     @Test func invalidUTF8IsASyntaxError() {

@@ -34,6 +34,8 @@ public struct RawValue: @unchecked Sendable {
         public static let owned: UInt8 = 2
         /// An object that belongs to the registry (a singleton), not to the receiver.
         public static let registryOwned: UInt8 = 4
+        /// An object the caller passed in props: it stays the caller's.
+        public static let callerOwned: UInt8 = 8
     }
 
     @inlinable init(kind: ValueKind, flags: UInt8 = 0, count: UInt32 = 0, a: UInt64 = 0, b: UInt64 = 0) {
@@ -52,9 +54,13 @@ public struct RawValue: @unchecked Sendable {
     @inlinable public static func int(_ v: Int64) -> RawValue { RawValue(kind: .int, a: UInt64(bitPattern: v)) }
     /// A floating-point number.
     @inlinable public static func double(_ v: Double) -> RawValue { RawValue(kind: .double, a: v.bitPattern) }
-    /// An object pointer (not owned by the value).
+    /// An object pointer built for the receiver (not owned by the value).
     @inlinable public static func object(_ p: UnsafeMutableRawPointer?, registryOwned: Bool = false) -> RawValue {
         RawValue(kind: .object, flags: registryOwned ? Flags.registryOwned : 0, a: UInt64(UInt(bitPattern: p)))
+    }
+    /// An object pointer the caller keeps (props).
+    @inlinable public static func callerObject(_ p: UnsafeMutableRawPointer?) -> RawValue {
+        RawValue(kind: .object, flags: Flags.callerOwned, a: UInt64(UInt(bitPattern: p)))
     }
     /// A string view over NUL-terminated bytes that outlive the value (not copied).
     @inlinable public static func borrowedString(_ p: UnsafePointer<UInt8>, length: Int) -> RawValue {

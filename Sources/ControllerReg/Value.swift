@@ -69,7 +69,7 @@ extension Value {
         case .bool(let v): return .bool(v)
         case .int(let v): return .int(v)
         case .double(let v): return .double(v)
-        case .object(let o): return .object(o.pointer, registryOwned: o.isRegistryOwned)
+        case .object(let o): return o.isRegistryOwned ? .object(o.pointer, registryOwned: true) : .callerObject(o.pointer)
         case .string(var s):
             return s.withUTF8 { HeapValue.string($0.baseAddress, length: $0.count) }
         case .list(let items):

@@ -48,6 +48,8 @@ public struct ValueRef: @unchecked Sendable {
     @inlinable public var object: UnsafeMutableRawPointer? { kind == .object ? pointer.pointee.pointerA : nil }
     /// Whether this object belongs to the registry (a singleton) rather than to the receiver.
     @inlinable public var isRegistryOwned: Bool { kind == .object && pointer.pointee.flags & RawValue.Flags.registryOwned != 0 }
+    /// Whether this object came from the caller's props (the caller keeps it).
+    @inlinable public var isCallerOwned: Bool { kind == .object && pointer.pointee.flags & RawValue.Flags.callerOwned != 0 }
     /// The Swift object registered through the Swift API, if this is one of type `T`.
     @inlinable public func object<T: AnyObject>(as type: T.Type) -> T? {
         guard let p = object else { return nil }
@@ -96,6 +98,12 @@ public struct ValueRef: @unchecked Sendable {
     public func key(at index: Int) -> String? {
         guard kind == .map, index >= 0, index < Int(pointer.pointee.count), let slots = pointer.pointee.mapSlots else { return nil }
         return String(decoding: UnsafeBufferPointer(start: slots[index].key, count: slots[index].keyLength), as: UTF8.self)
+    }
+
+    /// The NUL-terminated key at `index` of a map (valid as long as the map), or nil.
+    public func cKey(at index: Int) -> UnsafePointer<CChar>? {
+        guard kind == .map, index >= 0, index < Int(pointer.pointee.count), let slots = pointer.pointee.mapSlots else { return nil }
+        return UnsafeRawPointer(slots[index].key).assumingMemoryBound(to: CChar.self)
     }
 
     /// The value at `index` of a map (in order), or nil.

@@ -1,0 +1,265 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import ControllerReg
+
+// Building props and reading args: C entry points over `RawValue`, `HeapValue` and `ValueRef`.
+
+@inline(__always) private func raw(_ v: OpaquePointer) -> UnsafeMutablePointer<RawValue> { UnsafeMutablePointer(v) }
+
+/// A map or list the caller owns and may modify, or nil after recording why not.
+private func ownedContainer(_ v: OpaquePointer?, _ kind: ValueKind, _ function: String) -> UnsafeMutablePointer<RawValue>? {
+    guard let v else { _ = fail(.invalidArgument, "\(function): value is NULL"); return nil }
+    let p = raw(v)
+    guard p.pointee.valueKind == kind else {
+        _ = fail(.invalidArgument, "\(function): expected a \(kind), got a \(p.pointee.valueKind)")
+        return nil
+    }
+    guard p.pointee.flags & RawValue.Flags.owned != 0 else {
+        _ = fail(.invalidArgument, "\(function): the value is read-only (arguments cannot be modified)")
+        return nil
+    }
+    return p
+}
+
+private func mapSet(_ map: OpaquePointer?, _ key: UnsafePointer<CChar>?, _ function: String, _ make: () -> RawValue?) -> Int32 {
+    guard let m = ownedContainer(map, .map, function) else { return ErrorCode.invalidArgument.rawValue }
+    guard let key else { return fail(.invalidArgument, "\(function): key is NULL") }
+    guard let value = make() else { return fail(.noMemory, "\(function): out of memory") }
+    return HeapValue.mapSet(m, key: key, keyLength: strlen(key), value: value) ? 0 : fail(.noMemory, "\(function): out of memory")
+}
+
+private func listPush(_ list: OpaquePointer?, _ function: String, _ make: () -> RawValue?) -> Int32 {
+    guard let l = ownedContainer(list, .list, function) else { return ErrorCode.invalidArgument.rawValue }
+    guard let value = make() else { return fail(.noMemory, "\(function): out of memory") }
+    return HeapValue.listAppend(l, value: value) ? 0 : fail(.noMemory, "\(function): out of memory")
+}
+
+private func copyString(_ s: UnsafePointer<CChar>) -> RawValue? { HeapValue.string(s, length: strlen(s)) }
+
+/// Takes a heap root handed over by cr_map_set_value / cr_list_push_value: moves its content out
+/// and frees the root cell. Nil (after freeing what can be freed) if it cannot be taken.
+private func takeRoot(_ value: OpaquePointer?, into container: OpaquePointer?, _ function: String) -> RawValue?? {
+    guard let value else { return .some(nil) }
+    let p = raw(value)
+    guard p.pointee.flags & RawValue.Flags.heapRoot != 0 else { return .some(nil) }
+    if value == container { HeapValue.free(p); return .some(nil) }
+    var v = p.pointee
+    v.flags &= ~RawValue.Flags.heapRoot
+    free(p)
+    return .some(v)
+}
+
+@_cdecl("cr_map_new")
+public func cr_map_new() -> OpaquePointer? {
+    guard let p = HeapValue.newMap() else { _ = fail(.noMemory, "cr_map_new: out of memory"); return nil }
+    return OpaquePointer(p)
+}
+
+@_cdecl("cr_list_new")
+public func cr_list_new() -> OpaquePointer? {
+    guard let p = HeapValue.newList() else { _ = fail(.noMemory, "cr_list_new: out of memory"); return nil }
+    return OpaquePointer(p)
+}
+
+@_cdecl("cr_map_set_null")
+public func cr_map_set_null(_ map: OpaquePointer?, _ key: UnsafePointer<CChar>?) -> Int32 {
+    mapSet(map, key, "cr_map_set_null") { .null }
+}
+
+@_cdecl("cr_map_set_bool")
+public func cr_map_set_bool(_ map: OpaquePointer?, _ key: UnsafePointer<CChar>?, _ value: Int32) -> Int32 {
+    mapSet(map, key, "cr_map_set_bool") { .bool(value != 0) }
+}
+
+@_cdecl("cr_map_set_int")
+public func cr_map_set_int(_ map: OpaquePointer?, _ key: UnsafePointer<CChar>?, _ value: Int64) -> Int32 {
+    mapSet(map, key, "cr_map_set_int") { .int(value) }
+}
+
+@_cdecl("cr_map_set_double")
+public func cr_map_set_double(_ map: OpaquePointer?, _ key: UnsafePointer<CChar>?, _ value: Double) -> Int32 {
+    mapSet(map, key, "cr_map_set_double") { .double(value) }
+}
+
+@_cdecl("cr_map_set_string")
+public func cr_map_set_string(_ map: OpaquePointer?, _ key: UnsafePointer<CChar>?, _ value: UnsafePointer<CChar>?) -> Int32 {
+    guard let value else { return fail(.invalidArgument, "cr_map_set_string: value is NULL (use cr_map_set_null)") }
+    return mapSet(map, key, "cr_map_set_string") { copyString(value) }
+}
+
+@_cdecl("cr_map_set_object")
+public func cr_map_set_object(_ map: OpaquePointer?, _ key: UnsafePointer<CChar>?, _ object: UnsafeMutableRawPointer?) -> Int32 {
+    mapSet(map, key, "cr_map_set_object") { .callerObject(object) }
+}
+
+@_cdecl("cr_map_set_value")
+public func cr_map_set_value(_ map: OpaquePointer?, _ key: UnsafePointer<CChar>?, _ value: OpaquePointer?) -> Int32 {
+    guard ownedContainer(map, .map, "cr_map_set_value") != nil, key != nil else {
+        if let value, raw(value).pointee.flags & RawValue.Flags.heapRoot != 0, value != map { HeapValue.free(raw(value)) }
+        return key == nil ? fail(.invalidArgument, "cr_map_set_value: key is NULL") : ErrorCode.invalidArgument.rawValue
+    }
+    guard let taken = takeRoot(value, into: map, "cr_map_set_value"), let v = taken else {
+        return fail(.invalidArgument, "cr_map_set_value: value must be a map or list from cr_map_new/cr_list_new, not NULL, borrowed or the map itself")
+    }
+    return mapSet(map, key, "cr_map_set_value") { v }
+}
+
+@_cdecl("cr_list_push_null")
+public func cr_list_push_null(_ list: OpaquePointer?) -> Int32 { listPush(list, "cr_list_push_null") { .null } }
+
+@_cdecl("cr_list_push_bool")
+public func cr_list_push_bool(_ list: OpaquePointer?, _ value: Int32) -> Int32 { listPush(list, "cr_list_push_bool") { .bool(value != 0) } }
+
+@_cdecl("cr_list_push_int")
+public func cr_list_push_int(_ list: OpaquePointer?, _ value: Int64) -> Int32 { listPush(list, "cr_list_push_int") { .int(value) } }
+
+@_cdecl("cr_list_push_double")
+public func cr_list_push_double(_ list: OpaquePointer?, _ value: Double) -> Int32 { listPush(list, "cr_list_push_double") { .double(value) } }
+
+@_cdecl("cr_list_push_string")
+public func cr_list_push_string(_ list: OpaquePointer?, _ value: UnsafePointer<CChar>?) -> Int32 {
+    guard let value else { return fail(.invalidArgument, "cr_list_push_string: value is NULL (use cr_list_push_null)") }
+    return listPush(list, "cr_list_push_string") { copyString(value) }
+}
+
+@_cdecl("cr_list_push_object")
+public func cr_list_push_object(_ list: OpaquePointer?, _ object: UnsafeMutableRawPointer?) -> Int32 {
+    listPush(list, "cr_list_push_object") { .callerObject(object) }
+}
+
+@_cdecl("cr_list_push_value")
+public func cr_list_push_value(_ list: OpaquePointer?, _ value: OpaquePointer?) -> Int32 {
+    guard ownedContainer(list, .list, "cr_list_push_value") != nil else {
+        if let value, raw(value).pointee.flags & RawValue.Flags.heapRoot != 0, value != list { HeapValue.free(raw(value)) }
+        return ErrorCode.invalidArgument.rawValue
+    }
+    guard let taken = takeRoot(value, into: list, "cr_list_push_value"), let v = taken else {
+        return fail(.invalidArgument, "cr_list_push_value: value must be a map or list from cr_map_new/cr_list_new, not NULL, borrowed or the list itself")
+    }
+    return listPush(list, "cr_list_push_value") { v }
+}
+
+@_cdecl("cr_value_free")
+public func cr_value_free(_ value: OpaquePointer?) {
+    guard let value else { return }
+    let p = raw(value)
+    guard p.pointee.flags & RawValue.Flags.heapRoot != 0 else {
+        LastError.set(.invalidArgument, "cr_value_free: the value is not owned by the caller (arguments are borrowed)")
+        return
+    }
+    HeapValue.free(p)
+}
+
+// MARK: Reading
+
+/// A readable value, or nil after recording that it was NULL.
+@inline(__always)
+private func read(_ v: OpaquePointer?, _ function: StaticString) -> ValueRef? {
+    guard let v else {
+        LastError.set(.invalidArgument, "\(function): value is NULL")
+        return nil
+    }
+    return ValueRef(UnsafePointer<RawValue>(v))
+}
+
+private func wrongKind(_ r: ValueRef, _ expected: ValueKind, _ function: StaticString) {
+    LastError.set(.type, "\(function): expected a \(expected), got a \(r.kind)")
+}
+
+@_cdecl("cr_value_kind")
+public func cr_value_kind(_ value: OpaquePointer?) -> UInt32 {
+    guard let value else { return UInt32(ValueKind.null.rawValue) }
+    return UInt32(ValueRef(UnsafePointer<RawValue>(value)).kind.rawValue)
+}
+
+@_cdecl("cr_map_get")
+public func cr_map_get(_ map: OpaquePointer?, _ key: UnsafePointer<CChar>?) -> OpaquePointer? {
+    guard let r = read(map, "cr_map_get") else { return nil }
+    guard let key else { LastError.set(.invalidArgument, "cr_map_get: key is NULL"); return nil }
+    guard r.kind == .map else { wrongKind(r, .map, "cr_map_get"); return nil }
+    return r.value(forCKey: key).map { OpaquePointer($0.pointer) }
+}
+
+@_cdecl("cr_map_key_at")
+public func cr_map_key_at(_ map: OpaquePointer?, _ index: Int) -> UnsafePointer<CChar>? {
+    guard let r = read(map, "cr_map_key_at") else { return nil }
+    guard r.kind == .map else { wrongKind(r, .map, "cr_map_key_at"); return nil }
+    return r.cKey(at: index)
+}
+
+@_cdecl("cr_map_value_at")
+public func cr_map_value_at(_ map: OpaquePointer?, _ index: Int) -> OpaquePointer? {
+    guard let r = read(map, "cr_map_value_at") else { return nil }
+    guard r.kind == .map else { wrongKind(r, .map, "cr_map_value_at"); return nil }
+    return r.value(at: index).map { OpaquePointer($0.pointer) }
+}
+
+@_cdecl("cr_value_bool")
+public func cr_value_bool(_ value: OpaquePointer?) -> Int32 {
+    guard let r = read(value, "cr_value_bool") else { return 0 }
+    guard let b = r.bool else { wrongKind(r, .bool, "cr_value_bool"); return 0 }
+    return b ? 1 : 0
+}
+
+@_cdecl("cr_value_int")
+public func cr_value_int(_ value: OpaquePointer?) -> Int64 {
+    guard let r = read(value, "cr_value_int") else { return 0 }
+    guard let i = r.int else { wrongKind(r, .int, "cr_value_int"); return 0 }
+    return i
+}
+
+@_cdecl("cr_value_double")
+public func cr_value_double(_ value: OpaquePointer?) -> Double {
+    guard let r = read(value, "cr_value_double") else { return 0 }
+    guard let d = r.double else { wrongKind(r, .double, "cr_value_double"); return 0 }
+    return d
+}
+
+@_cdecl("cr_value_string")
+public func cr_value_string(_ value: OpaquePointer?) -> UnsafePointer<CChar>? {
+    guard let r = read(value, "cr_value_string") else { return nil }
+    guard let s = r.cString else { wrongKind(r, .string, "cr_value_string"); return nil }
+    return s
+}
+
+@_cdecl("cr_value_string_length")
+public func cr_value_string_length(_ value: OpaquePointer?) -> Int {
+    guard let r = read(value, "cr_value_string_length") else { return 0 }
+    guard r.kind == .string else { wrongKind(r, .string, "cr_value_string_length"); return 0 }
+    return r.count
+}
+
+@_cdecl("cr_value_object")
+public func cr_value_object(_ value: OpaquePointer?) -> UnsafeMutableRawPointer? {
+    guard let r = read(value, "cr_value_object") else { return nil }
+    guard r.kind == .object else { wrongKind(r, .object, "cr_value_object"); return nil }
+    return r.object
+}
+
+@_cdecl("cr_value_owner")
+public func cr_value_owner(_ value: OpaquePointer?) -> UInt32 {
+    guard let value else { return 0 }
+    let r = ValueRef(UnsafePointer<RawValue>(value))
+    guard r.kind == .object else { return 0 }
+    if r.isRegistryOwned { return 2 }
+    if r.isCallerOwned { return 3 }
+    return 1
+}
+
+@_cdecl("cr_value_count")
+public func cr_value_count(_ value: OpaquePointer?) -> Int {
+    guard let r = read(value, "cr_value_count") else { return 0 }
+    return r.count
+}
+
+@_cdecl("cr_list_at")
+public func cr_list_at(_ list: OpaquePointer?, _ index: Int) -> OpaquePointer? {
+    guard let r = read(list, "cr_list_at") else { return nil }
+    guard r.kind == .list else { wrongKind(r, .list, "cr_list_at"); return nil }
+    return r[index].map { OpaquePointer($0.pointer) }
+}

@@ -514,10 +514,6 @@ struct JSONReader {
         case UInt8(ascii: "/"), UInt8(ascii: "#"): message += " (comments are not allowed in JSON)"
         case UInt8(ascii: "+"): message += " (JSON numbers have no '+' sign)"
         case UInt8(ascii: "."): message += " (a JSON number needs a digit before the decimal point, as in 0.5)"
-        case UInt8(ascii: "]"), UInt8(ascii: "}"):
-            if let top = stack.last, at(pos) == (top.isMap ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
-                message = "trailing comma before '\(printable(at(pos)))' is not allowed in JSON"
-            }
         case UInt8(ascii: "N"), UInt8(ascii: "I"): message += " (NaN and Infinity are not allowed in JSON)"
         case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"): message += " (did you mean true, false or null?)"
         default: break

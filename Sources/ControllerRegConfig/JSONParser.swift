@@ -412,12 +412,12 @@ struct JSONReader {
             try builder.addDouble(negative ? -value : value, line: line, column: col)
             return
         }
-        let literal = text(start, i)
+        let literal = String(decoding: UnsafeBufferPointer(start: p + start, count: i &- start), as: UTF8.self)
         guard let value = Double(literal) else {
-            throw fail("invalid number '\(literal)'", at: start)
+            throw fail("invalid number '\(text(start, i))'", at: start)
         }
         if value.isInfinite {
-            throw fail("number \(literal) is too large for a 64-bit floating-point value", at: start)
+            throw fail("number \(text(start, i)) is too large for a 64-bit floating-point value", at: start)
         }
         try builder.addDouble(value, line: line, column: col)
     }

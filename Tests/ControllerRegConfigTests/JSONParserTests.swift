@@ -201,6 +201,10 @@ private func kinds(_ doc: ConfigDocument) -> [ConfigNode.Kind] { doc.nodes.map(\
             "1.7976931348623157e308", "123456789012345678901234567890.0", "3.141592653589793",
             "1.0000000000000002", "0.000001234", "1e-22", "8.5e-23", "12345678901234567890e-5", "1e-400",
             "-1.5e-300", "6.02214076e23", "0.1e1", "100e-2", "1.23456789012345678901234567890e10",
+            "0.1000000000000000055511151231257827021181583404541015625",
+            "1" + String(repeating: "0", count: 60) + "e-60",
+            "0." + String(repeating: "0", count: 400) + "1e400",
+            "2.4703282292062327208828439643411068618252990130716238221279284125033775364e-324",
         ]
         for s in samples {
             let doc = try parse(s)
@@ -221,6 +225,7 @@ private func kinds(_ doc: ConfigDocument) -> [ConfigNode.Kind] { doc.nodes.map(\
         }
         expectRejected("1e400", "number 1e400 is too large", column: 1)
         expectRejected("[ -1.8e308]", "number -1.8e308 is too large", column: 3)
+        expectRejected("1" + String(repeating: "0", count: 400) + ".0", "is too large for a 64-bit floating-point value", column: 1)
     }
 
     @Test func exampleFixtureParses() throws {

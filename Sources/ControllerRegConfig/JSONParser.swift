@@ -1,6 +1,593 @@
-/// Parses JSON config text into a ConfigDocument. (Placeholder: implemented in its own change.)
+/// Parses JSON config text (strict RFC 8259) into a `ConfigDocument`.
+///
+/// The parser works on the raw bytes with an explicit container stack (no recursion), validates
+/// UTF-8 inside strings, tracks line and column while skipping whitespace, and hands every value
+/// to a `DocumentBuilder`, which enforces the limits and reports duplicate keys.
 enum JSONParser {
     static func parse(_ bytes: UnsafeRawBufferPointer, file: String, limits: ConfigLimits) throws(ConfigError) -> ConfigDocument {
-        throw ConfigError(.syntax, "\(file): the JSON loader is not implemented yet")
+        guard let base = bytes.baseAddress, bytes.count > 0 else {
+            throw ConfigError(.syntax, "empty input: expected a JSON value", at: SourceLocation(file: file, line: 1, column: 1))
+        }
+        var reader = JSONReader(base: base.assumingMemoryBound(to: UInt8.self), count: bytes.count, file: file,
+                                limits: limits)
+        try reader.run()
+        return try reader.builder.finish()
+    }
+}
+
+/// The byte-level JSON reader behind `JSONParser`.
+struct JSONReader {
+    /// An open object or array, with where it started (for "not closed" messages).
+    struct Frame {
+        var isMap: Bool
+        var line: Int
+        var column: Int
+    }
+
+    let p: UnsafePointer<UInt8>
+    let end: Int
+    let file: String
+    var pos = 0
+    var line = 1
+    /// Offset of the first byte of the current line.
+    var lineStart = 0
+    var builder: DocumentBuilder
+    var stack: [Frame] = []
+
+    init(base: UnsafePointer<UInt8>, count: Int, file: String, limits: ConfigLimits) {
+        p = base
+        end = count
+        self.file = file
+        builder = DocumentBuilder(file: file, limits: limits, expectedBytes: count)
+        stack.reserveCapacity(16)
+    }
+
+    /// The byte at `i`, or 0 past the end (0 is never valid outside a string).
+    @inline(__always) func at(_ i: Int) -> UInt8 { i < end ? p[i] : 0 }
+
+    /// The 1-based column of offset `i` on the current line.
+    @inline(__always) func column(_ i: Int) -> Int { i - lineStart + 1 }
+
+    @inline(__always) static func isDigit(_ c: UInt8) -> Bool { c &- 0x30 < 10 }
+
+    /// Skips JSON whitespace (space, tab, LF, CR), counting lines (LF, CRLF or a lone CR).
+    @inline(__always) mutating func skipWhitespace() {
+        while pos < end {
+            let c = p[pos]
+            if c > 0x20 { return }
+            if c == 0x20 || c == 0x09 {
+                pos &+= 1
+            } else if c == 0x0A {
+                pos &+= 1
+                line &+= 1
+                lineStart = pos
+            } else if c == 0x0D {
+                pos &+= 1
+                if pos < end && p[pos] == 0x0A { continue }
+                line &+= 1
+                lineStart = pos
+            } else {
+                return
+            }
+        }
+    }
+
+    // MARK: - Structure
+
+    mutating func run() throws(ConfigError) {
+        if end >= 3 && p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF {
+            throw fail("byte order mark is not allowed in JSON", at: 0)
+        }
+        skipWhitespace()
+        if pos >= end { throw fail("expected a JSON value, found only whitespace", at: pos) }
+
+        value: while true {
+            // `pos` is at the first byte of a value (whitespace skipped).
+            switch at(pos) {
+            case UInt8(ascii: "{"):
+                try builder.beginMap(line: line, column: column(pos))
+                stack.append(Frame(isMap: true, line: line, column: column(pos)))
+                pos &+= 1
+                skipWhitespace()
+                if at(pos) == UInt8(ascii: "}") {
+                    pos &+= 1
+                    builder.endContainer()
+                    stack.removeLast()
+                } else {
+                    try parseKey(afterComma: false)
+                    continue value
+                }
+            case UInt8(ascii: "["):
+                try builder.beginList(line: line, column: column(pos))
+                stack.append(Frame(isMap: false, line: line, column: column(pos)))
+                pos &+= 1
+                skipWhitespace()
+                if at(pos) == UInt8(ascii: "]") {
+                    pos &+= 1
+                    builder.endContainer()
+                    stack.removeLast()
+                } else {
+                    continue value
+                }
+            case UInt8(ascii: "\""):
+                try parseString()
+            case UInt8(ascii: "-"), UInt8(ascii: "0") ... UInt8(ascii: "9"):
+                try parseNumber()
+            case UInt8(ascii: "t"):
+                try parseLiteral("true", 0x65_75_72_74)
+                try builder.addBool(true, line: line, column: column(pos &- 4))
+            case UInt8(ascii: "f"):
+                if at(pos &+ 4) == UInt8(ascii: "e") {
+                    try parseLiteral("false", 0x73_6C_61_66, extra: 1)
+                    try builder.addBool(false, line: line, column: column(pos &- 5))
+                } else {
+                    throw badValue()
+                }
+            case UInt8(ascii: "n"):
+                try parseLiteral("null", 0x6C_6C_75_6E)
+                try builder.addNull(line: line, column: column(pos &- 4))
+            default:
+                throw badValue()
+            }
+
+            // A value is complete: close containers until one continues with ','.
+            while let top = stack.last {
+                skipWhitespace()
+                let c = at(pos)
+                if c == UInt8(ascii: ",") {
+                    pos &+= 1
+                    skipWhitespace()
+                    if top.isMap {
+                        try parseKey(afterComma: true)
+                    } else if at(pos) == UInt8(ascii: "]") {
+                        throw fail("trailing comma before ']' is not allowed in JSON", at: pos)
+                    }
+                    continue value
+                }
+                if c == (top.isMap ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
+                    pos &+= 1
+                    builder.endContainer()
+                    stack.removeLast()
+                    continue
+                }
+                throw afterValueError(top)
+            }
+            break
+        }
+
+        skipWhitespace()
+        if pos < end {
+            throw fail("unexpected \(describe(pos)) after the JSON value (only one top-level value is allowed)", at: pos)
+        }
+    }
+
+    /// Reads `"key"` and the `:` after it, leaving `pos` at the value.
+    @inline(__always) mutating func parseKey(afterComma: Bool) throws(ConfigError) {
+        guard at(pos) == UInt8(ascii: "\"") else { throw badKey(afterComma: afterComma) }
+        let keyStart = pos
+        try parseString()
+        skipWhitespace()
+        guard at(pos) == UInt8(ascii: ":") else { throw missingColon(keyStart: keyStart) }
+        pos &+= 1
+        skipWhitespace()
+    }
+
+    /// Matches a literal whose first four bytes (little-endian) are `word` and advances past it.
+    @inline(__always) mutating func parseLiteral(_ text: StaticString, _ word: UInt32, extra: Int = 0) throws(ConfigError) {
+        let length = 4 &+ extra
+        if end &- pos >= length {
+            let w = UInt32(p[pos]) | UInt32(p[pos &+ 1]) << 8 | UInt32(p[pos &+ 2]) << 16 | UInt32(p[pos &+ 3]) << 24
+            if w == word {
+                pos &+= length
+                return
+            }
+        }
+        throw badValue()
+    }
+
+    // MARK: - Strings
+
+    /// Reads a string at `pos` (the opening quote), unescaping and validating UTF-8, and adds it.
+    mutating func parseString() throws(ConfigError) {
+        let quote = pos
+        var i = pos &+ 1
+        var run = i
+        builder.beginString()
+        while true {
+            // Fast scan over plain ASCII bytes, eight at a time where possible.
+            while end &- i >= 8 {
+                let w = UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)
+                let hits = JSONReader.attentionMask(w)
+                if hits != 0 {
+                    i &+= hits.trailingZeroBitCount &>> 3
+                    break
+                }
+                i &+= 8
+            }
+            guard i < end else { throw unterminatedString(quote) }
+            let c = p[i]
+            if c < 0x80 {
+                if c >= 0x20 && c != 0x22 && c != 0x5C {
+                    i &+= 1
+                    continue
+                }
+                if c == 0x22 { break }
+                if c == 0x5C {
+                    if i > run { builder.appendStringBytes(UnsafeRawBufferPointer(start: p + run, count: i &- run)) }
+                    i = try unescape(at: i, quote: quote)
+                    run = i
+                    continue
+                }
+                throw controlCharacter(at: i)
+            } else {
+                i = try skipUTF8Sequence(at: i)
+            }
+        }
+        if i > run { builder.appendStringBytes(UnsafeRawBufferPointer(start: p + run, count: i &- run)) }
+        pos = i &+ 1
+        try builder.endString(line: line, column: column(quote))
+    }
+
+    /// The high bit of each byte of `w` (little-endian) that is a quote, a backslash, a control
+    /// character or non-ASCII; bytes above the first hit may be flagged falsely, the lowest never.
+    @inline(__always) static func attentionMask(_ w: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let high: UInt64 = 0x8080_8080_8080_8080
+        let quote = w ^ (ones &* 0x22)
+        let slash = w ^ (ones &* 0x5C)
+        let hasQuote = (quote &- ones) & ~quote
+        let hasSlash = (slash &- ones) & ~slash
+        let hasControl = w &- (ones &* 0x20)
+        return ((hasQuote | hasSlash | hasControl) & ~w | w) & high
+    }
+
+    /// Handles the escape whose backslash is at `i`; returns the offset after it.
+    mutating func unescape(at i: Int, quote: Int) throws(ConfigError) -> Int {
+        let e = at(i &+ 1)
+        switch e {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"):
+            builder.appendStringByte(e)
+        case UInt8(ascii: "b"): builder.appendStringByte(0x08)
+        case UInt8(ascii: "f"): builder.appendStringByte(0x0C)
+        case UInt8(ascii: "n"): builder.appendStringByte(0x0A)
+        case UInt8(ascii: "r"): builder.appendStringByte(0x0D)
+        case UInt8(ascii: "t"): builder.appendStringByte(0x09)
+        case UInt8(ascii: "u"):
+            guard let first = hex4(at: i &+ 2) else {
+                throw fail("invalid \\u escape in a string: expected four hex digits after \\u", at: i)
+            }
+            var value = first
+            var next = i &+ 6
+            if first >= 0xD800 && first <= 0xDBFF {
+                guard at(next) == UInt8(ascii: "\\"), at(next &+ 1) == UInt8(ascii: "u"),
+                      let low = hex4(at: next &+ 2), low >= 0xDC00 && low <= 0xDFFF else {
+                    throw fail("lone surrogate \\u\(hex(first, digits: 4)) in a string: a high surrogate must be followed by a low surrogate escape (\\uDC00-\\uDFFF)", at: i)
+                }
+                value = 0x10000 &+ ((first &- 0xD800) << 10) &+ (low &- 0xDC00)
+                next &+= 6
+            } else if first >= 0xDC00 && first <= 0xDFFF {
+                throw fail("lone surrogate \\u\(hex(first, digits: 4)) in a string: a low surrogate must follow a high surrogate (\\uD800-\\uDBFF)", at: i)
+            }
+            guard let scalar = Unicode.Scalar(value) else {
+                throw fail("invalid \\u escape in a string", at: i)
+            }
+            builder.appendScalar(scalar)
+            return next
+        default:
+            if i &+ 1 >= end { throw unterminatedString(quote) }
+            throw fail("invalid escape '\\\(printable(e))' in a string (allowed: \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)", at: i)
+        }
+        return i &+ 2
+    }
+
+    /// The value of four hex digits at `i`, or nil.
+    func hex4(at i: Int) -> UInt32? {
+        guard end &- i >= 4 else { return nil }
+        var value: UInt32 = 0
+        for k in 0 ..< 4 {
+            let c = p[i &+ k]
+            let d: UInt8
+            switch c {
+            case UInt8(ascii: "0") ... UInt8(ascii: "9"): d = c &- 0x30
+            case UInt8(ascii: "a") ... UInt8(ascii: "f"): d = c &- 0x57
+            case UInt8(ascii: "A") ... UInt8(ascii: "F"): d = c &- 0x37
+            default: return nil
+            }
+            value = value << 4 | UInt32(d)
+        }
+        return value
+    }
+
+    /// Validates the multi-byte UTF-8 sequence starting at `i` (a byte >= 0x80); returns the offset after it.
+    @inline(__always) func skipUTF8Sequence(at i: Int) throws(ConfigError) -> Int {
+        let b0 = p[i]
+        let length: Int
+        var low: UInt8 = 0x80, high: UInt8 = 0xBF // allowed range of the second byte
+        switch b0 {
+        case 0xC2 ... 0xDF: length = 2
+        case 0xE0: length = 3; low = 0xA0
+        case 0xE1 ... 0xEC, 0xEE ... 0xEF: length = 3
+        case 0xED: length = 3; high = 0x9F
+        case 0xF0: length = 4; low = 0x90
+        case 0xF1 ... 0xF3: length = 4
+        case 0xF4: length = 4; high = 0x8F
+        default: throw invalidUTF8(at: i, lead: b0)
+        }
+        guard end &- i >= length else { throw invalidUTF8(at: i, lead: b0) }
+        let b1 = p[i &+ 1]
+        guard b1 >= low && b1 <= high else { throw invalidUTF8(at: i, lead: b0) }
+        var k = 2
+        while k < length {
+            guard p[i &+ k] & 0xC0 == 0x80 else { throw invalidUTF8(at: i, lead: b0) }
+            k &+= 1
+        }
+        return i &+ length
+    }
+
+    // MARK: - Numbers
+
+    /// Reads a number at `pos` (a '-' or a digit) and adds it as an int or a double.
+    mutating func parseNumber() throws(ConfigError) {
+        let start = pos
+        var i = pos
+        let negative = p[i] == UInt8(ascii: "-")
+        if negative { i &+= 1 }
+        var mantissa: UInt64 = 0
+        var overflow = false
+        var exponent = 0
+        var isDouble = false
+
+        let first = at(i)
+        if first == UInt8(ascii: "0") {
+            i &+= 1
+            if JSONReader.isDigit(at(i)) {
+                throw fail("leading zeros are not allowed in JSON numbers ('\(text(start, i &+ 1))')", at: start)
+            }
+        } else if JSONReader.isDigit(first) {
+            while true {
+                let d = at(i) &- 0x30
+                if d >= 10 { break }
+                accumulate(&mantissa, d, &overflow)
+                i &+= 1
+            }
+        } else {
+            throw fail("expected a digit after '-', found \(describe(i))", at: i)
+        }
+
+        if at(i) == UInt8(ascii: ".") {
+            isDouble = true
+            i &+= 1
+            guard JSONReader.isDigit(at(i)) else {
+                throw fail("expected a digit after the decimal point, found \(describe(i))", at: i)
+            }
+            while true {
+                let d = at(i) &- 0x30
+                if d >= 10 { break }
+                accumulate(&mantissa, d, &overflow)
+                exponent &-= 1
+                i &+= 1
+            }
+        }
+
+        let e = at(i)
+        if e == UInt8(ascii: "e") || e == UInt8(ascii: "E") {
+            isDouble = true
+            i &+= 1
+            var negativeExponent = false
+            let sign = at(i)
+            if sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") {
+                negativeExponent = sign == UInt8(ascii: "-")
+                i &+= 1
+            }
+            guard JSONReader.isDigit(at(i)) else {
+                throw fail("expected a digit in the exponent, found \(describe(i))", at: i)
+            }
+            var value = 0
+            while true {
+                let d = at(i) &- 0x30
+                if d >= 10 { break }
+                if value < 1_000_000 { value = value &* 10 &+ Int(d) }
+                i &+= 1
+            }
+            exponent = negativeExponent ? exponent &- value : exponent &+ value
+        }
+
+        pos = i
+        let col = column(start)
+        if !isDouble {
+            let limit: UInt64 = negative ? 1 << 63 : UInt64(Int64.max)
+            if overflow || mantissa > limit {
+                throw fail("integer \(text(start, i)) does not fit in 64 bits", at: start)
+            }
+            let value = negative ? Int64(bitPattern: 0 &- mantissa) : Int64(bitPattern: mantissa)
+            try builder.addInt(value, line: line, column: col)
+            return
+        }
+
+        // Exact fast path: both the mantissa and the power of ten are exact doubles, so one
+        // correctly rounded multiplication or division gives the correctly rounded result.
+        if !overflow && mantissa <= 1 << 53 && exponent >= -22 && exponent <= 22 {
+            var value = Double(mantissa)
+            if exponent < 0 { value /= JSONReader.powerOfTen(-exponent) } else { value *= JSONReader.powerOfTen(exponent) }
+            try builder.addDouble(negative ? -value : value, line: line, column: col)
+            return
+        }
+        let literal = String(decoding: UnsafeBufferPointer(start: p + start, count: i &- start), as: UTF8.self)
+        guard let value = Double(literal) else {
+            throw fail("invalid number '\(text(start, i))'", at: start)
+        }
+        if value.isInfinite {
+            throw fail("number \(text(start, i)) is too large for a 64-bit floating-point value", at: start)
+        }
+        try builder.addDouble(value, line: line, column: col)
+    }
+
+    @inline(__always) func accumulate(_ mantissa: inout UInt64, _ digit: UInt8, _ overflow: inout Bool) {
+        let (times10, o1) = mantissa.multipliedReportingOverflow(by: 10)
+        let (sum, o2) = times10.addingReportingOverflow(UInt64(digit))
+        if o1 || o2 { overflow = true } else { mantissa = sum }
+    }
+
+    /// 10^n for 0 <= n <= 22 (all exactly representable).
+    @inline(__always) static func powerOfTen(_ n: Int) -> Double {
+        switch n {
+        case 0: return 1e0
+        case 1: return 1e1
+        case 2: return 1e2
+        case 3: return 1e3
+        case 4: return 1e4
+        case 5: return 1e5
+        case 6: return 1e6
+        case 7: return 1e7
+        case 8: return 1e8
+        case 9: return 1e9
+        case 10: return 1e10
+        case 11: return 1e11
+        case 12: return 1e12
+        case 13: return 1e13
+        case 14: return 1e14
+        case 15: return 1e15
+        case 16: return 1e16
+        case 17: return 1e17
+        case 18: return 1e18
+        case 19: return 1e19
+        case 20: return 1e20
+        case 21: return 1e21
+        default: return 1e22
+        }
+    }
+
+    // MARK: - Errors (cold)
+
+    /// A syntax error at offset `i` of the current line.
+    @inline(never) func fail(_ message: String, at i: Int) -> ConfigError {
+        ConfigError(.syntax, message, at: SourceLocation(file: file, line: line, column: column(i)))
+    }
+
+    /// The input text between two offsets (shortened if long), for messages.
+    @inline(never) func text(_ from: Int, _ to: Int) -> String {
+        let upper = min(to, end)
+        if upper &- from > 40 {
+            return String(decoding: UnsafeBufferPointer(start: p + from, count: 40), as: UTF8.self) + "…"
+        }
+        return String(decoding: UnsafeBufferPointer(start: p + from, count: max(0, upper &- from)), as: UTF8.self)
+    }
+
+    @inline(never) func hex(_ value: UInt32, digits: Int) -> String {
+        let s = String(value, radix: 16, uppercase: true)
+        return String(repeating: "0", count: max(0, digits - s.count)) + s
+    }
+
+    /// A byte as it can be quoted in a message.
+    @inline(never) func printable(_ c: UInt8) -> String {
+        c >= 0x21 && c <= 0x7E ? String(UnicodeScalar(c)) : "0x" + hex(UInt32(c), digits: 2)
+    }
+
+    /// What is at offset `i`, for "found …" messages: a word, a character or a byte.
+    @inline(never) func describe(_ i: Int) -> String {
+        guard i < end else { return "end of input" }
+        let c = p[i]
+        func isWord(_ c: UInt8) -> Bool {
+            (c >= UInt8(ascii: "a") && c <= UInt8(ascii: "z")) || (c >= UInt8(ascii: "A") && c <= UInt8(ascii: "Z"))
+                || JSONReader.isDigit(c) || c == UInt8(ascii: "_")
+        }
+        switch c {
+        case 0x0A, 0x0D: return "a line break"
+        case 0x09: return "a tab"
+        case 0x20: return "a space"
+        case _ where isWord(c):
+            var j = i
+            while j < end && isWord(p[j]) && j &- i < 24 { j &+= 1 }
+            return "'\(text(i, j))'"
+        case 0x21 ... 0x7E: return "'\(String(UnicodeScalar(c)))'"
+        case 0x80 ... 0xFF: return "byte 0x\(hex(UInt32(c), digits: 2)) (non-ASCII text outside a string)"
+        default: return "control character 0x\(hex(UInt32(c), digits: 2))"
+        }
+    }
+
+    /// Where a value was expected but something else is at `pos`.
+    @inline(never) func badValue() -> ConfigError {
+        if pos >= end, let top = stack.last { return unclosed(top, expecting: "a value") }
+        var message = "expected a value, found \(describe(pos))"
+        switch at(pos) {
+        case UInt8(ascii: "'"): message += " (JSON strings use double quotes)"
+        case UInt8(ascii: "/"), UInt8(ascii: "#"): message += " (comments are not allowed in JSON)"
+        case UInt8(ascii: "+"): message += " (JSON numbers have no '+' sign)"
+        case UInt8(ascii: "."): message += " (a JSON number needs a digit before the decimal point, as in 0.5)"
+        case UInt8(ascii: "N"), UInt8(ascii: "I"): message += " (NaN and Infinity are not allowed in JSON)"
+        case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"): message += " (did you mean true, false or null?)"
+        default: break
+        }
+        return fail(message, at: pos)
+    }
+
+    /// Where a key was expected in an object.
+    @inline(never) func badKey(afterComma: Bool) -> ConfigError {
+        if pos >= end, let top = stack.last { return unclosed(top, expecting: "a key") }
+        let c = at(pos)
+        if afterComma && c == UInt8(ascii: "}") {
+            return fail("trailing comma before '}' is not allowed in JSON", at: pos)
+        }
+        var message = "expected a string key in double quotes, found \(describe(pos))"
+        if c == UInt8(ascii: "'") {
+            message += " (JSON strings use double quotes)"
+        } else if c == UInt8(ascii: "/") || c == UInt8(ascii: "#") {
+            message += " (comments are not allowed in JSON)"
+        } else if (c | 0x20) >= UInt8(ascii: "a") && (c | 0x20) <= UInt8(ascii: "z") || c == UInt8(ascii: "_") {
+            message += " (keys must be quoted)"
+        }
+        return fail(message, at: pos)
+    }
+
+    @inline(never) func missingColon(keyStart: Int) -> ConfigError {
+        if pos >= end, let top = stack.last { return unclosed(top, expecting: "':'") }
+        return fail("expected ':' after the key \(text(keyStart, pos).trimmingSpaces()), found \(describe(pos))", at: pos)
+    }
+
+    @inline(never) func afterValueError(_ top: Frame) -> ConfigError {
+        if pos >= end { return unclosed(top, expecting: top.isMap ? "',' or '}'" : "',' or ']'") }
+        var message = top.isMap
+            ? "expected ',' or '}' after a value in an object, found \(describe(pos))"
+            : "expected ',' or ']' after a value in an array, found \(describe(pos))"
+        let c = at(pos)
+        if c == UInt8(ascii: "/") || c == UInt8(ascii: "#") {
+            message += " (comments are not allowed in JSON)"
+        } else if c == UInt8(ascii: "\"") || c == UInt8(ascii: "{") || c == UInt8(ascii: "[") || JSONReader.isDigit(c) {
+            message += " (missing comma?)"
+        }
+        return fail(message, at: pos)
+    }
+
+    /// The input ended inside the container `top`.
+    @inline(never) func unclosed(_ top: Frame, expecting: String) -> ConfigError {
+        let what = top.isMap ? "object" : "array"
+        return fail("unexpected end of input: expected \(expecting); the \(what) opened at line \(top.line), column \(top.column) is not closed", at: pos)
+    }
+
+    @inline(never) func unterminatedString(_ quote: Int) -> ConfigError {
+        fail("unterminated string: no closing '\"' before the end of input", at: quote)
+    }
+
+    @inline(never) func controlCharacter(at i: Int) -> ConfigError {
+        let c = p[i]
+        let message: String
+        switch c {
+        case 0x0A, 0x0D: message = "line break inside a string (write it as \\n, or close the string with '\"')"
+        case 0x09: message = "tab character inside a string must be escaped as \\t"
+        default: message = "control character 0x\(hex(UInt32(c), digits: 2)) inside a string must be escaped as \\u00\(hex(UInt32(c), digits: 2))"
+        }
+        return fail(message, at: i)
+    }
+
+    @inline(never) func invalidUTF8(at i: Int, lead: UInt8) -> ConfigError {
+        fail("invalid UTF-8 in a string (sequence starting with byte 0x\(hex(UInt32(lead), digits: 2)))", at: i)
+    }
+}
+
+private extension String {
+    func trimmingSpaces() -> String {
+        var s = Substring(self)
+        while let last = s.last, last == " " || last == "\t" { s = s.dropLast() }
+        return String(s)
     }
 }

@@ -8,17 +8,29 @@ public enum EntryDecoder {
     /// The keys an entry map may have.
     public static let entryKeys = ["ClassName", "Description", "Tag", "Dependencies"]
 
+    /// What decoding a document found.
+    public struct Result: Sendable {
+        /// The valid entries, in written order.
+        public var entries: [EntryDefinition]
+        /// Every problem found.
+        public var diagnostics: [Diagnostic]
+        /// Names of entries that were written but are invalid (so references to them are not
+        /// reported as missing as well).
+        public var invalidNames: [String]
+    }
+
     /// Decodes every entry, collecting every problem (the whole document is always checked).
-    public static func decode(_ doc: ConfigDocument) -> (entries: [EntryDefinition], diagnostics: [Diagnostic]) {
+    public static func decode(_ doc: ConfigDocument) -> Result {
         var d = Decoder(doc: doc)
         d.run()
-        return (d.entries, d.diagnostics)
+        return Result(entries: d.entries, diagnostics: d.diagnostics, invalidNames: d.invalidNames)
     }
 
     private struct Decoder {
         let doc: ConfigDocument
         var entries: [EntryDefinition] = []
         var diagnostics: [Diagnostic] = []
+        var invalidNames: [String] = []
 
         mutating func fail(_ code: ErrorCode, _ message: String, _ node: Int) {
             diagnostics.append(Diagnostic(code, message, at: doc.location(of: node)))
@@ -49,7 +61,11 @@ public enum EntryDecoder {
             let pairs = doc.pairs(of: root)
             entries.reserveCapacity(pairs.count)
             for (key, value) in pairs {
-                if let entry = decodeEntry(nameNode: key, valueNode: value) { entries.append(entry) }
+                if let entry = decodeEntry(nameNode: key, valueNode: value) {
+                    entries.append(entry)
+                } else {
+                    invalidNames.append(doc.string(at: key))
+                }
             }
         }
 

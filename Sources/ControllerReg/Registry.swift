@@ -112,16 +112,20 @@ public final class Registry: @unchecked Sendable {
     private func apply(_ docs: [ConfigDocument]) throws(ConfigError) {
         var definitions: [EntryDefinition] = []
         var diagnostics: [Diagnostic] = []
+        var invalidNames: [String] = []
         for doc in docs {
-            let (entries, problems) = EntryDecoder.decode(doc)
-            definitions += entries
-            diagnostics += problems
+            let decoded = EntryDecoder.decode(doc)
+            definitions += decoded.entries
+            diagnostics += decoded.diagnostics
+            invalidNames += decoded.invalidNames
         }
-        if !diagnostics.isEmpty { throw ConfigError(diagnostics) }
-        try commit(definitions)
+        try commit(definitions, invalidNames: Set(invalidNames), decodeProblems: diagnostics)
     }
 
-    private func commit(_ definitions: [EntryDefinition]) throws(ConfigError) {
+    /// Validates and publishes `definitions`. Problems found earlier (`decodeProblems`) are
+    /// reported together with the graph's; `invalidNames` are entries that failed to decode.
+    private func commit(_ definitions: [EntryDefinition], invalidNames: Set<String> = [],
+                        decodeProblems: [Diagnostic] = []) throws(ConfigError) {
         let maxEntries = limits.maxEntries
         let failure: ConfigError? = writer.withLock { state in
             let base = cell.snapshot.entries
@@ -129,7 +133,7 @@ public final class Registry: @unchecked Sendable {
                 return ConfigError(.limit, "the registry would hold \(base.count + definitions.count) entries, over the limit of \(maxEntries)")
             }
             var tx = Transaction(base: base, classSlotByName: state.classSlotByName, classNames: state.classNames)
-            switch tx.add(definitions) {
+            switch tx.add(definitions, invalidNames: invalidNames, decodeProblems: decodeProblems) {
             case .failure(let error):
                 return error
             case .success(let compiled):

@@ -11,9 +11,12 @@ struct Transaction {
         self.classNames = classNames
     }
 
-    /// Adds `definitions` (each name must be new). Returns the new entry list, or every problem found.
-    mutating func add(_ definitions: [EntryDefinition]) -> Result<[CompiledEntry?], ConfigError> {
-        var diagnostics: [Diagnostic] = []
+    /// Adds `definitions` (each name must be new). Returns the new entry list, or every problem found,
+    /// including `decodeProblems`. References to `invalidNames` (entries that failed to decode) are
+    /// not reported again as missing.
+    mutating func add(_ definitions: [EntryDefinition], invalidNames: Set<String> = [],
+                      decodeProblems: [Diagnostic] = []) -> Result<[CompiledEntry?], ConfigError> {
+        var diagnostics = decodeProblems
         var compiled = base.compiled
         var newIndex: [String: Int] = [:]
         newIndex.reserveCapacity(definitions.count)
@@ -55,7 +58,7 @@ struct Transaction {
                 dep.value.forEachReference { name, location in
                     if let target = resolve(name) {
                         out.append(Int32(target))
-                    } else {
+                    } else if !invalidNames.contains(name) {
                         if allNames == nil { allNames = base.liveNames + accepted.map(\.0.name) }
                         diagnostics.append(Diagnostic(
                             .missingReference,

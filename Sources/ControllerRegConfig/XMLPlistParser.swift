@@ -160,7 +160,7 @@ struct XMLPlistParser {
                     throw syntax("expected </\(expected)>, found </\(name(tag.name, tag.length))>", at: tagPos)
                 }
                 if top.haveKey {
-                    throw syntax("key '\(lastKeyText())' in <dict> has no value", at: tagPos)
+                    throw keyWithoutValue()
                 }
                 builder.endContainer()
                 stack.removeLast()
@@ -181,6 +181,10 @@ struct XMLPlistParser {
                 try readString(tag, line: line, column: column)
                 stack[stack.count - 1].haveKey = true
                 continue
+            }
+            if kind == .key, let top = stack.last, top.isDict {
+                // `<key>` is accepted as a string value elsewhere, but two keys in a row mean a missing value.
+                throw keyWithoutValue()
             }
             switch kind {
             case .dict, .array:
@@ -447,10 +451,12 @@ struct XMLPlistParser {
         return "\(text(pos, nameStart))\(name(nameStart, i - nameStart))>"
     }
 
-    /// The text of the key just added (for "key has no value").
-    func lastKeyText() -> String {
+    /// The error for a dict key (the node just added) that has no value, located at the key.
+    func keyWithoutValue() -> ConfigError {
         let n = builder.nodes[builder.nodes.count - 1]
-        return String(decoding: builder.strings[Int(n.payload) ..< Int(n.payload) + Int(n.extent)], as: UTF8.self)
+        let key = String(decoding: builder.strings[Int(n.payload) ..< Int(n.payload) + Int(n.extent)], as: UTF8.self)
+        return ConfigError(.syntax, "key '\(key)' in <dict> has no value",
+                           at: builder.location(line: Int(n.line), column: Int(n.column)))
     }
 
     /// 1-based line and column of byte `at`. Counting moves forward from the last position asked

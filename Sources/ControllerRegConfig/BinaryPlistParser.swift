@@ -22,6 +22,11 @@ struct BinaryPlistParser {
     /// Bytes of string content still allowed; shared strings count once per reference.
     var stringBudget: Int
 
+    /// Each object's offset (validated), with `openFlag` set while it is an open container being
+    /// walked (to catch containers that contain themselves). Offsets are below 2^31.
+    var objects: UnsafeMutableBufferPointer<UInt32> = .init(start: nil, count: 0)
+    static let openFlag: UInt32 = 1 << 31
+
     /// One open array or dict being walked.
     struct Frame {
         var object: Int
@@ -42,6 +47,7 @@ struct BinaryPlistParser {
             p: bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), count: bytes.count,
             builder: DocumentBuilder(file: file, limits: limits, expectedBytes: bytes.count),
             stringBudget: max(limits.maxInputBytes, 1 << 20))
+        defer { parser.objects.deallocate() }
         try parser.readTrailer()
         try parser.walk()
         return try parser.builder.finish()
@@ -81,16 +87,25 @@ struct BinaryPlistParser {
             throw error("binary plist trailer: \(objects) objects do not fit in the offset table (\(t - tableOffset) bytes at \(tableOffset))", at: t + 8)
         }
         objectCount = Int(objects)
+        if objectCount > builder.limits.maxNodes {
+            throw ConfigError(.limit, "binary plist has \(objectCount) objects, more than the limit of \(builder.limits.maxNodes) values",
+                              at: builder.location(line: 0, column: t + 8))
+        }
+        guard tableOffset < Int(Self.openFlag) else {
+            throw error("binary plist: files of 2 GiB or more are not supported", at: t + 24)
+        }
         guard top < objects else {
             throw error("binary plist trailer: top object \(top) is not less than the object count \(objectCount)", at: t + 16)
         }
         topObject = Int(top)
+        self.objects = .allocate(capacity: objectCount)
         for index in 0 ..< objectCount {
             let offset = readUInt(tableOffset + index * offsetSize, offsetSize)
             guard offset >= UInt64(Self.headerSize), offset < UInt64(tableOffset) else {
                 throw error("binary plist: offset \(offset) of object \(index) is outside the object area (\(Self.headerSize)..<\(tableOffset))",
                             at: tableOffset + index * offsetSize)
             }
+            self.objects[index] = UInt32(offset)
         }
     }
 
@@ -99,9 +114,9 @@ struct BinaryPlistParser {
     /// Walks the object graph from the top object, emitting every value.
     mutating func walk() throws(ConfigError) {
         var stack: [Frame] = []
-        var open = [Bool](repeating: false, count: objectCount)
+        stack.reserveCapacity(min(builder.limits.maxDepth, 64) + 1)
         if let frame = try emit(topObject) {
-            open[topObject] = true
+            objects[topObject] |= Self.openFlag
             stack.append(frame)
         }
         while !stack.isEmpty {
@@ -110,7 +125,7 @@ struct BinaryPlistParser {
             let children = frame.isDict ? frame.count * 2 : frame.count
             if frame.next == children {
                 builder.endContainer()
-                open[frame.object] = false
+                objects[frame.object] &= ~Self.openFlag
                 stack.removeLast()
                 continue
             }
@@ -131,18 +146,19 @@ struct BinaryPlistParser {
                 throw error("binary plist: reference \(ref) in object \(frame.object) is not less than the object count \(objectCount)", at: refAt)
             }
             let child = Int(ref)
+            let entry = objects[child]
+            if entry & Self.openFlag != 0 {
+                throw error("binary plist: object \(child) contains itself", at: Int(entry & ~Self.openFlag))
+            }
             if isKey {
-                let off = offset(of: child)
+                let off = Int(entry)
                 let marker = p[off] >> 4
                 guard marker == 0x5 || marker == 0x6 else {
                     throw error("binary plist: dict key (object \(child)) is not a string", at: off)
                 }
             }
-            if open[child] {
-                throw error("binary plist: object \(child) contains itself", at: offset(of: child))
-            }
             if let nested = try emit(child) {
-                open[child] = true
+                objects[child] |= Self.openFlag
                 stack.append(nested)
             }
         }
@@ -181,8 +197,12 @@ struct BinaryPlistParser {
         case 0x5:
             let (n, start) = try lengthAndStart(at: off, unit: 1, what: "string")
             try spend(n, at: off)
-            if let bad = (0 ..< n).first(where: { p[start + $0] >= 0x80 }) {
-                throw error("binary plist: ASCII string contains the non-ASCII byte 0x\(hex(p[start + bad]))", at: start + bad)
+            var any: UInt8 = 0
+            for k in start ..< start + n { any |= p[k] }
+            if any >= 0x80 {
+                var bad = start
+                while p[bad] < 0x80 { bad += 1 }
+                throw error("binary plist: ASCII string contains the non-ASCII byte 0x\(hex(p[bad]))", at: bad)
             }
             try builder.addString(UnsafeRawBufferPointer(start: p + start, count: n), line: 0, column: off)
             return nil
@@ -288,7 +308,7 @@ struct BinaryPlistParser {
     /// The offset of object `index` (validated by `readTrailer`).
     @inline(__always)
     func offset(of index: Int) -> Int {
-        Int(readUInt(tableOffset + index * offsetSize, offsetSize))
+        Int(objects[index] & ~Self.openFlag)
     }
 
     /// A big-endian unsigned integer of `size` (1...8) bytes at `at`.

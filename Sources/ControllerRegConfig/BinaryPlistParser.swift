@@ -45,7 +45,9 @@ struct BinaryPlistParser {
     static func parse(_ bytes: UnsafeRawBufferPointer, file: String, limits: ConfigLimits) throws(ConfigError) -> ConfigDocument {
         var parser = BinaryPlistParser(
             p: bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), count: bytes.count,
-            builder: DocumentBuilder(file: file, limits: limits, expectedBytes: bytes.count),
+            // Binary plists are dense and share objects: expect about one value per 4 input bytes
+            // (the builder sizes its buffers for one per 16 bytes of text).
+            builder: DocumentBuilder(file: file, limits: limits, expectedBytes: min(bytes.count, limits.maxInputBytes / 4) * 4),
             stringBudget: max(limits.maxInputBytes, 1 << 20))
         defer { parser.objects.deallocate() }
         try parser.readTrailer()
@@ -111,63 +113,74 @@ struct BinaryPlistParser {
 
     // MARK: - Objects
 
-    /// Walks the object graph from the top object, emitting every value.
+    /// Walks the object graph from the top object, emitting every value. Scalars are emitted in
+    /// the inner loop; only a nested container touches the (manually managed) stack of frames.
     mutating func walk() throws(ConfigError) {
-        var stack: [Frame] = []
-        stack.reserveCapacity(min(builder.limits.maxDepth, 64) + 1)
-        if let frame = try emit(topObject) {
-            objects[topObject] |= Self.openFlag
-            stack.append(frame)
-        }
-        while !stack.isEmpty {
-            let top = stack.count - 1
-            let frame = stack[top]
-            let children = frame.isDict ? frame.count * 2 : frame.count
-            if frame.next == children {
-                builder.endContainer()
-                objects[frame.object] &= ~Self.openFlag
-                stack.removeLast()
-                continue
-            }
-            stack[top].next += 1
-            let slot: Int
-            let isKey: Bool
-            if frame.isDict {
-                let pair = frame.next >> 1
-                isKey = frame.next & 1 == 0
-                slot = isKey ? pair : frame.count + pair
-            } else {
-                isKey = false
-                slot = frame.next
-            }
-            let refAt = frame.refs + slot * refSize
-            let ref = readUInt(refAt, refSize)
-            guard ref < UInt64(objectCount) else {
-                throw error("binary plist: reference \(ref) in object \(frame.object) is not less than the object count \(objectCount)", at: refAt)
-            }
-            let child = Int(ref)
-            let entry = objects[child]
-            if entry & Self.openFlag != 0 {
-                throw error("binary plist: object \(child) contains itself", at: Int(entry & ~Self.openFlag))
-            }
-            if isKey {
+        let topOffset = offset(of: topObject)
+        guard let first = try emit(topObject, at: topOffset, marker: p[topOffset]) else { return }
+        var capacity = 32
+        var stack = UnsafeMutablePointer<Frame>.allocate(capacity: capacity)
+        defer { stack.deallocate() }
+        stack.initialize(to: first)
+        var depth = 1
+        objects[topObject] |= Self.openFlag
+        let limit = UInt64(objectCount)
+        outer: while depth > 0 {
+            var frame = stack[depth - 1]
+            let children = frame.isDict ? frame.count &* 2 : frame.count
+            while frame.next < children {
+                let slot: Int
+                let isKey: Bool
+                if frame.isDict {
+                    let pair = frame.next >> 1
+                    isKey = frame.next & 1 == 0
+                    slot = isKey ? pair : frame.count + pair
+                } else {
+                    isKey = false
+                    slot = frame.next
+                }
+                frame.next += 1
+                let refAt = frame.refs + slot * refSize
+                let ref = readRef(refAt)
+                guard ref < limit else {
+                    throw error("binary plist: reference \(ref) in object \(frame.object) is not less than the object count \(objectCount)", at: refAt)
+                }
+                let child = Int(ref)
+                let entry = objects[child]
+                if entry & Self.openFlag != 0 {
+                    throw error("binary plist: object \(child) contains itself", at: Int(entry & ~Self.openFlag))
+                }
                 let off = Int(entry)
-                let marker = p[off] >> 4
-                guard marker == 0x5 || marker == 0x6 else {
+                let marker = p[off]
+                let high = marker >> 4
+                if isKey, high != 0x5, high != 0x6 {
                     throw error("binary plist: dict key (object \(child)) is not a string", at: off)
                 }
+                if let nested = try emit(child, at: off, marker: marker) {
+                    stack[depth - 1] = frame
+                    objects[child] |= Self.openFlag
+                    if depth == capacity {
+                        let grown = UnsafeMutablePointer<Frame>.allocate(capacity: capacity * 2)
+                        grown.moveInitialize(from: stack, count: depth)
+                        stack.deallocate()
+                        stack = grown
+                        capacity *= 2
+                    }
+                    (stack + depth).initialize(to: nested)
+                    depth += 1
+                    continue outer
+                }
             }
-            if let nested = try emit(child) {
-                objects[child] |= Self.openFlag
-                stack.append(nested)
-            }
+            builder.endContainer()
+            objects[frame.object] &= ~Self.openFlag
+            depth -= 1
         }
     }
 
-    /// Emits object `index`: a scalar is added at once; a container is begun and returned as a frame.
-    mutating func emit(_ index: Int) throws(ConfigError) -> Frame? {
-        let off = offset(of: index)
-        let marker = p[off]
+    /// Emits object `index` (at offset `off`, starting with `marker`): a scalar is added at once;
+    /// a container is begun and returned as a frame.
+    @inline(__always)
+    mutating func emit(_ index: Int, at off: Int, marker: UInt8) throws(ConfigError) -> Frame? {
         let high = marker >> 4
         let low = marker & 0x0F
         switch high {
@@ -229,6 +242,7 @@ struct BinaryPlistParser {
     }
 
     /// Reads the integer object at `off` (1, 2, 4 or 8 bytes; 16 bytes when it fits in `Int64`).
+    @inline(__always)
     func integer(at off: Int) throws(ConfigError) -> Int64 {
         let low = p[off] & 0x0F
         guard low <= 4 else { throw error("binary plist: integer of unsupported size (marker 0x\(hex(p[off])))", at: off) }
@@ -250,6 +264,7 @@ struct BinaryPlistParser {
 
     /// The element count of the string/array/dict at `off` (with the 0xF count extension) and the
     /// offset of its content, checked so that `count * unit` bytes lie inside the object area.
+    @inline(__always)
     func lengthAndStart(at off: Int, unit: Int, what: String) throws(ConfigError) -> (Int, Int) {
         let low = p[off] & 0x0F
         var n = Int(low)
@@ -311,6 +326,16 @@ struct BinaryPlistParser {
         Int(objects[index] & ~Self.openFlag)
     }
 
+    /// The object reference at `at`.
+    @inline(__always)
+    func readRef(_ at: Int) -> UInt64 {
+        switch refSize {
+        case 1: return UInt64(p[at])
+        case 2: return UInt64(p[at]) << 8 | UInt64(p[at + 1])
+        default: return readUInt(at, refSize)
+        }
+    }
+
     /// A big-endian unsigned integer of `size` (1...8) bytes at `at`.
     @inline(__always)
     func readUInt(_ at: Int, _ size: Int) -> UInt64 {
@@ -320,6 +345,7 @@ struct BinaryPlistParser {
     }
 
     /// Checks that `size` bytes at `start` lie inside the object area.
+    @inline(__always)
     func need(_ start: Int, _ size: Int, at off: Int, what: String) throws(ConfigError) {
         guard start + size <= tableOffset else {
             throw error("binary plist: \(what) at byte \(off) runs past the object area", at: off)

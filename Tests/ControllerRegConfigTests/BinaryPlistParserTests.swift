@@ -234,6 +234,17 @@ func arrayObject(_ refs: [UInt8]) -> [UInt8] {
         #expect(error?.diagnostics[0].message.contains("strings expand") == true)
     }
 
+    @Test func objectCountIsBoundedByTheNodeLimit() {
+        var limits = ConfigLimits()
+        limits.maxNodes = 2
+        check(bplist([arrayObject([1, 2]), [0x09], [0x08]]), .limit, "binary plist has 3 objects, more than the limit of 2 values", limits: limits)
+    }
+
+    @Test func scalarTopObject() throws {
+        let doc = try parseBinary(bplist([[0x10, 5]]))
+        #expect(doc.nodes.count == 1 && doc.nodes[0].int == 5 && doc.location(of: 0).column == 8)
+    }
+
     @Test func mangledFixturesNeverCrash() throws {
         let good = try ConfigLoader.readFile(fixturePath("example-binary.plist"))
         _ = try parseBinary(good)

@@ -299,6 +299,18 @@ func fixturePath(_ name: String, filePath: String = #filePath) -> String {
         check("<plist><real>nope</real></plist>", .syntax, "invalid real 'nope'")
     }
 
+    @Test func everyTruncationOfTheFixtureIsAnError() throws {
+        let good = try ConfigLoader.readFile(fixturePath("example.plist"))
+        let end = good.lastIndex(of: UInt8(ascii: ">"))!
+        for length in 0 ... end {
+            #expect(throws: ConfigError.self) {
+                _ = try withUnsafeBytesTyped(Array(good[0 ..< length])) { (raw) throws(ConfigError) in
+                    try PlistParser.parse(raw, file: "t.plist", limits: ConfigLimits())
+                }
+            }
+        }
+    }
+
     @Test func limitsPropagate() {
         let deep = String(repeating: "<array>", count: 10_000) + String(repeating: "</array>", count: 10_000)
         guard let error = plistError("<plist>" + deep + "</plist>") else { return }

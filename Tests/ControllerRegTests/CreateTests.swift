@@ -1,0 +1,155 @@
+import ControllerReg
+import Synchronization
+import Testing
+
+@Suite("Creating objects", .serialized)
+struct CreateTests {
+    @Test func theEMControllerManagerExample() throws {
+        let r = Registry()
+        try registerWidgets(r, ["Test1ViewController", "Test2ViewController"])
+        try r.load(text: exampleYAML)
+        let w = try r.create("Test1", props: ["color": "red", "number": 1], as: Widget.self)
+        #expect(w.className == "Test1ViewController")
+        #expect(w.args["dependentString"] == .string("Yes, you can inject a string using the config file"))
+        #expect(w.args["dependentInt"] == .int(1000))
+        #expect(w.args["dependentBool"] == .bool(true))
+        #expect(w.args["color"] == .string("red"))
+        #expect(w.args["number"] == .int(1))
+        #expect(w.children["test2ViewController"]?.className == "Test2ViewController")
+        #expect(w.args.count == 6)
+    }
+
+    @Test func propsWinAndAnOverriddenReferenceIsNotBuilt() throws {
+        let r = Registry()
+        let log = CallLog()
+        try registerWidgets(r, ["Test1ViewController", "Test2ViewController"], log: log)
+        try r.load(text: exampleYAML)
+        let w = try r.create("Test1", props: ["dependentInt": 5, "test2ViewController": "none"], as: Widget.self)
+        #expect(w.args["dependentInt"] == .int(5))
+        #expect(w.args["test2ViewController"] == .string("none"))
+        #expect(log.count("Test2ViewController") == 0)
+    }
+
+    @Test func argsIsNeverNull() throws {
+        let r = Registry()
+        try registerWidgets(r, ["W"])
+        try r.load(text: "A: W")
+        let w = try r.create("A", as: Widget.self)
+        #expect(w.args.isEmpty)
+    }
+
+    @Test func listsAndMapsOfReferencesBecomeObjects() throws {
+        let r = Registry()
+        let seen = Mutex<[ValueKind]>([])
+        try registerWidgets(r, ["W"])
+        try r.register(className: "Holder") { args in
+            let items = args["items"]!
+            seen.withLock { s in
+                for i in 0 ..< items.count { s.append(items[i]!.kind) }
+                s.append(args["nested"]!["inner"]![0]!.kind)
+                s.append(args["nested"]!["text"]!.kind)
+                s.append(args["plain"]![1]!.kind)
+            }
+            return Widget(className: "Holder", args: args)
+        }
+        try r.load(text: """
+        H:
+          ClassName: Holder
+          Dependencies:
+            items: [A, B, "@lit", 4]
+            nested: {inner: [A], text: "@t"}
+            plain: [1, "@two"]
+        A: W
+        B: W
+        """)
+        _ = try r.create("H", as: Widget.self)
+        #expect(seen.withLock { $0 } == [.object, .object, .string, .int, .object, .string, .string])
+    }
+
+    @Test func unknownNameSuggests() throws {
+        let r = Registry()
+        try r.load(text: "Test2: W")
+        let e = expectError { _ = try r.create("Tset2") }
+        #expect(e?.code == .notFound)
+        #expect(e?.description.contains("'Tset2'") == true)
+        #expect(e?.description.contains("did you mean 'Test2'") == true)
+    }
+
+    @Test func unregisteredClassNamesClassAndEntry() throws {
+        let r = Registry()
+        try registerWidgets(r, ["Test1ViewController"])
+        try r.load(text: exampleYAML)
+        let e = expectError { _ = try r.create("Test1") }
+        #expect(e?.code == .classNotRegistered)
+        #expect(e?.description.contains("class 'Test2ViewController' of entry 'Test2' is not registered") == true)
+        #expect(e?.description.contains("Test1 -> Test2") == true)
+    }
+
+    @Test func aFailureMidGraphDestroysEverythingBuiltForTheCall() throws {
+        let r = Registry()
+        let log = CallLog()
+        try registerWidgets(r, ["W", "Bad"], log: log, failing: ["Bad"])
+        try r.load(text: """
+        A: {ClassName: W, Dependencies: {b: B, c: C, d: D}}
+        B: {ClassName: W, Dependencies: {e: E}}
+        C: Bad
+        D: W
+        E: W
+        """)
+        let before = Widget.live.load(ordering: .relaxed)
+        let e = expectError { _ = try r.create("A") }
+        #expect(e?.code == .createFailed)
+        #expect(e?.description.contains("Bad refuses") == true)
+        #expect(log.all == ["W", "W", "Bad"])  // E, B, then C fails; D and A never run
+        #expect(Widget.live.load(ordering: .relaxed) == before)
+    }
+
+    @Test func registeringAClassTwiceIsAnError() throws {
+        let r = Registry()
+        try registerWidgets(r, ["W"])
+        #expect(expectError { try registerWidgets(r, ["W"]) }?.code == .classExists)
+        try r.replaceClass("W", .swift { args in Widget(className: "W2", args: args) })
+        try r.load(text: "A: W")
+        #expect(try r.create("A", as: Widget.self).className == "W2")
+    }
+
+    @Test func classesMayBeRegisteredAfterLoading() throws {
+        let r = Registry()
+        try r.load(text: exampleYAML)
+        #expect(expectError { _ = try r.create("Test1") }?.code == .classNotRegistered)
+        try registerWidgets(r, ["Test1ViewController", "Test2ViewController"])
+        #expect(try r.create("Test1", as: Widget.self).className == "Test1ViewController")
+    }
+
+    @Test func createDepthIsLimited() throws {
+        var limits = RegistryLimits()
+        limits.maxCreateDepth = 5
+        let r = Registry(limits: limits)
+        try registerWidgets(r, ["W"])
+        let chain = (0 ..< 10).map { "E\($0): {ClassName: W, Dependencies: {next: E\($0 + 1)}}" }.joined(separator: "\n") + "\nE10: W"
+        try r.load(text: chain)
+        #expect(expectError { _ = try r.create("E0") }?.code == .limit)
+        #expect(try r.create("E6", as: Widget.self).className == "W")
+    }
+
+    @Test func aCreateCallbackMayCreateOnTheSameRegistry() throws {
+        let r = Registry()
+        try registerWidgets(r, ["W"])
+        try r.register(className: "Outer") { [r] args in
+            let inner = try r.create("A", as: Widget.self)
+            return Widget(className: "Outer:\(inner.className)", args: args)
+        }
+        try r.load(text: "A: W\nO: Outer")
+        #expect(try r.create("O", as: Widget.self).className == "Outer:W")
+    }
+
+    @Test func propsMustBeAMap() throws {
+        // Via the raw entry point a non-map props value is rejected.
+        let r = Registry()
+        try registerWidgets(r, ["W"])
+        try r.load(text: "A: W")
+        let list = HeapValue.newList()!
+        defer { HeapValue.free(list) }
+        #expect(expectError { _ = try r.create(cName: "A", props: list) }?.code == .invalidArgument)
+    }
+}

@@ -190,6 +190,7 @@ struct Resolver {
         let propsCount = props.map { Int($0.pointee.count) } ?? 0
 
         if plan.slotCount == 0 && propsCount == 0 {
+            HostFailure.clear()
             guard let object = create(UnsafeRawPointer(emptyArgumentsMap), functions.context) else { throw createFailed(index) }
             return object
         }
@@ -219,6 +220,7 @@ struct Resolver {
                     }
                 }
                 args.initialize(to: .borrowedMap(UnsafePointer(top), count: n))
+                HostFailure.clear()
                 guard let object = create(UnsafeRawPointer(args), functions.context) else { throw createFailed(index) }
                 release(&work, consumed: true, borrows: functions.borrowsArguments)
                 return object

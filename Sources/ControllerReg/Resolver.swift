@@ -191,7 +191,11 @@ struct Resolver {
 
         if plan.slotCount == 0 && propsCount == 0 {
             HostFailure.clear()
-            guard let object = create(UnsafeRawPointer(emptyArgumentsMap), functions.context) else { throw createFailed(index) }
+            guard let object = create(UnsafeRawPointer(emptyArgumentsMap), functions.context) else {
+                var failure = createFailed(index)
+                failure.path = [entryName(index)]
+                throw failure
+            }
             return object
         }
 

@@ -17,6 +17,7 @@ typedef struct shared_state {
     pthread_mutex_t lock;
     int extras_loaded; /* Extra0..Extra<n-1> are loaded */
     int writer_done;
+    int total_creates; /* Test1 creates made by all readers */
     host_stats v1, v2; /* the two alternating Test2ViewController classes */
     host_stats extra;
 } shared_state;
@@ -28,10 +29,19 @@ static int extras_loaded(shared_state *st) {
     return n;
 }
 
+static int writer_done(shared_state *st) {
+    pthread_mutex_lock(&st->lock);
+    int d = st->writer_done;
+    pthread_mutex_unlock(&st->lock);
+    return d;
+}
+
+/* Creates Test1 (and the Extra entries loaded so far) until it has done `iterations` and the
+ * writer has finished, so creates overlap every load and class swap. */
 static void *reader(void *arg) {
     shared_state *st = arg;
-    int bad = 0, made = 0, extra_made = 0;
-    for (int i = 0; i < st->iterations; i++) {
+    int bad = 0, made = 0, extra_made = 0, i;
+    for (i = 0; i < st->iterations || !writer_done(st); i++) {
         Test1ViewController *t = cr_registry_create(st->reg, "Test1", NULL);
         if (!t || t->magic != TEST1_MAGIC || !t->test2ViewController || t->test2ViewController->magic != TEST2_MAGIC ||
             t->dependentInt != 1000 || !t->dependentString || t->test2Owner != CR_OWNER_RECEIVER ||
@@ -57,8 +67,11 @@ static void *reader(void *arg) {
         }
     }
     CHECK_INT(bad, 0);
-    CHECK_INT(made, st->iterations);
-    (void)extra_made;
+    CHECK_INT(made, i);
+    CHECK(extra_made > 0);
+    pthread_mutex_lock(&st->lock);
+    st->total_creates += made;
+    pthread_mutex_unlock(&st->lock);
     return NULL;
 }
 
@@ -114,10 +127,14 @@ static void concurrent_creates_and_loads(void) {
     cr_clear_error();
     CHECK(cr_registry_create(st.reg, "Half", NULL) == NULL);
     CHECK_LAST_ERROR(CR_ERR_NOT_FOUND);
-    CHECK_INT(stats_get(&s1, &s1.creates), READERS * st.iterations);
+    CHECK(st.total_creates >= READERS * st.iterations);
+    CHECK_INT(stats_get(&s1, &s1.creates), st.total_creates);
     CHECK_INT(stats_get(&st.v1, &st.v1.creates) + stats_get(&st.v2, &st.v2.creates) -
                   (stats_get(&st.extra, &st.extra.creates)),
-              READERS * st.iterations);
+              st.total_creates);
+    /* Which versions the readers saw depends on scheduling: report it, do not require it. */
+    check_note("Test2 built by class version 1: %d, version 2: %d; Test1 creates: %d",
+               stats_get(&st.v1, &st.v1.creates), stats_get(&st.v2, &st.v2.creates), st.total_creates);
     cr_registry_free(st.reg);
     /* Every replaced class and the final ones were released: v1 registered rounds/2+1 times, etc. */
     int rounds = st.iterations / 20 + 5;

@@ -47,9 +47,9 @@ def python_json(name, path, reps):
     json.loads(data)
     samples = []
     for _ in range(reps):
-        t0 = time.perf_counter()
+        t0 = time.thread_time()  # CPU time, like the C benchmark
         json.loads(data)
-        samples.append((time.perf_counter() - t0) * 1e3)
+        samples.append((time.thread_time() - t0) * 1e3)
     return {"name": name, "unit": "ms", "samples": samples, "bytes": len(data)}
 
 
@@ -130,6 +130,7 @@ def main():
         comparisons["load.xml.%d" % n] = [("/libplist", "load.xml.%d" % n, "libplist.xml.%d" % n)]
         comparisons["load.bin.%d" % n] = [("/libplist", "load.bin.%d" % n, "libplist.bin.%d" % n)]
     comparisons["c.threads.2"] = [("/1 thread", "c.threads.2", "c.threads.1")]
+    comparisons["c.threads_cpu.2"] = [("/1 thread", "c.threads_cpu.2", "c.threads_cpu.1")]
     for tag, _, _ in formats:
         comparisons["load.%s.100000" % tag] = comparisons.get("load.%s.100000" % tag, []) + [
             ("100k/10k", "load.%s.100000" % tag, "load.%s.10000" % tag)]
@@ -150,7 +151,8 @@ def main():
         ("XML plist 100k load faster than libplist", ratio("libplist.xml.100000", "load.xml.100000"), ">", 1),
         ("binary plist 10k load faster than libplist", ratio("libplist.bin.10000", "load.bin.10000"), ">", 1),
         ("binary plist 100k load faster than libplist", ratio("libplist.bin.100000", "load.bin.100000"), ">", 1),
-        ("2 threads >= 1.8x one thread", ratio("c.threads.2", "c.threads.1"), ">=", 1.8),
+        ("2 threads >= 1.8x one thread (wall clock)", ratio("c.threads.2", "c.threads.1"), ">=", 1.8),
+        ("2 threads >= 1.8x one thread (per-thread CPU time)", ratio("c.threads_cpu.2", "c.threads_cpu.1"), ">=", 1.8),
         ("validation linear: YAML 100k/10k <= 12x", ratio("load.yaml.100000", "load.yaml.10000"), "<=", 12),
         ("validation linear: JSON 100k/10k <= 12x", ratio("load.json.100000", "load.json.10000"), "<=", 12),
         ("soak: RSS growth over %d creates <= 1 MiB" % soak, soak_growth, "<=", 1 << 20),

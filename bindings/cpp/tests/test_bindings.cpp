@@ -188,7 +188,7 @@ TEST_CASE(shared_registry_view) {
 }
 
 TEST_CASE(load_string_and_file) {
-    for (const char *file : {"example.yaml", "example.json"}) {
+    for (const char *file : {"example.yaml", "example.json", "example.plist", "example-binary.plist"}) {
         cr::Registry reg;
         register_example(reg);
         reg.load_file(kFixtures + "/" + file);

@@ -43,7 +43,7 @@ def test_props_dict_and_keywords(example):
     assert t1.dependentInt == 5
 
 
-@pytest.mark.parametrize("name", ["example.yaml", "example.json"])
+@pytest.mark.parametrize("name", ["example.yaml", "example.json", "example.plist", "example-binary.plist"])
 def test_load_file_formats(reg, fixtures, name):
     reg.register_class("Test2ViewController", lambda args: Test2ViewController())
     reg.register_class("Test1ViewController", Test1ViewController)

@@ -47,6 +47,7 @@
 
 #include <controllerreg.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
@@ -110,11 +111,14 @@ enum class Format { Auto = CR_FORMAT_AUTO, Json = CR_FORMAT_JSON, Yaml = CR_FORM
 
 /// Value kinds (cr_kind).
 enum class Kind { Null = CR_NULL, Bool = CR_BOOL, Int = CR_INT, Double = CR_DOUBLE, String = CR_STRING,
-                  List = CR_LIST, Map = CR_MAP, Object = CR_OBJECT };
+                  List = CR_LIST, Map = CR_MAP, Object = CR_OBJECT, Provider = CR_PROVIDER };
 
 /// Who owns an object found in args (cr_owner).
 enum class Owner { None = CR_OWNER_NONE, Receiver = CR_OWNER_RECEIVER, Registry = CR_OWNER_REGISTRY,
-                   Caller = CR_OWNER_CALLER };
+                   Caller = CR_OWNER_CALLER, Shared = CR_OWNER_SHARED };
+
+/// Entry lifestyles (cr_lifestyle).
+enum class Lifestyle { Transient = CR_LIFESTYLE_TRANSIENT, Singleton = CR_LIFESTYLE_SINGLETON, Graph = CR_LIFESTYLE_GRAPH };
 
 /// A readable name for a kind ("int", "map", ...).
 inline const char *kind_name(Kind k) noexcept {
@@ -127,6 +131,7 @@ inline const char *kind_name(Kind k) noexcept {
     case Kind::List: return "list";
     case Kind::Map: return "map";
     case Kind::Object: return "object";
+    case Kind::Provider: return "provider";
     }
     return "unknown";
 }
@@ -135,6 +140,7 @@ inline const char *kind_name(Kind k) noexcept {
 // Reading values (args)
 
 class Value;
+class Provider;
 
 namespace detail {
 template <class T> struct is_optional : std::false_type {};
@@ -285,6 +291,12 @@ public:
     }
     /// The object under `key` as T* (Kind::Object; nullptr for Kind::Null). Not type-checked.
     template <class T> T *object(const std::string &key) const { return get<T *>(key); }
+    /// Takes the provider under `key` (Kind::Provider; `{Provider: Name}` in the config). The
+    /// returned Provider owns it; see Provider for the rules. Throws CR_ERR_TYPE / CR_ERR_NOT_FOUND.
+    Provider provider(const std::string &key) const;
+    /// Takes the provider this value holds (Kind::Provider).
+    Provider as_provider() const;
+
     /// Who owns the object under `key` (Owner::None if absent or not an object).
     Owner owner(const std::string &key) const {
         auto v = find_value(key);
@@ -478,6 +490,9 @@ struct Deleter {
     /// (char *)T* - (char *)factory's pointer: undoes a base-class adjustment before destroy.
     std::ptrdiff_t offset = 0;
 
+    /// False for an object the registry keeps (a singleton): deleting the Ptr then does nothing.
+    bool owns() const noexcept { return destroy != nullptr; }
+
     template <class T> void operator()(T *object) const noexcept {
         if (!destroy || !object) return;
         auto *bytes = reinterpret_cast<char *>(const_cast<std::remove_cv_t<T> *>(object));
@@ -516,6 +531,33 @@ template <class T> T *convert(void *object, const Produced &p) {
     return nullptr;
 }
 
+/// The factory calls running on this thread (innermost last), so a Provider taken from args can
+/// tell that it is being destroyed by an exception leaving its factory (the registry then frees
+/// the provider itself).
+inline std::vector<uint64_t> &factory_calls() {
+    thread_local std::vector<uint64_t> calls;
+    return calls;
+}
+struct FactoryCall {
+    FactoryCall() {
+        static std::atomic<uint64_t> next{1};
+        factory_calls().push_back(next.fetch_add(1));
+    }
+    ~FactoryCall() { factory_calls().pop_back(); }
+    FactoryCall(const FactoryCall &) = delete;
+    FactoryCall &operator=(const FactoryCall &) = delete;
+};
+inline uint64_t current_factory_call() { return factory_calls().empty() ? 0 : factory_calls().back(); }
+inline bool factory_call_active(uint64_t id) {
+    for (uint64_t c : factory_calls())
+        if (c == id) return true;
+    return false;
+}
+
+/// Turns what a create returned into Ptr<T> (see Registry::create).
+template <class T> std::unique_ptr<T, Deleter> finish_create(void *object, const Produced &produced, bool registry_owned,
+                                                             const std::string &name);
+
 template <class R> struct factory_result {
     static constexpr bool valid = false;
 };
@@ -541,6 +583,7 @@ template <class F> struct ClassBox {
 
     static void *create(const cr_value *args, void *user_data) noexcept {
         auto *box = static_cast<ClassBox *>(user_data);
+        FactoryCall call;
         try {
             Object *object = Traits::release(box->factory(Args(args)));
             if (!object) {
@@ -614,24 +657,45 @@ public:
         detail::check(cr_register_class(handle(), class_name.c_str(), &cls, user_data));
     }
 
+    /// Load option: entries whose names exist are replaced instead of being CR_ERR_DUPLICATE.
+    enum class Load : unsigned { Normal = 0, Override = CR_LOAD_OVERRIDE };
+
     /// Loads a config file (all-or-nothing). Throws Error (CR_ERR_IO, CR_ERR_SYNTAX, CR_ERR_CYCLE, ...).
-    void load_file(const std::string &path, Format format = Format::Auto) {
-        detail::check(cr_load_file(handle(), path.c_str(), static_cast<cr_format>(format)));
+    void load_file(const std::string &path, Format format = Format::Auto, Load load = Load::Normal) {
+        detail::check(cr_load_file_ex(handle(), path.c_str(), static_cast<cr_format>(format), static_cast<unsigned>(load)));
     }
     /// Loads several config files as one transaction.
-    void load_files(const std::vector<std::string> &paths, Format format = Format::Auto) {
+    void load_files(const std::vector<std::string> &paths, Format format = Format::Auto, Load load = Load::Normal) {
         std::vector<const char *> cpaths;
         cpaths.reserve(paths.size());
         for (const auto &p : paths) cpaths.push_back(p.c_str());
-        detail::check(cr_load_files(handle(), cpaths.data(), cpaths.size(), static_cast<cr_format>(format)));
+        detail::check(cr_load_files_ex(handle(), cpaths.data(), cpaths.size(), static_cast<cr_format>(format),
+                                       static_cast<unsigned>(load)));
     }
     /// Loads config text (need not be NUL-terminated; locations name "<string>").
-    void load_string(std::string_view text, Format format = Format::Auto) {
-        detail::check(cr_load_string(handle(), text.data(), text.size(), static_cast<cr_format>(format)));
+    void load_string(std::string_view text, Format format = Format::Auto, Load load = Load::Normal) {
+        detail::check(cr_load_string_ex(handle(), text.data(), text.size(), static_cast<cr_format>(format),
+                                        static_cast<unsigned>(load)));
+    }
+
+    /// A child registry: names and classes fall back to this one, the child's own definitions
+    /// override them for creates through the child. Destroy children before their parent.
+    Registry new_child() {
+        cr_registry *child = cr_registry_new_child(handle());
+        if (!child) detail::throw_last_error();
+        return Registry(child, true);
+    }
+    /// Builds every eager singleton now (cr_registry_start).
+    void start() { detail::check(cr_registry_start(handle())); }
+    /// Adds a class-name template such as "{name}ViewController" (convention over configuration).
+    void add_name_template(const std::string &name_template) {
+        detail::check(cr_add_name_template(handle(), name_template.c_str()));
     }
 
     /// Builds the entry `name` and returns it owned by the caller, deleted with its class's
-    /// destroy. T must be the factory's type or a base of it (checked for C++ classes: CR_ERR_TYPE).
+    /// destroy — except a singleton, which the registry keeps: its Ptr has a no-op deleter
+    /// (get_deleter().owns() is false) and the object lives until the registry is freed.
+    /// T must be the factory's type or a base of it (checked for C++ classes: CR_ERR_TYPE).
     /// Throws Error (CR_ERR_NOT_FOUND, CR_ERR_CLASS_NOT_REGISTERED, CR_ERR_CREATE_FAILED, ...).
     template <class T> Ptr<T> create(const std::string &name, const Props &props) {
         return create_impl<T>(name, props.get());
@@ -689,25 +753,113 @@ private:
     template <class T> Ptr<T> create_impl(const std::string &name, const cr_value *props) {
         detail::Produced saved = detail::last_produced();
         detail::last_produced() = detail::Produced{};
-        void *object = cr_registry_create(handle(), name.c_str(), props);
+        cr_owner owner = CR_OWNER_RECEIVER;
+        void *object = cr_registry_create_ex(handle(), name.c_str(), props, &owner);
         detail::Produced made = detail::last_produced();
         detail::last_produced() = saved;
         if (!object) detail::throw_last_error(CR_ERR_CREATE_FAILED);
-        if (made.object != object) made = detail::Produced{}; // not made by a C++ class
-        T *typed = detail::convert<T>(object, made);
-        if (!typed) {
-            made.destroy(object, nullptr);
-            throw Error(CR_ERR_TYPE, "create<T>(\"" + name + "\"): the object's type does not convert to the requested T");
-        }
-        Deleter deleter;
-        deleter.destroy = made.destroy ? made.destroy : &detail::delete_as<std::remove_cv_t<T>>;
-        deleter.offset = reinterpret_cast<const char *>(typed) - static_cast<const char *>(object);
-        return Ptr<T>(typed, deleter);
+        return detail::finish_create<T>(object, made, owner == CR_OWNER_REGISTRY, name);
     }
 
     cr_registry *reg_ = nullptr;
     bool owned_ = false;
 };
+
+namespace detail {
+template <class T> std::unique_ptr<T, Deleter> finish_create(void *object, const Produced &produced, bool registry_owned,
+                                                             const std::string &name) {
+    Produced made = produced.object == object ? produced : Produced{}; // else: not made by a C++ class
+    T *typed = convert<T>(object, made);
+    if (!typed) {
+        if (!registry_owned) made.destroy(object, nullptr);
+        throw Error(CR_ERR_TYPE, "create<T>(\"" + name + "\"): the object's type does not convert to the requested T");
+    }
+    Deleter deleter;
+    if (!registry_owned) {
+        deleter.destroy = made.destroy ? made.destroy : &delete_as<std::remove_cv_t<T>>;
+        deleter.offset = reinterpret_cast<const char *>(typed) - static_cast<const char *>(object);
+    }
+    return std::unique_ptr<T, Deleter>(typed, deleter);
+}
+} // namespace detail
+
+/// A lazy factory for one entry, received in args (`{Provider: Name}` in a config) instead of an
+/// object: call create<T>() whenever an object is needed, also long after the create that injected
+/// it. Move-only; frees the cr_provider (cr_provider_free) when destroyed. After its registry has
+/// been freed, create() throws Error(CR_ERR_INVALID_ARGUMENT).
+///
+/// Taking a provider from args inside a factory is exception-safe: if the factory then throws,
+/// the registry releases the provider and this object does not free it again.
+class Provider {
+public:
+    Provider() noexcept = default;
+    /// Takes ownership of `p` (from cr_value_provider).
+    explicit Provider(cr_provider *p) noexcept
+        : p_(p), call_(detail::current_factory_call()), exceptions_(std::uncaught_exceptions()) {}
+    Provider(const Provider &) = delete;
+    Provider &operator=(const Provider &) = delete;
+    Provider(Provider &&o) noexcept : p_(std::exchange(o.p_, nullptr)), call_(std::exchange(o.call_, 0)), exceptions_(o.exceptions_) {}
+    Provider &operator=(Provider &&o) noexcept {
+        if (this != &o) {
+            reset();
+            p_ = std::exchange(o.p_, nullptr);
+            call_ = std::exchange(o.call_, 0);
+            exceptions_ = o.exceptions_;
+        }
+        return *this;
+    }
+    ~Provider() { reset(); }
+
+    explicit operator bool() const noexcept { return p_ != nullptr; }
+    cr_provider *get() const noexcept { return p_; }
+    /// The name of the entry this provider creates.
+    std::string name() const { return p_ ? cr_provider_name(p_) : ""; }
+
+    /// Creates the provider's entry now (props merged over its dependencies). Ownership as for
+    /// Registry::create. Limitation: the C ABI does not report who owns a provider's result; an
+    /// object that already existed (a singleton built earlier) gets a no-op deleter, but a
+    /// singleton built by this very call is returned as if it were the caller's.
+    template <class T> Ptr<T> create(const Props &props) { return create_impl<T>(props.get()); }
+    template <class T> Ptr<T> create() { return create_impl<T>(nullptr); }
+    template <class T> Ptr<T> create(std::initializer_list<std::pair<std::string, PropValue>> props) {
+        Props p(props);
+        return create_impl<T>(p.get());
+    }
+
+    /// Frees the provider now.
+    void reset() noexcept {
+        cr_provider *p = std::exchange(p_, nullptr);
+        if (!p) return;
+        // Destroyed by an exception leaving the factory that took it: the registry frees it.
+        if (call_ && std::uncaught_exceptions() > exceptions_ && detail::factory_call_active(call_)) return;
+        cr_provider_free(p);
+    }
+    /// Gives up ownership (free it with cr_provider_free).
+    cr_provider *release() noexcept { return std::exchange(p_, nullptr); }
+
+private:
+    template <class T> Ptr<T> create_impl(const cr_value *props) {
+        if (!p_) throw Error(CR_ERR_INVALID_ARGUMENT, "controllerreg::Provider is empty");
+        detail::Produced saved = detail::last_produced();
+        detail::last_produced() = detail::Produced{};
+        void *object = cr_provider_create(p_, props);
+        detail::Produced made = detail::last_produced();
+        detail::last_produced() = saved;
+        if (!object) detail::throw_last_error(CR_ERR_CREATE_FAILED);
+        bool existed = made.object != object; // not built during this call: kept by the registry
+        return detail::finish_create<T>(object, made, existed, name());
+    }
+
+    cr_provider *p_ = nullptr;
+    uint64_t call_ = 0;
+    int exceptions_ = 0;
+};
+
+inline Provider Value::as_provider() const {
+    expect(Kind::Provider);
+    return Provider(cr_value_provider(v_));
+}
+inline Provider Value::provider(const std::string &key) const { return (*this)[key].as_provider(); }
 
 } // namespace controllerreg
 

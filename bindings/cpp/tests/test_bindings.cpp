@@ -605,6 +605,135 @@ TEST_CASE(threads) {
     CHECK_EQ(g_live.load(), 0);
 }
 
+TEST_CASE(singleton_owned_by_registry) {
+    g_live = 0;
+    {
+        cr::Registry reg;
+        reg.register_class("Test2ViewController", [](cr::Args) { return new Test2(); });
+        reg.register_class("User", [](cr::Args args) {
+            CHECK_EQ(args.owner("svc"), cr::Owner::Registry);
+            auto t = std::make_unique<Test1>();
+            t->dependentString = std::to_string(reinterpret_cast<uintptr_t>(args.object<Test2>("svc")));
+            return t; // does not adopt the singleton
+        });
+        reg.load_string("S: {ClassName: Test2ViewController, Lifestyle: singleton}\n"
+                        "U: {ClassName: User, Dependencies: {svc: S}}");
+        Test2 *first = nullptr;
+        {
+            auto s1 = reg.create<Test2>("S");
+            CHECK(!s1.get_deleter().owns());
+            first = s1.get();
+        } // the no-op deleter leaves it alone
+        CHECK_EQ(g_live.load(), 1);
+        auto s2 = reg.create<Test2>("S");
+        CHECK(s2.get() == first);
+        auto u = reg.create<Test1>("U");
+        CHECK_EQ(u->dependentString, std::to_string(reinterpret_cast<uintptr_t>(first)));
+        CHECK(u.get_deleter().owns());
+        EXPECT_ERROR(CR_ERR_INVALID_ARGUMENT, reg.create<Test2>("S", {{"x", 1}})); // singletons take no props
+        CHECK_EQ(g_live.load(), 2);
+    } // the registry destroys the singleton
+    CHECK_EQ(g_live.load(), 0);
+}
+
+TEST_CASE(graph_objects_shared) {
+    g_live = 0;
+    {
+        cr::Registry reg;
+        std::vector<cr::Owner> owners;
+        reg.register_class("Ctx", [](cr::Args) { return new Test2(); });
+        reg.register_class("Holder", [&owners](cr::Args args) {
+            owners.push_back(args.owner("ctx"));
+            auto t = std::make_unique<Test1>();
+            if (args.owner("ctx") == cr::Owner::Receiver) t->test2.reset(args.object<Test2>("ctx")); // first use owns it
+            return t;
+        });
+        reg.register_class("Pair", [](cr::Args args) {
+            auto a = std::unique_ptr<Test1>(args.object<Test1>("a"));
+            auto b = std::unique_ptr<Test1>(args.object<Test1>("b"));
+            return new std::pair<std::unique_ptr<Test1>, std::unique_ptr<Test1>>(std::move(a), std::move(b));
+        });
+        reg.load_string("C: {ClassName: Ctx, Lifestyle: graph}\n"
+                        "H: {ClassName: Holder, Dependencies: {ctx: C}}\n"
+                        "P: {ClassName: Pair, Dependencies: {a: H, b: H}}");
+        auto p = reg.create<std::pair<std::unique_ptr<Test1>, std::unique_ptr<Test1>>>("P");
+        CHECK_EQ(owners.size(), std::size_t(2));
+        CHECK_EQ(owners[0], cr::Owner::Receiver);
+        CHECK_EQ(owners[1], cr::Owner::Shared);
+        CHECK_EQ(g_live.load(), 3); // one Test2 shared by two Test1
+    }
+    CHECK_EQ(g_live.load(), 0);
+}
+
+TEST_CASE(providers) {
+    g_live = 0;
+    {
+        cr::Registry reg;
+        struct Lazy {
+            cr::Provider next;
+        };
+        reg.register_class("Test2ViewController", [](cr::Args) { return new Test2(); });
+        reg.register_class("Lazy", [](cr::Args args) {
+            CHECK_EQ(args["next"].kind(), cr::Kind::Provider);
+            return new Lazy{args.provider("next")};
+        });
+        reg.register_class("Failing", [](cr::Args args) -> Lazy * {
+            auto p = args.provider("next"); // destroyed by the exception: the registry frees it, not us
+            throw std::runtime_error("no");
+        });
+        reg.load_string("T2: Test2ViewController\n"
+                        "S: {ClassName: Test2ViewController, Lifestyle: singleton}\n"
+                        "L: {ClassName: Lazy, Dependencies: {next: {Provider: T2}}}\n"
+                        "LS: {ClassName: Lazy, Dependencies: {next: {Provider: S}}}\n"
+                        "F: {ClassName: Failing, Dependencies: {next: {Provider: T2}}}");
+        auto lazy = reg.create<Lazy>("L");
+        CHECK(lazy->next);
+        CHECK_EQ(lazy->next.name(), std::string("T2"));
+        CHECK_EQ(g_live.load(), 0); // nothing built yet
+        {
+            auto t2 = lazy->next.create<Test2>();
+            CHECK(t2.get_deleter().owns());
+            CHECK_EQ(g_live.load(), 1);
+        }
+        CHECK_EQ(g_live.load(), 0);
+        auto single = reg.create<Test2>("S"); // built by the registry first
+        auto lazy_single = reg.create<Lazy>("LS");
+        auto again = lazy_single->next.create<Test2>();
+        CHECK(again.get() == single.get());
+        CHECK(!again.get_deleter().owns()); // already existed: the registry's
+        EXPECT_ERROR(CR_ERR_CREATE_FAILED, reg.create<Lazy>("F"));
+        lazy.reset();
+    }
+    CHECK_EQ(g_live.load(), 0);
+}
+
+TEST_CASE(children_overrides_templates_start) {
+    g_live = 0;
+    {
+        cr::Registry parent;
+        parent.register_class("Real", [](cr::Args) { return new std::string("real"); });
+        parent.register_class("Fake", [](cr::Args) { return new std::string("fake"); });
+        parent.register_class("Test2ViewController", [](cr::Args) { return new Test2(); });
+        parent.load_string("Dep: Real");
+        {
+            cr::Registry child = parent.new_child();
+            child.load_string("Dep: Fake", cr::Format::Yaml, cr::Registry::Load::Override);
+            CHECK_EQ(*child.create<std::string>("Dep"), std::string("fake"));
+        }
+        CHECK_EQ(*parent.create<std::string>("Dep"), std::string("real"));
+        EXPECT_ERROR(CR_ERR_DUPLICATE, parent.load_string("Dep: Fake"));
+        parent.load_string("Dep: Fake", cr::Format::Auto, cr::Registry::Load::Override);
+        CHECK_EQ(*parent.create<std::string>("Dep"), std::string("fake"));
+        parent.add_name_template("{name}ViewController");
+        CHECK(parent.create<Test2>("Test2") != nullptr);
+        parent.load_string("E: {ClassName: Test2ViewController, Lifestyle: singleton, Eager: true}");
+        CHECK_EQ(g_live.load(), 0);
+        parent.start();
+        CHECK_EQ(g_live.load(), 1);
+    }
+    CHECK_EQ(g_live.load(), 0);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {

@@ -43,12 +43,13 @@ from ._errors import (
     error_for,
 )
 from ._lib import ENV_VAR, LibraryError, library_path, load_library
-from ._registry import Factory, ForeignObject, Format, Owner, Registry, shared, version
+from ._registry import Factory, ForeignObject, Format, Owner, Provider, Registry, shared, version
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Registry",
+    "Provider",
     "shared",
     "version",
     "load_library",

@@ -125,6 +125,26 @@ def _declare(lib: ctypes.CDLL) -> None:
         "cr_value_count": (c_size_t, [c_void_p]),
         "cr_list_at": (c_void_p, [c_void_p, c_size_t]),
     }
+    # Added to the C ABI after 0.1.0's first cut; optional so an older library still loads.
+    optional = {
+        "cr_registry_create_ex": (c_void_p, [c_void_p, c_char_p, c_void_p, ctypes.POINTER(c_int)]),
+        "cr_registry_new_child": (c_void_p, [c_void_p]),
+        "cr_registry_start": (c_int, [c_void_p]),
+        "cr_add_name_template": (c_int, [c_void_p, c_char_p]),
+        "cr_load_string_ex": (c_int, [c_void_p, c_char_p, c_size_t, c_int, ctypes.c_uint]),
+        "cr_load_file_ex": (c_int, [c_void_p, c_char_p, c_int, ctypes.c_uint]),
+        "cr_load_files_ex": (c_int, [c_void_p, ctypes.POINTER(c_char_p), c_size_t, c_int, ctypes.c_uint]),
+        "cr_registry_entries": (c_void_p, [c_void_p]),
+        "cr_value_provider": (c_void_p, [c_void_p]),
+        "cr_provider_create": (c_void_p, [c_void_p, c_void_p]),
+        "cr_provider_name": (c_char_p, [c_void_p]),
+        "cr_provider_free": (None, [c_void_p]),
+    }
+    for name, (restype, argtypes) in optional.items():
+        fn = getattr(lib, name, None)
+        if fn is not None:
+            fn.restype = restype
+            fn.argtypes = argtypes
     for name, (restype, argtypes) in protos.items():
         fn = getattr(lib, name)
         fn.restype = restype

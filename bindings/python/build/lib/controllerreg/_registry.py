@@ -29,6 +29,7 @@ import os
 import sys
 import threading
 import traceback
+import weakref
 from typing import (
     Any,
     Callable,
@@ -38,13 +39,14 @@ from typing import (
     Mapping,
     Optional,
     Sequence,
+    Tuple,
     Union,
 )
 
 from . import _lib as _libmod
 from ._errors import Error, InvalidArgumentError, Status, error_for
 
-__all__ = ["Registry", "Format", "ForeignObject", "Owner", "Factory", "shared", "version"]
+__all__ = ["Registry", "Provider", "Format", "ForeignObject", "Owner", "Factory", "shared", "version"]
 
 # cr_kind
 _NULL, _BOOL, _INT, _DOUBLE, _STRING, _LIST, _MAP, _OBJECT = range(8)
@@ -67,6 +69,7 @@ class Owner(enum.IntEnum):
     RECEIVER = 1
     REGISTRY = 2
     CALLER = 3
+    SHARED = 4
 
 
 FormatLike = Union[Format, str, int]
@@ -121,11 +124,27 @@ def _new_handle(obj: Any) -> int:
     return h
 
 
-def _frames() -> List[List[BaseException]]:
+class _Frame:
+    """One create call in progress on this thread (graph objects are shared within it)."""
+
+    __slots__ = ("errors", "received", "registry")
+
+    def __init__(self, registry: Optional["Registry"]) -> None:
+        self.errors: List[BaseException] = []
+        self.received: List[int] = []  # handles handed to receivers: dropped when the call ends
+        self.registry = registry
+
+
+def _frames() -> List[_Frame]:
     frames = getattr(_tls, "frames", None)
     if frames is None:
         frames = _tls.frames = []
     return frames
+
+
+def _end_frame(frame: _Frame) -> None:
+    for h in frame.received:
+        _handles.pop(h, None)
 
 
 def _unraisable(where: str) -> None:
@@ -141,7 +160,10 @@ def _unraisable(where: str) -> None:
 # Reading args (cr_value -> Python)
 
 
-def _read(lib: ctypes.CDLL, v: Optional[int], received: List[int]) -> Any:
+_PROVIDER = 8
+
+
+def _read(lib: ctypes.CDLL, v: Optional[int], received: List[int], providers: Optional[List["Provider"]] = None) -> Any:
     if not v:
         return None
     kind = lib.cr_value_kind(v)
@@ -158,13 +180,13 @@ def _read(lib: ctypes.CDLL, v: Optional[int], received: List[int]) -> Any:
         p = lib.cr_value_string(v)
         return ctypes.string_at(p, n).decode("utf-8", "surrogateescape") if n else ""
     if kind == _LIST:
-        return [_read(lib, lib.cr_list_at(v, i), received) for i in range(lib.cr_value_count(v))]
+        return [_read(lib, lib.cr_list_at(v, i), received, providers) for i in range(lib.cr_value_count(v))]
     if kind == _MAP:
         out: Dict[str, Any] = {}
         for i in range(lib.cr_value_count(v)):
             k = lib.cr_map_key_at(v, i)
             key = ctypes.string_at(k).decode("utf-8", "surrogateescape") if k else ""
-            out[key] = _read(lib, lib.cr_map_value_at(v, i), received)
+            out[key] = _read(lib, lib.cr_map_value_at(v, i), received, providers)
         return out
     if kind == _OBJECT:
         address = lib.cr_value_object(v) or 0
@@ -174,6 +196,12 @@ def _read(lib: ctypes.CDLL, v: Optional[int], received: List[int]) -> Any:
                 received.append(address)
             return _handles[address]
         return ForeignObject(address, owner)
+    if kind == _PROVIDER:
+        frames = _frames()
+        provider = Provider(lib, lib.cr_value_provider(v), frames[-1].registry if frames else None)
+        if providers is not None:
+            providers.append(provider)
+        return provider
     return None
 
 
@@ -314,23 +342,35 @@ def _create_cb(args: Optional[int], user_data: Optional[int]) -> Optional[int]:
             return None
         lib = _libmod.library()
         received: List[int] = []
-        py_args = _read(lib, args, received)
-        if not isinstance(py_args, dict):
-            py_args = {}
-        obj = record.factory(py_args)
-        if obj is None:
-            _report(f"the factory of class '{record.name}' returned None")
-            return None
+        providers: List[Provider] = []
+        try:
+            py_args = _read(lib, args, received, providers)
+            if not isinstance(py_args, dict):
+                py_args = {}
+            obj = record.factory(py_args)
+            if obj is None:
+                _report(f"the factory of class '{record.name}' returned None")
+                return None
+        except BaseException:
+            for p in providers:  # the registry releases providers of a failed create itself
+                p._disown()
+            raise
         h = _new_handle(obj)
-        # Success: the dependencies built for this call now belong to `obj` (its own references).
-        for r in received:
-            _handles.pop(r, None)
+        # Success: the objects built for this call now belong to `obj` (its own references keep
+        # them). Graph objects may still be handed to other objects of the same create (as
+        # "shared"), so their handles are dropped when the whole create call ends.
+        frames = _frames()
+        if frames:
+            frames[-1].received.extend(received)
+        else:
+            for r in received:
+                _handles.pop(r, None)
         return h
     except BaseException as e:  # nothing may cross the C boundary
         try:
             frames = _frames()
             if frames:
-                frames[-1].append(e)
+                frames[-1].errors.append(e)
             _report(f"{type(e).__name__}: {e}")
         except BaseException:
             pass
@@ -390,6 +430,8 @@ class Registry:
         self._owned = True
         self._active = 0
         self._state_lock = threading.Lock()
+        self._parent: Optional[Registry] = None
+        self._children: "weakref.WeakSet[Registry]" = weakref.WeakSet()
         self._lib = _libmod.load_library(library) if library is not None else _libmod.library()
         ptr = self._lib.cr_registry_new()
         if not ptr:
@@ -408,6 +450,8 @@ class Registry:
                 reg._owned = False
                 reg._active = 0
                 reg._state_lock = threading.Lock()
+                reg._parent = None
+                reg._children = weakref.WeakSet()
                 cls._shared_instance = reg
             return cls._shared_instance
 
@@ -428,6 +472,8 @@ class Registry:
         holds are destroyed. Objects already returned by :meth:`create` are not affected.
         Idempotent; does nothing on the shared registry. Raises InvalidArgumentError if called
         while a call on this registry is running (e.g. from inside one of its factories)."""
+        for child in list(self._children):
+            child.close()  # children are freed before their parent
         with self._state_lock:
             if not self._owned or self._ptr is None:
                 return
@@ -517,39 +563,49 @@ class Registry:
 
     # -- loading ----------------------------------------------------------------------------------
 
-    def load_file(self, path: PathLike, format: FormatLike = "auto") -> None:
+    def load_file(self, path: PathLike, format: FormatLike = "auto", *, override: bool = False) -> None:
         """Loads a config file (all or nothing). Raises IoError, ConfigSyntaxError, SchemaError,
-        DuplicateError, MissingReferenceError, CycleError, ... with ``file:line:column`` messages."""
+        DuplicateError, MissingReferenceError, CycleError, ... with ``file:line:column`` messages.
+        ``override=True`` replaces entries whose names exist instead of raising DuplicateError."""
         data = os.fsencode(path)
         fmt = _format(format)
         ptr = self._enter()
         try:
-            rc = self._lib.cr_load_file(ptr, data, fmt)
+            if override:
+                rc = self._lib.cr_load_file_ex(ptr, data, fmt, 1)
+            else:
+                rc = self._lib.cr_load_file(ptr, data, fmt)
         finally:
             self._leave()
         if rc != 0:
             raise _status_error(self._lib, rc)
 
-    def load_files(self, paths: Iterable[PathLike], format: FormatLike = "auto") -> None:
+    def load_files(self, paths: Iterable[PathLike], format: FormatLike = "auto", *, override: bool = False) -> None:
         """Loads several files as one transaction (they may refer to each other)."""
         encoded = [os.fsencode(p) for p in paths]
         array = (ctypes.c_char_p * len(encoded))(*encoded)
         fmt = _format(format)
         ptr = self._enter()
         try:
-            rc = self._lib.cr_load_files(ptr, array, len(encoded), fmt)
+            if override:
+                rc = self._lib.cr_load_files_ex(ptr, array, len(encoded), fmt, 1)
+            else:
+                rc = self._lib.cr_load_files(ptr, array, len(encoded), fmt)
         finally:
             self._leave()
         if rc != 0:
             raise _status_error(self._lib, rc)
 
-    def load_string(self, text: Union[str, bytes], format: FormatLike = "auto") -> None:
-        """Loads config text (locations name the file ``<string>``)."""
+    def load_string(self, text: Union[str, bytes], format: FormatLike = "auto", *, override: bool = False) -> None:
+        """Loads config text (locations name the file ``<string>``); ``override`` as in load_file."""
         data = text.encode("utf-8") if isinstance(text, str) else bytes(text)
         fmt = _format(format)
         ptr = self._enter()
         try:
-            rc = self._lib.cr_load_string(ptr, data, len(data), fmt)
+            if override:
+                rc = self._lib.cr_load_string_ex(ptr, data, len(data), fmt, 1)
+            else:
+                rc = self._lib.cr_load_string(ptr, data, len(data), fmt)
         finally:
             self._leave()
         if rc != 0:
@@ -561,40 +617,198 @@ class Registry:
         """Builds the entry ``name`` and returns the object its factory made.
 
         Props come from ``props`` and keyword arguments (keywords win) and override the config's
-        dependencies of the same key. Raises NotFoundError, ClassNotRegisteredError,
-        CreateFailedError (a factory raised or returned None: the message has the exception's
-        ``Type: text``, and the exception is ``__cause__``), ...
+        dependencies of the same key. A singleton (``Lifestyle: singleton``) is the same object on
+        every call and stays owned by the registry (it takes no props). Raises NotFoundError,
+        ClassNotRegisteredError, CreateFailedError (a factory raised or returned None: the message
+        has the exception's ``Type: text``, and the exception is ``__cause__``), ...
         """
         lib = self._lib
-        merged: Dict[str, Any] = dict(props) if props else {}
-        merged.update(kwargs)
         cname = _encode(name, "an entry name")
-        temps: List[int] = []
-        frames = _frames()
-        frames.append([])
         ptr = self._enter()
         try:
-            cprops = _container(lib, merged, temps) if merged else None
-            try:
-                h = lib.cr_registry_create(ptr, cname, cprops)
-                if not h:
-                    error = _last_error(lib, Status.CREATE_FAILED)
-            finally:
-                if cprops:
-                    lib.cr_value_free(cprops)
+            if hasattr(lib, "cr_registry_create_ex"):
+                owner = ctypes.c_int(0)
+
+                def call(cprops: Optional[int]) -> Tuple[Optional[int], int]:
+                    h = lib.cr_registry_create_ex(ptr, cname, cprops, ctypes.byref(owner))
+                    return h, owner.value
+
+            else:  # a library without cr_registry_create_ex: no singletons there
+
+                def call(cprops: Optional[int]) -> Tuple[Optional[int], int]:
+                    return lib.cr_registry_create(ptr, cname, cprops), int(Owner.RECEIVER)
+
+            return _run_create(lib, self, props, kwargs, call)
         finally:
             self._leave()
-            for t in temps:
-                _handles.pop(t, None)
-            raised = frames.pop()
-        if not h:
-            cause = raised[0] if raised else None
-            if cause is not None and not isinstance(cause, Exception):
-                raise cause  # KeyboardInterrupt, SystemExit: not ours to wrap
-            raise error from cause
-        if h & 1 and h in _handles:
-            return _handles.pop(h)
-        return ForeignObject(h, Owner.CALLER)
+
+    # -- lifestyles, children, dynamic names ------------------------------------------------------
+
+    def start(self) -> None:
+        """Builds every eager singleton (``Eager: true``) now (``cr_registry_start``)."""
+        ptr = self._enter()
+        try:
+            rc = self._lib.cr_registry_start(ptr)
+        finally:
+            self._leave()
+        if rc != 0:
+            raise _status_error(self._lib, rc)
+
+    def new_child(self) -> "Registry":
+        """A child registry: names and classes fall back to this one; what the child defines
+        overrides for creates made through the child. Closing this registry closes its children
+        first."""
+        ptr = self._enter()
+        try:
+            child_ptr = self._lib.cr_registry_new_child(ptr)
+        finally:
+            self._leave()
+        if not child_ptr:
+            raise _last_error(self._lib, Status.INVALID_ARGUMENT)
+        child = Registry.__new__(Registry)
+        child._lib = self._lib
+        child._ptr = child_ptr
+        child._owned = True
+        child._active = 0
+        child._state_lock = threading.Lock()
+        child._parent = self  # keeps the parent alive as long as the child
+        child._children = weakref.WeakSet()
+        self._children.add(child)
+        return child
+
+    def add_name_template(self, template: str) -> None:
+        """Adds a class-name template such as ``"{name}ViewController"`` (convention over
+        configuration: ``create("Test2")`` then builds class ``Test2ViewController``)."""
+        data = _encode(template, "a name template")
+        ptr = self._enter()
+        try:
+            rc = self._lib.cr_add_name_template(ptr, data)
+        finally:
+            self._leave()
+        if rc != 0:
+            raise _status_error(self._lib, rc)
+
+    def entries(self) -> List[Dict[str, Any]]:
+        """Every entry: dicts with "name", "class", "lifestyle" and, when set, "description", "tag"."""
+        ptr = self._enter()
+        try:
+            v = self._lib.cr_registry_entries(ptr)
+        finally:
+            self._leave()
+        if not v:
+            raise _last_error(self._lib, Status.INVALID_ARGUMENT)
+        try:
+            out = _read(self._lib, v, [])
+        finally:
+            self._lib.cr_value_free(v)
+        return list(out or [])
+
+    def _lifestyle(self, name: str) -> Optional[str]:
+        try:
+            for e in self.entries():
+                if e.get("name") == name:
+                    return e.get("lifestyle")
+        except Exception:
+            pass
+        return None
+
+
+class Provider:
+    """A lazy factory for one entry, received in a factory's args (``{Provider: Name}``).
+
+    Keep it as long as you like (it may be used after the create that injected it) and call
+    :meth:`create` whenever an object is needed. It is freed when garbage collected or by
+    :meth:`close`; after its registry has been freed, :meth:`create` raises InvalidArgumentError.
+    """
+
+    def __init__(self, lib: ctypes.CDLL, ptr: Optional[int], registry: Optional[Registry]) -> None:
+        self._lib = lib
+        self._ptr = ptr
+        self._lock = threading.Lock()
+        self._registry = weakref.ref(registry) if registry is not None else None
+        raw = lib.cr_provider_name(ptr) if ptr else None
+        #: The name of the entry this provider creates.
+        self.name: str = raw.decode("utf-8", "surrogateescape") if raw else ""
+
+    def create(self, props: Optional[Mapping[str, Any]] = None, /, **kwargs: Any) -> Any:
+        """Creates the provider's entry now, with props merged over its dependencies."""
+        lib = self._lib
+        ptr = self._ptr
+        if not ptr:
+            raise InvalidArgumentError(Status.INVALID_ARGUMENT, "the provider is closed")
+        registry = self._registry() if self._registry is not None else None
+        # The C ABI does not report who owns a provider's result (there is no
+        # cr_provider_create_ex): a singleton is the registry's, anything else the caller's.
+        singleton = registry is not None and not registry.closed and registry._lifestyle(self.name) == "singleton"
+
+        def call(cprops: Optional[int]) -> Tuple[Optional[int], int]:
+            h = lib.cr_provider_create(ptr, cprops)
+            return h, int(Owner.REGISTRY if singleton else Owner.RECEIVER)
+
+        return _run_create(lib, registry, props, kwargs, call)
+
+    def __call__(self, props: Optional[Mapping[str, Any]] = None, /, **kwargs: Any) -> Any:
+        """Same as :meth:`create`."""
+        return self.create(props, **kwargs)
+
+    def _disown(self) -> None:
+        self._ptr = None
+
+    def close(self) -> None:
+        """Frees the provider (idempotent)."""
+        with self._lock:
+            ptr, self._ptr = self._ptr, None
+        if ptr:
+            self._lib.cr_provider_free(ptr)
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def __repr__(self) -> str:
+        return f"<controllerreg.Provider {self.name!r}{'' if self._ptr else ' closed'}>"
+
+
+def _run_create(lib: ctypes.CDLL, registry: Optional[Registry], props: Optional[Mapping[str, Any]],
+                kwargs: Mapping[str, Any], call: Callable[[Optional[int]], Tuple[Optional[int], int]]) -> Any:
+    """Runs one create call: builds props, tracks the call's frame, turns the result or the error
+    into Python."""
+    merged: Dict[str, Any] = dict(props) if props else {}
+    merged.update(kwargs)
+    temps: List[int] = []
+    frames = _frames()
+    frame = _Frame(registry)
+    frames.append(frame)
+    h: Optional[int] = None
+    owner = int(Owner.RECEIVER)
+    error: Optional[Error] = None
+    try:
+        cprops = _container(lib, merged, temps) if merged else None
+        try:
+            h, owner = call(cprops)
+            if not h:
+                error = _last_error(lib, Status.CREATE_FAILED)
+        finally:
+            if cprops:
+                lib.cr_value_free(cprops)
+    finally:
+        frames.pop()
+        for t in temps:
+            _handles.pop(t, None)
+        _end_frame(frame)
+    if not h:
+        cause = frame.errors[0] if frame.errors else None
+        if cause is not None and not isinstance(cause, Exception):
+            raise cause  # KeyboardInterrupt, SystemExit: not ours to wrap
+        assert error is not None
+        raise error from cause
+    if h & 1 and h in _handles:
+        if owner == Owner.REGISTRY:
+            return _handles[h]  # a singleton: the registry keeps its handle until it is freed
+        return _handles.pop(h)
+    return ForeignObject(h, Owner(owner) if owner in (0, 1, 2, 3, 4) else Owner.NONE)
 
 
 def shared() -> Registry:

@@ -57,7 +57,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ControllerRegToolTests",
-            dependencies: ["ControllerRegTool"],
+            dependencies: ["ControllerRegTool", "controllerreg"],
             exclude: ["Golden"]
         ),
     ]

@@ -65,9 +65,9 @@ public enum GraphRenderer {
         "\"" + lines.map { String(quote($0).dropFirst().dropLast()) }.joined(separator: "\\n") + "\""
     }
 
-    /// Renders DOT text to SVG by running Graphviz's `dot -Tsvg`.
-    public static func svg(fromDot text: String, dotPath: String? = nil) throws(ToolError) -> String {
-        guard let exe = dotPath ?? Subprocess.find("dot") else {
+    /// Renders DOT text to SVG by running Graphviz's `dot -Tsvg`, found in `searchPath` (default: PATH).
+    public static func svg(fromDot text: String, searchPath: String? = nil) throws(ToolError) -> String {
+        guard let exe = Subprocess.find("dot", path: searchPath) else {
             throw ToolError("SVG output needs Graphviz's 'dot', which is not on PATH: install the 'graphviz' package (e.g. apt-get install graphviz, brew install graphviz) or use --format dot")
         }
         let result = try Subprocess.run(exe, ["-Tsvg"], input: Array(text.utf8))

@@ -1,6 +1,15 @@
-/// Parses Plist config text into a ConfigDocument. (Placeholder: implemented in its own change.)
+/// Parses an Apple property list into a `ConfigDocument`: a `bplist00` header selects the binary
+/// parser, anything else is read as XML.
 enum PlistParser {
     static func parse(_ bytes: UnsafeRawBufferPointer, file: String, limits: ConfigLimits) throws(ConfigError) -> ConfigDocument {
-        throw ConfigError(.syntax, "\(file): the Plist loader is not implemented yet")
+        if bytes.count >= 6, bytes.starts(with: "bplist".utf8) {
+            guard bytes.count >= 8, bytes.starts(with: "bplist00".utf8) else {
+                let version = String(decoding: bytes.prefix(8), as: UTF8.self)
+                throw ConfigError(.syntax, "unsupported binary plist version '\(version)' (only bplist00 is supported)",
+                                  at: SourceLocation(file: file, line: 0, column: 0))
+            }
+            return try BinaryPlistParser.parse(bytes, file: file, limits: limits)
+        }
+        return try XMLPlistParser.parse(bytes, file: file, limits: limits)
     }
 }

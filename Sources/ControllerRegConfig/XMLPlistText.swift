@@ -1,0 +1,122 @@
+/// Text content of XML plist `<string>` and `<key>` elements: UTF-8 validation, the five predefined
+/// entities, numeric character references, CDATA sections and comments, copied into the builder
+/// in runs (no per-value `String`).
+extension XMLPlistParser {
+    /// Reads the content of a `<string>`/`<key>` up to (not including) its end tag and adds it as a
+    /// string node at `line`:`column`.
+    mutating func readStringContent(_ nameStart: Int, _ nameLength: Int, line: Int, column: Int) throws(ConfigError) {
+        builder.beginString()
+        var run = pos
+        var i = pos
+        while true {
+            while i < end {
+                let b = p[i]
+                if b == UInt8(ascii: "<") || b == UInt8(ascii: "&") || b >= 0x80 { break }
+                i += 1
+            }
+            guard i < end else {
+                throw syntax("expected </\(name(nameStart, nameLength))>, found end of input", at: i)
+            }
+            let b = p[i]
+            if b >= 0x80 {
+                let n = utf8SequenceLength(p, i, end)
+                if n == 0 { throw invalidUTF8(at: i) }
+                i += n
+                continue
+            }
+            appendRun(run, i)
+            if b == UInt8(ascii: "&") {
+                i = try decodeReference(at: i)
+            } else if i + 1 < end, p[i + 1] == UInt8(ascii: "/") {
+                break
+            } else if has("<!--", at: i) {
+                i = try skipComment(at: i)
+            } else if has("<![CDATA[", at: i) {
+                i = try readCDATA(at: i)
+            } else {
+                let save = pos
+                pos = i
+                let found = describeHere()
+                pos = save
+                throw syntax("unexpected \(found) in <\(name(nameStart, nameLength))>", at: i)
+            }
+            run = i
+        }
+        pos = i
+        try builder.endString(line: line, column: column)
+    }
+
+    @inline(__always)
+    mutating func appendRun(_ start: Int, _ stop: Int) {
+        if stop > start { builder.appendStringBytes(UnsafeRawBufferPointer(start: p + start, count: stop - start)) }
+    }
+
+    /// Decodes the reference at `amp` (`&…;`) into the string being built; returns the index after `;`.
+    mutating func decodeReference(at amp: Int) throws(ConfigError) -> Int {
+        var semi = amp + 1
+        while semi < end, semi - amp <= 40, p[semi] != UInt8(ascii: ";"), p[semi] != UInt8(ascii: "<") { semi += 1 }
+        guard semi < end, p[semi] == UInt8(ascii: ";") else {
+            throw syntax("unterminated entity reference (expected ';')", at: amp)
+        }
+        let start = amp + 1
+        let length = semi - start
+        if length >= 2, p[start] == UInt8(ascii: "#") {
+            let hex = p[start + 1] == UInt8(ascii: "x")
+            var i = start + (hex ? 2 : 1)
+            var value: UInt32 = 0
+            var valid = i < semi
+            while i < semi {
+                let b = p[i]
+                let d: UInt32
+                switch b {
+                case UInt8(ascii: "0") ... UInt8(ascii: "9"): d = UInt32(b - UInt8(ascii: "0"))
+                case UInt8(ascii: "a") ... UInt8(ascii: "f") where hex: d = UInt32(b - UInt8(ascii: "a") + 10)
+                case UInt8(ascii: "A") ... UInt8(ascii: "F") where hex: d = UInt32(b - UInt8(ascii: "A") + 10)
+                default: d = 99; valid = false
+                }
+                if !valid { break }
+                value = min(value * (hex ? 16 : 10) + d, 0x110000)
+                i += 1
+            }
+            guard valid, value != 0, let scalar = Unicode.Scalar(value) else {
+                throw syntax("invalid character reference '\(text(amp, semi + 1))'", at: amp)
+            }
+            builder.appendScalar(scalar)
+            return semi + 1
+        }
+        let byte: UInt8
+        switch length {
+        case 2 where has("lt;", at: start): byte = UInt8(ascii: "<")
+        case 2 where has("gt;", at: start): byte = UInt8(ascii: ">")
+        case 3 where has("amp;", at: start): byte = UInt8(ascii: "&")
+        case 4 where has("quot;", at: start): byte = UInt8(ascii: "\"")
+        case 4 where has("apos;", at: start): byte = UInt8(ascii: "'")
+        default:
+            throw syntax("unknown entity '\(text(amp, semi + 1))' (only &lt; &gt; &amp; &quot; &apos; and character references are supported)", at: amp)
+        }
+        builder.appendStringByte(byte)
+        return semi + 1
+    }
+
+    /// Copies the CDATA section at `start` (`<![CDATA[`) into the string being built; returns the
+    /// index after `]]>`.
+    mutating func readCDATA(at start: Int) throws(ConfigError) -> Int {
+        let contentStart = start + 9
+        var i = contentStart
+        while i + 2 < end {
+            let b = p[i]
+            if b == UInt8(ascii: "]"), p[i + 1] == UInt8(ascii: "]"), p[i + 2] == UInt8(ascii: ">") {
+                appendRun(contentStart, i)
+                return i + 3
+            }
+            if b >= 0x80 {
+                let n = utf8SequenceLength(p, i, end)
+                if n == 0 { throw invalidUTF8(at: i) }
+                i += n
+            } else {
+                i += 1
+            }
+        }
+        throw syntax("unterminated CDATA section (expected ']]>')", at: start)
+    }
+}

@@ -20,18 +20,26 @@
  *
  * OWNERSHIP
  *   The caller owns what cr_create / cr_registry_create returns and frees it itself (usually with
- *   the class's destroy). Inside a create callback, `args` and every value reached from it are
- *   borrowed and valid only until the callback returns; strings from cr_value_string live exactly
- *   as long as their value. An object found in `args` that the registry built as a dependency
- *   belongs to the object being built once create returns it (cr_value_owner() says
- *   CR_OWNER_RECEIVER): keep it or destroy it. If create returns NULL, the registry destroys those
- *   dependencies itself. Objects the caller put into props stay the caller's (CR_OWNER_CALLER).
+ *   the class's destroy), except a singleton, which the registry owns (cr_registry_create_ex
+ *   reports which). Inside a create callback, `args` and every value reached from it are borrowed
+ *   and valid only until the callback returns; strings from cr_value_string live exactly as long
+ *   as their value. cr_value_owner() tells, for each object in `args`, whose it is:
+ *     CR_OWNER_RECEIVER  built for this call (a transient, or the first use of a graph object): it
+ *                        belongs to the object being built once create returns it; keep or destroy it.
+ *     CR_OWNER_SHARED    a graph object already given to another object of the same create, which
+ *                        owns it: use it, do not destroy it.
+ *     CR_OWNER_REGISTRY  a singleton: the registry destroys it in cr_registry_free; never destroy it.
+ *     CR_OWNER_CALLER    came from the caller's props: the caller keeps it.
+ *   A provider in `args` (CR_PROVIDER) likewise belongs to the object being built: keep it and free
+ *   it with cr_provider_free when done (it may be used after the create has returned).
+ *   If create returns NULL, the registry destroys what it built for that create itself; if a call
+ *   fails part-way through building a graph, every object already built for that call is passed to
+ *   its class's destroy before the call returns.
  *   Props are borrowed: the library never keeps or frees them; free them with cr_value_free.
  *   Values made by cr_map_new / cr_list_new are owned by the caller until freed or handed to
- *   cr_map_set_value / cr_list_push_value, which take ownership. A registry owns its classes'
- *   user_data only if the class has a release callback, which it calls once when freed.
- *   If a call fails part-way through building a graph, every object already built for that
- *   call is passed to its class's destroy before the call returns.
+ *   cr_map_set_value / cr_list_push_value, which take ownership. Values returned by
+ *   cr_registry_entries are the caller's to free. A registry owns its classes' user_data only if
+ *   the class has a release callback, which it calls once when it no longer needs it.
  *
  * THREADS
  *   A registry may be used from any number of threads at once: creates never block and see either
@@ -112,15 +120,26 @@ typedef struct cr_value cr_value;
  *  content: "bplist" or '<' is a plist, '{' or '[' is JSON, anything else is YAML. */
 typedef enum { CR_FORMAT_AUTO, CR_FORMAT_JSON, CR_FORMAT_YAML, CR_FORMAT_PLIST } cr_format;
 
-/** Value kinds. */
-typedef enum { CR_NULL, CR_BOOL, CR_INT, CR_DOUBLE, CR_STRING, CR_LIST, CR_MAP, CR_OBJECT } cr_kind;
+/** Value kinds. CR_PROVIDER (a factory for an entry, see cr_value_provider) follows the contract's eight. */
+typedef enum { CR_NULL, CR_BOOL, CR_INT, CR_DOUBLE, CR_STRING, CR_LIST, CR_MAP, CR_OBJECT, CR_PROVIDER } cr_kind;
+
+/** Entry lifestyles (`Lifestyle:` in configs). */
+typedef enum {
+    CR_LIFESTYLE_TRANSIENT = 0, /**< a new object per create, owned by whoever receives it (default) */
+    CR_LIFESTYLE_SINGLETON = 1, /**< one object per registry, built once on first use, owned by the registry */
+    CR_LIFESTYLE_GRAPH = 2      /**< one object shared within a single create call */
+} cr_lifestyle;
+
+/** A factory for one entry, injected instead of an object (`{Provider: Name}` in configs). Opaque. */
+typedef struct cr_provider cr_provider;
 
 /** Who owns an object found in a value (see OWNERSHIP above). */
 typedef enum {
     CR_OWNER_NONE = 0,     /**< not an object */
     CR_OWNER_RECEIVER = 1, /**< built for this call: it belongs to the object being created */
     CR_OWNER_REGISTRY = 2, /**< the registry keeps it (e.g. a singleton): never destroy it */
-    CR_OWNER_CALLER = 3    /**< came from the caller's props: the caller keeps it */
+    CR_OWNER_CALLER = 3,   /**< came from the caller's props: the caller keeps it */
+    CR_OWNER_SHARED = 4    /**< a graph object another object of this create owns: do not destroy */
 } cr_owner;
 
 /** A host class: the callbacks the registry uses to build, destroy and configure objects.
@@ -154,6 +173,18 @@ void cr_registry_free(cr_registry *reg);
 /** The process-wide default registry, created on first use and never freed. Never NULL. */
 cr_registry *cr_shared(void);
 
+/** A new child of `parent`: names, classes and name templates fall back to the parent, and what
+ *  the child defines (entries, classes) overrides the parent's for creates made through the child
+ *  (the test-override pattern). A singleton lives in the registry whose entry defines it. A change
+ *  to the parent that would break a child (e.g. removing an entry the child refers to) fails.
+ *  Freeing the child never disturbs the parent; free children before their parent. NULL on error. */
+cr_registry *cr_registry_new_child(cr_registry *parent);
+
+/** Builds every eager singleton (`Eager: true`), each after its dependencies, in definition order.
+ *  Stops at the first failure, whose message names the entry. Singletons are destroyed in reverse
+ *  order of creation by cr_registry_free. */
+int cr_registry_start(cr_registry *reg);
+
 /** Registers `cls` (copied; `create` required) under `class_name` with `user_data` passed to every
  *  callback. Registering a name that is already registered fails with CR_ERR_CLASS_EXISTS and
  *  changes nothing; use cr_replace_class to replace on purpose. On failure the class's release
@@ -164,8 +195,17 @@ int cr_register_class(cr_registry *reg, const char *class_name, const cr_class *
  *  class's release callback runs once no create can still be using it). */
 int cr_replace_class(cr_registry *reg, const char *class_name, const cr_class *cls, void *user_data);
 
+/** Adds a class-name template containing "{name}", such as "{name}ViewController". A name that is
+ *  neither an entry nor a registered class is tried against each template in the order added.
+ *  Precedence: entry, then a class of exactly that name, then the templates in order. Objects made
+ *  this way get the props (or an empty map) as their args. */
+int cr_add_name_template(cr_registry *reg, const char *name_template);
+
 /* ------------------------------------------------------------------------------------------ */
 /* Loading configs                                                                             */
+
+/** Load flag: names that already exist are replaced instead of being an error. */
+#define CR_LOAD_OVERRIDE 1u
 
 /** Reads and loads the config file at `path`. All problems in the file are reported at once (one
  *  per line of the message); if any is found nothing is loaded and the registry is unchanged.
@@ -181,6 +221,32 @@ int cr_load_files(cr_registry *reg, const char *const *paths, size_t count, cr_f
  *  locations name the file "<string>". CR_FORMAT_AUTO sniffs the content. */
 int cr_load_string(cr_registry *reg, const char *text, size_t length, cr_format format);
 
+/** cr_load_file, cr_load_files and cr_load_string with flags (0 or CR_LOAD_OVERRIDE). With
+ *  CR_LOAD_OVERRIDE an entry whose name exists replaces it, and references to the name reach the
+ *  new definition; the whole graph is validated again (cycles, missing references). */
+int cr_load_file_ex(cr_registry *reg, const char *path, cr_format format, unsigned flags);
+int cr_load_files_ex(cr_registry *reg, const char *const *paths, size_t count, cr_format format, unsigned flags);
+int cr_load_string_ex(cr_registry *reg, const char *text, size_t length, cr_format format, unsigned flags);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Entries from code                                                                           */
+
+/** Adds one entry: `name`, built from `class_name`, with `lifestyle` and `dependencies` (a CR_MAP
+ *  or NULL, read with the config's rules: "@text" is a literal, any other string a reference, a map
+ *  {"Provider": "Name"} a provider; objects are not allowed). Validated like a file (missing
+ *  references, cycles, duplicate names); on failure nothing changes. */
+int cr_add_entry(cr_registry *reg, const char *name, const char *class_name, cr_lifestyle lifestyle,
+                 const cr_value *dependencies);
+
+/** Removes an entry. Fails, changing nothing, if another entry refers to it (the message names it)
+ *  or it does not exist. A child cannot remove what its parent defines. */
+int cr_remove_entry(cr_registry *reg, const char *name);
+
+/** Every entry, for tools: a new CR_LIST (the caller frees it with cr_value_free) of CR_MAPs with
+ *  keys "name", "class", "lifestyle" (strings), and "description" and "tag" when set. A child lists
+ *  its parent's entries too, with its own overrides. NULL on error. */
+cr_value *cr_registry_entries(cr_registry *reg);
+
 /* ------------------------------------------------------------------------------------------ */
 /* Creating objects                                                                            */
 
@@ -194,6 +260,29 @@ void *cr_registry_create(cr_registry *reg, const char *name, const cr_value *pro
 
 /** cr_registry_create on the shared registry (cr_shared()). */
 void *cr_create(const char *name, const cr_value *props);
+
+/** cr_registry_create that also reports who owns the result in `*owner` (if not NULL):
+ *  CR_OWNER_REGISTRY for a singleton, CR_OWNER_RECEIVER otherwise. A singleton takes no props:
+ *  non-empty props for one are CR_ERR_INVALID_ARGUMENT. */
+void *cr_registry_create_ex(cr_registry *reg, const char *name, const cr_value *props, cr_owner *owner);
+
+/** Injects entry `name`'s dependencies into `object`, which the host made itself (e.g. a screen
+ *  built by a storyboard), calling its class's set callback once per key in written order. Objects
+ *  passed to set belong to `object` afterwards (as with create). A class without set is
+ *  CR_ERR_INVALID_ARGUMENT; a set that fails stops the injection with CR_ERR_CREATE_FAILED naming
+ *  the key, and what was built for the keys not yet set is destroyed. */
+int cr_inject(cr_registry *reg, const char *name, void *object);
+
+/** Creates the provider's entry now (any time, also after the create that injected it), with
+ *  `props` merged over its dependencies. Same results and errors as cr_registry_create; after its
+ *  registry has been freed it fails with CR_ERR_INVALID_ARGUMENT. */
+void *cr_provider_create(cr_provider *provider, const cr_value *props);
+
+/** The name of the entry a provider creates; valid as long as the provider. */
+const char *cr_provider_name(const cr_provider *provider);
+
+/** Frees a provider the host received in args (NULL is ignored). */
+void cr_provider_free(cr_provider *provider);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Building values (props)                                                                     */
@@ -269,8 +358,12 @@ size_t cr_value_string_length(const cr_value *value);
 /** The object pointer of a CR_OBJECT. */
 void *cr_value_object(const cr_value *value);
 
-/** Who owns the object of a CR_OBJECT (CR_OWNER_NONE for other kinds). */
+/** Who owns the object of a CR_OBJECT or the provider of a CR_PROVIDER (CR_OWNER_NONE for other kinds). */
 cr_owner cr_value_owner(const cr_value *value);
+
+/** The provider of a CR_PROVIDER. It belongs to the object being built (see OWNERSHIP): keep it and
+ *  free it with cr_provider_free, or free it at once if not needed. */
+cr_provider *cr_value_provider(const cr_value *value);
 
 /** Element count of a list or map (string length for strings, 0 otherwise). */
 size_t cr_value_count(const cr_value *value);

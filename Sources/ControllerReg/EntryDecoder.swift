@@ -1,12 +1,14 @@
 /// Reads entries out of a `ConfigDocument` by the config schema. Knows nothing of file formats.
 ///
 /// Schema: the top level is a map from entry names to entries. An entry is a string (the class
-/// name) or a map with `ClassName` (required), `Description` (string), `Tag` (string or integer)
-/// and `Dependencies` (map). Any other key is an error. In dependencies, `"@text"` is the literal
-/// `text` and any other string is a reference to an entry; lists and maps nest with the same rule.
+/// name) or a map with `ClassName` (required), `Description` (string), `Tag` (string or integer),
+/// `Dependencies` (map), `Lifestyle` (`transient`, `singleton` or `graph`) and `Eager` (bool, for
+/// singletons). Any other key is an error. In dependencies, `"@text"` is the literal `text`, any
+/// other string is a reference to an entry, and a map with the single key `Provider` is a provider
+/// of the entry it names; lists and maps nest with the same rule.
 public enum EntryDecoder {
     /// The keys an entry map may have.
-    public static let entryKeys = ["ClassName", "Description", "Tag", "Dependencies"]
+    public static let entryKeys = ["ClassName", "Description", "Tag", "Dependencies", "Lifestyle", "Eager"]
 
     /// What decoding a document found.
     public struct Result: Sendable {
@@ -94,6 +96,8 @@ public enum EntryDecoder {
             var description: String?
             var tag: EntryTag?
             var dependencies: [Dependency] = []
+            var lifestyle = Lifestyle.transient
+            var eager: (Bool, Int)?
             var ok = true
             for (k, v) in doc.pairs(of: valueNode) {
                 let key = doc.string(at: k)
@@ -127,6 +131,20 @@ public enum EntryDecoder {
                         fail(.schema, "Dependencies of entry '\(name)' must be a map, found \(kindName(v))", v)
                         ok = false
                     }
+                case "Lifestyle":
+                    if doc.nodes[v].kind == .string, let l = Lifestyle(rawValue: doc.string(at: v)) {
+                        lifestyle = l
+                    } else {
+                        let text = doc.nodes[v].kind == .string ? "'\(doc.string(at: v))'" : kindName(v)
+                        let hint = doc.nodes[v].kind == .string ? Suggestions.hint(for: doc.string(at: v), in: Lifestyle.allCases.map(\.rawValue)) : ""
+                        fail(.schema, "Lifestyle of entry '\(name)' must be transient, singleton or graph, found \(text)\(hint)", v)
+                        ok = false
+                    }
+                case "Eager":
+                    if doc.nodes[v].kind == .bool { eager = (doc.nodes[v].bool, v) } else {
+                        fail(.schema, "Eager of entry '\(name)' must be true or false, found \(kindName(v))", v)
+                        ok = false
+                    }
                 default:
                     fail(.schema, "unknown key '\(key)' in entry '\(name)'\(Suggestions.hint(for: key, in: EntryDecoder.entryKeys)); allowed keys are \(EntryDecoder.entryKeys.joined(separator: ", "))", k)
                     ok = false
@@ -136,9 +154,14 @@ public enum EntryDecoder {
                 if ok { fail(.schema, "entry '\(name)' has no ClassName", valueNode) }
                 return nil
             }
+            if let (isEager, node) = eager, isEager, lifestyle != .singleton {
+                fail(.schema, "entry '\(name)' is Eager but not a singleton (add Lifestyle: singleton)", node)
+                ok = false
+            }
             guard ok else { return nil }
             return EntryDefinition(name: name, className: cls, description: description, tag: tag,
-                                   dependencies: dependencies, location: location)
+                                   dependencies: dependencies, lifestyle: lifestyle, eager: eager?.0 ?? false,
+                                   location: location)
         }
 
         mutating func decodeMap(_ map: Int) -> [Dependency]? {
@@ -152,6 +175,27 @@ public enum EntryDecoder {
                 }
             }
             return ok ? result : nil
+        }
+
+        /// `{Provider: Name}`: nil if the map is not a provider, `.some(nil)` if it is a broken one.
+        mutating func decodeProvider(_ node: Int) -> DependencyValue?? {
+            let pairs = doc.pairs(of: node)
+            guard pairs.contains(where: { doc.stringEquals($0.key, "Provider") }) else { return nil }
+            guard pairs.count == 1 else {
+                fail(.schema, "a provider is written {Provider: EntryName} with no other keys", node)
+                return .some(nil)
+            }
+            let v = pairs[0].value
+            guard doc.nodes[v].kind == .string, doc.nodes[v].extent > 0 else {
+                fail(.schema, "Provider must name an entry (a non-empty string), found \(kindName(v))", v)
+                return .some(nil)
+            }
+            let target = doc.string(at: v)
+            if target.utf8.first == UInt8(ascii: "@") || target.utf8.contains(0) {
+                fail(.schema, "Provider must name an entry, not a literal ('\(target)')", v)
+                return .some(nil)
+            }
+            return .provider(target, at: doc.location(of: v))
         }
 
         mutating func decodeValue(_ node: Int) -> DependencyValue? {
@@ -181,6 +225,7 @@ public enum EntryDecoder {
                 }
                 return ok ? .list(items) : nil
             case .map:
+                if let provider = decodeProvider(node) { return provider }
                 return decodeMap(node).map { .map($0) }
             }
         }

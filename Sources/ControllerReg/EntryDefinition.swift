@@ -11,25 +11,44 @@ public struct EntryDefinition: Sendable, Equatable {
     public var tag: EntryTag?
     /// The dependencies, in written order.
     public var dependencies: [Dependency]
+    /// How many objects the entry makes and who owns them.
+    public var lifestyle: Lifestyle
+    /// For singletons: build it when the registry is started (`Registry.start()`).
+    public var eager: Bool
     /// Where the entry's name was written (nil for entries added from code).
     public var location: SourceLocation?
 
     /// Creates an entry definition.
     public init(name: String, className: String, description: String? = nil, tag: EntryTag? = nil,
-                dependencies: [Dependency] = [], location: SourceLocation? = nil) {
+                dependencies: [Dependency] = [], lifestyle: Lifestyle = .transient, eager: Bool = false,
+                location: SourceLocation? = nil) {
         self.name = name
         self.className = className
         self.description = description
         self.tag = tag
         self.dependencies = dependencies
+        self.lifestyle = lifestyle
+        self.eager = eager
         self.location = location
     }
 
     /// Equal when everything but the source location is equal.
     public static func == (a: EntryDefinition, b: EntryDefinition) -> Bool {
         a.name == b.name && a.className == b.className && a.description == b.description && a.tag == b.tag
-            && a.dependencies == b.dependencies
+            && a.dependencies == b.dependencies && a.lifestyle == b.lifestyle && a.eager == b.eager
     }
+}
+
+/// How many objects an entry makes and who owns them.
+public enum Lifestyle: String, Sendable, Hashable, CaseIterable {
+    /// A new object for every create, owned by whoever receives it (the default).
+    case transient
+    /// One object per registry, built on first use (or at start when eager), owned by the registry
+    /// and destroyed when it is freed, in reverse order of creation.
+    case singleton
+    /// One object shared within a single create call (a diamond gets one instance); the first
+    /// object that receives it owns it.
+    case graph
 }
 
 /// An entry's `Tag`: a string or an integer.
@@ -76,6 +95,8 @@ public indirect enum DependencyValue: Sendable, Equatable {
     case string(String)
     /// Another entry, created first and passed as an object.
     case reference(String, at: SourceLocation?)
+    /// A factory for another entry (written `{Provider: Name}`): the host creates it when it wants.
+    case provider(String, at: SourceLocation?)
     case list([DependencyValue])
     case map([Dependency])
 
@@ -88,6 +109,7 @@ public indirect enum DependencyValue: Sendable, Equatable {
         case let (.double(x), .double(y)): return x.bitPattern == y.bitPattern
         case let (.string(x), .string(y)): return x == y
         case let (.reference(x, _), .reference(y, _)): return x == y
+        case let (.provider(x, _), .provider(y, _)): return x == y
         case let (.list(x), .list(y)): return x == y
         case let (.map(x), .map(y)): return x == y
         default: return false
@@ -110,6 +132,9 @@ public indirect enum DependencyValue: Sendable, Equatable {
                 out.append(v)
             }
             self = .list(out)
+        case .map(let dict) where dict.count == 1 && dict.keys.first == "Provider":
+            guard case .string(let target) = dict["Provider"]! else { return nil }
+            self = .provider(target, at: nil)
         case .map(let dict):
             var out: [Dependency] = []
             for (k, item) in dict.sorted(by: { $0.key < $1.key }) {
@@ -117,14 +142,52 @@ public indirect enum DependencyValue: Sendable, Equatable {
                 out.append(Dependency(key: k, value: v))
             }
             self = .map(out)
-        case .object: return nil
+        case .object, .provider: return nil
         }
     }
 
-    /// Calls `body` for every entry reference inside this value (depth-first, in order).
-    public func forEachReference(_ body: (String, SourceLocation?) -> Void) {
+    /// Builds a dependency value from a host value tree (the C ABI's maps), keeping map order, with
+    /// the config's rules: `"@text"` is a literal, other strings are references, `{Provider: Name}`
+    /// is a provider. Objects and providers cannot be dependencies: nil.
+    public init?(applyingStringRule ref: ValueRef) {
+        switch ref.kind {
+        case .null: self = .null
+        case .bool: self = .bool(ref.bool!)
+        case .int: self = .int(ref.int!)
+        case .double: self = .double(ref.double!)
+        case .string:
+            let s = ref.string!
+            if s.hasPrefix("@") { self = .string(String(s.dropFirst())) } else if s.isEmpty { return nil } else { self = .reference(s, at: nil) }
+        case .list:
+            var out: [DependencyValue] = []
+            for i in 0 ..< ref.count {
+                guard let v = DependencyValue(applyingStringRule: ref[i]!) else { return nil }
+                out.append(v)
+            }
+            self = .list(out)
+        case .map:
+            if ref.count == 1, ref.key(at: 0) == "Provider" {
+                guard let target = ref.value(at: 0)!.string, !target.isEmpty, !target.hasPrefix("@") else { return nil }
+                self = .provider(target, at: nil)
+                return
+            }
+            var out: [Dependency] = []
+            for i in 0 ..< ref.count {
+                guard let v = DependencyValue(applyingStringRule: ref.value(at: i)!) else { return nil }
+                out.append(Dependency(key: ref.key(at: i)!, value: v))
+            }
+            self = .map(out)
+        case .object, .provider:
+            return nil
+        }
+    }
+
+    /// Calls `body` for every entry reference inside this value (depth-first, in order), with
+    /// whether it is a provider (providers do not count for cycles).
+    public func forEachReference(_ body: (_ name: String, _ at: SourceLocation?, _ isProvider: Bool) -> Void) {
         switch self {
-        case .reference(let name, let at): body(name, at)
+        case .reference(let name, let at): body(name, at, false)
+        case .provider(let name, let at): body(name, at, true)
         case .list(let items): for item in items { item.forEachReference(body) }
         case .map(let deps): for d in deps { d.value.forEachReference(body) }
         default: break

@@ -8,6 +8,8 @@ enum PlanOp: UInt8 {
     case list
     /// Build a map from `children` (it contains references).
     case map
+    /// Pass a provider of entry `target`.
+    case provider
 }
 
 /// One compiled dependency: plain data, so the create path touches no reference counts.
@@ -34,6 +36,12 @@ struct EntryPlan {
     var objectCount: Int32 = 0
     /// False for an index whose entry was removed.
     var live: Bool = false
+    /// `Lifestyle` of the entry.
+    var lifestyle: Lifestyle = .transient
+    /// The entry's `SingletonCell` (unretained; its `CompiledEntry` keeps it alive), for singletons.
+    var singleton: UnsafeMutableRawPointer?
+    /// The registry that defines the singleton, when it is a parent of the one compiling this plan.
+    var owner: UnsafeMutableRawPointer?
 }
 
 /// Compiles dependency values into plan slots in an arena, resolving entry names to indices.
@@ -42,10 +50,11 @@ struct PlanCompiler {
     let resolve: (String) -> Int?
 
     /// Compiles an entry's dependencies. References must resolve (validated before).
-    func compile(_ dependencies: [Dependency], classSlot: Int) -> EntryPlan {
+    func compile(_ dependencies: [Dependency], classSlot: Int, lifestyle: Lifestyle) -> EntryPlan {
         var plan = EntryPlan()
         plan.classSlot = Int32(classSlot)
         plan.live = true
+        plan.lifestyle = lifestyle
         guard !dependencies.isEmpty else { return plan }
         let slots = arena.allocate(PlanSlot.self, count: dependencies.count)
         var scratch = 0
@@ -67,6 +76,10 @@ struct PlanCompiler {
         switch value {
         case .reference(let name, _):
             s.op = .reference
+            s.target = Int32(resolve(name) ?? -1)
+            objects += 1
+        case .provider(let name, _):
+            s.op = .provider
             s.target = Int32(resolve(name) ?? -1)
             objects += 1
         case .list(let items) where items.contains(where: Self.hasReference):
@@ -97,7 +110,7 @@ struct PlanCompiler {
     /// A reference-free value as a read-only RawValue in the arena.
     private func literal(_ value: DependencyValue) -> RawValue {
         switch value {
-        case .null, .reference: return .null
+        case .null, .reference, .provider: return .null
         case .bool(let b): return .bool(b)
         case .int(let i): return .int(i)
         case .double(let d): return .double(d)
@@ -120,7 +133,7 @@ struct PlanCompiler {
 
     static func hasReference(_ value: DependencyValue) -> Bool {
         switch value {
-        case .reference: return true
+        case .reference, .provider: return true
         case .list(let items): return items.contains(where: hasReference)
         case .map(let deps): return deps.contains { hasReference($0.value) }
         default: return false

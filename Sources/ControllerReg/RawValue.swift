@@ -36,6 +36,8 @@ public struct RawValue: @unchecked Sendable {
         public static let registryOwned: UInt8 = 4
         /// An object the caller passed in props: it stays the caller's.
         public static let callerOwned: UInt8 = 8
+        /// A `graph` object already given to another object of the same create (which owns it).
+        public static let shared: UInt8 = 16
     }
 
     @inlinable init(kind: ValueKind, flags: UInt8 = 0, count: UInt32 = 0, a: UInt64 = 0, b: UInt64 = 0) {

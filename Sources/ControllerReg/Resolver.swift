@@ -11,120 +11,199 @@ struct CreateFailure: Error {
     }
 }
 
-extension Registry {
-    /// Creates the object `name` describes, merging `props` over its dependencies (props win).
-    /// The caller owns the result (free it with the class's destroy).
-    public func create(_ name: String, props: [String: Value] = [:]) throws(ConfigError) -> UnsafeMutableRawPointer {
-        var propsHeap: UnsafeMutablePointer<RawValue>?
-        if !props.isEmpty {
-            guard let heap = Value.map(props).makeHeap() else { throw ConfigError(.noMemory, "out of memory building props") }
-            propsHeap = heap
-        }
-        defer { if let propsHeap { HeapValue.free(propsHeap) } }
-        var name = name
-        let result: Result<UnsafeMutableRawPointer, ConfigError> = name.withUTF8 { u in
-            do throws(ConfigError) {
-                return .success(try create(bytes: u.baseAddress ?? emptyKey, length: u.count, props: propsHeap.map { UnsafePointer($0) }))
-            } catch {
-                return .failure(error)
-            }
-        }
-        return try result.get()
-    }
-
-    /// Creates a Swift object of type `T` (a class registered with a Swift closure).
-    public func create<T: AnyObject>(_ name: String, props: [String: Value] = [:], as type: T.Type) throws(ConfigError) -> T {
-        let p = try create(name, props: props)
-        let object = Unmanaged<AnyObject>.fromOpaque(p).takeRetainedValue()
-        guard let typed = object as? T else {
-            throw ConfigError(.type, "'\(name)' built a \(Swift.type(of: object)), not a \(T.self)")
-        }
-        return typed
-    }
-
-    /// Creates by a NUL-terminated name; `props` (a map, or nil) is borrowed for the call.
-    public func create(cName: UnsafePointer<CChar>, props: UnsafePointer<RawValue>?) throws(ConfigError) -> UnsafeMutableRawPointer {
-        let (hash, length) = byteHash(cString: cName)
-        return try create(bytes: UnsafeRawPointer(cName).assumingMemoryBound(to: UInt8.self), length: length, hash: hash, props: props)
-    }
-
-    /// Creates by name bytes.
-    func create(bytes: UnsafePointer<UInt8>, length: Int, props: UnsafePointer<RawValue>?) throws(ConfigError) -> UnsafeMutableRawPointer {
-        try create(bytes: bytes, length: length, hash: byteHash(UnsafeRawBufferPointer(start: bytes, count: length)), props: props)
-    }
-
-    @inline(__always)
-    func create(bytes: UnsafePointer<UInt8>, length: Int, hash: UInt64, props: UnsafePointer<RawValue>?) throws(ConfigError) -> UnsafeMutableRawPointer {
-        if let props, props.pointee.valueKind != .map {
-            throw ConfigError(.invalidArgument, "props must be a map, not a \(props.pointee.valueKind)")
-        }
-        let maxDepth = limits.maxCreateDepth
-        let result: Result<UnsafeMutableRawPointer, ConfigError> = cell.read { s in
-            let index = s.entries.names.find(bytes, length, hash: hash)
-            guard index >= 0, s.entries.plans[index].live else {
-                let name = String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self)
-                return .failure(ConfigError(.notFound, "no entry named '\(name)'\(Suggestions.hint(for: name, in: s.entries.liveNames))"))
-            }
-            let resolver = Resolver(snapshot: s, maxDepth: maxDepth)
-            do throws(CreateFailure) {
-                return .success(try resolver.build(index, props: props, depth: 0))
-            } catch {
-                return .failure(error.error(for: String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self)))
-            }
-        }
-        return try result.get()
-    }
-}
-
-/// Walks compiled plans depth-first, calling host constructors. Everything it builds for a call
-/// that fails is destroyed before the error is returned.
+/// Walks compiled plans depth-first, calling host constructors, honouring lifestyles.
+///
+/// Ownership bookkeeping: every object a consumer's arguments hold is recorded in that consumer's
+/// `Work`. When the consumer's `create` succeeds, objects it receives become its own (or, for a
+/// class that borrows its arguments, are destroyed); when anything fails, what was built for the
+/// failing consumer is destroyed. `graph` objects are tracked for the whole call: the first
+/// consumer that takes ownership keeps them, the rest are destroyed when the call ends.
 struct Resolver {
     let snapshot: Snapshot
+    unowned(unsafe) let registry: Registry
     let maxDepth: Int
+    /// `graph` objects built in this call.
+    private var graph: [GraphObject] = []
 
-    init(snapshot: Snapshot, maxDepth: Int) {
+    init(snapshot: Snapshot, registry: Registry, maxDepth: Int) {
         self.snapshot = snapshot
+        self.registry = registry
         self.maxDepth = maxDepth
     }
+
+    struct GraphObject {
+        var index: Int32
+        var object: UnsafeMutableRawPointer
+        var classSlot: Int32
+        var owned: Bool
+    }
+
+    /// What a consumer's arguments hold that it may have to own, destroy or release.
+    struct Held {
+        enum Kind: UInt8 { case object, graph, provider }
+        var kind: Kind
+        var object: UnsafeMutableRawPointer
+        /// Class slot for objects, index into `graph` for graph objects.
+        var slot: Int32
+    }
+
+    // MARK: Entry points
+
+    /// Creates entry `index` for a caller: singletons come from their cell (and take no props),
+    /// everything else is built. Returns the object and whether the registry owns it.
+    mutating func createEntry(_ index: Int, props: UnsafePointer<RawValue>?) throws(CreateFailure) -> (UnsafeMutableRawPointer, Bool) {
+        defer { finishGraph() }
+        let plan = snapshot.entries.plans[index]
+        if plan.lifestyle == .singleton {
+            if let props, props.pointee.count > 0 {
+                throw CreateFailure(code: .invalidArgument,
+                                    message: "'\(entryName(index))' is a singleton, built once from its config: it takes no props",
+                                    path: [entryName(index)])
+            }
+            return (try singleton(index, depth: 0), true)
+        }
+        return (try build(index, props: props, depth: 0), false)
+    }
+
+    /// Creates an object of class `slot` with `props` (or nothing) as its arguments (convention
+    /// over configuration: a name with no entry).
+    func createClass(_ slot: Int, props: UnsafePointer<RawValue>?) throws(CreateFailure) -> UnsafeMutableRawPointer {
+        let f = snapshot.classes.functions[slot]
+        guard let create = f.create else {
+            throw CreateFailure(code: .classNotRegistered, message: "class '\(snapshot.classes.names[slot])' is not registered")
+        }
+        HostFailure.clear()
+        guard let object = create(UnsafeRawPointer(props ?? UnsafePointer(emptyArgumentsMap)), f.context) else {
+            let reason = HostFailure.take().map { ": \($0)" } ?? " returned NULL"
+            throw CreateFailure(code: .createFailed, message: "create of class '\(snapshot.classes.names[slot])'\(reason)")
+        }
+        return object
+    }
+
+    /// Applies entry `index`'s dependencies to `object` through its class's `set`, key by key.
+    mutating func inject(_ index: Int, into object: UnsafeMutableRawPointer) throws(CreateFailure) {
+        defer { finishGraph() }
+        let plan = snapshot.entries.plans[index]
+        let functions = try classFunctions(index)
+        guard let set = functions.set else {
+            throw CreateFailure(code: .invalidArgument,
+                                message: "class '\(className(index))' of entry '\(entryName(index))' has no set callback, so nothing can be injected",
+                                path: [entryName(index)])
+        }
+        let count = Int(plan.slotCount)
+        guard count > 0 else { return }
+        let heldBytes = Int(plan.objectCount) * MemoryLayout<Held>.stride
+        let valueBytes = count * MemoryLayout<RawValue>.stride
+        let startBytes = count * MemoryLayout<Int>.stride
+        let total = valueBytes + heldBytes + startBytes + Int(plan.scratchBytes)
+        try withUnsafeTemporaryAllocation(byteCount: total, alignment: 16) { (buffer) throws(CreateFailure) in
+            let base = buffer.baseAddress!
+            let values = base.bindMemory(to: RawValue.self, capacity: count)
+            let starts = (base + valueBytes).bindMemory(to: Int.self, capacity: count)
+            var work = Work(held: (base + valueBytes + startBytes).bindMemory(to: Held.self, capacity: max(1, Int(plan.objectCount))),
+                            scratch: base + valueBytes + startBytes + heldBytes)
+            do throws(CreateFailure) {
+                for i in 0 ..< count {
+                    starts[i] = work.count
+                    (values + i).initialize(to: try evaluate(plan.slots![i], &work, depth: 0))
+                }
+            } catch {
+                release(&work, consumed: false, borrows: functions.borrowsArguments)
+                var failure = error
+                failure.path.insert(entryName(index), at: 0)
+                throw failure
+            }
+            for i in 0 ..< count {
+                let s = plan.slots![i]
+                HostFailure.clear()
+                if set(object, UnsafeRawPointer(s.key).assumingMemoryBound(to: CChar.self), UnsafeRawPointer(values + i), functions.context) != 0 {
+                    // Keys already set own what they received; the rest is destroyed.
+                    var rest = work
+                    rest.skip = starts[i]
+                    release(&rest, consumed: false, borrows: functions.borrowsArguments)
+                    var kept = work
+                    kept.count = starts[i]
+                    release(&kept, consumed: true, borrows: functions.borrowsArguments)
+                    let key = String(decoding: UnsafeBufferPointer(start: s.key, count: s.keyLength), as: UTF8.self)
+                    let reason = HostFailure.take().map { ": \($0)" } ?? ""
+                    throw CreateFailure(code: .createFailed, message: "set of key '\(key)' failed\(reason)", path: [entryName(index)])
+                }
+            }
+            release(&work, consumed: true, borrows: functions.borrowsArguments)
+        }
+    }
+
+    // MARK: Building
 
     private func entryName(_ index: Int) -> String {
         snapshot.entries.compiled[index]?.definition.name ?? "#\(index)"
     }
 
-    /// Builds entry `index`; props (a map or nil) are merged over its dependencies.
-    func build(_ index: Int, props: UnsafePointer<RawValue>?, depth: Int) throws(CreateFailure) -> UnsafeMutableRawPointer {
-        let plan = snapshot.entries.plans[index]
-        let slot = Int(plan.classSlot)
-        guard slot >= 0, slot < snapshot.classes.count, let create = snapshot.classes.functions[slot].create else {
-            let cls = slot >= 0 && slot < snapshot.classes.names.count ? snapshot.classes.names[slot] : "?"
-            throw CreateFailure(code: .classNotRegistered, message: "class '\(cls)' of entry '\(entryName(index))' is not registered",
+    private func className(_ index: Int) -> String {
+        let slot = Int(snapshot.entries.plans[index].classSlot)
+        return slot >= 0 && slot < snapshot.classes.names.count ? snapshot.classes.names[slot] : "?"
+    }
+
+    private func classFunctions(_ index: Int) throws(CreateFailure) -> ClassFunctions {
+        let slot = Int(snapshot.entries.plans[index].classSlot)
+        guard slot >= 0, slot < snapshot.classes.count, snapshot.classes.functions[slot].create != nil else {
+            throw CreateFailure(code: .classNotRegistered, message: "class '\(className(index))' of entry '\(entryName(index))' is not registered",
                                 path: [entryName(index)])
         }
+        return snapshot.classes.functions[slot]
+    }
+
+    /// The singleton of entry `index`, built (in a call of its own) on first use.
+    private func singleton(_ index: Int, depth: Int) throws(CreateFailure) -> UnsafeMutableRawPointer {
+        let plan = snapshot.entries.plans[index]
+        let cell = Unmanaged<SingletonCell>.fromOpaque(plan.singleton!).takeUnretainedValue()
+        if let v = cell.value { return v }
+        if let owner = plan.owner {
+            // Inherited from a parent: built there, with the parent's names, and owned by it.
+            return try Unmanaged<Registry>.fromOpaque(owner).takeUnretainedValue().singleton(named: entryName(index))
+        }
+        if cell.isBeingBuiltByThisThread {
+            throw CreateFailure(code: .cycle, message: "singleton '\(entryName(index))' was asked for while it is being built (a create callback re-entered it)",
+                                path: [entryName(index)])
+        }
+        let snapshot = self.snapshot, registry = self.registry, maxDepth = self.maxDepth
+        return try cell.obtain { () throws(CreateFailure) -> UnsafeMutableRawPointer in
+            var own = Resolver(snapshot: snapshot, registry: registry, maxDepth: maxDepth)
+            defer { own.finishGraph() }
+            let object = try own.build(index, props: nil, depth: depth)
+            let slot = Int(plan.classSlot)
+            if let record = snapshot.classes.records[slot] { registry.adoptSingleton(object, record) }
+            return object
+        }
+    }
+
+    /// Builds entry `index` afresh (whatever its lifestyle); props (a map or nil) are merged over
+    /// its dependencies.
+    mutating func build(_ index: Int, props: UnsafePointer<RawValue>?, depth: Int) throws(CreateFailure) -> UnsafeMutableRawPointer {
+        let plan = snapshot.entries.plans[index]
+        let functions = try classFunctions(index)
         if depth >= maxDepth {
             throw CreateFailure(code: .limit, message: "references nested deeper than the create depth limit of \(maxDepth)",
                                 path: [entryName(index)])
         }
-        let functions = snapshot.classes.functions[slot]
+        let create = functions.create!
         let propsCount = props.map { Int($0.pointee.count) } ?? 0
 
         if plan.slotCount == 0 && propsCount == 0 {
-            guard let object = create(UnsafeRawPointer(emptyArgumentsMap), functions.context) else {
-                throw createFailed(index)
-            }
+            guard let object = create(UnsafeRawPointer(emptyArgumentsMap), functions.context) else { throw createFailed(index) }
             return object
         }
 
         let argsBytes = MemoryLayout<RawValue>.stride
         let slotBytes = (Int(plan.slotCount) + propsCount) * MemoryLayout<RawMapSlot>.stride
-        let objectBytes = Int(plan.objectCount) * MemoryLayout<BuiltObject>.stride
-        let total = argsBytes + slotBytes + objectBytes + Int(plan.scratchBytes)
+        let heldBytes = Int(plan.objectCount) * MemoryLayout<Held>.stride
+        let total = argsBytes + slotBytes + heldBytes + Int(plan.scratchBytes)
         return try withUnsafeTemporaryAllocation(byteCount: total, alignment: 16) { (buffer) throws(CreateFailure) -> UnsafeMutableRawPointer in
             let base = buffer.baseAddress!
             let args = base.bindMemory(to: RawValue.self, capacity: 1)
             let top = (base + argsBytes).bindMemory(to: RawMapSlot.self, capacity: Int(plan.slotCount) + propsCount)
-            var work = Work(
-                objects: (base + argsBytes + slotBytes).bindMemory(to: BuiltObject.self, capacity: max(1, Int(plan.objectCount))),
-                scratch: base + argsBytes + slotBytes + objectBytes)
+            var work = Work(held: (base + argsBytes + slotBytes).bindMemory(to: Held.self, capacity: max(1, Int(plan.objectCount))),
+                            scratch: base + argsBytes + slotBytes + heldBytes)
             var n = 0
             do throws(CreateFailure) {
                 for i in 0 ..< Int(plan.slotCount) {
@@ -140,13 +219,11 @@ struct Resolver {
                     }
                 }
                 args.initialize(to: .borrowedMap(UnsafePointer(top), count: n))
-                guard let object = create(UnsafeRawPointer(args), functions.context) else {
-                    throw createFailed(index)
-                }
-                if functions.borrowsArguments { destroy(work.objects, count: work.built) }
+                guard let object = create(UnsafeRawPointer(args), functions.context) else { throw createFailed(index) }
+                release(&work, consumed: true, borrows: functions.borrowsArguments)
                 return object
             } catch {
-                destroy(work.objects, count: work.built)
+                release(&work, consumed: false, borrows: functions.borrowsArguments)
                 var failure = error
                 failure.path.insert(entryName(index), at: 0)
                 throw failure
@@ -154,20 +231,16 @@ struct Resolver {
         }
     }
 
-    /// An object built during one create, with the class that destroys it.
-    struct BuiltObject {
-        var object: UnsafeMutableRawPointer
-        var classSlot: Int32
-    }
-
-    /// Per-call bookkeeping inside the scratch memory.
+    /// Per-consumer bookkeeping inside the call's scratch memory.
     struct Work {
-        var objects: UnsafeMutablePointer<BuiltObject>
-        var built = 0
+        var held: UnsafeMutablePointer<Held>
+        var count = 0
+        /// Entries before this index are left alone by `release`.
+        var skip = 0
         var scratch: UnsafeMutableRawPointer
 
-        init(objects: UnsafeMutablePointer<BuiltObject>, scratch: UnsafeMutableRawPointer) {
-            self.objects = objects
+        init(held: UnsafeMutablePointer<Held>, scratch: UnsafeMutableRawPointer) {
+            self.held = held
             self.scratch = scratch
         }
 
@@ -176,18 +249,43 @@ struct Resolver {
             scratch += bytes
             return p
         }
+
+        mutating func append(_ h: Held) {
+            (held + count).initialize(to: h)
+            count += 1
+        }
     }
 
-    private func evaluate(_ s: PlanSlot, _ work: inout Work, depth: Int) throws(CreateFailure) -> RawValue {
+    /// The value for one slot: a literal, or objects obtained according to their lifestyles.
+    private mutating func evaluate(_ s: PlanSlot, _ work: inout Work, depth: Int) throws(CreateFailure) -> RawValue {
         switch s.op {
         case .literal:
             return s.literal
         case .reference:
             let target = Int(s.target)
-            let object = try build(target, props: nil, depth: depth + 1)
-            (work.objects + work.built).initialize(to: BuiltObject(object: object, classSlot: snapshot.entries.plans[target].classSlot))
-            work.built += 1
-            return .object(object)
+            switch snapshot.entries.plans[target].lifestyle {
+            case .singleton:
+                return .object(try singleton(target, depth: depth + 1), registryOwned: true)
+            case .graph:
+                if let g = graph.firstIndex(where: { $0.index == Int32(target) }) {
+                    var v = RawValue.object(graph[g].object)
+                    v.flags |= RawValue.Flags.shared
+                    return v
+                }
+                let object = try build(target, props: nil, depth: depth + 1)
+                graph.append(GraphObject(index: Int32(target), object: object, classSlot: snapshot.entries.plans[target].classSlot, owned: false))
+                work.append(Held(kind: .graph, object: object, slot: Int32(graph.count - 1)))
+                return .object(object)
+            case .transient:
+                let object = try build(target, props: nil, depth: depth + 1)
+                work.append(Held(kind: .object, object: object, slot: snapshot.entries.plans[target].classSlot))
+                return .object(object)
+            }
+        case .provider:
+            let name = entryName(Int(s.target))
+            let p = Unmanaged.passRetained(Provider(registry: registry, entryName: name)).toOpaque()
+            work.append(Held(kind: .provider, object: p, slot: -1))
+            return RawValue(kind: .provider, a: UInt64(UInt(bitPattern: p)))
         case .list:
             let count = Int(s.childCount)
             let elements = work.take(count * MemoryLayout<RawValue>.stride).bindMemory(to: RawValue.self, capacity: count)
@@ -206,22 +304,45 @@ struct Resolver {
         }
     }
 
-    /// Destroys built objects in reverse order of creation.
-    private func destroy(_ objects: UnsafeMutablePointer<BuiltObject>, count: Int) {
-        var i = count - 1
-        while i >= 0 {
-            let o = objects[i]
-            let f = snapshot.classes.functions[Int(o.classSlot)]
-            f.destroy?(o.object, f.context)
+    /// Settles what a consumer held. `consumed`: its create (or set) succeeded, so a class that
+    /// takes ownership keeps everything; otherwise (or for a class that borrows) objects are
+    /// destroyed and providers released, in reverse order.
+    private mutating func release(_ work: inout Work, consumed: Bool, borrows: Bool) {
+        var i = work.count - 1
+        while i >= work.skip {
+            let h = work.held[i]
+            switch h.kind {
+            case .object:
+                if !consumed || borrows {
+                    let f = snapshot.classes.functions[Int(h.slot)]
+                    f.destroy?(h.object, f.context)
+                }
+            case .graph:
+                if consumed && !borrows { graph[Int(h.slot)].owned = true }
+            case .provider:
+                if !consumed || borrows { Unmanaged<Provider>.fromOpaque(h.object).release() }
+            }
             i -= 1
         }
+        work.count = work.skip
+    }
+
+    /// Destroys the call's `graph` objects that no consumer took ownership of (last built first).
+    private mutating func finishGraph() {
+        var i = graph.count - 1
+        while i >= 0 {
+            let g = graph[i]
+            if !g.owned {
+                let f = snapshot.classes.functions[Int(g.classSlot)]
+                f.destroy?(g.object, f.context)
+            }
+            i -= 1
+        }
+        graph.removeAll()
     }
 
     private func createFailed(_ index: Int) -> CreateFailure {
-        let slot = Int(snapshot.entries.plans[index].classSlot)
         let reason = HostFailure.take().map { ": \($0)" } ?? " returned NULL"
-        return CreateFailure(code: .createFailed,
-                             message: "create of class '\(snapshot.classes.names[slot])' for entry '\(entryName(index))'\(reason)",
-                             path: [])
+        return CreateFailure(code: .createFailed, message: "create of class '\(className(index))' for entry '\(entryName(index))'\(reason)")
     }
 }

@@ -1,19 +1,39 @@
 /// One entry as compiled by a transaction: its definition (for listing and messages), its plan,
-/// and the entry indices it references (for cycle checks when later loads add entries).
+/// the entry indices it references (for cycle checks when later loads change entries), and for a
+/// singleton the cell that holds its one object.
 final class CompiledEntry: @unchecked Sendable {
     let definition: EntryDefinition
-    let plan: EntryPlan
+    private(set) var plan: EntryPlan
+    /// Entries it creates directly (references, not providers): the edges of the cycle rule.
     let edges: [Int32]
+    /// Every entry it names, providers included: what must not be removed under it.
+    let targets: [Int32]
     let nameBytes: (UnsafePointer<UInt8>, Int)
+    let singleton: SingletonCell?
+    /// The registry that defines this singleton when it is not the one holding this entry (an
+    /// entry a child inherits): the singleton is built there and lives there.
+    let owner: Unmanaged<Registry>?
     /// Keeps the plan's memory alive.
     let arena: Arena
 
-    init(definition: EntryDefinition, plan: EntryPlan, edges: [Int32], nameBytes: (UnsafePointer<UInt8>, Int), arena: Arena) {
+    init(definition: EntryDefinition, plan: EntryPlan, edges: [Int32], targets: [Int32],
+         nameBytes: (UnsafePointer<UInt8>, Int), arena: Arena, inheritedFrom: CompiledEntry? = nil,
+         parent: Unmanaged<Registry>? = nil) {
         self.definition = definition
-        self.plan = plan
         self.edges = edges
+        self.targets = targets
         self.nameBytes = nameBytes
         self.arena = arena
+        if definition.lifestyle == .singleton, let inherited = inheritedFrom, let cell = inherited.singleton {
+            singleton = cell
+            owner = inherited.owner ?? parent
+        } else {
+            singleton = definition.lifestyle == .singleton ? SingletonCell() : nil
+            owner = nil
+        }
+        self.plan = plan
+        if let singleton { self.plan.singleton = Unmanaged.passUnretained(singleton).toOpaque() }
+        self.plan.owner = owner?.toOpaque()
     }
 }
 
@@ -66,6 +86,9 @@ final class ClassTable: @unchecked Sendable {
     let records: [ClassRecord?]
     let functions: UnsafeMutablePointer<ClassFunctions>
     let count: Int
+    /// Registered class names to slots (for names that have no entry).
+    let lookup: NameTable
+    private let arena = Arena(chunkSize: 4096)
 
     init(names: [String], records: [ClassRecord?]) {
         self.names = names
@@ -77,18 +100,27 @@ final class ClassTable: @unchecked Sendable {
                 create: r?.host.create, destroy: r?.host.destroy, set: r?.host.set,
                 context: r?.host.context, borrowsArguments: r?.host.borrowsArguments ?? false))
         }
+        let arena = self.arena
+        lookup = NameTable(names: zip(names, records).map { name, record in record == nil ? nil : arena.copy(name) })
     }
 
-    deinit { functions.deallocate() }
+    deinit {
+        functions.deallocate()
+        lookup.deallocate()
+    }
 }
 
-/// The immutable state readers see: entries plus classes. Replaced whole by each transaction.
+/// The immutable state readers see: entries, classes and name templates. Replaced whole by each
+/// change.
 final class Snapshot: @unchecked Sendable {
     let entries: EntryTable
     let classes: ClassTable
+    /// Class-name templates tried, in order, for a name that is neither an entry nor a class.
+    let templates: [String]
 
-    init(entries: EntryTable, classes: ClassTable) {
+    init(entries: EntryTable, classes: ClassTable, templates: [String]) {
         self.entries = entries
         self.classes = classes
+        self.templates = templates
     }
 }

@@ -1,6 +1,15 @@
-/// A registry change in the making: validates new entries against the whole graph and compiles
-/// them, touching nothing until `commit`. A failed transaction leaves the registry as it was.
+/// A registry change in the making: validates the change against the whole graph and compiles
+/// what it adds, touching nothing until the caller publishes the result. A failed transaction
+/// leaves the registry exactly as it was.
 struct Transaction {
+    /// How a definition whose name already exists is treated.
+    enum Mode {
+        /// It is an error naming both places.
+        case add
+        /// It replaces the existing entry (references to the name now reach the new one).
+        case override
+    }
+
     let base: EntryTable
     var classSlotByName: [String: Int]
     var classNames: [String]
@@ -11,55 +20,81 @@ struct Transaction {
         self.classNames = classNames
     }
 
-    /// Adds `definitions` (each name must be new). Returns the new entry list, or every problem found,
-    /// including `decodeProblems`. References to `invalidNames` (entries that failed to decode) are
-    /// not reported again as missing.
-    mutating func add(_ definitions: [EntryDefinition], invalidNames: Set<String> = [],
-                      decodeProblems: [Diagnostic] = []) -> Result<[CompiledEntry?], ConfigError> {
+    /// Applies `definitions` (and removes `removals`). Returns the new entry list, or every problem
+    /// found, including `decodeProblems`. References to `invalidNames` (entries that failed to
+    /// decode) are not reported again as missing.
+    /// For a child registry, `inherited` maps names of entries it takes unchanged from its parent to
+    /// the parent's compiled entries (so singletons stay the parent's), and `owner` is the parent.
+    mutating func apply(_ definitions: [EntryDefinition], mode: Mode = .add, removals: [String] = [],
+                        invalidNames: Set<String> = [], decodeProblems: [Diagnostic] = [],
+                        inherited: [String: CompiledEntry] = [:], owner: Unmanaged<Registry>? = nil) -> Result<[CompiledEntry?], ConfigError> {
         var diagnostics = decodeProblems
         var compiled = base.compiled
-        var newIndex: [String: Int] = [:]
-        newIndex.reserveCapacity(definitions.count)
-        var accepted: [(EntryDefinition, Int)] = []
-        accepted.reserveCapacity(definitions.count)
 
-        // 1. Names: unique within the input and new to the registry.
+        // 1. Removals.
+        var removed = Set<Int>()
+        for name in removals {
+            let i = base.index(of: name)
+            if i < 0 {
+                diagnostics.append(Diagnostic(.notFound, "cannot remove '\(name)': no entry by that name\(Suggestions.hint(for: name, in: base.liveNames))"))
+            } else {
+                removed.insert(i)
+            }
+        }
+
+        // 2. Names: unique within the input; new to the registry unless overriding.
+        var indexOfName: [String: Int] = [:]
+        indexOfName.reserveCapacity(definitions.count)
+        var accepted: [(definition: EntryDefinition, index: Int)] = []
+        accepted.reserveCapacity(definitions.count)
+        var nextIndex = compiled.count
         for def in definitions {
-            if newIndex[def.name] != nil {
-                let where1 = definitions.first { $0.name == def.name }?.location
-                diagnostics.append(Diagnostic(.duplicate, "entry '\(def.name)' is defined twice\(where1.map { " (first at \($0))" } ?? "")",
+            if indexOfName[def.name] != nil {
+                let first = definitions.first { $0.name == def.name }?.location
+                diagnostics.append(Diagnostic(.duplicate, "entry '\(def.name)' is defined twice\(first.map { " (first at \($0))" } ?? "")",
                                               at: def.location))
                 continue
             }
-            let existing = base.index(of: def.name)
-            if existing >= 0 {
-                let prior = base.compiled[existing]?.definition.location
+            var index = base.index(of: def.name)
+            if index >= 0 && !removed.contains(index) && mode == .add {
+                let prior = base.compiled[index]?.definition.location
                 diagnostics.append(Diagnostic(.duplicate, "entry '\(def.name)' is already defined\(prior.map { " at \($0)" } ?? " (added from code)")",
                                               at: def.location))
                 continue
             }
-            newIndex[def.name] = compiled.count + accepted.count
-            accepted.append((def, compiled.count + accepted.count))
+            if index < 0 {
+                index = nextIndex
+                nextIndex += 1
+            }
+            removed.remove(index)
+            indexOfName[def.name] = index
+            accepted.append((def, index))
         }
+        let replaced = Set(accepted.map(\.index))
 
-        // 2. References: every name must resolve.
+        // 3. References: every name must resolve to an entry that stays.
         let base = self.base
         func resolve(_ name: String) -> Int? {
-            if let i = newIndex[name] { return i }
+            if let i = indexOfName[name] { return i }
             let i = base.index(of: name)
-            return i >= 0 ? i : nil
+            return i >= 0 && !removed.contains(i) ? i : nil
         }
-        var edges: [[Int32]] = []
-        edges.reserveCapacity(accepted.count)
         var allNames: [String]?
-        for (def, _) in accepted {
-            var out: [Int32] = []
+        var changedEdges: [Int: [Int32]] = [:]
+        var changedTargets: [Int: [Int32]] = [:]
+        for (def, index) in accepted {
+            var edges: [Int32] = []
+            var targets: [Int32] = []
             for dep in def.dependencies {
-                dep.value.forEachReference { name, location in
+                dep.value.forEachReference { name, location, isProvider in
                     if let target = resolve(name) {
-                        out.append(Int32(target))
+                        targets.append(Int32(target))
+                        if !isProvider { edges.append(Int32(target)) }
                     } else if !invalidNames.contains(name) {
-                        if allNames == nil { allNames = base.liveNames + accepted.map(\.0.name) }
+                        if allNames == nil {
+                            allNames = base.compiled.enumerated().compactMap { i, c in removed.contains(i) ? nil : c?.definition.name }
+                                + accepted.map(\.definition.name)
+                        }
                         diagnostics.append(Diagnostic(
                             .missingReference,
                             "entry '\(def.name)', key '\(dep.key)': no entry named '\(name)'\(Suggestions.hint(for: name, in: allNames!))",
@@ -67,23 +102,40 @@ struct Transaction {
                     }
                 }
             }
-            edges.append(out)
+            changedEdges[index] = edges
+            changedTargets[index] = targets
+        }
+        // Entries that stay must not refer to removed ones.
+        if !removed.isEmpty {
+            for (i, c) in base.compiled.enumerated() {
+                guard let c, !removed.contains(i), !replaced.contains(i) else { continue }
+                for t in c.targets where removed.contains(Int(t)) {
+                    let name = base.compiled[Int(t)]?.definition.name ?? "?"
+                    diagnostics.append(Diagnostic(.missingReference, "cannot remove '\(name)': entry '\(c.definition.name)' refers to it",
+                                                  at: c.definition.location))
+                }
+            }
         }
 
-        // 3. Cycles: any cycle now must pass through a new entry, so search from those.
+        // 4. Cycles: a new cycle must pass through a changed entry, so search from those.
         if diagnostics.isEmpty {
-            diagnostics += findCycles(accepted: accepted, edges: edges)
+            diagnostics += findCycles(starts: accepted.map(\.index), total: nextIndex,
+                                      edgesOf: { changedEdges[$0] ?? base.compiled[$0]?.edges ?? [] },
+                                      definitionOf: { i in indexOfName.isEmpty ? base.compiled[i]?.definition
+                                          : (accepted.first { $0.index == i }?.definition ?? base.compiled[i]?.definition) })
         }
         if !diagnostics.isEmpty { return .failure(ConfigError(diagnostics)) }
 
-        // 4. Compile.
+        // 5. Compile.
         let arena = Arena()
         let compiler = PlanCompiler(arena: arena, resolve: resolve)
-        for ((def, index), out) in zip(accepted, edges) {
-            let plan = compiler.compile(def.dependencies, classSlot: classSlot(for: def.className))
-            let name = arena.copy(def.name)
-            assert(index == compiled.count)
-            compiled.append(CompiledEntry(definition: def, plan: plan, edges: out, nameBytes: name, arena: arena))
+        while compiled.count < nextIndex { compiled.append(nil) }
+        for i in removed { compiled[i] = nil }
+        for (def, index) in accepted {
+            let plan = compiler.compile(def.dependencies, classSlot: classSlot(for: def.className), lifestyle: def.lifestyle)
+            compiled[index] = CompiledEntry(definition: def, plan: plan, edges: changedEdges[index] ?? [],
+                                            targets: changedTargets[index] ?? [], nameBytes: arena.copy(def.name), arena: arena,
+                                            inheritedFrom: inherited[def.name], parent: owner)
         }
         return .success(compiled)
     }
@@ -97,18 +149,13 @@ struct Transaction {
         return s
     }
 
-    /// Every cycle reachable from the new entries, each reported once with its whole path.
-    private func findCycles(accepted: [(EntryDefinition, Int)], edges newEdges: [[Int32]]) -> [Diagnostic] {
-        let firstNew = accepted.first?.1 ?? base.count
-        let total = base.count + accepted.count
-        func edgesOf(_ i: Int) -> [Int32] { i >= firstNew ? newEdges[i - firstNew] : (base.compiled[i]?.edges ?? []) }
-        func nameOf(_ i: Int) -> String { i >= firstNew ? accepted[i - firstNew].0.name : (base.compiled[i]?.definition.name ?? "?") }
-        func definitionOf(_ i: Int) -> EntryDefinition? { i >= firstNew ? accepted[i - firstNew].0 : base.compiled[i]?.definition }
-
-        var color = [UInt8](repeating: 0, count: total) // 0 unvisited, 1 on stack, 2 done
+    /// Every cycle reachable from `starts`, each reported with its whole path.
+    private func findCycles(starts: [Int], total: Int, edgesOf: (Int) -> [Int32],
+                            definitionOf: (Int) -> EntryDefinition?) -> [Diagnostic] {
+        var color = [UInt8](repeating: 0, count: total) // 0 unvisited, 1 on the stack, 2 done
         var diagnostics: [Diagnostic] = []
         var stack: [(node: Int, next: Int)] = []
-        for (_, start) in accepted where color[start] == 0 {
+        for start in starts where color[start] == 0 {
             stack.append((start, 0))
             color[start] = 1
             while let top = stack.last {
@@ -121,8 +168,7 @@ struct Transaction {
                         stack.append((target, 0))
                     } else if color[target] == 1 {
                         let from = stack.lastIndex { $0.node == target }!
-                        let members = stack[from...].map(\.node)
-                        diagnostics.append(cycleDiagnostic(members, nameOf: nameOf, definitionOf: definitionOf))
+                        diagnostics.append(cycleDiagnostic(stack[from...].map(\.node), definitionOf: definitionOf))
                     }
                 } else {
                     color[top.node] = 2
@@ -135,21 +181,27 @@ struct Transaction {
 
     /// "dependency cycle: A -> B -> A", rotated to start at the earliest entry, located at that
     /// entry's reference to the next one.
-    private func cycleDiagnostic(_ members: [Int], nameOf: (Int) -> String, definitionOf: (Int) -> EntryDefinition?) -> Diagnostic {
+    private func cycleDiagnostic(_ members: [Int], definitionOf: (Int) -> EntryDefinition?) -> Diagnostic {
+        func nameOf(_ i: Int) -> String { definitionOf(i)?.name ?? "#\(i)" }
         let start = members.firstIndex(of: members.min()!)!
         let rotated = Array(members[start...] + members[..<start])
         let path = (rotated + [rotated[0]]).map(nameOf).joined(separator: " -> ")
         let next = nameOf(rotated.count > 1 ? rotated[1] : rotated[0])
         var location: SourceLocation? = definitionOf(rotated[0])?.location
-        var key = ""
+        var via = ""
         if let def = definitionOf(rotated[0]) {
             outer: for dep in def.dependencies {
                 var found: SourceLocation??
-                dep.value.forEachReference { name, at in if found == nil && name == next { found = .some(at ?? dep.location) } }
-                if let f = found { location = f ?? location; key = dep.key; break outer }
+                dep.value.forEachReference { name, at, isProvider in
+                    if found == nil && !isProvider && name == next { found = .some(at ?? dep.location) }
+                }
+                if let f = found {
+                    location = f ?? location
+                    via = " (via key '\(dep.key)' of '\(def.name)')"
+                    break outer
+                }
             }
         }
-        let via = key.isEmpty ? "" : " (via key '\(key)' of '\(nameOf(rotated[0]))')"
         return Diagnostic(.cycle, "dependency cycle: \(path)\(via)", at: location)
     }
 }

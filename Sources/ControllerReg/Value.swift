@@ -8,6 +8,8 @@ public enum Value: Sendable, Hashable {
     case list([Value])
     case map([String: Value])
     case object(ObjectReference)
+    /// A factory for an entry (see `Provider`).
+    case provider(Provider)
 
     /// The kind of this value.
     public var kind: ValueKind {
@@ -20,6 +22,7 @@ public enum Value: Sendable, Hashable {
         case .list: return .list
         case .map: return .map
         case .object: return .object
+        case .provider: return .provider
         }
     }
 }
@@ -57,6 +60,10 @@ public struct ObjectReference: @unchecked Sendable, Hashable {
 }
 
 extension Value {
+    /// Converts to an owned heap tree (what `cr_map_new` makes; free it with `HeapValue.free`).
+    /// Nil when out of memory.
+    public func makeHeapValue() -> UnsafeMutablePointer<RawValue>? { makeHeap() }
+
     /// Converts to an owned heap tree (for the resolver's props). Nil when out of memory.
     func makeHeap() -> UnsafeMutablePointer<RawValue>? {
         guard let raw = makeRaw() else { return nil }
@@ -70,6 +77,7 @@ extension Value {
         case .int(let v): return .int(v)
         case .double(let v): return .double(v)
         case .object(let o): return o.isRegistryOwned ? .object(o.pointer, registryOwned: true) : .callerObject(o.pointer)
+        case .provider(let p): return RawValue(kind: .provider, flags: RawValue.Flags.callerOwned, a: UInt64(UInt(bitPattern: Unmanaged.passUnretained(p).toOpaque())))
         case .string(var s):
             return s.withUTF8 { HeapValue.string($0.baseAddress, length: $0.count) }
         case .list(let items):

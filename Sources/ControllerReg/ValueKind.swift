@@ -1,7 +1,7 @@
 /// The kinds of value a host sees in `args` and builds in props. The raw values are the C ABI's
 /// `cr_kind` numbers.
 public enum ValueKind: UInt8, Sendable, Hashable, CaseIterable, CustomStringConvertible {
-    case null = 0, bool, int, double, string, list, map, object
+    case null = 0, bool, int, double, string, list, map, object, provider
 
     /// Lower-case name, e.g. `"string"`.
     public var description: String {
@@ -14,6 +14,7 @@ public enum ValueKind: UInt8, Sendable, Hashable, CaseIterable, CustomStringConv
         case .list: return "list"
         case .map: return "map"
         case .object: return "object"
+        case .provider: return "provider"
         }
     }
 }

@@ -50,6 +50,13 @@ public struct ValueRef: @unchecked Sendable {
     @inlinable public var isRegistryOwned: Bool { kind == .object && pointer.pointee.flags & RawValue.Flags.registryOwned != 0 }
     /// Whether this object came from the caller's props (the caller keeps it).
     @inlinable public var isCallerOwned: Bool { kind == .object && pointer.pointee.flags & RawValue.Flags.callerOwned != 0 }
+    /// Whether this `graph` object was already given to another object of this create, which owns it.
+    @inlinable public var isShared: Bool { kind == .object && pointer.pointee.flags & RawValue.Flags.shared != 0 }
+    /// The provider, if this is one (borrowed: retain it — keep the reference — to use it later).
+    public var provider: Provider? {
+        guard kind == .provider, let p = pointer.pointee.pointerA else { return nil }
+        return Unmanaged<Provider>.fromOpaque(p).takeUnretainedValue()
+    }
     /// The Swift object registered through the Swift API, if this is one of type `T`.
     @inlinable public func object<T: AnyObject>(as type: T.Type) -> T? {
         guard let p = object else { return nil }
@@ -125,6 +132,7 @@ public struct ValueRef: @unchecked Sendable {
         case .double: return .double(Double(bitPattern: pointer.pointee.a))
         case .string: return .string(string!)
         case .object: return .object(ObjectReference(pointer.pointee.pointerA, registryOwned: isRegistryOwned))
+        case .provider: return provider.map { .provider($0) } ?? .null
         case .list: return .list((0 ..< count).map { self[$0]!.value })
         case .map:
             var result: [String: Value] = [:]

@@ -244,11 +244,19 @@ public func cr_value_object(_ value: OpaquePointer?) -> UnsafeMutableRawPointer?
 @_cdecl("cr_value_owner")
 public func cr_value_owner(_ value: OpaquePointer?) -> UInt32 {
     guard let value else { return 0 }
-    let r = ValueRef(UnsafePointer<RawValue>(value))
-    guard r.kind == .object else { return 0 }
-    if r.isRegistryOwned { return 2 }
-    if r.isCallerOwned { return 3 }
+    let raw = UnsafePointer<RawValue>(value).pointee
+    guard raw.valueKind == .object || raw.valueKind == .provider else { return 0 }
+    if raw.flags & RawValue.Flags.registryOwned != 0 { return 2 }
+    if raw.flags & RawValue.Flags.callerOwned != 0 { return 3 }
+    if raw.flags & RawValue.Flags.shared != 0 { return 4 }
     return 1
+}
+
+@_cdecl("cr_value_provider")
+public func cr_value_provider(_ value: OpaquePointer?) -> UnsafeMutableRawPointer? {
+    guard let r = read(value, "cr_value_provider") else { return nil }
+    guard r.kind == .provider else { wrongKind(r, .provider, "cr_value_provider"); return nil }
+    return r.pointer.pointee.a == 0 ? nil : UnsafeMutableRawPointer(bitPattern: UInt(r.pointer.pointee.a))
 }
 
 @_cdecl("cr_value_count")

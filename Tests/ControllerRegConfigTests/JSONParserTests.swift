@@ -48,15 +48,6 @@ private func expectRejected(_ text: String, _ message: String, line: Int = 1, co
     expectRejected(bytes: Array(text.utf8), message, line: line, column: column, code: code, sourceLocation: sourceLocation)
 }
 
-/// The path of a file in Tests/Fixtures, found from this source file's path (no Foundation).
-private func fixturePath(_ name: String, file: String = #filePath) -> String {
-    var path = Substring(file)
-    while let slash = path.lastIndex(of: "/") {
-        path = path[..<slash]
-        if path.hasSuffix("/Tests") { break }
-    }
-    return String(path) + "/Fixtures/" + name
-}
 
 private func kinds(_ doc: ConfigDocument) -> [ConfigNode.Kind] { doc.nodes.map(\.kind) }
 

@@ -31,12 +31,6 @@ func plistError(_ text: String, limits: ConfigLimits = ConfigLimits(), sourceLoc
     }
 }
 
-/// The directory holding the fixtures, found from this file's path.
-func fixturePath(_ name: String, filePath: String = #filePath) -> String {
-    var parts = filePath.split(separator: "/", omittingEmptySubsequences: false)
-    while let last = parts.last, last != "Tests" { parts.removeLast() }
-    return parts.joined(separator: "/") + "/Fixtures/" + name
-}
 
 @Suite struct XMLPlistTests {
     @Test func scalars() throws {

@@ -495,12 +495,7 @@ private func check(_ doc: ConfigDocument, _ index: Int, _ expected: Expected,
     // MARK: - Fixture
 
     static var fixturesDirectory: String {
-        // #filePath is …/Tests/ControllerRegConfigTests/YAMLParserTests.swift; strip two components.
-        var path = Substring(#filePath)
-        for _ in 0 ..< 2 {
-            if let slash = path.lastIndex(of: "/") { path = path[..<slash] }
-        }
-        return path + "/Fixtures"
+        String(fixturePath("").dropLast())
     }
 
     @Test func exampleFixture() throws {

@@ -1,0 +1,48 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A factory for one entry, injected instead of an object (`{Provider: Detail}` in a config).
+///
+/// The receiver may keep it and create the entry at any later time, also after the create that
+/// injected it has returned. A provider keeps its registry alive; once the registry has been
+/// freed (closed), `create` fails with `.invalidArgument`.
+public final class Provider: @unchecked Sendable, Hashable {
+    /// The registry the provider creates on.
+    public let registry: Registry
+    /// The entry it creates.
+    public let entryName: String
+    /// `entryName` as a NUL-terminated C string, valid as long as the provider.
+    public let cEntryName: UnsafePointer<CChar>
+
+    init(registry: Registry, entryName: String) {
+        self.registry = registry
+        self.entryName = entryName
+        cEntryName = UnsafePointer(strdup(entryName)!)
+    }
+
+    deinit { free(UnsafeMutablePointer(mutating: cEntryName)) }
+
+    /// Creates the entry, with `props` merged over its dependencies.
+    public func create(props: [String: Value] = [:]) throws(ConfigError) -> UnsafeMutableRawPointer {
+        try registry.create(entryName, props: props)
+    }
+
+    /// Creates the entry as a Swift object of type `T`.
+    public func create<T: AnyObject>(props: [String: Value] = [:], as type: T.Type) throws(ConfigError) -> T {
+        try registry.create(entryName, props: props, as: type)
+    }
+
+    /// Creates the entry with props given as a raw map (or nil), borrowed for the call. Returns the
+    /// object and whether the registry owns it (a singleton).
+    public func create(rawProps: UnsafePointer<RawValue>?) throws(ConfigError) -> (UnsafeMutableRawPointer, Bool) {
+        try registry.create(cName: cEntryName, props: rawProps)
+    }
+
+    public static func == (a: Provider, b: Provider) -> Bool { a === b }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}

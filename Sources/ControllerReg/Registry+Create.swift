@@ -1,0 +1,160 @@
+extension Registry {
+    /// Creates the object `name` describes, merging `props` over its dependencies (props win).
+    ///
+    /// The caller owns the result (free it with the class's destroy), except for a singleton,
+    /// which the registry owns (see `createReference` to tell them apart). A name that is not an
+    /// entry falls back to a registered class of that name, then to the name templates in order.
+    public func create(_ name: String, props: [String: Value] = [:]) throws(ConfigError) -> UnsafeMutableRawPointer {
+        try createReference(name, props: props).pointer!
+    }
+
+    /// Like `create`, returning the object with whether the registry owns it.
+    public func createReference(_ name: String, props: [String: Value] = [:]) throws(ConfigError) -> ObjectReference {
+        var propsHeap: UnsafeMutablePointer<RawValue>?
+        if !props.isEmpty {
+            guard let heap = Value.map(props).makeHeap() else { throw ConfigError(.noMemory, "out of memory building props") }
+            propsHeap = heap
+        }
+        defer { if let propsHeap { HeapValue.free(propsHeap) } }
+        var name = name
+        let result: Result<ObjectReference, ConfigError> = name.withUTF8 { u in
+            do throws(ConfigError) {
+                let base = u.baseAddress ?? emptyKey
+                let (p, owned) = try createRaw(bytes: base, length: u.count, hash: byteHash(UnsafeRawBufferPointer(u)),
+                                               props: propsHeap.map { UnsafePointer($0) })
+                return .success(ObjectReference(p, registryOwned: owned))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    /// Creates a Swift object of type `T` (a class registered with a Swift closure).
+    public func create<T: AnyObject>(_ name: String, props: [String: Value] = [:], as type: T.Type) throws(ConfigError) -> T {
+        let ref = try createReference(name, props: props)
+        let unmanaged = Unmanaged<AnyObject>.fromOpaque(ref.pointer!)
+        let object = ref.isRegistryOwned ? unmanaged.takeUnretainedValue() : unmanaged.takeRetainedValue()
+        guard let typed = object as? T else {
+            throw ConfigError(.type, "'\(name)' built a \(Swift.type(of: object)), not a \(T.self)")
+        }
+        return typed
+    }
+
+    /// Creates by a NUL-terminated name; `props` (a map, or nil) is borrowed for the call. Returns
+    /// the object and whether the registry owns it.
+    public func create(cName: UnsafePointer<CChar>, props: UnsafePointer<RawValue>?) throws(ConfigError) -> (UnsafeMutableRawPointer, Bool) {
+        let (hash, length) = byteHash(cString: cName)
+        return try createRaw(bytes: UnsafeRawPointer(cName).assumingMemoryBound(to: UInt8.self), length: length, hash: hash, props: props)
+    }
+
+    /// Creates by name bytes (used by providers).
+    func create(bytes: UnsafePointer<UInt8>, length: Int, props: UnsafePointer<RawValue>?) throws(ConfigError) -> UnsafeMutableRawPointer {
+        try createRaw(bytes: bytes, length: length, hash: byteHash(UnsafeRawBufferPointer(start: bytes, count: length)), props: props).0
+    }
+
+    @inline(__always)
+    func createRaw(bytes: UnsafePointer<UInt8>, length: Int, hash: UInt64, props: UnsafePointer<RawValue>?) throws(ConfigError) -> (UnsafeMutableRawPointer, Bool) {
+        if let props, props.pointee.valueKind != .map {
+            throw ConfigError(.invalidArgument, "props must be a map, not a \(props.pointee.valueKind)")
+        }
+        let maxDepth = limits.maxCreateDepth
+        let result: Result<(UnsafeMutableRawPointer, Bool), ConfigError> = cell.read { s in
+            let index = s.entries.names.find(bytes, length, hash: hash)
+            if index >= 0, s.entries.plans[index].live {
+                var resolver = Resolver(snapshot: s, registry: self, maxDepth: maxDepth)
+                do throws(CreateFailure) {
+                    return .success(try resolver.createEntry(index, props: props))
+                } catch {
+                    return .failure(error.error(for: String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self)))
+                }
+            }
+            return createByConvention(s, bytes: bytes, length: length, hash: hash, props: props)
+        }
+        return try result.get()
+    }
+
+    /// A name with no entry: a registered class of that name, else the first template that names
+    /// a registered class.
+    private func createByConvention(_ s: Snapshot, bytes: UnsafePointer<UInt8>, length: Int, hash: UInt64,
+                                    props: UnsafePointer<RawValue>?) -> Result<(UnsafeMutableRawPointer, Bool), ConfigError> {
+        let name = String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self)
+        var slot = s.classes.lookup.find(bytes, length, hash: hash)
+        if slot < 0 {
+            for template in s.templates {
+                let candidate = template.replacingAll("{name}", with: name)
+                slot = s.classes.lookup.find(candidate)
+                if slot >= 0 { break }
+            }
+        }
+        guard slot >= 0 else {
+            if isClosed { return .failure(ConfigError(.invalidArgument, "cannot create '\(name)': the registry has been freed")) }
+            let tried = s.templates.isEmpty ? "" : " or a class named by the templates \(s.templates.map { "'\($0)'" }.joined(separator: ", "))"
+            return .failure(ConfigError(.notFound, "no entry named '\(name)'\(Suggestions.hint(for: name, in: s.entries.liveNames)), and no registered class '\(name)'\(tried)"))
+        }
+        let resolver = Resolver(snapshot: s, registry: self, maxDepth: limits.maxCreateDepth)
+        do throws(CreateFailure) {
+            return .success((try resolver.createClass(slot, props: props), false))
+        } catch {
+            return .failure(error.error(for: name))
+        }
+    }
+
+    /// The singleton entry `name` defines here, built here on first use.
+    func singleton(named name: String) throws(CreateFailure) -> UnsafeMutableRawPointer {
+        let maxDepth = limits.maxCreateDepth
+        let result: Result<UnsafeMutableRawPointer, CreateFailure> = cell.read { s in
+            let index = s.entries.index(of: name)
+            guard index >= 0 else { return .failure(CreateFailure(code: .notFound, message: "no entry named '\(name)'")) }
+            var resolver = Resolver(snapshot: s, registry: self, maxDepth: maxDepth)
+            do throws(CreateFailure) {
+                return .success(try resolver.createEntry(index, props: nil).0)
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    /// Applies entry `name`'s dependencies to `object`, which the host made itself (the storyboard
+    /// case), through the class's `set`, one key at a time. A class without `set` is an error; a
+    /// failing `set` stops and reports its key.
+    public func inject(_ name: String, into object: UnsafeMutableRawPointer) throws(ConfigError) {
+        let maxDepth = limits.maxCreateDepth
+        let failure: ConfigError? = cell.read { s in
+            let index = s.entries.index(of: name)
+            guard index >= 0 else {
+                return ConfigError(.notFound, "cannot inject '\(name)': no entry by that name\(Suggestions.hint(for: name, in: s.entries.liveNames))")
+            }
+            var resolver = Resolver(snapshot: s, registry: self, maxDepth: maxDepth)
+            do throws(CreateFailure) {
+                try resolver.inject(index, into: object)
+                return nil
+            } catch {
+                let chain = error.path.count > 1 ? " (\(error.path.joined(separator: " -> ")))" : ""
+                return ConfigError(error.code, "cannot inject '\(name)'\(chain): \(error.message)")
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    /// Injects into a Swift object.
+    public func inject(_ name: String, into object: AnyObject) throws(ConfigError) {
+        try inject(name, into: Unmanaged.passUnretained(object).toOpaque())
+    }
+}
+
+extension String {
+    /// Every occurrence of `target` replaced by `replacement` (no Foundation).
+    func replacingAll(_ target: String, with replacement: String) -> String {
+        guard !target.isEmpty else { return self }
+        var result = ""
+        var rest = self[...]
+        while let r = rest.firstRange(of: target) {
+            result += rest[..<r.lowerBound]
+            result += replacement
+            rest = rest[r.upperBound...]
+        }
+        return result + rest
+    }
+}

@@ -3,14 +3,13 @@ import ControllerReg
 /// What the tool shows about an entry beyond name, class and dependencies: lifestyle, eagerness,
 /// provider dependencies and any key the core adds later.
 ///
-/// The core grows (`Lifestyle`, `Eager`, `{Provider: Name}` are coming); rather than break the tool's
-/// build each time, these are read by reflection from `EntryDefinition` and `DependencyValue`, so the
-/// tool shows them as soon as the core has them, and this is the one file to touch if they change shape.
+/// Lifestyle and eagerness come from `EntryDefinition`; properties a later core adds are read by
+/// reflection and shown as `name: value` until the tool learns them, and this is the one file to
+/// touch when the definition changes shape.
 public struct EntryFacts: Sendable, Equatable {
-    /// `transient`, `singleton`, `graph`, ... (`transient` when the core has no lifestyles: every
-    /// reference then builds a new object).
+    /// `transient`, `singleton` or `graph`.
     public var lifestyle: String
-    /// Whether the entry is built when the config is loaded (nil when the core does not know eagerness).
+    /// Whether the entry is built when the registry starts.
     public var eager: Bool?
     /// Other properties the core declares that the tool does not know by name, as `name: value` text.
     public var extras: [(String, String)]
@@ -23,23 +22,14 @@ public struct EntryFacts: Sendable, Equatable {
     static let known: Set<String> = ["name", "className", "description", "tag", "dependencies", "location", "lifestyle", "eager", "isEager"]
 
     public init(_ entry: EntryDefinition) {
-        var lifestyle = "transient"
-        var eager: Bool?
+        lifestyle = entry.lifestyle.rawValue
+        eager = entry.eager
+        // Keys the core adds after this tool version: shown generically until the tool knows them.
         var extras: [(String, String)] = []
         for child in Mirror(reflecting: entry).children {
-            guard let label = child.label else { continue }
-            let value = Self.unwrap(child.value)
-            switch label {
-            case "lifestyle":
-                if let value { lifestyle = Self.caseName(value) }
-            case "eager", "isEager":
-                if let b = value as? Bool { eager = b }
-            default:
-                if !Self.known.contains(label), let value { extras.append((label, String(describing: value))) }
-            }
+            guard let label = child.label, !Self.known.contains(label), let value = Self.unwrap(child.value) else { continue }
+            extras.append((label, String(describing: value)))
         }
-        self.lifestyle = lifestyle
-        self.eager = eager
         self.extras = extras
     }
 
@@ -74,8 +64,8 @@ public struct EntryEdge: Sendable, Equatable {
     public var kind: EdgeKind
 }
 
-/// A dependency value as the tool sees it: the core's cases plus a provider, which the core
-/// is adding (read by reflection until then).
+/// A dependency value as the tool sees it (without source locations); a case a later core adds
+/// is read by reflection until the tool knows it.
 public indirect enum DependencyView: Sendable, Equatable {
     case null
     case bool(Bool)
@@ -101,6 +91,7 @@ public indirect enum DependencyView: Sendable, Equatable {
         case .double(let d): self = .double(d)
         case .string(let s): self = .string(s)
         case .reference(let name, _): self = .reference(name)
+        case .provider(let name, _): self = .provider(name)
         case .list(let items): self = .list(items.map(DependencyView.init))
         case .map(let deps): self = .map(deps.map { ($0.key, DependencyView($0.value)) })
         @unknown default:
@@ -108,7 +99,7 @@ public indirect enum DependencyView: Sendable, Equatable {
         }
     }
 
-    /// Reads a case the core added after this file was written (`provider(Name, ...)`).
+    /// Reads a case the core added after this file was written.
     static func reflect(_ value: Any) -> DependencyView {
         let m = Mirror(reflecting: value)
         if let child = m.children.first, let label = child.label {

@@ -31,6 +31,10 @@ public struct PlanExplainer {
         lines.append("")
         lines.append("Creation order (\(state.order.count) \(state.order.count == 1 ? "object" : "objects")):")
         for (i, step) in state.order.enumerated() { lines.append("  \(i + 1). \(step)") }
+        if state.order.contains(where: { $0.hasSuffix("[singleton]") }) {
+            lines.append("")
+            lines.append("Singletons are built once per registry (eager ones when it starts) and reused by later creates.")
+        }
         if !state.providers.isEmpty {
             lines.append("")
             lines.append("Providers (built later, when called): " + state.providers.joined(separator: ", "))

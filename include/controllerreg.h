@@ -180,6 +180,23 @@ cr_registry *cr_shared(void);
  *  Freeing the child never disturbs the parent; free children before their parent. NULL on error. */
 cr_registry *cr_registry_new_child(cr_registry *parent);
 
+/** Limits a registry enforces; each exceeded limit is reported as CR_ERR_LIMIT naming it. */
+typedef enum {
+    CR_LIMIT_INPUT_BYTES = 0,     /**< largest config accepted, in bytes (default 256 MiB) */
+    CR_LIMIT_DEPTH = 1,           /**< deepest nesting of lists and maps in a config (default 128) */
+    CR_LIMIT_NODES = 2,           /**< most values in one config, aliases expanded (default 16 Mi) */
+    CR_LIMIT_STRING_BYTES = 3,    /**< longest string or key, in bytes (default 16 MiB) */
+    CR_LIMIT_ALIAS_EXPANSION = 4, /**< most values YAML aliases may add (default 100,000) */
+    CR_LIMIT_ENTRIES = 5,         /**< most entries in the registry (default 10,000,000) */
+    CR_LIMIT_CREATE_DEPTH = 6     /**< deepest chain of references one create builds (default 256) */
+} cr_limit;
+
+/** Sets a limit (value >= 1) for later loads and creates on `reg`. A child starts with its parent's. */
+int cr_registry_set_limit(cr_registry *reg, cr_limit limit, int64_t value);
+
+/** The current value of a limit, or -1 (with an error) for a bad argument. */
+int64_t cr_registry_get_limit(cr_registry *reg, cr_limit limit);
+
 /** Builds every eager singleton (`Eager: true`), each after its dependencies, in definition order.
  *  Stops at the first failure, whose message names the entry. Singletons are destroyed in reverse
  *  order of creation by cr_registry_free. */

@@ -58,7 +58,7 @@ extension Registry {
         if let props, props.pointee.valueKind != .map {
             throw ConfigError(.invalidArgument, "props must be a map, not a \(props.pointee.valueKind)")
         }
-        let maxDepth = limits.maxCreateDepth
+        let maxDepth = maxCreateDepth.load(ordering: .relaxed)
         let result: Result<(UnsafeMutableRawPointer, Bool), ConfigError> = cell.read { s in
             let index = s.entries.names.find(bytes, length, hash: hash)
             if index >= 0, s.entries.plans[index].live {
@@ -92,7 +92,7 @@ extension Registry {
             let tried = s.templates.isEmpty ? "" : " or a class named by the templates \(s.templates.map { "'\($0)'" }.joined(separator: ", "))"
             return .failure(ConfigError(.notFound, "no entry named '\(name)'\(Suggestions.hint(for: name, in: s.entries.liveNames)), and no registered class '\(name)'\(tried)"))
         }
-        let resolver = Resolver(snapshot: s, registry: self, maxDepth: limits.maxCreateDepth)
+        let resolver = Resolver(snapshot: s, registry: self, maxDepth: maxCreateDepth.load(ordering: .relaxed))
         do throws(CreateFailure) {
             return .success((try resolver.createClass(slot, props: props), false))
         } catch {
@@ -102,7 +102,7 @@ extension Registry {
 
     /// The singleton entry `name` defines here, built here on first use.
     func singleton(named name: String) throws(CreateFailure) -> UnsafeMutableRawPointer {
-        let maxDepth = limits.maxCreateDepth
+        let maxDepth = maxCreateDepth.load(ordering: .relaxed)
         let result: Result<UnsafeMutableRawPointer, CreateFailure> = cell.read { s in
             let index = s.entries.index(of: name)
             guard index >= 0 else { return .failure(CreateFailure(code: .notFound, message: "no entry named '\(name)'")) }
@@ -120,7 +120,7 @@ extension Registry {
     /// case), through the class's `set`, one key at a time. A class without `set` is an error; a
     /// failing `set` stops and reports its key.
     public func inject(_ name: String, into object: UnsafeMutableRawPointer) throws(ConfigError) {
-        let maxDepth = limits.maxCreateDepth
+        let maxDepth = maxCreateDepth.load(ordering: .relaxed)
         let failure: ConfigError? = cell.read { s in
             let index = s.entries.index(of: name)
             guard index >= 0 else {

@@ -18,8 +18,11 @@ public enum LoadMode: Sendable, Hashable {
 /// overrides the parent's for creates made through the child, and a parent's change that would
 /// break a child is rejected. A singleton lives in the registry whose entry defines it.
 public final class Registry: @unchecked Sendable {
-    /// Limits applied to configs loaded into this registry and to create depth.
-    public let limits: RegistryLimits
+    /// Limits applied to configs loaded into this registry and to create depth (see `setLimits`).
+    public var limits: RegistryLimits { limitStore.withLock { $0 } }
+    private let limitStore: Mutex<RegistryLimits>
+    /// `limits.maxCreateDepth`, readable without a lock on the create path.
+    let maxCreateDepth: Atomic<Int>
     /// The registry this one falls back to, if it is a child.
     public let parent: Registry?
 
@@ -36,7 +39,8 @@ public final class Registry: @unchecked Sendable {
 
     /// Creates an empty registry.
     public init(limits: RegistryLimits = RegistryLimits()) {
-        self.limits = limits
+        limitStore = Mutex(limits)
+        maxCreateDepth = Atomic(limits.maxCreateDepth)
         parent = nil
         cell = SnapshotCell(Snapshot(entries: EntryTable(compiled: []), classes: ClassTable(names: [], records: []), templates: []))
     }
@@ -44,7 +48,9 @@ public final class Registry: @unchecked Sendable {
     /// Creates a child of `parent`: names and classes fall back to the parent, and what the child
     /// defines overrides the parent's. Freeing the child never disturbs the parent.
     public init(parent: Registry, limits: RegistryLimits? = nil) {
-        self.limits = limits ?? parent.limits
+        let chosen = limits ?? parent.limits
+        limitStore = Mutex(chosen)
+        maxCreateDepth = Atomic(chosen.maxCreateDepth)
         self.parent = parent
         cell = SnapshotCell(Snapshot(entries: EntryTable(compiled: []), classes: ClassTable(names: [], records: []), templates: []))
         parent.lock.withLock {
@@ -75,6 +81,19 @@ public final class Registry: @unchecked Sendable {
         for (object, record) in built.reversed() {
             if let p = UnsafeMutableRawPointer(bitPattern: object) { record.host.destroy?(p, record.host.context) }
         }
+    }
+
+    /// Replaces the limits; every limit must be at least 1. Applies to later loads and creates.
+    public func setLimits(_ newLimits: RegistryLimits) throws(ConfigError) {
+        let c = newLimits.config
+        let values = [("input bytes", c.maxInputBytes), ("nesting depth", c.maxDepth), ("nodes", c.maxNodes),
+                      ("string bytes", c.maxStringBytes), ("alias expansion", c.maxAliasExpansion),
+                      ("entries", newLimits.maxEntries), ("create depth", newLimits.maxCreateDepth)]
+        if let (name, _) = values.first(where: { $0.1 < 1 }) {
+            throw ConfigError(.invalidArgument, "the \(name) limit must be at least 1")
+        }
+        limitStore.withLock { $0 = newLimits }
+        maxCreateDepth.store(newLimits.maxCreateDepth, ordering: .relaxed)
     }
 
     /// Whether `close` has run.
@@ -260,7 +279,7 @@ public final class Registry: @unchecked Sendable {
     /// Builds every eager singleton (in definition order, each after its dependencies). Stops at
     /// the first failure, which names the entry. Singletons are destroyed in reverse at `close`.
     public func start() throws(ConfigError) {
-        let maxDepth = limits.maxCreateDepth
+        let maxDepth = maxCreateDepth.load(ordering: .relaxed)
         let failure: ConfigError? = cell.read { s in
             for (i, c) in s.entries.compiled.enumerated() {
                 guard let c, c.definition.eager, c.definition.lifestyle == .singleton else { continue }
@@ -318,6 +337,11 @@ public final class Registry: @unchecked Sendable {
         for weak in registry.state.children {
             guard let child = weak.registry, !child.isClosed else { continue }
             child.lock.lock()
+            if child.isClosed {
+                // Closed while we waited: it must not get entries back.
+                child.lock.unlock()
+                continue
+            }
             switch child.candidate(parentSnapshot: parentSnapshot, own: child.state.own) {
             case .failure(let error):
                 locked.append(Candidate(registry: child, state: child.state, current: child.cell.snapshot))

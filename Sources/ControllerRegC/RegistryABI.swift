@@ -325,3 +325,32 @@ private func create(_ reg: OpaquePointer, _ name: UnsafePointer<CChar>?, _ props
         }
     } ?? nil
 }
+
+/// The limit a `cr_limit` value names.
+private nonisolated(unsafe) let limitPaths: [WritableKeyPath<RegistryLimits, Int>] = [
+    \.config.maxInputBytes, \.config.maxDepth, \.config.maxNodes, \.config.maxStringBytes,
+    \.config.maxAliasExpansion, \.maxEntries, \.maxCreateDepth,
+]
+
+@_cdecl("cr_registry_set_limit")
+public func cr_registry_set_limit(_ reg: OpaquePointer?, _ limit: UInt32, _ value: Int64) -> Int32 {
+    guard Int(limit) < limitPaths.count else { return fail(.invalidArgument, "cr_registry_set_limit: unknown limit \(limit)") }
+    guard value >= 1 else { return fail(.invalidArgument, "cr_registry_set_limit: a limit must be at least 1, got \(value)") }
+    return withRegistry(reg) { r in
+        status { () throws(ConfigError) in
+            var l = r.limits
+            l[keyPath: limitPaths[Int(limit)]] = Int(clamping: value)
+            try r.setLimits(l)
+        }
+    } ?? fail(.invalidArgument, "cr_registry_set_limit: reg is NULL")
+}
+
+@_cdecl("cr_registry_get_limit")
+public func cr_registry_get_limit(_ reg: OpaquePointer?, _ limit: UInt32) -> Int64 {
+    guard Int(limit) < limitPaths.count else { _ = fail(.invalidArgument, "cr_registry_get_limit: unknown limit \(limit)"); return -1 }
+    guard let value = withRegistry(reg, { Int64($0.limits[keyPath: limitPaths[Int(limit)]]) }) else {
+        _ = fail(.invalidArgument, "cr_registry_get_limit: reg is NULL")
+        return -1
+    }
+    return value
+}

@@ -153,3 +153,22 @@ struct CreateTests {
         #expect(expectError { _ = try r.create(cName: "A", props: list) }?.code == .invalidArgument)
     }
 }
+
+@Suite("Limits")
+struct LimitTests {
+    @Test func limitsAreSettablePerRegistryAndReportedAsLimitErrors() throws {
+        let r = Registry()
+        var l = r.limits
+        l.config.maxDepth = 3
+        l.config.maxInputBytes = 200
+        l.maxEntries = 2
+        try r.setLimits(l)
+        #expect(expectError { try r.load(text: "A: {ClassName: W, Dependencies: {a: [[[1]]]}}") }?.code == .limit)
+        #expect(expectError { try r.load(text: "A: W\n" + String(repeating: "# pad\n", count: 50)) }?.code == .limit)
+        #expect(expectError { try r.load(text: "A: W\nB: W\nC: W") }?.code == .limit)
+        try r.load(text: "A: W\nB: W")
+        l.maxCreateDepth = 0
+        #expect(expectError { try r.setLimits(l) }?.code == .invalidArgument)
+        #expect(Registry().limits.config.maxDepth == 128)
+    }
+}

@@ -74,3 +74,15 @@ target_link_libraries(controllerreg-cli PRIVATE
 install(TARGETS controllerreg-cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(FILES ${PROJECT_SOURCE_DIR}/schema/controllerreg.schema.json
   DESTINATION ${CMAKE_INSTALL_DATADIR}/controllerreg)
+
+# Smoke tests of the installed-to-be binary (the full tests are `swift test`'s ControllerRegToolTests).
+if(CONTROLLERREG_BUILD_TESTS)
+  enable_testing()
+  add_test(NAME tool-version COMMAND controllerreg-cli --version)
+  add_test(NAME tool-check-example COMMAND controllerreg-cli check ${PROJECT_SOURCE_DIR}/Tests/Fixtures/example.yaml)
+  add_test(NAME tool-check-invalid COMMAND controllerreg-cli check ${PROJECT_SOURCE_DIR}/Tests/Fixtures/schema/invalid/unknown-key.yaml)
+  set_tests_properties(tool-check-invalid PROPERTIES WILL_FAIL TRUE)
+  add_test(NAME tool-gen-c COMMAND controllerreg-cli gen --lang c ${PROJECT_SOURCE_DIR}/Tests/Fixtures/example.yaml
+    -o ${CMAKE_BINARY_DIR}/tool-example-names.h)
+  add_test(NAME tool-graph-dot COMMAND controllerreg-cli graph ${PROJECT_SOURCE_DIR}/Tests/Fixtures/example.yaml)
+endif()

@@ -1,5 +1,5 @@
 /* C host tests of libcontrollerreg. Usage: controllerreg-c-tests [group...]; no group runs all.
- * Groups: example semantics errors ownership threads. Set CR_TEST_QUICK=1 for shorter loops. */
+ * Groups: example semantics errors ownership threads features. Set CR_TEST_QUICK=1 for shorter loops. */
 #include "check.h"
 #include "tests.h"
 
@@ -14,6 +14,7 @@ static const struct {
     {"errors", test_errors},
     {"ownership", test_ownership},
     {"threads", test_threads},
+    {"features", test_features},
 };
 
 int main(int argc, char **argv) {

@@ -6,4 +6,5 @@ void test_semantics(void);
 void test_errors(void);
 void test_ownership(void);
 void test_threads(void);
+void test_features(void);
 #endif

@@ -816,9 +816,7 @@ public:
     std::string name() const { return p_ ? cr_provider_name(p_) : ""; }
 
     /// Creates the provider's entry now (props merged over its dependencies). Ownership as for
-    /// Registry::create. Limitation: the C ABI does not report who owns a provider's result; an
-    /// object that already existed (a singleton built earlier) gets a no-op deleter, but a
-    /// singleton built by this very call is returned as if it were the caller's.
+    /// Registry::create: a singleton comes back with a no-op deleter.
     template <class T> Ptr<T> create(const Props &props) { return create_impl<T>(props.get()); }
     template <class T> Ptr<T> create() { return create_impl<T>(nullptr); }
     template <class T> Ptr<T> create(std::initializer_list<std::pair<std::string, PropValue>> props) {
@@ -842,12 +840,12 @@ private:
         if (!p_) throw Error(CR_ERR_INVALID_ARGUMENT, "controllerreg::Provider is empty");
         detail::Produced saved = detail::last_produced();
         detail::last_produced() = detail::Produced{};
-        void *object = cr_provider_create(p_, props);
+        cr_owner owner = CR_OWNER_RECEIVER;
+        void *object = cr_provider_create_ex(p_, props, &owner);
         detail::Produced made = detail::last_produced();
         detail::last_produced() = saved;
         if (!object) detail::throw_last_error(CR_ERR_CREATE_FAILED);
-        bool existed = made.object != object; // not built during this call: kept by the registry
-        return detail::finish_create<T>(object, made, existed, name());
+        return detail::finish_create<T>(object, made, owner == CR_OWNER_REGISTRY, name());
     }
 
     cr_provider *p_ = nullptr;

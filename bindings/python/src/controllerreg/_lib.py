@@ -137,6 +137,7 @@ def _declare(lib: ctypes.CDLL) -> None:
         "cr_registry_entries": (c_void_p, [c_void_p]),
         "cr_value_provider": (c_void_p, [c_void_p]),
         "cr_provider_create": (c_void_p, [c_void_p, c_void_p]),
+        "cr_provider_create_ex": (c_void_p, [c_void_p, c_void_p, ctypes.POINTER(c_int)]),
         "cr_provider_name": (c_char_p, [c_void_p]),
         "cr_provider_free": (None, [c_void_p]),
     }

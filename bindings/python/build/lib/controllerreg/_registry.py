@@ -737,13 +737,11 @@ class Provider:
         if not ptr:
             raise InvalidArgumentError(Status.INVALID_ARGUMENT, "the provider is closed")
         registry = self._registry() if self._registry is not None else None
-        # The C ABI does not report who owns a provider's result (there is no
-        # cr_provider_create_ex): a singleton is the registry's, anything else the caller's.
-        singleton = registry is not None and not registry.closed and registry._lifestyle(self.name) == "singleton"
 
         def call(cprops: Optional[int]) -> Tuple[Optional[int], int]:
-            h = lib.cr_provider_create(ptr, cprops)
-            return h, int(Owner.REGISTRY if singleton else Owner.RECEIVER)
+            owner = ctypes.c_int(int(Owner.RECEIVER))
+            h = lib.cr_provider_create_ex(ptr, cprops, ctypes.byref(owner))
+            return h, owner.value
 
         return _run_create(lib, registry, props, kwargs, call)
 

@@ -100,7 +100,12 @@ public enum EntryDecoder {
             var lifestyle = Lifestyle.transient
             var eager: (Bool, Int)?
             var ok = true
-            for (k, v) in doc.pairs(of: valueNode) {
+            // Pairs walked in place (no array of pairs per entry).
+            var next = valueNode + 1
+            let end = Int(doc.nodes[valueNode].extent)
+            while next < end {
+                let k = next, v = next + 1
+                next = doc.next(after: v)
                 // Dispatch on the key's bytes: no String per key unless it is unknown.
                 switch EntryKey(doc, k) {
                 case .className:
@@ -170,7 +175,11 @@ public enum EntryDecoder {
             var result: [Dependency] = []
             result.reserveCapacity(doc.nodes[map].count)
             var ok = true
-            for (k, v) in doc.pairs(of: map) {
+            var next = map + 1
+            let end = Int(doc.nodes[map].extent)
+            while next < end {
+                let k = next, v = next + 1
+                next = doc.next(after: v)
                 if let value = decodeValue(v) {
                     result.append(Dependency(key: doc.string(at: k), value: value, location: doc.location(of: k)))
                 } else {

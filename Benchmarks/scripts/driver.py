@@ -62,7 +62,7 @@ def main():
     a = ap.parse_args()
 
     reps = 3 if a.quick else 9
-    load_reps = 3 if a.quick else 7
+    load_reps = 3 if a.quick else 11
     big_reps = 2 if a.quick else 5
     env = {"BENCH_REPS": str(reps), "BENCH_ITERS": "20000" if a.quick else "200000"}
     soak = 1_000_000 if a.quick else 10_000_000

@@ -95,8 +95,6 @@ struct Transaction {
             let dependencies = accepted[k].definition.dependencies
             var edges: [Int32] = []
             var targets: [Int32] = []
-            targets.reserveCapacity(dependencies.count)
-            edges.reserveCapacity(dependencies.count)
             for dep in dependencies {
                 switch dep.value {
                 case .reference(let name, let at): refs.append((name, at, false))
@@ -148,13 +146,14 @@ struct Transaction {
 
         // 5. Compile.
         let arena = Arena()
-        let compiler = PlanCompiler(arena: arena, resolve: resolve)
+        let compiler = PlanCompiler(arena: arena)
         while compiled.count < nextIndex { compiled.append(nil) }
         for i in removed { compiled[i] = nil }
         for k in accepted.indices {
             let index = accepted[k].index
             let def = accepted[k].definition
-            let plan = compiler.compile(def.dependencies, classSlot: classSlot(for: def.className), lifestyle: def.lifestyle)
+            let plan = compiler.compile(def.dependencies, classSlot: classSlot(for: def.className), lifestyle: def.lifestyle,
+                                        targets: changedTargets[k])
             compiled[index] = CompiledEntry(definition: def, plan: plan, edges: changedEdges[k],
                                             targets: changedTargets[k], nameBytes: arena.copy(def.name), arena: arena,
                                             inheritedFrom: inherited.isEmpty ? nil : inherited[def.name], parent: owner)

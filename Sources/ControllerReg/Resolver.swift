@@ -214,10 +214,13 @@ struct Resolver {
                             scratch: base + argsBytes + slotBytes + heldBytes)
             var n = 0
             do throws(CreateFailure) {
+                let slots = plan.slots!
                 for i in 0 ..< Int(plan.slotCount) {
-                    let s = plan.slots![i]
-                    if let props, ValueRef(props).lookup(s.key, s.keyLength) != nil { continue }
-                    (top + n).initialize(to: RawMapSlot(key: s.key, keyLength: s.keyLength, value: try evaluate(s, &work, depth: depth)))
+                    let s = slots + i
+                    if let props, ValueRef(props).lookup(s.pointee.key, s.pointee.keyLength) != nil { continue }
+                    // Literals (the common slot) inline, without a copy of the slot or a call.
+                    let value = s.pointee.op == .literal ? s.pointee.literal : try evaluate(s.pointee, &work, depth: depth)
+                    (top + n).initialize(to: RawMapSlot(key: s.pointee.key, keyLength: s.pointee.keyLength, value: value))
                     n += 1
                 }
                 if let props, let slots = props.pointee.mapSlots {

@@ -1,14 +1,15 @@
 import ControllerReg
 import Synchronization
 
-/// An object the test classes build: its class, its arguments as values, and a live-object count.
+/// An object the test classes build: its class, its arguments as values; when given a log, it
+/// records "~ClassName" there when it is destroyed.
 final class Widget: @unchecked Sendable {
-    static let live = Atomic<Int>(0)
     let className: String
     let args: [String: Value]
     let children: [String: Widget]
+    let log: CallLog?
 
-    init(className: String, args: ValueRef) {
+    init(className: String, args: ValueRef, log: CallLog? = nil) {
         self.className = className
         var values: [String: Value] = [:]
         var children: [String: Widget] = [:]
@@ -19,10 +20,10 @@ final class Widget: @unchecked Sendable {
         }
         self.args = values
         self.children = children
-        Widget.live.add(1, ordering: .relaxed)
+        self.log = log
     }
 
-    deinit { Widget.live.subtract(1, ordering: .relaxed) }
+    deinit { log?.record("~" + className) }
 }
 
 /// Counts constructor calls per class.
@@ -39,7 +40,7 @@ func registerWidgets(_ registry: Registry, _ names: [String], log: CallLog? = ni
         try registry.register(className: name) { args in
             log?.record(name)
             if failing.contains(name) { throw TestFailure(message: "\(name) refuses") }
-            return Widget(className: name, args: args)
+            return Widget(className: name, args: args, log: log)
         }
     }
 }

@@ -337,6 +337,11 @@ public final class Registry: @unchecked Sendable {
         for weak in registry.state.children {
             guard let child = weak.registry, !child.isClosed else { continue }
             child.lock.lock()
+            if child.isClosed {
+                // Closed while we waited: it must not get entries back.
+                child.lock.unlock()
+                continue
+            }
             switch child.candidate(parentSnapshot: parentSnapshot, own: child.state.own) {
             case .failure(let error):
                 locked.append(Candidate(registry: child, state: child.state, current: child.cell.snapshot))

@@ -190,7 +190,12 @@ struct Resolver {
         let propsCount = props.map { Int($0.pointee.count) } ?? 0
 
         if plan.slotCount == 0 && propsCount == 0 {
-            guard let object = create(UnsafeRawPointer(emptyArgumentsMap), functions.context) else { throw createFailed(index) }
+            HostFailure.clear()
+            guard let object = create(UnsafeRawPointer(emptyArgumentsMap), functions.context) else {
+                var failure = createFailed(index)
+                failure.path = [entryName(index)]
+                throw failure
+            }
             return object
         }
 
@@ -219,6 +224,7 @@ struct Resolver {
                     }
                 }
                 args.initialize(to: .borrowedMap(UnsafePointer(top), count: n))
+                HostFailure.clear()
                 guard let object = create(UnsafeRawPointer(args), functions.context) else { throw createFailed(index) }
                 release(&work, consumed: true, borrows: functions.borrowsArguments)
                 return object

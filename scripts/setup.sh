@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs the system packages the native build and tests need, only those that are missing:
+# cmake ninja-build libyaml-dev pkg-config valgrind. Quiet and idempotent when all are present.
+# Uses sudo only when not root. The Swift toolchain itself is expected at /opt/swift or on PATH.
+set -euo pipefail
+
+packages=(cmake ninja-build libyaml-dev pkg-config valgrind)
+missing=()
+for p in "${packages[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing+=("$p")
+    fi
+done
+
+if ((${#missing[@]} > 0)); then
+    if ! command -v apt-get >/dev/null 2>&1; then
+        echo "setup.sh: missing packages (${missing[*]}) and no apt-get to install them" >&2
+        exit 1
+    fi
+    sudo=()
+    if [[ $(id -u) -ne 0 ]]; then
+        sudo=(sudo)
+    fi
+    echo "setup.sh: installing ${missing[*]}"
+    "${sudo[@]}" apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq "${missing[@]}"
+fi
+
+if ! command -v swift >/dev/null 2>&1 && [[ ! -x /opt/swift/usr/bin/swift ]]; then
+    echo "setup.sh: no Swift toolchain found (expected swift on PATH or /opt/swift/usr/bin)" >&2
+    exit 1
+fi

@@ -1,0 +1,676 @@
+/* Errors: every failure returns NULL or a status, records a clear message, and never crashes. */
+#define _POSIX_C_SOURCE 200809L
+#include "check.h"
+#include "hosts.h"
+#include "tests.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+/* The call returns `expected` and records CR_ERR_INVALID_ARGUMENT (cleared first). */
+#define CHECK_INVALID(call, expected)                                                                    \
+    do {                                                                                                 \
+        cr_clear_error();                                                                                \
+        CHECK((call) == (expected));                                                                     \
+        CHECK_LAST_ERROR(CR_ERR_INVALID_ARGUMENT);                                                       \
+        CHECK(cr_last_error_message()[0] != '\0');                                                       \
+    } while (0)
+
+static cr_registry *example_registry(host_stats *s1, host_stats *s2) {
+    stats_init(s1);
+    stats_init(s2);
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(register_example_classes(reg, s1, s2), CR_OK);
+    CHECK_STATUS(cr_load_file(reg, fixture_path("example.yaml"), CR_FORMAT_AUTO), CR_OK);
+    return reg;
+}
+
+static void unknown_name(void) {
+    host_stats s1, s2;
+    cr_registry *reg = example_registry(&s1, &s2);
+    cr_clear_error();
+    CHECK(cr_registry_create(reg, "NoSuchScreen", NULL) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_NOT_FOUND);
+    CHECK_CONTAINS(cr_last_error_message(), "NoSuchScreen");
+    CHECK(cr_registry_create(reg, "Tset1", NULL) == NULL);
+    CHECK_CONTAINS(cr_last_error_message(), "did you mean 'Test1'");
+    CHECK(cr_registry_create(reg, "", NULL) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_NOT_FOUND);
+    /* A successful call leaves the last error as it was; cr_clear_error resets it. */
+    Test1ViewController *t = cr_registry_create(reg, "Test1", NULL);
+    CHECK(t != NULL);
+    CHECK_LAST_ERROR(CR_ERR_NOT_FOUND);
+    cr_clear_error();
+    CHECK_LAST_ERROR(CR_OK);
+    CHECK_STR(cr_last_error_message(), "");
+    if (t) test1_destroy(t, NULL);
+    CHECK_INT(stats_get(&s1, &s1.creates), 1);
+    cr_registry_free(reg);
+}
+
+static void class_not_registered(void) {
+    host_stats s1;
+    stats_init(&s1);
+    cr_registry *reg = cr_registry_new();
+    /* Test2ViewController is not registered: loading works, creating names class and entry. */
+    CHECK_STATUS(cr_register_class(reg, "Test1ViewController", &test1_class, &s1), CR_OK);
+    CHECK_STATUS(cr_load_file(reg, fixture_path("example.yaml"), CR_FORMAT_AUTO), CR_OK);
+    CHECK(cr_registry_create(reg, "Test2", NULL) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_CLASS_NOT_REGISTERED);
+    CHECK_CONTAINS(cr_last_error_message(), "Test2ViewController");
+    CHECK_CONTAINS(cr_last_error_message(), "'Test2'");
+    CHECK(cr_registry_create(reg, "Test1", NULL) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_CLASS_NOT_REGISTERED);
+    CHECK_CONTAINS(cr_last_error_message(), "Test2ViewController");
+    CHECK_CONTAINS(cr_last_error_message(), "Test1 -> Test2");
+    CHECK_INT(stats_get(&s1, &s1.creates), 0);
+    /* Registering it later makes the same entries work. */
+    host_stats s2;
+    stats_init(&s2);
+    CHECK_STATUS(cr_register_class(reg, "Test2ViewController", &test2_class, &s2), CR_OK);
+    Test1ViewController *t = cr_registry_create(reg, "Test1", NULL);
+    CHECK_EXAMPLE_OBJECT(t, 0);
+    if (t) test1_destroy(t, NULL);
+    cr_registry_free(reg);
+    CHECK_INT(stats_get(&s2, &s2.releases), 1);
+}
+
+/* create returning NULL: CR_ERR_CREATE_FAILED, and every object built for the call destroyed. */
+static void create_failed(void) {
+    host_stats nodes, failing, silent;
+    stats_init(&nodes);
+    stats_init(&failing);
+    stats_init(&silent);
+    failing.fail = 1;
+    failing.fail_message = "disk on fire";
+    silent.fail = 1;
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(cr_register_class(reg, "Node", &node_class, &nodes), CR_OK);
+    CHECK_STATUS(cr_register_class(reg, "Failing", &node_class, &failing), CR_OK);
+    CHECK_STATUS(cr_register_class(reg, "Silent", &node_class, &silent), CR_OK);
+    CHECK_STATUS(load_yaml(reg,
+                           "B: Node\n"
+                           "C: Failing\n"
+                           "Quiet: Silent\n"
+                           "A:\n  ClassName: Node\n  Dependencies: {b: B, c: C}\n"
+                           "Top:\n  ClassName: Failing\n  Dependencies: {b1: B, b2: B}\n"
+                           "Deep:\n  ClassName: Node\n  Dependencies:\n"
+                           "    first: [B, {x: B, y: [B]}]\n"
+                           "    a: A\n"
+                           "    never: B\n"
+                           "Q:\n  ClassName: Node\n  Dependencies: {b: B, q: Quiet}\n"),
+                 CR_OK);
+
+    /* Mid-graph: A depends on B and C; C fails after B was built -> B destroyed. */
+    cr_clear_error();
+    CHECK(cr_registry_create(reg, "A", NULL) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_CREATE_FAILED);
+    CHECK_CONTAINS(cr_last_error_message(), "disk on fire");
+    CHECK_CONTAINS(cr_last_error_message(), "A -> C");
+    CHECK_INT(stats_get(&nodes, &nodes.creates), 1);
+    CHECK_INT(stats_get(&nodes, &nodes.destroys), 1);
+    CHECK_INT(stats_get(&failing, &failing.failures), 1);
+
+    /* The top-level create fails after its dependencies were built -> both destroyed. */
+    CHECK(cr_registry_create(reg, "Top", NULL) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_CREATE_FAILED);
+    CHECK_CONTAINS(cr_last_error_message(), "disk on fire");
+    CHECK_INT(stats_get(&nodes, &nodes.creates), 3);
+    CHECK_INT(stats_get(&nodes, &nodes.destroys), 3);
+
+    /* Deeper: three Bs in nested containers, then A's own B, then C fails. */
+    CHECK(cr_registry_create(reg, "Deep", NULL) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_CREATE_FAILED);
+    CHECK_CONTAINS(cr_last_error_message(), "Deep -> A -> C");
+    CHECK_INT(stats_get(&nodes, &nodes.creates), 3 + 4);
+    CHECK_INT(stats_get(&nodes, &nodes.destroys), 3 + 4);
+
+    /* Without cr_report_error the message still says what returned NULL. */
+    CHECK(cr_registry_create(reg, "Q", NULL) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_CREATE_FAILED);
+    CHECK_CONTAINS(cr_last_error_message(), "Silent");
+    CHECK_CONTAINS(cr_last_error_message(), "NULL");
+    CHECK(strstr(cr_last_error_message(), "disk on fire") == NULL);
+    CHECK_INT(stats_get(&nodes, &nodes.creates), 8);
+    CHECK_INT(stats_get(&nodes, &nodes.destroys), 8);
+
+    /* A message reported outside a failing callback is not attached to a later failure. */
+    cr_report_error("stray message");
+    CHECK(cr_registry_create(reg, "Q", NULL) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_CREATE_FAILED);
+    CHECK(strstr(cr_last_error_message(), "stray message") == NULL);
+    CHECK_INT(stats_get(&nodes, &nodes.creates), 9);
+    CHECK_INT(stats_get(&nodes, &nodes.destroys), 9);
+
+    /* A reported message does not leak into a later, unrelated failure. */
+    failing.fail = 0;
+    Node *a = cr_registry_create(reg, "A", NULL);
+    CHECK(a != NULL);
+    if (a) node_destroy(a, &nodes);
+    CHECK_INT(stats_get(&nodes, &nodes.creates), 11);
+    CHECK_INT(stats_get(&nodes, &nodes.destroys), 11); /* A, and B through A */
+    CHECK_INT(stats_get(&failing, &failing.destroys), 1);
+    cr_registry_free(reg);
+}
+
+static int noop_release_count;
+static void noop_release(void *user_data) {
+    (void)user_data;
+    noop_release_count++;
+}
+
+static void class_exists(void) {
+    host_stats s1, s2, other;
+    cr_registry *reg = example_registry(&s1, &s2);
+    stats_init(&other);
+    other.version = 2;
+    cr_class again = test2_class;
+    CHECK_STATUS(cr_register_class(reg, "Test2ViewController", &again, &other), CR_ERR_CLASS_EXISTS);
+    CHECK_CONTAINS(cr_last_error_message(), "Test2ViewController");
+    CHECK_INT(stats_get(&other, &other.releases), 1); /* on failure the new user_data is released */
+    /* Nothing changed: Test2 still comes from the first class. */
+    Test2ViewController *t = cr_registry_create(reg, "Test2", NULL);
+    CHECK(t && t->version == 0);
+    if (t) test2_destroy(t, NULL);
+    /* cr_replace_class replaces on purpose; the old class's release runs. */
+    CHECK_STATUS(cr_replace_class(reg, "Test2ViewController", &again, &other), CR_OK);
+    t = cr_registry_create(reg, "Test2", NULL);
+    CHECK(t && t->version == 2);
+    if (t) test2_destroy(t, NULL);
+    CHECK_INT(stats_get(&s2, &s2.releases), 1);
+    CHECK_INT(stats_get(&other, &other.releases), 1);
+    Test1ViewController *t1 = cr_registry_create(reg, "Test1", NULL);
+    CHECK(t1 && t1->test2ViewController && t1->test2ViewController->version == 2);
+    if (t1) test1_destroy(t1, NULL);
+    /* Replacing a class that was never registered just registers it. */
+    cr_class plain = {.create = node_class.create, .destroy = node_class.destroy, .release = noop_release};
+    CHECK_STATUS(cr_replace_class(reg, "Fresh", &plain, &s1), CR_OK);
+    /* Bad class names. */
+    CHECK_STATUS(cr_register_class(reg, "", &plain, NULL), CR_ERR_INVALID_ARGUMENT);
+    CHECK_INT(noop_release_count, 1); /* released on failure */
+    cr_registry_free(reg);
+    CHECK_INT(stats_get(&other, &other.releases), 2);
+    CHECK_INT(noop_release_count, 2);
+}
+
+static void missing_reference(void) {
+    host_stats s1, s2;
+    cr_registry *reg = example_registry(&s1, &s2);
+    CHECK_STATUS(load_yaml(reg, "Test3:\n  ClassName: Test1ViewController\n  Dependencies:\n    test2ViewController: Tst2\n"),
+                 CR_ERR_MISSING_REFERENCE);
+    CHECK_CONTAINS(cr_last_error_message(), "Tst2");
+    CHECK_CONTAINS(cr_last_error_message(), "did you mean 'Test2'");
+    CHECK_CONTAINS(cr_last_error_message(), "<string>:4:");
+    cr_clear_error();
+    CHECK(cr_registry_create(reg, "Test3", NULL) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_NOT_FOUND);
+    cr_registry_free(reg);
+}
+
+static void cycles(void) {
+    host_stats s;
+    stats_init(&s);
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(cr_register_class(reg, "Node", &node_class, &s), CR_OK);
+    CHECK_STATUS(load_yaml(reg,
+                           "A:\n  ClassName: Node\n  Dependencies: {b: B}\n"
+                           "B:\n  ClassName: Node\n  Dependencies: {c: C}\n"
+                           "C:\n  ClassName: Node\n  Dependencies: {a: A}\n"),
+                 CR_ERR_CYCLE);
+    CHECK_CONTAINS(cr_last_error_message(), "A -> B -> C -> A");
+    CHECK_STATUS(load_yaml(reg, "Self:\n  ClassName: Node\n  Dependencies:\n    inner: {list: [Self]}\n"), CR_ERR_CYCLE);
+    CHECK_CONTAINS(cr_last_error_message(), "Self -> Self");
+    CHECK_STATUS(load_text(reg, "{\"X\": {\"ClassName\": \"Node\", \"Dependencies\": {\"y\": \"Y\"}},"
+                                " \"Y\": {\"ClassName\": \"Node\", \"Dependencies\": {\"x\": [\"X\"]}}}",
+                           CR_FORMAT_JSON),
+                 CR_ERR_CYCLE);
+    CHECK_CONTAINS(cr_last_error_message(), "X -> Y -> X");
+    cr_clear_error();
+    CHECK(cr_registry_create(reg, "A", NULL) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_NOT_FOUND);
+    CHECK_INT(stats_get(&s, &s.creates), 0);
+    cr_registry_free(reg);
+}
+
+static void schema_errors(void) {
+    host_stats s;
+    stats_init(&s);
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(cr_register_class(reg, "Node", &node_class, &s), CR_OK);
+    CHECK_STATUS(load_yaml(reg,
+                           "Good: Node\n"
+                           "Bad:\n"
+                           "  ClassName: Node\n"
+                           "  Dependecies:\n"
+                           "    x: 1\n"),
+                 CR_ERR_SCHEMA);
+    CHECK_CONTAINS(cr_last_error_message(), "<string>:4:3:");
+    CHECK_CONTAINS(cr_last_error_message(), "Dependecies");
+    CHECK_CONTAINS(cr_last_error_message(), "Dependencies");
+    CHECK_INT(count_lines(cr_last_error_message()), 1);
+
+    /* In a file, the location names the file. */
+    char path[] = "/tmp/controllerreg-test-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    if (fd >= 0) {
+        static const char text[] = "Bad:\n  ClassName: Node\n  Dependecies: {}\n";
+        CHECK(write(fd, text, sizeof text - 1) == (ssize_t)(sizeof text - 1));
+        close(fd);
+        CHECK_STATUS(cr_load_file(reg, path, CR_FORMAT_YAML), CR_ERR_SCHEMA);
+        char where[128];
+        snprintf(where, sizeof where, "%s:3:3:", path);
+        CHECK_CONTAINS(cr_last_error_message(), where);
+        unlink(path);
+    }
+
+    /* Several problems in one load: all reported, one per line, each with its location. */
+    CHECK_STATUS(load_yaml(reg,
+                           "One:\n  ClassName: 5\n"
+                           "Two:\n  ClassName: Node\n  Tag: [1]\n"
+                           "Three:\n  ClassName: Node\n  Colour: red\n"
+                           "Four: [Node]\n"),
+                 CR_ERR_SCHEMA);
+    const char *m = cr_last_error_message();
+    CHECK_INT(count_lines(m), 5); /* "4 problems:" and one line each */
+    CHECK(strncmp(m, "4 problems", 10) == 0);
+    CHECK_CONTAINS(m, "<string>:2:14:");
+    CHECK_CONTAINS(m, "<string>:5:8:");
+    CHECK_CONTAINS(m, "<string>:8:3:");
+    CHECK_CONTAINS(m, "<string>:9:7:");
+    /* Top level not a map; entry not a string or map. */
+    CHECK_STATUS(load_yaml(reg, "- a\n- b\n"), CR_ERR_SCHEMA);
+    CHECK_STATUS(load_text(reg, "{\"A\": 5}", CR_FORMAT_JSON), CR_ERR_SCHEMA);
+    /* Same key twice (an error in YAML and JSON). */
+    CHECK_STATUS(load_yaml(reg, "A: Node\nA: Node\n"), CR_ERR_DUPLICATE);
+    CHECK_STATUS(load_text(reg, "{\"A\": \"Node\", \"A\": \"Node\"}", CR_FORMAT_JSON), CR_ERR_DUPLICATE);
+    cr_clear_error();
+    CHECK(cr_registry_create(reg, "Good", NULL) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_NOT_FOUND);
+    cr_registry_free(reg);
+}
+
+/* A failed load changes nothing: old entries still work, new names are absent. */
+static void failed_load_leaves_registry_unchanged(void) {
+    host_stats s1, s2;
+    cr_registry *reg = example_registry(&s1, &s2);
+    CHECK_STATUS(load_yaml(reg,
+                           "NewOne: Test2ViewController\n"
+                           "NewTwo:\n  ClassName: Test1ViewController\n  Dependencies: {test2ViewController: Nowhere}\n"),
+                 CR_ERR_MISSING_REFERENCE);
+    CHECK_STATUS(load_yaml(reg, "NewOne: Test2ViewController\nTest1: Test2ViewController\n"), CR_ERR_DUPLICATE);
+    CHECK_STATUS(load_yaml(reg, "NewOne: Test2ViewController\nbroken: [\n"), CR_ERR_SYNTAX);
+    cr_clear_error();
+    CHECK(cr_registry_create(reg, "NewOne", NULL) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_NOT_FOUND);
+    CHECK(cr_registry_create(reg, "NewTwo", NULL) == NULL);
+    Test1ViewController *t = cr_registry_create(reg, "Test1", NULL);
+    CHECK_EXAMPLE_OBJECT(t, 0);
+    if (t) test1_destroy(t, NULL);
+    /* And a good load afterwards works, referring to the earlier entries. */
+    CHECK_STATUS(load_yaml(reg, "NewOne:\n  ClassName: Test1ViewController\n  Dependencies: {test2ViewController: Test2}\n"), CR_OK);
+    t = cr_registry_create(reg, "NewOne", NULL);
+    CHECK(t && t->test2ViewController && t->test2ViewController->magic == TEST2_MAGIC);
+    if (t) test1_destroy(t, NULL);
+    cr_registry_free(reg);
+}
+
+static void io_and_syntax(void) {
+    host_stats s1, s2;
+    cr_registry *reg = example_registry(&s1, &s2);
+    CHECK_STATUS(cr_load_file(reg, "/nonexistent/controllerreg/screens.yaml", CR_FORMAT_AUTO), CR_ERR_IO);
+    CHECK_CONTAINS(cr_last_error_message(), "/nonexistent/controllerreg/screens.yaml");
+    CHECK_STATUS(cr_load_file(reg, "/tmp", CR_FORMAT_AUTO), CR_ERR_IO);
+    CHECK_CONTAINS(cr_last_error_message(), "/tmp");
+    CHECK_STATUS(cr_load_file(reg, "", CR_FORMAT_AUTO), CR_ERR_IO);
+
+    /* Invalid UTF-8, in each text format. */
+    static const char bad_yaml[] = "A: \"\xff\xfe\"\n";
+    static const char bad_json[] = "{\"A\": \"\xc3\x28\"}";
+    CHECK_STATUS(cr_load_string(reg, bad_yaml, sizeof bad_yaml - 1, CR_FORMAT_YAML), CR_ERR_SYNTAX);
+    CHECK_STATUS(cr_load_string(reg, bad_json, sizeof bad_json - 1, CR_FORMAT_JSON), CR_ERR_SYNTAX);
+    CHECK_STATUS(cr_load_string(reg, bad_json, sizeof bad_json - 1, CR_FORMAT_AUTO), CR_ERR_SYNTAX);
+    /* Malformed text. */
+    CHECK_STATUS(load_text(reg, "{\"A\": \"Node\",}", CR_FORMAT_JSON), CR_ERR_SYNTAX);
+    CHECK_CONTAINS(cr_last_error_message(), "<string>:1:");
+    CHECK_STATUS(load_yaml(reg, "A: [unclosed\n"), CR_ERR_SYNTAX);
+    /* Text need not be NUL-terminated: only `length` bytes are read. */
+    static const char prefix[] = "Extra: Test2ViewControllerGARBAGE";
+    CHECK_STATUS(cr_load_string(reg, prefix, 26, CR_FORMAT_YAML), CR_OK);
+    Test2ViewController *x = cr_registry_create(reg, "Extra", NULL);
+    CHECK(x && x->magic == TEST2_MAGIC);
+    if (x) test2_destroy(x, NULL);
+
+    /* Empty input: reported, not loaded, no crash. */
+    CHECK(cr_load_string(reg, "", 0, CR_FORMAT_AUTO) != CR_OK);
+    CHECK(cr_last_error_message()[0] != '\0');
+    CHECK(cr_load_string(reg, NULL, 0, CR_FORMAT_YAML) != CR_OK);
+    CHECK(cr_load_string(reg, "   \n# only a comment\n", 21, CR_FORMAT_YAML) != CR_OK);
+    CHECK(cr_load_string(reg, "", 0, CR_FORMAT_JSON) == CR_ERR_SYNTAX);
+    /* Embedded NUL bytes. */
+    CHECK(cr_load_string(reg, "A: Node\0B: Node\n", 16, CR_FORMAT_YAML) != CR_OK);
+    Test1ViewController *t = cr_registry_create(reg, "Test1", NULL);
+    CHECK_EXAMPLE_OBJECT(t, 0);
+    if (t) test1_destroy(t, NULL);
+    cr_registry_free(reg);
+}
+
+static void *numbers_create(const cr_value *args, void *user_data) {
+    int64_t *out = user_data;
+    out[0] = cr_value_int(cr_map_get(args, "max"));
+    out[1] = cr_value_int(cr_map_get(args, "min"));
+    out[2] = cr_value_kind(cr_map_get(args, "max"));
+    out[3] = cr_value_kind(cr_map_get(args, "min"));
+    return malloc(1);
+}
+
+static void huge_integers(void) {
+    int64_t seen[4] = {0, 0, 0, 0};
+    cr_class numbers = {.create = numbers_create};
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(cr_register_class(reg, "Numbers", &numbers, seen), CR_OK);
+    CHECK_STATUS(load_yaml(reg, "N:\n  ClassName: Numbers\n  Dependencies:\n    max: 9223372036854775807\n    min: -9223372036854775808\n"),
+                 CR_OK);
+    void *o = cr_registry_create(reg, "N", NULL);
+    CHECK(o != NULL);
+    free(o);
+    CHECK(seen[0] == INT64_MAX);
+    CHECK(seen[1] == INT64_MIN);
+    CHECK_INT(seen[2], CR_INT);
+    CHECK_INT(seen[3], CR_INT);
+    CHECK_STATUS(load_text(reg, "{\"J\": {\"ClassName\": \"Numbers\", \"Dependencies\": {\"max\": 9223372036854775807, \"min\": -9223372036854775808}}}",
+                           CR_FORMAT_JSON),
+                 CR_OK);
+    memset(seen, 0, sizeof seen);
+    o = cr_registry_create(reg, "J", NULL);
+    free(o);
+    CHECK(seen[0] == INT64_MAX && seen[1] == INT64_MIN);
+    /* Integers beyond 64 bits are reported, not wrapped or crashed on. */
+    int rc = load_yaml(reg, "Y:\n  ClassName: Numbers\n  Dependencies:\n    max: 99999999999999999999999999\n");
+    CHECK(rc != CR_OK);
+    CHECK_CONTAINS(cr_last_error_message(), "<string>:4:");
+    rc = load_text(reg, "{\"Z\": {\"ClassName\": \"Numbers\", \"Dependencies\": {\"max\": 9223372036854775808}}}", CR_FORMAT_JSON);
+    CHECK(rc != CR_OK);
+    CHECK_CONTAINS(cr_last_error_message(), "<string>:1:");
+    rc = load_text(reg, "{\"W\": {\"ClassName\": \"Numbers\", \"Dependencies\": {\"max\": -99999999999999999999999}}}", CR_FORMAT_JSON);
+    CHECK(rc != CR_OK);
+    cr_registry_free(reg);
+}
+
+static void deep_reference_chain(void) {
+    host_stats s;
+    stats_init(&s);
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(cr_register_class(reg, "Node", &node_class, &s), CR_OK);
+    size_t cap = 400 * 64, len = 0;
+    char *text = malloc(cap);
+    for (int i = 0; i < 300; i++)
+        len += (size_t)snprintf(text + len, cap - len, "E%d:\n  ClassName: Node\n  Dependencies: {next: E%d}\n", i, i + 1);
+    len += (size_t)snprintf(text + len, cap - len, "E300: Node\n");
+    CHECK_STATUS(cr_load_string(reg, text, len, CR_FORMAT_YAML), CR_OK);
+    free(text);
+    cr_clear_error();
+    CHECK(cr_registry_create(reg, "E0", NULL) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_LIMIT);
+    CHECK_INT(stats_get(&s, &s.creates), stats_get(&s, &s.destroys)); /* nothing leaked */
+    Node *n = cr_registry_create(reg, "E100", NULL); /* 200 deep: within the limit */
+    CHECK(n != NULL);
+    if (n) node_destroy(n, &s);
+    CHECK_INT(stats_get(&s, &s.creates), stats_get(&s, &s.destroys));
+    cr_registry_free(reg);
+}
+
+/* Inside a create: freeing or modifying borrowed args is reported, accessors check kinds. */
+typedef struct args_probe {
+    int ran;
+} args_probe;
+
+static void *args_probe_create(const cr_value *args, void *user_data) {
+    args_probe *p = user_data;
+    p->ran = 1;
+    cr_clear_error();
+    cr_value_free((cr_value *)args);
+    CHECK_LAST_ERROR(CR_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cr_last_error_message(), "cr_value_free");
+    cr_value_free((cr_value *)cr_map_get(args, "list"));
+    CHECK_LAST_ERROR(CR_ERR_INVALID_ARGUMENT);
+    CHECK_INVALID(cr_map_set_int((cr_value *)args, "k", 1), CR_ERR_INVALID_ARGUMENT);
+    CHECK_INVALID(cr_list_push_int((cr_value *)cr_map_get(args, "list"), 1), CR_ERR_INVALID_ARGUMENT);
+    /* args are intact */
+    CHECK_INT(cr_value_count(args), 4);
+    CHECK_INT(cr_value_count(cr_map_get(args, "list")), 2);
+    CHECK_STR(cr_value_string(cr_map_get(args, "s")), "text");
+
+    /* wrong-kind accessors: CR_ERR_TYPE and 0 / NULL */
+    const cr_value *s = cr_map_get(args, "s");
+    const cr_value *i = cr_map_get(args, "i");
+    cr_clear_error();
+    CHECK_INT(cr_value_int(s), 0);
+    CHECK_LAST_ERROR(CR_ERR_TYPE);
+    cr_clear_error();
+    CHECK_INT(cr_value_bool(s), 0);
+    CHECK_LAST_ERROR(CR_ERR_TYPE);
+    cr_clear_error();
+    CHECK(cr_value_string(i) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_TYPE);
+    CHECK_CONTAINS(cr_last_error_message(), "cr_value_string");
+    cr_clear_error();
+    CHECK(cr_value_object(i) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_TYPE);
+    cr_clear_error();
+    CHECK(cr_value_double(s) == 0.0);
+    CHECK_LAST_ERROR(CR_ERR_TYPE);
+    cr_clear_error();
+    CHECK(cr_value_double(i) == 42.0); /* an integer reads as a double */
+    CHECK_LAST_ERROR(CR_OK);
+    CHECK(cr_list_at(s, 0) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_TYPE);
+    cr_clear_error();
+    CHECK(cr_map_get(i, "x") == NULL);
+    CHECK_LAST_ERROR(CR_ERR_TYPE);
+    cr_clear_error();
+    CHECK_INT(cr_value_string_length(i), 0);
+    CHECK_LAST_ERROR(CR_ERR_TYPE);
+    CHECK_INT(cr_value_owner(i), CR_OWNER_NONE);
+    CHECK_INT(cr_value_count(i), 0);
+    CHECK(cr_list_at(cr_map_get(args, "list"), 2) == NULL); /* out of range: NULL */
+    CHECK(cr_map_key_at(args, 4) == NULL);
+    CHECK(cr_map_value_at(args, 99) == NULL);
+    return malloc(1);
+}
+
+static void borrowed_args_and_kinds(void) {
+    args_probe p = {0};
+    cr_class cls = {.create = args_probe_create};
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(cr_register_class(reg, "Probe", &cls, &p), CR_OK);
+    CHECK_STATUS(load_yaml(reg, "P:\n  ClassName: Probe\n  Dependencies: {s: \"@text\", i: 42, list: [1, 2], m: {a: 1}}\n"), CR_OK);
+    void *o = cr_registry_create(reg, "P", NULL);
+    CHECK(o != NULL && p.ran);
+    free(o);
+    /* Accessors on props we built. */
+    cr_value *props = cr_map_new();
+    cr_value *list = cr_list_new();
+    CHECK_STATUS(cr_list_push_string(list, "x"), CR_OK);
+    CHECK_STATUS(cr_list_push_double(list, 1.5), CR_OK);
+    CHECK_STATUS(cr_list_push_bool(list, 1), CR_OK);
+    CHECK_STATUS(cr_list_push_null(list), CR_OK);
+    CHECK_STATUS(cr_list_push_int(list, 7), CR_OK);
+    CHECK_STATUS(cr_list_push_object(list, props), CR_OK);
+    cr_value *inner = cr_map_new();
+    CHECK_STATUS(cr_map_set_double(inner, "d", 0.25), CR_OK);
+    CHECK_STATUS(cr_list_push_value(list, inner), CR_OK);
+    CHECK_STATUS(cr_map_set_value(props, "list", list), CR_OK);
+    CHECK_STATUS(cr_map_set_bool(props, "b", 1), CR_OK);
+    CHECK_STATUS(cr_map_set_int(props, "b", 5), CR_OK); /* replaced */
+    CHECK_INT(cr_value_count(props), 2);
+    CHECK_INT(cr_value_kind(cr_map_get(props, "b")), CR_INT);
+    const cr_value *l = cr_map_get(props, "list");
+    CHECK_INT(cr_value_count(l), 7);
+    CHECK_STR(cr_value_string(cr_list_at(l, 0)), "x");
+    CHECK(cr_value_double(cr_list_at(l, 1)) == 1.5);
+    CHECK_INT(cr_value_bool(cr_list_at(l, 2)), 1);
+    CHECK_INT(cr_value_kind(cr_list_at(l, 3)), CR_NULL);
+    CHECK_INT(cr_value_int(cr_list_at(l, 4)), 7);
+    CHECK(cr_value_object(cr_list_at(l, 5)) == props);
+    CHECK_INT(cr_value_owner(cr_list_at(l, 5)), CR_OWNER_CALLER);
+    CHECK(cr_value_double(cr_map_get(cr_list_at(l, 6), "d")) == 0.25);
+    /* A map cannot be put into itself; a borrowed (inner) value cannot be handed over. */
+    CHECK_STATUS(cr_map_set_value(props, "self", props), CR_ERR_INVALID_ARGUMENT);
+    props = cr_map_new(); /* the failed call took (and freed) the old one, as documented */
+    CHECK_STATUS(cr_map_set_value(props, "null", NULL), CR_ERR_INVALID_ARGUMENT);
+    cr_value_free(props);
+    cr_registry_free(reg);
+}
+
+static void null_arguments(void) {
+    cr_registry *reg = cr_registry_new();
+    cr_class cls = node_class;
+    cr_class no_create = {.create = NULL};
+    host_stats s;
+    stats_init(&s);
+    cr_value *map = cr_map_new();
+    cr_value *list = cr_list_new();
+
+    cr_clear_error();
+    cr_registry_free(NULL); /* ignored */
+    CHECK_LAST_ERROR(CR_OK);
+    CHECK_INVALID(cr_register_class(NULL, "X", &cls, &s), CR_ERR_INVALID_ARGUMENT);
+    CHECK_INVALID(cr_register_class(reg, NULL, &cls, &s), CR_ERR_INVALID_ARGUMENT);
+    CHECK_INVALID(cr_register_class(reg, "X", NULL, &s), CR_ERR_INVALID_ARGUMENT);
+    CHECK_INVALID(cr_register_class(reg, "X", &no_create, &s), CR_ERR_INVALID_ARGUMENT);
+    CHECK_INVALID(cr_replace_class(NULL, "X", &cls, &s), CR_ERR_INVALID_ARGUMENT);
+    CHECK_INVALID(cr_replace_class(reg, NULL, &cls, &s), CR_ERR_INVALID_ARGUMENT);
+    CHECK_INVALID(cr_replace_class(reg, "X", NULL, &s), CR_ERR_INVALID_ARGUMENT);
+    CHECK_INT(stats_get(&s, &s.releases), 4); /* every failed registration with a class released user_data */
+    CHECK_INVALID(cr_load_file(NULL, fixture_path("example.yaml"), CR_FORMAT_AUTO), CR_ERR_INVALID_ARGUMENT);
+    CHECK_INVALID(cr_load_file(reg, NULL, CR_FORMAT_AUTO), CR_ERR_INVALID_ARGUMENT);
+    CHECK_INVALID(cr_load_file(reg, fixture_path("example.yaml"), (cr_format)99), CR_ERR_INVALID_ARGUMENT);
+    const char *paths[2] = {fixture_path("example.yaml"), NULL};
+    CHECK_INVALID(cr_load_files(NULL, paths, 1, CR_FORMAT_AUTO), CR_ERR_INVALID_ARGUMENT);
+    CHECK_INVALID(cr_load_files(reg, NULL, 1, CR_FORMAT_AUTO), CR_ERR_INVALID_ARGUMENT);
+    CHECK_INVALID(cr_load_files(reg, paths, 2, CR_FORMAT_AUTO), CR_ERR_INVALID_ARGUMENT);
+    CHECK_INVALID(cr_load_string(NULL, "A: B\n", 5, CR_FORMAT_AUTO), CR_ERR_INVALID_ARGUMENT);
+    CHECK_INVALID(cr_load_string(reg, NULL, 5, CR_FORMAT_AUTO), CR_ERR_INVALID_ARGUMENT);
+    CHECK_INVALID(cr_load_string(reg, "A: B\n", 5, (cr_format)-1), CR_ERR_INVALID_ARGUMENT);
+    CHECK_INVALID(cr_registry_create(NULL, "Test1", NULL), NULL);
+    CHECK_INVALID(cr_registry_create(reg, NULL, NULL), NULL);
+    CHECK_INVALID(cr_create(NULL, NULL), NULL);
+
+    CHECK_INVALID(cr_map_set_null(NULL, "k"), CR_ERR_INVALID_ARGUMENT);
+    CHECK_INVALID(cr_map_set_null(map, NULL), CR_ERR_INVALID_ARGUMENT);
+    CHECK_INVALID(cr_map_set_bool(NULL, "k", 1), CR_ERR_INVALID_ARGUMENT);
+    CHECK_INVALID(cr_map_set_bool(map, NULL, 1), CR_ERR_INVALID_ARGUMENT);
+    CHECK_INVALID(cr_map_set_int(NULL, "k", 1), CR_ERR_INVALID_ARGUMENT);
+    CHECK_INVALID(cr_map_set_int(map, NULL, 1), CR_ERR_INVALID_ARGUMENT);
+    CHECK_INVALID(cr_map_set_double(NULL, "k", 1), CR_ERR_INVALID_ARGUMENT);
+    CHECK_INVALID(cr_map_set_double(map, NULL, 1), CR_ERR_INVALID_ARGUMENT);
+    CHECK_INVALID(cr_map_set_string(NULL, "k", "v"), CR_ERR_INVALID_ARGUMENT);
+    CHECK_INVALID(cr_map_set_string(map, NULL, "v"), CR_ERR_INVALID_ARGUMENT);
+    CHECK_INVALID(cr_map_set_string(map, "k", NULL), CR_ERR_INVALID_ARGUMENT);
+    CHECK_INVALID(cr_map_set_object(NULL, "k", map), CR_ERR_INVALID_ARGUMENT);
+    CHECK_INVALID(cr_map_set_object(map, NULL, map), CR_ERR_INVALID_ARGUMENT);
+    CHECK_INVALID(cr_map_set_value(NULL, "k", cr_map_new()), CR_ERR_INVALID_ARGUMENT); /* value freed */
+    CHECK_INVALID(cr_map_set_value(map, NULL, cr_list_new()), CR_ERR_INVALID_ARGUMENT); /* value freed */
+    CHECK_INVALID(cr_map_set_value(map, "k", NULL), CR_ERR_INVALID_ARGUMENT);
+    CHECK_INVALID(cr_map_set_int(list, "k", 1), CR_ERR_INVALID_ARGUMENT); /* not a map */
+    CHECK_INVALID(cr_list_push_null(NULL), CR_ERR_INVALID_ARGUMENT);
+    CHECK_INVALID(cr_list_push_bool(NULL, 1), CR_ERR_INVALID_ARGUMENT);
+    CHECK_INVALID(cr_list_push_int(NULL, 1), CR_ERR_INVALID_ARGUMENT);
+    CHECK_INVALID(cr_list_push_double(NULL, 1), CR_ERR_INVALID_ARGUMENT);
+    CHECK_INVALID(cr_list_push_string(NULL, "v"), CR_ERR_INVALID_ARGUMENT);
+    CHECK_INVALID(cr_list_push_string(list, NULL), CR_ERR_INVALID_ARGUMENT);
+    CHECK_INVALID(cr_list_push_object(NULL, map), CR_ERR_INVALID_ARGUMENT);
+    CHECK_INVALID(cr_list_push_value(NULL, cr_list_new()), CR_ERR_INVALID_ARGUMENT); /* value freed */
+    CHECK_INVALID(cr_list_push_value(list, NULL), CR_ERR_INVALID_ARGUMENT);
+    CHECK_INVALID(cr_list_push_int(map, 1), CR_ERR_INVALID_ARGUMENT); /* not a list */
+
+    CHECK_INVALID(cr_value_bool(NULL), 0);
+    CHECK_INVALID(cr_value_int(NULL), 0);
+    CHECK_INVALID(cr_value_double(NULL), 0.0);
+    CHECK_INVALID(cr_value_string(NULL), NULL);
+    CHECK_INVALID(cr_value_string_length(NULL), 0);
+    CHECK_INVALID(cr_value_object(NULL), NULL);
+    CHECK_INVALID(cr_value_count(NULL), 0);
+    CHECK_INVALID(cr_map_get(NULL, "k"), NULL);
+    CHECK_INVALID(cr_map_get(map, NULL), NULL);
+    CHECK_INVALID(cr_map_key_at(NULL, 0), NULL);
+    CHECK_INVALID(cr_map_value_at(NULL, 0), NULL);
+    CHECK_INVALID(cr_list_at(NULL, 0), NULL);
+    CHECK_INT(cr_value_kind(NULL), CR_NULL);
+    CHECK_INT(cr_value_owner(NULL), CR_OWNER_NONE);
+    cr_clear_error();
+    cr_value_free(NULL); /* ignored */
+    cr_report_error(NULL); /* ignored */
+    CHECK_LAST_ERROR(CR_OK);
+    CHECK_STR(cr_status_name(CR_OK) ? "ok" : NULL, "ok");
+    CHECK(cr_status_name(-1) != NULL && cr_status_name(12345) != NULL);
+    CHECK(strcmp(cr_status_name(CR_ERR_CYCLE), cr_status_name(CR_ERR_SYNTAX)) != 0);
+    CHECK_STR(cr_version(), CR_VERSION_STRING);
+    /* cr_report_error outside a callback is ignored (does not affect the next failure). */
+    cr_report_error("stray");
+    cr_value_free(map);
+    cr_value_free(list);
+    cr_registry_free(reg);
+}
+
+/* The shared registry: usable, cr_create works on it, it cannot be freed. */
+static host_stats shared_s1, shared_s2;
+
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void shared_registry(void) {
+    cr_registry *shared = cr_shared();
+    CHECK(shared != NULL);
+    CHECK(cr_shared() == shared);
+    stats_init(&shared_s1);
+    stats_init(&shared_s2);
+    CHECK_STATUS(cr_register_class(shared, "SharedTest1ViewController", &test1_class, &shared_s1), CR_OK);
+    CHECK_STATUS(cr_register_class(shared, "SharedTest2ViewController", &test2_class, &shared_s2), CR_OK);
+    CHECK_STATUS(load_yaml(shared,
+                           "SharedTest1:\n"
+                           "  ClassName: SharedTest1ViewController\n"
+                           "  Dependencies:\n"
+                           "    dependentString: \"@Yes, you can inject a string using the config file\"\n"
+                           "    dependentInt: 1000\n"
+                           "    dependentBool: true\n"
+                           "    test2ViewController: SharedTest2\n"
+                           "SharedTest2: SharedTest2ViewController\n"),
+                 CR_OK);
+    cr_value *props = cr_map_new();
+    cr_map_set_string(props, "color", "red");
+    cr_map_set_int(props, "number", 1);
+    Test1ViewController *t = cr_create("SharedTest1", props);
+    CHECK_EXAMPLE_OBJECT(t, 1);
+    if (t) test1_destroy(t, NULL);
+    cr_value_free(props);
+    cr_clear_error();
+    cr_registry_free(shared); /* refused */
+    CHECK_LAST_ERROR(CR_ERR_INVALID_ARGUMENT);
+    t = cr_registry_create(shared, "SharedTest1", NULL);
+    CHECK_EXAMPLE_OBJECT(t, 0);
+    if (t) test1_destroy(t, NULL);
+    CHECK_INT(stats_get(&shared_s1, &shared_s1.releases), 0);
+    cr_clear_error();
+    CHECK(cr_create("NotInShared", NULL) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_NOT_FOUND);
+}
+
+void test_errors(void) {
+    unknown_name();
+    class_not_registered();
+    create_failed();
+    class_exists();
+    missing_reference();
+    cycles();
+    schema_errors();
+    failed_load_leaves_registry_unchanged();
+    io_and_syntax();
+    huge_integers();
+    deep_reference_chain();
+    borrowed_args_and_kinds();
+    null_arguments();
+    shared_registry();
+}

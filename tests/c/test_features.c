@@ -1,0 +1,454 @@
+/* C tests of lifestyles, eager start, providers, injection, conventions, dynamic entries, child
+ * registries, several files and limits, through the real libcontrollerreg.so. */
+#define _POSIX_C_SOURCE 200809L
+#include "check.h"
+#include "hosts.h"
+#include "tests.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* An object that records the order in which objects of its class are destroyed. */
+typedef struct {
+    int magic;
+    char name[32];
+} Named;
+
+static char destroy_order[256];
+static pthread_mutex_t order_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void *named_create(const cr_value *args, void *user_data) {
+    (void)args;
+    Named *n = calloc(1, sizeof *n);
+    if (!n) return NULL;
+    n->magic = 0x4e4d;
+    snprintf(n->name, sizeof n->name, "%s", (const char *)user_data);
+    return n;
+}
+
+static void named_destroy(void *object, void *user_data) {
+    (void)user_data;
+    Named *n = object;
+    pthread_mutex_lock(&order_lock);
+    strncat(destroy_order, n->name, sizeof destroy_order - strlen(destroy_order) - 2);
+    strcat(destroy_order, " ");
+    pthread_mutex_unlock(&order_lock);
+    free(n);
+}
+
+static void test_singletons(void) {
+    host_stats nodes, svc;
+    stats_init(&nodes);
+    stats_init(&svc);
+    cr_registry *reg = cr_registry_new();
+    CHECK_INT(cr_register_class(reg, "Node", &node_class, &nodes), CR_OK);
+    CHECK_INT(cr_register_class(reg, "Svc", &node_class, &svc), CR_OK);
+    CHECK_INT(load_yaml(reg, "Service: {ClassName: Svc, Lifestyle: singleton}\n"
+                             "A: {ClassName: Node, Dependencies: {s: Service}}\n"), CR_OK);
+    Node *a1 = cr_registry_create(reg, "A", NULL);
+    Node *a2 = cr_registry_create(reg, "A", NULL);
+    CHECK(a1 && a2);
+    CHECK_INT(stats_get(&svc, &svc.creates), 1);
+    CHECK_INT(a1->ownedCount, 0); /* the singleton was CR_OWNER_REGISTRY, so the node did not keep it */
+    cr_owner owner = CR_OWNER_NONE;
+    void *s1 = cr_registry_create_ex(reg, "Service", NULL, &owner);
+    void *s2 = cr_registry_create(reg, "Service", NULL);
+    CHECK(s1 != NULL && s1 == s2);
+    CHECK_INT(owner, CR_OWNER_REGISTRY);
+    cr_value *props = cr_map_new();
+    cr_map_set_int(props, "x", 1);
+    CHECK(cr_registry_create(reg, "Service", props) == NULL);
+    CHECK_INT(cr_last_error_code(), CR_ERR_INVALID_ARGUMENT);
+    cr_value_free(props);
+    node_destroy(a1, &nodes);
+    node_destroy(a2, &nodes);
+    CHECK_INT(stats_get(&svc, &svc.destroys), 0);
+    cr_registry_free(reg);
+    CHECK_INT(stats_get(&svc, &svc.destroys), 1);
+    CHECK_INT(stats_get(&svc, &svc.releases), 1);
+
+    /* Destroyed in reverse order of creation. */
+    destroy_order[0] = 0;
+    reg = cr_registry_new();
+    cr_class named = {.create = named_create, .destroy = named_destroy};
+    CHECK_INT(cr_register_class(reg, "First", &named, "first"), CR_OK);
+    CHECK_INT(cr_register_class(reg, "Second", &named, "second"), CR_OK);
+    CHECK_INT(cr_register_class(reg, "Third", &named, "third"), CR_OK);
+    CHECK_INT(load_yaml(reg, "One: {ClassName: First, Lifestyle: singleton}\n"
+                             "Two: {ClassName: Second, Lifestyle: singleton, Dependencies: {one: One}}\n"
+                             "Three: {ClassName: Third, Lifestyle: singleton}\n"), CR_OK);
+    CHECK(cr_registry_create(reg, "Two", NULL) != NULL);
+    CHECK(cr_registry_create(reg, "Three", NULL) != NULL);
+    cr_registry_free(reg);
+    CHECK_STR(destroy_order, "third second first ");
+}
+
+typedef struct {
+    cr_registry *reg;
+    void *result;
+} race_arg;
+
+static void *race_create(void *p) {
+    race_arg *a = p;
+    a->result = cr_registry_create(a->reg, "Slow", NULL);
+    return NULL;
+}
+
+static void test_singleton_race(void) {
+    int rounds = quick_mode() ? 3 : 30;
+    for (int round = 0; round < rounds; round++) {
+        host_stats s;
+        stats_init(&s);
+        cr_registry *reg = cr_registry_new();
+        cr_register_class(reg, "SlowClass", &node_class, &s);
+        load_yaml(reg, "Slow: {ClassName: SlowClass, Lifestyle: singleton}\n");
+        pthread_t threads[8];
+        race_arg args[8];
+        for (int i = 0; i < 8; i++) {
+            args[i].reg = reg;
+            args[i].result = NULL;
+            pthread_create(&threads[i], NULL, race_create, &args[i]);
+        }
+        for (int i = 0; i < 8; i++) pthread_join(threads[i], NULL);
+        int same = 1;
+        for (int i = 1; i < 8; i++) same &= args[i].result == args[0].result && args[i].result != NULL;
+        CHECK(same);
+        CHECK_INT(stats_get(&s, &s.creates), 1);
+        cr_registry_free(reg);
+        CHECK_INT(stats_get(&s, &s.destroys), 1);
+    }
+}
+
+static void test_graph_lifestyle(void) {
+    host_stats nodes, ctx;
+    stats_init(&nodes);
+    stats_init(&ctx);
+    cr_registry *reg = cr_registry_new();
+    cr_register_class(reg, "Node", &node_class, &nodes);
+    cr_register_class(reg, "Ctx", &node_class, &ctx);
+    CHECK_INT(load_yaml(reg, "Top: {ClassName: Node, Dependencies: {left: Left, right: Right}}\n"
+                             "Left: {ClassName: Node, Dependencies: {ctx: Context}}\n"
+                             "Right: {ClassName: Node, Dependencies: {ctx: Context}}\n"
+                             "Context: {ClassName: Ctx, Lifestyle: graph}\n"), CR_OK);
+    Node *top = cr_registry_create(reg, "Top", NULL);
+    CHECK(top != NULL && top->ownedCount == 2);
+    CHECK_INT(stats_get(&ctx, &ctx.creates), 1);
+    if (top && top->ownedCount == 2) {
+        Node *left = top->owned[0], *right = top->owned[1];
+        /* The first receiver owns the shared context; the second saw CR_OWNER_SHARED. */
+        CHECK_INT(left->ownedCount + right->ownedCount, 1);
+        node_destroy(top, &nodes);
+    }
+    CHECK_INT(stats_get(&ctx, &ctx.destroys), 1);
+    cr_registry_free(reg);
+}
+
+static void test_eager_start(void) {
+    host_stats s;
+    stats_init(&s);
+    cr_registry *reg = cr_registry_new();
+    cr_register_class(reg, "Node", &node_class, &s);
+    CHECK_INT(load_yaml(reg, "Late: {ClassName: Node, Lifestyle: singleton, Eager: true, Dependencies: {db: Database}}\n"
+                             "Database: {ClassName: Node, Lifestyle: singleton, Eager: true}\n"
+                             "Lazy: {ClassName: Node, Lifestyle: singleton}\n"), CR_OK);
+    CHECK_INT(cr_registry_start(reg), CR_OK);
+    CHECK_INT(stats_get(&s, &s.creates), 2);
+    cr_registry_free(reg);
+    CHECK_INT(stats_get(&s, &s.destroys), 2);
+
+    reg = cr_registry_new();
+    CHECK_INT(load_yaml(reg, "Broken: {ClassName: Missing, Lifestyle: singleton, Eager: true}\n"), CR_OK);
+    CHECK_INT(cr_registry_start(reg), CR_ERR_CLASS_NOT_REGISTERED);
+    CHECK(strstr(cr_last_error_message(), "eager singleton 'Broken'") != NULL);
+    CHECK_INT(load_yaml(reg, "T: {ClassName: Node, Eager: true}\n"), CR_ERR_SCHEMA);
+    cr_registry_free(reg);
+}
+
+/* A screen that keeps the provider it receives. */
+typedef struct {
+    int magic;
+    cr_provider *detail;
+    int64_t id;
+} Screen;
+
+static void *screen_create(const cr_value *args, void *user_data) {
+    (void)user_data;
+    Screen *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->magic = 0x5c;
+    const cr_value *p = cr_map_get(args, "detail");
+    if (p && cr_value_kind(p) == CR_PROVIDER && cr_value_owner(p) == CR_OWNER_RECEIVER) s->detail = cr_value_provider(p);
+    const cr_value *back = cr_map_get(args, "back");
+    if (back && cr_value_kind(back) == CR_PROVIDER) cr_provider_free(cr_value_provider(back));
+    const cr_value *id = cr_map_get(args, "id");
+    s->id = id ? cr_value_int(id) : -1;
+    return s;
+}
+
+static void screen_destroy(void *object, void *user_data) {
+    (void)user_data;
+    Screen *s = object;
+    cr_provider_free(s->detail);
+    free(s);
+}
+
+static const cr_class screen_class = {.create = screen_create, .destroy = screen_destroy};
+
+static void test_providers(void) {
+    cr_registry *reg = cr_registry_new();
+    cr_register_class(reg, "List", &screen_class, NULL);
+    cr_register_class(reg, "Detail", &screen_class, NULL);
+    CHECK_INT(load_yaml(reg, "ListScreen: {ClassName: List, Dependencies: {detail: {Provider: DetailScreen}}}\n"
+                             "DetailScreen: {ClassName: Detail, Dependencies: {back: {Provider: ListScreen}}}\n"), CR_OK);
+    Screen *list = cr_registry_create(reg, "ListScreen", NULL);
+    CHECK(list != NULL && list->detail != NULL);
+    if (list && list->detail) {
+        CHECK_STR(cr_provider_name(list->detail), "DetailScreen");
+        cr_value *props = cr_map_new();
+        cr_map_set_int(props, "id", 42);
+        Screen *detail = cr_provider_create(list->detail, props); /* after the list's create returned */
+        cr_value_free(props);
+        CHECK(detail != NULL && detail->id == 42);
+        if (detail) screen_destroy(detail, NULL);
+    }
+    if (list) screen_destroy(list, NULL);
+    /* A direct cycle is still one. */
+    CHECK_INT(load_yaml(reg, "Loop: {ClassName: List, Dependencies: {self: Loop}}\n"), CR_ERR_CYCLE);
+    CHECK_INT(load_yaml(reg, "P: {ClassName: List, Dependencies: {p: {Provider: Nowhere}}}\n"), CR_ERR_MISSING_REFERENCE);
+    /* A provider outliving its registry fails cleanly. */
+    Screen *kept = cr_registry_create(reg, "ListScreen", NULL);
+    cr_registry_free(reg);
+    CHECK(kept != NULL);
+    if (kept) {
+        CHECK(cr_provider_create(kept->detail, NULL) == NULL);
+        CHECK_INT(cr_last_error_code(), CR_ERR_INVALID_ARGUMENT);
+        screen_destroy(kept, NULL);
+    }
+}
+
+/* A storyboard-made view: it receives keys through set. */
+typedef struct {
+    char title[32];
+    int64_t count;
+    void *service;
+    int sets;
+} View;
+
+static int view_set(void *object, const char *key, const cr_value *value, void *user_data) {
+    (void)user_data;
+    View *v = object;
+    v->sets++;
+    if (strcmp(key, "title") == 0) snprintf(v->title, sizeof v->title, "%s", cr_value_string(value));
+    else if (strcmp(key, "count") == 0) v->count = cr_value_int(value);
+    else if (strcmp(key, "service") == 0) v->service = cr_value_object(value);
+    else {
+        cr_report_error("unknown property");
+        return 1;
+    }
+    return 0;
+}
+
+static void test_inject(void) {
+    host_stats svc;
+    stats_init(&svc);
+    cr_registry *reg = cr_registry_new();
+    cr_class view = {.create = named_create, .destroy = named_destroy, .set = view_set};
+    cr_register_class(reg, "ViewClass", &view, "view");
+    cr_register_class(reg, "Plain", &node_class, &svc);
+    cr_register_class(reg, "Service", &node_class, &svc);
+    CHECK_INT(load_yaml(reg, "Home: {ClassName: ViewClass, Dependencies: {title: \"@Home\", count: 3, service: Svc}}\n"
+                             "Broken: {ClassName: ViewClass, Dependencies: {title: \"@x\", bogus: 1, later: Svc}}\n"
+                             "NoSet: {ClassName: Plain, Dependencies: {a: 1}}\n"
+                             "Svc: Service\n"), CR_OK);
+    View v = {{0}, 0, NULL, 0};
+    CHECK_INT(cr_inject(reg, "Home", &v), CR_OK);
+    CHECK_STR(v.title, "Home");
+    CHECK_INT(v.count, 3);
+    CHECK(v.service != NULL);
+    if (v.service) node_destroy(v.service, &svc); /* the view owns what it received */
+    View b = {{0}, 0, NULL, 0};
+    CHECK_INT(cr_inject(reg, "Broken", &b), CR_ERR_CREATE_FAILED);
+    CHECK(strstr(cr_last_error_message(), "key 'bogus'") != NULL);
+    CHECK(strstr(cr_last_error_message(), "unknown property") != NULL);
+    CHECK_INT(b.sets, 2);
+    CHECK_INT(stats_get(&svc, &svc.creates), 2);
+    CHECK_INT(stats_get(&svc, &svc.destroys), 2); /* the Svc built for 'later' was destroyed */
+    View n = {{0}, 0, NULL, 0};
+    CHECK_INT(cr_inject(reg, "NoSet", &n), CR_ERR_INVALID_ARGUMENT);
+    CHECK_INT(cr_inject(reg, "Nope", &n), CR_ERR_NOT_FOUND);
+    CHECK_INT(cr_inject(reg, "Home", NULL), CR_ERR_INVALID_ARGUMENT);
+    cr_registry_free(reg);
+}
+
+static void test_conventions(void) {
+    host_stats a, b, c;
+    stats_init(&a);
+    stats_init(&b);
+    stats_init(&c);
+    cr_registry *reg = cr_registry_new();
+    cr_register_class(reg, "Car", &node_class, &a);
+    cr_register_class(reg, "BikeViewController", &node_class, &b);
+    cr_register_class(reg, "BikeController", &node_class, &c);
+    CHECK_INT(cr_add_name_template(reg, "{name}ViewController"), CR_OK);
+    CHECK_INT(cr_add_name_template(reg, "{name}Controller"), CR_OK);
+    CHECK_INT(cr_add_name_template(reg, "NoPlaceholder"), CR_ERR_INVALID_ARGUMENT);
+    CHECK_INT(load_yaml(reg, "Car: BikeController\n"), CR_OK);
+    Node *n = cr_registry_create(reg, "Car", NULL); /* the entry wins over the class of the same name */
+    CHECK_INT(stats_get(&c, &c.creates), 1);
+    if (n) node_destroy(n, &c);
+    n = cr_registry_create(reg, "Bike", NULL); /* first template that names a class */
+    CHECK_INT(stats_get(&b, &b.creates), 1);
+    if (n) node_destroy(n, &b);
+    cr_value *props = cr_map_new();
+    cr_map_set_int(props, "k", 1);
+    n = cr_registry_create(reg, "BikeController", props); /* exact class name, props as args */
+    CHECK(n != NULL && n->argCount == 1);
+    if (n) node_destroy(n, &c);
+    cr_value_free(props);
+    CHECK(cr_registry_create(reg, "Plane", NULL) == NULL);
+    CHECK_INT(cr_last_error_code(), CR_ERR_NOT_FOUND);
+    cr_registry_free(reg);
+}
+
+static void test_dynamic_entries(void) {
+    host_stats s;
+    stats_init(&s);
+    cr_registry *reg = cr_registry_new();
+    cr_register_class(reg, "Node", &node_class, &s);
+    CHECK_INT(cr_add_entry(reg, "B", "Node", CR_LIFESTYLE_TRANSIENT, NULL), CR_OK);
+    cr_value *deps = cr_map_new();
+    cr_map_set_string(deps, "b", "B");
+    cr_map_set_string(deps, "text", "@literal");
+    cr_value *list = cr_list_new();
+    cr_list_push_string(list, "B");
+    cr_list_push_int(list, 5);
+    cr_map_set_value(deps, "items", list);
+    CHECK_INT(cr_add_entry(reg, "A", "Node", CR_LIFESTYLE_TRANSIENT, deps), CR_OK);
+    cr_value_free(deps);
+    Node *a = cr_registry_create(reg, "A", NULL);
+    CHECK(a != NULL && a->argCount == 3 && a->ownedCount == 2);
+    if (a) node_destroy(a, &s);
+    deps = cr_map_new();
+    cr_map_set_string(deps, "x", "Nope");
+    CHECK_INT(cr_add_entry(reg, "C", "Node", CR_LIFESTYLE_TRANSIENT, deps), CR_ERR_MISSING_REFERENCE);
+    cr_map_set_object(deps, "x", &s);
+    CHECK_INT(cr_add_entry(reg, "C", "Node", CR_LIFESTYLE_TRANSIENT, deps), CR_ERR_INVALID_ARGUMENT);
+    cr_value_free(deps);
+    CHECK_INT(cr_add_entry(reg, "A", "Node", CR_LIFESTYLE_TRANSIENT, NULL), CR_ERR_DUPLICATE);
+    CHECK_INT(cr_remove_entry(reg, "B"), CR_ERR_MISSING_REFERENCE);
+    CHECK(strstr(cr_last_error_message(), "entry 'A' refers to it") != NULL);
+
+    cr_value *entries = cr_registry_entries(reg);
+    CHECK(entries && cr_value_kind(entries) == CR_LIST && cr_value_count(entries) == 2);
+    if (entries && cr_value_count(entries) == 2) {
+        CHECK_STR(cr_value_string(cr_map_get(cr_list_at(entries, 0), "name")), "B");
+        CHECK_STR(cr_value_string(cr_map_get(cr_list_at(entries, 1), "class")), "Node");
+        CHECK_STR(cr_value_string(cr_map_get(cr_list_at(entries, 1), "lifestyle")), "transient");
+    }
+    cr_value_free(entries);
+    CHECK_INT(cr_remove_entry(reg, "A"), CR_OK);
+    CHECK_INT(cr_remove_entry(reg, "B"), CR_OK);
+    CHECK_INT(cr_remove_entry(reg, "B"), CR_ERR_NOT_FOUND);
+    entries = cr_registry_entries(reg);
+    CHECK(entries && cr_value_count(entries) == 0);
+    cr_value_free(entries);
+    cr_registry_free(reg);
+}
+
+static void test_child_registries(void) {
+    host_stats screens, real, mock, cache;
+    stats_init(&screens);
+    stats_init(&real);
+    stats_init(&mock);
+    stats_init(&cache);
+    cr_registry *app = cr_registry_new();
+    cr_register_class(app, "Screen", &node_class, &screens);
+    cr_register_class(app, "RealNet", &node_class, &real);
+    cr_register_class(app, "Cache", &node_class, &cache);
+    CHECK_INT(load_yaml(app, "Home: {ClassName: Screen, Dependencies: {net: Network, cache: Shared}}\n"
+                             "Network: RealNet\n"
+                             "Shared: {ClassName: Cache, Lifestyle: singleton}\n"), CR_OK);
+    cr_registry *test = cr_registry_new_child(app);
+    CHECK(test != NULL);
+    cr_register_class(test, "MockNet", &node_class, &mock);
+    CHECK_INT(load_yaml(test, "Network: MockNet\n"), CR_OK);
+    Node *h = cr_registry_create(test, "Home", NULL);
+    CHECK_INT(stats_get(&mock, &mock.creates), 1);
+    CHECK_INT(stats_get(&real, &real.creates), 0);
+    if (h) node_destroy(h, &screens);
+    h = cr_registry_create(app, "Home", NULL);
+    CHECK_INT(stats_get(&real, &real.creates), 1);
+    if (h) node_destroy(h, &screens);
+    CHECK_INT(stats_get(&cache, &cache.creates), 1); /* one singleton, living in app */
+    CHECK_INT(cr_remove_entry(test, "Home"), CR_ERR_INVALID_ARGUMENT);
+    CHECK_INT(cr_remove_entry(app, "Network"), CR_ERR_MISSING_REFERENCE);
+    cr_registry_free(test);
+    CHECK_INT(stats_get(&cache, &cache.destroys), 0); /* freeing the child leaves app's singleton */
+    CHECK_INT(stats_get(&mock, &mock.releases), 1);
+    h = cr_registry_create(app, "Home", NULL);
+    CHECK(h != NULL);
+    if (h) node_destroy(h, &screens);
+    cr_registry_free(app);
+    CHECK_INT(stats_get(&cache, &cache.destroys), 1);
+}
+
+static void test_several_files(void) {
+    char dir[] = "/tmp/controllerreg-files-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char a[256], b[256];
+    snprintf(a, sizeof a, "%s/a.yaml", dir);
+    snprintf(b, sizeof b, "%s/b.json", dir);
+    FILE *f = fopen(a, "w");
+    fputs("A: {ClassName: Node, Dependencies: {b: B}}\n", f);
+    fclose(f);
+    f = fopen(b, "w");
+    fputs("{\"B\": {\"ClassName\": \"Node\", \"Dependencies\": {\"a2\": \"A2\"}}, \"A2\": \"Node\"}", f);
+    fclose(f);
+    host_stats s;
+    stats_init(&s);
+    cr_registry *reg = cr_registry_new();
+    cr_register_class(reg, "Node", &node_class, &s);
+    CHECK_INT(cr_load_file(reg, a, CR_FORMAT_AUTO), CR_ERR_MISSING_REFERENCE);
+    const char *paths[] = {a, b};
+    CHECK_INT(cr_load_files(reg, paths, 2, CR_FORMAT_AUTO), CR_OK);
+    Node *n = cr_registry_create(reg, "A", NULL);
+    CHECK(n != NULL && n->ownedCount == 1);
+    if (n) node_destroy(n, &s);
+    CHECK_INT(load_yaml(reg, "A2: Other\n"), CR_ERR_DUPLICATE);
+    CHECK(strstr(cr_last_error_message(), "already defined at") != NULL);
+    const char *override = "A2: {ClassName: Node, Tag: 2}\n";
+    CHECK_INT(cr_load_string_ex(reg, override, strlen(override), CR_FORMAT_YAML, CR_LOAD_OVERRIDE), CR_OK);
+    CHECK_INT(cr_load_string_ex(reg, override, strlen(override), CR_FORMAT_YAML, 99), CR_ERR_INVALID_ARGUMENT);
+    cr_registry_free(reg);
+    unlink(a);
+    unlink(b);
+    rmdir(dir);
+}
+
+static void test_limits(void) {
+    cr_registry *reg = cr_registry_new();
+    CHECK_INT(cr_registry_get_limit(reg, CR_LIMIT_DEPTH), 128);
+    CHECK_INT(cr_registry_set_limit(reg, CR_LIMIT_DEPTH, 3), CR_OK);
+    CHECK_INT(load_yaml(reg, "A: {ClassName: N, Dependencies: {a: [[[1]]]}}\n"), CR_ERR_LIMIT);
+    CHECK_INT(cr_registry_set_limit(reg, CR_LIMIT_ENTRIES, 1), CR_OK);
+    CHECK_INT(load_yaml(reg, "A: N\nB: N\n"), CR_ERR_LIMIT);
+    CHECK_INT(cr_registry_set_limit(reg, CR_LIMIT_CREATE_DEPTH, 0), CR_ERR_INVALID_ARGUMENT);
+    CHECK_INT(cr_registry_set_limit(reg, (cr_limit)99, 5), CR_ERR_INVALID_ARGUMENT);
+    CHECK_INT(cr_registry_get_limit(NULL, CR_LIMIT_DEPTH), -1);
+    cr_registry_free(reg);
+}
+
+void test_features(void) {
+    test_singletons();
+    test_singleton_race();
+    test_graph_lifestyle();
+    test_eager_start();
+    test_providers();
+    test_inject();
+    test_conventions();
+    test_dynamic_entries();
+    test_child_registries();
+    test_several_files();
+    test_limits();
+}

@@ -1,0 +1,203 @@
+/* What create passes to the host: props over dependencies, never-NULL args, nesting, literals. */
+#define _POSIX_C_SOURCE 200809L
+#include "check.h"
+#include "hosts.h"
+#include "tests.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+/* Props win over a dependency with the same key, and the overridden reference is not built. */
+static void props_win(void) {
+    host_stats s1, s2;
+    stats_init(&s1);
+    stats_init(&s2);
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(register_example_classes(reg, &s1, &s2), CR_OK);
+    CHECK_STATUS(cr_load_file(reg, fixture_path("example.yaml"), CR_FORMAT_AUTO), CR_OK);
+
+    Test2ViewController mine = {TEST2_MAGIC, 42, NULL};
+    cr_value *props = cr_map_new();
+    CHECK_STATUS(cr_map_set_object(props, "test2ViewController", &mine), CR_OK);
+    CHECK_STATUS(cr_map_set_string(props, "dependentString", "from props"), CR_OK);
+    CHECK_STATUS(cr_map_set_int(props, "dependentInt", -7), CR_OK);
+    Test1ViewController *t = cr_registry_create(reg, "Test1", props);
+    CHECK(t != NULL);
+    if (t) {
+        CHECK(t->test2ViewController == &mine);
+        CHECK_INT(t->test2Owner, CR_OWNER_CALLER);
+        CHECK_STR(t->dependentString, "from props");
+        CHECK_INT(t->dependentInt, -7);
+        CHECK_INT(t->dependentBool, 1); /* not overridden */
+        CHECK_INT(t->argCount, 4);      /* same keys, not duplicated */
+        test1_destroy(t, NULL);          /* does not touch `mine` (caller-owned) */
+    }
+    CHECK_INT(stats_get(&s2, &s2.creates), 0); /* the overridden Test2 reference was never built */
+    CHECK_INT(stats_get(&s2, &s2.destroys), 0);
+    CHECK_INT(mine.magic, TEST2_MAGIC);
+
+    /* A prop of another kind on a reference's key still wins (null here). */
+    cr_value_free(props);
+    props = cr_map_new();
+    CHECK_STATUS(cr_map_set_null(props, "test2ViewController"), CR_OK);
+    t = cr_registry_create(reg, "Test1", props);
+    CHECK(t && t->test2Kind == CR_NULL && t->test2ViewController == NULL);
+    if (t) test1_destroy(t, NULL);
+    CHECK_INT(stats_get(&s2, &s2.creates), 0);
+    cr_value_free(props);
+
+    /* Props that are not a map are rejected. */
+    cr_value *list = cr_list_new();
+    CHECK(cr_registry_create(reg, "Test1", list) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_INVALID_ARGUMENT);
+    cr_value_free(list);
+    CHECK_INT(stats_get(&s1, &s1.creates), 2);
+    cr_registry_free(reg);
+}
+
+/* args is a CR_MAP even with no dependencies and NULL (or empty) props. */
+static void args_never_null(void) {
+    host_stats s;
+    stats_init(&s);
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(cr_register_class(reg, "Node", &node_class, &s), CR_OK);
+    CHECK_STATUS(load_yaml(reg,
+                           "Bare: Node\n"
+                           "NoDeps:\n  ClassName: Node\n"
+                           "EmptyDeps:\n  ClassName: Node\n  Dependencies: {}\n"),
+                 CR_OK);
+    const char *names[] = {"Bare", "NoDeps", "EmptyDeps"};
+    for (int i = 0; i < 3; i++) {
+        Node *n = cr_registry_create(reg, names[i], NULL);
+        CHECK(n != NULL);
+        if (!n) continue;
+        CHECK_INT(n->argsKind, CR_MAP);
+        CHECK_INT(n->argCount, 0);
+        node_destroy(n, NULL);
+        cr_value *empty = cr_map_new();
+        n = cr_registry_create(reg, names[i], empty);
+        CHECK(n && n->argsKind == CR_MAP && n->argCount == 0);
+        if (n) node_destroy(n, NULL);
+        cr_value_free(empty);
+    }
+    cr_registry_free(reg);
+}
+
+/* Records the args of one create for inspection after it returns (args are borrowed). */
+typedef struct nested_probe {
+    int ok;
+    host_stats *stats;
+} nested_probe;
+
+static void *nested_create(const cr_value *args, void *user_data) {
+    nested_probe *p = user_data;
+    int before = check_failed();
+    CHECK_INT(cr_value_kind(args), CR_MAP);
+
+    /* a list of names is a list of objects */
+    const cr_value *names = cr_map_get(args, "screens");
+    CHECK_INT(cr_value_kind(names), CR_LIST);
+    CHECK_INT(cr_value_count(names), 3);
+    for (size_t i = 0; i < 3; i++) {
+        const cr_value *e = cr_list_at(names, i);
+        CHECK_INT(cr_value_kind(e), CR_OBJECT);
+        CHECK_INT(cr_value_owner(e), CR_OWNER_RECEIVER);
+        Node *n = cr_value_object(e);
+        CHECK(n && n->magic == NODE_MAGIC);
+    }
+    CHECK(cr_value_object(cr_list_at(names, 0)) != cr_value_object(cr_list_at(names, 1))); /* one object per mention */
+    CHECK(cr_list_at(names, 3) == NULL);
+
+    /* a list of literals */
+    const cr_value *lits = cr_map_get(args, "literals");
+    CHECK_INT(cr_value_count(lits), 7);
+    CHECK_INT(cr_value_kind(cr_list_at(lits, 0)), CR_INT);
+    CHECK_INT(cr_value_int(cr_list_at(lits, 0)), 1);
+    CHECK_INT(cr_value_kind(cr_list_at(lits, 1)), CR_STRING);
+    CHECK_STR(cr_value_string(cr_list_at(lits, 1)), "two");
+    CHECK_INT(cr_value_kind(cr_list_at(lits, 2)), CR_BOOL);
+    CHECK_INT(cr_value_bool(cr_list_at(lits, 2)), 0);
+    CHECK_INT(cr_value_kind(cr_list_at(lits, 3)), CR_DOUBLE);
+    CHECK(fabs(cr_value_double(cr_list_at(lits, 3)) - 2.5) < 1e-12);
+    CHECK_INT(cr_value_kind(cr_list_at(lits, 4)), CR_NULL);
+    CHECK_INT(cr_value_kind(cr_list_at(lits, 5)), CR_STRING);
+    CHECK_STR(cr_value_string(cr_list_at(lits, 5)), ""); /* "@" alone is the empty string */
+    CHECK_STR(cr_value_string(cr_list_at(lits, 6)), "@at"); /* "@@at" keeps the second @ */
+
+    /* maps nest, with references and literals at any depth */
+    const cr_value *m = cr_map_get(args, "config");
+    CHECK_INT(cr_value_kind(m), CR_MAP);
+    CHECK_INT(cr_value_count(m), 3);
+    CHECK_STR(cr_map_key_at(m, 0), "main");
+    CHECK_STR(cr_map_key_at(m, 1), "title");
+    CHECK_STR(cr_map_key_at(m, 2), "deep");
+    CHECK(cr_map_key_at(m, 3) == NULL);
+    CHECK_INT(cr_value_kind(cr_map_get(m, "main")), CR_OBJECT);
+    CHECK_STR(cr_value_string(cr_map_get(m, "title")), "Hello");
+    const cr_value *deep = cr_map_get(m, "deep");
+    const cr_value *inner = cr_map_get(deep, "list");
+    CHECK_INT(cr_value_kind(inner), CR_LIST);
+    CHECK_INT(cr_value_count(inner), 2);
+    const cr_value *pair = cr_list_at(inner, 0);
+    CHECK_INT(cr_value_kind(pair), CR_LIST);
+    CHECK_INT(cr_value_kind(cr_list_at(pair, 0)), CR_OBJECT);
+    CHECK_INT(cr_value_int(cr_list_at(pair, 1)), 3);
+    CHECK_INT(cr_value_kind(cr_list_at(inner, 1)), CR_MAP);
+    CHECK_INT(cr_value_kind(cr_map_get(cr_list_at(inner, 1), "leaf")), CR_OBJECT);
+    CHECK(cr_map_value_at(m, 1) == cr_map_get(m, "title"));
+    CHECK(cr_map_get(m, "absent") == NULL);
+
+    /* the string length accessor, and count on a string */
+    CHECK_INT(cr_value_string_length(cr_map_get(m, "title")), 5);
+    CHECK_INT(cr_value_count(cr_map_get(m, "title")), 5);
+
+    p->ok = check_failed() == before;
+    /* The objects received are ours now: a Node keeps (and later destroys) them all. */
+    return node_class.create(args, p->stats);
+}
+
+static void nested_lists_and_maps(void) {
+    host_stats s;
+    stats_init(&s);
+    nested_probe probe = {0, &s};
+    cr_class nested = {.create = nested_create};
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(cr_register_class(reg, "Node", &node_class, &s), CR_OK);
+    CHECK_STATUS(cr_register_class(reg, "Nested", &nested, &probe), CR_OK);
+    CHECK_STATUS(load_yaml(reg,
+                           "Leaf: Node\n"
+                           "Holder:\n"
+                           "  ClassName: Node\n"
+                           "  Dependencies:\n"
+                           "    item: Leaf\n"
+                           "Top:\n"
+                           "  ClassName: Nested\n"
+                           "  Dependencies:\n"
+                           "    screens: [Leaf, Leaf, Holder]\n"
+                           "    literals: [1, \"@two\", false, 2.5, null, \"@\", \"@@at\"]\n"
+                           "    config:\n"
+                           "      main: Holder\n"
+                           "      title: \"@Hello\"\n"
+                           "      deep:\n"
+                           "        list:\n"
+                           "          - [Leaf, 3]\n"
+                           "          - {leaf: Leaf}\n"),
+                 CR_OK);
+    Node *top = cr_registry_create(reg, "Top", NULL);
+    CHECK(top != NULL);
+    CHECK(probe.ok);
+    /* Leaf x6 (screens 2 + 1 in Holder, main's Holder 1, deep 2), Holder x2, and Top's Node. */
+    CHECK_INT(stats_get(&s, &s.creates), 9);
+    if (top) {
+        CHECK_INT(top->ownedCount, 6); /* the directly received objects: 3 screens, main, 2 deep */
+        node_destroy(top, &s);
+    }
+    CHECK_INT(stats_get(&s, &s.destroys), 9);
+    cr_registry_free(reg);
+}
+
+void test_semantics(void) {
+    props_win();
+    args_never_null();
+    nested_lists_and_maps();
+}

@@ -1,0 +1,241 @@
+/* Threads: concurrent creates while another thread loads configs and (re)registers classes;
+ * re-entrant creates from inside a create callback; thread-local errors. */
+#define _POSIX_C_SOURCE 200809L
+#include "check.h"
+#include "hosts.h"
+#include "tests.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define READERS 4
+
+typedef struct shared_state {
+    cr_registry *reg;
+    int iterations;
+    pthread_mutex_t lock;
+    int extras_loaded; /* Extra0..Extra<n-1> are loaded */
+    int writer_done;
+    int total_creates; /* Test1 creates made by all readers */
+    host_stats v1, v2; /* the two alternating Test2ViewController classes */
+    host_stats extra;
+} shared_state;
+
+static int extras_loaded(shared_state *st) {
+    pthread_mutex_lock(&st->lock);
+    int n = st->extras_loaded;
+    pthread_mutex_unlock(&st->lock);
+    return n;
+}
+
+static int writer_done(shared_state *st) {
+    pthread_mutex_lock(&st->lock);
+    int d = st->writer_done;
+    pthread_mutex_unlock(&st->lock);
+    return d;
+}
+
+/* Creates Test1 (and the Extra entries loaded so far) until it has done `iterations` and the
+ * writer has finished, so creates overlap every load and class swap. */
+static void *reader(void *arg) {
+    shared_state *st = arg;
+    int bad = 0, made = 0, extra_made = 0, i;
+    for (i = 0; i < st->iterations || !writer_done(st); i++) {
+        Test1ViewController *t = cr_registry_create(st->reg, "Test1", NULL);
+        if (!t || t->magic != TEST1_MAGIC || !t->test2ViewController || t->test2ViewController->magic != TEST2_MAGIC ||
+            t->dependentInt != 1000 || !t->dependentString || t->test2Owner != CR_OWNER_RECEIVER ||
+            (t->test2ViewController->version != 1 && t->test2ViewController->version != 2)) {
+            if (bad++ < 5)
+                check_record(0, __FILE__, __LINE__,
+                             check_format("reader got a bad Test1 (%p): %s", (void *)t, t ? "" : cr_last_error_message()));
+        } else {
+            made++;
+        }
+        if (t) test1_destroy(t, NULL);
+        int n = extras_loaded(st);
+        if (n > 0) {
+            char name[32];
+            snprintf(name, sizeof name, "Extra%d", i % n);
+            Node *e = cr_registry_create(st->reg, name, NULL);
+            if (!e || e->magic != NODE_MAGIC || e->ownedCount != 1) {
+                if (bad++ < 5) check_record(0, __FILE__, __LINE__, check_format("%s: %s", name, cr_last_error_message()));
+            } else {
+                extra_made++;
+            }
+            if (e) node_destroy(e, e->stats);
+        }
+    }
+    CHECK_INT(bad, 0);
+    CHECK_INT(made, i);
+    CHECK(extra_made > 0);
+    pthread_mutex_lock(&st->lock);
+    st->total_creates += made;
+    pthread_mutex_unlock(&st->lock);
+    return NULL;
+}
+
+static void *writer(void *arg) {
+    shared_state *st = arg;
+    int rounds = st->iterations / 20 + 5;
+    for (int i = 0; i < rounds; i++) {
+        char text[256], cls[32];
+        snprintf(cls, sizeof cls, "Extra%dClass", i);
+        int rc = cr_register_class(st->reg, cls, &node_class, &st->extra);
+        if (rc != CR_OK) check_record(0, __FILE__, __LINE__, check_format("register %s: %s", cls, cr_last_error_message()));
+        snprintf(text, sizeof text, "Extra%d:\n  ClassName: %s\n  Dependencies: {screen: Test2, n: %d}\n", i, cls, i);
+        rc = load_yaml(st->reg, text);
+        if (rc != CR_OK) check_record(0, __FILE__, __LINE__, check_format("load Extra%d: %s", i, cr_last_error_message()));
+        pthread_mutex_lock(&st->lock);
+        st->extras_loaded = i + 1;
+        pthread_mutex_unlock(&st->lock);
+        /* Swap the Test2 class between two versions. */
+        rc = cr_replace_class(st->reg, "Test2ViewController", &test2_class, (i % 2) ? &st->v1 : &st->v2);
+        if (rc != CR_OK) check_record(0, __FILE__, __LINE__, check_format("replace: %s", cr_last_error_message()));
+        /* A failing load now and then: must never be seen half-applied. */
+        rc = load_yaml(st->reg, "Half: Test2ViewController\nBroken:\n  ClassName: X\n  Dependencies: {a: Missing}\n");
+        if (rc != CR_ERR_MISSING_REFERENCE) check_record(0, __FILE__, __LINE__, "broken load must fail");
+    }
+    pthread_mutex_lock(&st->lock);
+    st->writer_done = 1;
+    pthread_mutex_unlock(&st->lock);
+    return NULL;
+}
+
+static void concurrent_creates_and_loads(void) {
+    shared_state st;
+    memset(&st, 0, sizeof st);
+    pthread_mutex_init(&st.lock, NULL);
+    st.iterations = quick_mode() ? 150 : 3000;
+    stats_init(&st.v1);
+    stats_init(&st.v2);
+    stats_init(&st.extra);
+    st.v1.version = 1;
+    st.v2.version = 2;
+    host_stats s1;
+    stats_init(&s1);
+    st.reg = cr_registry_new();
+    CHECK_STATUS(register_example_classes(st.reg, &s1, &st.v1), CR_OK);
+    CHECK_STATUS(cr_load_file(st.reg, fixture_path("example.yaml"), CR_FORMAT_AUTO), CR_OK);
+
+    pthread_t readers[READERS], w;
+    for (int i = 0; i < READERS; i++) CHECK_INT(pthread_create(&readers[i], NULL, reader, &st), 0);
+    CHECK_INT(pthread_create(&w, NULL, writer, &st), 0);
+    for (int i = 0; i < READERS; i++) pthread_join(readers[i], NULL);
+    pthread_join(w, NULL);
+    CHECK(st.writer_done);
+    cr_clear_error();
+    CHECK(cr_registry_create(st.reg, "Half", NULL) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_NOT_FOUND);
+    CHECK(st.total_creates >= READERS * st.iterations);
+    CHECK_INT(stats_get(&s1, &s1.creates), st.total_creates);
+    CHECK_INT(stats_get(&st.v1, &st.v1.creates) + stats_get(&st.v2, &st.v2.creates) -
+                  (stats_get(&st.extra, &st.extra.creates)),
+              st.total_creates);
+    /* Which versions the readers saw depends on scheduling: report it, do not require it. */
+    check_note("Test2 built by class version 1: %d, version 2: %d; Test1 creates: %d",
+               stats_get(&st.v1, &st.v1.creates), stats_get(&st.v2, &st.v2.creates), st.total_creates);
+    cr_registry_free(st.reg);
+    /* Every replaced class and the final ones were released: v1 registered rounds/2+1 times, etc. */
+    int rounds = st.iterations / 20 + 5;
+    CHECK_INT(stats_get(&st.v1, &st.v1.releases) + stats_get(&st.v2, &st.v2.releases), rounds + 1);
+    CHECK_INT(stats_get(&st.extra, &st.extra.releases), rounds);
+    pthread_mutex_destroy(&st.lock);
+}
+
+/* Re-entrancy: a create callback calls back into the same registry. */
+typedef struct reentrant {
+    cr_registry *reg;
+    host_stats *stats;
+    int loaded;
+} reentrant;
+
+static void *outer_create(const cr_value *args, void *user_data) {
+    reentrant *r = user_data;
+    (void)args;
+    Test2ViewController *inner = cr_registry_create(r->reg, "Test2", NULL);
+    if (!inner) return NULL;
+    Node *n = node_class.create(args, r->stats);
+    if (!n) {
+        test2_destroy(inner, NULL);
+        return NULL;
+    }
+    /* keep the inner object: the Node destroys it with the rest */
+    void **owned = realloc(n->owned, (n->ownedCount + 1) * sizeof *owned);
+    if (owned) {
+        n->owned = owned;
+        n->owned[n->ownedCount++] = inner;
+    }
+    return n;
+}
+
+static void *loader_create(const cr_value *args, void *user_data) {
+    reentrant *r = user_data;
+    (void)args;
+    if (!r->loaded) {
+        /* load and register from inside a create */
+        if (cr_register_class(r->reg, "Dynamic", &node_class, r->stats) != CR_OK) return NULL;
+        if (load_yaml(r->reg, "Dyn:\n  ClassName: Dynamic\n  Dependencies: {t: Test2}\n") != CR_OK) return NULL;
+        r->loaded = 1;
+    }
+    return cr_registry_create(r->reg, "Dyn", NULL);
+}
+
+static void reentrant_creates(void) {
+    host_stats s1, s2, nodes;
+    stats_init(&s1);
+    stats_init(&s2);
+    stats_init(&nodes);
+    cr_registry *reg = cr_registry_new();
+    reentrant r = {reg, &nodes, 0};
+    cr_class outer = {.create = outer_create, .destroy = node_destroy};
+    cr_class loader = {.create = loader_create, .destroy = node_destroy};
+    CHECK_STATUS(register_example_classes(reg, &s1, &s2), CR_OK);
+    CHECK_STATUS(cr_register_class(reg, "Outer", &outer, &r), CR_OK);
+    CHECK_STATUS(cr_register_class(reg, "Loader", &loader, &r), CR_OK);
+    CHECK_STATUS(cr_load_file(reg, fixture_path("example.yaml"), CR_FORMAT_AUTO), CR_OK);
+    CHECK_STATUS(load_yaml(reg, "O:\n  ClassName: Outer\n  Dependencies: {first: Test2}\nL: Loader\n"), CR_OK);
+    Node *o = cr_registry_create(reg, "O", NULL);
+    CHECK(o != NULL);
+    if (o) {
+        CHECK_INT(o->ownedCount, 2); /* Test2 from the config, Test2 from the nested create */
+        node_destroy(o, NULL);
+    }
+    CHECK_INT(stats_get(&s2, &s2.creates), 2);
+    Node *l = cr_registry_create(reg, "L", NULL);
+    CHECK(l && l->magic == NODE_MAGIC && l->ownedCount == 1);
+    if (l) node_destroy(l, NULL);
+    l = cr_registry_create(reg, "L", NULL);
+    CHECK(l != NULL);
+    if (l) node_destroy(l, NULL);
+    cr_registry_free(reg);
+    CHECK_INT(stats_get(&nodes, &nodes.releases), 1);
+}
+
+/* The last error is per thread. */
+static void *fail_in_thread(void *arg) {
+    cr_registry *reg = arg;
+    cr_clear_error();
+    CHECK(cr_registry_create(reg, "OnlyInThisThread", NULL) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_NOT_FOUND);
+    CHECK_CONTAINS(cr_last_error_message(), "OnlyInThisThread");
+    return NULL;
+}
+
+static void thread_local_errors(void) {
+    cr_registry *reg = cr_registry_new();
+    cr_clear_error();
+    CHECK_STATUS(load_yaml(reg, "A: [\n"), CR_ERR_SYNTAX);
+    pthread_t t;
+    CHECK_INT(pthread_create(&t, NULL, fail_in_thread, reg), 0);
+    pthread_join(t, NULL);
+    CHECK_LAST_ERROR(CR_ERR_SYNTAX);
+    CHECK(strstr(cr_last_error_message(), "OnlyInThisThread") == NULL);
+    cr_registry_free(reg);
+}
+
+void test_threads(void) {
+    concurrent_creates_and_loads();
+    reentrant_creates();
+    thread_local_errors();
+}

@@ -1,0 +1,10 @@
+/* The groups of C tests (each a function in its own file, run by main.c). */
+#ifndef CR_TESTS_H
+#define CR_TESTS_H
+void test_example(void);
+void test_semantics(void);
+void test_errors(void);
+void test_ownership(void);
+void test_threads(void);
+void test_features(void);
+#endif

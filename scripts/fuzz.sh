@@ -35,10 +35,11 @@ SWIFT_LIB=$SWIFT_BIN/../lib/swift/linux
 OUT=$ROOT/.build-fuzz
 LIB=$OUT/release
 
+mkdir -p "$OUT"
 echo "== building the instrumented library (swift build -sanitize=fuzzer,address)"
 nice -n 19 "$SWIFT_BIN/swift" build -c release --product controllerreg --scratch-path "$OUT" \
-    -Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=fuzzer-no-link,address >"$OUT.log" 2>&1 \
-    || { tail -30 "$OUT.log"; exit 1; }
+    -Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=fuzzer-no-link,address >"$OUT/build.log" 2>&1 \
+    || { tail -30 "$OUT/build.log"; exit 1; }
 mkdir -p "$OUT/bin"
 build() {
     local t=$1 src=fuzz/fuzz_$1.c def=""

@@ -191,6 +191,10 @@ struct Resolver {
             throw CreateFailure(code: .limit, message: "references nested deeper than the create depth limit of \(maxDepth)",
                                 path: [entryName(index)])
         }
+        if depth > 0 && !StackGuard.hasRoom() {
+            throw CreateFailure(code: .limit, message: "references nested too deeply for this thread's stack (at depth \(depth))",
+                                path: [entryName(index)])
+        }
         let create = functions.create!
         let propsCount = props.map { Int($0.pointee.count) } ?? 0
 

@@ -12,6 +12,10 @@ let package = Package(
     products: [
         .library(name: "ControllerReg", targets: ["ControllerReg"]),
         .library(name: "controllerreg", type: .dynamic, targets: ["ControllerRegC"]),
+        .executable(name: "controllerreg-cli", targets: ["controllerreg"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     ],
     targets: [
         .systemLibrary(
@@ -32,6 +36,17 @@ let package = Package(
             name: "ControllerRegC",
             dependencies: ["ControllerReg", "CControllerRegHeader"]
         ),
+        .target(
+            name: "ControllerRegTool",
+            dependencies: ["ControllerReg"]
+        ),
+        .executableTarget(
+            name: "controllerreg",
+            dependencies: [
+                "ControllerRegTool",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         .testTarget(
             name: "ControllerRegConfigTests",
             dependencies: ["ControllerRegConfig"]
@@ -39,6 +54,11 @@ let package = Package(
         .testTarget(
             name: "ControllerRegTests",
             dependencies: ["ControllerReg"]
+        ),
+        .testTarget(
+            name: "ControllerRegToolTests",
+            dependencies: ["ControllerRegTool", "controllerreg"],
+            exclude: ["Golden"]
         ),
     ]
 )

@@ -295,6 +295,10 @@ int cr_inject(cr_registry *reg, const char *name, void *object);
  *  registry has been freed it fails with CR_ERR_INVALID_ARGUMENT. */
 void *cr_provider_create(cr_provider *provider, const cr_value *props);
 
+/** cr_provider_create that also reports who owns the result in `*owner` (if not NULL):
+ *  CR_OWNER_REGISTRY for a singleton, CR_OWNER_RECEIVER otherwise. */
+void *cr_provider_create_ex(cr_provider *provider, const cr_value *props, cr_owner *owner);
+
 /** The name of the entry a provider creates; valid as long as the provider. */
 const char *cr_provider_name(const cr_provider *provider);
 

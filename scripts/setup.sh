@@ -1,16 +1,22 @@
 #!/usr/bin/env bash
 # Installs the system packages the native build and tests need, only those that are missing:
-# cmake ninja-build libyaml-dev pkg-config valgrind. Quiet and idempotent when all are present.
+# cmake ninja-build libyaml-dev pkg-config valgrind, and for the tool's tests python3-jsonschema
+# (the JSON Schema checks) and graphviz (SVG output of `controllerreg graph`). Quiet and idempotent when all are present.
 # Uses sudo only when not root. The Swift toolchain itself is expected at /opt/swift or on PATH.
 set -euo pipefail
 
-packages=(cmake ninja-build libyaml-dev pkg-config valgrind)
+packages=(cmake ninja-build libyaml-dev pkg-config valgrind graphviz)
 missing=()
 for p in "${packages[@]}"; do
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
         missing+=("$p")
     fi
 done
+
+# The schema tests need python3's jsonschema module, from Debian or from pip: check the module.
+if ! python3 -c 'import jsonschema' >/dev/null 2>&1; then
+    missing+=(python3-jsonschema)
+fi
 
 if ((${#missing[@]} > 0)); then
     if ! command -v apt-get >/dev/null 2>&1; then

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test run: system packages, the SwiftPM build and tests, then the native CMake build
-# and every ctest test (C and C++ host tests, valgrind, no-Swift runtime, exports, install).
+# and every ctest test (C and C++ host tests, C++ binding, valgrind, no-Swift runtime, exports,
+# install), then the Python binding's pytest suite.
 # Exits non-zero on the first failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,5 +20,8 @@ cmake --build build
 
 echo "== ctest"
 (cd build && ctest --output-on-failure)
+
+echo "== python binding (pytest in build/venv against build/libcontrollerreg.so)"
+bash bindings/run-tests.sh --python-only build/libcontrollerreg.so build
 
 echo "== all tests passed in $((SECONDS - start))s"

@@ -27,7 +27,7 @@ public final class Registry: @unchecked Sendable {
     public let parent: Registry?
 
     let cell: SnapshotCell
-    let lock = WriterLock()
+    let lock = PlainMutex()
     /// Guarded by `lock`.
     var state = WriterState()
     /// Singletons built, in creation order, with their classes (destroyed in reverse by `close`).

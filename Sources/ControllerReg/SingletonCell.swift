@@ -15,17 +15,7 @@ import Synchronization
 final class SingletonCell: @unchecked Sendable {
     private let object = Atomic<UInt>(0)
     private let builder = Atomic<UInt>(0)
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-
-    init() {
-        mutex = .allocate(capacity: 1)
-        pthread_mutex_init(mutex, nil)
-    }
-
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-    }
+    private let mutex = PlainMutex()
 
     /// The object, if built.
     @inline(__always) var value: UnsafeMutableRawPointer? {
@@ -40,8 +30,8 @@ final class SingletonCell: @unchecked Sendable {
     /// Returns the object, building it with `build` if nobody has yet (exactly once).
     func obtain<E: Error>(_ build: () throws(E) -> UnsafeMutableRawPointer) throws(E) -> UnsafeMutableRawPointer {
         if let v = value { return v }
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
+        mutex.lock()
+        defer { mutex.unlock() }
         if let v = value { return v }
         builder.store(UInt(pthread_self()), ordering: .relaxed)
         defer { builder.store(0, ordering: .relaxed) }

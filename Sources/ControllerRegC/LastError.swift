@@ -15,26 +15,12 @@ enum LastError {
         deinit { free(message) }
     }
 
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key) { raw in
-            guard let raw else { return }
-            Unmanaged<Record>.fromOpaque(raw).release()
-        }
-        return key
-    }()
+    private static let records = ThreadLocal { Record() }
 
     /// This thread's record, if it has ever had an error.
-    static var existing: Record? {
-        pthread_getspecific(key).map { Unmanaged<Record>.fromOpaque($0).takeUnretainedValue() }
-    }
+    static var existing: Record? { records.existing }
 
-    private static var record: Record {
-        if let r = existing { return r }
-        let r = Record()
-        pthread_setspecific(key, Unmanaged.passRetained(r).toOpaque())
-        return r
-    }
+    private static var record: Record { records.value }
 
     /// Records a failure.
     static func set(_ code: ErrorCode, _ message: String) {

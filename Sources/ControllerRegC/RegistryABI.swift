@@ -271,11 +271,24 @@ public func cr_inject(_ reg: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ ob
 
 @_cdecl("cr_provider_create")
 public func cr_provider_create(_ provider: UnsafeMutableRawPointer?, _ props: OpaquePointer?) -> UnsafeMutableRawPointer? {
-    guard let provider else { _ = fail(.invalidArgument, "cr_provider_create: provider is NULL"); return nil }
+    providerCreate(provider, props, nil, "cr_provider_create")
+}
+
+@_cdecl("cr_provider_create_ex")
+public func cr_provider_create_ex(_ provider: UnsafeMutableRawPointer?, _ props: OpaquePointer?,
+                                  _ owner: UnsafeMutablePointer<cr_owner>?) -> UnsafeMutableRawPointer? {
+    providerCreate(provider, props, owner, "cr_provider_create_ex")
+}
+
+private func providerCreate(_ provider: UnsafeMutableRawPointer?, _ props: OpaquePointer?,
+                            _ owner: UnsafeMutablePointer<cr_owner>?, _ function: String) -> UnsafeMutableRawPointer? {
+    guard let provider else { _ = fail(.invalidArgument, "\(function): provider is NULL"); return nil }
     let propsValue = props.map { UnsafePointer<RawValue>($0) }
     return Unmanaged<Provider>.fromOpaque(provider)._withUnsafeGuaranteedRef { p in
         do throws(ConfigError) {
-            return try p.create(rawProps: propsValue).0
+            let (object, registryOwned) = try p.create(rawProps: propsValue)
+            owner?.pointee = cr_owner(rawValue: registryOwned ? 2 : 1)
+            return object
         } catch {
             LastError.set(error)
             return nil

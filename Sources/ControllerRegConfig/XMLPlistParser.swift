@@ -365,10 +365,20 @@ struct XMLPlistParser {
 
     /// Skips the comment starting at `start` (`<!--`); returns the index after `-->`.
     mutating func skipComment(at start: Int) throws(ConfigError) -> Int {
-        var i = start + 4
+        guard let close = try find("-->", from: start + 4) else {
+            throw syntax("unterminated comment (expected '-->')", at: start)
+        }
+        return close + 3
+    }
+
+    /// The index where the three bytes of `terminator` next start at or after `from`, validating
+    /// the UTF-8 in between; nil if the input ends first.
+    mutating func find(_ terminator: StaticString, from: Int) throws(ConfigError) -> Int? {
+        let t = terminator.utf8Start
+        var i = from
         while i + 2 < end {
             let b = p[i]
-            if b == UInt8(ascii: "-"), p[i + 1] == UInt8(ascii: "-"), p[i + 2] == UInt8(ascii: ">") { return i + 3 }
+            if b == t[0], p[i + 1] == t[1], p[i + 2] == t[2] { return i }
             if b >= 0x80 {
                 let n = utf8SequenceLength(p, i, end)
                 if n == 0 { throw invalidUTF8(at: i) }
@@ -377,7 +387,7 @@ struct XMLPlistParser {
                 i += 1
             }
         }
-        throw syntax("unterminated comment (expected '-->')", at: start)
+        return nil
     }
 
     /// The error for `<!…` or `<?…` where it is not allowed.

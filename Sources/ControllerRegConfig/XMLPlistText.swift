@@ -102,21 +102,10 @@ extension XMLPlistParser {
     /// index after `]]>`.
     mutating func readCDATA(at start: Int) throws(ConfigError) -> Int {
         let contentStart = start + 9
-        var i = contentStart
-        while i + 2 < end {
-            let b = p[i]
-            if b == UInt8(ascii: "]"), p[i + 1] == UInt8(ascii: "]"), p[i + 2] == UInt8(ascii: ">") {
-                appendRun(contentStart, i)
-                return i + 3
-            }
-            if b >= 0x80 {
-                let n = utf8SequenceLength(p, i, end)
-                if n == 0 { throw invalidUTF8(at: i) }
-                i += n
-            } else {
-                i += 1
-            }
+        guard let close = try find("]]>", from: contentStart) else {
+            throw syntax("unterminated CDATA section (expected ']]>')", at: start)
         }
-        throw syntax("unterminated CDATA section (expected ']]>')", at: start)
+        appendRun(contentStart, close)
+        return close + 3
     }
 }

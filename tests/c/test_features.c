@@ -213,6 +213,18 @@ static void test_providers(void) {
         if (detail) screen_destroy(detail, NULL);
     }
     if (list) screen_destroy(list, NULL);
+    /* A provider of a singleton hands out the registry's object, and says so. */
+    CHECK_INT(load_yaml(reg, "Single: {ClassName: Detail, Lifestyle: singleton}\n"
+                             "Holder: {ClassName: List, Dependencies: {detail: {Provider: Single}}}\n"), CR_OK);
+    Screen *holder = cr_registry_create(reg, "Holder", NULL);
+    CHECK(holder != NULL && holder->detail != NULL);
+    if (holder && holder->detail) {
+        cr_owner owner = CR_OWNER_NONE;
+        void *single = cr_provider_create_ex(holder->detail, NULL, &owner);
+        CHECK_INT(owner, CR_OWNER_REGISTRY);
+        CHECK(single != NULL && single == cr_registry_create(reg, "Single", NULL));
+    }
+    if (holder) screen_destroy(holder, NULL);
     /* A direct cycle is still one. */
     CHECK_INT(load_yaml(reg, "Loop: {ClassName: List, Dependencies: {self: Loop}}\n"), CR_ERR_CYCLE);
     CHECK_INT(load_yaml(reg, "P: {ClassName: List, Dependencies: {p: {Provider: Nowhere}}}\n"), CR_ERR_MISSING_REFERENCE);

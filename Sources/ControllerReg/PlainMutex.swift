@@ -6,9 +6,10 @@ import Musl
 import Darwin
 #endif
 
-/// A plain mutex for writers, lockable in nested, non-lexical patterns (a parent registry holds its
-/// children's locks while it validates and publishes a change for all of them).
-final class WriterLock: @unchecked Sendable {
+/// A plain pthread mutex, lockable in non-lexical patterns (a parent registry holds its children's
+/// locks while it validates and publishes a change for all of them; a singleton cell holds its
+/// lock while the singleton is built).
+final class PlainMutex: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
     init() {

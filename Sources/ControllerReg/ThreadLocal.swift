@@ -1,0 +1,35 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One object per thread, made on the thread's first use and released when the thread exits.
+public final class ThreadLocal<Value: AnyObject>: @unchecked Sendable {
+    private var key = pthread_key_t()
+    private let make: () -> Value
+
+    /// `make` builds the object for a thread that has none yet.
+    public init(_ make: @escaping () -> Value) {
+        self.make = make
+        pthread_key_create(&key) { raw in
+            guard let raw else { return }
+            Unmanaged<AnyObject>.fromOpaque(raw).release()
+        }
+    }
+
+    /// This thread's object, if it has made one.
+    @inline(__always) public var existing: Value? {
+        pthread_getspecific(key).map { Unmanaged<Value>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    /// This thread's object, made now if needed.
+    public var value: Value {
+        if let v = existing { return v }
+        let v = make()
+        pthread_setspecific(key, Unmanaged.passRetained(v).toOpaque())
+        return v
+    }
+}

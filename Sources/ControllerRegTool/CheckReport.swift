@@ -1,0 +1,151 @@
+import ControllerReg
+
+/// `controllerreg check`: every problem the library would report loading the files together,
+/// plus (optionally) entries whose class the host will not provide.
+public struct CheckReport: Sendable {
+    /// The files checked, as given.
+    public var files: [String]
+    /// Every problem, sorted by place (unplaced ones last).
+    public var diagnostics: [Diagnostic]
+    /// How many entries the files define (counted even when the load fails, from what decoded).
+    public var entryCount: Int
+
+    /// Whether nothing was found.
+    public var isClean: Bool { diagnostics.isEmpty }
+
+    /// Checks `files` as one load into a fresh registry. With `classes`, an entry whose
+    /// `ClassName` is not in it is reported too (code `classNotRegistered`).
+    public static func run(files: [String], classes: Set<String>? = nil) -> CheckReport {
+        var diagnostics: [Diagnostic] = []
+        let registry = Registry()
+        var entries: [EntryDefinition] = []
+        do throws(ConfigError) {
+            try registry.load(paths: files)
+            entries = registry.entries
+        } catch {
+            diagnostics = error.diagnostics
+            // The load failed as a whole; decode what can be decoded so the class check still runs.
+            for file in files {
+                if let doc = try? ConfigLoader.load(path: file) { entries += EntryDecoder.decode(doc).entries }
+            }
+        }
+        if let classes {
+            let known = classes.sorted()
+            for entry in entries where !classes.contains(entry.className) {
+                diagnostics.append(Diagnostic(
+                    .classNotRegistered,
+                    "entry '\(entry.name)': class '\(entry.className)' is not provided by the host\(Similar.hint(for: entry.className, in: known))",
+                    at: entry.location))
+            }
+        }
+        return CheckReport(files: files, diagnostics: ConfigError(diagnostics).diagnosticsOrEmpty(diagnostics.isEmpty),
+                           entryCount: entries.count)
+    }
+
+    /// One line per problem, `file:line:column: error: message [code]`, then a summary line.
+    public func text(colour: Bool = false) -> String {
+        let red = colour ? "\u{1B}[1;31m" : "", bold = colour ? "\u{1B}[1m" : "", reset = colour ? "\u{1B}[0m" : ""
+        var out = ""
+        for d in diagnostics {
+            let place = d.location.map { "\(bold)\($0):\(reset) " } ?? ""
+            out += "\(place)\(red)error:\(reset) \(d.message) [\(CheckReport.codeName(d.code))]\n"
+        }
+        let what = files.count == 1 ? files[0] : "\(files.count) files"
+        if diagnostics.isEmpty {
+            out += "\(what): OK, \(entryCount) \(entryCount == 1 ? "entry" : "entries")\n"
+        } else {
+            out += "\(what): \(diagnostics.count) \(diagnostics.count == 1 ? "problem" : "problems")\n"
+        }
+        return out
+    }
+
+    /// `{"ok":…, "files":[…], "entries":N, "problems":[{"file","line","column","code","message"}…]}`.
+    public func json() -> String {
+        var out = "{\n  \"ok\": \(isClean),\n  \"files\": [" + files.map(JSONText.quote).joined(separator: ", ") + "],\n"
+        out += "  \"entries\": \(entryCount),\n  \"problems\": ["
+        if diagnostics.isEmpty { return out + "]\n}\n" }
+        out += "\n"
+        for (i, d) in diagnostics.enumerated() {
+            var fields: [String] = []
+            if let l = d.location {
+                fields.append("\"file\": \(JSONText.quote(l.file))")
+                fields.append("\"line\": \(l.line)")
+                fields.append("\"column\": \(l.column)")
+            }
+            fields.append("\"code\": \(JSONText.quote(CheckReport.codeName(d.code)))")
+            fields.append("\"status\": \(d.code.rawValue)")
+            fields.append("\"message\": \(JSONText.quote(d.message))")
+            out += "    {" + fields.joined(separator: ", ") + "}" + (i + 1 < diagnostics.count ? ",\n" : "\n")
+        }
+        return out + "  ]\n}\n"
+    }
+
+    /// A stable machine name for a code: `missing-reference`, `cycle`, `schema`, ...
+    public static func codeName(_ code: ErrorCode) -> String {
+        switch code {
+        case .ok: return "ok"
+        case .invalidArgument: return "invalid-argument"
+        case .io: return "io"
+        case .syntax: return "syntax"
+        case .schema: return "schema"
+        case .duplicate: return "duplicate"
+        case .missingReference: return "missing-reference"
+        case .cycle: return "cycle"
+        case .notFound: return "not-found"
+        case .classNotRegistered: return "class-not-provided"
+        case .classExists: return "class-exists"
+        case .createFailed: return "create-failed"
+        case .type: return "type"
+        case .limit: return "limit"
+        case .noMemory: return "no-memory"
+        @unknown default: return "error-\(code.rawValue)"
+        }
+    }
+
+    /// Reads a class list: names separated by commas, blanks or newlines; `#` starts a comment.
+    public static func parseClassList(_ text: String) -> Set<String> {
+        var names: Set<String> = []
+        for line in text.split(whereSeparator: { $0 == "\n" || $0 == "\r" }) {
+            let content = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+            for word in content.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" }) {
+                names.insert(String(word))
+            }
+        }
+        return names
+    }
+}
+
+extension ConfigError {
+    /// The sorted diagnostics, or none when there were none (ConfigError never holds an empty list).
+    fileprivate func diagnosticsOrEmpty(_ empty: Bool) -> [Diagnostic] { empty ? [] : diagnostics }
+}
+
+/// JSON string quoting shared by the writers.
+enum JSONText {
+    static func quote(_ s: String) -> String {
+        var out = "\""
+        for u in s.unicodeScalars {
+            switch u {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case "\u{08}": out += "\\b"
+            case "\u{0C}": out += "\\f"
+            default:
+                if u.value < 0x20 || u.value == 0x7F || u.value == 0x2028 || u.value == 0x2029 {
+                    out += "\\u" + hex4(u.value)
+                } else {
+                    out.unicodeScalars.append(u)
+                }
+            }
+        }
+        return out + "\""
+    }
+
+    static func hex4(_ v: UInt32) -> String {
+        let s = String(v, radix: 16, uppercase: false)
+        return String(repeating: "0", count: max(0, 4 - s.count)) + s
+    }
+}

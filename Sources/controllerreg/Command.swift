@@ -1,0 +1,331 @@
+import ArgumentParser
+import ControllerReg
+import ControllerRegTool
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+let exitCodesHelp = """
+Exit status: 0 success (check: no problem), 1 problems found or the operation failed, \
+2 the command line is wrong.
+"""
+
+@main
+struct Controllerreg: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "controllerreg",
+        abstract: "Check, inspect and convert controllerreg config files.",
+        discussion: """
+        Every subcommand reads configs with the library's own loaders and schema (YAML, JSON, \
+        plist), so it reports exactly what an application loading them would.
+
+        \(exitCodesHelp)
+        """,
+        version: ToolVersion.string,
+        subcommands: [Check.self, Gen.self, Graph.self, Convert.self, Explain.self]
+    )
+
+    /// Parses, runs, and exits with the documented status: usage errors are 2 (ArgumentParser
+    /// would use 64), tool failures 1, help and version 0.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+            terminate(0)
+        } catch let error as ToolError {
+            Output.report(error)
+            terminate(error.status.rawValue)
+        } catch let error as ExitWith {
+            terminate(error.status.rawValue)
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success {
+                exit(withError: error) // help, --version
+            }
+            var message = fullMessage(for: error)
+            if message.hasPrefix("Error: ") { message.removeFirst("Error: ".count) }
+            if code == .validationFailure {
+                Output.stderr(Output.errorPrefix() + message + "\n")
+                terminate(ExitStatus.usage.rawValue)
+            }
+            Output.stderr(Output.errorPrefix() + message + "\n")
+            terminate(ExitStatus.failure.rawValue)
+        }
+    }
+}
+
+/// Ends the process (the C library's exit, which an ArgumentParser method name shadows here).
+func terminate(_ status: Int32) -> Never { exit(status) }
+
+/// Ends the command with a status after its output was written (check with problems).
+struct ExitWith: Error { var status: ExitStatus }
+
+/// Writing to stdout, stderr or a file; colour only on a terminal (and never with NO_COLOR).
+enum Output {
+    static func isTTY(_ fd: Int32) -> Bool {
+        isatty(fd) == 1 && getenv("NO_COLOR") == nil && (getenv("TERM").map { String(cString: $0) != "dumb" } ?? true)
+    }
+
+    static func errorPrefix() -> String {
+        isTTY(2) ? "\u{1B}[1;31merror:\u{1B}[0m " : "error: "
+    }
+
+    static func stderr(_ text: String) {
+        writeAll(2, Array(text.utf8))
+    }
+
+    static func report(_ error: ToolError) {
+        var text = ""
+        for d in error.diagnostics {
+            let place = d.location.map { "\($0): " } ?? ""
+            text += place + errorPrefix() + d.message + "\n"
+        }
+        stderr(text)
+    }
+
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + done, bytes.count - done) }
+            if n < 0 { if errno == EINTR { continue }; return }
+            done += n
+        }
+    }
+
+    /// Writes to `path`, or stdout for nil or `-`. Writes a temporary file and renames it, so a
+    /// failure never leaves half a header behind for a build to pick up.
+    static func emit(_ bytes: [UInt8], to path: String?) throws(ToolError) {
+        guard let path, path != "-" else { writeAll(1, bytes); return }
+        let temp = path + ".tmp\(getpid())"
+        let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        if fd < 0 { throw ToolError("cannot write '\(path)': \(String(cString: strerror(errno)))") }
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + done, bytes.count - done) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                let reason = String(cString: strerror(errno))
+                close(fd); unlink(temp)
+                throw ToolError("cannot write '\(path)': \(reason)")
+            }
+            done += n
+        }
+        if close(fd) != 0 || rename(temp, path) != 0 {
+            let reason = String(cString: strerror(errno))
+            unlink(temp)
+            throw ToolError("cannot write '\(path)': \(reason)")
+        }
+    }
+}
+
+// MARK: check
+
+struct Check: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Validate config files together, as the library would load them.",
+        discussion: """
+        Loads every FILE as one transaction into a fresh registry and prints every problem as \
+        file:line:column. With --classes or --classes-file, also reports entries whose ClassName \
+        is not in the list (the classes your host registers).
+
+        Exit status: 0 no problem, 1 problems found, 2 the command line is wrong.
+        """
+    )
+
+    enum Format: String, ExpressibleByArgument, CaseIterable { case text, json }
+
+    @Argument(help: "Config files (YAML, JSON or plist).")
+    var files: [String]
+
+    @Option(help: "Output format: text (file:line:column lines) or json (for editors and CI).")
+    var format: Format = .text
+
+    @Option(help: ArgumentHelp("Class names the host provides, comma-separated.", valueName: "NAME,..."))
+    var classes: String?
+
+    @Option(help: ArgumentHelp("A file of class names the host provides (one or more a line, commas or blanks between, # comments).", valueName: "FILE"))
+    var classesFile: String?
+
+    mutating func validate() throws {
+        if files.isEmpty { throw ValidationError("give at least one config file") }
+    }
+
+    func run() throws {
+        var known: Set<String>?
+        if let classes { known = CheckReport.parseClassList(classes) }
+        if let classesFile {
+            let bytes: [UInt8]
+            do { bytes = try ConfigLoader.readFile(classesFile) } catch { throw ToolError(error) }
+            known = (known ?? []).union(CheckReport.parseClassList(String(decoding: bytes, as: UTF8.self)))
+        }
+        let report = CheckReport.run(files: files, classes: known)
+        switch format {
+        case .text:
+            // Problems go to stdout (they are the command's output); the summary too.
+            Output.writeAll(1, Array(report.text(colour: Output.isTTY(1)).utf8))
+        case .json:
+            Output.writeAll(1, Array(report.json().utf8))
+        }
+        if !report.isClean { throw ExitWith(status: .failure) }
+    }
+}
+
+// MARK: gen
+
+struct Gen: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Generate constants for every entry name (C, C++, Swift, Python).",
+        discussion: """
+        C: #define PREFIX<Name> "Name" (default prefix CR_ENTRY_). C++: inline constexpr char arrays \
+        in a namespace. Swift: an enum with a static let per name (and `all`). Python: a module of \
+        string constants with __all__. Names are made into identifiers (characters other than \
+        letters, digits and _ become _, a leading digit gets a _, keywords get a trailing _), \
+        sorted, and two names that become the same identifier are an error.
+
+        \(exitCodesHelp)
+        """
+    )
+
+    @Option(help: "Language: c, cpp, swift or python.")
+    var lang: NameConstantsGenerator.Language
+
+    @Argument(help: "Config files, loaded together.")
+    var files: [String]
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Output file (default: stdout).", valueName: "OUT"))
+    var output: String?
+
+    @Option(help: "Prefix for every identifier (default: CR_ENTRY_ for C, none otherwise).")
+    var prefix: String?
+
+    @Option(help: "The C++ namespace / Swift enum holding the constants.")
+    var typeName: String = "EntryNames"
+
+    mutating func validate() throws {
+        if files.isEmpty { throw ValidationError("give at least one config file") }
+    }
+
+    func run() throws {
+        let entries = try ConfigSet.entries(paths: files)
+        let generator = NameConstantsGenerator(language: lang, prefix: prefix, typeName: typeName)
+        let text = try generator.generate(names: entries.map(\.name), sources: files)
+        try Output.emit(Array(text.utf8), to: output)
+    }
+}
+
+extension NameConstantsGenerator.Language: ExpressibleByArgument {}
+
+// MARK: graph
+
+struct Graph: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Draw the dependency graph (Graphviz DOT or SVG).",
+        discussion: """
+        One box per entry with its class; reference edges labelled with the key they are injected \
+        under, provider edges dashed, singletons with a double border, eager entries bold. SVG is \
+        rendered by Graphviz's `dot` (package `graphviz`).
+
+        \(exitCodesHelp)
+        """
+    )
+
+    enum Format: String, ExpressibleByArgument, CaseIterable { case dot, svg }
+
+    @Argument(help: "Config files, loaded together.")
+    var files: [String]
+
+    @Option(help: "dot (Graphviz source) or svg (needs Graphviz's dot).")
+    var format: Format = .dot
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Output file (default: stdout).", valueName: "OUT"))
+    var output: String?
+
+    mutating func validate() throws {
+        if files.isEmpty { throw ValidationError("give at least one config file") }
+    }
+
+    func run() throws {
+        let entries = try ConfigSet.entries(paths: files)
+        let dot = GraphRenderer.dot(entries)
+        switch format {
+        case .dot: try Output.emit(Array(dot.utf8), to: output)
+        case .svg: try Output.emit(Array(try GraphRenderer.svg(fromDot: dot).utf8), to: output)
+        }
+    }
+}
+
+// MARK: convert
+
+struct Convert: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Convert a config between YAML, JSON and plist.",
+        discussion: """
+        Values keep their kinds and keys their order, so the output loads as the same registry. \
+        A value the target cannot hold is an error at its place: null in a plist, NaN or infinity \
+        in JSON, control characters in an XML plist (use --binary).
+
+        \(exitCodesHelp)
+        """
+    )
+
+    @Argument(help: "The config file to convert.")
+    var input: String
+
+    @Option(help: "Target format: yaml, json or plist.")
+    var to: ConfigWriter.Target
+
+    @Flag(help: "Write a binary plist (with --to plist).")
+    var binary = false
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Output file (default: stdout).", valueName: "OUT"))
+    var output: String?
+
+    mutating func validate() throws {
+        if binary && to != .plist { throw ValidationError("--binary applies to --to plist only") }
+    }
+
+    func run() throws {
+        let doc: ConfigDocument
+        do { doc = try ConfigLoader.load(path: input) } catch { throw ToolError(error) }
+        let bytes = try ConfigWriter.write(doc, to: to, binary: binary)
+        if binary && output == nil && Output.isTTY(1) {
+            throw ToolError("refusing to write a binary plist to a terminal; use -o FILE or redirect", status: .usage)
+        }
+        try Output.emit(bytes, to: output)
+    }
+}
+
+extension ConfigWriter.Target: ExpressibleByArgument {}
+
+// MARK: explain
+
+struct Explain: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show the plan for creating one entry, as a tree.",
+        discussion: """
+        Usage: controllerreg explain FILE... NAME (the last argument is the entry). Shows every \
+        argument the host's create receives, what gets created for it (with class and lifestyle), \
+        and the order objects are built in.
+
+        \(exitCodesHelp)
+        """
+    )
+
+    @Argument(help: ArgumentHelp("Config files, loaded together, then the entry name.", valueName: "FILE... NAME"))
+    var arguments: [String]
+
+    mutating func validate() throws {
+        if arguments.count < 2 { throw ValidationError("give one or more config files and then an entry name") }
+    }
+
+    func run() throws {
+        let files = Array(arguments.dropLast())
+        let entries = try ConfigSet.entries(paths: files)
+        let text = try PlanExplainer(entries: entries).explain(arguments.last!, colour: Output.isTTY(1))
+        Output.writeAll(1, Array(text.utf8))
+    }
+}

@@ -1,0 +1,82 @@
+import ControllerReg
+import ControllerRegTool
+import Testing
+
+@Suite struct CheckTests {
+    @Test func cleanFixtureIsClean() {
+        let report = CheckReport.run(files: [Paths.example])
+        #expect(report.isClean)
+        #expect(report.entryCount == 2)
+        #expect(report.text().hasSuffix("OK, 2 entries\n"))
+    }
+
+    @Test func everyProblemWithItsPlace() throws {
+        let dir = temporaryDirectory()
+        writeFile(dir + "/a.yaml", "A:\n  ClassName: AClass\n  Dependencies:\n    b: B\n    c: Missing\n")
+        writeFile(dir + "/b.yaml", "B:\n  ClassName: BClass\n  Dependnecies: {x: 1}\n")
+        let report = CheckReport.run(files: [dir + "/a.yaml", dir + "/b.yaml"])
+        #expect(!report.isClean)
+        let lines = report.text().split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix(dir + "/a.yaml:5:8: error: entry 'A', key 'c': no entry named 'Missing'") })
+        #expect(lines.contains { $0.hasPrefix(dir + "/b.yaml:3:3: error: unknown key 'Dependnecies'") && $0.contains("did you mean 'Dependencies'") })
+        #expect(lines.last == "2 files: 2 problems")
+    }
+
+    @Test func filesRefertoEachOther() {
+        let dir = temporaryDirectory()
+        writeFile(dir + "/a.yaml", "A: {ClassName: AClass, Dependencies: {b: B}}\n")
+        writeFile(dir + "/b.json", "{\"B\": \"BClass\"}")
+        #expect(CheckReport.run(files: [dir + "/a.yaml", dir + "/b.json"]).isClean)
+        #expect(!CheckReport.run(files: [dir + "/a.yaml"]).isClean)
+    }
+
+    @Test func classesNotProvided() {
+        let report = CheckReport.run(files: [Paths.example], classes: ["Test1ViewController"])
+        #expect(report.diagnostics.count == 1)
+        let d = report.diagnostics[0]
+        #expect(d.code == .classNotRegistered)
+        #expect(d.location?.line == 11)
+        #expect(d.message.contains("'Test2ViewController' is not provided by the host"))
+        #expect(CheckReport.run(files: [Paths.example], classes: ["Test1ViewController", "Test2ViewController"]).isClean)
+        #expect(CheckReport.parseClassList("A, B\n# comment\nC D # trailing\n") == ["A", "B", "C", "D"])
+    }
+
+    @Test func jsonReport() {
+        let dir = temporaryDirectory()
+        writeFile(dir + "/c.yaml", "A:\n  ClassName: X\n  Dependencies: {b: \"Nope\\\"\"}\n")
+        let json = CheckReport.run(files: [dir + "/c.yaml"]).json()
+        #expect(json.contains("\"ok\": false"))
+        #expect(json.contains("\"line\": 3, \"column\": 21, \"code\": \"missing-reference\", \"status\": 6"))
+        #expect(json.contains("no entry named 'Nope\\\"'"))
+        #expect(CheckReport.run(files: [Paths.example]).json().contains("\"problems\": []"))
+    }
+
+    @Test func exitCodes() throws {
+        let dir = temporaryDirectory()
+        writeFile(dir + "/bad.yaml", "A:\n  ClassName: X\n  Dependencies: {b: Missing}\n")
+        writeFile(dir + "/syntax.json", "{\"A\": \"X\",}")
+        writeFile(dir + "/classes.txt", "Test1ViewController\nTest2ViewController\n")
+        #expect(try runTool(["check", Paths.example]).status == 0)
+        let bad = try runTool(["check", dir + "/bad.yaml"])
+        #expect(bad.status == 1)
+        #expect(bad.stdout.contains("bad.yaml:3:21: error:"))
+        #expect(try runTool(["check", dir + "/syntax.json"]).status == 1)
+        #expect(try runTool(["check", dir + "/missing.yaml"]).status == 1)
+        #expect(try runTool(["check", Paths.example, "--classes", "Test1ViewController"]).status == 1)
+        #expect(try runTool(["check", Paths.example, "--classes-file", dir + "/classes.txt"]).status == 0)
+        #expect(try runTool(["check", Paths.example, "--format", "json"]).status == 0)
+        #expect(try runTool(["check", dir + "/bad.yaml", "--format", "json"]).status == 1)
+        let usage = try runTool(["check"])
+        #expect(usage.status == 2)
+        #expect(usage.stderr.hasPrefix("error: "))
+        #expect(try runTool(["check", Paths.example, "--format", "xml"]).status == 2)
+        #expect(try runTool(["frobnicate"]).status == 2)
+        #expect(try runTool(["check", "--help"]).status == 0)
+        #expect(try runTool(["--version"]).stdout == ToolVersion.string + "\n")
+        for sub in ["check", "gen", "graph", "convert", "explain"] {
+            let help = try runTool([sub, "--help"])
+            #expect(help.status == 0)
+            #expect(help.stdout.contains("Exit status"), "\(sub) --help documents the exit status")
+        }
+    }
+}

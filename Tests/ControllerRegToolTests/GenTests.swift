@@ -1,0 +1,93 @@
+import ControllerReg
+import ControllerRegTool
+import Testing
+
+@Suite struct GenTests {
+    func generate(_ lang: NameConstantsGenerator.Language, _ file: String, prefix: String? = nil) throws -> String {
+        let entries = try ConfigSet.entries(paths: [file])
+        return try NameConstantsGenerator(language: lang, prefix: prefix).generate(names: entries.map(\.name), sources: [file])
+    }
+
+    @Test(arguments: [(NameConstantsGenerator.Language.c, "h"), (.cpp, "hpp"), (.swift, "swift"), (.python, "py")])
+    func goldenExample(lang: NameConstantsGenerator.Language, ext: String) throws {
+        expectGolden(try generate(lang, Paths.example), "example-names.\(ext)")
+        expectGolden(try generate(lang, Paths.graphFixture), "graph-names.\(ext)")
+    }
+
+    @Test func sanitisedIdentifiers() {
+        let swift = NameConstantsGenerator(language: .swift)
+        #expect(swift.sanitise("web-view", prefix: "") == "web_view")
+        #expect(swift.sanitise("2fa", prefix: "") == "_2fa")
+        #expect(swift.sanitise("class", prefix: "") == "class_")
+        #expect(swift.sanitise("Écran", prefix: "") == "_cran")
+        #expect(swift.sanitise("-", prefix: "") == "__")
+        #expect(NameConstantsGenerator(language: .c).sanitise("a b", prefix: "CR_ENTRY_") == "CR_ENTRY_a_b")
+        #expect(NameConstantsGenerator(language: .python).sanitise("None", prefix: "") == "None_")
+    }
+
+    @Test func collisionsAreErrors() {
+        let g = NameConstantsGenerator(language: .c)
+        #expect(throws: ToolError.self) { try g.generate(names: ["a-b", "a_b", "ok"], sources: []) }
+        do {
+            _ = try g.generate(names: ["a-b", "a_b", "x.y", "x_y"], sources: [])
+        } catch {
+            #expect(error.diagnostics.count == 2)
+            #expect(error.diagnostics[0].message == "entry names 'a-b' and 'a_b' both become the identifier 'CR_ENTRY_a_b'; rename one of them")
+        }
+    }
+
+    @Test func deterministicAndSorted() throws {
+        let g = NameConstantsGenerator(language: .python)
+        let a = try g.generate(names: ["b", "a", "C"], sources: ["x.yaml"])
+        let b = try g.generate(names: ["C", "b", "a"], sources: ["x.yaml"])
+        #expect(a == b)
+        #expect(a.contains("C = \"C\"\na = \"a\"\nb = \"b\"\n"))
+    }
+
+    @Test func literalsAreEscaped() throws {
+        let names = ["q\"uote", "back\\slash", "tri??=", "é"]
+        let c = try NameConstantsGenerator(language: .c).generate(names: names, sources: [])
+        #expect(c.contains(#"#define CR_ENTRY_q_uote "q\"uote""#))
+        #expect(c.contains(#"#define CR_ENTRY_back_slash "back\\slash""#))
+        #expect(c.contains(#""tri\?\?=""#))
+        #expect(c.contains(#""\303\251""#))
+        let swift = try NameConstantsGenerator(language: .swift).generate(names: names, sources: [])
+        #expect(swift.contains(#"public static let q_uote = "q\"uote""#))
+    }
+
+    /// The generated C, C++ and Python compile/import (when the compilers are installed).
+    @Test func generatedCodeCompiles() throws {
+        let dir = temporaryDirectory()
+        let names = try ConfigSet.entries(paths: [Paths.graphFixture]).map(\.name) + ["q\"uote", "é", "tri??="]
+        if let cc = Subprocess.find("cc") {
+            writeFile(dir + "/names.h", try NameConstantsGenerator(language: .c).generate(names: names, sources: []))
+            let r = try Subprocess.run(cc, ["-std=c99", "-Wall", "-Werror", "-fsyntax-only", "-x", "c", "-include", dir + "/names.h", "-"],
+                                       input: Array("int main(void) { return CR_ENTRY_App[0] == 'A' ? 0 : 1; }\n".utf8))
+            #expect(r.status == 0, "\(String(decoding: r.stderr, as: UTF8.self))")
+        }
+        if let cxx = Subprocess.find("c++") {
+            writeFile(dir + "/names.hpp", try NameConstantsGenerator(language: .cpp).generate(names: names, sources: []))
+            let r = try Subprocess.run(cxx, ["-std=c++17", "-Wall", "-Werror", "-fsyntax-only", "-x", "c++", "-include", dir + "/names.hpp", "-"],
+                                       input: Array("static_assert(EntryNames::class_[0] == 'c', \"\");\nint main() { return 0; }\n".utf8))
+            #expect(r.status == 0, "\(String(decoding: r.stderr, as: UTF8.self))")
+        }
+        if let python = Subprocess.find("python3") {
+            writeFile(dir + "/names.py", try NameConstantsGenerator(language: .python).generate(names: names, sources: []))
+            let r = try Subprocess.run(python, ["-c", "import sys; sys.path.insert(0, '\(dir)'); import names; assert names.web_view == 'web-view'; assert names.class_ == 'class'; assert names.q_uote == 'q\"uote'"], input: [])
+            #expect(r.status == 0, "\(String(decoding: r.stderr, as: UTF8.self))")
+        }
+    }
+
+    @Test func commandLine() throws {
+        let dir = temporaryDirectory()
+        let r = try runTool(["gen", "--lang", "c", Paths.example, "-o", dir + "/names.h", "--prefix", "SCREEN_"])
+        #expect(r.status == 0)
+        #expect(readText(dir + "/names.h")?.contains("#define SCREEN_Test1 \"Test1\"") == true)
+        writeFile(dir + "/clash.yaml", "a-b: X\na_b: Y\n")
+        let clash = try runTool(["gen", "--lang", "swift", dir + "/clash.yaml", "-o", dir + "/clash.swift"])
+        #expect(clash.status == 1)
+        #expect(clash.stderr.contains("'a-b' and 'a_b' both become the identifier 'a_b'"))
+        #expect(readText(dir + "/clash.swift") == nil, "no output is left behind on error")
+        #expect(try runTool(["gen", "--lang", "rust", Paths.example]).status == 2)
+    }
+}

@@ -1,0 +1,172 @@
+"""controllerreg.Error and one subclass per cr_status code."""
+
+from __future__ import annotations
+
+import enum
+from typing import Dict, Optional, Type
+
+__all__ = [
+    "Status",
+    "Error",
+    "InvalidArgumentError",
+    "IoError",
+    "ConfigSyntaxError",
+    "SchemaError",
+    "DuplicateError",
+    "MissingReferenceError",
+    "CycleError",
+    "NotFoundError",
+    "ClassNotRegisteredError",
+    "ClassExistsError",
+    "CreateFailedError",
+    "ValueTypeError",
+    "LimitError",
+    "NoMemoryError",
+    "error_for",
+]
+
+
+class Status(enum.IntEnum):
+    """The library's status codes (``cr_status`` in controllerreg.h)."""
+
+    OK = 0
+    INVALID_ARGUMENT = 1
+    IO = 2
+    SYNTAX = 3
+    SCHEMA = 4
+    DUPLICATE = 5
+    MISSING_REFERENCE = 6
+    CYCLE = 7
+    NOT_FOUND = 8
+    CLASS_NOT_REGISTERED = 9
+    CLASS_EXISTS = 10
+    CREATE_FAILED = 11
+    TYPE = 12
+    LIMIT = 13
+    NO_MEMORY = 14
+
+
+class Error(Exception):
+    """A failed controllerreg call.
+
+    ``code`` is the status (an int, a :class:`Status` member when known) and ``message`` the
+    library's message (config errors put ``file:line:column:`` before each problem). When a
+    factory's exception failed a create, that exception is the ``__cause__``.
+    """
+
+    #: The status code this class stands for (subclasses set it).
+    status: Optional[Status] = None
+
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        try:
+            self.code: int = Status(code)
+        except ValueError:
+            self.code = code
+        self.message: str = message
+
+    def __str__(self) -> str:
+        return self.message
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(code={int(self.code)}, message={self.message!r})"
+
+
+class InvalidArgumentError(Error):
+    """CR_ERR_INVALID_ARGUMENT: a bad argument (e.g. a closed registry, a NUL in a string)."""
+
+    status = Status.INVALID_ARGUMENT
+
+
+class IoError(Error):
+    """CR_ERR_IO: a config file could not be read."""
+
+    status = Status.IO
+
+
+class ConfigSyntaxError(Error):
+    """CR_ERR_SYNTAX: malformed YAML/JSON/plist."""
+
+    status = Status.SYNTAX
+
+
+class SchemaError(Error):
+    """CR_ERR_SCHEMA: well-formed, but not a valid config."""
+
+    status = Status.SCHEMA
+
+
+class DuplicateError(Error):
+    """CR_ERR_DUPLICATE: a key or an entry name defined twice."""
+
+    status = Status.DUPLICATE
+
+
+class MissingReferenceError(Error):
+    """CR_ERR_MISSING_REFERENCE: a dependency names an entry that does not exist."""
+
+    status = Status.MISSING_REFERENCE
+
+
+class CycleError(Error):
+    """CR_ERR_CYCLE: references form a cycle (the message names the path)."""
+
+    status = Status.CYCLE
+
+
+class NotFoundError(Error, LookupError):
+    """CR_ERR_NOT_FOUND: no entry of that name."""
+
+    status = Status.NOT_FOUND
+
+
+class ClassNotRegisteredError(Error):
+    """CR_ERR_CLASS_NOT_REGISTERED: an entry's class has not been registered."""
+
+    status = Status.CLASS_NOT_REGISTERED
+
+
+class ClassExistsError(Error):
+    """CR_ERR_CLASS_EXISTS: register_class with a name already registered."""
+
+    status = Status.CLASS_EXISTS
+
+
+class CreateFailedError(Error):
+    """CR_ERR_CREATE_FAILED: a factory failed (raised, or returned None)."""
+
+    status = Status.CREATE_FAILED
+
+
+class ValueTypeError(Error, TypeError):
+    """CR_ERR_TYPE: a value of another kind than expected."""
+
+    status = Status.TYPE
+
+
+class LimitError(Error):
+    """CR_ERR_LIMIT: a size, depth or count limit was exceeded."""
+
+    status = Status.LIMIT
+
+
+class NoMemoryError(Error, MemoryError):
+    """CR_ERR_NO_MEMORY: memory could not be allocated."""
+
+    status = Status.NO_MEMORY
+
+
+_BY_CODE: Dict[int, Type[Error]] = {
+    cls.status: cls
+    for cls in (
+        InvalidArgumentError, IoError, ConfigSyntaxError, SchemaError, DuplicateError,
+        MissingReferenceError, CycleError, NotFoundError, ClassNotRegisteredError,
+        ClassExistsError, CreateFailedError, ValueTypeError, LimitError, NoMemoryError,
+    )
+    if cls.status is not None
+}
+
+
+def error_for(code: int, message: str) -> Error:
+    """The Error subclass instance for ``code`` (plain :class:`Error` for unknown codes)."""
+    return _BY_CODE.get(code, Error)(code, message)

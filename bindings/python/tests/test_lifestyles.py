@@ -1,0 +1,188 @@
+"""Singletons, graph objects, providers, children, overrides and name templates from Python:
+objects the registry keeps stay alive exactly as long as it needs them."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+
+import pytest
+
+import controllerreg as cr
+from controllerreg import _registry
+
+
+class Service:
+    instances = 0
+
+    def __init__(self, args=None):
+        Service.instances += 1
+        self.args = args
+
+
+def test_singleton_is_kept_by_the_registry_until_close():
+    destroyed = []
+    reg = cr.Registry()
+    reg.register_class("Service", Service, on_destroy=destroyed.append)
+    reg.register_class("User", lambda args: ("user", args["service"]))
+    reg.load_string(
+        "S: {ClassName: Service, Lifestyle: singleton}\n"
+        "U: {ClassName: User, Dependencies: {service: S}}\n"
+    )
+    s1 = reg.create("S")
+    ref = weakref.ref(s1)
+    _, s2 = reg.create("U")
+    _, s3 = reg.create("U")
+    assert s1 is s2 is s3
+    del s1, s2, s3
+    gc.collect()
+    assert ref() is not None  # the registry still holds the singleton (no use-after-free later)
+    _, again = reg.create("U")
+    assert again is ref()
+    del again
+    with pytest.raises(cr.InvalidArgumentError):
+        reg.create("S", color="red")  # a singleton takes no props
+    reg.close()  # destroys the singleton
+    assert len(destroyed) == 1
+    destroyed.clear()
+    gc.collect()
+    assert ref() is None
+    assert not _registry._handles
+
+
+def test_graph_object_shared_within_one_create():
+    reg = cr.Registry()
+    reg.register_class("Ctx", lambda args: Service())
+    reg.register_class("Pair", lambda args: (args["a"], args["b"]))
+    reg.register_class("Holder", lambda args: args["ctx"])
+    reg.load_string(
+        "C: {ClassName: Ctx, Lifestyle: graph}\n"
+        "H: {ClassName: Holder, Dependencies: {ctx: C}}\n"
+        "P: {ClassName: Pair, Dependencies: {a: H, b: H}}\n"
+    )
+    a, b = reg.create("P")
+    assert a is b  # the same graph object reached both holders, as the same Python object
+    c, d = reg.create("P")
+    assert c is d and c is not a  # a new one per create
+    ref = weakref.ref(a)
+    del a, b, c, d
+    gc.collect()
+    assert ref() is None
+    assert not _registry._handles
+    reg.close()
+
+
+def test_provider_creates_later():
+    reg = cr.Registry()
+    reg.register_class("Screen", lambda args: {"screen": args.get("n")})
+
+    class Owner:
+        def __init__(self, args):
+            self.make = args["next"]
+
+    reg.register_class("Owner", Owner)
+    reg.load_string(
+        "Next: Screen\n"
+        "O: {ClassName: Owner, Dependencies: {next: {Provider: Next}}}\n"
+    )
+    owner = reg.create("O")
+    assert isinstance(owner.make, cr.Provider)
+    assert owner.make.name == "Next"
+    assert owner.make.create(n=1) == {"screen": 1}  # after the create returned
+    assert owner.make(n=2) == {"screen": 2}
+    reg.register_class("Plain", lambda args: Service())
+    reg.load_string("P: Plain\nO2: {ClassName: Owner, Dependencies: {next: {Provider: P}}}")
+    plain = reg.create("O2").make
+    assert plain.name == "P"
+    ref = weakref.ref(plain.create())
+    gc.collect()
+    assert ref() is None  # a transient from a provider is the caller's
+    make = owner.make
+    del owner
+    reg.close()
+    with pytest.raises(cr.InvalidArgumentError):
+        make.create()  # its registry is gone: an error, not a crash
+    make.close()
+    make.close()
+    assert not _registry._handles
+
+
+def test_provider_of_singleton_keeps_it_alive():
+    reg = cr.Registry()
+    reg.register_class("Service", Service)
+    reg.register_class("Lazy", lambda args: args["svc"])
+    reg.load_string(
+        "S: {ClassName: Service, Lifestyle: singleton}\n"
+        "L: {ClassName: Lazy, Dependencies: {svc: {Provider: S}}}\n"
+    )
+    provider = reg.create("L")
+    first = provider.create()
+    ref = weakref.ref(first)
+    del first
+    gc.collect()
+    assert ref() is not None
+    assert provider.create() is ref() is reg.create("S")
+    del provider
+    reg.close()
+    gc.collect()
+    assert ref() is None
+
+
+def test_failed_create_with_provider_does_not_leak_or_crash():
+    reg = cr.Registry()
+    reg.register_class("Screen", lambda args: object())
+
+    def failing(args):
+        assert isinstance(args["p"], cr.Provider)
+        raise RuntimeError("no")
+
+    reg.register_class("Failing", failing)
+    reg.load_string("N: Screen\nF: {ClassName: Failing, Dependencies: {p: {Provider: N}}}")
+    with pytest.raises(cr.CreateFailedError):
+        reg.create("F")
+    gc.collect()  # the disowned Provider wrapper must not free what the registry freed
+    reg.close()
+
+
+def test_eager_singletons_start():
+    Service.instances = 0
+    reg = cr.Registry()
+    reg.register_class("Service", Service)
+    reg.load_string("S: {ClassName: Service, Lifestyle: singleton, Eager: true}")
+    assert Service.instances == 0
+    reg.start()
+    assert Service.instances == 1
+    reg.create("S")
+    assert Service.instances == 1
+    reg.close()
+
+
+def test_child_registry_overrides():
+    parent = cr.Registry()
+    parent.register_class("Real", lambda args: "real")
+    parent.register_class("Fake", lambda args: "fake")
+    parent.register_class("User", lambda args: ("user", args["dep"]))
+    parent.load_string("Dep: Real\nU: {ClassName: User, Dependencies: {dep: Dep}}")
+    child = parent.new_child()
+    child.load_string("Dep: Fake", override=True)
+    assert child.create("U") == ("user", "fake")
+    assert parent.create("U") == ("user", "real")
+    names = {e["name"]: e for e in child.entries()}
+    assert names["Dep"]["class"] == "Fake" and names["U"]["lifestyle"] == "transient"
+    parent.close()  # closes the child first
+    assert child.closed and parent.closed
+
+
+def test_override_load_and_name_template():
+    reg = cr.Registry()
+    reg.register_class("A", lambda args: "a")
+    reg.register_class("B", lambda args: "b")
+    reg.register_class("Test2ViewController", lambda args: ("t2", args))
+    reg.load_string("X: A")
+    with pytest.raises(cr.DuplicateError):
+        reg.load_string("X: B")
+    reg.load_string("X: B", override=True)
+    assert reg.create("X") == "b"
+    reg.add_name_template("{name}ViewController")
+    assert reg.create("Test2", color="red") == ("t2", {"color": "red"})
+    reg.close()

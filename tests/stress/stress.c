@@ -59,9 +59,9 @@ static void walk(const cr_value *v, object *into) {
             cr_provider *p = cr_value_provider(v);
             /* Use it once (its entry may be gone by now: then it fails cleanly), then free it. */
             cr_owner owner = CR_OWNER_NONE;
-            (void)owner;
-            void *made = cr_provider_create(p, NULL);
-            if (made) object_destroy(made, NULL); /* Leaf: transient at the root */
+            void *made = cr_provider_create_ex(p, NULL, &owner);
+            if (made && owner == CR_OWNER_RECEIVER) object_destroy(made, NULL);
+            else if (made && owner != CR_OWNER_REGISTRY) fail("provider owner", NULL);
             cr_provider_free(p);
         }
         break;
@@ -184,9 +184,9 @@ static void *registrar(void *arg) {
 
 static void *childish(void *arg) {
     (void)arg;
-    /* The child overrides Leaf (kept transient: Top's provider of Leaf destroys what it makes, and
-     * cr_provider_create does not say who owns the result) and adds its own singleton. */
-    static const char over[] = "Leaf: {ClassName: Obj, Description: child}\nOwnSingle: {ClassName: Obj, Lifestyle: singleton}\n"
+    /* The child overrides Leaf as a singleton (so Top's provider of Leaf made through the child
+     * gives a registry-owned object) and adds its own singleton. */
+    static const char over[] = "Leaf: {ClassName: Obj, Lifestyle: singleton}\nOwnSingle: {ClassName: Obj, Lifestyle: singleton}\n"
                                "Own: {ClassName: Obj, Dependencies: {top: Top, s: OwnSingle, g: Shared}}\n";
     while (!atomic_load(&stop)) {
         cr_registry *child = cr_registry_new_child(root);

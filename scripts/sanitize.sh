@@ -32,7 +32,8 @@ build_library() { # sanitizer scratch-dir
 }
 
 link_flags() { # scratch-dir
-    echo "-L$1/release -lcontrollerreg -Wl,-rpath,$1/release -Wl,-rpath,$SWIFT_LIB -fuse-ld=lld -lpthread -lm"
+    # The toolchain's TSan runtime intercepts libdispatch, so it needs libdispatch and BlocksRuntime.
+    echo "-L$1/release -lcontrollerreg -L$SWIFT_LIB -ldispatch -lBlocksRuntime -Wl,-rpath,$1/release -Wl,-rpath,$SWIFT_LIB -fuse-ld=lld -lpthread -lm"
 }
 
 C_TESTS=(tests/c/main.c tests/c/hosts.c tests/c/test_example.c tests/c/test_semantics.c tests/c/test_errors.c

@@ -190,8 +190,127 @@ static void deep_values(void) {
     cr_registry_free(reg);
 }
 
+/* ---- Failed creates mid-graph: everything built for the call is destroyed once, providers are
+ *      released, singletons stay the registry's (valgrind checks nothing leaks) ----------------- */
+
+static int made, destroyed, fail_after = -1, sets;
+
+typedef struct counted { int magic; size_t n; void *kids[8]; cr_provider *providers[8]; size_t np; } counted;
+
+static void counted_destroy(void *o, void *user_data) {
+    (void)user_data;
+    counted *c = o;
+    if (c->magic != 0xC0C0) { destroyed += 1000; return; } /* a double destroy shows in the count */
+    c->magic = 0;
+    for (size_t i = 0; i < c->n; i++) counted_destroy(c->kids[i], NULL);
+    for (size_t i = 0; i < c->np; i++) cr_provider_free(c->providers[i]);
+    free(c);
+    destroyed++;
+}
+
+static void adopt(counted *c, const cr_value *v) {
+    switch (cr_value_kind(v)) {
+    case CR_OBJECT:
+        if (cr_value_owner(v) == CR_OWNER_RECEIVER && c->n < 8) c->kids[c->n++] = cr_value_object(v);
+        break;
+    case CR_PROVIDER:
+        if (c->np < 8) c->providers[c->np++] = cr_value_provider(v);
+        break;
+    case CR_LIST:
+        for (size_t i = 0; i < cr_value_count(v); i++) adopt(c, cr_list_at(v, i));
+        break;
+    case CR_MAP:
+        for (size_t i = 0; i < cr_value_count(v); i++) adopt(c, cr_map_value_at(v, i));
+        break;
+    default:
+        break;
+    }
+}
+
+static void *counted_create(const cr_value *args, void *user_data) {
+    (void)user_data;
+    if (fail_after >= 0 && made >= fail_after) {
+        cr_report_error("refusing on purpose");
+        return NULL;
+    }
+    counted *c = calloc(1, sizeof *c);
+    c->magic = 0xC0C0;
+    adopt(c, args);
+    made++;
+    return c;
+}
+
+static int counted_set(void *object, const char *key, const cr_value *value, void *user_data) {
+    (void)user_data;
+    (void)key;
+    if (fail_after >= 0 && sets >= fail_after) return 1;
+    sets++;
+    adopt(object, value);
+    return 0;
+}
+
+static void failed_creates_mid_graph(void) {
+    static const char config[] =
+        "S: {ClassName: K, Lifestyle: singleton}\n"
+        "G: {ClassName: K, Lifestyle: graph}\n"
+        "L: K\n"
+        "M: {ClassName: K, Dependencies: {l: L, g: G, s: S}}\n"
+        "Top: {ClassName: K, Dependencies: {a: M, p: {Provider: L}, list: [L, G, {deep: [M, L]}], s: S, b: M, q: {Provider: M}}}\n";
+    static const cr_class cls = {.create = counted_create, .destroy = counted_destroy, .set = counted_set};
+    /* A full create makes this many objects (the singleton once per registry). */
+    int full;
+    {
+        cr_registry *reg = cr_registry_new();
+        cr_register_class(reg, "K", &cls, NULL);
+        CHECK_STATUS(load_yaml(reg, config), CR_OK);
+        made = destroyed = 0;
+        fail_after = -1;
+        counted *top = cr_registry_create(reg, "Top", NULL);
+        CHECK(top != NULL);
+        full = made;
+        counted_destroy(top, NULL);
+        cr_registry_free(reg);
+        CHECK_INT(destroyed, made); /* the singleton too, by the registry */
+    }
+    /* Fail at every point of the graph in turn. */
+    for (int k = 0; k < full; k++) {
+        cr_registry *reg = cr_registry_new();
+        cr_register_class(reg, "K", &cls, NULL);
+        CHECK_STATUS(load_yaml(reg, config), CR_OK);
+        made = destroyed = 0;
+        fail_after = k;
+        CHECK(cr_registry_create(reg, "Top", NULL) == NULL);
+        CHECK_LAST_ERROR(CR_ERR_CREATE_FAILED);
+        CHECK_CONTAINS(cr_last_error_message(), "refusing on purpose");
+        /* The singleton, if built before the failure, stays the registry's until it is freed;
+         * everything else built for the call is gone. */
+        fail_after = -1;
+        CHECK(cr_registry_create(reg, "S", NULL) != NULL);
+        cr_registry_free(reg);
+        CHECK_INT(destroyed, made);
+    }
+    /* Injection that fails at the second key: the first key's objects stay with the object, the
+     * rest built for the call is destroyed. */
+    {
+        cr_registry *reg = cr_registry_new();
+        cr_register_class(reg, "K", &cls, NULL);
+        CHECK_STATUS(load_yaml(reg, config), CR_OK);
+        counted *host = calloc(1, sizeof *host);
+        host->magic = 0xC0C0;
+        made = destroyed = sets = 0;
+        fail_after = 1;
+        CHECK_STATUS(cr_inject(reg, "Top", host), CR_ERR_CREATE_FAILED);
+        fail_after = -1;
+        counted_destroy(host, NULL);
+        made++; /* the host object */
+        cr_registry_free(reg);
+        CHECK_INT(destroyed, made);
+    }
+}
+
 void test_reliability(void) {
     args_are_read_only();
     deep_inputs();
     deep_values();
+    failed_creates_mid_graph();
 }

@@ -171,7 +171,7 @@ public enum EntryDecoder {
                                    location: location)
         }
 
-        mutating func decodeMap(_ map: Int) -> [Dependency]? {
+        mutating func decodeMap(_ map: Int, depth: Int = 1) -> [Dependency]? {
             var result: [Dependency] = []
             result.reserveCapacity(doc.nodes[map].count)
             var ok = true
@@ -180,7 +180,7 @@ public enum EntryDecoder {
             while next < end {
                 let k = next, v = next + 1
                 next = doc.next(after: v)
-                if let value = decodeValue(v) {
+                if let value = decodeValue(v, depth: depth) {
                     result.append(Dependency(key: doc.string(at: k), value: value, location: doc.location(of: k)))
                 } else {
                     ok = false
@@ -210,8 +210,21 @@ public enum EntryDecoder {
             return .provider(target, at: doc.location(of: v))
         }
 
-        mutating func decodeValue(_ node: Int) -> DependencyValue? {
+        mutating func decodeValue(_ node: Int, depth: Int) -> DependencyValue? {
             let n = doc.nodes[node]
+            if n.isContainer {
+                // Values are walked recursively from here on (decoding, compiling, comparing,
+                // creating): a fixed ceiling and the stack guard keep any input from overflowing
+                // the stack, whatever the document's depth limit is set to.
+                if depth > DependencyValue.maxNesting {
+                    fail(.limit, "a dependency value nests deeper than \(DependencyValue.maxNesting) levels", node)
+                    return nil
+                }
+                if !StackGuard.hasRoom() {
+                    fail(.limit, "a dependency value nests too deeply for this thread's stack", node)
+                    return nil
+                }
+            }
             switch n.kind {
             case .null: return .null
             case .bool: return .bool(n.bool)
@@ -233,12 +246,12 @@ public enum EntryDecoder {
                 var items: [DependencyValue] = []
                 var ok = true
                 for e in doc.elements(of: node) {
-                    if let v = decodeValue(e) { items.append(v) } else { ok = false }
+                    if let v = decodeValue(e, depth: depth + 1) { items.append(v) } else { ok = false }
                 }
                 return ok ? .list(items) : nil
             case .map:
                 if let provider = decodeProvider(node) { return provider }
-                return decodeMap(node).map { .map($0) }
+                return decodeMap(node, depth: depth + 1).map { .map($0) }
             }
         }
     }

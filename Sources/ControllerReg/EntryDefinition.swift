@@ -102,6 +102,34 @@ public enum DependencyValue: Sendable, Equatable {
     case list([DependencyValue])
     case map([Dependency])
 
+    /// The deepest a dependency value may nest (lists and maps inside lists and maps), whatever the
+    /// registry's limits: the walks over values (decoding, compiling, validating, comparing,
+    /// creating) recurse once per level, and this keeps them far from the end of any thread's stack.
+    /// Deeper values are rejected with `ErrorCode.limit`.
+    public static let maxNesting = 256
+
+    /// How deeply this value nests (a scalar is 0, `[1]` is 1), found without recursion. Stops
+    /// counting past `limit`.
+    public func nestingDepth(stoppingAfter limit: Int = Int.max) -> Int {
+        var deepest = 0
+        var stack: [(DependencyValue, Int)] = [(self, 0)]
+        while let (value, depth) = stack.popLast() {
+            switch value {
+            case .list(let items):
+                deepest = max(deepest, depth + 1)
+                if deepest > limit { return deepest }
+                for item in items { stack.append((item, depth + 1)) }
+            case .map(let deps):
+                deepest = max(deepest, depth + 1)
+                if deepest > limit { return deepest }
+                for d in deps { stack.append((d.value, depth + 1)) }
+            default:
+                break
+            }
+        }
+        return deepest
+    }
+
     /// Equal when structurally equal (reference locations are ignored; doubles compare bitwise so NaN equals NaN).
     public static func == (a: DependencyValue, b: DependencyValue) -> Bool {
         switch (a, b) {

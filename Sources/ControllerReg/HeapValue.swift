@@ -84,29 +84,47 @@ public enum HeapValue {
         libcFree(root)
     }
 
-    /// Frees what an owned value owns (strings, keys, children) and leaves it null.
+    /// Frees what an owned value owns (strings, keys, children) and leaves it null. Iterative: a
+    /// host may build values nested to any depth (cr_list_push_value in a loop), and freeing one
+    /// must not overflow the stack.
     public static func freeContents(_ v: inout RawValue) {
-        guard v.flags & RawValue.Flags.owned != 0 else { v = .null; return }
-        switch v.valueKind {
-        case .string:
-            libcFree(v.pointerA)
-        case .list:
-            if let e = v.listElements {
-                for i in 0 ..< Int(v.count) { freeContents(&e[i]) }
-                libcFree(e)
-            }
-        case .map:
-            if let s = v.mapSlots {
-                for i in 0 ..< Int(v.count) {
-                    libcFree(UnsafeMutableRawPointer(mutating: s[i].key))
-                    freeContents(&s[i].value)
-                }
-                libcFree(s)
-            }
-        default:
-            break
-        }
+        // Containers whose children are being freed, with the next child to look at.
+        var pending: [(container: RawValue, next: Int)] = []
+        var current = v
         v = .null
+        while true {
+            if current.flags & RawValue.Flags.owned != 0 {
+                switch current.valueKind {
+                case .string:
+                    libcFree(current.pointerA)
+                case .list, .map:
+                    if current.pointerA != nil { pending.append((current, 0)) }
+                default:
+                    break
+                }
+            }
+            // The next owned child of the innermost open container, closing finished ones.
+            var found = false
+            while let top = pending.last {
+                let c = top.container
+                let i = top.next
+                if i < Int(c.count) {
+                    pending[pending.count - 1].next = i + 1
+                    if c.valueKind == .list {
+                        current = c.listElements![i]
+                    } else {
+                        let slot = c.mapSlots![i]
+                        libcFree(UnsafeMutableRawPointer(mutating: slot.key))
+                        current = slot.value
+                    }
+                    found = true
+                    break
+                }
+                libcFree(c.pointerA)
+                pending.removeLast()
+            }
+            if !found { return }
+        }
     }
 
     /// Ensures room for one more element; returns the (possibly moved) element buffer.

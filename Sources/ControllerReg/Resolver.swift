@@ -74,7 +74,12 @@ struct Resolver {
             throw CreateFailure(code: .classNotRegistered, message: "class '\(snapshot.classes.names[slot])' is not registered")
         }
         HostFailure.clear()
-        guard let object = create(UnsafeRawPointer(props ?? UnsafePointer(emptyArgumentsMap)), f.context) else {
+        // The callback gets a borrowed view of the props, never the caller's root itself (which it
+        // could otherwise modify or free).
+        var view = props.map { RawValue.borrowedMap($0.pointee.mapSlots.map { UnsafePointer($0) }, count: Int($0.pointee.count)) }
+            ?? emptyArgumentsMap.pointee
+        let made = withUnsafePointer(to: &view) { create(UnsafeRawPointer($0), f.context) }
+        guard let object = made else {
             let reason = HostFailure.take().map { ": \($0)" } ?? " returned NULL"
             throw CreateFailure(code: .createFailed, message: "create of class '\(snapshot.classes.names[slot])'\(reason)")
         }
@@ -187,6 +192,10 @@ struct Resolver {
         let functions = try classFunctions(index)
         if depth >= maxDepth {
             throw CreateFailure(code: .limit, message: "references nested deeper than the create depth limit of \(maxDepth)",
+                                path: [entryName(index)])
+        }
+        if depth > 0 && !StackGuard.hasRoom() {
+            throw CreateFailure(code: .limit, message: "references nested too deeply for this thread's stack (at depth \(depth))",
                                 path: [entryName(index)])
         }
         let create = functions.create!

@@ -211,6 +211,10 @@ public func cr_add_entry(_ reg: OpaquePointer?, _ name: UnsafePointer<CChar>?, _
     if let dependencies {
         let map = ValueRef(UnsafePointer<RawValue>(dependencies))
         guard map.kind == .map else { return fail(.invalidArgument, "cr_add_entry: dependencies must be a map, not a \(map.kind)") }
+        // Converting recurses once per level: refuse a value nested deeper than configs may be.
+        if nestingDepth(map, stoppingAfter: DependencyValue.maxNesting + 1) > DependencyValue.maxNesting + 1 {
+            return fail(.limit, "cr_add_entry: dependencies nest deeper than \(DependencyValue.maxNesting) levels")
+        }
         for i in 0 ..< map.count {
             let key = map.key(at: i)!
             guard let v = DependencyValue(applyingStringRule: map.value(at: i)!) else {
@@ -366,4 +370,19 @@ public func cr_registry_get_limit(_ reg: OpaquePointer?, _ limit: UInt32) -> Int
         return -1
     }
     return value
+}
+
+/// How deeply a value nests (a scalar is 0, an empty map 1), without recursion; stops past `limit`.
+private func nestingDepth(_ root: ValueRef, stoppingAfter limit: Int) -> Int {
+    var deepest = 0
+    var stack: [(ValueRef, Int)] = [(root, 0)]
+    while let (v, depth) = stack.popLast() {
+        guard v.kind == .list || v.kind == .map else { continue }
+        deepest = max(deepest, depth + 1)
+        if deepest > limit { return deepest }
+        for i in 0 ..< v.count {
+            if let child = v.kind == .list ? v[i] : v.value(at: i) { stack.append((child, depth + 1)) }
+        }
+    }
+    return deepest
 }

@@ -19,8 +19,10 @@ private func ownedContainer(_ v: OpaquePointer?, _ kind: ValueKind, _ function: 
         _ = fail(.invalidArgument, "\(function): expected a \(kind), got a \(p.pointee.valueKind)")
         return nil
     }
-    guard p.pointee.flags & RawValue.Flags.owned != 0 else {
-        _ = fail(.invalidArgument, "\(function): the value is read-only (arguments cannot be modified)")
+    // Only a root the caller holds (from cr_map_new / cr_list_new) may change: a value inside
+    // args, or one already handed to a container, is not the caller's (even if its memory is owned).
+    guard p.pointee.flags & RawValue.Flags.owned != 0, p.pointee.flags & RawValue.Flags.heapRoot != 0 else {
+        _ = fail(.invalidArgument, "\(function): the value is read-only (arguments, and values handed to a container, cannot be modified)")
         return nil
     }
     return p

@@ -1,5 +1,5 @@
 /* C host tests of libcontrollerreg. Usage: controllerreg-c-tests [group...]; no group runs all.
- * Groups: example semantics errors ownership threads features. Set CR_TEST_QUICK=1 for shorter loops. */
+ * Groups: example semantics errors ownership threads features reliability. Set CR_TEST_QUICK=1 for shorter loops. */
 #include "check.h"
 #include "tests.h"
 
@@ -15,6 +15,7 @@ static const struct {
     {"ownership", test_ownership},
     {"threads", test_threads},
     {"features", test_features},
+    {"reliability", test_reliability},
 };
 
 int main(int argc, char **argv) {

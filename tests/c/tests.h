@@ -7,4 +7,5 @@ void test_errors(void);
 void test_ownership(void);
 void test_threads(void);
 void test_features(void);
+void test_reliability(void);
 #endif

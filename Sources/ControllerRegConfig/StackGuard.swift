@@ -1,0 +1,73 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Tells a recursive walk whether the calling thread's stack still has room, so deep input
+/// becomes a `.limit` error instead of a stack overflow, whatever the limits are set to and
+/// whichever thread (main, or a host thread with a small stack) runs the walk.
+///
+/// The bounds of each thread's stack are looked up once per thread (pthread_getattr_np) and
+/// cached in a pthread key, so a check is a key lookup and a comparison.
+public enum StackGuard {
+    /// Room kept free for the frames below the check (the rest of the walk's own level, host
+    /// callbacks, the C library): 64 KiB.
+    public static let defaultReserve = 64 << 10
+
+    /// Whether at least `reserve` bytes of stack are left below the caller's frame. True when the
+    /// bounds cannot be found (an unknown stack is not refused).
+    @inline(never)
+    public static func hasRoom(_ reserve: Int = defaultReserve) -> Bool {
+        var marker: UInt8 = 0
+        let here = withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) }
+        let low = lowBound()
+        // Outside the thread's stack (e.g. ASan's fake stack frames): cannot tell, allow.
+        guard low != 0, here > low, here - low < (1 << 36) else { return true }
+        return here - low > UInt(reserve)
+    }
+
+    private static let key: pthread_key_t = {
+        var k = pthread_key_t()
+        pthread_key_create(&k, nil)
+        return k
+    }()
+
+    #if !canImport(Darwin)
+    /// pthread_getattr_np (a GNU extension the Glibc module does not import), looked up once.
+    private typealias GetAttr = @convention(c) (pthread_t, UnsafeMutablePointer<pthread_attr_t>) -> Int32
+    private static let getattrNP: GetAttr? = {
+        guard let f = dlsym(nil, "pthread_getattr_np") else { return nil }
+        return unsafeBitCast(f, to: GetAttr.self)
+    }()
+    #endif
+
+    /// The lowest usable address of this thread's stack (0 if unknown), cached per thread.
+    private static func lowBound() -> UInt {
+        let k = key
+        if let cached = pthread_getspecific(k) { return UInt(bitPattern: cached) }
+        var low: UInt = 0
+        #if canImport(Darwin)
+        let top = UInt(bitPattern: pthread_get_stackaddr_np(pthread_self()))
+        let size = UInt(pthread_get_stacksize_np(pthread_self()))
+        if top > size { low = top - size }
+        #else
+        var attr = pthread_attr_t()
+        if let getattr = getattrNP, getattr(pthread_self(), &attr) == 0 {
+            var addr: UnsafeMutableRawPointer?
+            var size = 0
+            if pthread_attr_getstack(&attr, &addr, &size) == 0, let addr {
+                // The guard page(s) sit at the bottom of the range.
+                var guardSize = 0
+                pthread_attr_getguardsize(&attr, &guardSize)
+                low = UInt(bitPattern: addr) + UInt(guardSize)
+            }
+            pthread_attr_destroy(&attr)
+        }
+        #endif
+        if low != 0 { pthread_setspecific(k, UnsafeRawPointer(bitPattern: low)) }
+        return low
+    }
+}

@@ -223,9 +223,8 @@ struct Resolver {
                             scratch: base + argsBytes + slotBytes + heldBytes)
             var n = 0
             do throws(CreateFailure) {
-                let slots = plan.slots!
                 for i in 0 ..< Int(plan.slotCount) {
-                    let s = slots + i
+                    let s = plan.slots.unsafelyUnwrapped + i
                     if let props, ValueRef(props).lookup(s.pointee.key, s.pointee.keyLength) != nil { continue }
                     // Literals (the common slot) inline, without a copy of the slot or a call.
                     let value = s.pointee.op == .literal ? s.pointee.literal : try evaluate(s.pointee, &work, depth: depth)

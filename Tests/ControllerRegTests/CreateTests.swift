@@ -30,6 +30,13 @@ struct CreateTests {
         #expect(log.count("Test2ViewController") == 0)
     }
 
+    @Test func anEntryWithoutDependenciesGetsItsProps() throws {
+        let r = Registry()
+        try registerWidgets(r, ["W"])
+        try r.load(text: "A: W")
+        #expect(try r.create("A", props: ["color": "red"], as: Widget.self).args == ["color": "red"])
+    }
+
     @Test func argsIsNeverNull() throws {
         let r = Registry()
         try registerWidgets(r, ["W"])

@@ -108,9 +108,22 @@ public enum DependencyValue: Sendable, Equatable {
     /// Deeper values are rejected with `ErrorCode.limit`.
     public static let maxNesting = 256
 
+    /// Whether this is a list or a map (only those can nest).
+    var isContainer: Bool {
+        switch self {
+        case .list, .map: return true
+        default: return false
+        }
+    }
+
     /// How deeply this value nests (a scalar is 0, `[1]` is 1), found without recursion. Stops
     /// counting past `limit`.
     public func nestingDepth(stoppingAfter limit: Int = Int.max) -> Int {
+        // A scalar nests 0 levels: answered without the work stack (most values are scalars).
+        switch self {
+        case .list, .map: break
+        default: return 0
+        }
         var deepest = 0
         var stack: [(DependencyValue, Int)] = [(self, 0)]
         while let (value, depth) = stack.popLast() {

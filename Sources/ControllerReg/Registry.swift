@@ -219,7 +219,8 @@ public final class Registry: @unchecked Sendable {
                         invalidNames: Set<String> = [], decodeProblems: [Diagnostic] = []) throws(ConfigError) {
         // Definitions from code were not through the decoder's ceiling (those from configs were).
         for d in definitions {
-            for dep in d.dependencies where dep.value.nestingDepth(stoppingAfter: DependencyValue.maxNesting) > DependencyValue.maxNesting {
+            for dep in d.dependencies where dep.value.isContainer
+                && dep.value.nestingDepth(stoppingAfter: DependencyValue.maxNesting) > DependencyValue.maxNesting {
                 throw ConfigError(.limit, "entry '\(d.name)', key '\(dep.key)': the value nests deeper than \(DependencyValue.maxNesting) levels",
                                   at: dep.location ?? d.location)
             }

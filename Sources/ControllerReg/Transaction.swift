@@ -49,14 +49,19 @@ struct Transaction {
         accepted.reserveCapacity(definitions.count)
         var nextIndex = compiled.count
         for def in definitions {
-            if indexOfName[def.name] != nil {
+            // One hash of the name in the common case: the index it would get is inserted at once,
+            // and put back / taken out again when the entry is refused.
+            var index = base.index(of: def.name)
+            let candidate = index >= 0 ? index : nextIndex
+            if let prior = indexOfName.updateValue(candidate, forKey: def.name) {
+                indexOfName[def.name] = prior
                 let first = definitions.first { $0.name == def.name }?.location
                 diagnostics.append(Diagnostic(.duplicate, "entry '\(def.name)' is defined twice\(first.map { " (first at \($0))" } ?? "")",
                                               at: def.location))
                 continue
             }
-            var index = base.index(of: def.name)
             if index >= 0 && !removed.contains(index) && mode == .add {
+                indexOfName[def.name] = nil
                 let prior = base.compiled[index]?.definition.location
                 diagnostics.append(Diagnostic(.duplicate, "entry '\(def.name)' is already defined\(prior.map { " at \($0)" } ?? " (added from code)")",
                                               at: def.location))
@@ -66,18 +71,21 @@ struct Transaction {
                 index = nextIndex
                 nextIndex += 1
             }
-            removed.remove(index)
-            indexOfName[def.name] = index
+            if !removed.isEmpty { removed.remove(index) }
             accepted.append((def, index))
         }
         let replaced = Set(accepted.map(\.index))
 
         // 3. References: every name must resolve to an entry that stays.
         let base = self.base
+        // Immutable copies for the lookup (a local function capturing `var`s boxes them and
+        // checks exclusivity on every access).
+        let names = indexOfName
+        let removedBase = removed
         func resolve(_ name: String) -> Int? {
-            if let i = indexOfName[name] { return i }
+            if let i = names[name] { return i }
             let i = base.index(of: name)
-            return i >= 0 && !removed.contains(i) ? i : nil
+            return i >= 0 && !removedBase.contains(i) ? i : nil
         }
         var allNames: [String]?
         // Edges and targets of each accepted entry, by position in `accepted`; `changedAt[i]` is
@@ -93,8 +101,12 @@ struct Transaction {
             let index = accepted[k].index
             changedAt[index] = Int32(k)
             let dependencies = accepted[k].definition.dependencies
-            var edges: [Int32] = []
+            // `targets` holds every resolved reference in written order, `edges` the non-provider
+            // ones. Until the first provider they are the same list, so `edges` is only built from
+            // then on; otherwise the entry keeps one array (shared storage) instead of two.
             var targets: [Int32] = []
+            var edges: [Int32] = []
+            var sawProvider = false
             for dep in dependencies {
                 switch dep.value {
                 case .reference(let name, let at): refs.append((name, at, false))
@@ -104,8 +116,12 @@ struct Transaction {
                 }
                 for (name, location, isProvider) in refs {
                     if let target = resolve(name) {
+                        if isProvider && !sawProvider {
+                            sawProvider = true
+                            edges = targets
+                        }
                         targets.append(Int32(target))
-                        if !isProvider { edges.append(Int32(target)) }
+                        if sawProvider && !isProvider { edges.append(Int32(target)) }
                     } else if !invalidNames.contains(name) {
                         if allNames == nil {
                             allNames = base.compiled.enumerated().compactMap { i, c in removed.contains(i) ? nil : c?.definition.name }
@@ -120,7 +136,7 @@ struct Transaction {
                 }
                 refs.removeAll(keepingCapacity: true)
             }
-            changedEdges.append(edges)
+            changedEdges.append(sawProvider ? edges : targets)
             changedTargets.append(targets)
         }
         // Entries that stay must not refer to removed ones.

@@ -33,6 +33,50 @@ public enum EntryDecoder {
         var entries: [EntryDefinition] = []
         var diagnostics: [Diagnostic] = []
         var invalidNames: [String] = []
+        /// Strings made from the document's bytes, remembered by those bytes (direct-mapped):
+        /// dependency keys, class names and references repeat, and a hit costs a hash and a
+        /// `memcmp` instead of a validated `String` (and shares the storage of a long one).
+        var cacheOffsets = [UInt32](repeating: 0, count: Decoder.cacheSlots)
+        var cacheLengths = [UInt32](repeating: UInt32.max, count: Decoder.cacheSlots)
+        var cacheValues = [String](repeating: "", count: Decoder.cacheSlots)
+        static let cacheSlots = 512
+
+        init(doc: ConfigDocument) {
+            self.doc = doc
+        }
+
+        /// The text of string node `node`, as `doc.string(at:)`, through the cache.
+        mutating func cachedString(_ node: Int) -> String {
+            let n = doc.nodes[node]
+            let offset = Int(n.payload), length = Int(n.extent)
+            if length > 64 { return doc.string(at: node) }
+            let (slot, hit) = doc.strings.withUnsafeBufferPointer { all -> (Int, Bool) in
+                let p = all.baseAddress! + offset
+                // Slot from the length and the first and last 8 bytes (two unaligned loads, no
+                // loop); strings shorter than 8 bytes are masked to their length.
+                let raw = UnsafeRawPointer(p)
+                var first: UInt64 = 0, last: UInt64 = 0
+                if length >= 8 {
+                    first = raw.loadUnaligned(as: UInt64.self)
+                    last = (raw + (length - 8)).loadUnaligned(as: UInt64.self)
+                } else if offset + 8 <= all.count {
+                    first = raw.loadUnaligned(as: UInt64.self) & ((1 << UInt64(8 * length)) &- 1)
+                } else {
+                    for i in 0 ..< length { first |= UInt64(p[i]) << UInt64(8 * i) }
+                }
+                let h = (first &* 0x9E37_79B9_7F4A_7C15) ^ (last &* 0xC2B2_AE3D_27D4_EB4F) ^ (UInt64(length) &* 0x1656_67B1_9E37_79F9)
+                let slot = Int(truncatingIfNeeded: h >> 40) & (Decoder.cacheSlots - 1)
+                let hit = cacheLengths[slot] == UInt32(length)
+                    && (length == 0 || memcmp(all.baseAddress! + Int(cacheOffsets[slot]), p, length) == 0)
+                return (slot, hit)
+            }
+            if hit { return cacheValues[slot] }
+            let text = doc.string(at: node)
+            cacheOffsets[slot] = UInt32(truncatingIfNeeded: offset)
+            cacheLengths[slot] = UInt32(length)
+            cacheValues[slot] = text
+            return text
+        }
 
         mutating func fail(_ code: ErrorCode, _ message: String, _ node: Int) {
             diagnostics.append(Diagnostic(code, message, at: doc.location(of: node)))
@@ -73,8 +117,8 @@ public enum EntryDecoder {
 
         /// A valid entry name: not empty, no NUL byte.
         /// `what` is built only for a message (an autoclosure: no interpolation per valid name).
-        mutating func checkName(_ node: Int, what: @autoclosure () -> String) -> String? {
-            let name = doc.string(at: node)
+        mutating func checkName(_ node: Int, cached: Bool = false, what: @autoclosure () -> String) -> String? {
+            let name = cached ? cachedString(node) : doc.string(at: node)
             if name.isEmpty { fail(.schema, "\(what()) must not be empty", node); return nil }
             if doc.containsNul(at: node) { fail(.schema, "\(what()) '\(name)' contains a NUL byte", node); return nil }
             return name
@@ -85,7 +129,7 @@ public enum EntryDecoder {
             let location = doc.location(of: nameNode)
             switch doc.nodes[valueNode].kind {
             case .string:
-                guard let cls = checkName(valueNode, what: "the class name of entry '\(name)'") else { return nil }
+                guard let cls = checkName(valueNode, cached: true, what: "the class name of entry '\(name)'") else { return nil }
                 return EntryDefinition(name: name, className: cls, location: location)
             case .map:
                 break
@@ -110,7 +154,7 @@ public enum EntryDecoder {
                 switch EntryKey(doc, k) {
                 case .className:
                     if doc.nodes[v].kind == .string {
-                        className = checkName(v, what: "ClassName of entry '\(name)'")
+                        className = checkName(v, cached: true, what: "ClassName of entry '\(name)'")
                         if className == nil { ok = false }
                     } else {
                         fail(.schema, "ClassName of entry '\(name)' must be a string, found \(kindName(v))", v)
@@ -181,7 +225,7 @@ public enum EntryDecoder {
                 let k = next, v = next + 1
                 next = doc.next(after: v)
                 if let value = decodeValue(v, depth: depth) {
-                    result.append(Dependency(key: doc.string(at: k), value: value, location: doc.location(of: k)))
+                    result.append(Dependency(key: cachedString(k), value: value, location: doc.location(of: k)))
                 } else {
                     ok = false
                 }
@@ -232,7 +276,7 @@ public enum EntryDecoder {
             case .double: return .double(n.double)
             case .string:
                 if doc.firstByte(at: node) == UInt8(ascii: "@") { return .string(doc.stringDroppingFirst(at: node)) }
-                let text = doc.string(at: node)
+                let text = cachedString(node)
                 if text.isEmpty {
                     fail(.schema, "an empty string is not an entry name; write \"@\" for an empty literal string", node)
                     return nil
@@ -271,3 +315,11 @@ private enum EntryKey {
         else { self = .unknown }
     }
 }
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif

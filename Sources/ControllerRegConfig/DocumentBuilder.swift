@@ -84,7 +84,8 @@ public struct DocumentBuilder {
 
     /// Appends bytes to the string begun by `beginString`.
     @inlinable public mutating func appendStringBytes(_ bytes: UnsafeRawBufferPointer) {
-        strings.append(contentsOf: bytes)
+        // As typed bytes: appending a typed buffer is one memcpy, a raw buffer is iterated.
+        strings.append(contentsOf: bytes.assumingMemoryBound(to: UInt8.self))
     }
 
     /// Appends one byte to the string begun by `beginString`.

@@ -13,6 +13,8 @@ struct Transaction {
     let base: EntryTable
     var classSlotByName: [String: Int]
     var classNames: [String]
+    /// The slot `classSlot(for:)` returned last.
+    private var lastClassSlot: Int?
 
     init(base: EntryTable, classSlotByName: [String: Int], classNames: [String]) {
         self.base = base
@@ -108,13 +110,17 @@ struct Transaction {
             var edges: [Int32] = []
             var sawProvider = false
             for dep in dependencies {
+                // A scalar reference is taken as it is; only lists and maps gather into `refs`.
+                var single: (name: String, at: SourceLocation?, isProvider: Bool)?
                 switch dep.value {
-                case .reference(let name, let at): refs.append((name, at, false))
-                case .provider(let name, let at): refs.append((name, at, true))
+                case .reference(let name, let at): single = (name, at, false)
+                case .provider(let name, let at): single = (name, at, true)
                 case .list, .map: dep.value.forEachReference { refs.append(($0, $1, $2)) }
                 default: continue
                 }
-                for (name, location, isProvider) in refs {
+                let count = single == nil ? refs.count : 1
+                for r in 0 ..< count {
+                    let (name, location, isProvider) = single ?? refs[r]
                     if let target = resolve(name) {
                         if isProvider && !sawProvider {
                             sawProvider = true
@@ -134,7 +140,7 @@ struct Transaction {
                             at: location ?? dep.location ?? def.location))
                     }
                 }
-                refs.removeAll(keepingCapacity: true)
+                if !refs.isEmpty { refs.removeAll(keepingCapacity: true) }
             }
             changedEdges.append(sawProvider ? edges : targets)
             changedTargets.append(targets)
@@ -179,8 +185,11 @@ struct Transaction {
 
     /// The slot for a class name, allocating one for a name not seen before.
     mutating func classSlot(for name: String) -> Int {
-        if let s = classSlotByName[name] { return s }
+        // Consecutive entries often share a class: the last answer is checked before hashing.
+        if let last = lastClassSlot, classNames[last] == name { return last }
+        if let s = classSlotByName[name] { lastClassSlot = s; return s }
         let s = classNames.count
+        lastClassSlot = s
         classNames.append(name)
         classSlotByName[name] = s
         return s

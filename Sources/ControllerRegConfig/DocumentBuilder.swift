@@ -194,10 +194,33 @@ public struct DocumentBuilder {
     mutating func checkDuplicateKeys(map: Int) {
         let count = Int(nodes[map].payload)
         guard count > 1 else { return }
+        let end = Int(nodes[map].extent)
+        if count <= 8 {
+            // Small map: every key against the earlier ones, walked in place (no array of keys).
+            // Length and first byte are compared before memcmp; most pairs differ there.
+            var a = map + 1
+            var va = a + 1
+            a = nodes[va].isContainer ? Int(nodes[va].extent) : va + 1
+            while a < end {
+                let ka = nodes[a]
+                var b = map + 1
+                while b < a {
+                    let kb = nodes[b]
+                    if ka.extent == kb.extent && sameBytes(Int(ka.payload), Int(kb.payload), Int(ka.extent)) {
+                        reportDuplicate(a, first: b)
+                        break
+                    }
+                    let vb = b + 1
+                    b = nodes[vb].isContainer ? Int(nodes[vb].extent) : vb + 1
+                }
+                va = a + 1
+                a = nodes[va].isContainer ? Int(nodes[va].extent) : va + 1
+            }
+            return
+        }
         var keys: [Int] = []
         keys.reserveCapacity(count)
         var i = map + 1
-        let end = Int(nodes[map].extent)
         while i < end {
             keys.append(i)
             let v = i + 1
@@ -218,15 +241,6 @@ public struct DocumentBuilder {
             // Length first, then memcmp (elementsEqual compares byte by byte through generics).
             func same(_ x: UnsafeRawBufferPointer, _ y: UnsafeRawBufferPointer) -> Bool {
                 x.count == y.count && (x.count == 0 || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0)
-            }
-            if keys.count <= 8 {
-                for a in 1 ..< keys.count {
-                    for b in 0 ..< a where same(bytes(keys[a]), bytes(keys[b])) {
-                        report(keys[a], keys[b])
-                        break
-                    }
-                }
-                return
             }
             // Open addressing over key indices; capacity is a power of two at least twice the count.
             var capacity = 16
@@ -251,5 +265,25 @@ public struct DocumentBuilder {
                 }
             }
         }
+    }
+
+    /// Whether the `length` bytes at string offsets `x` and `y` are equal.
+    func sameBytes(_ x: Int, _ y: Int, _ length: Int) -> Bool {
+        if length == 0 { return true }
+        return strings.withUnsafeBufferPointer { all in
+            all[x] == all[y] && memcmp(all.baseAddress! + x, all.baseAddress! + y, length) == 0
+        }
+    }
+
+    /// Records key node `dup` as a duplicate of key node `first` (same message as the large-map path).
+    mutating func reportDuplicate(_ dup: Int, first: Int) {
+        let f = nodes[first], d = nodes[dup]
+        let text = strings.withUnsafeBufferPointer { all in
+            String(decoding: UnsafeBufferPointer(rebasing: all[Int(d.payload) ..< Int(d.payload) + Int(d.extent)]), as: UTF8.self)
+        }
+        diagnostics.append(Diagnostic(
+            .duplicate,
+            "duplicate key '\(text)' (first defined at line \(f.line), column \(f.column))",
+            at: location(line: Int(d.line), column: Int(d.column))))
     }
 }

@@ -22,7 +22,12 @@ public struct DocumentBuilder {
 
     @usableFromInline var nodes: [ConfigNode] = []
     @usableFromInline var strings: [UInt8] = []
+    /// The open containers, innermost last: each one's node index and its parent's child count
+    /// when it was opened (the innermost container's own count is `topChildren`).
     @usableFromInline var open: [(index: Int, children: Int)] = []
+    /// Children added so far to the innermost open container (counted in a scalar: no array
+    /// write per node).
+    @usableFromInline var topChildren: Int = 0
     @usableFromInline var pendingStringStart: Int = -1
 
     /// Creates a builder. `expectedBytes` (the input size) sizes the buffers up front.
@@ -42,7 +47,7 @@ public struct DocumentBuilder {
     /// Whether the container open now is a map and the next node added will be one of its keys.
     @inlinable public var expectsKey: Bool {
         guard let top = open.last else { return false }
-        return nodes[top.index].kind == .map && top.children % 2 == 0
+        return nodes[top.index].kind == .map && topChildren % 2 == 0
     }
 
     /// A location in this builder's file.
@@ -125,12 +130,14 @@ public struct DocumentBuilder {
     /// Closes the innermost open list or map (and checks a map for duplicate keys).
     public mutating func endContainer() {
         guard let top = open.popLast() else { return }
+        let children = topChildren
+        topChildren = top.children
         nodes[top.index].extent = UInt32(nodes.count)
         if nodes[top.index].kind == .map {
-            nodes[top.index].payload = UInt64(top.children / 2)
+            nodes[top.index].payload = UInt64(children / 2)
             checkDuplicateKeys(map: top.index)
         } else {
-            nodes[top.index].payload = UInt64(top.children)
+            nodes[top.index].payload = UInt64(children)
         }
     }
 
@@ -170,7 +177,7 @@ public struct DocumentBuilder {
     // MARK: - Internals
 
     @inlinable mutating func noteChild() {
-        if !open.isEmpty { open[open.count - 1].children += 1 }
+        topChildren &+= 1 // also counts top-level nodes, which nothing reads
     }
 
     @inlinable mutating func append(_ node: ConfigNode) throws(ConfigError) {
@@ -188,7 +195,8 @@ public struct DocumentBuilder {
                               at: location(line: line, column: column))
         }
         try append(ConfigNode(kind: kind, line: UInt32(clamping: line), column: UInt32(clamping: column), payload: 0, extent: 0))
-        open.append((nodes.count - 1, 0))
+        open.append((nodes.count - 1, topChildren))
+        topChildren = 0
     }
 
     mutating func checkDuplicateKeys(map: Int) {

@@ -14,6 +14,32 @@ struct SchemaTests {
         #expect(entries == [EntryDefinition(name: "Test2", className: "Test2ViewController")])
     }
 
+    /// The decoder reuses the String made for the same bytes (keys, class names, references):
+    /// strings that agree in length and in their first and last 8 bytes but differ in the middle
+    /// share a cache slot and must still come out as themselves.
+    @Test func repeatedAndLookAlikeStringsKeepTheirText() throws {
+        var lines: [String] = []
+        for i in 0 ..< 40 {
+            let mid = String(UnicodeScalar(UInt8(65 + i % 26))) + String(i / 26)
+            lines.append("E\(i):")
+            lines.append("  ClassName: ClassPrefix_\(mid)_ClassSuffix")
+            lines.append("  Dependencies:")
+            lines.append("    keyPrefix_\(mid)_keySuffix: TargetPrefix_\(mid)_TargetSuffix")
+            lines.append("    short\(i % 3): \"@lit\"")
+            lines.append("    \"\": x\(i % 2)")
+        }
+        let (entries, problems) = try decode(lines.joined(separator: "\n"))
+        #expect(problems.isEmpty)
+        #expect(entries.count == 40)
+        for (i, e) in entries.enumerated() {
+            let mid = String(UnicodeScalar(UInt8(65 + i % 26))) + String(i / 26)
+            #expect(e.className == "ClassPrefix_\(mid)_ClassSuffix")
+            #expect(e.dependencies.map(\.key) == ["keyPrefix_\(mid)_keySuffix", "short\(i % 3)", ""])
+            #expect(e.dependencies[0].value == .reference("TargetPrefix_\(mid)_TargetSuffix", at: nil))
+            #expect(e.dependencies[2].value == .reference("x\(i % 2)", at: nil))
+        }
+    }
+
     @Test func fullEntry() throws {
         let (entries, problems) = try decode("""
         A:

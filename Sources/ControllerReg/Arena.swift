@@ -41,6 +41,16 @@ final class Arena: @unchecked Sendable {
 
     /// A NUL-terminated copy of `text`'s UTF-8 bytes; returns the bytes and their length (without NUL).
     func copy(_ text: String) -> (UnsafePointer<UInt8>, Int) {
+        // Native and small strings expose their bytes in place (no copy of the String to make it
+        // mutable for `withUTF8`); other strings take the general path.
+        if let result = text.utf8.withContiguousStorageIfAvailable({ utf8 -> (UnsafePointer<UInt8>, Int) in
+            let p = allocate(utf8.count + 1).assumingMemoryBound(to: UInt8.self)
+            if let base = utf8.baseAddress { p.update(from: base, count: utf8.count) }
+            p[utf8.count] = 0
+            return (UnsafePointer(p), utf8.count)
+        }) {
+            return result
+        }
         var text = text
         return text.withUTF8 { utf8 in
             let p = allocate(utf8.count + 1).assumingMemoryBound(to: UInt8.self)

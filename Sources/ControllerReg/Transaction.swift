@@ -99,6 +99,11 @@ struct Transaction {
         var changedAt = [Int32](repeating: -1, count: nextIndex)
         // References of one dependency, gathered by a closure that captures nothing else.
         var refs: [(name: String, at: SourceLocation?, isProvider: Bool)] = []
+        // The last two names resolved and their indices: neighbouring entries mostly refer to the
+        // same few entries, and comparing a String is cheaper than hashing it (`resolve` is pure
+        // here: it reads only immutable copies).
+        var recentName0: String?, recentName1: String?
+        var recentTarget0 = -1, recentTarget1 = -1
         for k in accepted.indices {
             let index = accepted[k].index
             changedAt[index] = Int32(k)
@@ -121,7 +126,21 @@ struct Transaction {
                 let count = single == nil ? refs.count : 1
                 for r in 0 ..< count {
                     let (name, location, isProvider) = single ?? refs[r]
-                    if let target = resolve(name) {
+                    let found: Int?
+                    if let r = recentName0, r == name {
+                        found = recentTarget0
+                    } else if let r = recentName1, r == name {
+                        found = recentTarget1
+                    } else {
+                        found = resolve(name)
+                        if let f = found {
+                            recentName1 = recentName0
+                            recentTarget1 = recentTarget0
+                            recentName0 = name
+                            recentTarget0 = f
+                        }
+                    }
+                    if let target = found {
                         if isProvider && !sawProvider {
                             sawProvider = true
                             edges = targets

@@ -88,7 +88,8 @@ struct CreateTests {
     @Test func aFailureMidGraphDestroysEverythingBuiltForTheCall() throws {
         let r = Registry()
         let log = CallLog()
-        try registerWidgets(r, ["W", "Bad"], log: log, failing: ["Bad"])
+        let live = LiveCounter()
+        try registerWidgets(r, ["W", "Bad"], log: log, failing: ["Bad"], counter: live)
         try r.load(text: """
         A: {ClassName: W, Dependencies: {b: B, c: C, d: D}}
         B: {ClassName: W, Dependencies: {e: E}}
@@ -96,12 +97,11 @@ struct CreateTests {
         D: W
         E: W
         """)
-        let before = Widget.live.load(ordering: .relaxed)
         let e = expectError { _ = try r.create("A") }
         #expect(e?.code == .createFailed)
         #expect(e?.description.contains("Bad refuses") == true)
         #expect(log.all == ["W", "W", "Bad"])  // E, B, then C fails; D and A never run
-        #expect(Widget.live.load(ordering: .relaxed) == before)
+        #expect(live.value == 0)
     }
 
     @Test func registeringAClassTwiceIsAnError() throws {

@@ -169,7 +169,8 @@ struct LifestyleTests {
     @Test func injectionUsesTheSetCallbackKeyByKey() throws {
         final class Screen: @unchecked Sendable { var values: [String: Value] = [:] }
         let r = Registry()
-        try registerWidgets(r, ["Service"])
+        let live = LiveCounter()
+        try registerWidgets(r, ["Service"], counter: live)
         try r.register(className: "ScreenClass", .swift(create: { _ in Screen() }, setter: { object, key, value in
             if key == "bad" { throw TestFailure(message: "no such property") }
             (object as! Screen).values[key] = value.value
@@ -181,19 +182,20 @@ struct LifestyleTests {
         NoSet: {ClassName: Plain, Dependencies: {a: 1}}
         Svc: Service
         """)
-        let before = Widget.live.load(ordering: .relaxed)
         let screen = Screen()
         try r.inject("Home", into: screen)
         #expect(screen.values["title"] == .string("Home"))
         #expect(screen.values["count"] == .int(3))
         #expect(screen.values["service"]?.kind == .object)
+        let before = live.value // the Svc that `screen` holds
         let broken = Screen()
         let e = expectError { try r.inject("Broken", into: broken) }
         #expect(e?.code == .createFailed)
         #expect(e?.description.contains("key 'bad'") == true)
         #expect(e?.description.contains("no such property") == true)
         #expect(broken.values.keys.sorted() == ["title"])
-        #expect(Widget.live.load(ordering: .relaxed) == before)
+        #expect(live.value == before) // the Svc built for 'later' was destroyed
+        withExtendedLifetime(screen) {}
         #expect(expectError { try r.inject("NoSet", into: Screen()) }?.code == .invalidArgument)
     }
 

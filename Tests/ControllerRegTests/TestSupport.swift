@@ -1,14 +1,21 @@
 import ControllerReg
 import Synchronization
 
+/// Counts live objects for one test (tests run in parallel, so a process-wide count is not theirs alone).
+final class LiveCounter: Sendable {
+    let count = Atomic<Int>(0)
+    var value: Int { count.load(ordering: .relaxed) }
+}
+
 /// An object the test classes build: its class, its arguments as values, and a live-object count.
 final class Widget: @unchecked Sendable {
     static let live = Atomic<Int>(0)
     let className: String
     let args: [String: Value]
     let children: [String: Widget]
+    let counter: LiveCounter?
 
-    init(className: String, args: ValueRef) {
+    init(className: String, args: ValueRef, counter: LiveCounter? = nil) {
         self.className = className
         var values: [String: Value] = [:]
         var children: [String: Widget] = [:]
@@ -19,10 +26,15 @@ final class Widget: @unchecked Sendable {
         }
         self.args = values
         self.children = children
+        self.counter = counter
         Widget.live.add(1, ordering: .relaxed)
+        counter?.count.add(1, ordering: .relaxed)
     }
 
-    deinit { Widget.live.subtract(1, ordering: .relaxed) }
+    deinit {
+        Widget.live.subtract(1, ordering: .relaxed)
+        counter?.count.subtract(1, ordering: .relaxed)
+    }
 }
 
 /// Counts constructor calls per class.
@@ -34,12 +46,13 @@ final class CallLog: @unchecked Sendable {
 }
 
 /// Registers a Widget-building class for every name given.
-func registerWidgets(_ registry: Registry, _ names: [String], log: CallLog? = nil, failing: Set<String> = []) throws {
+func registerWidgets(_ registry: Registry, _ names: [String], log: CallLog? = nil, failing: Set<String> = [],
+                     counter: LiveCounter? = nil) throws {
     for name in names {
         try registry.register(className: name) { args in
             log?.record(name)
             if failing.contains(name) { throw TestFailure(message: "\(name) refuses") }
-            return Widget(className: name, args: args)
+            return Widget(className: name, args: args, counter: counter)
         }
     }
 }

@@ -3,8 +3,8 @@
 #
 #   scripts/sanitize.sh address          C and C++ host tests (every group) + 10 s of the stress
 #                                        program, under ASan + UBSan (+ LeakSanitizer)
-#   scripts/sanitize.sh thread [SECONDS] the stress program for SECONDS (default 20) + the C
-#                                        "threads" group, under TSan
+#   scripts/sanitize.sh thread [SECONDS] the stress program for SECONDS (default 20), the C
+#                                        "threads" group and the Swift concurrency tests, under TSan
 #   scripts/sanitize.sh all [SECONDS]    both
 #
 # The Swift library itself is instrumented, not only the hosts: SwiftPM builds it with
@@ -74,6 +74,11 @@ run_thread() {
     export SWIFT_BACKTRACE=enable=no
     echo "== TSan: stress ${seconds} s"; "$out/stress" "$seconds"
     echo "== TSan: C tests, group threads"; CR_TEST_QUICK=1 "$out/c-tests" threads 2>&1 | tail -2
+    echo "== TSan: Swift tests (concurrency, lifestyles) built with --sanitize=thread"
+    nice -n 10 "$SWIFT_BIN/swift" build --build-tests --sanitize=thread --scratch-path "$out-swift" >"$out/swift-build.log" 2>&1 \
+        || { tail -30 "$out/swift-build.log"; exit 1; }
+    "$SWIFT_BIN/swift" test --skip-build --sanitize=thread --scratch-path "$out-swift" \
+        --filter "ConcurrencyTests|LifestyleTests" 2>&1 | grep -E "Test run|ThreadSanitizer|passed|failed" | tail -3
     echo "== TSan: clean"
 }
 

@@ -7,6 +7,8 @@ import PackageDescription
 //   ControllerRegConfig  text -> value tree with source positions (YAML via libyaml, JSON, plist)
 //   ControllerReg        entry decoder, registry transactions, compiled plans, resolver, Swift API
 //   ControllerRegC       the C ABI (`cr_*`, @_cdecl) over ControllerReg; built as libcontrollerreg.so by CMake
+//   ControllerRegTool    the `controllerreg` command's logic (check, gen, graph, convert, explain) over ControllerReg
+//   controllerreg        the command line (product `controllerreg-cli`: the name `controllerreg` is the library)
 let package = Package(
     name: "controllerreg",
     products: [

@@ -72,10 +72,11 @@ public enum EntryDecoder {
         }
 
         /// A valid entry name: not empty, no NUL byte.
-        mutating func checkName(_ node: Int, what: String) -> String? {
+        /// `what` is built only for a message (an autoclosure: no interpolation per valid name).
+        mutating func checkName(_ node: Int, what: @autoclosure () -> String) -> String? {
             let name = doc.string(at: node)
-            if name.isEmpty { fail(.schema, "\(what) must not be empty", node); return nil }
-            if name.utf8.contains(0) { fail(.schema, "\(what) '\(name)' contains a NUL byte", node); return nil }
+            if name.isEmpty { fail(.schema, "\(what()) must not be empty", node); return nil }
+            if doc.containsNul(at: node) { fail(.schema, "\(what()) '\(name)' contains a NUL byte", node); return nil }
             return name
         }
 
@@ -99,10 +100,15 @@ public enum EntryDecoder {
             var lifestyle = Lifestyle.transient
             var eager: (Bool, Int)?
             var ok = true
-            for (k, v) in doc.pairs(of: valueNode) {
-                let key = doc.string(at: k)
-                switch key {
-                case "ClassName":
+            // Pairs walked in place (no array of pairs per entry).
+            var next = valueNode + 1
+            let end = Int(doc.nodes[valueNode].extent)
+            while next < end {
+                let k = next, v = next + 1
+                next = doc.next(after: v)
+                // Dispatch on the key's bytes: no String per key unless it is unknown.
+                switch EntryKey(doc, k) {
+                case .className:
                     if doc.nodes[v].kind == .string {
                         className = checkName(v, what: "ClassName of entry '\(name)'")
                         if className == nil { ok = false }
@@ -110,12 +116,12 @@ public enum EntryDecoder {
                         fail(.schema, "ClassName of entry '\(name)' must be a string, found \(kindName(v))", v)
                         ok = false
                     }
-                case "Description":
+                case .description:
                     if doc.nodes[v].kind == .string { description = doc.string(at: v) } else {
                         fail(.schema, "Description of entry '\(name)' must be a string, found \(kindName(v))", v)
                         ok = false
                     }
-                case "Tag":
+                case .tag:
                     switch doc.nodes[v].kind {
                     case .string: tag = .string(doc.string(at: v))
                     case .int: tag = .int(doc.nodes[v].int)
@@ -123,7 +129,7 @@ public enum EntryDecoder {
                         fail(.schema, "Tag of entry '\(name)' must be a string or an integer, found \(kindName(v))", v)
                         ok = false
                     }
-                case "Dependencies":
+                case .dependencies:
                     if doc.nodes[v].kind == .map {
                         guard let deps = decodeMap(v) else { ok = false; break }
                         dependencies = deps
@@ -131,7 +137,7 @@ public enum EntryDecoder {
                         fail(.schema, "Dependencies of entry '\(name)' must be a map, found \(kindName(v))", v)
                         ok = false
                     }
-                case "Lifestyle":
+                case .lifestyle:
                     if doc.nodes[v].kind == .string, let l = Lifestyle(rawValue: doc.string(at: v)) {
                         lifestyle = l
                     } else {
@@ -140,12 +146,13 @@ public enum EntryDecoder {
                         fail(.schema, "Lifestyle of entry '\(name)' must be transient, singleton or graph, found \(text)\(hint)", v)
                         ok = false
                     }
-                case "Eager":
+                case .eager:
                     if doc.nodes[v].kind == .bool { eager = (doc.nodes[v].bool, v) } else {
                         fail(.schema, "Eager of entry '\(name)' must be true or false, found \(kindName(v))", v)
                         ok = false
                     }
-                default:
+                case .unknown:
+                    let key = doc.string(at: k)
                     fail(.schema, "unknown key '\(key)' in entry '\(name)'\(Suggestions.hint(for: key, in: EntryDecoder.entryKeys)); allowed keys are \(EntryDecoder.entryKeys.joined(separator: ", "))", k)
                     ok = false
                 }
@@ -166,8 +173,13 @@ public enum EntryDecoder {
 
         mutating func decodeMap(_ map: Int, depth: Int = 1) -> [Dependency]? {
             var result: [Dependency] = []
+            result.reserveCapacity(doc.nodes[map].count)
             var ok = true
-            for (k, v) in doc.pairs(of: map) {
+            var next = map + 1
+            let end = Int(doc.nodes[map].extent)
+            while next < end {
+                let k = next, v = next + 1
+                next = doc.next(after: v)
                 if let value = decodeValue(v, depth: depth) {
                     result.append(Dependency(key: doc.string(at: k), value: value, location: doc.location(of: k)))
                 } else {
@@ -191,7 +203,7 @@ public enum EntryDecoder {
                 return .some(nil)
             }
             let target = doc.string(at: v)
-            if target.utf8.first == UInt8(ascii: "@") || target.utf8.contains(0) {
+            if doc.firstByte(at: v) == UInt8(ascii: "@") || doc.containsNul(at: v) {
                 fail(.schema, "Provider must name an entry, not a literal ('\(target)')", v)
                 return .some(nil)
             }
@@ -219,13 +231,13 @@ public enum EntryDecoder {
             case .int: return .int(n.int)
             case .double: return .double(n.double)
             case .string:
+                if doc.firstByte(at: node) == UInt8(ascii: "@") { return .string(doc.stringDroppingFirst(at: node)) }
                 let text = doc.string(at: node)
-                if text.utf8.first == UInt8(ascii: "@") { return .string(String(text.dropFirst())) }
                 if text.isEmpty {
                     fail(.schema, "an empty string is not an entry name; write \"@\" for an empty literal string", node)
                     return nil
                 }
-                if text.utf8.contains(0) {
+                if doc.containsNul(at: node) {
                     fail(.schema, "reference '\(text)' contains a NUL byte", node)
                     return nil
                 }
@@ -242,5 +254,20 @@ public enum EntryDecoder {
                 return decodeMap(node, depth: depth + 1).map { .map($0) }
             }
         }
+    }
+}
+
+/// The keys of an entry map, recognised from their bytes.
+private enum EntryKey {
+    case className, description, tag, dependencies, lifestyle, eager, unknown
+
+    init(_ doc: ConfigDocument, _ node: Int) {
+        if doc.stringEquals(node, "ClassName") { self = .className }
+        else if doc.stringEquals(node, "Dependencies") { self = .dependencies }
+        else if doc.stringEquals(node, "Description") { self = .description }
+        else if doc.stringEquals(node, "Tag") { self = .tag }
+        else if doc.stringEquals(node, "Lifestyle") { self = .lifestyle }
+        else if doc.stringEquals(node, "Eager") { self = .eager }
+        else { self = .unknown }
     }
 }

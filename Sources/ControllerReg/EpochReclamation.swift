@@ -35,12 +35,13 @@ enum Epoch {
         return key
     }()
 
+    /// This thread's record, unretained (records are never freed).
     @inline(__always)
-    static func currentRecord() -> ReaderRecord {
+    static func currentRecord() -> Unmanaged<ReaderRecord> {
         if let raw = pthread_getspecific(key) {
-            return Unmanaged<ReaderRecord>.fromOpaque(raw).takeUnretainedValue()
+            return Unmanaged<ReaderRecord>.fromOpaque(raw)
         }
-        return registerThread()
+        return Unmanaged.passUnretained(registerThread())
     }
 
     private static func registerThread() -> ReaderRecord {
@@ -60,20 +61,24 @@ enum Epoch {
 
     /// Enters a read-side section (nestable); pair with `exit`.
     @inline(__always)
-    static func enter() -> ReaderRecord {
-        let r = currentRecord()
-        if r.depth == 0 {
-            r.active.store(global.load(ordering: .sequentiallyConsistent), ordering: .sequentiallyConsistent)
+    static func enter() -> Unmanaged<ReaderRecord> {
+        let u = currentRecord()
+        u._withUnsafeGuaranteedRef { r in
+            if r.depth == 0 {
+                r.active.store(global.load(ordering: .sequentiallyConsistent), ordering: .sequentiallyConsistent)
+            }
+            r.depth += 1
         }
-        r.depth += 1
-        return r
+        return u
     }
 
     /// Leaves a read-side section.
     @inline(__always)
-    static func exit(_ r: ReaderRecord) {
-        r.depth -= 1
-        if r.depth == 0 { r.active.store(0, ordering: .releasing) }
+    static func exit(_ u: Unmanaged<ReaderRecord>) {
+        u._withUnsafeGuaranteedRef { r in
+            r.depth -= 1
+            if r.depth == 0 { r.active.store(0, ordering: .releasing) }
+        }
     }
 
     /// The oldest epoch an active reader entered at (UInt64.max when none is inside).

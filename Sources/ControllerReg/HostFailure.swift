@@ -1,22 +1,45 @@
+import Synchronization
+
 /// Lets a host callback say why it failed: the message it reports on its thread is attached to
 /// the error of the call that invoked the callback.
 public enum HostFailure {
-    private final class Slot { var message: String? }
+    private final class Slot {
+        var message: String?
+        deinit { if message != nil { HostFailure.pending.subtract(1, ordering: .relaxed) } }
+    }
 
     private static let slot = ThreadLocal { Slot() }
 
+    /// How many threads hold a reported message not yet taken or cleared. A thread always sees its
+    /// own increment, so when this is 0 the calling thread has nothing to clear, and `clear` (run
+    /// before every create callback) skips the thread-specific lookup.
+    private static let pending = Atomic<Int>(0)
+
     /// Records why the current callback fails (the last report before it returns wins).
-    public static func report(_ message: String) { slot.value.message = message }
+    public static func report(_ message: String) {
+        let s = slot.value
+        if s.message == nil { pending.add(1, ordering: .relaxed) }
+        s.message = message
+    }
 
     /// Takes the reported message, if any, and clears it.
     static func take() -> String? {
-        guard let s = slot.existing else { return nil }
-        defer { s.message = nil }
-        return s.message
+        guard let s = slot.existing, let message = s.message else { return nil }
+        s.message = nil
+        pending.subtract(1, ordering: .relaxed)
+        return message
     }
 
     /// Clears a stale message before a callback runs.
+    @inline(__always)
     static func clear() {
-        slot.existing?.message = nil
+        if pending.load(ordering: .relaxed) == 0 { return }
+        clearSlow()
+    }
+
+    private static func clearSlow() {
+        guard let s = slot.existing, s.message != nil else { return }
+        s.message = nil
+        pending.subtract(1, ordering: .relaxed)
     }
 }

@@ -44,13 +44,18 @@ struct EntryPlan {
     var owner: UnsafeMutableRawPointer?
 }
 
-/// Compiles dependency values into plan slots in an arena, resolving entry names to indices.
+/// Compiles dependency values into plan slots in an arena, with entry names already resolved.
 struct PlanCompiler {
     let arena: Arena
-    let resolve: (String) -> Int?
 
-    /// Compiles an entry's dependencies. References must resolve (validated before).
-    func compile(_ dependencies: [Dependency], classSlot: Int, lifestyle: Lifestyle) -> EntryPlan {
+    /// Compiles an entry's dependencies. `targets` holds the entry index of every reference and
+    /// provider in them, in `DependencyValue.forEachReference` order (as the transaction resolved
+    /// and validated them), which is the order this compiler meets them in.
+    func compile(_ dependencies: [Dependency], classSlot: Int, lifestyle: Lifestyle, targets: [Int32]) -> EntryPlan {
+        targets.withUnsafeBufferPointer { compile(dependencies, classSlot: classSlot, lifestyle: lifestyle, targets: $0) }
+    }
+
+    private func compile(_ dependencies: [Dependency], classSlot: Int, lifestyle: Lifestyle, targets: UnsafeBufferPointer<Int32>) -> EntryPlan {
         var plan = EntryPlan()
         plan.classSlot = Int32(classSlot)
         plan.live = true
@@ -59,9 +64,11 @@ struct PlanCompiler {
         let slots = arena.allocate(PlanSlot.self, count: dependencies.count)
         var scratch = 0
         var objects = 0
+        var next = 0
         for (i, d) in dependencies.enumerated() {
             let (key, length) = arena.copy(d.key)
-            (slots + i).initialize(to: slot(d.value, key: key, keyLength: length, scratch: &scratch, objects: &objects))
+            (slots + i).initialize(to: slot(d.value, key: key, keyLength: length, scratch: &scratch, objects: &objects,
+                                            targets: targets, next: &next))
         }
         plan.slots = UnsafePointer(slots)
         plan.slotCount = Int32(dependencies.count)
@@ -71,21 +78,23 @@ struct PlanCompiler {
     }
 
     private func slot(_ value: DependencyValue, key: UnsafePointer<UInt8>, keyLength: Int,
-                      scratch: inout Int, objects: inout Int) -> PlanSlot {
+                      scratch: inout Int, objects: inout Int, targets: UnsafeBufferPointer<Int32>, next: inout Int) -> PlanSlot {
         var s = PlanSlot(key: key, keyLength: keyLength, op: .literal, target: -1, childCount: 0, children: nil, literal: .null)
         switch value {
-        case .reference(let name, _):
+        case .reference:
             s.op = .reference
-            s.target = Int32(resolve(name) ?? -1)
+            s.target = next < targets.count ? targets[next] : -1
+            next += 1
             objects += 1
-        case .provider(let name, _):
+        case .provider:
             s.op = .provider
-            s.target = Int32(resolve(name) ?? -1)
+            s.target = next < targets.count ? targets[next] : -1
+            next += 1
             objects += 1
         case .list(let items) where items.contains(where: Self.hasReference):
             let children = arena.allocate(PlanSlot.self, count: items.count)
             for (i, item) in items.enumerated() {
-                (children + i).initialize(to: slot(item, key: emptyKey, keyLength: 0, scratch: &scratch, objects: &objects))
+                (children + i).initialize(to: slot(item, key: emptyKey, keyLength: 0, scratch: &scratch, objects: &objects, targets: targets, next: &next))
             }
             s.op = .list
             s.children = UnsafePointer(children)
@@ -95,7 +104,7 @@ struct PlanCompiler {
             let children = arena.allocate(PlanSlot.self, count: deps.count)
             for (i, d) in deps.enumerated() {
                 let (k, l) = arena.copy(d.key)
-                (children + i).initialize(to: slot(d.value, key: k, keyLength: l, scratch: &scratch, objects: &objects))
+                (children + i).initialize(to: slot(d.value, key: k, keyLength: l, scratch: &scratch, objects: &objects, targets: targets, next: &next))
             }
             s.op = .map
             s.children = UnsafePointer(children)

@@ -78,7 +78,10 @@ public struct RawValue: @unchecked Sendable {
     }
 
     /// The kind; an unknown byte reads as null.
-    @inlinable public var valueKind: ValueKind { ValueKind(rawValue: kind) ?? .null }
+    @inlinable public var valueKind: ValueKind {
+        // Same as `ValueKind(rawValue: kind) ?? .null`, without the out-of-line init.
+        kind <= ValueKind.provider.rawValue ? unsafeBitCast(kind, to: ValueKind.self) : .null
+    }
     @inlinable var pointerA: UnsafeMutableRawPointer? { UnsafeMutableRawPointer(bitPattern: UInt(a)) }
     @inlinable var listElements: UnsafeMutablePointer<RawValue>? { pointerA?.assumingMemoryBound(to: RawValue.self) }
     @inlinable var mapSlots: UnsafeMutablePointer<RawMapSlot>? { pointerA?.assumingMemoryBound(to: RawMapSlot.self) }
@@ -102,7 +105,8 @@ public struct RawMapSlot: @unchecked Sendable {
 
     /// Whether the key equals `bytes`.
     @inlinable func keyEquals(_ bytes: UnsafePointer<UInt8>, _ length: Int) -> Bool {
-        keyLength == length && (length == 0 || memcmp(key, bytes, length) == 0)
+        // First byte before memcmp: most keys that differ differ there, and memcmp is a call.
+        keyLength == length && (length == 0 || (key.pointee == bytes.pointee && memcmp(key, bytes, length) == 0))
     }
 }
 

@@ -59,19 +59,41 @@ extension Registry {
             throw ConfigError(.invalidArgument, "props must be a map, not a \(props.pointee.valueKind)")
         }
         let maxDepth = maxCreateDepth.load(ordering: .relaxed)
-        let result: Result<(UnsafeMutableRawPointer, Bool), ConfigError> = cell.read { s in
+        var registryOwned = false
+        // The failure travels beside the result (not in a Result of the large ConfigError), so the
+        // success path moves only a pointer and a flag.
+        var failure: ConfigError?
+        let object: UnsafeMutableRawPointer? = cell.read { s in
             let index = s.entries.names.find(bytes, length, hash: hash)
             if index >= 0, s.entries.plans[index].live {
+                // Singleton hit: the built object, with no resolver (what createEntry would return).
+                let plan = s.entries.plans + index
+                if plan.pointee.lifestyle == .singleton, props == nil || props!.pointee.count == 0, let cell = plan.pointee.singleton,
+                   let v = Unmanaged<SingletonCell>.fromOpaque(cell)._withUnsafeGuaranteedRef({ $0.value }) {
+                    registryOwned = true
+                    return v
+                }
                 var resolver = Resolver(snapshot: s, registry: self, maxDepth: maxDepth)
                 do throws(CreateFailure) {
-                    return .success(try resolver.createEntry(index, props: props))
+                    let (o, owned) = try resolver.createEntry(index, props: props)
+                    registryOwned = owned
+                    return o
                 } catch {
-                    return .failure(error.error(for: String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self)))
+                    failure = error.error(for: String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self))
+                    return nil
                 }
             }
-            return createByConvention(s, bytes: bytes, length: length, hash: hash, props: props)
+            switch createByConvention(s, bytes: bytes, length: length, hash: hash, props: props) {
+            case .success(let (o, owned)):
+                registryOwned = owned
+                return o
+            case .failure(let error):
+                failure = error
+                return nil
+            }
         }
-        return try result.get()
+        if let object { return (object, registryOwned) }
+        throw failure!
     }
 
     /// A name with no entry: a registered class of that name, else the first template that names

@@ -19,7 +19,8 @@ struct CreateFailure: Error {
 /// failing consumer is destroyed. `graph` objects are tracked for the whole call: the first
 /// consumer that takes ownership keeps them, the rest are destroyed when the call ends.
 struct Resolver {
-    let snapshot: Snapshot
+    /// Unretained: every resolver lives inside a `SnapshotCell.read`, which keeps it alive.
+    unowned(unsafe) let snapshot: Snapshot
     unowned(unsafe) let registry: Registry
     let maxDepth: Int
     /// `graph` objects built in this call.
@@ -161,8 +162,10 @@ struct Resolver {
     /// The singleton of entry `index`, built (in a call of its own) on first use.
     private func singleton(_ index: Int, depth: Int) throws(CreateFailure) -> UnsafeMutableRawPointer {
         let plan = snapshot.entries.plans[index]
-        let cell = Unmanaged<SingletonCell>.fromOpaque(plan.singleton!).takeUnretainedValue()
-        if let v = cell.value { return v }
+        let unmanagedCell = Unmanaged<SingletonCell>.fromOpaque(plan.singleton!)
+        // The hit: one atomic load, no reference counting.
+        if let v = unmanagedCell._withUnsafeGuaranteedRef({ $0.value }) { return v }
+        let cell = unmanagedCell.takeUnretainedValue()
         if let owner = plan.owner {
             // Inherited from a parent: built there, with the parent's names, and owned by it.
             return try Unmanaged<Registry>.fromOpaque(owner).takeUnretainedValue().singleton(named: entryName(index))
@@ -221,9 +224,11 @@ struct Resolver {
             var n = 0
             do throws(CreateFailure) {
                 for i in 0 ..< Int(plan.slotCount) {
-                    let s = plan.slots![i]
-                    if let props, ValueRef(props).lookup(s.key, s.keyLength) != nil { continue }
-                    (top + n).initialize(to: RawMapSlot(key: s.key, keyLength: s.keyLength, value: try evaluate(s, &work, depth: depth)))
+                    let s = plan.slots.unsafelyUnwrapped + i
+                    if let props, ValueRef(props).lookup(s.pointee.key, s.pointee.keyLength) != nil { continue }
+                    // Literals (the common slot) inline, without a copy of the slot or a call.
+                    let value = s.pointee.op == .literal ? s.pointee.literal : try evaluate(s.pointee, &work, depth: depth)
+                    (top + n).initialize(to: RawMapSlot(key: s.pointee.key, keyLength: s.pointee.keyLength, value: value))
                     n += 1
                 }
                 if let props, let slots = props.pointee.mapSlots {
@@ -344,6 +349,7 @@ struct Resolver {
 
     /// Destroys the call's `graph` objects that no consumer took ownership of (last built first).
     private mutating func finishGraph() {
+        if graph.isEmpty { return }
         var i = graph.count - 1
         while i >= 0 {
             let g = graph[i]

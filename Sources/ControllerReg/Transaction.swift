@@ -80,13 +80,29 @@ struct Transaction {
             return i >= 0 && !removed.contains(i) ? i : nil
         }
         var allNames: [String]?
-        var changedEdges: [Int: [Int32]] = [:]
-        var changedTargets: [Int: [Int32]] = [:]
-        for (def, index) in accepted {
+        // Edges and targets of each accepted entry, by position in `accepted`; `changedAt[i]` is
+        // that position for entry index i (or -1). Arrays, not dictionaries: no hashing per entry.
+        var changedEdges: [[Int32]] = []
+        var changedTargets: [[Int32]] = []
+        changedEdges.reserveCapacity(accepted.count)
+        changedTargets.reserveCapacity(accepted.count)
+        var changedAt = [Int32](repeating: -1, count: nextIndex)
+        // References of one dependency, gathered by a closure that captures nothing else.
+        var refs: [(name: String, at: SourceLocation?, isProvider: Bool)] = []
+        for k in accepted.indices {
+            let index = accepted[k].index
+            changedAt[index] = Int32(k)
+            let dependencies = accepted[k].definition.dependencies
             var edges: [Int32] = []
             var targets: [Int32] = []
-            for dep in def.dependencies {
-                dep.value.forEachReference { name, location, isProvider in
+            for dep in dependencies {
+                switch dep.value {
+                case .reference(let name, let at): refs.append((name, at, false))
+                case .provider(let name, let at): refs.append((name, at, true))
+                case .list, .map: dep.value.forEachReference { refs.append(($0, $1, $2)) }
+                default: continue
+                }
+                for (name, location, isProvider) in refs {
                     if let target = resolve(name) {
                         targets.append(Int32(target))
                         if !isProvider { edges.append(Int32(target)) }
@@ -95,15 +111,17 @@ struct Transaction {
                             allNames = base.compiled.enumerated().compactMap { i, c in removed.contains(i) ? nil : c?.definition.name }
                                 + accepted.map(\.definition.name)
                         }
+                        let def = accepted[k].definition
                         diagnostics.append(Diagnostic(
                             .missingReference,
                             "entry '\(def.name)', key '\(dep.key)': no entry named '\(name)'\(Suggestions.hint(for: name, in: allNames!))",
                             at: location ?? dep.location ?? def.location))
                     }
                 }
+                refs.removeAll(keepingCapacity: true)
             }
-            changedEdges[index] = edges
-            changedTargets[index] = targets
+            changedEdges.append(edges)
+            changedTargets.append(targets)
         }
         // Entries that stay must not refer to removed ones.
         if !removed.isEmpty {
@@ -120,7 +138,7 @@ struct Transaction {
         // 4. Cycles: a new cycle must pass through a changed entry, so search from those.
         if diagnostics.isEmpty {
             diagnostics += findCycles(starts: accepted.map(\.index), total: nextIndex,
-                                      edgesOf: { changedEdges[$0] ?? base.compiled[$0]?.edges ?? [] },
+                                      edgesOf: { changedAt[$0] >= 0 ? changedEdges[Int(changedAt[$0])] : base.compiled[$0]?.edges ?? [] },
                                       definitionOf: { i in indexOfName.isEmpty ? base.compiled[i]?.definition
                                           : (accepted.first { $0.index == i }?.definition ?? base.compiled[i]?.definition) })
         }
@@ -128,14 +146,17 @@ struct Transaction {
 
         // 5. Compile.
         let arena = Arena()
-        let compiler = PlanCompiler(arena: arena, resolve: resolve)
+        let compiler = PlanCompiler(arena: arena)
         while compiled.count < nextIndex { compiled.append(nil) }
         for i in removed { compiled[i] = nil }
-        for (def, index) in accepted {
-            let plan = compiler.compile(def.dependencies, classSlot: classSlot(for: def.className), lifestyle: def.lifestyle)
-            compiled[index] = CompiledEntry(definition: def, plan: plan, edges: changedEdges[index] ?? [],
-                                            targets: changedTargets[index] ?? [], nameBytes: arena.copy(def.name), arena: arena,
-                                            inheritedFrom: inherited[def.name], parent: owner)
+        for k in accepted.indices {
+            let index = accepted[k].index
+            let def = accepted[k].definition
+            let plan = compiler.compile(def.dependencies, classSlot: classSlot(for: def.className), lifestyle: def.lifestyle,
+                                        targets: changedTargets[k])
+            compiled[index] = CompiledEntry(definition: def, plan: plan, edges: changedEdges[k],
+                                            targets: changedTargets[k], nameBytes: arena.copy(def.name), arena: arena,
+                                            inheritedFrom: inherited.isEmpty ? nil : inherited[def.name], parent: owner)
         }
         return .success(compiled)
     }

@@ -120,6 +120,27 @@ public struct ConfigDocument: Sendable {
     }
 
     /// Whether string node `index` holds exactly `text`.
+    /// Whether the string at `index` contains a NUL byte (without making a String).
+    public func containsNul(at index: Int) -> Bool {
+        withBytes(of: index) { bytes in bytes.count > 0 && memchr(bytes.baseAddress!, 0, bytes.count) != nil }
+    }
+
+    /// The first byte of the string at `index`, or nil if it is empty.
+    @inlinable public func firstByte(at index: Int) -> UInt8? {
+        let n = nodes[index]
+        return n.extent == 0 ? nil : strings[Int(n.payload)]
+    }
+
+    /// The string at `index` without its first Character, as `String(string(at:).dropFirst())`:
+    /// byte-wise when the second byte is ASCII (then the first Character is the first byte).
+    public func stringDroppingFirst(at index: Int) -> String {
+        withBytes(of: index) { bytes in
+            if bytes.count <= 1 { return "" }
+            if bytes[1] < 0x80 { return String(decoding: UnsafeBufferPointer(rebasing: bytes.dropFirst()), as: UTF8.self) }
+            return String(String(decoding: bytes, as: UTF8.self).dropFirst())
+        }
+    }
+
     public func stringEquals(_ index: Int, _ text: StaticString) -> Bool {
         withBytes(of: index) { bytes in
             bytes.count == text.utf8CodeUnitCount

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Builds a `ConfigDocument` while a loader reads its input, in document order.
 ///
 /// Loaders call one `add…` per scalar and `beginList`/`beginMap` … `endContainer` per container
@@ -206,9 +214,13 @@ public struct DocumentBuilder {
                     "duplicate key '\(String(decoding: bytes(dup), as: UTF8.self))' (first defined at line \(f.line), column \(f.column))",
                     at: location(line: Int(d.line), column: Int(d.column))))
             }
+            // Length first, then memcmp (elementsEqual compares byte by byte through generics).
+            func same(_ x: UnsafeRawBufferPointer, _ y: UnsafeRawBufferPointer) -> Bool {
+                x.count == y.count && (x.count == 0 || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0)
+            }
             if keys.count <= 8 {
                 for a in 1 ..< keys.count {
-                    for b in 0 ..< a where bytes(keys[a]).elementsEqual(bytes(keys[b])) {
+                    for b in 0 ..< a where same(bytes(keys[a]), bytes(keys[b])) {
                         report(keys[a], keys[b])
                         break
                     }
@@ -226,7 +238,7 @@ public struct DocumentBuilder {
                 var slot = Int(truncatingIfNeeded: h) & (capacity - 1)
                 while table[slot] >= 0 {
                     let other = Int(table[slot])
-                    if hashes[slot] == h && bytes(other).elementsEqual(b) {
+                    if hashes[slot] == h && same(bytes(other), b) {
                         report(k, other)
                         break
                     }

@@ -30,6 +30,13 @@ struct CreateTests {
         #expect(log.count("Test2ViewController") == 0)
     }
 
+    @Test func anEntryWithoutDependenciesGetsItsProps() throws {
+        let r = Registry()
+        try registerWidgets(r, ["W"])
+        try r.load(text: "A: W")
+        #expect(try r.create("A", props: ["color": "red"], as: Widget.self).args == ["color": "red"])
+    }
+
     @Test func argsIsNeverNull() throws {
         let r = Registry()
         try registerWidgets(r, ["W"])
@@ -88,8 +95,7 @@ struct CreateTests {
     @Test func aFailureMidGraphDestroysEverythingBuiltForTheCall() throws {
         let r = Registry()
         let log = CallLog()
-        let live = LiveCounter()
-        try registerWidgets(r, ["W", "Bad"], log: log, failing: ["Bad"], counter: live)
+        try registerWidgets(r, ["W", "Bad"], log: log, failing: ["Bad"])
         try r.load(text: """
         A: {ClassName: W, Dependencies: {b: B, c: C, d: D}}
         B: {ClassName: W, Dependencies: {e: E}}
@@ -100,8 +106,8 @@ struct CreateTests {
         let e = expectError { _ = try r.create("A") }
         #expect(e?.code == .createFailed)
         #expect(e?.description.contains("Bad refuses") == true)
-        #expect(log.all == ["W", "W", "Bad"])  // E, B, then C fails; D and A never run
-        #expect(live.value == 0)
+        #expect(log.all.filter { !$0.hasPrefix("~") } == ["W", "W", "Bad"])  // E, B, then C fails; D and A never run
+        #expect(log.count("~W") == 2)  // B and E were destroyed
     }
 
     @Test func registeringAClassTwiceIsAnError() throws {

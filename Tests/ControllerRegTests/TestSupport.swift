@@ -1,21 +1,15 @@
 import ControllerReg
 import Synchronization
 
-/// Counts live objects for one test (tests run in parallel, so a process-wide count is not theirs alone).
-final class LiveCounter: Sendable {
-    let count = Atomic<Int>(0)
-    var value: Int { count.load(ordering: .relaxed) }
-}
-
-/// An object the test classes build: its class, its arguments as values, and a live-object count.
+/// An object the test classes build: its class, its arguments as values; when given a log, it
+/// records "~ClassName" there when it is destroyed.
 final class Widget: @unchecked Sendable {
-    static let live = Atomic<Int>(0)
     let className: String
     let args: [String: Value]
     let children: [String: Widget]
-    let counter: LiveCounter?
+    let log: CallLog?
 
-    init(className: String, args: ValueRef, counter: LiveCounter? = nil) {
+    init(className: String, args: ValueRef, log: CallLog? = nil) {
         self.className = className
         var values: [String: Value] = [:]
         var children: [String: Widget] = [:]
@@ -26,15 +20,10 @@ final class Widget: @unchecked Sendable {
         }
         self.args = values
         self.children = children
-        self.counter = counter
-        Widget.live.add(1, ordering: .relaxed)
-        counter?.count.add(1, ordering: .relaxed)
+        self.log = log
     }
 
-    deinit {
-        Widget.live.subtract(1, ordering: .relaxed)
-        counter?.count.subtract(1, ordering: .relaxed)
-    }
+    deinit { log?.record("~" + className) }
 }
 
 /// Counts constructor calls per class.
@@ -46,13 +35,12 @@ final class CallLog: @unchecked Sendable {
 }
 
 /// Registers a Widget-building class for every name given.
-func registerWidgets(_ registry: Registry, _ names: [String], log: CallLog? = nil, failing: Set<String> = [],
-                     counter: LiveCounter? = nil) throws {
+func registerWidgets(_ registry: Registry, _ names: [String], log: CallLog? = nil, failing: Set<String> = []) throws {
     for name in names {
         try registry.register(className: name) { args in
             log?.record(name)
             if failing.contains(name) { throw TestFailure(message: "\(name) refuses") }
-            return Widget(className: name, args: args, counter: counter)
+            return Widget(className: name, args: args, log: log)
         }
     }
 }

@@ -85,11 +85,11 @@ run_thread() {
     export SWIFT_BACKTRACE=enable=no
     echo "== TSan: stress ${seconds} s"; "$out/stress" "$seconds"
     echo "== TSan: C tests, group threads"; CR_TEST_QUICK=1 "$out/c-tests" threads 2>&1 | tail -2
-    echo "== TSan: Swift tests (concurrency, lifestyles) built with --sanitize=thread"
+    echo "== TSan: Swift tests (concurrency, lifestyles, creates) built with --sanitize=thread"
     nice -n 10 "$SWIFT_BIN/swift" build --build-tests --sanitize=thread --scratch-path "$out-swift" >"$out/swift-build.log" 2>&1 \
         || { tail -30 "$out/swift-build.log"; exit 1; }
     "$SWIFT_BIN/swift" test --skip-build --sanitize=thread --scratch-path "$out-swift" \
-        --filter "ConcurrencyTests|LifestyleTests" 2>&1 | grep -E "Test run|ThreadSanitizer|passed|failed" | tail -3
+        --filter "ConcurrencyTests|LifestyleTests|CreateTests" 2>&1 | grep -E "Test run|ThreadSanitizer|passed|failed" | tail -3
     echo "== TSan: clean"
 }
 

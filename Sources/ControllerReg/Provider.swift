@@ -9,11 +9,12 @@ import Darwin
 /// A factory for one entry, injected instead of an object (`{Provider: Detail}` in a config).
 ///
 /// The receiver may keep it and create the entry at any later time, also after the create that
-/// injected it has returned. A provider keeps its registry alive; once the registry has been
-/// freed (closed), `create` fails with `.invalidArgument`.
+/// injected it has returned, for as long as its registry lives. A provider does not keep its
+/// registry alive (so a singleton holding a provider forms no reference cycle); once the registry
+/// has been freed or closed, `create` fails with `.invalidArgument`.
 public final class Provider: @unchecked Sendable, Hashable {
-    /// The registry the provider creates on.
-    public let registry: Registry
+    /// The registry the provider creates on, while it lives.
+    public private(set) weak var registry: Registry?
     /// The entry it creates.
     public let entryName: String
     /// `entryName` as a NUL-terminated C string, valid as long as the provider.
@@ -27,20 +28,28 @@ public final class Provider: @unchecked Sendable, Hashable {
 
     deinit { free(UnsafeMutablePointer(mutating: cEntryName)) }
 
+    /// The registry, or the error for a provider that outlived it.
+    private func liveRegistry() throws(ConfigError) -> Registry {
+        guard let registry, !registry.isClosed else {
+            throw ConfigError(.invalidArgument, "cannot create '\(entryName)': the provider's registry has been freed")
+        }
+        return registry
+    }
+
     /// Creates the entry, with `props` merged over its dependencies.
     public func create(props: [String: Value] = [:]) throws(ConfigError) -> UnsafeMutableRawPointer {
-        try registry.create(entryName, props: props)
+        try liveRegistry().create(entryName, props: props)
     }
 
     /// Creates the entry as a Swift object of type `T`.
     public func create<T: AnyObject>(props: [String: Value] = [:], as type: T.Type) throws(ConfigError) -> T {
-        try registry.create(entryName, props: props, as: type)
+        try liveRegistry().create(entryName, props: props, as: type)
     }
 
     /// Creates the entry with props given as a raw map (or nil), borrowed for the call. Returns the
     /// object and whether the registry owns it (a singleton).
     public func create(rawProps: UnsafePointer<RawValue>?) throws(ConfigError) -> (UnsafeMutableRawPointer, Bool) {
-        try registry.create(cName: cEntryName, props: rawProps)
+        try liveRegistry().create(cName: cEntryName, props: rawProps)
     }
 
     public static func == (a: Provider, b: Provider) -> Bool { a === b }

@@ -295,3 +295,28 @@ struct LifestyleTests {
         #expect(failures.load(ordering: .relaxed) == 0)
     }
 }
+
+@Suite("Provider lifetime")
+struct ProviderLifetimeTests {
+    @Test func aProviderDoesNotKeepItsRegistryAlive() throws {
+        let log = CallLog()
+        let held = Mutex<Provider?>(nil)
+        var r: Registry? = Registry()
+        try registerWidgets(r!, ["Detail"], log: log)
+        try r!.register(className: "Keeper") { args in
+            held.withLock { $0 = args["detail"]?.provider }
+            return Widget(className: "Keeper", args: args, log: log)
+        }
+        try r!.load(text: """
+        Keeper: {ClassName: Keeper, Lifestyle: singleton, Dependencies: {detail: {Provider: Detail}}}
+        Detail: Detail
+        """)
+        _ = try r!.create("Keeper")
+        let provider = try #require(held.withLock { $0 })
+        _ = try provider.create(as: Widget.self)
+        r = nil  // no close(): the singleton holding the provider must not keep the registry alive
+        #expect(log.count("~Keeper") == 1)
+        #expect(provider.registry == nil)
+        #expect(expectError { _ = try provider.create() }?.code == .invalidArgument)
+    }
+}

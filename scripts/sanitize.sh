@@ -63,9 +63,8 @@ run_address() {
     nice -n 10 "$SWIFT_BIN/swift" build --build-tests --sanitize=address --scratch-path "$out-swift" >"$out/swift-build.log" 2>&1 \
         || { tail -30 "$out/swift-build.log"; exit 1; }
     # Memory errors only: a few Swift tests keep a Registry alive through a reference cycle the Swift
-    # API allows (a class closure capturing its own registry for re-entrant creates, a singleton or
-    # a class holding a provider of its own registry) and never close it, which LSan reports as
-    # indirect leaks. C hosts cannot make such a cycle outlive cr_registry_free (it closes the
+    # API allows (a class closure capturing its own registry for re-entrant creates) and never
+    # close it, which LSan reports as indirect leaks. C hosts cannot make such a cycle outlive cr_registry_free (it closes the
     # registry), and the C runs above keep leak checking on.
     ASAN_OPTIONS=detect_leaks=0 "$SWIFT_BIN/swift" test --skip-build --sanitize=address --scratch-path "$out-swift" 2>&1 \
         | grep -E "Test run with|ERROR: AddressSanitizer|SUMMARY" | tail -3

@@ -63,8 +63,9 @@ run() {
         -print_final_stats=1 -artifact_prefix="$artifacts/" "$corpus" "fuzz/corpus/$t" >"$log" 2>&1 || true
     local runs corpus_n crashes
     runs=$(grep -Eo 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -Eo '[0-9]+$' | tail -1)
-    corpus_n=$(find "$corpus" -type f | wc -l)
-    crashes=$(find "$artifacts" -type f | wc -l)
+    mkdir -p "$corpus" "$artifacts"
+    corpus_n=$(find "$corpus" -type f 2>/dev/null | wc -l)
+    crashes=$(find "$artifacts" -type f 2>/dev/null | wc -l)
     local line="$(date -u +%FT%TZ) fuzz_$t: ${seconds}s, ${runs:-?} executions, corpus $corpus_n files, $crashes findings"
     echo "$line" | tee -a "$OUT/summary.txt"
     if grep -q -E '^==[0-9]+==ERROR|^SUMMARY:|deadly signal|Timeout|out-of-memory' "$log"; then

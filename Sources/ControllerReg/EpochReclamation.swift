@@ -15,7 +15,7 @@ import Synchronization
 /// advances the epoch, and frees what was retired before the oldest active reader entered.
 enum Epoch {
     static let global = Atomic<UInt64>(1)
-    static let records = Mutex<[ReaderRecord]>([])
+    static let records = Locked<[ReaderRecord]>([])
 
     /// One thread's reader state; records are reused after their thread exits, never freed.
     final class ReaderRecord: @unchecked Sendable {

@@ -20,7 +20,7 @@ public enum LoadMode: Sendable, Hashable {
 public final class Registry: @unchecked Sendable {
     /// Limits applied to configs loaded into this registry and to create depth (see `setLimits`).
     public var limits: RegistryLimits { limitStore.withLock { $0 } }
-    private let limitStore: Mutex<RegistryLimits>
+    private let limitStore: Locked<RegistryLimits>
     /// `limits.maxCreateDepth`, readable without a lock on the create path.
     let maxCreateDepth: Atomic<Int>
     /// The registry this one falls back to, if it is a child.
@@ -31,7 +31,7 @@ public final class Registry: @unchecked Sendable {
     /// Guarded by `lock`.
     var state = WriterState()
     /// Singletons built, in creation order, with their classes (destroyed in reverse by `close`).
-    private let singletons = Mutex<[(object: UInt, record: ClassRecord)]>([])
+    private let singletons = Locked<[(object: UInt, record: ClassRecord)]>([])
     private let closed = Atomic<Bool>(false)
 
     /// The process-wide default registry (never freed).
@@ -39,7 +39,7 @@ public final class Registry: @unchecked Sendable {
 
     /// Creates an empty registry.
     public init(limits: RegistryLimits = RegistryLimits()) {
-        limitStore = Mutex(limits)
+        limitStore = Locked(limits)
         maxCreateDepth = Atomic(limits.maxCreateDepth)
         parent = nil
         cell = SnapshotCell(Snapshot(entries: EntryTable(compiled: []), classes: ClassTable(names: [], records: []), templates: []))
@@ -49,7 +49,7 @@ public final class Registry: @unchecked Sendable {
     /// defines overrides the parent's. Freeing the child never disturbs the parent.
     public init(parent: Registry, limits: RegistryLimits? = nil) {
         let chosen = limits ?? parent.limits
-        limitStore = Mutex(chosen)
+        limitStore = Locked(chosen)
         maxCreateDepth = Atomic(chosen.maxCreateDepth)
         self.parent = parent
         cell = SnapshotCell(Snapshot(entries: EntryTable(compiled: []), classes: ClassTable(names: [], records: []), templates: []))

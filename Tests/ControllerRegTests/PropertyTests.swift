@@ -193,6 +193,9 @@ struct PropertyTests {
             let defs = Self.config(&rng, format: format)
             let text = Self.text(defs, format)
             let r = try Self.freshRegistry()
+            // Singletons may hold providers of their own registry (a reference cycle the Swift API
+            // allows); closing breaks it, as cr_registry_free does for C hosts.
+            defer { r.close() }
             let before = r.entries
             do {
                 try r.load(text: text, format: Self.configFormat(format))
@@ -265,6 +268,7 @@ struct PropertyTests {
             if breakage == .garbageAppended { text += format == .plist ? "<dict>" : "}" }
 
             let r = try Self.freshRegistry()
+            defer { r.close() }
             if let limits { try r.setLimits(limits) }
             let before = r.entries
             let e = expectError { try r.load(text: text, format: Self.configFormat(format)) }

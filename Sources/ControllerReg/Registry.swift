@@ -135,10 +135,10 @@ public final class Registry: @unchecked Sendable {
         let record = ClassRecord(name: className, host: host)
         try change { (c) throws(ConfigError) in
             let slot = c.classSlot(for: className)
-            if !replace, c.records[slot] != nil {
+            if !replace, c.ownRecords[slot] != nil {
                 throw ConfigError(.classExists, "class '\(className)' is already registered (use a replace call to replace it)")
             }
-            c.records[slot] = record
+            c.ownRecords[slot] = record
         }
     }
 
@@ -267,14 +267,13 @@ public final class Registry: @unchecked Sendable {
                 }
                 try c.merge(parent: parent, own: own, invalidNames: invalidNames, problems: problems)
             } else {
-                var tx = Transaction(base: c.entries, classSlotByName: c.classSlotByName, classNames: c.classNames)
+                var tx = Transaction(base: c.entries, classSlots: c.classSlots)
                 switch tx.apply(definitions, mode: mode == .add ? .add : .override, removals: removals,
                                 invalidNames: invalidNames, decodeProblems: decodeProblems) {
                 case .failure(let error):
                     throw error
                 case .success(let compiled):
-                    c.classSlotByName = tx.classSlotByName
-                    c.classNames = tx.classNames
+                    c.classSlots = tx.classSlots
                     c.padRecords()
                     c.entries = EntryTable(compiled: compiled)
                 }
@@ -378,8 +377,7 @@ public final class Registry: @unchecked Sendable {
 
     private func install(_ c: Candidate, snapshot: Snapshot? = nil) {
         state.own = c.own
-        state.classSlotByName = c.classSlotByName
-        state.classNames = c.classNames
+        state.classSlots = c.classSlots
         state.classRecords = c.ownRecords
         state.templates = c.templates
         cell.publish(snapshot ?? c.snapshot())
@@ -407,8 +405,7 @@ struct WeakRegistry {
 
 /// What writers change under the lock (the published snapshot is derived from it).
 struct WriterState {
-    var classSlotByName: [String: Int] = [:]
-    var classNames: [String] = []
+    var classSlots = ClassSlots()
     /// This registry's own classes by slot (a child's parent classes are not here).
     var classRecords: [ClassRecord?] = []
     var templates: [String] = []
@@ -420,8 +417,8 @@ struct WriterState {
 /// A proposed next state of one registry, built under its lock.
 struct Candidate {
     let registry: Registry
-    var classSlotByName: [String: Int]
-    var classNames: [String]
+    var classSlots: ClassSlots
+    /// This registry's own class records by slot (padded to every slot by `padRecords`).
     var ownRecords: [ClassRecord?]
     var templates: [String]
     var own: [EntryDefinition]
@@ -430,16 +427,9 @@ struct Candidate {
     var parentSnapshot: Snapshot?
     var builtSnapshot: Snapshot?
 
-    /// The records (slots) array stays as long as the names array.
-    var records: [ClassRecord?] {
-        get { ownRecords }
-        set { ownRecords = newValue }
-    }
-
     init(registry: Registry, state: WriterState, current: Snapshot) {
         self.registry = registry
-        classSlotByName = state.classSlotByName
-        classNames = state.classNames
+        classSlots = state.classSlots
         ownRecords = state.classRecords
         templates = state.templates
         own = state.own
@@ -450,16 +440,12 @@ struct Candidate {
     /// The slot for a class name, allocating one for a name not seen before.
     mutating func classSlot(for name: String) -> Int {
         defer { padRecords() }
-        if let s = classSlotByName[name] { return s }
-        let s = classNames.count
-        classNames.append(name)
-        classSlotByName[name] = s
-        return s
+        return classSlots.slot(for: name)
     }
 
     /// Gives every class slot a (possibly empty) record.
     mutating func padRecords() {
-        while ownRecords.count < classNames.count { ownRecords.append(nil) }
+        while ownRecords.count < classSlots.count { ownRecords.append(nil) }
     }
 
     /// Compiles a child's entries: the parent's, overridden and extended by `own`.
@@ -484,14 +470,13 @@ struct Candidate {
         }
         // Parent classes are reachable by name in the child.
         for (i, name) in parent.classes.names.enumerated() where parent.classes.records[i] != nil { _ = classSlot(for: name) }
-        var tx = Transaction(base: EntryTable(compiled: []), classSlotByName: classSlotByName, classNames: classNames)
+        var tx = Transaction(base: EntryTable(compiled: []), classSlots: classSlots)
         switch tx.apply(definitions, invalidNames: invalidNames, decodeProblems: problems, inherited: inherited,
                         owner: registry.parent.map { Unmanaged.passUnretained($0) }) {
         case .failure(let error):
             throw error
         case .success(let compiled):
-            classSlotByName = tx.classSlotByName
-            classNames = tx.classNames
+            classSlots = tx.classSlots
             padRecords()
             entries = EntryTable(compiled: compiled)
             self.own = own
@@ -502,14 +487,14 @@ struct Candidate {
     /// The snapshot this candidate describes (classes fall back to the parent's by name).
     func snapshot() -> Snapshot {
         var records = ownRecords
-        while records.count < classNames.count { records.append(nil) }
+        while records.count < classSlots.count { records.append(nil) }
         if let parent = parentSnapshot {
-            for (slot, name) in classNames.enumerated() where records[slot] == nil {
+            for (slot, name) in classSlots.names.enumerated() where records[slot] == nil {
                 let p = parent.classes.lookup.find(name)
                 if p >= 0 { records[slot] = parent.classes.records[p] }
             }
         }
         let templates = (parentSnapshot?.templates ?? []) + self.templates
-        return Snapshot(entries: entries, classes: ClassTable(names: classNames, records: records), templates: templates)
+        return Snapshot(entries: entries, classes: ClassTable(names: classSlots.names, records: records), templates: templates)
     }
 }

@@ -11,15 +11,12 @@ struct Transaction {
     }
 
     let base: EntryTable
-    var classSlotByName: [String: Int]
-    var classNames: [String]
-    /// The slot `classSlot(for:)` returned last.
-    private var lastClassSlot: Int?
+    /// The registry's class slots, extended with the classes the change names.
+    var classSlots: ClassSlots
 
-    init(base: EntryTable, classSlotByName: [String: Int], classNames: [String]) {
+    init(base: EntryTable, classSlots: ClassSlots) {
         self.base = base
-        self.classSlotByName = classSlotByName
-        self.classNames = classNames
+        self.classSlots = classSlots
     }
 
     /// Applies `definitions` (and removes `removals`). Returns the new entry list, or every problem
@@ -193,25 +190,13 @@ struct Transaction {
         for k in accepted.indices {
             let index = accepted[k].index
             let def = accepted[k].definition
-            let plan = compiler.compile(def.dependencies, classSlot: classSlot(for: def.className), lifestyle: def.lifestyle,
+            let plan = compiler.compile(def.dependencies, classSlot: classSlots.slot(for: def.className), lifestyle: def.lifestyle,
                                         targets: changedTargets[k])
             compiled[index] = CompiledEntry(definition: def, plan: plan, edges: changedEdges[k],
                                             targets: changedTargets[k], nameBytes: arena.copy(def.name), arena: arena,
                                             inheritedFrom: inherited.isEmpty ? nil : inherited[def.name], parent: owner)
         }
         return .success(compiled)
-    }
-
-    /// The slot for a class name, allocating one for a name not seen before.
-    mutating func classSlot(for name: String) -> Int {
-        // Consecutive entries often share a class: the last answer is checked before hashing.
-        if let last = lastClassSlot, classNames[last] == name { return last }
-        if let s = classSlotByName[name] { lastClassSlot = s; return s }
-        let s = classNames.count
-        lastClassSlot = s
-        classNames.append(name)
-        classSlotByName[name] = s
-        return s
     }
 
     /// Every cycle reachable from `starts`, each reported with its whole path.

@@ -37,23 +37,23 @@ link_flags() { # scratch-dir
     echo "-L$1/release -lcontrollerreg -L$SWIFT_LIB -ldispatch -lBlocksRuntime -Wl,-rpath,$1/release -Wl,-rpath,$SWIFT_LIB -fuse-ld=lld -lpthread -lm"
 }
 
-C_TESTS=(tests/c/main.c tests/c/hosts.c tests/c/test_example.c tests/c/test_semantics.c tests/c/test_errors.c
-         tests/c/test_ownership.c tests/c/test_threads.c tests/c/test_features.c tests/c/test_reliability.c tests/common/check.c)
+C_TESTS=(host-tests/c/main.c host-tests/c/hosts.c host-tests/c/test_example.c host-tests/c/test_semantics.c host-tests/c/test_errors.c
+         host-tests/c/test_ownership.c host-tests/c/test_threads.c host-tests/c/test_features.c host-tests/c/test_reliability.c host-tests/common/check.c)
 
 run_address() {
     local out=$ROOT/.build-asan
     build_library address "$out"
-    local flags="-g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined -Iinclude -Itests/common -DCR_SOURCE_DIR=\"$ROOT\""
+    local flags="-g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined -Iinclude -Ihost-tests/common -DCR_SOURCE_DIR=\"$ROOT\""
     echo "== building the C tests, the C++ tests and the stress program with -fsanitize=address,undefined"
     # shellcheck disable=SC2046
     $CC -std=c99 -D_POSIX_C_SOURCE=200809L $flags "${C_TESTS[@]}" $(link_flags "$out") -o "$out/c-tests"
-    $CC -std=c99 $flags -c tests/common/check.c -o "$out/check.o"
+    $CC -std=c99 $flags -c host-tests/common/check.c -o "$out/check.o"
     # shellcheck disable=SC2046
-    $CXX -std=c++17 $flags tests/cpp/test_cpp.cpp "$out/check.o" $(link_flags "$out") -o "$out/cpp-tests"
+    $CXX -std=c++17 $flags host-tests/cpp/test_cpp.cpp "$out/check.o" $(link_flags "$out") -o "$out/cpp-tests"
     # shellcheck disable=SC2046
-    $CC -std=c11 $flags tests/stress/stress.c $(link_flags "$out") -o "$out/stress"
+    $CC -std=c11 $flags host-tests/stress/stress.c $(link_flags "$out") -o "$out/stress"
     export ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:detect_stack_use_after_return=0
-    export LSAN_OPTIONS="suppressions=$ROOT/tests/stress/lsan.supp:print_suppressions=0"
+    export LSAN_OPTIONS="suppressions=$ROOT/host-tests/stress/lsan.supp:print_suppressions=0"
     export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
     export SWIFT_BACKTRACE=enable=no
     echo "== ASan+UBSan: C tests"; "$out/c-tests" 2>&1 | tail -3
@@ -74,13 +74,13 @@ run_address() {
 run_thread() {
     local out=$ROOT/.build-tsan
     build_library thread "$out"
-    local flags="-g -O1 -fsanitize=thread -Iinclude -Itests/common -DCR_SOURCE_DIR=\"$ROOT\""
+    local flags="-g -O1 -fsanitize=thread -Iinclude -Ihost-tests/common -DCR_SOURCE_DIR=\"$ROOT\""
     echo "== building the stress program and the C tests with -fsanitize=thread"
     # shellcheck disable=SC2046
-    $CC -std=c11 $flags tests/stress/stress.c $(link_flags "$out") -o "$out/stress"
+    $CC -std=c11 $flags host-tests/stress/stress.c $(link_flags "$out") -o "$out/stress"
     # shellcheck disable=SC2046
     $CC -std=c99 -D_POSIX_C_SOURCE=200809L $flags "${C_TESTS[@]}" $(link_flags "$out") -o "$out/c-tests"
-    export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$ROOT/tests/stress/tsan.supp"
+    export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$ROOT/host-tests/stress/tsan.supp"
     export SWIFT_BACKTRACE=enable=no
     echo "== TSan: stress ${seconds} s"; "$out/stress" "$seconds"
     echo "== TSan: C tests, group threads"; CR_TEST_QUICK=1 "$out/c-tests" threads 2>&1 | tail -2

@@ -86,7 +86,8 @@ private final class SwiftClassBox: @unchecked Sendable {
     }
 }
 
-/// A registered class: its name and functions. Released (and `release` called) with the registry.
+/// A registered class: its name and functions. Released (and `release` called, outside any writer
+/// lock) with the registry or when a replacement makes it unreachable.
 final class ClassRecord: @unchecked Sendable {
     let name: String
     let host: HostClass
@@ -96,5 +97,7 @@ final class ClassRecord: @unchecked Sendable {
         self.host = host
     }
 
-    deinit { host.release?() }
+    deinit {
+        if let release = host.release { HostCallbacks.run(release) }
+    }
 }

@@ -31,8 +31,10 @@ rm -rf "$wheels" "$venv"
 # extension; its CMake build dir is kept between runs.
 "$python" -m pip wheel -q --disable-pip-version-check --no-deps -w "$wheels" "$root/bindings/python" \
     -C cmake.define.CONTROLLERREG_PREBUILT_LIBRARY="$lib" -C build-dir="$build/python-build"
-"$python" -m venv "$venv"
-"$venv/bin/pip" install -q --disable-pip-version-check "$wheels"/controllerreg-*.whl pytest mypy
+# A fresh venv without its own pip (ensurepip is slow); this pip installs into it.
+"$python" -m venv --without-pip "$venv"
+"$python" -m pip --python "$venv/bin/python" install -q --disable-pip-version-check \
+    "$wheels"/controllerreg-*.whl pytest mypy
 cd "$root/bindings/python/tests"
 status=0
 "$venv/bin/python" -m pytest -q -p no:cacheprovider . || status=$?

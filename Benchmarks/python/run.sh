@@ -13,7 +13,8 @@ venv=$build/bench-python-venv
 rm -rf "$wheels"
 "$python" -m pip wheel -q --disable-pip-version-check --no-deps -w "$wheels" "$root/bindings/python" \
     -C cmake.define.CONTROLLERREG_PREBUILT_LIBRARY="$lib" -C build-dir="$build/python-build"
-[ -x "$venv/bin/python" ] || "$python" -m venv "$venv"
-"$venv/bin/pip" install -q --disable-pip-version-check --force-reinstall --no-deps "$wheels"/controllerreg-*.whl
-"$venv/bin/pip" install -q --disable-pip-version-check dependency-injector pyyaml
+[ -x "$venv/bin/python" ] || "$python" -m venv --without-pip "$venv"
+"$python" -m pip --python "$venv/bin/python" install -q --disable-pip-version-check --force-reinstall --no-deps \
+    "$wheels"/controllerreg-*.whl
+"$python" -m pip --python "$venv/bin/python" install -q --disable-pip-version-check dependency-injector pyyaml
 exec "$venv/bin/python" "$root/Benchmarks/python/bench.py" "$@"

@@ -17,7 +17,7 @@
 
 /* Which parts of the C ABI 1.0 the header being compiled against has (they land one by one). */
 #if defined(CR_VERSION_NUMBER) && CR_VERSION_NUMBER >= 1000000
-#define CRPY_ABI_1 1 /* cr_last_error_problem, ownership "taken for good" */
+#define CRPY_ABI_1 1 /* cr_last_error_problem, cr_version_number */
 #endif
 #ifdef CR_LOAD_OPTIONS_VERSION
 #define CRPY_LOAD_OPTIONS 1
@@ -83,6 +83,8 @@ int crpy_values_init(PyObject *module);
 
 /* -- class callbacks (callbacks.c) ----------------------------------------------------------- */
 
+/** Learns the library's ownership rule for arguments of failed callbacks (once, at import). */
+int crpy_callbacks_init(void);
 /** Registers (or replaces) a Python class on `reg`. Returns the cr status. */
 int crpy_register_class(cr_registry *reg, const char *name, PyObject *factory, PyObject *on_destroy,
                         PyObject *setter, int replace);

@@ -70,7 +70,7 @@ static void *create_cb(const cr_value *args, void *user_data) {
     crpy_frame local, *frame = crpy_frame_current();
     int own_frame = frame == NULL; /* called from outside any Python call (e.g. a C host) */
     if (own_frame) {
-        crpy_frame_push(&local, NULL);
+        crpy_frame_push(&local, 0);
         frame = &local;
     }
     Py_ssize_t mark = keep_length(frame);
@@ -93,6 +93,7 @@ static void *create_cb(const cr_value *args, void *user_data) {
     }
     if (own_frame) crpy_frame_pop(&local);
     PyGILState_Release(gil);
+    if (!own_frame) crpy_frame_recheck_gil(frame);
     return result ? crpy_tag(result) : NULL;
 }
 
@@ -121,7 +122,7 @@ static int set_cb(void *object, const char *key, const cr_value *value, void *us
     crpy_frame local, *frame = crpy_frame_current();
     int own_frame = frame == NULL;
     if (own_frame) {
-        crpy_frame_push(&local, NULL);
+        crpy_frame_push(&local, 0);
         frame = &local;
     }
     Py_ssize_t mark = keep_length(frame);
@@ -148,6 +149,7 @@ static int set_cb(void *object, const char *key, const cr_value *value, void *us
     }
     if (own_frame) crpy_frame_pop(&local);
     PyGILState_Release(gil);
+    if (!own_frame) crpy_frame_recheck_gil(frame);
     return status;
 }
 

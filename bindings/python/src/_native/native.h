@@ -44,13 +44,20 @@ typedef struct crpy_frame {
     PyObject *keep;       /* list of objects taken from args, kept alive until the call ends (graph
                              objects may be shared with later receivers of the same call) */
     PyObject *setter;     /* inject(): the setter callable for this call, borrowed, or NULL */
-    PyObject *registry;   /* the Registry this call runs on (borrowed) or NULL (a provider) */
+    int private_registry; /* the call runs on a registry only Python reaches (not cr_shared()) */
+    int holding_gil;      /* the library runs with the GIL held (see crpy_run_create) */
+    PyThreadState *saved; /* the thread state saved when the GIL was released, else NULL */
 } crpy_frame;
 
-void crpy_frame_push(crpy_frame *frame, PyObject *registry);
+void crpy_frame_push(crpy_frame *frame, int private_registry);
 /** Pops the frame and drops what it kept (call with the GIL). */
 void crpy_frame_pop(crpy_frame *frame);
 crpy_frame *crpy_frame_current(void);
+/** True when this thread's state is the only one of the interpreter (call with the GIL). */
+int crpy_alone(void);
+/** At a callback's end, on the thread that holds the GIL for a library call: releases it for the
+ *  rest of the call if other Python threads appeared meanwhile (they could need it). */
+void crpy_frame_recheck_gil(crpy_frame *frame);
 
 /* -- errors (errors.c) ----------------------------------------------------------------------- */
 
@@ -93,12 +100,13 @@ int crpy_register_class(cr_registry *reg, const char *name, PyObject *factory, P
 
 extern PyTypeObject crpy_RegistryType;
 extern PyTypeObject crpy_ProviderType;
-/** A new Provider wrapping `provider` (taken: freed with the wrapper). */
-PyObject *crpy_provider_new(cr_provider *provider);
+/** A new Provider wrapping `provider` (taken: freed with the wrapper); `private_registry` as in
+ *  crpy_frame (its creates may then keep the GIL). */
+PyObject *crpy_provider_new(cr_provider *provider, int private_registry);
 /** Runs one create (of `name` on `reg`, or of `provider`) with `props` and returns the object as
- *  Python; `*owner` tells who owns it (CR_OWNER_REGISTRY for a singleton). `registry` (may be NULL)
- *  is the Registry object the call runs on. The GIL is released while the library works. */
-PyObject *crpy_run_create(PyObject *registry, cr_registry *reg, const char *name, cr_provider *provider,
+ *  Python; `*owner` tells who owns it (CR_OWNER_REGISTRY for a singleton). `private_registry` as
+ *  in crpy_frame. */
+PyObject *crpy_run_create(int private_registry, cr_registry *reg, const char *name, cr_provider *provider,
                           const cr_value *props, int *owner);
 /** controllerreg.ForeignObject(address, owner). */
 PyObject *crpy_foreign(void *object, int owner);

@@ -6,12 +6,17 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
     public var message: String
     /// Where the problem is, when it comes from a config file.
     public var location: SourceLocation?
+    /// A name the user probably meant ("did you mean 'X'"), when the problem is a name that does not
+    /// resolve and a close one exists; nil otherwise. The message may mention it too; this field
+    /// lets hosts offer it without parsing the text (the C ABI's `cr_problem.suggestion`).
+    public var suggestion: String?
 
     /// Creates a diagnostic.
-    public init(_ code: ErrorCode, _ message: String, at location: SourceLocation? = nil) {
+    public init(_ code: ErrorCode, _ message: String, at location: SourceLocation? = nil, suggestion: String? = nil) {
         self.code = code
         self.message = message
         self.location = location
+        self.suggestion = suggestion
     }
 
     /// `file:line:column: message`, or the message alone when there is no location.

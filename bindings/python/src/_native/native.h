@@ -15,6 +15,10 @@
 
 #include "controllerreg.h"
 
+#if PY_VERSION_HEX < 0x03090000
+#define PyObject_CallOneArg(callable, arg) PyObject_CallFunctionObjArgs((callable), (arg), NULL)
+#endif
+
 /* Which parts of the C ABI 1.0 the header being compiled against has (they land one by one). */
 #if defined(CR_VERSION_NUMBER) && CR_VERSION_NUMBER >= 1000000
 #define CRPY_ABI_1 1 /* cr_last_error_problem, cr_version_number */

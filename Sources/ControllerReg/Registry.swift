@@ -65,7 +65,12 @@ public final class Registry: @unchecked Sendable {
 
     /// Tears the registry down: destroys its singletons in reverse order of creation and lets go of
     /// its classes and entries. Later creates fail. Called by `deinit` and by `cr_registry_free`.
+    ///
+    /// Does nothing on `Registry.shared`: the whole process (C's `cr_create`, every library in it)
+    /// uses that one registry and none could tell it had gone, so it lives as long as the process
+    /// (as `cr_registry_free(cr_shared())` is refused from C).
     public func close() {
+        if self === Registry.shared { return }
         if closed.exchange(true, ordering: .acquiringAndReleasing) { return }
         lock.withLock {
             state = WriterState()
@@ -228,7 +233,12 @@ public final class Registry: @unchecked Sendable {
         try change { (c) throws(ConfigError) in
             let current = c.entries.count - c.entries.compiled.reduce(0) { $0 + ($1 == nil ? 1 : 0) }
             if current + definitions.count > limits.maxEntries {
-                throw ConfigError(.limit, "the registry would hold more than its limit of \(limits.maxEntries) entries")
+                // Only names not defined yet are new: an override replaces, a name twice counts once.
+                var seen = Set<String>()
+                let added = definitions.reduce(0) { n, d in c.entries.index(of: d.name) < 0 && seen.insert(d.name).inserted ? n + 1 : n }
+                if current + added > limits.maxEntries {
+                    throw ConfigError(.limit, "the registry would hold more than its limit of \(limits.maxEntries) entries")
+                }
             }
             if let parent = c.parentSnapshot {
                 // A child: its own definitions change, then everything is compiled afresh over the parent's.

@@ -16,7 +16,7 @@ from conftest import Test1ViewController, Test2ViewController
 
 
 def test_version_and_library():
-    assert cr.version() == "0.1.0"
+    assert cr.version() == "1.0.0"
     assert cr.library_path() is not None
     assert os.path.basename(cr.library_path()).startswith("libcontrollerreg.so")
 

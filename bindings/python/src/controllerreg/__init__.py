@@ -45,7 +45,7 @@ from ._errors import (
 from ._lib import ENV_VAR, LibraryError, library_path, load_library
 from ._registry import Factory, ForeignObject, Format, Owner, Provider, Registry, shared, version
 
-__version__ = "0.1.0"
+__version__ = "1.0.0"
 
 __all__ = [
     "Registry",

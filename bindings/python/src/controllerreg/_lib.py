@@ -8,7 +8,7 @@ Lookup order (the first that loads wins):
    the root, the first ``build/libcontrollerreg.so`` (the CMake build), then
    ``.build/release/libcontrollerreg.so`` and ``.build/debug/libcontrollerreg.so`` (SwiftPM);
 4. the installed library: ``ctypes.util.find_library("controllerreg")``, then
-   ``libcontrollerreg.so.0`` and ``libcontrollerreg.so`` through the dynamic loader's search path.
+   ``libcontrollerreg.so.1`` and ``libcontrollerreg.so`` through the dynamic loader's search path.
 
 The library is loaded once per process; later calls with another path raise LibraryError.
 """
@@ -226,7 +226,7 @@ def load_library(path: Optional[Union[str, "os.PathLike[str]"]] = None) -> ctype
                      f"in {Path(__file__).parent} or {Path.cwd()} and their parents (none found)")
 
         found = ctypes.util.find_library("controllerreg")
-        names = ([found] if found else []) + ["libcontrollerreg.so.0", "libcontrollerreg.so"]
+        names = ([found] if found else []) + ["libcontrollerreg.so.1", "libcontrollerreg.so"]
         if not found:
             tried.append('installed: ctypes.util.find_library("controllerreg") (not found)')
         for name in names:

@@ -52,8 +52,6 @@ target_link_libraries(ControllerRegArgumentParser PRIVATE ControllerRegArgumentP
 # The tool's logic and its command line, as in Package.swift.
 controllerreg_swift_sources(controllerreg_tool_sources ControllerRegTool)
 add_library(ControllerRegTool STATIC ${controllerreg_tool_sources})
-# controllerreg_swift_flags carry -package-name as SwiftPM passes it: the command line extends the
-# tool's types (same package).
 target_compile_options(ControllerRegTool PRIVATE ${controllerreg_swift_flags})
 target_link_libraries(ControllerRegTool PRIVATE ControllerReg ControllerRegConfig)
 

@@ -72,14 +72,6 @@ extension Registry {
     /// reported together with the graph's; `invalidNames` are entries that failed to decode.
     private func commit(_ definitions: [EntryDefinition], mode: LoadMode = .add, removals: [String] = [],
                         invalidNames: Set<String> = [], decodeProblems: [Diagnostic] = []) throws(ConfigError) {
-        // Definitions from code were not through the decoder's ceiling (those from configs were).
-        for d in definitions {
-            for dep in d.dependencies where dep.value.isContainer
-                && dep.value.nestingDepth(stoppingAfter: DependencyValue.maxNesting) > DependencyValue.maxNesting {
-                throw ConfigError(.limit, "entry '\(d.name)', key '\(dep.key)': the value nests deeper than \(DependencyValue.maxNesting) levels",
-                                  at: dep.location ?? d.location)
-            }
-        }
         try change { (c) throws(ConfigError) in
             let current = c.entries.count - c.entries.compiled.reduce(0) { $0 + ($1 == nil ? 1 : 0) }
             if current + definitions.count > limits.maxEntries {

@@ -151,28 +151,22 @@ public func cr_add_entry(_ reg: OpaquePointer?, _ name: UnsafePointer<CChar>?, _
     guard let name, let className else { return fail(.invalidArgument, "cr_add_entry: name and class_name must not be NULL") }
     let styles: [Lifestyle] = [.transient, .singleton, .graph]
     guard Int(lifestyle.rawValue) < styles.count else { return fail(.invalidArgument, "cr_add_entry: unknown lifestyle \(lifestyle.rawValue)") }
-    var deps: [Dependency] = []
+    var map: ValueRef?
     if let dependencies {
-        let map = ValueRef(UnsafePointer<RawValue>(dependencies))
-        guard map.kind == .map else { return fail(.invalidArgument, "cr_add_entry: dependencies must be a map, not a \(map.kind)") }
-        // Converting recurses once per level: refuse a value nested deeper than configs may be.
-        if nestingDepth(map, stoppingAfter: DependencyValue.maxNesting + 1) > DependencyValue.maxNesting + 1 {
+        map = ValueRef(UnsafePointer<RawValue>(dependencies))
+        guard map!.kind == .map else { return fail(.invalidArgument, "cr_add_entry: dependencies must be a map, not \(DependencyRule.kindName(map!.kind))") }
+        // Reading recurses once per level: refuse a value nested deeper than configs may be.
+        if nestingDepth(map!, stoppingAfter: DependencyValue.maxNesting + 1) > DependencyValue.maxNesting + 1 {
             return fail(.limit, "cr_add_entry: dependencies nest deeper than \(DependencyValue.maxNesting) levels")
         }
-        for i in 0 ..< map.count {
-            let key = map.key(at: i)!
-            guard let v = DependencyValue(applyingStringRule: map.value(at: i)!) else {
-                return fail(.invalidArgument, "cr_add_entry: dependency '\(key)' holds an object, a provider, an empty reference or a malformed {Provider: name}; write literals as \"@text\"")
-            }
-            deps.append(Dependency(key: key, value: v))
-        }
     }
+    let style = styles[Int(lifestyle.rawValue)]
     guard let registry = withRegistry(reg, { $0 }) else { return fail(.invalidArgument, "cr_add_entry: reg is NULL") }
     guard let entryName = cName(name, "name", "cr_add_entry", registry),
           let cls = cName(className, "class_name", "cr_add_entry", registry) else { return cr_last_error_code() }
-    if entryName.isEmpty || cls.isEmpty { return fail(.invalidArgument, "cr_add_entry: name and class_name must not be empty") }
-    let def = EntryDefinition(name: entryName, className: cls, dependencies: deps, lifestyle: styles[Int(lifestyle.rawValue)])
-    return status { () throws(ConfigError) in try registry.add([def]) }
+    return status { () throws(ConfigError) in
+        try registry.add([EntryDefinition(name: entryName, className: cls, lifestyle: style, reading: map)])
+    }
 }
 
 @_cdecl("cr_remove_entry")

@@ -78,7 +78,12 @@ extension Registry {
         try change { (c) throws(ConfigError) in
             let current = c.entries.count - c.entries.compiled.reduce(0) { $0 + ($1 == nil ? 1 : 0) }
             if current + definitions.count > limits.maxEntries {
-                throw ConfigError(.limit, "the registry would hold more than its limit of \(limits.maxEntries) entries")
+                // Only names not defined yet are new: an override replaces, a name twice counts once.
+                var seen = Set<String>()
+                let added = definitions.reduce(0) { n, d in c.entries.index(of: d.name) < 0 && seen.insert(d.name).inserted ? n + 1 : n }
+                if current + added > limits.maxEntries {
+                    throw ConfigError(.limit, "the registry would hold more than its limit of \(limits.maxEntries) entries")
+                }
             }
             // One path for root and child: the same transaction checks the change over the
             // registry's table. A child then recompiles its own definitions over its parent's.

@@ -19,7 +19,7 @@ public struct PlanExplainer {
     /// The explanation of creating `name`, or an error naming the closest entry.
     public func explain(_ name: String, colour: Bool = false) throws(ToolError) -> String {
         guard let root = byName[name] else {
-            throw ToolError(.notFound, "no entry named '\(name)'\(Similar.hint(for: name, in: entries.map(\.name)))", at: nil)
+            throw ToolError(.notFound, "no entry named '\(name)'\(Suggestions.hint(for: name, in: entries.map(\.name)))", at: nil)
         }
         var state = State()
         var lines: [String] = []

@@ -12,6 +12,7 @@ import Darwin
 /// injected it has returned, for as long as its registry lives. A provider does not keep its
 /// registry alive (so a singleton holding a provider forms no reference cycle); once the registry
 /// has been freed or closed, `create` fails with `.invalidArgument`.
+// @unchecked: `registry` is a weak reference (atomic in the runtime); `cEntryName` is immutable memory it owns.
 public final class Provider: @unchecked Sendable, Hashable {
     /// The registry the provider creates on, while it lives.
     public private(set) weak var registry: Registry?
@@ -46,10 +47,12 @@ public final class Provider: @unchecked Sendable, Hashable {
         try liveRegistry().create(entryName, props: props, as: type)
     }
 
-    /// Creates the entry with props given as a raw map (or nil), borrowed for the call. Returns the
-    /// object and whether the registry owns it (a singleton).
-    public func create(rawProps: UnsafePointer<RawValue>?) throws(ConfigError) -> (UnsafeMutableRawPointer, Bool) {
-        try liveRegistry().create(cName: cEntryName, props: rawProps)
+    /// Creates the entry with props given as a raw map (or nil), borrowed for the call (the C ABI).
+    /// Returns the object and whether the registry owns it (a singleton); `destroyer`, when given,
+    /// receives how to destroy it.
+    package func create(rawProps: UnsafePointer<RawValue>?,
+                        destroyer: UnsafeMutablePointer<Destroyer>? = nil) throws(ConfigError) -> (UnsafeMutableRawPointer, Bool) {
+        try liveRegistry().create(cName: cEntryName, props: rawProps, destroyer: destroyer)
     }
 
     public static func == (a: Provider, b: Provider) -> Bool { a === b }

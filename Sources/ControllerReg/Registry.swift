@@ -9,6 +9,7 @@ import Synchronization
 /// A child registry (`init(parent:)`) sees its parent's entries and classes; what it defines
 /// overrides the parent's for creates made through the child, and a parent's change that would
 /// break a child is rejected. A singleton lives in the registry whose entry defines it.
+// @unchecked: mutable state is behind `lock` (writers) or in atomics and the snapshot cell (readers).
 public final class Registry: @unchecked Sendable {
     /// Limits applied to configs loaded into this registry and to create depth (see `setLimits`).
     public var limits: RegistryLimits { limitStore.withLock { $0 } }
@@ -57,7 +58,12 @@ public final class Registry: @unchecked Sendable {
 
     /// Tears the registry down: destroys its singletons in reverse order of creation and lets go of
     /// its classes and entries. Later creates fail. Called by `deinit` and by `cr_registry_free`.
+    ///
+    /// Does nothing on `Registry.shared`: the whole process (C's `cr_create`, every library in it)
+    /// uses that one registry and none could tell it had gone, so it lives as long as the process
+    /// (as `cr_registry_free(cr_shared())` is refused from C).
     public func close() {
+        if self === Registry.shared { return }
         if closed.exchange(true, ordering: .acquiringAndReleasing) { return }
         lock.withLock {
             state = WriterState()

@@ -14,6 +14,7 @@ import Synchronization
 /// for a singleton that another thread builds while that thread, directly or through others,
 /// waits for a singleton this thread builds): it gets a `.cycle` failure naming the entries
 /// instead, as CPython's import lock does with its "blocked on" graph.
+// @unchecked: the object and builder are atomics; the builder changes under `WaitGraph`'s lock.
 final class SingletonCell: @unchecked Sendable {
     private let object = Atomic<UInt>(0)
     /// The thread building the singleton (`pthread_self`), 0 when none. Changed under `WaitGraph`'s lock.

@@ -8,5 +8,6 @@ void test_ownership(void);
 void test_threads(void);
 void test_features(void);
 void test_reliability(void);
+void test_abi(void);
 void test_reentry(void);
 #endif

@@ -72,8 +72,13 @@ enum YAMLParser {
                 message += " (\(String(cString: context)) at line \(c.line + 1), column \(c.column + 1))"
             }
             let m = parser.problem_mark
-            if character(in: bytes, line: m.line, column: m.column) == 0x09 {
+            switch character(in: bytes, line: m.line, column: m.column) {
+            case 0x09:
                 message += "; tabs cannot be used for indentation in YAML"
+            case UInt8(ascii: "@"), UInt8(ascii: "`"):
+                message += "; quote strings that start with @ or ` (write '@text' or \"@text\")"
+            default:
+                break
             }
             return ConfigError(.syntax, message, at: SourceLocation(file: file, line: m.line + 1, column: m.column + 1))
         }

@@ -30,13 +30,12 @@
 //   - create<T>() returns Ptr<T> = std::unique_ptr<T, Deleter>; the Deleter deletes the object as
 //     the type its factory returned, so create<Base>() of a Derived is fine without a virtual
 //     destructor. create<T>() checks that the factory's type converts to T* (else CR_ERR_TYPE).
-//   - Inside a factory, objects in args are borrowed views: Args::object<T>() returns a raw T*.
-//     If owner() of the key is Owner::Receiver (the registry built it for this call) and the
-//     factory succeeds, the new object owns it (keep it, e.g. in a std::unique_ptr member, or
-//     delete it). If the factory throws or returns null, the registry destroys it instead — so
-//     take ownership only at the point where nothing can throw any more (e.g. adopt it in the
-//     returned object's noexcept constructor). Owner::Caller objects came from props and stay
-//     the caller's; Owner::Registry objects (singletons) are never to be deleted.
+//   - Inside a factory, Args::object<T>() returns a raw T*. If owner() of the key is
+//     Owner::Receiver (the registry built it for this call), reading it makes it the factory's
+//     for good, whether the factory then succeeds or throws: hold it in a std::unique_ptr at once.
+//     Receiver objects the factory never read are destroyed by the registry. Owner::Caller
+//     objects came from props and stay the caller's; Owner::Registry objects (singletons) and
+//     Owner::Shared ones are never to be deleted.
 //
 // THREADS
 //   Registry is as thread-safe as the C registry (creates from many threads at once; loads and
@@ -788,8 +787,7 @@ template <class T> std::unique_ptr<T, Deleter> finish_create(void *object, const
 /// it. Move-only; frees the cr_provider (cr_provider_free) when destroyed. After its registry has
 /// been freed, create() throws Error(CR_ERR_INVALID_ARGUMENT).
 ///
-/// Taking a provider from args inside a factory is exception-safe: if the factory then throws,
-/// the registry releases the provider and this object does not free it again.
+/// A provider taken from args is this object's for good (also if the factory then throws).
 class Provider {
 public:
     Provider() noexcept = default;
@@ -827,10 +825,7 @@ public:
     /// Frees the provider now.
     void reset() noexcept {
         cr_provider *p = std::exchange(p_, nullptr);
-        if (!p) return;
-        // Destroyed by an exception leaving the factory that took it: the registry frees it.
-        if (call_ && std::uncaught_exceptions() > exceptions_ && detail::factory_call_active(call_)) return;
-        cr_provider_free(p);
+        if (p) cr_provider_free(p);
     }
     /// Gives up ownership (free it with cr_provider_free).
     cr_provider *release() noexcept { return std::exchange(p_, nullptr); }

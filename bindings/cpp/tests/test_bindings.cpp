@@ -453,14 +453,15 @@ TEST_CASE(rollback_destroys_dependencies) {
     cr::Registry reg;
     reg.register_class("Test2ViewController", [](cr::Args) { return new Test2(); });
     reg.register_class("Failing", [](cr::Args args) -> Test1 * {
-        CHECK(args.object<Test2>("a") != nullptr);
+        std::unique_ptr<Test2> a(args.object<Test2>("a")); // taken: the factory's for good
+        CHECK(a != nullptr);
         CHECK_EQ(args.owner("a"), cr::Owner::Receiver);
         CHECK_EQ(g_live.load(), 2);
-        throw std::runtime_error("nope");
+        throw std::runtime_error("nope"); // `a` is freed by its owner, `b` (never taken) by the registry
     });
     reg.load_string("T2: Test2ViewController\nF: {ClassName: Failing, Dependencies: {a: T2, b: T2}}");
     EXPECT_ERROR(CR_ERR_CREATE_FAILED, reg.create<Test1>("F"));
-    CHECK_EQ(g_live.load(), 0); // both Test2s were destroyed through the class's destroy
+    CHECK_EQ(g_live.load(), 0); // both Test2s destroyed, each once
 }
 
 TEST_CASE(unique_ptr_factory) {

@@ -70,8 +70,7 @@ extension XMLPlistParser {
 
     /// `value` as four upper-case hex digits.
     func hex4(_ value: UInt32) -> String {
-        let digits = String(value, radix: 16, uppercase: true)
-        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+        HexDigits.text(value, digits: 4)
     }
 
     /// Copies `start ..< stop` (CDATA content) with CR and CRLF turned into LF, rejecting characters

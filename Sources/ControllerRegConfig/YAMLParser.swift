@@ -61,8 +61,8 @@ enum YAMLParser {
             }
             var message = "invalid input: \(problem)"
             if parser.problem_value >= 0 {
-                let hex = String(UInt32(truncatingIfNeeded: parser.problem_value), radix: 16, uppercase: true)
-                message += " (0x\(hex.count < 2 ? "0" + hex : hex) at byte offset \(offset))"
+                let hex = HexDigits.text(UInt32(truncatingIfNeeded: parser.problem_value), digits: 2)
+                message += " (0x\(hex) at byte offset \(offset))"
             }
             return ConfigError(.syntax, message, at: SourceLocation(file: file, line: line, column: column))
         default:

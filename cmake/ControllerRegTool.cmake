@@ -55,8 +55,7 @@ controllerreg_swift_target(ControllerRegArgumentParser MODULE ArgumentParser
 # The tool's logic and its command line, as in Package.swift.
 controllerreg_swift_sources(controllerreg_tool_sources ControllerRegTool)
 add_library(ControllerRegTool STATIC ${controllerreg_tool_sources})
-# -package-name as SwiftPM passes it: the command line extends the tool's types (same package).
-target_compile_options(ControllerRegTool PRIVATE ${controllerreg_swift_flags} -package-name controllerreg)
+target_compile_options(ControllerRegTool PRIVATE ${controllerreg_swift_flags})
 target_link_libraries(ControllerRegTool PRIVATE ControllerReg ControllerRegConfig)
 controllerreg_swift_target(ControllerRegTool MODULE ControllerRegTool DEPENDS
   ${CMAKE_Swift_MODULE_DIRECTORY}/ControllerReg.swiftmodule ${CMAKE_Swift_MODULE_DIRECTORY}/ControllerRegConfig.swiftmodule)
@@ -67,7 +66,7 @@ set_target_properties(controllerreg-cli PROPERTIES
   OUTPUT_NAME controllerreg
   Swift_MODULE_NAME controllerreg_cli
   RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)
-target_compile_options(controllerreg-cli PRIVATE ${controllerreg_swift_flags} -package-name controllerreg)
+target_compile_options(controllerreg-cli PRIVATE ${controllerreg_swift_flags})
 # The Swift runtime is linked in statically, like the library's, so the tool runs on hosts
 # without a Swift toolchain. ArgumentParser uses Foundation, whose static archives need their
 # two helper libraries named explicitly (SwiftPM's --static-swift-stdlib does the same).
@@ -87,6 +86,7 @@ install(FILES ${PROJECT_SOURCE_DIR}/schema/controllerreg.schema.json
 if(CONTROLLERREG_BUILD_TESTS)
   enable_testing()
   add_test(NAME tool-version COMMAND controllerreg-cli --version)
+  set_tests_properties(tool-version PROPERTIES PASS_REGULAR_EXPRESSION "^${PROJECT_VERSION}\n")
   add_test(NAME tool-check-example COMMAND controllerreg-cli check ${PROJECT_SOURCE_DIR}/Tests/Fixtures/example.yaml)
   add_test(NAME tool-check-invalid COMMAND controllerreg-cli check ${PROJECT_SOURCE_DIR}/Tests/Fixtures/schema/invalid/unknown-key.yaml)
   set_tests_properties(tool-check-invalid PROPERTIES WILL_FAIL TRUE)

@@ -43,7 +43,7 @@ step "cmake configure" cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
 step "cmake build" cmake --build build
 step "ctest" ctest --test-dir build --output-on-failure --parallel "$jobs"
 
-step "python binding (pytest in build/venv against build/libcontrollerreg.so)" \
+step "python binding (wheel around build/libcontrollerreg.so, fresh venv, pytest + mypy on the installed package)" \
     bash bindings/run-tests.sh --python-only build/libcontrollerreg.so build
 
 echo

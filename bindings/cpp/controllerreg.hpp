@@ -100,7 +100,7 @@ inline void check(int status, const char *context = nullptr) {
 }
 } // namespace detail
 
-/// The library's run-time version string, e.g. "0.1.0".
+/// The library's run-time version string, e.g. "1.0.0".
 inline const char *version() noexcept { return cr_version(); }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,194 @@
+/* The cr_class callbacks of every Python class: create calls the factory with the args as a dict,
+ * destroy drops the library's reference, set injects one key, release frees the class record.
+ * Callbacks may run on any thread, with or without the GIL held: they take it themselves. */
+#include "native.h"
+
+/** One registered Python class: the cr_class user_data (freed by release). */
+typedef struct {
+    PyObject *name;       /* str */
+    PyObject *factory;    /* callable(args: dict) -> object */
+    PyObject *on_destroy; /* callable(object) or NULL */
+    PyObject *setter;     /* callable(object, key, value) or NULL: setattr */
+} class_record;
+
+/* Whether an argument object a callback took (cr_value_object) stays the callback's when it fails
+ * (the ABI 1.0 rule), or the library still destroys it (0.x). Found once by crpy_callbacks_init,
+ * by asking the library itself; remove with the 0.x path once every library in use is 1.0. */
+static int taken_for_good = 1;
+
+/* 0.x only: the library will destroy every receiver-owned argument of this failed callback, the
+ * ones taken too; give back a reference for each object taken (keep[from:]) and disown providers. */
+static void undo_takes_on_failure(crpy_frame *frame, Py_ssize_t from) {
+    if (taken_for_good || frame == NULL || frame->keep == NULL) return;
+    Py_ssize_t n = PyList_GET_SIZE(frame->keep);
+    for (Py_ssize_t i = from; i < n; i++) {
+        PyObject *item = PyList_GET_ITEM(frame->keep, i);
+        if (PyObject_TypeCheck(item, &crpy_ProviderType)) {
+            PyObject *r = PyObject_CallMethod(item, "_disown", NULL);
+            Py_XDECREF(r);
+            PyErr_Clear();
+        } else {
+            Py_INCREF(item);
+        }
+    }
+}
+
+static long probe_object; /* an aligned C object for the probe */
+static int probe_destroyed;
+static void *probe_leaf(const cr_value *args, void *user_data) { return &probe_object; }
+static void probe_destroy(void *object, void *user_data) { probe_destroyed++; }
+static void *probe_failing(const cr_value *args, void *user_data) {
+    (void)cr_value_object(cr_map_get(args, "d"));
+    return NULL;
+}
+
+int crpy_callbacks_init(void) {
+    static const char config[] = "Leaf: Leaf\nFailing: {ClassName: Failing, Dependencies: {d: Leaf}}\n";
+    cr_registry *reg = cr_registry_new();
+    if (reg == NULL) return 0;
+    cr_class leaf = {0}, failing = {0};
+    leaf.create = probe_leaf;
+    leaf.destroy = probe_destroy;
+    failing.create = probe_failing;
+    probe_destroyed = 0;
+    if (cr_register_class(reg, "Leaf", &leaf, NULL) == 0 && cr_register_class(reg, "Failing", &failing, NULL) == 0 &&
+        cr_load_string(reg, config, sizeof config - 1, CR_FORMAT_YAML) == 0 &&
+        cr_registry_create(reg, "Failing", NULL) == NULL)
+        taken_for_good = probe_destroyed == 0;
+    cr_registry_free(reg);
+    cr_clear_error();
+    return 0;
+}
+
+static Py_ssize_t keep_length(crpy_frame *frame) {
+    return (frame && frame->keep) ? PyList_GET_SIZE(frame->keep) : 0;
+}
+
+static void *create_cb(const cr_value *args, void *user_data) {
+    class_record *record = user_data;
+    PyGILState_STATE gil = PyGILState_Ensure();
+    crpy_frame local, *frame = crpy_frame_current();
+    int own_frame = frame == NULL; /* called from outside any Python call (e.g. a C host) */
+    if (own_frame) {
+        crpy_frame_push(&local, 0);
+        frame = &local;
+    }
+    Py_ssize_t mark = keep_length(frame);
+    PyObject *result = NULL;
+    PyObject *dict = crpy_value_to_python(args, frame);
+    if (dict != NULL && !PyDict_Check(dict)) Py_SETREF(dict, PyDict_New());
+    if (dict != NULL) {
+        result = PyObject_CallOneArg(record->factory, dict);
+        Py_DECREF(dict);
+    }
+    if (result == Py_None) {
+        Py_DECREF(result);
+        result = NULL;
+        PyErr_Format(PyExc_TypeError, "the factory of class '%U' returned None", record->name);
+        crpy_report_exception(frame, NULL);
+        undo_takes_on_failure(frame, mark);
+    } else if (result == NULL) {
+        crpy_report_exception(frame, NULL);
+        undo_takes_on_failure(frame, mark);
+    }
+    if (own_frame) crpy_frame_pop(&local);
+    PyGILState_Release(gil);
+    if (!own_frame) crpy_frame_recheck_gil(frame);
+    return result ? crpy_tag(result) : NULL;
+}
+
+static void destroy_cb(void *object, void *user_data) {
+    class_record *record = user_data;
+    PyObject *value = crpy_untag(object);
+    if (value == NULL) return;
+    PyGILState_STATE gil = PyGILState_Ensure();
+    if (record->on_destroy != NULL) {
+        PyObject *r = PyObject_CallOneArg(record->on_destroy, value);
+        if (r == NULL) PyErr_WriteUnraisable(record->on_destroy);
+        Py_XDECREF(r);
+    }
+    Py_DECREF(value);
+    PyGILState_Release(gil);
+}
+
+static int set_cb(void *object, const char *key, const cr_value *value, void *user_data) {
+    class_record *record = user_data;
+    PyObject *target = crpy_untag(object);
+    if (target == NULL) {
+        cr_report_error("controllerreg (Python): inject target is not a Python object");
+        return CR_ERR_INVALID_ARGUMENT;
+    }
+    PyGILState_STATE gil = PyGILState_Ensure();
+    crpy_frame local, *frame = crpy_frame_current();
+    int own_frame = frame == NULL;
+    if (own_frame) {
+        crpy_frame_push(&local, 0);
+        frame = &local;
+    }
+    Py_ssize_t mark = keep_length(frame);
+    int status = 0;
+    PyObject *pykey = PyUnicode_DecodeUTF8(key, (Py_ssize_t)strlen(key), "surrogateescape");
+    PyObject *pyvalue = pykey ? crpy_value_to_python(value, frame) : NULL;
+    if (pyvalue != NULL) {
+        PyObject *setter = frame->setter ? frame->setter : record->setter;
+        if (setter != NULL) {
+            PyObject *r = PyObject_CallFunctionObjArgs(setter, target, pykey, pyvalue, NULL);
+            if (r == NULL) status = CR_ERR_CREATE_FAILED;
+            Py_XDECREF(r);
+        } else if (PyObject_SetAttr(target, pykey, pyvalue) < 0) {
+            status = CR_ERR_CREATE_FAILED;
+        }
+    } else {
+        status = CR_ERR_CREATE_FAILED;
+    }
+    Py_XDECREF(pykey);
+    Py_XDECREF(pyvalue);
+    if (status != 0) {
+        crpy_report_exception(frame, NULL);
+        undo_takes_on_failure(frame, mark);
+    }
+    if (own_frame) crpy_frame_pop(&local);
+    PyGILState_Release(gil);
+    if (!own_frame) crpy_frame_recheck_gil(frame);
+    return status;
+}
+
+static void release_cb(void *user_data) {
+    class_record *record = user_data;
+    PyGILState_STATE gil = PyGILState_Ensure();
+    Py_XDECREF(record->name);
+    Py_XDECREF(record->factory);
+    Py_XDECREF(record->on_destroy);
+    Py_XDECREF(record->setter);
+    PyMem_RawFree(record);
+    PyGILState_Release(gil);
+}
+
+int crpy_register_class(cr_registry *reg, const char *name, PyObject *factory, PyObject *on_destroy,
+                        PyObject *setter, int replace) {
+    class_record *record = PyMem_RawCalloc(1, sizeof *record);
+    if (record == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    record->name = PyUnicode_FromString(name);
+    if (record->name == NULL) {
+        PyMem_RawFree(record);
+        return -1;
+    }
+    Py_INCREF(factory);
+    record->factory = factory;
+    record->on_destroy = (on_destroy && on_destroy != Py_None) ? (Py_INCREF(on_destroy), on_destroy) : NULL;
+    record->setter = (setter && setter != Py_None) ? (Py_INCREF(setter), setter) : NULL;
+    cr_class cls = {0};
+    cls.create = create_cb;
+    cls.destroy = destroy_cb;
+    cls.set = set_cb;
+    cls.release = release_cb;
+#ifdef CR_CLASS_VERSION
+    cls.version = CR_CLASS_VERSION;
+#endif
+    /* The library calls release on failure too (it owns user_data from here on). */
+    int status = replace ? cr_replace_class(reg, name, &cls, record) : cr_register_class(reg, name, &cls, record);
+    return status;
+}

@@ -12,6 +12,7 @@ import Synchronization
 /// Readers take the published object with one atomic load. The first builder takes the cell's
 /// lock; others wait for it. A thread that asks for the singleton while building it (a create
 /// callback that re-enters) gets an error instead of a deadlock.
+// @unchecked: the object and builder are atomics; building is serialised by `mutex`.
 final class SingletonCell: @unchecked Sendable {
     private let object = Atomic<UInt>(0)
     private let builder = Atomic<UInt>(0)

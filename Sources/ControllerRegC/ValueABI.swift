@@ -12,7 +12,7 @@ import ControllerReg
 @inline(__always) private func raw(_ v: OpaquePointer) -> UnsafeMutablePointer<RawValue> { UnsafeMutablePointer(v) }
 
 /// A map or list the caller owns and may modify, or nil after recording why not.
-private func ownedContainer(_ v: OpaquePointer?, _ kind: ValueKind, _ function: String) -> UnsafeMutablePointer<RawValue>? {
+private func ownedContainer(_ v: OpaquePointer?, _ kind: ValueKind, _ function: StaticString) -> UnsafeMutablePointer<RawValue>? {
     guard let v else { _ = fail(.invalidArgument, "\(function): value is NULL"); return nil }
     let p = raw(v)
     guard p.pointee.valueKind == kind else {
@@ -28,24 +28,24 @@ private func ownedContainer(_ v: OpaquePointer?, _ kind: ValueKind, _ function: 
     return p
 }
 
-private func mapSet(_ map: OpaquePointer?, _ key: UnsafePointer<CChar>?, _ function: String, _ make: () -> RawValue?) -> Int32 {
+private func mapSet(_ map: OpaquePointer?, _ key: UnsafePointer<CChar>?, _ function: StaticString, _ make: () -> RawValue?) -> Int32 {
     guard let m = ownedContainer(map, .map, function) else { return ErrorCode.invalidArgument.rawValue }
     guard let key else { return fail(.invalidArgument, "\(function): key is NULL") }
-    guard let value = make() else { return fail(.noMemory, "\(function): out of memory") }
-    return HeapValue.mapSet(m, key: key, keyLength: strlen(key), value: value) ? 0 : fail(.noMemory, "\(function): out of memory")
+    guard let value = make() else { return LastError.outOfMemory(function) }
+    return HeapValue.mapSet(m, key: key, keyLength: strlen(key), value: value) ? 0 : LastError.outOfMemory(function)
 }
 
-private func listPush(_ list: OpaquePointer?, _ function: String, _ make: () -> RawValue?) -> Int32 {
+private func listPush(_ list: OpaquePointer?, _ function: StaticString, _ make: () -> RawValue?) -> Int32 {
     guard let l = ownedContainer(list, .list, function) else { return ErrorCode.invalidArgument.rawValue }
-    guard let value = make() else { return fail(.noMemory, "\(function): out of memory") }
-    return HeapValue.listAppend(l, value: value) ? 0 : fail(.noMemory, "\(function): out of memory")
+    guard let value = make() else { return LastError.outOfMemory(function) }
+    return HeapValue.listAppend(l, value: value) ? 0 : LastError.outOfMemory(function)
 }
 
 private func copyString(_ s: UnsafePointer<CChar>) -> RawValue? { HeapValue.string(s, length: strlen(s)) }
 
 /// Takes a heap root handed over by cr_map_set_value / cr_list_push_value: moves its content out
 /// and frees the root cell. Nil (after freeing what can be freed) if it cannot be taken.
-private func takeRoot(_ value: OpaquePointer?, into container: OpaquePointer?, _ function: String) -> RawValue?? {
+private func takeRoot(_ value: OpaquePointer?, into container: OpaquePointer?, _ function: StaticString) -> RawValue?? {
     guard let value else { return .some(nil) }
     let p = raw(value)
     guard p.pointee.flags & RawValue.Flags.heapRoot != 0 else { return .some(nil) }
@@ -58,13 +58,13 @@ private func takeRoot(_ value: OpaquePointer?, into container: OpaquePointer?, _
 
 @_cdecl("cr_map_new")
 public func cr_map_new() -> OpaquePointer? {
-    guard let p = HeapValue.newMap() else { _ = fail(.noMemory, "cr_map_new: out of memory"); return nil }
+    guard let p = HeapValue.newMap() else { _ = LastError.outOfMemory("cr_map_new"); return nil }
     return OpaquePointer(p)
 }
 
 @_cdecl("cr_list_new")
 public func cr_list_new() -> OpaquePointer? {
-    guard let p = HeapValue.newList() else { _ = fail(.noMemory, "cr_list_new: out of memory"); return nil }
+    guard let p = HeapValue.newList() else { _ = LastError.outOfMemory("cr_list_new"); return nil }
     return OpaquePointer(p)
 }
 

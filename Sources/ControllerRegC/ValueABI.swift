@@ -6,6 +6,8 @@ import Musl
 import Darwin
 #endif
 import ControllerReg
+import struct CControllerRegHeader.cr_kind
+import struct CControllerRegHeader.cr_owner
 
 // Building props and reading args: C entry points over `RawValue`, `HeapValue` and `ValueRef`.
 
@@ -174,9 +176,9 @@ private func wrongKind(_ r: ValueRef, _ expected: ValueKind, _ function: StaticS
 }
 
 @_cdecl("cr_value_kind")
-public func cr_value_kind(_ value: OpaquePointer?) -> UInt32 {
-    guard let value else { return UInt32(ValueKind.null.rawValue) }
-    return UInt32(ValueRef(UnsafePointer<RawValue>(value)).kind.rawValue)
+public func cr_value_kind(_ value: OpaquePointer?) -> cr_kind {
+    guard let value else { return cr_kind(rawValue: UInt32(ValueKind.null.rawValue)) }
+    return cr_kind(rawValue: UInt32(ValueRef(UnsafePointer<RawValue>(value)).kind.rawValue))
 }
 
 @_cdecl("cr_map_get")
@@ -244,21 +246,21 @@ public func cr_value_object(_ value: OpaquePointer?) -> UnsafeMutableRawPointer?
 }
 
 @_cdecl("cr_value_owner")
-public func cr_value_owner(_ value: OpaquePointer?) -> UInt32 {
-    guard let value else { return 0 }
+public func cr_value_owner(_ value: OpaquePointer?) -> cr_owner {
+    guard let value else { return cr_owner(rawValue: 0) }
     let raw = UnsafePointer<RawValue>(value).pointee
-    guard raw.valueKind == .object || raw.valueKind == .provider else { return 0 }
-    if raw.flags & RawValue.Flags.registryOwned != 0 { return 2 }
-    if raw.flags & RawValue.Flags.callerOwned != 0 { return 3 }
-    if raw.flags & RawValue.Flags.shared != 0 { return 4 }
-    return 1
+    guard raw.valueKind == .object || raw.valueKind == .provider else { return cr_owner(rawValue: 0) }
+    if raw.flags & RawValue.Flags.registryOwned != 0 { return cr_owner(rawValue: 2) }
+    if raw.flags & RawValue.Flags.callerOwned != 0 { return cr_owner(rawValue: 3) }
+    if raw.flags & RawValue.Flags.shared != 0 { return cr_owner(rawValue: 4) }
+    return cr_owner(rawValue: 1)
 }
 
 @_cdecl("cr_value_provider")
-public func cr_value_provider(_ value: OpaquePointer?) -> UnsafeMutableRawPointer? {
+public func cr_value_provider(_ value: OpaquePointer?) -> OpaquePointer? {
     guard let r = read(value, "cr_value_provider") else { return nil }
     guard r.kind == .provider else { wrongKind(r, .provider, "cr_value_provider"); return nil }
-    return r.pointer.pointee.a == 0 ? nil : UnsafeMutableRawPointer(bitPattern: UInt(r.pointer.pointee.a))
+    return r.pointer.pointee.a == 0 ? nil : OpaquePointer(bitPattern: UInt(r.pointer.pointee.a))
 }
 
 @_cdecl("cr_value_count")

@@ -57,8 +57,12 @@ public enum DependencyRule {
     /// A string by the rule: `"@text"` is the literal `text`, anything else a reference (checked
     /// later by `problems(of:)`: a reference must not be empty).
     public static func value(ofString text: String, at location: SourceLocation? = nil) -> DependencyValue {
-        text.utf8.first == UInt8(ascii: "@") ? .string(String(text.dropFirst())) : .reference(text, at: location)
+        text.utf8.first == literalMark ? .string(String(text.dropFirst())) : .reference(text, at: location)
     }
+
+    /// The first byte that makes a string a literal (`@`); readers that see bytes before a
+    /// `String` (the entry decoder) test it to take the literal's text without the mark.
+    public static let literalMark = UInt8(ascii: "@")
 
     /// The problem with a map read as `form`, given its key count and the kind of the form key's
     /// value; nil if it is well-formed (its target is then read with `form(_:target:at:)`).

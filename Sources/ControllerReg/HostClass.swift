@@ -88,7 +88,8 @@ private final class SwiftClassBox: Sendable {
     }
 }
 
-/// A registered class: its name and functions. Released (and `release` called) with the registry.
+/// A registered class: its name and functions. Released (and `release` called, outside any writer
+/// lock) with the registry or when a replacement makes it unreachable.
 final class ClassRecord: Sendable {
     let name: String
     let host: HostClass
@@ -98,5 +99,7 @@ final class ClassRecord: Sendable {
         self.host = host
     }
 
-    deinit { host.release?() }
+    deinit {
+        if let release = host.release { HostCallbacks.run(release) }
+    }
 }

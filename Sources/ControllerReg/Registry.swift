@@ -20,7 +20,7 @@ public final class Registry: @unchecked Sendable {
     public let parent: Registry?
 
     let cell: SnapshotCell
-    let lock = PlainMutex()
+    let lock = WriterLock()
     /// Guarded by `lock`.
     var state = WriterState()
     /// Singletons built, in creation order, with their classes (destroyed in reverse by `close`).

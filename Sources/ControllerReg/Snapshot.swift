@@ -29,7 +29,7 @@ final class CompiledEntry: @unchecked Sendable {
             singleton = cell
             owner = inherited.owner ?? parent
         } else {
-            singleton = definition.lifestyle == .singleton ? SingletonCell() : nil
+            singleton = definition.lifestyle == .singleton ? SingletonCell(name: definition.name) : nil
             owner = nil
         }
         self.plan = plan

@@ -41,16 +41,19 @@ public enum DependencyRule {
         case misspelt(key: String, form: Form)
     }
 
-    /// Reads a map by its keys.
+    /// Reads a map by its keys. A key naming a form in another case counts as a mistake only when
+    /// the map has the form's shape (`{provider: X}`); `{provider: aws, region: eu}` is a plain map.
     public static func reading(ofMapWithKeys keys: some Sequence<String>) -> MapReading {
         var misspelt: (String, Form)?
+        var count = 0
         for key in keys {
+            count += 1
             if let form = Form(rawValue: key) { return .form(form) }
             if misspelt == nil, let form = Form.allCases.first(where: { $0.rawValue.lowercased() == key.lowercased() }) {
                 misspelt = (key, form)
             }
         }
-        if let (key, form) = misspelt { return .misspelt(key: key, form: form) }
+        if let (key, form) = misspelt, count == 1 + form.extraKeys.count { return .misspelt(key: key, form: form) }
         return .plain
     }
 

@@ -5,12 +5,13 @@
 # Python binding's pytest suite. Each step prints its command before it runs and its time after;
 # a table of the times ends the run. Exits non-zero at the first failing step, naming it.
 #
-#   CONTROLLERREG_FORMAT_CHECK=1 scripts/test.sh    also fail on unformatted sources (scripts/format.sh --check)
+#   CONTROLLERREG_FORMAT_CHECK=0|1 scripts/test.sh  skip / run scripts/format.sh --check first (default: format_check below)
 #   CONTROLLERREG_TEST_JOBS=N scripts/test.sh       ctest runs N tests at a time (default: the number of cores)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# The formatting check, off until the tree has been formatted once (CONTRIBUTING.md, "Formatting").
+# The formatting check (CONTRIBUTING.md, "Formatting"). Off until the tree has been formatted once;
+# then the default becomes 1.
 format_check=${CONTROLLERREG_FORMAT_CHECK:-0}
 jobs=${CONTROLLERREG_TEST_JOBS:-$(nproc 2>/dev/null || echo 2)}
 

@@ -3,8 +3,11 @@ thread it waits for needs (a singleton being built by a Python factory on anothe
 
 from __future__ import annotations
 
+import faulthandler
 import threading
-from typing import Any, Dict, List
+from typing import Any, Dict, Iterator, List
+
+import pytest
 
 import controllerreg as cr
 
@@ -13,6 +16,14 @@ Args = Dict[str, Any]
 
 class Service:
     pass
+
+
+@pytest.fixture(autouse=True)
+def _deadlock_is_a_failure() -> Iterator[None]:
+    # A deadlock would hang the run: end the process (with every thread's traceback) instead.
+    faulthandler.dump_traceback_later(120, exit=True)
+    yield
+    faulthandler.cancel_dump_traceback_later()
 
 
 def test_singleton_built_on_another_thread() -> None:
@@ -66,9 +77,7 @@ def test_thread_started_by_a_factory_during_a_create() -> None:
         reg.register_class("Spawner", spawner)
         reg.register_class("User", lambda args: (args["a"], args["b"]))
         reg.load_string(
-            "S: {ClassName: Slow, Lifestyle: singleton}\n"
-            "A: Spawner\n"
-            "U: {ClassName: User, Dependencies: {a: A, b: S}}\n"
+            "S: {ClassName: Slow, Lifestyle: singleton}\nA: Spawner\nU: {ClassName: User, Dependencies: {a: A, b: S}}\n"
         )
         a, b = reg.create("U")
         for t in threads:

@@ -485,9 +485,12 @@ public:
     Provider as_provider() const;
 
 private:
+    // The value under `key`, or NULL if absent. The kind is only checked when cr_map_get finds
+    // nothing (it also returns NULL for a value that is not a map): one library call per read.
     const cr_value *lookup(const char *key) const {
-        expect(Kind::Map, key);
-        return cr_map_get(v_, key);
+        const cr_value *e = v_ ? cr_map_get(v_, key) : nullptr;
+        if (!e) expect(Kind::Map, key);
+        return e;
     }
     template <class T> Ptr<T> take_impl(const char *key, cr_destroyer destroyer) const {
         // cr_value_owner first: reading a receiver-owned object with cr_value_object takes it.

@@ -1,8 +1,8 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// The Swift side of controllerreg's benchmarks: Swinject against controllerreg's C ABI and
-// hand-wired Swift construction. A package of its own so the library never depends on Swinject.
+// The Swift side of controllerreg's benchmarks: Swinject against controllerreg's C ABI, its Swift
+// API and hand-wired Swift construction, as interleaved A/B pairs (see README.md). A package of its own so the library never depends on Swinject.
 // Run everything with scripts/bench.sh from the repository root.
 let package = Package(
     name: "controllerreg-benchmarks",
@@ -15,6 +15,7 @@ let package = Package(
             name: "SwiftBench",
             dependencies: [
                 .product(name: "controllerreg", package: "controllerreg"),
+                .product(name: "ControllerReg", package: "controllerreg"),
                 .product(name: "Swinject", package: "Swinject"),
             ],
         ),

@@ -1,10 +1,12 @@
 #!/bin/sh
 # Runs the binding tests against a built library:
-#   bindings/run-tests.sh [path/to/libcontrollerreg.so] [build-dir]
+#   bindings/run-tests.sh [--python-only] [path/to/libcontrollerreg.so] [build-dir]
 # C++: configures bindings/cpp on its own (build-dir/bindings-cpp), builds, runs ctest.
-# Python: installs the package and pytest into build-dir/venv, runs pytest.
-# (In the CMake build the C++ tests are part of the main ctest run; scripts/test.sh can call
-#  this script with --python-only.)
+# Python: builds the wheel around that library (no second Swift build), installs it into a fresh
+# venv (build-dir/python-venv) and runs pytest from the tests directory against the INSTALLED
+# package, then mypy --strict on the tests and the README example.
+# (In the CMake build the C++ tests are part of the main ctest run; scripts/test.sh calls this
+#  script with --python-only.)
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 python_only=0
@@ -22,7 +24,24 @@ if [ $python_only = 0 ]; then
 fi
 
 python=${PYTHON:-python3}
-[ -x "$build/venv/bin/python" ] || "$python" -m venv "$build/venv"
-"$build/venv/bin/pip" install -q --disable-pip-version-check "$root/bindings/python" pytest
-cd "$root/bindings/python"
-CONTROLLERREG_LIBRARY=$lib "$build/venv/bin/python" -m pytest -q -p no:cacheprovider tests
+wheels=$build/python-wheel
+venv=$build/python-venv
+rm -rf "$wheels" "$venv"
+# The wheel packages the library built above (CONTROLLERREG_PREBUILT_LIBRARY) and compiles only the
+# extension; its CMake build dir is kept between runs.
+"$python" -m pip wheel -q --disable-pip-version-check --no-deps -w "$wheels" "$root/bindings/python" \
+    -C cmake.define.CONTROLLERREG_PREBUILT_LIBRARY="$lib" -C build-dir="$build/python-build"
+# A fresh venv without its own pip (ensurepip is slow); this pip installs into it.
+"$python" -m venv --without-pip "$venv"
+"$python" -m pip --python "$venv/bin/python" install -q --disable-pip-version-check \
+    "$wheels"/controllerreg-*.whl pytest mypy
+cd "$root/bindings/python/tests"
+status=0
+"$venv/bin/python" -m pytest -q -p no:cacheprovider . || status=$?
+if [ $status -eq 5 ]; then
+    echo "run-tests.sh: pytest collected no tests in bindings/python/tests" >&2
+    exit 1
+fi
+[ $status -eq 0 ] || exit $status
+cd "$root"
+"$venv/bin/mypy" --strict --no-incremental examples/python/example.py bindings/python/tests

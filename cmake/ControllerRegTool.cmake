@@ -52,8 +52,7 @@ target_link_libraries(ControllerRegArgumentParser PRIVATE ControllerRegArgumentP
 # The tool's logic and its command line, as in Package.swift.
 controllerreg_swift_sources(controllerreg_tool_sources ControllerRegTool)
 add_library(ControllerRegTool STATIC ${controllerreg_tool_sources})
-# -package-name as SwiftPM passes it: the command line extends the tool's types (same package).
-target_compile_options(ControllerRegTool PRIVATE ${controllerreg_swift_flags} -package-name controllerreg)
+target_compile_options(ControllerRegTool PRIVATE ${controllerreg_swift_flags})
 target_link_libraries(ControllerRegTool PRIVATE ControllerReg ControllerRegConfig)
 
 controllerreg_swift_sources(controllerreg_cli_sources controllerreg)
@@ -62,7 +61,7 @@ set_target_properties(controllerreg-cli PROPERTIES
   OUTPUT_NAME controllerreg
   Swift_MODULE_NAME controllerreg_cli
   RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)
-target_compile_options(controllerreg-cli PRIVATE ${controllerreg_swift_flags} -package-name controllerreg)
+target_compile_options(controllerreg-cli PRIVATE ${controllerreg_swift_flags})
 # The Swift runtime is linked in statically, like the library's, so the tool runs on hosts
 # without a Swift toolchain. ArgumentParser uses Foundation, whose static archives need their
 # two helper libraries named explicitly (SwiftPM's --static-swift-stdlib does the same).

@@ -14,7 +14,13 @@
  *   Functions returning a pointer return NULL on failure. Every failing call records its code and
  *   a message on the calling thread: cr_last_error_code() and cr_last_error_message(). A call that
  *   succeeds leaves the record as it was (as in libgit2); cr_clear_error() resets it. Config errors
- *   carry "file:line:column: " before each problem, one problem per line. No input, however
+ *   carry "file:line:column: " before each problem, one problem per line. A load reports every
+ *   problem it can see at once (syntax and duplicate keys in one file, schema problems, missing
+ *   references and cycles among the entries that are well-formed, in every file given); its code is
+ *   then the lowest-numbered code among the problems (CR_ERR_IO before CR_ERR_SYNTAX before
+ *   CR_ERR_SCHEMA before CR_ERR_DUPLICATE before CR_ERR_MISSING_REFERENCE before CR_ERR_CYCLE ...),
+ *   so it never depends on the order of lines or files. A message longer than 4096 bytes keeps its
+ *   first and last parts. No input, however
  *   malformed, makes the library crash, abort or print; NULL arguments are reported as
  *   CR_ERR_INVALID_ARGUMENT.
  *

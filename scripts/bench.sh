@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Builds libcontrollerreg.so and the C benchmark (CMake, Release) and the Swift benchmark (Swinject,
-# SwiftPM release), runs every benchmark and prints the table; writes build/bench/results.json and table.md.
-#   scripts/bench.sh           full run (about 5-10 minutes on 2 cores)
-#   scripts/bench.sh --quick   fewer runs, smaller soak (a smoke test of the whole pipeline)
-# Run on an otherwise idle machine: timings of a loaded machine are noise (check `uptime`).
+# SwiftPM release), runs every benchmark as interleaved A/B pairs plus callgrind instruction counts,
+# prints the tables and writes build/bench/results.json and table.md (Benchmarks/README.md: method).
+#   scripts/bench.sh                 full run (about 5-8 minutes on 2 cores)
+#   scripts/bench.sh --quick         5 pairs per ratio, 10k loads, callgrind on 1k loads (< 2 minutes once built)
+#   scripts/bench.sh --no-callgrind  timings only
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -11,20 +12,37 @@ OUT=$ROOT/build/bench
 mkdir -p "$OUT"
 bash scripts/setup.sh >&2
 source scripts/env.sh
-if ! pkg-config --exists libplist-2.0 2>/dev/null; then
-    # Optional comparison: the C benchmark skips libplist cleanly when it is absent.
-    { [[ $(id -u) -eq 0 ]] && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libplist-dev >&2; } ||
-        echo "bench.sh: libplist-dev not installed; libplist comparisons are skipped" >&2
-fi
+# Optional comparisons (libplist, rapidjson): the C benchmark skips their pairs cleanly when absent.
+for pkg in libplist-dev rapidjson-dev; do
+    if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+        { [[ $(id -u) -eq 0 ]] && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$pkg" >&2; } ||
+            echo "bench.sh: $pkg not installed; its comparisons are skipped" >&2
+    fi
+done
 
 echo "== building libcontrollerreg.so and the C benchmark (CMake, Release)" >&2
-cmake -S . -B "$OUT/cmake" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DCONTROLLERREG_BUILD_TESTS=OFF -DCONTROLLERREG_BUILD_EXAMPLES=OFF -DCONTROLLERREG_BUILD_BENCHMARKS=ON >&2
-cmake --build "$OUT/cmake" --target controllerreg-bench >&2
+# CMake's Ninja rules for whole-module Swift always look out of date, so an unchanged tree would be
+# recompiled (about a minute here): build only when a source is newer than the last build.
+STAMP=$OUT/cmake/.bench-built
+if [[ -f $STAMP ]] && [[ -z $(find Sources include Benchmarks/c Benchmarks/cpp bindings CMakeLists.txt cmake \
+        -newer "$STAMP" -type f 2>/dev/null | head -1) ]]; then
+    echo "   (up to date)" >&2
+else
+    touch "$STAMP.new"
+    cmake -S . -B "$OUT/cmake" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+        -DCONTROLLERREG_BUILD_TESTS=OFF -DCONTROLLERREG_BUILD_EXAMPLES=OFF -DCONTROLLERREG_BUILD_BENCHMARKS=ON >&2
+    cmake --build "$OUT/cmake" --target controllerreg-bench >&2
+    # The C++ binding's benchmark (Benchmarks/cpp), when the build defines it.
+    if cmake --build "$OUT/cmake" --target help 2>/dev/null | grep -q 'controllerreg-bench-cpp'; then
+        cmake --build "$OUT/cmake" --target controllerreg-bench-cpp >&2
+    fi
+    mv "$STAMP.new" "$STAMP"
+fi
 
 echo "== building the Swift benchmark (Swinject)" >&2
 (cd Benchmarks && swift build -c release --product SwiftBench >&2)
 SWIFT_BENCH=$(cd Benchmarks && swift build -c release --show-bin-path)/SwiftBench
 
 echo "== running (load average: $(cut -d' ' -f1-3 /proc/loadavg))" >&2
-python3 "$ROOT/Benchmarks/scripts/driver.py" --c-bench "$OUT/cmake/Benchmarks/c/controllerreg-bench" --swift-bench "$SWIFT_BENCH" --out "$OUT" "$@"
+python3 "$ROOT/Benchmarks/scripts/driver.py" --build "$OUT/cmake" --c-bench "$OUT/cmake/Benchmarks/c/controllerreg-bench" \
+    --swift-bench "$SWIFT_BENCH" --lib "$OUT/cmake/libcontrollerreg.so" --out "$OUT" "$@"

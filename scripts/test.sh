@@ -21,7 +21,7 @@ cmake --build build
 echo "== ctest"
 (cd build && ctest --output-on-failure)
 
-echo "== python binding (pytest in build/venv against build/libcontrollerreg.so)"
+echo "== python binding (wheel around build/libcontrollerreg.so, fresh venv, pytest + mypy on the installed package)"
 bash bindings/run-tests.sh --python-only build/libcontrollerreg.so build
 
 echo "== all tests passed in $((SECONDS - start))s"

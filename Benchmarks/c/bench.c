@@ -1,16 +1,20 @@
 /*
  * bench.c — controllerreg's C benchmark: creates through the C ABI against hand-wired C and a
- * C name-lookup baseline; config loads against libyaml's raw event scan and libplist's parse;
- * thread scaling; a soak of creates with RSS sampled.
+ * C name-lookup floor; config loads against libyaml's raw event scan, rapidjson's DOM parse and
+ * libplist; thread scaling; memory per entry; a soak of creates with RSS sampled.
  *
- * Every measurement prints one line:
- *   RESULT {"name": "...", "unit": "ns/op"|"ms"|"bytes"|..., "samples": [...], ...}
- * which Benchmarks/scripts/driver.py collects into the table and results.json. Run with no
- * arguments for the list of modes. Prints only; asserts nothing about speed.
+ * Every comparison is an interleaved A/B pair (pairbench.h): it prints
+ *   PAIR {"a": "...", "b": "...", "unit": "ns/op"|"ms"|"Mops/s", "a_samples": [...], "b_samples": [...]}
+ * and single-sided measurements print RESULT lines; Benchmarks/scripts/driver.py collects both.
+ * `bench cg SPEC N` runs one operation N times inside pb_measured_region for callgrind.
+ * Run with no arguments for the list of modes. Prints only; asserts nothing about speed.
  */
 #define _GNU_SOURCE
 #include "controllerreg.h"
+#include "pairbench.h"
+#include "rapidjson_dom.h"
 
+#include <malloc.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -26,19 +30,6 @@
 /* ---------------------------------------------------------------------------------------- */
 /* helpers                                                                                   */
 
-/* Single-threaded cases are timed in this thread's CPU time, so that time the scheduler gives
- * to other processes on a shared machine is not counted (BENCH_CLOCK=wall for wall time).
- * Thread scaling and the soak use wall time. */
-static clockid_t case_clock = CLOCK_THREAD_CPUTIME_ID;
-
-static double clock_ns(clockid_t c) {
-    struct timespec ts;
-    clock_gettime(c, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-static double now_ns(void) { return clock_ns(case_clock); }
-static double wall_ns(void) { return clock_ns(CLOCK_MONOTONIC); }
-
 static long rss_bytes(void) {
     FILE *f = fopen("/proc/self/statm", "r");
     long pages = 0, resident = 0;
@@ -48,11 +39,22 @@ static long rss_bytes(void) {
     return resident * sysconf(_SC_PAGESIZE);
 }
 
-static void emit(const char *name, const char *unit, const double *samples, int n, const char *extra) {
-    printf("RESULT {\"name\": \"%s\", \"unit\": \"%s\", \"samples\": [", name, unit);
-    for (int i = 0; i < n; i++) printf("%s%.4f", i ? ", " : "", samples[i]);
-    printf("]%s%s}\n", extra ? ", " : "", extra ? extra : "");
-    fflush(stdout);
+/* Peak RSS of the process so far (VmHWM), in bytes. */
+static long peak_rss_bytes(void) {
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kb = 0;
+    if (!f) return 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "VmHWM: %ld kB", &kb) == 1) break;
+    fclose(f);
+    return kb * 1024;
+}
+
+/* Bytes the allocator has handed out and not taken back (malloc arenas + mmapped blocks). */
+static long heap_in_use(void) {
+    struct mallinfo2 m = mallinfo2();
+    return (long)(m.uordblks + m.hblkhd);
 }
 
 static void die(const char *what) {
@@ -203,11 +205,13 @@ static cr_registry *make_registry(void) {
     return reg;
 }
 
-/* ---------------------------------------------------------------------------------------- */
-/* the C baseline: FNV-1a lookup of a short name in a table + a call through a function pointer */
 
-typedef void *(*create_fn)(const cr_value *, void *);
-typedef struct { const char *name; uint64_t hash; create_fn fn; } fn_slot;
+/* ---------------------------------------------------------------------------------------- */
+/* the C floor: FNV-1a lookup of a short name in a table + a call through a function pointer  */
+/* (what a minimal name-addressed registry written in C costs: one lookup per object built)  */
+
+typedef void *(*make_fn)(void);
+typedef struct { const char *name; uint64_t hash; make_fn fn; void *cached; } fn_slot;
 #define FN_TABLE 64
 static fn_slot fn_table[FN_TABLE];
 
@@ -216,54 +220,34 @@ static uint64_t fnv1a(const char *s) {
     while (*s) { h ^= (unsigned char)*s++; h *= 0x100000001b3ull; }
     return h;
 }
-static void fn_table_add(const char *name, create_fn fn) {
-    uint64_t h = fnv1a(name);
-    size_t i = h & (FN_TABLE - 1);
-    while (fn_table[i].name) i = (i + 1) & (FN_TABLE - 1);
-    fn_table[i] = (fn_slot){name, h, fn};
-}
-static __attribute__((noinline)) void *fn_table_create(const char *name) {
+static void fn_table_add(const char *name, make_fn fn, void *cached) {
     uint64_t h = fnv1a(name);
     size_t i = h & (FN_TABLE - 1);
     while (fn_table[i].name) {
-        if (fn_table[i].hash == h && strcmp(fn_table[i].name, name) == 0) return fn_table[i].fn(NULL, NULL);
+        if (!strcmp(fn_table[i].name, name)) return;
+        i = (i + 1) & (FN_TABLE - 1);
+    }
+    fn_table[i] = (fn_slot){name, h, fn, cached};
+}
+static __attribute__((noinline)) fn_slot *fn_table_find(const char *name) {
+    uint64_t h = fnv1a(name);
+    size_t i = h & (FN_TABLE - 1);
+    while (fn_table[i].name) {
+        if (fn_table[i].hash == h && strcmp(fn_table[i].name, name) == 0) return &fn_table[i];
         i = (i + 1) & (FN_TABLE - 1);
     }
     return NULL;
 }
-
-/* ---------------------------------------------------------------------------------------- */
-/* create cases                                                                              */
-
-static int reps = 9;
-static long iters = 200000;
-
-typedef void (*op_fn)(void *ctx);
-
-static void run_case(const char *name, op_fn op, void *ctx, long n) {
-    double samples[64];
-    for (long i = 0; i < n / 10; i++) op(ctx); /* warm up */
-    for (int r = 0; r < reps; r++) {
-        double t0 = now_ns();
-        for (long i = 0; i < n; i++) op(ctx);
-        samples[r] = (now_ns() - t0) / (double)n;
-    }
-    emit(name, "ns/op", samples, reps, NULL);
+/* Lookup + call: the object of `name`, built by its function. */
+static void *fn_table_make(const char *name) {
+    fn_slot *s = fn_table_find(name);
+    return s ? s->fn() : NULL;
 }
 
-typedef struct { cr_registry *reg; const char *name; cr_value *props; } create_ctx;
+/* ---------------------------------------------------------------------------------------- */
+/* hand-wired C: the same objects, built directly                                            */
 
-static void op_cr_leaf(void *c) { create_ctx *x = c; void *o = cr_registry_create(x->reg, x->name, NULL); free(o); }
-static void op_cr_node(void *c) { create_ctx *x = c; node_destroy(cr_registry_create(x->reg, x->name, x->props), NULL); }
-static void op_cr_chain(void *c) { create_ctx *x = c; link_destroy(cr_registry_create(x->reg, x->name, NULL), NULL); }
-static void op_cr_single(void *c) { create_ctx *x = c; sink = (uintptr_t)cr_registry_create(x->reg, x->name, NULL); }
-static void op_cr_diamond(void *c) { create_ctx *x = c; pair_destroy(cr_registry_create(x->reg, x->name, NULL), NULL); }
-
-static const char *volatile leaf_name = "Leaf";
-static void op_lookup_call_v(void *c) { (void)c; void *o = fn_table_create(leaf_name); free(o); }
-
-static __attribute__((noinline)) leaf_t *hand_leaf(void) { leaf_t *l = malloc(sizeof *l); l->id = 1; return l; }
-static void op_hand_leaf(void *c) { (void)c; leaf_t *l = hand_leaf(); sink = (uintptr_t)l; free(l); }
+static __attribute__((noinline)) void *hand_leaf(void) { leaf_t *l = malloc(sizeof *l); l->id = 1; return l; }
 static __attribute__((noinline)) node_t *hand_node(const char *title, int64_t count, double ratio) {
     node_t *n = malloc(sizeof *n);
     n->a = hand_leaf();
@@ -273,14 +257,51 @@ static __attribute__((noinline)) node_t *hand_node(const char *title, int64_t co
     n->ratio = ratio;
     return n;
 }
+static void *hand_node_shell(void) {
+    node_t *n = malloc(sizeof *n);
+    copy_title(n->title, "Home screen");
+    n->count = 3;
+    n->ratio = 0.5;
+    return n;
+}
+static leaf_t *hand_single_obj;
+
+/* ---------------------------------------------------------------------------------------- */
+/* create operations: every name the pairs and the callgrind mode use                        */
+
+static cr_registry *the_reg;
+static cr_value *the_props;
+static const char *volatile name_leaf = "Leaf", *volatile name_leafb = "LeafB", *volatile name_node = "Node",
+                            *volatile name_chain = "Chain9", *volatile name_single = "Single",
+                            *volatile name_diamond = "Diamond";
+
+static void op_cr_leaf(void *c) { (void)c; free(cr_registry_create(the_reg, name_leaf, NULL)); }
+static void op_cr_node(void *c) { (void)c; node_destroy(cr_registry_create(the_reg, name_node, NULL), NULL); }
+static void op_cr_props(void *c) { (void)c; node_destroy(cr_registry_create(the_reg, name_node, the_props), NULL); }
+static void op_cr_chain(void *c) { (void)c; link_destroy(cr_registry_create(the_reg, name_chain, NULL), NULL); }
+static void op_cr_single(void *c) { (void)c; sink = (uintptr_t)cr_registry_create(the_reg, name_single, NULL); }
+static void op_cr_diamond(void *c) { (void)c; pair_destroy(cr_registry_create(the_reg, name_diamond, NULL), NULL); }
+
+static void op_floor_leaf(void *c) { (void)c; free(fn_table_make(name_leaf)); }
+/* node5's floor: three lookups + calls (the node and its two leaves), the 3 literals set. */
+static void op_floor_node(void *c) {
+    (void)c;
+    node_t *n = fn_table_make(name_node);
+    n->a = fn_table_make(name_leaf);
+    n->b = fn_table_make(name_leafb);
+    node_destroy(n, NULL);
+}
+static void op_floor_single(void *c) { (void)c; fn_slot *s = fn_table_find(name_single); sink = (uintptr_t)(s ? s->cached : NULL); }
+
+static void op_hand_leaf(void *c) { (void)c; void *l = hand_leaf(); sink = (uintptr_t)l; free(l); }
 static void op_hand_node(void *c) { (void)c; node_destroy(hand_node("Home screen", 3, 0.5), NULL); }
+static void op_hand_props(void *c) { (void)c; node_destroy(hand_node("Overridden", 42, 0.5), NULL); }
 static void op_hand_chain(void *c) {
     (void)c;
     link_t *l = NULL;
     for (int i = 0; i < 10; i++) { link_t *n = malloc(sizeof *n); n->next = l; l = n; sink = (uintptr_t)l; }
     link_destroy(l, NULL);
 }
-static leaf_t *hand_single_obj;
 static void op_hand_single(void *c) { (void)c; if (!hand_single_obj) hand_single_obj = hand_leaf(); sink = (uintptr_t)hand_single_obj; }
 static void op_hand_diamond(void *c) {
     (void)c;
@@ -293,104 +314,100 @@ static void op_hand_diamond(void *c) {
     sink = (uintptr_t)p;
     pair_destroy(p, NULL);
 }
-static void op_hand_props(void *c) { (void)c; node_destroy(hand_node("Overridden", 42, 0.5), NULL); }
 
-static void mode_create(void) {
-    cr_registry *reg = make_registry();
-    fn_table_add("Leaf", leaf_create);
-    fn_table_add("Node", node_create);
-    fn_table_add("Link", link_create);
-    fn_table_add("Holder", holder_create);
-    fn_table_add("Pair", pair_create);
-    fn_table_add("Single", leaf_create);
-    cr_value *props = cr_map_new();
-    cr_map_set_string(props, "title", "Overridden");
-    cr_map_set_int(props, "count", 42);
+typedef struct { const char *name; pb_op op; } named_op;
+static const named_op create_ops[] = {
+    {"c.cr.leaf", op_cr_leaf},         {"c.floor.leaf", op_floor_leaf},     {"c.hand.leaf", op_hand_leaf},
+    {"c.cr.node5", op_cr_node},        {"c.floor.node5", op_floor_node},    {"c.hand.node5", op_hand_node},
+    {"c.cr.singleton", op_cr_single},  {"c.floor.singleton", op_floor_single}, {"c.hand.singleton", op_hand_single},
+    {"c.cr.chain10", op_cr_chain},     {"c.hand.chain10", op_hand_chain},
+    {"c.cr.diamond", op_cr_diamond},   {"c.hand.diamond", op_hand_diamond},
+    {"c.cr.props_merged", op_cr_props}, {"c.hand.props_merged", op_hand_props},
+};
+#define N_CREATE_OPS (sizeof create_ops / sizeof create_ops[0])
 
-    create_ctx leaf = {reg, "Leaf", NULL}, node = {reg, "Node", NULL}, chain = {reg, "Chain9", NULL},
-               single = {reg, "Single", NULL}, diamond = {reg, "Diamond", NULL}, merged = {reg, "Node", props};
-    /* sanity: the objects are what the hand-wired code builds */
-    node_t *n = cr_registry_create(reg, "Node", props);
-    if (!n || n->count != 42 || strcmp(n->title, "Overridden") != 0 || n->ratio != 0.5 || !n->a || !n->b) die("props check");
-    node_destroy(n, NULL);
+/* The A/B pairs of `bench creates`, A over B. Add a row here (and its op above) to add a pair. */
+static const char *const create_pairs[][2] = {
+    {"c.cr.leaf", "c.floor.leaf"},           {"c.cr.leaf", "c.hand.leaf"},
+    {"c.cr.node5", "c.floor.node5"},         {"c.cr.node5", "c.hand.node5"},
+    {"c.cr.singleton", "c.floor.singleton"}, {"c.cr.singleton", "c.hand.singleton"},
+    {"c.cr.chain10", "c.hand.chain10"},      {"c.cr.diamond", "c.hand.diamond"},
+    {"c.cr.props_merged", "c.hand.props_merged"},
+};
 
-    run_case("c.baseline.lookup_call", op_lookup_call_v, NULL, iters * 5);
-    run_case("c.cr.leaf", op_cr_leaf, &leaf, iters * 5);
-    run_case("c.hand.leaf", op_hand_leaf, NULL, iters * 5);
-    run_case("c.cr.node5", op_cr_node, &node, iters);
-    run_case("c.hand.node5", op_hand_node, NULL, iters * 5);
-    run_case("c.cr.chain10", op_cr_chain, &chain, iters / 2);
-    run_case("c.hand.chain10", op_hand_chain, NULL, iters * 2);
-    run_case("c.cr.singleton", op_cr_single, &single, iters * 5);
-    run_case("c.hand.singleton", op_hand_single, NULL, iters * 10);
-    run_case("c.cr.diamond", op_cr_diamond, &diamond, iters / 2);
-    run_case("c.hand.diamond", op_hand_diamond, NULL, iters * 2);
-    run_case("c.cr.props_merged", op_cr_node, &merged, iters);
-    run_case("c.hand.props_merged", op_hand_props, NULL, iters * 5);
-    cr_value_free(props);
-    cr_registry_free(reg);
+static pb_op find_create_op(const char *name) {
+    for (size_t i = 0; i < N_CREATE_OPS; i++)
+        if (!strcmp(create_ops[i].name, name)) return create_ops[i].op;
+    return NULL;
 }
 
-/* One case n times, untimed: for profiles (valgrind --tool=callgrind bench one node 100000). */
-static void mode_one(const char *which, long n) {
-    cr_registry *reg = make_registry();
-    fn_table_add("Leaf", leaf_create);
-    cr_value *props = cr_map_new();
-    cr_map_set_string(props, "title", "Overridden");
-    cr_map_set_int(props, "count", 42);
-    create_ctx leaf = {reg, "Leaf", NULL}, node = {reg, "Node", NULL}, chain = {reg, "Chain9", NULL},
-               single = {reg, "Single", NULL}, diamond = {reg, "Diamond", NULL}, merged = {reg, "Node", props};
-    struct { const char *name; op_fn op; void *ctx; } cases[] = {
-        {"leaf", op_cr_leaf, &leaf}, {"node", op_cr_node, &node}, {"chain", op_cr_chain, &chain},
-        {"singleton", op_cr_single, &single}, {"diamond", op_cr_diamond, &diamond},
-        {"props", op_cr_node, &merged}, {"lookup", op_lookup_call_v, NULL}, {"handnode", op_hand_node, NULL},
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        if (!strcmp(cases[i].name, which))
-            for (long k = 0; k < n; k++) cases[i].op(cases[i].ctx);
-    cr_value_free(props);
-    cr_registry_free(reg);
+static void setup_creates(void) {
+    the_reg = make_registry();
+    fn_table_add("Leaf", hand_leaf, NULL);
+    fn_table_add("LeafB", hand_leaf, NULL);
+    fn_table_add("Node", hand_node_shell, NULL);
+    hand_single_obj = hand_leaf();
+    fn_table_add("Single", hand_leaf, hand_single_obj);
+    the_props = cr_map_new();
+    cr_map_set_string(the_props, "title", "Overridden");
+    cr_map_set_int(the_props, "count", 42);
+    /* sanity: the objects are what the hand-wired code builds */
+    node_t *n = cr_registry_create(the_reg, "Node", the_props);
+    if (!n || n->count != 42 || strcmp(n->title, "Overridden") != 0 || n->ratio != 0.5 || !n->a || !n->b) die("props check");
+    node_destroy(n, NULL);
+}
+
+static void teardown_creates(void) {
+    cr_value_free(the_props);
+    cr_registry_free(the_reg);
+}
+
+static void mode_creates(void) {
+    setup_creates();
+    for (size_t i = 0; i < sizeof create_pairs / sizeof create_pairs[0]; i++)
+        pb_pair_ops(create_pairs[i][0], find_create_op(create_pairs[i][0]), NULL, create_pairs[i][1],
+                    find_create_op(create_pairs[i][1]), NULL);
+    teardown_creates();
 }
 
 /* ---------------------------------------------------------------------------------------- */
 /* threads and soak                                                                          */
 
-typedef struct { cr_registry *reg; long n; double cpu_ns; } thread_arg;
+typedef struct { long n; double cpu_ns; } thread_arg;
 static void *thread_body(void *p) {
     thread_arg *a = p;
-    double t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-    for (long i = 0; i < a->n; i++) node_destroy(cr_registry_create(a->reg, "Node", NULL), NULL);
-    a->cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
+    double t0 = pb_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+    for (long i = 0; i < a->n; i++) node_destroy(cr_registry_create(the_reg, "Node", NULL), NULL);
+    a->cpu_ns = pb_clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
     return NULL;
 }
 
-/* Creates per second of the 5-dependency entry with T threads, each doing n creates:
- * c.threads.T by wall time (needs T idle cores), c.threads_cpu.T as the sum of each thread's
- * n / its own CPU time (what contention inside the library costs, whatever else runs). */
-static void mode_threads(void) {
-    cr_registry *reg = make_registry();
-    long n = iters * 2;
-    for (int t = 1; t <= 2; t++) {
-        double samples[64], cpu[64];
-        thread_arg warm = {reg, n / 10, 0};
-        thread_body(&warm);
-        for (int r = 0; r < reps; r++) {
-            pthread_t th[2];
-            thread_arg a[2] = {{reg, n, 0}, {reg, n, 0}};
-            double t0 = wall_ns();
-            for (int i = 0; i < t; i++) pthread_create(&th[i], NULL, thread_body, &a[i]);
-            for (int i = 0; i < t; i++) pthread_join(th[i], NULL);
-            samples[r] = (double)(n * t) / ((wall_ns() - t0) / 1e9) / 1e6;
-            cpu[r] = 0;
-            for (int i = 0; i < t; i++) cpu[r] += (double)n / (a[i].cpu_ns / 1e9) / 1e6;
-        }
-        char name[64];
-        snprintf(name, sizeof name, "c.threads.%d", t);
-        emit(name, "Mops/s", samples, reps, NULL);
-        snprintf(name, sizeof name, "c.threads_cpu.%d", t);
-        emit(name, "Mops/s", cpu, reps, NULL);
+/* One block of T threads doing n creates each: Mops/s by wall clock, and the sum over threads of
+ * n / own CPU time (what contention inside the library costs, whatever else the machine runs). */
+static void thread_block(int t, long n, double *wall_mops, double *cpu_mops) {
+    pthread_t th[2];
+    thread_arg a[2] = {{n, 0}, {n, 0}};
+    double t0 = pb_clock_ns(CLOCK_MONOTONIC);
+    for (int i = 0; i < t; i++) pthread_create(&th[i], NULL, thread_body, &a[i]);
+    for (int i = 0; i < t; i++) pthread_join(th[i], NULL);
+    *wall_mops = (double)(n * t) / ((pb_clock_ns(CLOCK_MONOTONIC) - t0) / 1e9) / 1e6;
+    *cpu_mops = 0;
+    for (int i = 0; i < t; i++) *cpu_mops += (double)n / (a[i].cpu_ns / 1e9) / 1e6;
+}
+
+/* Pairs of (2 threads, 1 thread) blocks of the 5-dependency create, in alternating order. */
+static void mode_threads(long n) {
+    setup_creates();
+    static double w2[PB_MAX_PAIRS], w1[PB_MAX_PAIRS], c2[PB_MAX_PAIRS], c1[PB_MAX_PAIRS];
+    thread_arg warm = {n / 10, 0};
+    thread_body(&warm);
+    for (int r = 0; r < pb_cfg.pairs; r++) {
+        if (r % 2 == 0) { thread_block(2, n, &w2[r], &c2[r]); thread_block(1, n, &w1[r], &c1[r]); }
+        else { thread_block(1, n, &w1[r], &c1[r]); thread_block(2, n, &w2[r], &c2[r]); }
     }
-    cr_registry_free(reg);
+    pb_emit_pair("c.threads.2", "c.threads.1", "Mops/s", w2, w1, pb_cfg.pairs, NULL);
+    pb_emit_pair("c.threads_cpu.2", "c.threads_cpu.1", "Mops/s", c2, c1, pb_cfg.pairs, NULL);
+    teardown_creates();
 }
 
 /* n creates of the 5-dependency entry (3 objects each), RSS sampled every n/10. */
@@ -400,20 +417,34 @@ static void mode_soak(long n) {
     double samples[11];
     int k = 0;
     samples[k++] = (double)rss_bytes();
-    double t0 = wall_ns();
+    double t0 = pb_clock_ns(CLOCK_MONOTONIC);
     for (long i = 1; i <= n; i++) {
         node_destroy(cr_registry_create(reg, "Node", NULL), NULL);
         if (i % (n / 10) == 0) samples[k++] = (double)rss_bytes();
     }
-    double secs = (wall_ns() - t0) / 1e9;
+    double secs = (pb_clock_ns(CLOCK_MONOTONIC) - t0) / 1e9;
     char extra[160];
     snprintf(extra, sizeof extra, "\"creates\": %ld, \"seconds\": %.3f, \"growth_bytes\": %.0f", n, secs, samples[k - 1] - samples[0]);
-    emit("c.soak.rss", "bytes", samples, k, extra);
+    pb_emit_result("c.soak.rss", "bytes", samples, k, extra);
     cr_registry_free(reg);
 }
 
 /* ---------------------------------------------------------------------------------------- */
-/* loads                                                                                     */
+/* loads: a "load spec" names one parser over one file                                       */
+/*   cr:FORMAT:FILE     cr_load_string into a fresh registry (FORMAT yaml|json|plist)          */
+/*   libyaml:FILE       libyaml's raw event scan (events deleted as read, as our loader does)  */
+/*   rapidjson:FILE     rapidjson's DOM parse (Document::Parse, strings copied)               */
+/*   libplist:FILE      plist_from_xml / plist_from_bin                                       */
+/* Freeing the registry, the DOM or the plist tree is never counted.                         */
+
+typedef enum { L_CR, L_LIBYAML, L_RAPIDJSON, L_LIBPLIST } load_kind;
+typedef struct {
+    load_kind kind;
+    cr_format format;
+    char *text;
+    size_t len;
+    void *result; /* what the last operation built, freed outside the measured part */
+} load_spec;
 
 static cr_format parse_format(const char *s) {
     if (!strcmp(s, "yaml")) return CR_FORMAT_YAML;
@@ -422,118 +453,191 @@ static cr_format parse_format(const char *s) {
     return CR_FORMAT_AUTO;
 }
 
-/* Load + full validation from memory into a fresh registry, per rep (freeing is not timed). */
-static void mode_load(const char *name, const char *path, const char *fmt) {
-    size_t len;
-    char *text = read_file(path, &len);
-    double samples[64];
-    for (int r = 0; r < reps; r++) {
-        cr_registry *reg = cr_registry_new();
-        double t0 = now_ns();
-        if (cr_load_string(reg, text, len, parse_format(fmt))) die(path);
-        samples[r] = (now_ns() - t0) / 1e6;
-        cr_registry_free(reg);
-    }
-    char extra[64];
-    snprintf(extra, sizeof extra, "\"bytes\": %zu", len);
-    emit(name, "ms", samples, reps, extra);
-    free(text);
+static void parse_spec(const char *spec, load_spec *out) {
+    memset(out, 0, sizeof *out);
+    const char *path = strchr(spec, ':');
+    if (!path) { fprintf(stderr, "bench: bad load spec %s\n", spec); exit(2); }
+    path++;
+    if (!strncmp(spec, "cr:", 3)) {
+        out->kind = L_CR;
+        const char *colon = strchr(path, ':');
+        if (!colon) { fprintf(stderr, "bench: bad load spec %s (cr:FORMAT:FILE)\n", spec); exit(2); }
+        char fmt[16] = {0};
+        memcpy(fmt, path, (size_t)(colon - path) < 15 ? (size_t)(colon - path) : 15);
+        out->format = parse_format(fmt);
+        path = colon + 1;
+    } else if (!strncmp(spec, "libyaml:", 8)) out->kind = L_LIBYAML;
+    else if (!strncmp(spec, "rapidjson:", 10)) out->kind = L_RAPIDJSON;
+    else if (!strncmp(spec, "libplist:", 9)) out->kind = L_LIBPLIST;
+    else { fprintf(stderr, "bench: unknown load spec %s\n", spec); exit(2); }
+    out->text = read_file(path, &out->len);
 }
 
-/* RSS growth of one load in a fresh process, per entry. */
+static void free_result(load_spec *s) {
+    if (!s->result) return;
+    switch (s->kind) {
+    case L_CR: cr_registry_free(s->result); break;
+    case L_RAPIDJSON: rj_free(s->result); break;
+#ifdef HAVE_LIBPLIST
+    case L_LIBPLIST: plist_free(s->result); break;
+#endif
+    default: break;
+    }
+    s->result = NULL;
+}
+
+static void libyaml_scan(const char *text, size_t len) {
+    yaml_parser_t parser;
+    yaml_event_t event;
+    yaml_parser_initialize(&parser);
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+    for (;;) {
+        if (!yaml_parser_parse(&parser, &event)) { fprintf(stderr, "libyaml error\n"); exit(1); }
+        int done = event.type == YAML_STREAM_END_EVENT;
+        yaml_event_delete(&event);
+        if (done) break;
+    }
+    yaml_parser_delete(&parser);
+}
+
+/* One load of the spec's bytes (the measured part only); the result stays in s->result. */
+static void op_load(void *c) {
+    load_spec *s = c;
+    switch (s->kind) {
+    case L_CR: {
+        cr_registry *reg = cr_registry_new();
+        if (cr_load_string(reg, s->text, s->len, s->format)) die("load");
+        s->result = reg;
+        break;
+    }
+    case L_LIBYAML: libyaml_scan(s->text, s->len); break;
+    case L_RAPIDJSON:
+        s->result = rj_parse(s->text, s->len);
+        if (!s->result) { fprintf(stderr, "rapidjson could not parse\n"); exit(1); }
+        break;
+    case L_LIBPLIST: {
+#ifdef HAVE_LIBPLIST
+        plist_t root = NULL;
+        if (s->len > 6 && memcmp(s->text, "bplist", 6) == 0) plist_from_bin(s->text, (uint32_t)s->len, &root);
+        else plist_from_xml(s->text, (uint32_t)s->len, &root);
+        if (!root) { fprintf(stderr, "libplist could not parse\n"); exit(1); }
+        s->result = root;
+#else
+        fprintf(stderr, "bench: built without libplist\n");
+        exit(3);
+#endif
+        break;
+    }
+    }
+}
+
+/* n loads, each timed alone (in ms); freeing each result is not counted. */
+static double load_block(void *c, long n) {
+    load_spec *s = c;
+    double total = 0;
+    for (long i = 0; i < n; i++) {
+        double t0 = pb_now_ns();
+        op_load(s);
+        total += pb_now_ns() - t0;
+        free_result(s);
+    }
+    return total;
+}
+
+/* An A/B pair of two loads, one load per block, in ms per load. */
+static void mode_loadpair(const char *a, const char *aspec, const char *b, const char *bspec) {
+    load_spec x, y;
+    parse_spec(aspec, &x);
+    parse_spec(bspec, &y);
+#ifndef HAVE_LIBPLIST
+    if (x.kind == L_LIBPLIST || y.kind == L_LIBPLIST) { printf("SKIP %s / %s: built without libplist\n", a, b); return; }
+#endif
+    load_block(&x, 1); /* warm-up */
+    load_block(&y, 1);
+    char extra[96];
+    snprintf(extra, sizeof extra, "\"a_bytes\": %zu, \"b_bytes\": %zu", x.len, y.len);
+    pb_pair_blocks(a, load_block, &x, 1, b, load_block, &y, 1, "ms", 1e-6, extra);
+    free(x.text);
+    free(y.text);
+}
+
+/* Memory of one load in a fresh process, per entry: RSS growth, the allocator's bytes in use
+ * (mallinfo2) and the peak RSS growth while loading (VmHWM). */
 static void mode_loadmem(const char *name, const char *path, const char *fmt, long entries) {
     size_t len;
     char *text = read_file(path, &len);
     cr_registry *warm = cr_registry_new();
     cr_load_string(warm, "W: Leaf", 7, CR_FORMAT_YAML);
     cr_registry_free(warm);
-    long before = rss_bytes();
+    long rss0 = rss_bytes(), heap0 = heap_in_use(), peak0 = peak_rss_bytes();
     cr_registry *reg = cr_registry_new();
     if (cr_load_string(reg, text, len, parse_format(fmt))) die(path);
-    long after = rss_bytes();
-    double per = (double)(after - before) / (double)entries;
-    char extra[96];
-    snprintf(extra, sizeof extra, "\"entries\": %ld, \"growth_bytes\": %ld", entries, after - before);
-    emit(name, "B/entry", &per, 1, extra);
+    long rss1 = rss_bytes(), heap1 = heap_in_use(), peak1 = peak_rss_bytes();
+    double per = (double)(rss1 - rss0) / (double)entries;
+    char extra[256];
+    snprintf(extra, sizeof extra,
+             "\"entries\": %ld, \"bytes\": %zu, \"rss_growth\": %ld, \"heap_growth\": %ld, \"heap_per_entry\": %.1f, "
+             "\"peak_growth\": %ld, \"peak_per_entry\": %.1f",
+             entries, len, rss1 - rss0, heap1 - heap0, (double)(heap1 - heap0) / (double)entries,
+             peak1 > rss0 ? peak1 - rss0 : peak1 - peak0, (double)(peak1 > rss0 ? peak1 - rss0 : peak1 - peak0) / (double)entries);
+    pb_emit_result(name, "B/entry", &per, 1, extra);
     cr_registry_free(reg);
     free(text);
 }
 
-/* libyaml: the raw event scan of the same bytes (no tree, no types). */
-static void mode_libyaml(const char *name, const char *path) {
-    size_t len;
-    char *text = read_file(path, &len);
-    double samples[64];
-    long events = 0;
-    for (int r = 0; r < reps; r++) {
-        double t0 = now_ns();
-        yaml_parser_t parser;
-        yaml_event_t event;
-        yaml_parser_initialize(&parser);
-        yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-        events = 0;
-        for (;;) {
-            if (!yaml_parser_parse(&parser, &event)) { fprintf(stderr, "libyaml error\n"); exit(1); }
-            int done = event.type == YAML_STREAM_END_EVENT;
-            yaml_event_delete(&event);
-            events++;
-            if (done) break;
-        }
-        yaml_parser_delete(&parser);
-        samples[r] = (now_ns() - t0) / 1e6;
-    }
-    char extra[96];
-    snprintf(extra, sizeof extra, "\"bytes\": %zu, \"events\": %ld", len, events);
-    emit(name, "ms", samples, reps, extra);
-    free(text);
-}
+/* ---------------------------------------------------------------------------------------- */
+/* callgrind mode                                                                            */
 
-/* libplist: plist_from_xml / plist_from_bin of the same bytes (freeing the tree is not timed). */
-static void mode_libplist(const char *name, const char *path) {
-#ifdef HAVE_LIBPLIST
-    size_t len;
-    char *text = read_file(path, &len);
-    double samples[64];
-    int binary = len > 6 && memcmp(text, "bplist", 6) == 0;
-    for (int r = 0; r < reps; r++) {
-        plist_t root = NULL;
-        double t0 = now_ns();
-        if (binary) plist_from_bin(text, (uint32_t)len, &root);
-        else plist_from_xml(text, (uint32_t)len, &root);
-        samples[r] = (now_ns() - t0) / 1e6;
-        if (!root) { fprintf(stderr, "libplist could not parse %s\n", path); exit(1); }
-        plist_free(root);
+/* `cg SPEC N`: SPEC is a load spec, or create op names separated by commas (c.cr.leaf,c.hand.leaf);
+ * runs each N times inside its own call of pb_measured_region after a warm-up (loads: none), for
+ * valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*pb_measured_region*'
+ * (add --dump-after='*pb_measured_region*' for one dump per op, in the order given). */
+static void mode_cg(const char *spec, long n) {
+    char first[128] = {0};
+    strncpy(first, spec, sizeof first - 1);
+    first[strcspn(first, ",")] = 0;
+    if (find_create_op(first)) {
+        setup_creates();
+        char *list = strdup(spec), *save = NULL;
+        for (char *name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+            pb_op op = find_create_op(name);
+            if (!op) { fprintf(stderr, "bench: unknown op %s\n", name); exit(2); }
+            pb_count(op, NULL, 1000, n);
+        }
+        free(list);
+        teardown_creates();
+        return;
     }
-    char extra[64];
-    snprintf(extra, sizeof extra, "\"bytes\": %zu", len);
-    emit(name, "ms", samples, reps, extra);
-    free(text);
-#else
-    (void)path;
-    printf("SKIP %s: built without libplist\n", name);
-#endif
+    load_spec s;
+    parse_spec(spec, &s);
+    for (long i = 0; i < n; i++) {
+        pb_measured_region(op_load, &s, 1);
+        free_result(&s);
+    }
+    free(s.text);
 }
 
 int main(int argc, char **argv) {
-    const char *r = getenv("BENCH_REPS"), *it = getenv("BENCH_ITERS");
-    if (r) reps = atoi(r) > 0 && atoi(r) <= 64 ? atoi(r) : reps;
-    if (it) iters = atol(it) > 0 ? atol(it) : iters;
-    const char *clk = getenv("BENCH_CLOCK");
-    if (clk && !strcmp(clk, "wall")) case_clock = CLOCK_MONOTONIC;
+    pb_init_from_env();
+    const char *it = getenv("BENCH_ITERS");
+    long iters = it && atol(it) > 0 ? atol(it) : 200000;
     const char *mode = argc > 1 ? argv[1] : "";
-    if (!strcmp(mode, "create")) mode_create();
-    else if (!strcmp(mode, "threads")) mode_threads();
-    else if (!strcmp(mode, "one") && argc > 3) mode_one(argv[2], atol(argv[3]));
+    if (!strcmp(mode, "creates")) mode_creates();
+    else if (!strcmp(mode, "threads")) mode_threads(iters);
     else if (!strcmp(mode, "soak") && argc > 2) mode_soak(atol(argv[2]));
-    else if (!strcmp(mode, "load") && argc > 4) mode_load(argv[2], argv[3], argv[4]);
+    else if (!strcmp(mode, "loadpair") && argc > 5) mode_loadpair(argv[2], argv[3], argv[4], argv[5]);
     else if (!strcmp(mode, "loadmem") && argc > 5) mode_loadmem(argv[2], argv[3], argv[4], atol(argv[5]));
-    else if (!strcmp(mode, "libyaml") && argc > 3) mode_libyaml(argv[2], argv[3]);
-    else if (!strcmp(mode, "libplist") && argc > 3) mode_libplist(argv[2], argv[3]);
+    else if (!strcmp(mode, "cg") && argc > 3) mode_cg(argv[2], atol(argv[3]));
+    else if (!strcmp(mode, "cg-list"))
+        for (size_t i = 0; i < N_CREATE_OPS; i++) printf("%s\n", create_ops[i].name);
     else {
         fprintf(stderr,
-                "usage: bench create | threads | soak N | one leaf|node|chain|singleton|diamond|props|lookup|handnode N | load NAME FILE yaml|json|plist |\n"
-                "             loadmem NAME FILE FORMAT ENTRIES | libyaml NAME FILE | libplist NAME FILE\n"
-                "  env BENCH_REPS (runs per case, default 9), BENCH_ITERS (base iterations, default 200000)\n");
+                "usage: bench creates | threads | soak N | loadpair NAME_A SPEC_A NAME_B SPEC_B |\n"
+                "             loadmem NAME FILE yaml|json|plist ENTRIES | cg OP|SPEC N | cg-list\n"
+                "  SPEC: cr:yaml|json|plist:FILE, libyaml:FILE, rapidjson:FILE, libplist:FILE\n"
+                "  OP:   c.cr.leaf c.floor.leaf c.hand.leaf c.cr.node5 ... (see create_ops in bench.c)\n"
+                "  env BENCH_PAIRS (A/B pairs, default 21), BENCH_BLOCK_MS (block length, default 4),\n"
+                "      BENCH_ITERS (creates per thread per block in `threads`, default 200000), BENCH_CLOCK=wall\n");
         return 2;
     }
     return 0;

@@ -1,191 +1,376 @@
 #!/usr/bin/env python3
-"""Runs every benchmark, prints the table and writes results.json. Called by scripts/bench.sh.
+"""Runs every benchmark, prints the tables and writes results.json. Called by scripts/bench.sh.
 
-usage: driver.py --c-bench PATH --swift-bench PATH --out DIR [--quick]
+usage: driver.py --build DIR --c-bench PATH --swift-bench PATH --lib PATH --out DIR [--quick] [--no-callgrind]
 
-Every benchmark binary prints `RESULT {json}` lines (name, unit, samples, extras). This script
-runs them all in one go, adds Python's json.loads on the same JSON bytes, computes median and
-spread of each case, the ratio of each case to its comparisons from the same run, and checks the
-targets of issue 6. It prints only; a missed target does not fail the command.
+Every comparison is an interleaved A/B pair: the benchmark programs (C, Swift, Python, and the
+C++ and Python sections when present) print `PAIR {json}` lines, A's and B's samples taken back to
+back; the ratio of each pair of samples is one observation, and a ratio is reported as min /
+median / max of those. Single-sided measurements (memory, soak) are `RESULT {json}` lines.
+Then every operation that can be counted runs under callgrind with a fixed count, giving
+instructions per operation and the instruction ratio of each pair: a second opinion that no other
+process on the machine can change. The targets (issue 15) are checked against both; a missed
+target does not fail the command. See Benchmarks/README.md to add a pair row.
 """
 import argparse
+import concurrent.futures
 import json
 import os
 import platform
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+BENCH_DIR = os.path.dirname(HERE)
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
 
 
 def run(cmd, env=None):
+    """Runs one benchmark command; returns its PAIR and RESULT records."""
     e = dict(os.environ)
-    if env:
-        e.update(env)
-    print("  $ " + " ".join(cmd), file=sys.stderr, flush=True)
+    e.update(env or {})
+    log("  $ " + " ".join(cmd))
     out = subprocess.run(cmd, env=e, check=True, stdout=subprocess.PIPE, text=True).stdout
-    results = []
+    records = []
     for line in out.splitlines():
-        if line.startswith("RESULT "):
-            results.append(json.loads(line[len("RESULT "):]))
-        elif line.startswith("SKIP "):
-            print("  " + line, file=sys.stderr)
-    return results
+        for kind in ("PAIR", "RESULT"):
+            if line.startswith(kind + " "):
+                rec = json.loads(line[len(kind) + 1:])
+                rec["kind"] = kind
+                records.append(rec)
+        if line.startswith("SKIP "):
+            log("  " + line)
+    return records
 
 
 def stats(samples):
-    med = statistics.median(samples)
-    lo, hi = min(samples), max(samples)
-    return {"median": med, "min": lo, "max": hi,
-            "spread_pct": 0.0 if med == 0 else 100.0 * (hi - lo) / 2.0 / med}
+    return {"min": min(samples), "median": statistics.median(samples), "max": max(samples)}
 
 
-def python_json(name, path, reps):
-    data = open(path, "rb").read()
-    json.loads(data)
-    samples = []
-    for _ in range(reps):
-        t0 = time.thread_time()  # CPU time, like the C benchmark
-        json.loads(data)
-        samples.append((time.thread_time() - t0) * 1e3)
-    return {"name": name, "unit": "ms", "samples": samples, "bytes": len(data)}
+# ------------------------------------------------------------------------------------------------
+# What runs. Each suite is one command printing PAIR/RESULT lines; optional suites (the C++ and
+# Python sections of other branches) are skipped when their program is not there.
+
+SIZES_FULL = [10000, 100000]
+SIZES_QUICK = [10000]
+FORMATS = [("yaml", "yaml", "yaml"), ("json", "json", "json"), ("xml", "xml.plist", "plist"), ("bin", "bin.plist", "plist")]
+# What each format's load is compared with (the load spec of bench.c).
+REFERENCES = {"yaml": [("libyaml", "libyaml")], "json": [("rapidjson", "rapidjson")],
+              "xml": [("libplist.xml", "libplist")], "bin": [("libplist.bin", "libplist")]}
+
+
+def data_file(a, n, ext):
+    return os.path.join(a.out, "data", "entries-%d.%s" % (n, ext))
+
+
+def suites(a):
+    """(title, command, env) of every benchmark run, in order."""
+    py = sys.executable
+    sizes = SIZES_QUICK if a.quick else SIZES_FULL
+    out = [("creates (C ABI from C)", [a.c_bench, "creates"], {}),
+           ("creates (Swift: Swinject, C ABI, Swift API, hand-wired)", [a.swift_bench, "pairs"], {})]
+    cpp = os.path.join(a.build, "Benchmarks", "cpp", "controllerreg-bench-cpp")
+    if os.path.exists(cpp):
+        out.append(("creates (C++ binding)", [cpp, "pairs"], {}))
+    pysec = os.path.join(BENCH_DIR, "python", "bench_python.py")
+    if os.path.exists(pysec):
+        out.append(("Python binding", [py, pysec, "pairs", a.lib], {}))
+    out.append(("threads", [a.c_bench, "threads"], {"BENCH_ITERS": "20000" if a.quick else "100000",
+                                                     "BENCH_PAIRS": "5" if a.quick else "11"}))
+    out.append(("soak", [a.c_bench, "soak", str(1_000_000 if a.quick else 10_000_000)], {}))
+    for n in sizes:
+        big = {"BENCH_PAIRS": "3" if a.quick else "7"} if n >= 100000 else {}
+        for tag, ext, fmt in FORMATS:
+            path = data_file(a, n, ext)
+            for ref_name, ref_kind in REFERENCES[tag]:
+                out.append(("load %s %d vs %s" % (tag, n, ref_name),
+                            [a.c_bench, "loadpair", "load.%s.%d" % (tag, n), "cr:%s:%s" % (fmt, path),
+                             "%s.%d" % (ref_name, n), "%s:%s" % (ref_kind, path)], big))
+            if tag == "json":
+                out.append(("load json %d vs Python json.loads" % n,
+                            [py, os.path.join(HERE, "bench_pyjson.py"), "pair", a.lib, path, str(n)], big))
+            if n >= 100000:  # linearity: the 100k load against the 10k load, interleaved
+                out.append(("load %s 100k vs 10k" % tag,
+                            [a.c_bench, "loadpair", "load.%s.%d" % (tag, n), "cr:%s:%s" % (fmt, path),
+                             "load.%s.10000" % tag, "cr:%s:%s" % (fmt, data_file(a, 10000, ext))], big))
+    for n in sizes:
+        for tag, ext, fmt in FORMATS:
+            for rep in range(1 if a.quick else 3):
+                out.append(("memory %s %d (%d)" % (tag, n, rep + 1),
+                            [a.c_bench, "loadmem", "mem.%s.%d" % (tag, n), data_file(a, n, ext), fmt, str(n)], {}))
+    return out
+
+
+def callgrind_ops(a):
+    """name -> (program command, argument naming the op, N, method). The program runs
+    `cg ARG N`: method "region" counts only inside pb_measured_region (ops of one program with
+    the same N run in one process, one dump each); "diff": (count at N) - (count at 1), / (N - 1)."""
+    ops = {}
+    n_create = 2000 if a.quick else 20000
+
+    def listed(cmd):
+        return subprocess.run(cmd + ["cg-list"] if cmd[0] != sys.executable else cmd[:2] + ["cg-list", a.lib],
+                              stdout=subprocess.PIPE, text=True, check=True).stdout.split()
+    for name in listed([a.c_bench]):
+        ops[name] = ([a.c_bench], name, n_create, "region")
+    for name in listed([a.swift_bench]):
+        ops[name] = ([a.swift_bench], name, n_create // 10 if name.startswith("swinject") else n_create, "region")
+    cpp = os.path.join(a.build, "Benchmarks", "cpp", "controllerreg-bench-cpp")
+    if os.path.exists(cpp):
+        for name in listed([cpp]):
+            ops[name] = ([cpp], name, n_create, "region")
+    pysec = os.path.join(BENCH_DIR, "python", "bench_python.py")
+    if os.path.exists(pysec):
+        for name in listed([sys.executable, pysec]):
+            ops[name] = ([sys.executable, pysec, "cg", a.lib], name, 3, "diff")
+    # Loads: 10k (quick: the 1k files, same shape, shown under the 10k names); 100k JSON and
+    # binary plist for linearity in a full run.
+    sizes = [1000] if a.quick else [10000, 100000]
+    for n in sizes:
+        shown = 10000 if a.quick else n
+        for tag, ext, fmt in FORMATS:
+            if n >= 100000 and tag not in ("json", "bin"):
+                continue
+            path = data_file(a, n, ext)
+            ops["load.%s.%d" % (tag, shown)] = ([a.c_bench], "cr:%s:%s" % (fmt, path), 1, "region-alone")
+            if n >= 100000:
+                continue
+            for ref_name, ref_kind in REFERENCES[tag]:
+                ops["%s.%d" % (ref_name, shown)] = ([a.c_bench], "%s:%s" % (ref_kind, path), 1, "region-alone")
+            if tag == "json":
+                ops["python.json.%d" % shown] = (
+                    [sys.executable, os.path.join(HERE, "bench_pyjson.py"), "cg", a.lib, path], "python", 3, "diff")
+    return ops
+
+
+def region_symbols(program):
+    """The names callgrind knows pb_measured_region by in `program` (a C static function keeps its
+    name; Swift's is mangled and may be specialised)."""
+    out = subprocess.run(["nm", program], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True).stdout
+    return sorted({line.split()[-1] for line in out.splitlines() if "pb_measured_region" in line}) or ["pb_measured_region"]
+
+
+def callgrind_totals(cmd, workdir, region_dumps=None):
+    """Instruction totals of cmd under callgrind: the whole run, or with region_dumps (the region's
+    symbols) the count inside pb_measured_region, one total per call, in call order."""
+    base = tempfile.mkdtemp(prefix="cg.", dir=workdir) + "/out"
+    vg = ["valgrind", "--tool=callgrind", "--callgrind-out-file=" + base]
+    if region_dumps is not None:
+        vg += ["--collect-atstart=no", "--toggle-collect=*pb_measured_region*"]
+        vg += ["--dump-after=" + sym for sym in region_dumps]
+    subprocess.run(vg + cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   env=dict(os.environ, PYTHONHASHSEED="0"))
+
+    def total(path):
+        with open(path) as f:
+            for line in f:
+                if line.startswith("totals:") or line.startswith("summary:"):
+                    return int(line.split()[1])
+        return 0
+    if region_dumps is None:
+        return [total(base)]
+    dumps = sorted((int(f.rsplit(".", 1)[1]), f) for f in os.listdir(os.path.dirname(base)) if f.startswith("out."))
+    return [total(os.path.join(os.path.dirname(base), f)) for _, f in dumps]
+
+
+def callgrind_all(ops, names, workdir):
+    """Instructions per operation of each name, running the jobs on every core."""
+    jobs = []  # (names, function returning their per-op counts)
+    groups = {}
+    for name in names:
+        prog, arg, n, method = ops[name]
+        if method == "region":
+            groups.setdefault((tuple(prog), n), []).append(name)
+        elif method == "region-alone":
+            jobs.append(([name], lambda prog=prog, arg=arg, n=n: [
+                callgrind_totals(prog + ["cg", arg, str(n)], workdir, region_symbols(prog[0]))[0] / n]))
+        else:
+            jobs.append(([name], lambda prog=prog, arg=arg, n=n: [
+                (callgrind_totals(prog + [arg, str(n)], workdir)[0] - callgrind_totals(prog + [arg, "1"], workdir)[0]) / (n - 1)]))
+    for (prog, n), group in groups.items():
+        def job(prog=prog, n=n, group=group):
+            totals = callgrind_totals(list(prog) + ["cg", ",".join(ops[g][1] for g in group), str(n)], workdir,
+                                      region_symbols(prog[0]))
+            if len(totals) != len(group):
+                raise RuntimeError("callgrind: %d dumps for %d operations of %s" % (len(totals), len(group), prog[0]))
+            return [t / n for t in totals]
+        jobs.insert(0, (group, job))
+    counts = {}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        futs = {pool.submit(fn): group for group, fn in jobs}
+        for fut in concurrent.futures.as_completed(futs):
+            counts.update(zip(futs[fut], fut.result()))
+    return counts
+
+
+# ------------------------------------------------------------------------------------------------
+# Targets: (label, A, B, op, limit). The ratio is A over B of the same pairs (a pair measured as
+# B over A is inverted). "by instructions" is the same ratio from callgrind's counts.
+
+TARGETS = [
+    ("leaf create <= 3x the C lookup+call floor", "c.cr.leaf", "c.floor.leaf", "<=", 3),
+    ("leaf create >= 20x faster than Swinject", "swinject.leaf", "swift.cr.leaf", ">=", 20),
+    ("node5 <= 5x hand-wired C", "c.cr.node5", "c.hand.node5", "<=", 5),
+    ("node5 >= 20x faster than Swinject", "swinject.node5", "swift.cr.node5", ">=", 20),
+    ("node5 (Swift API) >= 20x faster than Swinject", "swinject.node5", "swift.api.node5", ">=", 20),
+    ("singleton hit >= 30x faster than Swinject", "swinject.singleton", "swift.cr.singleton", ">=", 30),
+    ("YAML 10k load <= 1.5x libyaml's event scan", "load.yaml.10000", "libyaml.10000", "<=", 1.5),
+    ("YAML 100k load <= 1.5x libyaml's event scan", "load.yaml.100000", "libyaml.100000", "<=", 1.5),
+    ("JSON 10k load <= 1.5x rapidjson's DOM parse", "load.json.10000", "rapidjson.10000", "<=", 1.5),
+    ("JSON 100k load <= 1.5x rapidjson's DOM parse", "load.json.100000", "rapidjson.100000", "<=", 1.5),
+    ("JSON 10k load faster than Python json.loads", "python.json.10000", "load.json.10000", ">", 1),
+    ("JSON 100k load faster than Python json.loads", "python.json.100000", "load.json.100000", ">", 1),
+    ("XML plist 10k load faster than libplist", "libplist.xml.10000", "load.xml.10000", ">", 1),
+    ("XML plist 100k load faster than libplist", "libplist.xml.100000", "load.xml.100000", ">", 1),
+    ("binary plist 10k load faster than libplist", "libplist.bin.10000", "load.bin.10000", ">", 1),
+    ("binary plist 100k load faster than libplist", "libplist.bin.100000", "load.bin.100000", ">", 1),
+    ("validation linear: YAML 100k/10k <= 11x", "load.yaml.100000", "load.yaml.10000", "<=", 11),
+    ("validation linear: JSON 100k/10k <= 11x", "load.json.100000", "load.json.10000", "<=", 11),
+    ("validation linear: binary plist 100k/10k <= 11x", "load.bin.100000", "load.bin.10000", "<=", 11),
+    ("2 threads >= 1.8x one thread (wall clock)", "c.threads.2", "c.threads.1", ">=", 1.8),
+    ("2 threads >= 1.8x one thread (per-thread CPU time)", "c.threads_cpu.2", "c.threads_cpu.1", ">=", 1.8),
+]
+# Memory targets (issue 15 item 1): retained bytes per entry, by RSS and by the allocator.
+MEMORY_LIMIT = 300
+
+OPS = {"<=": lambda v, l: v <= l, ">=": lambda v, l: v >= l, ">": lambda v, l: v > l, "<": lambda v, l: v < l}
+
+
+def find_pair(pairs, a, b):
+    """The ratios of A over B: from the pair (a, b), or inverted from the pair (b, a)."""
+    if (a, b) in pairs:
+        return pairs[(a, b)]["ratios"]
+    if (b, a) in pairs:
+        return [1.0 / r for r in pairs[(b, a)]["ratios"]]
+    return None
+
+
+def verdict(ratios, op, limit):
+    """yes: every pair meets the target; median only: the median does, some pair does not; NO."""
+    if not ratios:
+        return None
+    ok = [OPS[op](r, limit) for r in ratios]
+    if all(ok):
+        return "yes"
+    return "median only" if OPS[op](statistics.median(ratios), limit) else "NO"
+
+
+def fmt_ratio(s):
+    return "%.2f / %.2f / %.2f" % (s["min"], s["median"], s["max"])
+
+
+def fmt_num(v):
+    return "%.4g" % v if v is not None else ""
 
 
 def main():
     ap = argparse.ArgumentParser()
+    ap.add_argument("--build", required=True, help="the CMake build directory (for optional C++ benchmark)")
     ap.add_argument("--c-bench", required=True)
     ap.add_argument("--swift-bench", required=True)
+    ap.add_argument("--lib", required=True, help="libcontrollerreg.so (for the Python sections)")
     ap.add_argument("--out", required=True)
-    ap.add_argument("--quick", action="store_true", help="fewer runs and iterations, a 1M soak (smoke test)")
+    ap.add_argument("--quick", action="store_true", help="fewer pairs, 10k loads only, a 1M soak, callgrind on 1k loads")
+    ap.add_argument("--no-callgrind", action="store_true")
     a = ap.parse_args()
+    started = time.time()
 
-    reps = 3 if a.quick else 9
-    load_reps = 3 if a.quick else 11
-    big_reps = 2 if a.quick else 5
-    env = {"BENCH_REPS": str(reps), "BENCH_ITERS": "20000" if a.quick else "200000"}
-    soak = 1_000_000 if a.quick else 10_000_000
+    os.environ.setdefault("BENCH_PAIRS", "5" if a.quick else "21")
+    os.environ.setdefault("BENCH_BLOCK_MS", "2" if a.quick else "4")
     data = os.path.join(a.out, "data")
     os.makedirs(data, exist_ok=True)
-
-    sizes = [1000, 10000, 100000]
-    for n in sizes:
+    for n in [1000, 10000, 100000]:
         if not os.path.exists(os.path.join(data, "entries-%d.bin.plist" % n)):
             subprocess.run([sys.executable, os.path.join(HERE, "genconfig.py"), str(n), data], check=True)
 
-    results = []
-    print("creates (C)...", file=sys.stderr)
-    results += run([a.c_bench, "create"], env)
-    print("creates (Swift, Swinject)...", file=sys.stderr)
-    results += run([a.swift_bench], dict(env, SWINJECT_SOAK="200000" if a.quick else "1000000"))
-    print("threads...", file=sys.stderr)
-    results += run([a.c_bench, "threads"], env)
-    print("soak...", file=sys.stderr)
-    results += run([a.c_bench, "soak", str(soak)], env)
-    print("loads...", file=sys.stderr)
-    formats = [("yaml", "yaml", "yaml"), ("json", "json", "json"), ("xml", "xml.plist", "plist"), ("bin", "bin.plist", "plist")]
-    for n in sizes:
-        r = load_reps if n <= 10000 else big_reps
-        le = dict(env, BENCH_REPS=str(r))
-        for tag, ext, fmt in formats:
-            path = os.path.join(data, "entries-%d.%s" % (n, ext))
-            results += run([a.c_bench, "load", "load.%s.%d" % (tag, n), path, fmt], le)
-            if n == 1000:
-                continue
-            results += run([a.c_bench, "loadmem", "mem.%s.%d" % (tag, n), path, fmt, str(n)], le)
-            if tag == "yaml":
-                results += run([a.c_bench, "libyaml", "libyaml.%d" % n, path], le)
-            elif tag == "json":
-                results.append(python_json("python.json.%d" % n, path, r))
-            else:
-                results += run([a.c_bench, "libplist", "libplist.%s.%d" % (tag, n), path], le)
+    records = []
+    for title, cmd, env in suites(a):
+        log(title + "...")
+        records += run(cmd, env)
 
-    by = {}
-    for res in results:
-        res.update(stats(res["samples"]))
-        if "bytes" in res and res["unit"] == "ms":
-            res["mb_per_s"] = res["bytes"] / 1e6 / (res["median"] / 1e3)
-        by[res["name"]] = res
-
-    def med(name):
-        return by[name]["median"] if name in by else None
-
-    def ratio(x, y):
-        return None if med(x) is None or med(y) is None or med(y) == 0 else med(x) / med(y)
-
-    # Comparisons per row: (label, numerator, denominator) -> "label: value x"
-    comparisons = {}
-    for lang in ("c", "swift"):
-        for case in ("leaf", "node5", "chain10", "singleton", "diamond", "props_merged"):
-            mine = "%s.cr.%s" % (lang, case)
-            comps = [("/hand-%s" % lang, mine, "%s.hand.%s" % (lang, case)),
-                     ("Swinject/this", "swinject.%s" % case, mine)]
-            if case == "leaf":
-                comps.insert(0, ("/C lookup+call", mine, "c.baseline.lookup_call"))
-            comparisons[mine] = comps
-    for n in (10000, 100000):
-        comparisons["load.yaml.%d" % n] = [("/libyaml scan", "load.yaml.%d" % n, "libyaml.%d" % n)]
-        comparisons["load.json.%d" % n] = [("/Python json.loads", "load.json.%d" % n, "python.json.%d" % n)]
-        comparisons["load.xml.%d" % n] = [("/libplist", "load.xml.%d" % n, "libplist.xml.%d" % n)]
-        comparisons["load.bin.%d" % n] = [("/libplist", "load.bin.%d" % n, "libplist.bin.%d" % n)]
-    comparisons["c.threads.2"] = [("/1 thread", "c.threads.2", "c.threads.1")]
-    comparisons["c.threads_cpu.2"] = [("/1 thread", "c.threads_cpu.2", "c.threads_cpu.1")]
-    for tag, _, _ in formats:
-        comparisons["load.%s.100000" % tag] = comparisons.get("load.%s.100000" % tag, []) + [
-            ("100k/10k", "load.%s.100000" % tag, "load.%s.10000" % tag)]
-
-    soak_res = by.get("c.soak.rss")
-    soak_growth = soak_res["growth_bytes"] if soak_res else None
-    targets = [
-        ("leaf create <= 3x C lookup+call", ratio("c.cr.leaf", "c.baseline.lookup_call"), "<=", 3),
-        ("leaf create >= 20x faster than Swinject", ratio("swinject.leaf", "c.cr.leaf"), ">=", 20),
-        ("5-dependency entry <= 8x hand-wired C", ratio("c.cr.node5", "c.hand.node5"), "<=", 8),
-        ("5-dependency entry >= 20x faster than Swinject's node", ratio("swinject.node5", "c.cr.node5"), ">=", 20),
-        ("singleton hit >= 30x faster than Swinject's", ratio("swinject.singleton", "c.cr.singleton"), ">=", 30),
-        ("YAML 10k load+validation <= 1.5x libyaml scan", ratio("load.yaml.10000", "libyaml.10000"), "<=", 1.5),
-        ("YAML 100k load+validation <= 1.5x libyaml scan", ratio("load.yaml.100000", "libyaml.100000"), "<=", 1.5),
-        ("JSON 10k load+validation faster than json.loads", ratio("python.json.10000", "load.json.10000"), ">", 1),
-        ("JSON 100k load+validation faster than json.loads", ratio("python.json.100000", "load.json.100000"), ">", 1),
-        ("XML plist 10k load faster than libplist", ratio("libplist.xml.10000", "load.xml.10000"), ">", 1),
-        ("XML plist 100k load faster than libplist", ratio("libplist.xml.100000", "load.xml.100000"), ">", 1),
-        ("binary plist 10k load faster than libplist", ratio("libplist.bin.10000", "load.bin.10000"), ">", 1),
-        ("binary plist 100k load faster than libplist", ratio("libplist.bin.100000", "load.bin.100000"), ">", 1),
-        ("2 threads >= 1.8x one thread (wall clock)", ratio("c.threads.2", "c.threads.1"), ">=", 1.8),
-        ("2 threads >= 1.8x one thread (per-thread CPU time)", ratio("c.threads_cpu.2", "c.threads_cpu.1"), ">=", 1.8),
-        ("validation linear: YAML 100k/10k <= 12x", ratio("load.yaml.100000", "load.yaml.10000"), "<=", 12),
-        ("validation linear: JSON 100k/10k <= 12x", ratio("load.json.100000", "load.json.10000"), "<=", 12),
-        ("soak: RSS growth over %d creates <= 1 MiB" % soak, soak_growth, "<=", 1 << 20),
-    ]
-
-    lines = []
-    lines.append("| case | median | spread | unit | MB/s | ratios (same run) |")
-    lines.append("|---|---:|---:|---|---:|---|")
-    for res in results:
-        name = res["name"]
-        comps = []
-        for label, x, y in comparisons.get(name, []):
-            r = ratio(x, y)
-            if r is not None:
-                comps.append("%s %.2fx" % (label, r) if not label.startswith("/") else "%.2fx %s" % (r, label))
-        extra = ""
-        if name == "c.soak.rss":
-            extra = "growth %+d B over %d creates" % (res["growth_bytes"], res["creates"])
-        mbs = "%.1f" % res["mb_per_s"] if "mb_per_s" in res else ""
-        lines.append("| %s | %.4g | ±%.1f%% | %s | %s | %s |" % (
-            name, res["median"], res["spread_pct"], res["unit"], mbs, "; ".join(comps) or extra))
-    lines.append("")
-    lines.append("| target | measured | holds |")
-    lines.append("|---|---:|---|")
-    verdicts = []
-    for label, value, op, limit in targets:
-        if value is None:
-            holds = None
+    pairs, results = {}, {}
+    for rec in records:
+        if rec["kind"] == "PAIR":
+            rec["ratios"] = [x / y for x, y in zip(rec["a_samples"], rec["b_samples"]) if y]
+            rec["ratio"] = stats(rec["ratios"])
+            rec["a_stats"], rec["b_stats"] = stats(rec["a_samples"]), stats(rec["b_samples"])
+            pairs[(rec["a"], rec["b"])] = rec
         else:
-            holds = {"<=": value <= limit, ">=": value >= limit, ">": value > limit}[op]
-        verdicts.append({"target": label, "value": value, "op": op, "limit": limit, "holds": holds})
-        shown = "n/a" if value is None else ("%d B" % value if "soak" in label else "%.2fx" % value)
-        lines.append("| %s | %s | %s |" % (label, shown, {True: "yes", False: "NO", None: "not measured"}[holds]))
+            results.setdefault(rec["name"], []).append(rec)
+
+    # callgrind: every op that takes part in a pair (or a target) and can be counted
+    instructions = {}
+    if not a.no_callgrind:
+        ops = callgrind_ops(a)
+        wanted = sorted({n for k in pairs for n in k} | {t[1] for t in TARGETS} | {t[2] for t in TARGETS})
+        todo = [n for n in wanted if n in ops]
+        log("callgrind: %d operations..." % len(todo))
+        t0 = time.time()
+        with tempfile.TemporaryDirectory() as tmp:
+            instructions = callgrind_all(ops, todo, tmp)
+        log("callgrind: done in %.0f s" % (time.time() - t0))
+
+    def ir_ratio(x, y):
+        return instructions[x] / instructions[y] if x in instructions and y in instructions and instructions[y] else None
+
+    lines = ["## Pairs (A over B, interleaved)", "",
+             "| A | B | unit | A median | B median | A/B min / median / max | pairs | A instr/op | B instr/op | A/B by instructions |",
+             "|---|---|---|---:|---:|---|---:|---:|---:|---:|"]
+    for (x, y), p in pairs.items():
+        r = ir_ratio(x, y)
+        lines.append("| %s | %s | %s | %s | %s | %s | %d | %s | %s | %s |" % (
+            x, y, p["unit"], fmt_num(p["a_stats"]["median"]), fmt_num(p["b_stats"]["median"]), fmt_ratio(p["ratio"]),
+            len(p["ratios"]), fmt_num(instructions.get(x)), fmt_num(instructions.get(y)),
+            "%.2f" % r if r is not None else ""))
+
+    verdicts = []
+    lines += ["", "## Targets", "",
+              "| target | A/B min / median / max (time) | holds by time | A/B by instructions | holds by instructions |",
+              "|---|---|---|---:|---|"]
+    for label, x, y, op, limit in TARGETS:
+        ratios = find_pair(pairs, x, y)
+        s = stats(ratios) if ratios else None
+        v = verdict(ratios, op, limit)
+        r = ir_ratio(x, y)
+        vi = None if r is None else ("yes" if OPS[op](r, limit) else "NO")
+        verdicts.append({"target": label, "a": x, "b": y, "op": op, "limit": limit, "ratio": s,
+                         "holds": v, "instruction_ratio": r, "holds_by_instructions": vi})
+        lines.append("| %s | %s | %s | %s | %s |" % (label, fmt_ratio(s) if s else "not measured", v or "not measured",
+                                                      "%.2f" % r if r is not None else "n/a", vi or "n/a"))
+
+    # memory: every fresh-process load, per entry
+    lines += ["", "## Memory per entry (one load in a fresh process)", "",
+              "| config | retained RSS B/entry (min / median / max) | allocator B/entry | peak RSS B/entry | input B/entry | <= 300 B (RSS / allocator) | peak <= 2x retained + input |",
+              "|---|---|---:|---:|---:|---|---|"]
+    for name, recs in results.items():
+        if not name.startswith("mem."):
+            continue
+        rss = [r["samples"][0] for r in recs]
+        heap = statistics.median(r["heap_per_entry"] for r in recs)
+        peak = statistics.median(r["peak_per_entry"] for r in recs)
+        inp = recs[0]["bytes"] / recs[0]["entries"]
+        s = stats(rss)
+        ok_rss, ok_heap = s["max"] <= MEMORY_LIMIT, heap <= MEMORY_LIMIT
+        ok_peak = peak <= 2 * s["median"] + inp
+        verdicts.append({"target": "%s <= %d B/entry" % (name, MEMORY_LIMIT), "rss": s, "heap_per_entry": heap,
+                         "peak_per_entry": peak, "input_per_entry": inp, "holds": "yes" if ok_rss else "NO",
+                         "holds_by_allocator": "yes" if ok_heap else "NO", "peak_holds": "yes" if ok_peak else "NO"})
+        lines.append("| %s | %s | %.0f | %.0f | %.0f | %s / %s | %s |" % (
+            name, "%.0f / %.0f / %.0f" % (s["min"], s["median"], s["max"]), heap, peak, inp,
+            "yes" if ok_rss else "NO", "yes" if ok_heap else "NO", "yes" if ok_peak else "NO"))
+    soak = results.get("c.soak.rss")
+    if soak:
+        g = soak[0]["growth_bytes"]
+        verdicts.append({"target": "soak: RSS growth over %d creates <= 1 MiB" % soak[0]["creates"], "value": g,
+                         "holds": "yes" if g <= 1 << 20 else "NO"})
+        lines += ["", "Soak: %d creates of node5 in %.1f s, RSS growth %+d B (target <= 1 MiB: %s)." % (
+            soak[0]["creates"], soak[0]["seconds"], g, "yes" if g <= 1 << 20 else "NO")]
     table = "\n".join(lines)
     print(table)
 
@@ -196,13 +381,16 @@ def main():
         "loadavg_at_end": open("/proc/loadavg").read().strip(),
         "python": platform.python_version(),
     }
-    out = {"machine": machine, "quick": a.quick, "results": results, "targets": verdicts,
-           "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    out = {"machine": machine, "quick": a.quick, "pairs": list(pairs.values()),
+           "results": [r for rs in results.values() for r in rs], "instructions_per_op": instructions,
+           "targets": verdicts, "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+           "seconds": round(time.time() - started, 1)}
     with open(os.path.join(a.out, "results.json"), "w") as f:
         json.dump(out, f, indent=1)
     with open(os.path.join(a.out, "table.md"), "w") as f:
         f.write(table + "\n")
-    print("\nwrote %s and table.md (load average at end: %s)" % (os.path.join(a.out, "results.json"), machine["loadavg_at_end"]))
+    print("\nwrote %s and table.md in %.0f s (load average at end: %s)" % (
+        os.path.join(a.out, "results.json"), time.time() - started, machine["loadavg_at_end"]))
 
 
 if __name__ == "__main__":

@@ -78,8 +78,8 @@ public enum EntryDecoder {
             return text
         }
 
-        mutating func fail(_ code: ErrorCode, _ message: String, _ node: Int) {
-            diagnostics.append(Diagnostic(code, message, at: doc.location(of: node)))
+        mutating func fail(_ code: ErrorCode, _ message: String, _ node: Int, suggestion: String? = nil) {
+            diagnostics.append(Diagnostic(code, message, at: doc.location(of: node), suggestion: suggestion))
         }
 
         func kindName(_ node: Int) -> String {
@@ -186,8 +186,9 @@ public enum EntryDecoder {
                         lifestyle = l
                     } else {
                         let text = doc.nodes[v].kind == .string ? "'\(doc.string(at: v))'" : kindName(v)
-                        let hint = doc.nodes[v].kind == .string ? Suggestions.hint(for: doc.string(at: v), in: Lifestyle.allCases.map(\.rawValue)) : ""
-                        fail(.schema, "Lifestyle of entry '\(name)' must be transient, singleton or graph, found \(text)\(hint)", v)
+                        let suggestion = doc.nodes[v].kind == .string ? Suggestions.closest(to: doc.string(at: v), in: Lifestyle.allCases.map(\.rawValue)) : nil
+                        fail(.schema, "Lifestyle of entry '\(name)' must be transient, singleton or graph, found \(text)\(Suggestions.hint(suggestion))", v,
+                             suggestion: suggestion)
                         ok = false
                     }
                 case .eager:
@@ -197,7 +198,9 @@ public enum EntryDecoder {
                     }
                 case .unknown:
                     let key = doc.string(at: k)
-                    fail(.schema, "unknown key '\(key)' in entry '\(name)'\(Suggestions.hint(for: key, in: EntryDecoder.entryKeys)); allowed keys are \(EntryDecoder.entryKeys.joined(separator: ", "))", k)
+                    let suggestion = Suggestions.closest(to: key, in: EntryDecoder.entryKeys)
+                    fail(.schema, "unknown key '\(key)' in entry '\(name)'\(Suggestions.hint(suggestion)); allowed keys are \(EntryDecoder.entryKeys.joined(separator: ", "))", k,
+                         suggestion: suggestion)
                     ok = false
                 }
             }

@@ -112,7 +112,9 @@ extension Registry {
         guard slot >= 0 else {
             if isClosed { return .failure(ConfigError(.invalidArgument, "cannot create '\(name)': the registry has been freed")) }
             let tried = s.templates.isEmpty ? "" : " or a class named by the templates \(s.templates.map { "'\($0)'" }.joined(separator: ", "))"
-            return .failure(ConfigError(.notFound, "no entry named '\(name)'\(Suggestions.hint(for: name, in: s.entries.liveNames)), and no registered class '\(name)'\(tried)"))
+            let suggestion = Suggestions.closest(to: name, in: s.entries.liveNames)
+            return .failure(ConfigError([Diagnostic(.notFound, "no entry named '\(name)'\(Suggestions.hint(suggestion)), and no registered class '\(name)'\(tried)",
+                                                    suggestion: suggestion)]))
         }
         let resolver = Resolver(snapshot: s, registry: self, maxDepth: maxCreateDepth.load(ordering: .relaxed))
         do throws(CreateFailure) {
@@ -146,7 +148,9 @@ extension Registry {
         let failure: ConfigError? = cell.read { s in
             let index = s.entries.index(of: name)
             guard index >= 0 else {
-                return ConfigError(.notFound, "cannot inject '\(name)': no entry by that name\(Suggestions.hint(for: name, in: s.entries.liveNames))")
+                let suggestion = Suggestions.closest(to: name, in: s.entries.liveNames)
+                return ConfigError([Diagnostic(.notFound, "cannot inject '\(name)': no entry by that name\(Suggestions.hint(suggestion))",
+                                               suggestion: suggestion)])
             }
             var resolver = Resolver(snapshot: s, registry: self, maxDepth: maxDepth)
             do throws(CreateFailure) {

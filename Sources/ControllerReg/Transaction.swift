@@ -29,13 +29,18 @@ struct Transaction {
                         inherited: [String: CompiledEntry] = [:], owner: Unmanaged<Registry>? = nil) -> Result<[CompiledEntry?], ConfigError> {
         var diagnostics = decodeProblems
         var compiled = base.compiled
+        // Suggestions cost a scan of every name: only the first few problems get one.
+        var suggestionsLeft = Suggestions.maxSuggestedProblems
 
         // 1. Removals.
         var removed = Set<Int>()
         for name in removals {
             let i = base.index(of: name)
             if i < 0 {
-                diagnostics.append(Diagnostic(.notFound, "cannot remove '\(name)': no entry by that name\(Suggestions.hint(for: name, in: base.liveNames))"))
+                let suggestion = suggestionsLeft > 0 ? Suggestions.closest(to: name, in: base.liveNames) : nil
+                suggestionsLeft -= 1
+                diagnostics.append(Diagnostic(.notFound, "cannot remove '\(name)': no entry by that name\(Suggestions.hint(suggestion))",
+                                              suggestion: suggestion))
             } else {
                 removed.insert(i)
             }
@@ -47,6 +52,8 @@ struct Transaction {
         var accepted: [(definition: EntryDefinition, index: Int)] = []
         accepted.reserveCapacity(definitions.count)
         var nextIndex = compiled.count
+        // Where each name is first defined, built at the first duplicate (none in the common case).
+        var firstLocation: [String: SourceLocation?]?
         for def in definitions {
             // One hash of the name in the common case: the index it would get is inserted at once,
             // and put back / taken out again when the entry is refused.
@@ -54,7 +61,11 @@ struct Transaction {
             let candidate = index >= 0 ? index : nextIndex
             if let prior = indexOfName.updateValue(candidate, forKey: def.name) {
                 indexOfName[def.name] = prior
-                let first = definitions.first { $0.name == def.name }?.location
+                if firstLocation == nil {
+                    firstLocation = [:]
+                    for d in definitions where firstLocation![d.name] == nil { firstLocation![d.name] = d.location }
+                }
+                let first = firstLocation![def.name] ?? nil
                 diagnostics.append(Diagnostic(.duplicate, "entry '\(def.name)' is defined twice\(first.map { " (first at \($0))" } ?? "")",
                                               at: def.location))
                 continue
@@ -150,10 +161,12 @@ struct Transaction {
                                 + accepted.map(\.definition.name)
                         }
                         let def = accepted[k].definition
+                        let suggestion = suggestionsLeft > 0 ? Suggestions.closest(to: name, in: allNames!, excluding: def.name) : nil
+                        suggestionsLeft -= 1
                         diagnostics.append(Diagnostic(
                             .missingReference,
-                            "entry '\(def.name)', key '\(dep.key)': no entry named '\(name)'\(Suggestions.hint(for: name, in: allNames!))",
-                            at: location ?? dep.location ?? def.location))
+                            "entry '\(def.name)', key '\(dep.key)': no entry named '\(name)'\(Suggestions.hint(suggestion))",
+                            at: location ?? dep.location ?? def.location, suggestion: suggestion))
                     }
                 }
                 if !refs.isEmpty { refs.removeAll(keepingCapacity: true) }
@@ -173,13 +186,12 @@ struct Transaction {
             }
         }
 
-        // 4. Cycles: a new cycle must pass through a changed entry, so search from those.
-        if diagnostics.isEmpty {
-            diagnostics += findCycles(starts: accepted.map(\.index), total: nextIndex,
-                                      edgesOf: { changedAt[$0] >= 0 ? changedEdges[Int(changedAt[$0])] : base.compiled[$0]?.edges ?? [] },
-                                      definitionOf: { i in indexOfName.isEmpty ? base.compiled[i]?.definition
-                                          : (accepted.first { $0.index == i }?.definition ?? base.compiled[i]?.definition) })
-        }
+        // 4. Cycles: a new cycle must pass through a changed entry, so search from those. Checked
+        // whatever else is wrong: the graph holds every reference that resolved.
+        diagnostics += findCycles(starts: accepted.map(\.index), total: nextIndex,
+                                  edgesOf: { changedAt[$0] >= 0 ? changedEdges[Int(changedAt[$0])] : base.compiled[$0]?.edges ?? [] },
+                                  definitionOf: { i in i < changedAt.count && changedAt[i] >= 0 ? accepted[Int(changedAt[i])].definition
+                                      : base.compiled[i]?.definition })
         if !diagnostics.isEmpty { return .failure(ConfigError(diagnostics)) }
 
         // 5. Compile.
@@ -199,15 +211,24 @@ struct Transaction {
         return .success(compiled)
     }
 
-    /// Every cycle reachable from `starts`, each reported with its whole path.
+    /// The most cycles one change reports in full; further ones are counted in one more problem.
+    static let maxReportedCycles = 100
+    /// A longer cycle's path names its first and last `cyclePathEnds` entries only.
+    static let cyclePathEnds = 8
+
+    /// Every cycle reachable from `starts` (one per back edge of a depth-first search), each with
+    /// its path. Linear in the entries and references walked, plus the cycles reported.
     private func findCycles(starts: [Int], total: Int, edgesOf: (Int) -> [Int32],
                             definitionOf: (Int) -> EntryDefinition?) -> [Diagnostic] {
         var color = [UInt8](repeating: 0, count: total) // 0 unvisited, 1 on the stack, 2 done
+        var depthOf = [Int32](repeating: -1, count: total) // position on the stack while on it
         var diagnostics: [Diagnostic] = []
+        var unreported = 0
         var stack: [(node: Int, next: Int)] = []
         for start in starts where color[start] == 0 {
             stack.append((start, 0))
             color[start] = 1
+            depthOf[start] = 0
             while let top = stack.last {
                 let out = edgesOf(top.node)
                 if top.next < out.count {
@@ -215,10 +236,14 @@ struct Transaction {
                     let target = Int(out[top.next])
                     if color[target] == 0 {
                         color[target] = 1
+                        depthOf[target] = Int32(stack.count)
                         stack.append((target, 0))
                     } else if color[target] == 1 {
-                        let from = stack.lastIndex { $0.node == target }!
-                        diagnostics.append(cycleDiagnostic(stack[from...].map(\.node), definitionOf: definitionOf))
+                        if diagnostics.count < Transaction.maxReportedCycles {
+                            diagnostics.append(cycleDiagnostic(stack[Int(depthOf[target])...].map(\.node), definitionOf: definitionOf))
+                        } else {
+                            unreported += 1
+                        }
                     }
                 } else {
                     color[top.node] = 2
@@ -226,16 +251,29 @@ struct Transaction {
                 }
             }
         }
+        if unreported > 0 {
+            diagnostics.append(Diagnostic(.cycle, "\(unreported) more dependency cycles not listed (the first \(Transaction.maxReportedCycles) are)"))
+        }
         return diagnostics
     }
 
     /// "dependency cycle: A -> B -> A", rotated to start at the earliest entry, located at that
-    /// entry's reference to the next one.
+    /// entry's reference to the next one. A long path names its first and last entries and counts
+    /// the ones between.
     private func cycleDiagnostic(_ members: [Int], definitionOf: (Int) -> EntryDefinition?) -> Diagnostic {
         func nameOf(_ i: Int) -> String { definitionOf(i)?.name ?? "#\(i)" }
         let start = members.firstIndex(of: members.min()!)!
         let rotated = Array(members[start...] + members[..<start])
-        let path = (rotated + [rotated[0]]).map(nameOf).joined(separator: " -> ")
+        let closed = rotated + [rotated[0]]
+        let ends = Transaction.cyclePathEnds
+        let path: String
+        if closed.count <= 2 * ends + 1 {
+            path = closed.map(nameOf).joined(separator: " -> ")
+        } else {
+            let head = closed[..<ends].map(nameOf).joined(separator: " -> ")
+            let tail = closed[(closed.count - ends)...].map(nameOf).joined(separator: " -> ")
+            path = "\(head) -> ... (\(closed.count - 2 * ends) more entries) ... -> \(tail)"
+        }
         let next = nameOf(rotated.count > 1 ? rotated[1] : rotated[0])
         var location: SourceLocation? = definitionOf(rotated[0])?.location
         var via = ""

@@ -6,12 +6,34 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
     public var message: String
     /// Where the problem is, when it comes from a config file.
     public var location: SourceLocation?
+    /// A name the user probably meant ("did you mean 'X'"), when the problem is a name that does not
+    /// resolve and a close one exists; nil otherwise. The message may mention it too; this field
+    /// lets hosts offer it without parsing the text (the C ABI's `cr_problem.suggestion`).
+    public var suggestion: String?
 
-    /// Creates a diagnostic.
-    public init(_ code: ErrorCode, _ message: String, at location: SourceLocation? = nil) {
+    /// The longest message kept whole, in UTF-8 bytes; a longer one (a hostile 1 MB name quoted in
+    /// it) keeps its first and last parts around a note of how much was left out.
+    public static let maxMessageBytes = 4096
+
+    /// Creates a diagnostic (a message longer than `maxMessageBytes` is shortened in the middle).
+    public init(_ code: ErrorCode, _ message: String, at location: SourceLocation? = nil, suggestion: String? = nil) {
         self.code = code
-        self.message = message
+        self.message = Diagnostic.capped(message)
         self.location = location
+        self.suggestion = suggestion
+    }
+
+    /// `message` itself, or its first and last parts when it is longer than `maxMessageBytes`
+    /// (cut on character boundaries).
+    static func capped(_ message: String) -> String {
+        guard message.utf8.count > maxMessageBytes else { return message }
+        let bytes = Array(message.utf8)
+        let keep = maxMessageBytes / 2 - 64
+        var head = keep, tail = bytes.count - keep
+        while head > 0 && bytes[head] & 0xC0 == 0x80 { head -= 1 }
+        while tail < bytes.count && bytes[tail] & 0xC0 == 0x80 { tail += 1 }
+        return String(decoding: bytes[..<head], as: UTF8.self) + " ... (\(tail - head) bytes left out) ... "
+            + String(decoding: bytes[tail...], as: UTF8.self)
     }
 
     /// `file:line:column: message`, or the message alone when there is no location.
@@ -38,8 +60,14 @@ public struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible {
         self.diagnostics = [Diagnostic(code, message, at: location)]
     }
 
-    /// The code of the first problem.
-    public var code: ErrorCode { diagnostics[0].code }
+    /// The code of the whole failure: the lowest-numbered code among its problems (I/O before
+    /// syntax before schema before duplicate before missing reference before cycle, …), so it never
+    /// depends on where in the input the problems are written.
+    public var code: ErrorCode {
+        var lowest = diagnostics[0].code
+        for d in diagnostics where d.code.rawValue < lowest.rawValue { lowest = d.code }
+        return lowest
+    }
 
     /// One problem per line; more than one is preceded by a count.
     public var description: String {

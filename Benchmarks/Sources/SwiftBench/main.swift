@@ -1,16 +1,21 @@
 // Swift benchmark: the create cases through Swinject, through controllerreg's C ABI (the @_cdecl
-// functions called as Swift functions) and hand-wired, printing RESULT lines like the C benchmark.
+// functions called as Swift functions), through its Swift API and hand-wired, as interleaved A/B
+// pairs in one process (the Swift twin of Benchmarks/c/pairbench.h; see Benchmarks/README.md).
+//
+//   SwiftBench pairs        every pair, one `PAIR {json}` line each (BENCH_PAIRS, BENCH_BLOCK_MS, BENCH_CLOCK)
+//   SwiftBench cg-list      the operations callgrind can count
+//   SwiftBench cg NAMES N   each NAME (comma-separated) N times inside pb_measured_region (callgrind)
 #if canImport(Glibc)
 import Glibc
 #endif
 import CControllerRegHeader
+import ControllerReg
 import ControllerRegC
 import Swinject
 
-// MARK: helpers
+// MARK: pairs
 
-/// This thread's CPU time (as the C benchmark: a shared machine's other load is not counted);
-/// BENCH_CLOCK=wall for wall time.
+/// This thread's CPU time (a shared machine's other load is not counted); BENCH_CLOCK=wall for wall time.
 let caseClock: clockid_t = getenv("BENCH_CLOCK").map { String(cString: $0) } == "wall" ? CLOCK_MONOTONIC : CLOCK_THREAD_CPUTIME_ID
 func nowNs() -> Double {
     var ts = timespec()
@@ -18,30 +23,12 @@ func nowNs() -> Double {
     return Double(ts.tv_sec) * 1e9 + Double(ts.tv_nsec)
 }
 
-func rssBytes() -> Double {
-    guard let f = fopen("/proc/self/statm", "r") else { return 0 }
-    defer { fclose(f) }
-    var pages = 0, resident = 0
-    _ = withUnsafeMutablePointer(to: &pages) { p in withUnsafeMutablePointer(to: &resident) { r in
-        withVaList([p, r]) { vfscanf(f, "%ld %ld", $0) } } }
-    return Double(resident * sysconf(Int32(_SC_PAGESIZE)))
+func envNumber(_ name: String, _ fallback: Double) -> Double {
+    guard let v = getenv(name), let n = Double(String(cString: v)), n > 0 else { return fallback }
+    return n
 }
-
-func emit(_ name: String, _ unit: String, _ samples: [Double], extra: String = "") {
-    let list = samples.map { String(Double(Int($0 * 10000)) / 10000) }.joined(separator: ", ")
-    print("RESULT {\"name\": \"\(name)\", \"unit\": \"\(unit)\", \"samples\": [\(list)]\(extra.isEmpty ? "" : ", " + extra)}")
-    fflush(stdout)
-}
-
-let env = ProcessInfoLite()
-struct ProcessInfoLite {
-    func int(_ name: String, _ fallback: Int) -> Int {
-        guard let v = getenv(name), let n = Int(String(cString: v)), n > 0 else { return fallback }
-        return n
-    }
-}
-let reps = min(64, env.int("BENCH_REPS", 9))
-let iters = env.int("BENCH_ITERS", 200_000)
+let pairCount = min(256, Int(envNumber("BENCH_PAIRS", 21)))
+let blockMs = envNumber("BENCH_BLOCK_MS", 4)
 
 /// Stops on a failed setup step (a side effect never goes inside a precondition).
 func check(_ ok: Bool, _ what: @autoclosure () -> String) {
@@ -54,16 +41,48 @@ func check(_ ok: Bool, _ what: @autoclosure () -> String) {
 nonisolated(unsafe) var sink: AnyObject?
 nonisolated(unsafe) var rawSink: UnsafeMutableRawPointer?
 
+/// Runs `op` `n` times; callgrind counts only inside this function (never inlined).
 @inline(never)
-func runCase(_ name: String, _ n: Int, _ op: () -> Void) {
-    for _ in 0 ..< max(1, n / 10) { op() }
-    var samples: [Double] = []
-    for _ in 0 ..< reps {
-        let t0 = nowNs()
-        for _ in 0 ..< n { op() }
-        samples.append((nowNs() - t0) / Double(n))
+func pb_measured_region(_ op: () -> Void, _ n: Int) {
+    for _ in 0 ..< n { op() }
+}
+
+/// Nanoseconds of `n` runs of `op`.
+@inline(never)
+func block(_ op: () -> Void, _ n: Int) -> Double {
+    let t0 = nowNs()
+    for _ in 0 ..< n { op() }
+    return nowNs() - t0
+}
+
+/// Runs of `op` that take about BENCH_BLOCK_MS.
+func calibrate(_ op: () -> Void) -> Int {
+    var n = 1
+    while true {
+        let ns = block(op, n)
+        if ns >= blockMs * 1e6 / 4 || n >= 1 << 30 {
+            let per = ns / Double(n)
+            return per > 0 ? max(1, Int(blockMs * 1e6 / per)) : n
+        }
+        n *= 4
     }
-    emit(name, "ns/op", samples)
+}
+
+/// One interleaved A/B pair: blocks of A and B in alternating order, ns per operation; one PAIR line.
+func pair(_ a: String, _ b: String, _ ops: [String: () -> Void]) {
+    guard let opA = ops[a], let opB = ops[b] else { fputs("SwiftBench: no operation \(a) or \(b)\n", stderr); exit(2) }
+    let na = calibrate(opA), nb = calibrate(opB)
+    var sa: [Double] = [], sb: [Double] = []
+    for i in 0 ..< pairCount {
+        if i % 2 == 0 {
+            sa.append(block(opA, na) / Double(na)); sb.append(block(opB, nb) / Double(nb))
+        } else {
+            sb.append(block(opB, nb) / Double(nb)); sa.append(block(opA, na) / Double(na))
+        }
+    }
+    func list(_ s: [Double]) -> String { s.map { String(Double(Int($0 * 10000)) / 10000) }.joined(separator: ", ") }
+    print("PAIR {\"a\": \"\(a)\", \"b\": \"\(b)\", \"unit\": \"ns/op\", \"a_samples\": [\(list(sa))], \"b_samples\": [\(list(sb))]}")
+    fflush(stdout)
 }
 
 // MARK: the object graph, as Swift classes
@@ -90,7 +109,7 @@ final class C8 { let n: C7; init(_ n: C7) { self.n = n } }; final class C9 { let
 
 // MARK: Swinject
 
-func swinject() {
+func swinjectOps() -> [String: () -> Void] {
     let c = Container()
     c.register(Leaf.self) { _ in Leaf() }.inObjectScope(.transient)
     c.register(Node.self) { r in
@@ -115,23 +134,16 @@ func swinject() {
     c.register(C7.self) { r in C7(r.resolve(C6.self)!) }.inObjectScope(.transient)
     c.register(C8.self) { r in C8(r.resolve(C7.self)!) }.inObjectScope(.transient)
     c.register(C9.self) { r in C9(r.resolve(C8.self)!) }.inObjectScope(.transient)
-
-    let n = iters / 10
-    runCase("swinject.leaf", n) { sink = c.resolve(Leaf.self) }
-    runCase("swinject.node5", n / 2) { sink = c.resolve(Node.self) }
-    runCase("swinject.chain10", n / 5) { sink = c.resolve(C9.self) }
-    runCase("swinject.singleton", n) { sink = c.resolve(Single.self) }
-    runCase("swinject.diamond", n / 5) { sink = c.resolve(Pair.self) }
-    runCase("swinject.props_merged", n / 2) { sink = c.resolve(Node.self, name: "props", arguments: "Overridden", 42) }
     let p = c.resolve(Pair.self)!
     check(p.left.h.shared === p.right.h.shared, "Swinject graph scope shares within one resolve")
-
-    // Memory: RSS per resolve of the graph-scope diamond.
-    let count = env.int("SWINJECT_SOAK", 1_000_000)
-    let before = rssBytes()
-    for _ in 0 ..< count { sink = c.resolve(Pair.self) }
-    let after = rssBytes()
-    emit("swinject.soak.diamond", "B/resolve", [(after - before) / Double(count)], extra: "\"resolves\": \(count)")
+    return [
+        "swinject.leaf": { sink = c.resolve(Leaf.self) },
+        "swinject.node5": { sink = c.resolve(Node.self) },
+        "swinject.chain10": { sink = c.resolve(C9.self) },
+        "swinject.singleton": { sink = c.resolve(Single.self) },
+        "swinject.diamond": { sink = c.resolve(Pair.self) },
+        "swinject.props_merged": { sink = c.resolve(Node.self, name: "props", arguments: "Overridden", 42) },
+    ]
 }
 
 // MARK: controllerreg through its C ABI, from Swift
@@ -229,10 +241,12 @@ Chain9: {ClassName: Link, Dependencies: {next: Chain8}}
 
 """
 
-func controllerreg() {
+func cabiOps() -> [String: () -> Void] {
     let reg = ControllerRegC.cr_registry_new()
     func register(_ name: String, _ create: CreateFn, _ destroy: DestroyFn) {
-        var cls = cr_class(create: create, destroy: destroy, set: nil, release: nil)
+        var cls = cr_class()
+        cls.create = create
+        cls.destroy = destroy
         check(ControllerRegC.cr_register_class(reg, name, &cls, nil) == 0, "register \(name)")
     }
     register("Leaf", leafCreate, plainDestroy)
@@ -256,14 +270,46 @@ func controllerreg() {
     for n in [leaf, node, chain, single, diamond] {
         check(ControllerRegC.cr_registry_create(reg, n, nil) != nil, "create")
     }
-    runCase("swift.cr.leaf", iters * 5) { free(ControllerRegC.cr_registry_create(reg, leaf, nil)) }
-    runCase("swift.cr.node5", iters) { nodeDestroy(ControllerRegC.cr_registry_create(reg, node, nil), nil) }
-    runCase("swift.cr.chain10", iters / 2) { linkDestroy(ControllerRegC.cr_registry_create(reg, chain, nil), nil) }
-    runCase("swift.cr.singleton", iters * 5) { rawSink = ControllerRegC.cr_registry_create(reg, single, nil) }
-    runCase("swift.cr.diamond", iters / 2) { pairDestroy(ControllerRegC.cr_registry_create(reg, diamond, nil), nil) }
-    runCase("swift.cr.props_merged", iters) { nodeDestroy(ControllerRegC.cr_registry_create(reg, node, props), nil) }
-    ControllerRegC.cr_value_free(props)
-    ControllerRegC.cr_registry_free(reg)
+    return [
+        "swift.cr.leaf": { free(ControllerRegC.cr_registry_create(reg, leaf, nil)) },
+        "swift.cr.node5": { nodeDestroy(ControllerRegC.cr_registry_create(reg, node, nil), nil) },
+        "swift.cr.chain10": { linkDestroy(ControllerRegC.cr_registry_create(reg, chain, nil), nil) },
+        "swift.cr.singleton": { rawSink = ControllerRegC.cr_registry_create(reg, single, nil) },
+        "swift.cr.diamond": { pairDestroy(ControllerRegC.cr_registry_create(reg, diamond, nil), nil) },
+        "swift.cr.props_merged": { nodeDestroy(ControllerRegC.cr_registry_create(reg, node, props), nil) },
+    ]
+}
+
+// MARK: controllerreg's Swift API (Registry, classes registered as Swift closures)
+
+func swiftAPIOps() -> [String: () -> Void] {
+    let reg = Registry()
+    do {
+        try reg.register(className: "Leaf") { _ in Leaf() }
+        try reg.register(className: "Node") { args in
+            Node(a: args["a"]!.object(as: Leaf.self)!, b: args["b"]!.object(as: Leaf.self)!,
+                 title: args["title"]?.string ?? "", count: Int(args["count"]?.int ?? 0), ratio: args["ratio"]?.double ?? 0)
+        }
+        try reg.load(text: """
+            Leaf: Leaf
+            LeafB: Leaf
+            Node:
+              ClassName: Node
+              Dependencies: {a: Leaf, b: LeafB, title: "@Home screen", count: 3, ratio: 0.5}
+            Single: {ClassName: Leaf, Lifestyle: singleton}
+
+            """, format: .yaml)
+        let n = try reg.create("Node", as: Node.self)
+        check(n.title == "Home screen" && n.count == 3, "Swift API node")
+    } catch {
+        fputs("SwiftBench: Swift API setup failed: \(error)\n", stderr)
+        exit(1)
+    }
+    return [
+        "swift.api.leaf": { sink = try? reg.create("Leaf", as: Leaf.self) },
+        "swift.api.node5": { sink = try? reg.create("Node", as: Node.self) },
+        "swift.api.singleton": { sink = try? reg.create("Single", as: Leaf.self) },
+    ]
 }
 
 // MARK: hand-wired Swift
@@ -274,22 +320,52 @@ func controllerreg() {
 }
 nonisolated(unsafe) var handSingle: Single?
 
-func handWired() {
-    runCase("swift.hand.leaf", iters * 5) { sink = makeLeaf() }
-    runCase("swift.hand.node5", iters * 2) { sink = makeNode("Home screen", 3) }
-    runCase("swift.hand.chain10", iters) { sink = C9(C8(C7(C6(C5(C4(C3(C2(C1(C0()))))))))) }
-    runCase("swift.hand.singleton", iters * 5) {
-        if handSingle == nil { handSingle = Single() }
-        sink = handSingle
-    }
-    runCase("swift.hand.diamond", iters) {
-        let s = Shared()
-        sink = Pair(Left(Holder(s)), Right(Holder(s)))
-    }
-    runCase("swift.hand.props_merged", iters * 2) { sink = makeNode("Overridden", 42) }
+func handOps() -> [String: () -> Void] {
+    [
+        "swift.hand.leaf": { sink = makeLeaf() },
+        "swift.hand.node5": { sink = makeNode("Home screen", 3) },
+        "swift.hand.chain10": { sink = C9(C8(C7(C6(C5(C4(C3(C2(C1(C0()))))))))) },
+        "swift.hand.singleton": {
+            if handSingle == nil { handSingle = Single() }
+            sink = handSingle
+        },
+        "swift.hand.diamond": {
+            let s = Shared()
+            sink = Pair(Left(Holder(s)), Right(Holder(s)))
+        },
+        "swift.hand.props_merged": { sink = makeNode("Overridden", 42) },
+    ]
 }
 
-let which = CommandLine.arguments.dropFirst().first ?? "all"
-if which == "all" || which == "swinject" { swinject() }
-if which == "all" || which == "cr" { controllerreg() }
-if which == "all" || which == "hand" { handWired() }
+// MARK: main
+
+/// The pairs of `SwiftBench pairs`, A over B. Add a row here (and its operation above) to add a pair.
+let pairs: [(String, String)] = [
+    ("swinject.leaf", "swift.cr.leaf"), ("swinject.node5", "swift.cr.node5"), ("swinject.chain10", "swift.cr.chain10"),
+    ("swinject.singleton", "swift.cr.singleton"), ("swinject.diamond", "swift.cr.diamond"),
+    ("swinject.props_merged", "swift.cr.props_merged"),
+    ("swinject.leaf", "swift.api.leaf"), ("swinject.node5", "swift.api.node5"), ("swinject.singleton", "swift.api.singleton"),
+    ("swift.cr.leaf", "swift.hand.leaf"), ("swift.cr.node5", "swift.hand.node5"), ("swift.cr.singleton", "swift.hand.singleton"),
+    ("swift.api.node5", "swift.hand.node5"),
+]
+
+var ops: [String: () -> Void] = [:]
+for part in [swinjectOps(), cabiOps(), swiftAPIOps(), handOps()] { ops.merge(part) { a, _ in a } }
+let args = Array(CommandLine.arguments.dropFirst())
+switch args.first ?? "" {
+case "pairs":
+    for (a, b) in pairs { pair(a, b, ops) }
+case "cg-list":
+    for name in ops.keys.sorted() { print(name) }
+case "cg" where args.count == 3:
+    // NAMES separated by commas: each N times in its own call of pb_measured_region, in order.
+    guard let n = Int(args[2]) else { fputs("SwiftBench: bad count \(args[2])\n", stderr); exit(2) }
+    for name in args[1].split(separator: ",").map(String.init) {
+        guard let op = ops[name] else { fputs("SwiftBench: unknown operation \(name)\n", stderr); exit(2) }
+        for _ in 0 ..< 100 { op() }
+        pb_measured_region(op, n)
+    }
+default:
+    fputs("usage: SwiftBench pairs | cg-list | cg NAME N\n", stderr)
+    exit(2)
+}

@@ -8,20 +8,28 @@ import subprocess
 import sys
 import threading
 import weakref
+from pathlib import Path
+from typing import Any, Dict, List
 
 import pytest
 
 import controllerreg as cr
 from conftest import Test1ViewController, Test2ViewController
 
-
-def test_version_and_library():
-    assert cr.version() == "0.1.0"
-    assert cr.library_path() is not None
-    assert os.path.basename(cr.library_path()).startswith("libcontrollerreg.so")
+Args = Dict[str, Any]
 
 
-def test_example_end_to_end(example):
+def test_installed_package_with_its_own_library() -> None:
+    package = Path(cr.__file__).resolve().parent
+    assert "site-packages" in package.parts or "dist-packages" in package.parts, package
+    path = cr.library_path()
+    assert path is not None
+    assert Path(path).resolve().parent == package  # the library inside the package
+    assert os.path.basename(path).startswith("libcontrollerreg.so.")
+    assert cr.version() == cr.__version__
+
+
+def test_example_end_to_end(example: cr.Registry) -> None:
     t1 = example.create("Test1", color="red", number=1)
     assert isinstance(t1, Test1ViewController)
     assert t1.color == "red"
@@ -33,25 +41,24 @@ def test_example_end_to_end(example):
     assert isinstance(example.create("Test2"), Test2ViewController)
 
 
-def test_props_dict_and_keywords(example):
+def test_props_dict_and_keywords(example: cr.Registry) -> None:
     t1 = example.create("Test1", {"color": "blue", "number": 2}, number=3)
     assert (t1.color, t1.number) == ("blue", 3)  # keywords win over the dict
     t1 = example.create("Test1", {"color": "green"})
     assert t1.color == "green"
-    # props override dependencies of the same key
-    t1 = example.create("Test1", dependentInt=5)
+    t1 = example.create("Test1", dependentInt=5)  # props override dependencies of the same key
     assert t1.dependentInt == 5
 
 
 @pytest.mark.parametrize("name", ["example.yaml", "example.json", "example.plist", "example-binary.plist"])
-def test_load_file_formats(reg, fixtures, name):
+def test_load_file_formats(reg: cr.Registry, fixtures: Path, name: str) -> None:
     reg.register_class("Test2ViewController", lambda args: Test2ViewController())
     reg.register_class("Test1ViewController", Test1ViewController)
     reg.load_file(str(fixtures / name))
     assert reg.create("Test1").dependentInt == 1000
 
 
-def test_load_string_formats(reg):
+def test_load_string_formats(reg: cr.Registry) -> None:
     reg.register_class("Thing", lambda args: dict(args))
     reg.load_string('{"A": {"ClassName": "Thing", "Dependencies": {"n": 1}}}', format="json")
     reg.load_string("B:\n  ClassName: Thing\n  Dependencies: {n: 2}\n", format=cr.Format.YAML)
@@ -63,17 +70,18 @@ def test_load_string_formats(reg):
         reg.load_string("D: Thing", format="toml")
 
 
-def test_load_files_transaction(reg, fixtures):
+def test_load_files_transaction(reg: cr.Registry, fixtures: Path) -> None:
     reg.load_files([fixtures / "example.json"], format="json")
     with pytest.raises(cr.DuplicateError) as info:
         reg.load_files([fixtures / "example.yaml"])
     assert "already defined" in info.value.message
+    reg.load_files([fixtures / "example.yaml"], override=True)
 
 
-def test_args_values(reg):
-    seen = {}
+def test_args_values(reg: cr.Registry) -> None:
+    seen: Args = {}
 
-    def factory(args):
+    def factory(args: Args) -> object:
         seen.update(args)
         return object()
 
@@ -105,7 +113,7 @@ E:
     assert list(seen)[:3] == ["i", "neg", "d"]  # map order is kept
 
 
-def test_props_errors(reg):
+def test_props_errors(reg: cr.Registry) -> None:
     reg.register_class("Echo", lambda args: object())
     reg.load_string("E: Echo")
     with pytest.raises(OverflowError):
@@ -116,15 +124,18 @@ def test_props_errors(reg):
         reg.create("E", m={1: "x"})
     with pytest.raises(ValueError):
         reg.create("E\0")
+    with pytest.raises(TypeError):
+        reg.create(42)  # type: ignore[arg-type]
 
 
-def test_objects_in_props_arrive_as_themselves(reg):
-    got = {}
+def test_objects_in_props_arrive_as_themselves(reg: cr.Registry) -> None:
+    got: Args = {}
 
     class View:
         pass
 
     view = View()
+    before = sys.getrefcount(view)
     reg.register_class("Holder", lambda args: got.setdefault("args", args))
     reg.load_string("H: Holder")
     reg.create("H", view=view, views=[view, view], nested={"v": view})
@@ -133,13 +144,12 @@ def test_objects_in_props_arrive_as_themselves(reg):
     assert args["views"][0] is view and args["views"][1] is view
     assert args["nested"]["v"] is view
     del got["args"], args
-    from controllerreg import _registry
+    gc.collect()
+    assert sys.getrefcount(view) == before  # props are borrowed: no reference kept or lost
 
-    assert all(v is not view for v in _registry._handles.values())  # temporary handles dropped
 
-
-def test_factory_exception_fails_create(reg):
-    def failing(args):
+def test_factory_exception_fails_create(reg: cr.Registry) -> None:
+    def failing(args: Args) -> object:
         raise RuntimeError("the screen could not be built")
 
     reg.register_class("Failing", failing)
@@ -147,16 +157,16 @@ def test_factory_exception_fails_create(reg):
     with pytest.raises(cr.CreateFailedError) as info:
         reg.create("F")
     err = info.value
-    assert err.code == cr.Status.CREATE_FAILED == 11
+    assert err.code == cr.Status.CREATE_FAILED
+    assert int(err.code) == 11
     assert "RuntimeError: the screen could not be built" in err.message
     assert "F" in err.message
     assert isinstance(err.__cause__, RuntimeError)
-    # the registry keeps working
     with pytest.raises(cr.CreateFailedError):
-        reg.create("F")
+        reg.create("F")  # the registry keeps working
 
 
-def test_factory_returning_none_fails(reg):
+def test_factory_returning_none_fails(reg: cr.Registry) -> None:
     reg.register_class("NoneFactory", lambda args: None)
     reg.load_string("Nil: NoneFactory")
     with pytest.raises(cr.CreateFailedError) as info:
@@ -164,8 +174,8 @@ def test_factory_returning_none_fails(reg):
     assert "returned None" in str(info.value)
 
 
-def test_keyboard_interrupt_is_not_wrapped(reg):
-    def interrupted(args):
+def test_keyboard_interrupt_is_not_wrapped(reg: cr.Registry) -> None:
+    def interrupted(args: Args) -> object:
         raise KeyboardInterrupt
 
     reg.register_class("Interrupted", interrupted)
@@ -174,68 +184,44 @@ def test_keyboard_interrupt_is_not_wrapped(reg):
         reg.create("I")
 
 
-def test_rollback_destroys_dependencies(reg):
-    destroyed = []
-    refs = []
+def test_failed_create_releases_dependencies(reg: cr.Registry) -> None:
+    refs: List["weakref.ref[Test2ViewController]"] = []
 
-    def make_dep(args):
+    def make_dep(args: Args) -> Test2ViewController:
         d = Test2ViewController()
         refs.append(weakref.ref(d))
         return d
 
-    def failing(args):
+    def failing(args: Args) -> object:
         assert isinstance(args["a"], Test2ViewController)
         raise ValueError("nope")
 
-    reg.register_class("Dep", make_dep, on_destroy=destroyed.append)
+    reg.register_class("Dep", make_dep)
     reg.register_class("Failing", failing)
     reg.load_string("D: Dep\nF: {ClassName: Failing, Dependencies: {a: D, b: D}}")
     with pytest.raises(cr.CreateFailedError) as info:
         reg.create("F")
     assert "ValueError: nope" in str(info.value)
-    assert len(destroyed) == 2
-    destroyed.clear()
-    info = None
+    del info
     gc.collect()
-    assert all(r() is None for r in refs)  # nothing kept alive by the registry
+    assert len(refs) == 2 and all(r() is None for r in refs)  # nothing leaked, nothing freed twice
 
 
-def test_error_codes_and_subclasses(reg, fixtures):
-    with pytest.raises(cr.NotFoundError) as info:
-        reg.create("Test3")
-    assert info.value.code == cr.Status.NOT_FOUND
-    assert isinstance(info.value, LookupError) and isinstance(info.value, cr.Error)
-    with pytest.raises(cr.IoError) as info:
-        reg.load_file(fixtures / "does-not-exist.yaml")
-    assert "does-not-exist" in str(info.value)
-    with pytest.raises(cr.ConfigSyntaxError) as info:
-        reg.load_string('{"a": ', format="json")
-    assert "<string>:" in str(info.value)
-    with pytest.raises(cr.CycleError) as info:
-        reg.load_string("Test1: {ClassName: A, Dependencies: {n: Test2}}\nTest2: {ClassName: B, Dependencies: {b: Test1}}")
-    assert "Test1 -> Test2 -> Test1" in str(info.value)
-    with pytest.raises(cr.MissingReferenceError):
-        reg.load_string("A: {ClassName: X, Dependencies: {b: Nope}}")
-    reg.load_string("Lonely: UnregisteredClass")
-    with pytest.raises(cr.ClassNotRegisteredError) as info:
-        reg.create("Lonely")
-    assert "UnregisteredClass" in str(info.value)
-    reg.register_class("X", lambda a: 1)
-    with pytest.raises(cr.ClassExistsError):
-        reg.register_class("X", lambda a: 2)
-    assert repr(cr.error_for(99, "m")) == "Error(code=99, message='m')"
-
-
-def test_replace_class(reg):
+def test_replace_class(reg: cr.Registry) -> None:
     reg.register_class("A", lambda a: 1)
     reg.load_string("A: A")
+    assert reg.create("A") == 1
     reg.register_class("A", lambda a: 2, replace=True)
     assert reg.create("A") == 2
+    reg.replace_class("A", lambda a: 3)
+    assert reg.create("A") == 3
+    with pytest.raises(cr.ClassExistsError):
+        reg.register_class("A", lambda a: 4)
 
 
-def test_decorator(reg):
+def test_decorator(reg: cr.Registry) -> None:
     @reg.class_("Dec")
-    def make(args):
+    def make(args: Args) -> str:
         return "made"
 
     reg.load_string("D: Dec")
@@ -243,22 +229,20 @@ def test_decorator(reg):
     assert make({}) == "made"
 
 
-def test_created_objects_are_not_leaked(example):
+def test_created_objects_are_not_leaked(example: cr.Registry) -> None:
     t1 = example.create("Test1", color="red")
     r1 = weakref.ref(t1)
     r2 = weakref.ref(t1.test2ViewController)
-    from controllerreg import _registry
-
-    assert not any(v is t1 or v is t1.test2ViewController for v in _registry._handles.values())
+    assert sys.getrefcount(t1) == 2  # only `t1` (and getrefcount's argument)
     del t1
     gc.collect()
     assert r1() is None and r2() is None
 
 
-def test_dependency_dropped_by_receiver_dies(reg):
-    refs = []
+def test_dependency_dropped_by_receiver_dies(reg: cr.Registry) -> None:
+    refs: List["weakref.ref[Test2ViewController]"] = []
 
-    def dep(args):
+    def dep(args: Args) -> Test2ViewController:
         d = Test2ViewController()
         refs.append(weakref.ref(d))
         return d
@@ -271,9 +255,9 @@ def test_dependency_dropped_by_receiver_dies(reg):
     assert refs[0]() is None
 
 
-def test_close_releases_factories():
+def test_close_releases_factories() -> None:
     class Factory:
-        def __call__(self, args):
+        def __call__(self, args: Args) -> Test2ViewController:
             return Test2ViewController()
 
     factory = Factory()
@@ -297,8 +281,8 @@ def test_close_releases_factories():
         reg.load_string("G: F")
 
 
-def test_garbage_collected_registry_releases_factories():
-    def factory(args):
+def test_garbage_collected_registry_releases_factories() -> None:
+    def factory(args: Args) -> int:
         return 1
 
     ref = weakref.ref(factory)
@@ -309,7 +293,7 @@ def test_garbage_collected_registry_releases_factories():
     assert ref() is None
 
 
-def test_context_manager():
+def test_context_manager() -> None:
     with cr.Registry() as reg:
         reg.register_class("A", lambda a: "a")
         reg.load_string("A: A")
@@ -317,11 +301,11 @@ def test_context_manager():
     assert reg.closed
 
 
-def test_close_inside_factory_is_refused():
+def test_close_inside_factory_is_refused() -> None:
     reg = cr.Registry()
-    errors = []
+    errors: List[cr.Error] = []
 
-    def closing(args):
+    def closing(args: Args) -> str:
         try:
             reg.close()
         except cr.InvalidArgumentError as e:
@@ -335,7 +319,7 @@ def test_close_inside_factory_is_refused():
     reg.close()
 
 
-def test_shared_registry():
+def test_shared_registry() -> None:
     s = cr.Registry.shared()
     assert s is cr.shared()
     assert s.is_shared
@@ -347,7 +331,7 @@ def test_shared_registry():
     assert s.create("PySharedEntry") == "shared!"
 
 
-def test_reentrant_create(reg):
+def test_reentrant_create(reg: cr.Registry) -> None:
     reg.register_class("Inner", lambda a: Test2ViewController())
     reg.register_class("Outer", lambda a: ("outer", reg.create("In")))
     reg.register_class("Broken", lambda a: reg.create("Missing"))
@@ -360,11 +344,11 @@ def test_reentrant_create(reg):
     assert isinstance(info.value.__cause__, cr.NotFoundError)
 
 
-def test_threads(example):
-    results = []
-    errors = []
+def test_threads(example: cr.Registry) -> None:
+    results: List[bool] = []
+    errors: List[BaseException] = []
 
-    def work(t):
+    def work(t: int) -> None:
         try:
             for i in range(100):
                 obj = example.create("Test1", number=t * 1000 + i)
@@ -383,45 +367,35 @@ def test_threads(example):
         th.join()
     assert not errors
     assert len(results) == 800 and all(results)
-    from controllerreg import _registry
-
-    assert not _registry._handles  # every handle was handed over or dropped
 
 
-def test_library_not_found_lists_attempts(tmp_path):
-    # A fresh interpreter, with no library anywhere it looks.
-    code = (
-        "import controllerreg, sys\n"
-        "try:\n"
-        "    controllerreg.load_library()\n"
-        "except controllerreg.LibraryError as e:\n"
-        "    print(e); print(len(e.tried)); sys.exit(3)\n"
-    )
-    env = dict(os.environ)
-    env["CONTROLLERREG_LIBRARY"] = str(tmp_path / "missing.so")
-    env["PYTHONPATH"] = os.pathsep.join(sys.path)
-    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path, capture_output=True, text=True)
-    assert out.returncode == 3, out.stderr
-    assert "CONTROLLERREG_LIBRARY" in out.stdout and "missing.so" in out.stdout
+def _run(code: str, cwd: Path, **env: str) -> "subprocess.CompletedProcess[str]":
+    environ = {k: v for k, v in os.environ.items() if k != cr.ENV_VAR}
+    environ.update(env)
+    return subprocess.run([sys.executable, "-c", code], env=environ, cwd=cwd, capture_output=True, text=True)
 
 
-def test_explicit_library_path_conflict(tmp_path):
-    with pytest.raises(cr.LibraryError):
-        cr.load_library(tmp_path / "other.so")
-    assert cr.load_library(cr.library_path()) is not None  # the same path is fine
-
-
-def test_build_tree_lookup(tmp_path):
-    # Without the variable, a fresh interpreter started in a build tree finds build/libcontrollerreg.so.
-    (tmp_path / "build").mkdir()
-    (tmp_path / "build" / "libcontrollerreg.so").symlink_to(os.path.realpath(cr.library_path()))
+def test_no_library_is_searched_from_the_current_directory(tmp_path: Path) -> None:
+    # A planted build/libcontrollerreg.so* in (or above) the cwd is never loaded.
+    for d in (tmp_path / "build", tmp_path / ".build" / "release"):
+        d.mkdir(parents=True)
+        for name in ("libcontrollerreg.so", "libcontrollerreg.so.0", "libcontrollerreg.so.1"):
+            (d / name).write_bytes(b"not a library")
     sub = tmp_path / "some" / "dir"
     sub.mkdir(parents=True)
-    code = "import controllerreg; controllerreg.version(); print(controllerreg.library_path())"
-    env = {k: v for k, v in os.environ.items() if k != "CONTROLLERREG_LIBRARY"}
-    env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
-    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=sub, capture_output=True, text=True)
+    out = _run("import controllerreg; print(controllerreg.library_path())", sub)
     assert out.returncode == 0, out.stderr
-    found = out.stdout.strip()
-    # Either the package's own tree (an editable/source run) or the one above the cwd.
-    assert found.endswith("libcontrollerreg.so"), found
+    assert Path(out.stdout.strip()).parent == Path(cr.__file__).resolve().parent
+
+
+def test_environment_override(tmp_path: Path) -> None:
+    path = cr.library_path()
+    assert path is not None
+    copy = tmp_path / os.path.basename(path)
+    copy.write_bytes(Path(path).read_bytes())
+    out = _run("import controllerreg; print(controllerreg.library_path())", tmp_path, CONTROLLERREG_LIBRARY=str(copy))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == str(copy)
+    out = _run("import controllerreg", tmp_path, CONTROLLERREG_LIBRARY=str(tmp_path / "missing.so"))
+    assert out.returncode != 0
+    assert "LibraryError" in out.stderr and "missing.so" in out.stderr

@@ -18,10 +18,14 @@ objects by entry name::
         reg.load_file("example.yaml")
         test1 = reg.create("Test1", color="red", number=1)
 
-The library is found by :func:`load_library` (explicit path, ``$CONTROLLERREG_LIBRARY``, the
-build tree, the installed library). Errors raise :class:`Error` subclasses with ``.code`` and
-``.message``.
+The package carries its own ``libcontrollerreg.so`` (next to the extension module); set
+``CONTROLLERREG_LIBRARY`` to use another build. Errors raise :class:`Error` subclasses with
+``.code``, ``.message`` and ``.diagnostics``.
 """
+
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, Optional, TypeVar
 
 from ._errors import (
     ClassExistsError,
@@ -29,6 +33,7 @@ from ._errors import (
     ConfigSyntaxError,
     CreateFailedError,
     CycleError,
+    Diagnostic,
     DuplicateError,
     Error,
     InvalidArgumentError,
@@ -42,24 +47,80 @@ from ._errors import (
     ValueTypeError,
     error_for,
 )
-from ._lib import ENV_VAR, LibraryError, library_path, load_library
-from ._registry import Factory, ForeignObject, Format, Owner, Provider, Registry, shared, version
+from ._loader import ENV_VAR, LibraryError
+from ._loader import check as _check_library
+from ._loader import preload as _preload
+from ._types import ForeignObject, Format, Lifestyle, Limit, Owner
 
-__version__ = "0.1.0"
+_expected_library = _preload()
+from . import _native as _native  # noqa: E402  (after the optional preload)
+
+_check_library(_expected_library, _native.library_path())
+
+#: A factory: called with the args dict, returns the new object.
+Factory = Callable[[Dict[str, Any]], Any]
+_F = TypeVar("_F", bound=Factory)
+
+Provider = _native.Provider
+
+
+class Registry(_native.Registry):
+    """A controllerreg registry: classes (Python factories) plus config entries.
+
+    ``Registry()`` makes a new registry, freed by :meth:`close` (or ``with``, or when garbage
+    collected). :meth:`Registry.shared` is the process-wide registry, which is never freed.
+    """
+
+    __slots__ = ()
+
+    def class_(self, class_name: str, *, replace: bool = False,
+               on_destroy: Optional[Callable[[Any], None]] = None,
+               setter: Optional[Callable[[Any, str, Any], None]] = None) -> Callable[[_F], _F]:
+        """Decorator form of :meth:`register_class`::
+
+            @reg.class_("Test2ViewController")
+            def make_test2(args): return Test2ViewController()
+        """
+
+        def decorate(factory: _F) -> _F:
+            self.register_class(class_name, factory, replace=replace, on_destroy=on_destroy, setter=setter)
+            return factory
+
+        return decorate
+
+
+def shared() -> Registry:
+    """The process-wide registry (same as :meth:`Registry.shared`)."""
+    return Registry.shared()
+
+
+def version() -> str:
+    """The loaded library's version string (``cr_version()``)."""
+    return _native.version()
+
+
+def library_path() -> Optional[str]:
+    """The file the library was loaded from."""
+    return _native.library_path()
+
+
+__version__: str = _native.header_version()
 
 __all__ = [
     "Registry",
     "Provider",
+    "Factory",
     "shared",
     "version",
-    "load_library",
     "library_path",
     "ENV_VAR",
     "LibraryError",
     "Format",
     "Owner",
+    "Lifestyle",
+    "Limit",
     "ForeignObject",
-    "Factory",
+    "Diagnostic",
     "Status",
     "Error",
     "error_for",

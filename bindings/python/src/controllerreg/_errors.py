@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import enum
-from typing import Dict, Optional, Type
+from typing import Dict, NamedTuple, Optional, Sequence, Tuple, Type
 
 __all__ = [
+    "Diagnostic",
     "Status",
     "Error",
     "InvalidArgumentError",
@@ -46,24 +47,49 @@ class Status(enum.IntEnum):
     NO_MEMORY = 14
 
 
+class Diagnostic(NamedTuple):
+    """One problem of a failed call (``cr_problem``): where it is and what to do about it."""
+
+    #: The status of this problem (a :class:`Status` value).
+    code: int
+    #: The config file ("" when the problem has no place, e.g. a create failure).
+    file: str
+    #: 1-based line, 0 when unknown.
+    line: int
+    #: 1-based column, 0 when unknown.
+    column: int
+    #: The problem alone, without "file:line:column: ".
+    message: str
+    #: A suggested name ("did you mean"), or None.
+    suggestion: Optional[str]
+
+    def __str__(self) -> str:
+        place = f"{self.file}:{self.line}:{self.column}: " if self.file else ""
+        return place + self.message
+
+
 class Error(Exception):
     """A failed controllerreg call.
 
-    ``code`` is the status (an int, a :class:`Status` member when known) and ``message`` the
-    library's message (config errors put ``file:line:column:`` before each problem). When a
-    factory's exception failed a create, that exception is the ``__cause__``.
+    ``code`` is the status (a :class:`Status` member when known), ``message`` the library's
+    message (one ``file:line:column: problem`` line per problem) and ``diagnostics`` every problem
+    as a :class:`Diagnostic`. When a factory's exception failed a create, that exception is the
+    ``__cause__``.
     """
 
     #: The status code this class stands for (subclasses set it).
     status: Optional[Status] = None
 
-    def __init__(self, code: int, message: str) -> None:
+    def __init__(self, code: int, message: str, diagnostics: Sequence[Diagnostic] = ()) -> None:
         super().__init__(message)
         try:
             self.code: int = Status(code)
         except ValueError:
             self.code = code
         self.message: str = message
+        self.diagnostics: Tuple[Diagnostic, ...] = tuple(diagnostics) or (
+            Diagnostic(int(code), "", 0, 0, message, None),
+        )
 
     def __str__(self) -> str:
         return self.message
@@ -72,13 +98,13 @@ class Error(Exception):
         return f"{type(self).__name__}(code={int(self.code)}, message={self.message!r})"
 
 
-class InvalidArgumentError(Error):
+class InvalidArgumentError(Error, ValueError):
     """CR_ERR_INVALID_ARGUMENT: a bad argument (e.g. a closed registry, a NUL in a string)."""
 
     status = Status.INVALID_ARGUMENT
 
 
-class IoError(Error):
+class IoError(Error, OSError):
     """CR_ERR_IO: a config file could not be read."""
 
     status = Status.IO
@@ -167,6 +193,11 @@ _BY_CODE: Dict[int, Type[Error]] = {
 }
 
 
-def error_for(code: int, message: str) -> Error:
+def error_for(code: int, message: str, diagnostics: Sequence[Diagnostic] = ()) -> Error:
     """The Error subclass instance for ``code`` (plain :class:`Error` for unknown codes)."""
-    return _BY_CODE.get(code, Error)(code, message)
+    return _BY_CODE.get(code, Error)(code, message, diagnostics)
+
+
+def _from_native(code: int, message: str, problems: Sequence[Tuple[int, str, int, int, str, Optional[str]]]) -> Error:
+    """The extension's way to build an error from the thread's last library error."""
+    return error_for(code, message, [Diagnostic(*p) for p in problems])

@@ -1,0 +1,84 @@
+/// A proposed next state of one registry, built under its lock.
+struct Candidate {
+    let registry: Registry
+    var classSlots: ClassSlots
+    /// This registry's own class records by slot (padded to every slot by `padRecords`).
+    var ownRecords: [ClassRecord?]
+    var templates: [String]
+    var own: [EntryDefinition]
+    var entries: EntryTable
+    /// For a child: the parent's (candidate) snapshot its classes and entries fall back to.
+    var parentSnapshot: Snapshot?
+    var builtSnapshot: Snapshot?
+
+    init(registry: Registry, state: WriterState, current: Snapshot) {
+        self.registry = registry
+        classSlots = state.classSlots
+        ownRecords = state.classRecords
+        templates = state.templates
+        own = state.own
+        entries = current.entries
+        parentSnapshot = registry.parent?.cell.snapshot
+    }
+
+    /// The slot for a class name, allocating one for a name not seen before.
+    mutating func classSlot(for name: String) -> Int {
+        defer { padRecords() }
+        return classSlots.slot(for: name)
+    }
+
+    /// Gives every class slot a (possibly empty) record.
+    mutating func padRecords() {
+        while ownRecords.count < classSlots.count { ownRecords.append(nil) }
+    }
+
+    /// Compiles a child's entries: the parent's, overridden and extended by `own`.
+    mutating func merge(parent: Snapshot, own: [EntryDefinition], invalidNames: Set<String>, problems: [Diagnostic]) throws(ConfigError) {
+        var definitions: [EntryDefinition] = []
+        var position: [String: Int] = [:]
+        var inherited: [String: CompiledEntry] = [:]
+        for c in parent.entries.compiled {
+            guard let c else { continue }
+            position[c.definition.name] = definitions.count
+            definitions.append(c.definition)
+            inherited[c.definition.name] = c
+        }
+        for d in own {
+            if let i = position[d.name] {
+                definitions[i] = d
+                inherited[d.name] = nil
+            } else {
+                position[d.name] = definitions.count
+                definitions.append(d)
+            }
+        }
+        // Parent classes are reachable by name in the child.
+        for (i, name) in parent.classes.names.enumerated() where parent.classes.records[i] != nil { _ = classSlot(for: name) }
+        var tx = Transaction(base: EntryTable(compiled: []), classSlots: classSlots)
+        switch tx.apply(definitions, invalidNames: invalidNames, decodeProblems: problems, inherited: inherited,
+                        owner: registry.parent.map { Unmanaged.passUnretained($0) }) {
+        case .failure(let error):
+            throw error
+        case .success(let compiled):
+            classSlots = tx.classSlots
+            padRecords()
+            entries = EntryTable(compiled: compiled)
+            self.own = own
+            parentSnapshot = parent
+        }
+    }
+
+    /// The snapshot this candidate describes (classes fall back to the parent's by name).
+    func snapshot() -> Snapshot {
+        var records = ownRecords
+        while records.count < classSlots.count { records.append(nil) }
+        if let parent = parentSnapshot {
+            for (slot, name) in classSlots.names.enumerated() where records[slot] == nil {
+                let p = parent.classes.lookup.find(name)
+                if p >= 0 { records[slot] = parent.classes.records[p] }
+            }
+        }
+        let templates = (parentSnapshot?.templates ?? []) + self.templates
+        return Snapshot(entries: entries, classes: ClassTable(names: classSlots.names, records: records), templates: templates)
+    }
+}

@@ -1,0 +1,47 @@
+/// Registering host classes and name templates.
+extension Registry {
+    /// Registers `host` under `className`. Registering a name twice is an error (`.classExists`);
+    /// use `replaceClass` to replace deliberately. On failure `host.release` is called.
+    public func register(className: String, _ host: HostClass) throws(ConfigError) {
+        try registerClass(className, host, replace: false)
+    }
+
+    /// Registers a class whose objects are Swift objects built by `create`.
+    public func register(className: String, create: @escaping @Sendable (_ args: ValueRef) throws -> AnyObject) throws(ConfigError) {
+        try register(className: className, .swift(create: create))
+    }
+
+    /// Registers `host` under `className`, replacing a class already registered under that name.
+    public func replaceClass(_ className: String, _ host: HostClass) throws(ConfigError) {
+        try registerClass(className, host, replace: true)
+    }
+
+    /// Whether a class is registered under `className` (here or in a parent).
+    public func hasClass(_ className: String) -> Bool {
+        cell.read { s in s.classes.lookup.find(className) >= 0 }
+    }
+
+    private func registerClass(_ className: String, _ host: HostClass, replace: Bool) throws(ConfigError) {
+        if className.isEmpty || className.utf8.contains(0) {
+            host.release?()
+            throw ConfigError(.invalidArgument, "a class name must be non-empty and contain no NUL byte")
+        }
+        let record = ClassRecord(name: className, host: host)
+        try change { (c) throws(ConfigError) in
+            let slot = c.classSlot(for: className)
+            if !replace, c.ownRecords[slot] != nil {
+                throw ConfigError(.classExists, "class '\(className)' is already registered (use a replace call to replace it)")
+            }
+            c.ownRecords[slot] = record
+        }
+    }
+
+    /// Adds a class-name template such as `"{name}ViewController"`, tried (in the order added) for
+    /// a name that is neither an entry nor a registered class.
+    public func addNameTemplate(_ template: String) throws(ConfigError) {
+        guard template.contains("{name}"), !template.utf8.contains(0) else {
+            throw ConfigError(.invalidArgument, "a name template must contain '{name}', e.g. '{name}ViewController'; got '\(template)'")
+        }
+        try change { (c) throws(ConfigError) in c.templates.append(template) }
+    }
+}

@@ -1,0 +1,16 @@
+/// A weak reference to a child registry.
+struct WeakRegistry {
+    weak var registry: Registry?
+    init(_ r: Registry) { registry = r }
+}
+
+/// What writers change under the lock (the published snapshot is derived from it).
+struct WriterState {
+    var classSlots = ClassSlots()
+    /// This registry's own classes by slot (a child's parent classes are not here).
+    var classRecords: [ClassRecord?] = []
+    var templates: [String] = []
+    /// A child's own definitions (a root registry keeps its entries in the snapshot).
+    var own: [EntryDefinition] = []
+    var children: [WeakRegistry] = []
+}

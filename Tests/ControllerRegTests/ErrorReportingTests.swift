@@ -1,0 +1,116 @@
+import ControllerReg
+import Testing
+
+/// Issue 12 items 2, 3 and 11: suggestions are bounded and sensible, every problem of a load is
+/// reported at once, and the code of a many-problem load does not depend on the order of lines.
+@Suite("Error reporting: suggestions, every problem at once, bounded messages")
+struct ErrorReportingTests {
+    // MARK: Suggestions
+
+    @Test func distanceCountsEditsAndTranspositions() {
+        func d(_ a: String, _ b: String, cap: Int = 8) -> Int { Suggestions.distance(Array(a.utf8), Array(b.utf8), cap: cap) }
+        #expect(d("kitten", "sitting") == 3)
+        #expect(d("Tset1", "Test1") == 1)
+        #expect(d("provider", "Provider") == 0)
+        #expect(d("", "abc") == 3)
+        #expect(d("abcdef", "uvwxyz", cap: 2) == 3) // stops at the cap
+        let long = String(repeating: "A", count: 64_000)
+        #expect(d(long + "1", long + "2", cap: 8) == 1)
+    }
+
+    @Test func shortNamesAreNotSuggestedFarAway() {
+        // 'N1' -> 'M' is two edits in a two-letter name: not a typo.
+        #expect(Suggestions.closest(to: "N1", in: ["M"]) == nil)
+        #expect(Suggestions.closest(to: "Tst2", in: ["Test1", "Test2"]) == "Test2")
+        // The nearer length wins a tie in distance.
+        #expect(Suggestions.closest(to: "Servic", in: ["Servce", "Service"]) == "Service")
+    }
+
+    @Test func theReferringEntryIsNeverSuggested() {
+        let r = Registry()
+        let e = expectError { try r.load(text: "N1: {ClassName: C, Dependencies: {x: N2}}") }
+        #expect(e?.code == .missingReference)
+        #expect(e?.diagnostics.first?.suggestion == nil)
+        #expect(e?.description.contains("did you mean") == false)
+    }
+
+    @Test func suggestionsFillTheDiagnosticField() throws {
+        let r = Registry()
+        var e = expectError { try r.load(text: "Test2: W\nTest1: {ClassName: C, Dependencies: {x: Tset2}}") }
+        #expect(e?.diagnostics.first?.suggestion == "Test2")
+        e = expectError { try r.load(text: "A: {ClassName: C, Dependencies: {x: B}, Lifestyle: singelton}") }
+        #expect(e?.diagnostics.first?.suggestion == "singleton")
+        e = expectError { try r.load(text: "A: {ClassName: C, Dependnecies: {}}") }
+        #expect(e?.diagnostics.first?.suggestion == "Dependencies")
+        try r.load(text: "Test2: W")
+        e = expectError { _ = try r.create("Tset2") }
+        #expect(e?.diagnostics.first?.suggestion == "Test2")
+        e = expectError { try r.remove(entriesNamed: ["Tets2"]) }
+        #expect(e?.diagnostics.first?.suggestion == "Test2")
+    }
+
+    @Test func onlyTheFirstProblemsGetSuggestions() {
+        let lines = (0 ..< 100).map { "E\($0)x: {ClassName: C, Dependencies: {a: T\($0)x}}\nT\($0)y: C" }
+        let e = expectError { try Registry().load(text: lines.joined(separator: "\n")) }
+        #expect(e?.diagnostics.count == 100)
+        #expect(e?.diagnostics.filter { $0.suggestion != nil }.count == Suggestions.maxSuggestedProblems)
+    }
+
+    // MARK: Bounded messages
+
+    @Test func aLongCycleNamesItsFirstAndLastParts() {
+        let n = 2_000
+        var text = (0 ..< n - 1).map { "E\($0): {ClassName: C, Dependencies: {next: E\($0 + 1)}}" }
+        text.append("E\(n - 1): {ClassName: C, Dependencies: {next: E0}}")
+        let e = expectError { try Registry().load(text: text.joined(separator: "\n")) }
+        #expect(e?.code == .cycle)
+        let message = e?.diagnostics.first?.message ?? ""
+        #expect(message.hasPrefix("dependency cycle: E0 -> E1 -> "))
+        #expect(message.contains("-> E7 -> ... (\(n + 1 - 16) more entries) ... -> E\(n - 7) -> "))
+        #expect(message.contains("-> E\(n - 1) -> E0 (via key 'next' of 'E0')"))
+        #expect(message.utf8.count < 300)
+    }
+
+    @Test func aMessageQuotingAHugeNameIsCapped() throws {
+        let r = Registry()
+        try r.load(text: "A: C")
+        let e = expectError { _ = try r.create(String(repeating: "N", count: 1_000_000)) }
+        #expect(e?.code == .notFound)
+        let message = e?.diagnostics.first?.message ?? ""
+        #expect(message.utf8.count <= Diagnostic.maxMessageBytes)
+        #expect(message.hasPrefix("no entry named 'NNN"))
+        #expect(message.contains("bytes left out"))
+        #expect(message.hasSuffix("NNNN'"))
+    }
+
+    // MARK: Every problem at once
+
+    @Test func cyclesAreReportedBesideOtherProblems() {
+        let text = """
+            A: {ClassName: C, Dependencies: {x: B}}
+            B: {ClassName: C, Dependencies: {y: A}}
+            D: {ClassName: C, Dependencies: {z: Missing}}
+            S: {ClassName: C, Dependencies: {me: S}}
+            """
+        let e = expectError { try Registry().load(text: text) }
+        let codes = e?.diagnostics.map(\.code) ?? []
+        #expect(codes.filter { $0 == .cycle }.count == 2, "\(String(describing: e))")
+        #expect(codes.contains(.missingReference))
+        #expect(e?.description.contains("A -> B -> A") == true)
+        #expect(e?.description.contains("S -> S") == true)
+    }
+
+    @Test func theCodeOfAManyProblemLoadDoesNotDependOnLineOrder() {
+        let lines = [
+            "A: {ClassName: C, Dependencies: {x: A}}",          // cycle
+            "B: {ClassName: C, Dependencies: {y: Nowhere}}",    // missing reference
+            "D: {ClassName: C, Unknown: 1}",                    // schema
+        ]
+        var codes = Set<ErrorCode>()
+        for order in [[0, 1, 2], [2, 1, 0], [1, 2, 0], [1, 0, 2]] {
+            let text = order.map { lines[$0] }.joined(separator: "\n")
+            if let e = expectError({ try Registry().load(text: text) }) { codes.insert(e.code) }
+        }
+        #expect(codes == [.schema])
+    }
+}

@@ -1,0 +1,166 @@
+/* The cr_class callbacks of every Python class: create calls the factory with the args as a dict,
+ * destroy drops the library's reference, set injects one key, release frees the class record.
+ * Callbacks may run on any thread, with or without the GIL held: they take it themselves. */
+#include "native.h"
+
+/** One registered Python class: the cr_class user_data (freed by release). */
+typedef struct {
+    PyObject *name;       /* str */
+    PyObject *factory;    /* callable(args: dict) -> object */
+    PyObject *on_destroy; /* callable(object) or NULL */
+    PyObject *setter;     /* callable(object, key, value) or NULL: setattr */
+} class_record;
+
+/* Under ABI 0.x the library destroyed every receiver-owned argument of a failed create, even those
+ * the callback had read; ABI 1.0 leaves what was taken to the taker. Make the 0.x case balance:
+ * give back a reference for each object taken by this callback (keep[from:]) and disown providers. */
+static void undo_takes_on_failure(crpy_frame *frame, Py_ssize_t from) {
+#ifndef CRPY_ABI_1
+    if (frame == NULL || frame->keep == NULL) return;
+    Py_ssize_t n = PyList_GET_SIZE(frame->keep);
+    for (Py_ssize_t i = from; i < n; i++) {
+        PyObject *item = PyList_GET_ITEM(frame->keep, i);
+        if (PyObject_TypeCheck(item, &crpy_ProviderType)) {
+            PyObject *r = PyObject_CallMethod(item, "_disown", NULL);
+            Py_XDECREF(r);
+            PyErr_Clear();
+        } else {
+            Py_INCREF(item);
+        }
+    }
+#else
+    (void)frame;
+    (void)from;
+#endif
+}
+
+static Py_ssize_t keep_length(crpy_frame *frame) {
+    return (frame && frame->keep) ? PyList_GET_SIZE(frame->keep) : 0;
+}
+
+static void *create_cb(const cr_value *args, void *user_data) {
+    class_record *record = user_data;
+    PyGILState_STATE gil = PyGILState_Ensure();
+    crpy_frame local, *frame = crpy_frame_current();
+    int own_frame = frame == NULL; /* called from outside any Python call (e.g. a C host) */
+    if (own_frame) {
+        crpy_frame_push(&local, NULL);
+        frame = &local;
+    }
+    Py_ssize_t mark = keep_length(frame);
+    PyObject *result = NULL;
+    PyObject *dict = crpy_value_to_python(args, frame);
+    if (dict != NULL && !PyDict_Check(dict)) Py_SETREF(dict, PyDict_New());
+    if (dict != NULL) {
+        result = PyObject_CallOneArg(record->factory, dict);
+        Py_DECREF(dict);
+    }
+    if (result == Py_None) {
+        Py_DECREF(result);
+        result = NULL;
+        PyErr_Format(PyExc_TypeError, "the factory of class '%U' returned None", record->name);
+        crpy_report_exception(frame, NULL);
+        undo_takes_on_failure(frame, mark);
+    } else if (result == NULL) {
+        crpy_report_exception(frame, NULL);
+        undo_takes_on_failure(frame, mark);
+    }
+    if (own_frame) crpy_frame_pop(&local);
+    PyGILState_Release(gil);
+    return result ? crpy_tag(result) : NULL;
+}
+
+static void destroy_cb(void *object, void *user_data) {
+    class_record *record = user_data;
+    PyObject *value = crpy_untag(object);
+    if (value == NULL) return;
+    PyGILState_STATE gil = PyGILState_Ensure();
+    if (record->on_destroy != NULL) {
+        PyObject *r = PyObject_CallOneArg(record->on_destroy, value);
+        if (r == NULL) PyErr_WriteUnraisable(record->on_destroy);
+        Py_XDECREF(r);
+    }
+    Py_DECREF(value);
+    PyGILState_Release(gil);
+}
+
+static int set_cb(void *object, const char *key, const cr_value *value, void *user_data) {
+    class_record *record = user_data;
+    PyObject *target = crpy_untag(object);
+    if (target == NULL) {
+        cr_report_error("controllerreg (Python): inject target is not a Python object");
+        return CR_ERR_INVALID_ARGUMENT;
+    }
+    PyGILState_STATE gil = PyGILState_Ensure();
+    crpy_frame local, *frame = crpy_frame_current();
+    int own_frame = frame == NULL;
+    if (own_frame) {
+        crpy_frame_push(&local, NULL);
+        frame = &local;
+    }
+    Py_ssize_t mark = keep_length(frame);
+    int status = 0;
+    PyObject *pykey = PyUnicode_DecodeUTF8(key, (Py_ssize_t)strlen(key), "surrogateescape");
+    PyObject *pyvalue = pykey ? crpy_value_to_python(value, frame) : NULL;
+    if (pyvalue != NULL) {
+        PyObject *setter = frame->setter ? frame->setter : record->setter;
+        if (setter != NULL) {
+            PyObject *r = PyObject_CallFunctionObjArgs(setter, target, pykey, pyvalue, NULL);
+            if (r == NULL) status = CR_ERR_CREATE_FAILED;
+            Py_XDECREF(r);
+        } else if (PyObject_SetAttr(target, pykey, pyvalue) < 0) {
+            status = CR_ERR_CREATE_FAILED;
+        }
+    } else {
+        status = CR_ERR_CREATE_FAILED;
+    }
+    Py_XDECREF(pykey);
+    Py_XDECREF(pyvalue);
+    if (status != 0) {
+        crpy_report_exception(frame, NULL);
+        undo_takes_on_failure(frame, mark);
+    }
+    if (own_frame) crpy_frame_pop(&local);
+    PyGILState_Release(gil);
+    return status;
+}
+
+static void release_cb(void *user_data) {
+    class_record *record = user_data;
+    PyGILState_STATE gil = PyGILState_Ensure();
+    Py_XDECREF(record->name);
+    Py_XDECREF(record->factory);
+    Py_XDECREF(record->on_destroy);
+    Py_XDECREF(record->setter);
+    PyMem_RawFree(record);
+    PyGILState_Release(gil);
+}
+
+int crpy_register_class(cr_registry *reg, const char *name, PyObject *factory, PyObject *on_destroy,
+                        PyObject *setter, int replace) {
+    class_record *record = PyMem_RawCalloc(1, sizeof *record);
+    if (record == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    record->name = PyUnicode_FromString(name);
+    if (record->name == NULL) {
+        PyMem_RawFree(record);
+        return -1;
+    }
+    Py_INCREF(factory);
+    record->factory = factory;
+    record->on_destroy = (on_destroy && on_destroy != Py_None) ? (Py_INCREF(on_destroy), on_destroy) : NULL;
+    record->setter = (setter && setter != Py_None) ? (Py_INCREF(setter), setter) : NULL;
+    cr_class cls = {0};
+    cls.create = create_cb;
+    cls.destroy = destroy_cb;
+    cls.set = set_cb;
+    cls.release = release_cb;
+#ifdef CR_CLASS_VERSION
+    cls.version = CR_CLASS_VERSION;
+#endif
+    /* The library calls release on failure too (it owns user_data from here on). */
+    int status = replace ? cr_replace_class(reg, name, &cls, record) : cr_register_class(reg, name, &cls, record);
+    return status;
+}

@@ -1,0 +1,80 @@
+/* The module controllerreg._native: its functions, the per-thread call frames, initialisation. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* dladdr */
+#endif
+#include "native.h"
+
+#include <dlfcn.h>
+
+/* -- frames ---------------------------------------------------------------------------------- */
+
+static _Thread_local crpy_frame *current_frame;
+
+void crpy_frame_push(crpy_frame *frame, PyObject *registry) {
+    frame->outer = current_frame;
+    frame->error = NULL;
+    frame->keep = NULL;
+    frame->setter = NULL;
+    frame->registry = registry;
+    current_frame = frame;
+}
+
+void crpy_frame_pop(crpy_frame *frame) {
+    current_frame = frame->outer;
+    Py_CLEAR(frame->error);
+    Py_CLEAR(frame->keep);
+}
+
+crpy_frame *crpy_frame_current(void) { return current_frame; }
+
+/* -- module functions ------------------------------------------------------------------------ */
+
+static PyObject *native_version(PyObject *self, PyObject *unused) {
+    return PyUnicode_FromString(cr_version());
+}
+
+static PyObject *native_library_path(PyObject *self, PyObject *unused) {
+    Dl_info info;
+    if (dladdr((void *)&cr_version, &info) == 0 || info.dli_fname == NULL)
+        Py_RETURN_NONE;
+    return PyUnicode_DecodeFSDefault(info.dli_fname);
+}
+
+static PyObject *native_header_version(PyObject *self, PyObject *unused) {
+    return PyUnicode_FromString(CR_VERSION_STRING);
+}
+
+static PyMethodDef native_methods[] = {
+    {"version", native_version, METH_NOARGS, "The loaded library's version (cr_version())."},
+    {"library_path", native_library_path, METH_NOARGS,
+     "The file the library was loaded from (None if unknown)."},
+    {"header_version", native_header_version, METH_NOARGS,
+     "The version of controllerreg.h the extension was compiled against."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef native_module = {
+    PyModuleDef_HEAD_INIT, "controllerreg._native",
+    "The CPython extension over libcontrollerreg (use the controllerreg package).", -1,
+    native_methods,
+};
+
+PyMODINIT_FUNC PyInit__native(void) {
+    PyObject *module = PyModule_Create(&native_module);
+    if (module == NULL) return NULL;
+    if (PyType_Ready(&crpy_RegistryType) < 0 || PyType_Ready(&crpy_ProviderType) < 0) goto fail;
+    Py_INCREF(&crpy_RegistryType);
+    if (PyModule_AddObject(module, "Registry", (PyObject *)&crpy_RegistryType) < 0) goto fail;
+    Py_INCREF(&crpy_ProviderType);
+    if (PyModule_AddObject(module, "Provider", (PyObject *)&crpy_ProviderType) < 0) goto fail;
+    if (crpy_errors_init(module) < 0 || crpy_values_init(module) < 0) goto fail;
+#ifdef CRPY_ABI_1
+    if (PyModule_AddIntConstant(module, "ABI_1", 1) < 0) goto fail;
+#else
+    if (PyModule_AddIntConstant(module, "ABI_1", 0) < 0) goto fail;
+#endif
+    return module;
+fail:
+    Py_DECREF(module);
+    return NULL;
+}

@@ -1,0 +1,104 @@
+/* controllerreg._native: the CPython extension over libcontrollerreg's C ABI.
+ *
+ * How Python objects cross the C boundary: an object a Python factory returns is handed to the
+ * library as its PyObject pointer with the low bit set (a "tagged" pointer; the reference the
+ * factory's call returned goes with it). A pointer without the tag is an object of a class
+ * registered in another language and reaches Python as a controllerreg.ForeignObject.
+ * The library gives the reference back through the class's destroy callback (Py_DECREF) or to the
+ * receiver that takes the object with cr_value_object (ABI 1.0: taken for good). */
+#ifndef CONTROLLERREG_PY_NATIVE_H
+#define CONTROLLERREG_PY_NATIVE_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+
+#include "controllerreg.h"
+
+/* Which parts of the C ABI 1.0 the header being compiled against has (they land one by one). */
+#if defined(CR_VERSION_NUMBER) && CR_VERSION_NUMBER >= 1000000
+#define CRPY_ABI_1 1 /* cr_last_error_problem, ownership "taken for good" */
+#endif
+#ifdef CR_LOAD_OPTIONS_VERSION
+#define CRPY_LOAD_OPTIONS 1
+#endif
+#ifdef CR_CREATE_OPTIONS_VERSION
+#define CRPY_CREATE_OPTIONS 1
+#endif
+
+/* -- tagged object pointers ------------------------------------------------------------------ */
+
+/** The pointer the library stores for a Python object. */
+static inline void *crpy_tag(PyObject *object) { return (void *)((uintptr_t)object | 1u); }
+/** The Python object behind a tagged pointer, or NULL for a foreign (untagged) pointer. */
+static inline PyObject *crpy_untag(void *pointer) {
+    return ((uintptr_t)pointer & 1u) ? (PyObject *)((uintptr_t)pointer & ~(uintptr_t)1u) : NULL;
+}
+
+/* -- one create (or inject, or start) call in progress on this thread ------------------------ */
+
+/** Frames nest when a factory calls back into a registry; each thread has its own stack. */
+typedef struct crpy_frame {
+    struct crpy_frame *outer;
+    PyObject *error;      /* the first exception a callback raised (new reference) or NULL */
+    PyObject *keep;       /* list of objects taken from args, kept alive until the call ends (graph
+                             objects may be shared with later receivers of the same call) */
+    PyObject *setter;     /* inject(): the setter callable for this call, borrowed, or NULL */
+    PyObject *registry;   /* the Registry this call runs on (borrowed) or NULL (a provider) */
+} crpy_frame;
+
+void crpy_frame_push(crpy_frame *frame, PyObject *registry);
+/** Pops the frame and drops what it kept (call with the GIL). */
+void crpy_frame_pop(crpy_frame *frame);
+crpy_frame *crpy_frame_current(void);
+
+/* -- errors (errors.c) ----------------------------------------------------------------------- */
+
+int crpy_errors_init(PyObject *module);
+/** Raises the controllerreg.Error subclass for the thread's last library error (`fallback` when
+ *  none is recorded), chained to the frame's exception if any. Returns NULL. */
+PyObject *crpy_raise_last(int fallback, crpy_frame *frame);
+/** Raises for a call that returned a non-zero status. Returns NULL. */
+PyObject *crpy_raise_status(int status);
+/** Raises controllerreg.InvalidArgumentError (a closed registry, ...) with `message`. */
+PyObject *crpy_raise_invalid(const char *message);
+/** Hands the current Python exception to the library (cr_report_error) and to the frame. */
+void crpy_report_exception(crpy_frame *frame, const char *context);
+
+/* -- values (values.c) ----------------------------------------------------------------------- */
+
+/** The Python value of a cr_value (args: objects are taken as the 1.0 rule says, receiver-owned
+ *  ones kept alive in `frame`). New reference or NULL with an exception. */
+PyObject *crpy_value_to_python(const cr_value *value, crpy_frame *frame);
+/** A new CR_MAP for props: `props` (a mapping, None or NULL) updated by the keyword arguments of
+ *  a vectorcall (`kwvalues`, `kwnames`, may be NULL). *out is NULL when there are none.
+ *  Objects are borrowed: keep the Python objects alive while the map is used. */
+int crpy_props_build(PyObject *props, PyObject *const *kwvalues, PyObject *kwnames, cr_value **out);
+/** A new CR_MAP from a mapping (dependencies of add_entry). */
+cr_value *crpy_map_from_python(PyObject *mapping, const char *what);
+/** UTF-8 of a str without NUL characters, or NULL with ValueError/TypeError naming `what`. */
+const char *crpy_utf8(PyObject *text, const char *what);
+
+int crpy_values_init(PyObject *module);
+
+/* -- class callbacks (callbacks.c) ----------------------------------------------------------- */
+
+/** Registers (or replaces) a Python class on `reg`. Returns the cr status. */
+int crpy_register_class(cr_registry *reg, const char *name, PyObject *factory, PyObject *on_destroy,
+                        PyObject *setter, int replace);
+
+/* -- types ----------------------------------------------------------------------------------- */
+
+extern PyTypeObject crpy_RegistryType;
+extern PyTypeObject crpy_ProviderType;
+/** A new Provider wrapping `provider` (taken: freed with the wrapper). */
+PyObject *crpy_provider_new(cr_provider *provider);
+/** Runs one create (of `name` on `reg`, or of `provider`) with `props` and returns the object as
+ *  Python; `*owner` tells who owns it (CR_OWNER_REGISTRY for a singleton). `registry` (may be NULL)
+ *  is the Registry object the call runs on. The GIL is released while the library works. */
+PyObject *crpy_run_create(PyObject *registry, cr_registry *reg, const char *name, cr_provider *provider,
+                          const cr_value *props, int *owner);
+/** controllerreg.ForeignObject(address, owner). */
+PyObject *crpy_foreign(void *object, int owner);
+
+#endif

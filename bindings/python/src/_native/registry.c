@@ -1,0 +1,673 @@
+/* controllerreg._native.Registry: one cr_registry, its classes, loads, creates and the singleton
+ * cache (the Python object of each singleton entry already built, so a hit is one dict lookup). */
+#include "native.h"
+
+typedef struct {
+    PyObject_HEAD
+    cr_registry *reg;      /* NULL once closed */
+    int owned;             /* 0 for the shared registry (never freed) */
+    int active;            /* calls in progress (close() is refused meanwhile) */
+    PyObject *parent;      /* the parent Registry of a child (kept alive by the child) */
+    PyObject *children;    /* list of weakrefs to child Registries */
+    PyObject *singletons;  /* dict name -> object, or NULL when not cached (the shared registry) */
+    PyObject *weakrefs;
+} RegistryObject;
+
+static PyObject *shared_instance;
+
+/* -- helpers --------------------------------------------------------------------------------- */
+
+static cr_registry *enter(RegistryObject *self) {
+    if (self->reg == NULL) return (cr_registry *)crpy_raise_invalid("the registry is closed");
+    self->active++;
+    return self->reg;
+}
+
+static void leave(RegistryObject *self) { self->active--; }
+
+/* Drops the cached singletons of this registry and of its children (after any change). */
+static void invalidate(RegistryObject *self) {
+    if (self->singletons != NULL) PyDict_Clear(self->singletons);
+    if (self->children == NULL) return;
+    Py_ssize_t n = PyList_GET_SIZE(self->children);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *child = PyWeakref_GetObject(PyList_GET_ITEM(self->children, i));
+        if (child != NULL && child != Py_None) invalidate((RegistryObject *)child);
+    }
+}
+
+static int parse_format(PyObject *format, cr_format *out) {
+    if (format == NULL) {
+        *out = CR_FORMAT_AUTO;
+        return 0;
+    }
+    if (PyUnicode_Check(format)) {
+        static const struct { const char *name; cr_format format; } names[] = {
+            {"auto", CR_FORMAT_AUTO}, {"json", CR_FORMAT_JSON}, {"yaml", CR_FORMAT_YAML},
+            {"yml", CR_FORMAT_YAML}, {"plist", CR_FORMAT_PLIST}};
+        PyObject *lower = PyObject_CallMethod(format, "lower", NULL);
+        if (lower == NULL) return -1;
+        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+            if (PyUnicode_CompareWithASCIIString(lower, names[i].name) == 0) {
+                Py_DECREF(lower);
+                *out = names[i].format;
+                return 0;
+            }
+        }
+        Py_DECREF(lower);
+    } else if (PyLong_Check(format)) {
+        long v = PyLong_AsLong(format);
+        if (v >= CR_FORMAT_AUTO && v <= CR_FORMAT_PLIST) {
+            *out = (cr_format)v;
+            return 0;
+        }
+        PyErr_Clear();
+    }
+    PyErr_Format(PyExc_ValueError, "unknown format %R (auto, json, yaml or plist)", format);
+    return -1;
+}
+
+static int parse_lifestyle(PyObject *lifestyle, cr_lifestyle *out) {
+    if (lifestyle == NULL) {
+        *out = CR_LIFESTYLE_TRANSIENT;
+        return 0;
+    }
+    if (PyUnicode_Check(lifestyle)) {
+        static const char *names[] = {"transient", "singleton", "graph"};
+        for (int i = 0; i < 3; i++) {
+            if (PyUnicode_CompareWithASCIIString(lifestyle, names[i]) == 0) {
+                *out = (cr_lifestyle)i;
+                return 0;
+            }
+        }
+    } else if (PyLong_Check(lifestyle)) {
+        long v = PyLong_AsLong(lifestyle);
+        if (v >= 0 && v <= 2) {
+            *out = (cr_lifestyle)v;
+            return 0;
+        }
+        PyErr_Clear();
+    }
+    PyErr_Format(PyExc_ValueError, "unknown lifestyle %R (transient, singleton or graph)", lifestyle);
+    return -1;
+}
+
+/* -- creating -------------------------------------------------------------------------------- */
+
+PyObject *crpy_run_create(PyObject *registry, cr_registry *reg, const char *name, cr_provider *provider,
+                          const cr_value *props, int *owner_out) {
+    crpy_frame frame;
+    crpy_frame_push(&frame, registry);
+    void *object;
+    cr_owner owner = CR_OWNER_RECEIVER;
+    Py_BEGIN_ALLOW_THREADS
+#ifdef CRPY_CREATE_OPTIONS
+    cr_create_options options = CR_CREATE_OPTIONS_INIT;
+    options.props = props;
+    options.owner = &owner;
+    object = provider ? cr_provider_create_with(provider, &options) : cr_registry_create_with(reg, name, &options);
+#else
+    object = provider ? cr_provider_create_ex(provider, props, &owner) : cr_registry_create_ex(reg, name, props, &owner);
+#endif
+    Py_END_ALLOW_THREADS
+    PyObject *result;
+    if (object == NULL) {
+        result = crpy_raise_last(CR_ERR_CREATE_FAILED, &frame);
+    } else {
+        result = crpy_untag(object);
+        if (result == NULL) {
+            result = crpy_foreign(object, (int)owner);
+        } else if (owner != CR_OWNER_RECEIVER) {
+            Py_INCREF(result); /* a singleton: the registry keeps its reference */
+        } /* else: the library's reference is the caller's now */
+    }
+    crpy_frame_pop(&frame);
+    *owner_out = (int)owner;
+    return result;
+}
+
+/* create(name, props=None, /, **kwargs) */
+static PyObject *Registry_create(RegistryObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    if (nargs < 1 || nargs > 2) {
+        PyErr_Format(PyExc_TypeError, "create() takes a name and an optional props mapping (%zd given)", nargs);
+        return NULL;
+    }
+    PyObject *name = args[0];
+    int plain = nargs == 1 && (kwnames == NULL || PyTuple_GET_SIZE(kwnames) == 0);
+    if (plain && self->singletons != NULL && PyUnicode_CheckExact(name)) {
+        PyObject *hit = PyDict_GetItemWithError(self->singletons, name);
+        if (hit != NULL) {
+            Py_INCREF(hit);
+            return hit;
+        }
+        if (PyErr_Occurred()) return NULL;
+    }
+    const char *cname = crpy_utf8(name, "an entry name");
+    if (cname == NULL) return NULL;
+    cr_value *props = NULL;
+    if (!plain && crpy_props_build(nargs == 2 ? args[1] : NULL, args + nargs, kwnames, &props) < 0) return NULL;
+    cr_registry *reg = enter(self);
+    if (reg == NULL) {
+        if (props) cr_value_free(props);
+        return NULL;
+    }
+    int owner;
+    PyObject *result = crpy_run_create((PyObject *)self, reg, cname, NULL, props, &owner);
+    leave(self);
+    if (props) cr_value_free(props);
+    if (result != NULL && owner == CR_OWNER_REGISTRY && props == NULL && self->singletons != NULL &&
+        PyUnicode_CheckExact(name) && self->reg != NULL) {
+        if (PyDict_SetItem(self->singletons, name, result) < 0) Py_CLEAR(result);
+    }
+    return result;
+}
+
+/* inject(name, object, setter=None) */
+static PyObject *Registry_inject(RegistryObject *self, PyObject *args, PyObject *kwds) {
+    static char *kwlist[] = {"name", "object", "setter", NULL};
+    PyObject *name, *object, *setter = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "UO|O:inject", kwlist, &name, &object, &setter)) return NULL;
+    if (setter != Py_None && !PyCallable_Check(setter)) {
+        PyErr_SetString(PyExc_TypeError, "setter must be callable (object, key, value) or None");
+        return NULL;
+    }
+    const char *cname = crpy_utf8(name, "an entry name");
+    if (cname == NULL) return NULL;
+    cr_registry *reg = enter(self);
+    if (reg == NULL) return NULL;
+    crpy_frame frame;
+    crpy_frame_push(&frame, (PyObject *)self);
+    frame.setter = setter == Py_None ? NULL : setter;
+    int status;
+    void *target = crpy_tag(object);
+    Py_BEGIN_ALLOW_THREADS
+    status = cr_inject(reg, cname, target);
+    Py_END_ALLOW_THREADS
+    leave(self);
+    PyObject *result = status == 0 ? (Py_INCREF(Py_None), Py_None) : crpy_raise_last(status, &frame);
+    crpy_frame_pop(&frame);
+    return result;
+}
+
+/* -- classes --------------------------------------------------------------------------------- */
+
+static PyObject *register_impl(RegistryObject *self, PyObject *args, PyObject *kwds, int force_replace) {
+    static char *kwlist[] = {"class_name", "factory", "replace", "on_destroy", "setter", NULL};
+    PyObject *name, *factory, *on_destroy = Py_None, *setter = Py_None;
+    int replace = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "UO|$pOO:register_class", kwlist, &name, &factory, &replace,
+                                     &on_destroy, &setter))
+        return NULL;
+    if (!PyCallable_Check(factory)) {
+        PyErr_SetString(PyExc_TypeError, "factory must be callable (args: dict) -> object");
+        return NULL;
+    }
+    if ((on_destroy != Py_None && !PyCallable_Check(on_destroy)) || (setter != Py_None && !PyCallable_Check(setter))) {
+        PyErr_SetString(PyExc_TypeError, "on_destroy and setter must be callables or None");
+        return NULL;
+    }
+    const char *cname = crpy_utf8(name, "a class name");
+    if (cname == NULL) return NULL;
+    cr_registry *reg = enter(self);
+    if (reg == NULL) return NULL;
+    int status = crpy_register_class(reg, cname, factory, on_destroy, setter, replace || force_replace);
+    leave(self);
+    if (status < 0) return NULL;
+    invalidate(self);
+    if (status != 0) return crpy_raise_status(status);
+    Py_RETURN_NONE;
+}
+
+static PyObject *Registry_register_class(RegistryObject *self, PyObject *args, PyObject *kwds) {
+    return register_impl(self, args, kwds, 0);
+}
+
+static PyObject *Registry_replace_class(RegistryObject *self, PyObject *args, PyObject *kwds) {
+    return register_impl(self, args, kwds, 1);
+}
+
+/* -- loading --------------------------------------------------------------------------------- */
+
+static PyObject *load_done(RegistryObject *self, int status) {
+    invalidate(self);
+    if (status != 0) return crpy_raise_status(status);
+    Py_RETURN_NONE;
+}
+
+#ifndef CRPY_LOAD_OPTIONS
+static int no_source_name(PyObject *source_name) {
+    if (source_name == Py_None) return 0;
+    PyErr_SetString(PyExc_NotImplementedError, "source_name needs libcontrollerreg 1.0 (cr_load_string_with)");
+    return -1;
+}
+#endif
+
+static PyObject *Registry_load_file(RegistryObject *self, PyObject *args, PyObject *kwds) {
+    static char *kwlist[] = {"path", "format", "override", NULL};
+    PyObject *path = NULL, *format = NULL;
+    int override = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O&|O$p:load_file", kwlist, PyUnicode_FSConverter, &path, &format,
+                                     &override))
+        return NULL;
+    cr_format fmt;
+    if (parse_format(format, &fmt) < 0) {
+        Py_DECREF(path);
+        return NULL;
+    }
+    cr_registry *reg = enter(self);
+    if (reg == NULL) {
+        Py_DECREF(path);
+        return NULL;
+    }
+    const char *p = PyBytes_AS_STRING(path);
+    int status;
+    Py_BEGIN_ALLOW_THREADS
+#ifdef CRPY_LOAD_OPTIONS
+    cr_load_options options = CR_LOAD_OPTIONS_INIT;
+    options.format = fmt;
+    options.flags = override ? CR_LOAD_OVERRIDE : 0u;
+    status = cr_load_file_with(reg, p, &options);
+#else
+    status = override ? cr_load_file_ex(reg, p, fmt, CR_LOAD_OVERRIDE) : cr_load_file(reg, p, fmt);
+#endif
+    Py_END_ALLOW_THREADS
+    leave(self);
+    Py_DECREF(path);
+    return load_done(self, status);
+}
+
+static PyObject *Registry_load_files(RegistryObject *self, PyObject *args, PyObject *kwds) {
+    static char *kwlist[] = {"paths", "format", "override", NULL};
+    PyObject *paths, *format = NULL;
+    int override = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|O$p:load_files", kwlist, &paths, &format, &override)) return NULL;
+    cr_format fmt;
+    if (parse_format(format, &fmt) < 0) return NULL;
+    if (PyUnicode_Check(paths) || PyBytes_Check(paths)) {
+        PyErr_SetString(PyExc_TypeError, "load_files() takes a sequence of paths (use load_file for one)");
+        return NULL;
+    }
+    PyObject *list = PySequence_List(paths);
+    if (list == NULL) return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(list);
+    PyObject *encoded = PyList_New(n);
+    const char **array = PyMem_Calloc((size_t)(n ? n : 1), sizeof *array);
+    PyObject *result = NULL;
+    if (encoded == NULL || array == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *bytes = NULL;
+        if (!PyUnicode_FSConverter(PyList_GET_ITEM(list, i), &bytes)) goto done;
+        PyList_SET_ITEM(encoded, i, bytes);
+        array[i] = PyBytes_AS_STRING(bytes);
+    }
+    cr_registry *reg = enter(self);
+    if (reg == NULL) goto done;
+    int status;
+    Py_BEGIN_ALLOW_THREADS
+#ifdef CRPY_LOAD_OPTIONS
+    cr_load_options options = CR_LOAD_OPTIONS_INIT;
+    options.format = fmt;
+    options.flags = override ? CR_LOAD_OVERRIDE : 0u;
+    status = cr_load_files_with(reg, array, (size_t)n, &options);
+#else
+    status = override ? cr_load_files_ex(reg, array, (size_t)n, fmt, CR_LOAD_OVERRIDE)
+                      : cr_load_files(reg, array, (size_t)n, fmt);
+#endif
+    Py_END_ALLOW_THREADS
+    leave(self);
+    result = load_done(self, status);
+done:
+    PyMem_Free(array);
+    Py_XDECREF(encoded);
+    Py_DECREF(list);
+    return result;
+}
+
+static PyObject *Registry_load_string(RegistryObject *self, PyObject *args, PyObject *kwds) {
+    static char *kwlist[] = {"text", "format", "override", "source_name", NULL};
+    PyObject *text, *format = NULL, *source_name = Py_None;
+    int override = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|O$pO:load_string", kwlist, &text, &format, &override,
+                                     &source_name))
+        return NULL;
+    cr_format fmt;
+    if (parse_format(format, &fmt) < 0) return NULL;
+    const char *data;
+    Py_ssize_t length;
+    PyObject *holder = NULL;
+    if (PyUnicode_Check(text)) {
+        data = PyUnicode_AsUTF8AndSize(text, &length);
+        if (data == NULL) return NULL;
+    } else {
+        holder = PyBytes_FromObject(text);
+        if (holder == NULL) return NULL;
+        data = PyBytes_AS_STRING(holder);
+        length = PyBytes_GET_SIZE(holder);
+    }
+#ifdef CRPY_LOAD_OPTIONS
+    const char *source = NULL;
+    if (source_name != Py_None && (source = crpy_utf8(source_name, "source_name")) == NULL) {
+        Py_XDECREF(holder);
+        return NULL;
+    }
+#else
+    if (no_source_name(source_name) < 0) {
+        Py_XDECREF(holder);
+        return NULL;
+    }
+#endif
+    cr_registry *reg = enter(self);
+    if (reg == NULL) {
+        Py_XDECREF(holder);
+        return NULL;
+    }
+    int status;
+    Py_BEGIN_ALLOW_THREADS
+#ifdef CRPY_LOAD_OPTIONS
+    cr_load_options options = CR_LOAD_OPTIONS_INIT;
+    options.format = fmt;
+    options.flags = override ? CR_LOAD_OVERRIDE : 0u;
+    options.source_name = source;
+    status = cr_load_string_with(reg, data, (size_t)length, &options);
+#else
+    status = override ? cr_load_string_ex(reg, data, (size_t)length, fmt, CR_LOAD_OVERRIDE)
+                      : cr_load_string(reg, data, (size_t)length, fmt);
+#endif
+    Py_END_ALLOW_THREADS
+    leave(self);
+    Py_XDECREF(holder);
+    return load_done(self, status);
+}
+
+/* -- entries from code, listing, limits, templates, eager start ------------------------------- */
+
+static PyObject *Registry_add_entry(RegistryObject *self, PyObject *args, PyObject *kwds) {
+    static char *kwlist[] = {"name", "class_name", "lifestyle", "dependencies", NULL};
+    PyObject *name, *class_name, *lifestyle = NULL, *dependencies = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "UU|OO:add_entry", kwlist, &name, &class_name, &lifestyle,
+                                     &dependencies))
+        return NULL;
+    cr_lifestyle life;
+    if (parse_lifestyle(lifestyle, &life) < 0) return NULL;
+    const char *cname = crpy_utf8(name, "an entry name"), *cclass = cname ? crpy_utf8(class_name, "a class name") : NULL;
+    if (cclass == NULL) return NULL;
+    cr_value *deps = NULL;
+    if (dependencies != Py_None && (deps = crpy_map_from_python(dependencies, "dependencies")) == NULL) return NULL;
+    cr_registry *reg = enter(self);
+    int status = reg ? cr_add_entry(reg, cname, cclass, life, deps) : -1;
+    if (reg) leave(self);
+    if (deps) cr_value_free(deps);
+    if (status < 0) return NULL;
+    return load_done(self, status);
+}
+
+static PyObject *Registry_remove_entry(RegistryObject *self, PyObject *arg) {
+    const char *cname = crpy_utf8(arg, "an entry name");
+    if (cname == NULL) return NULL;
+    cr_registry *reg = enter(self);
+    if (reg == NULL) return NULL;
+    int status = cr_remove_entry(reg, cname);
+    leave(self);
+    return load_done(self, status);
+}
+
+static PyObject *Registry_entries(RegistryObject *self, PyObject *unused) {
+    cr_registry *reg = enter(self);
+    if (reg == NULL) return NULL;
+    cr_value *list = cr_registry_entries(reg);
+    leave(self);
+    if (list == NULL) return crpy_raise_last(CR_ERR_INVALID_ARGUMENT, NULL);
+    PyObject *result = crpy_value_to_python(list, NULL);
+    cr_value_free(list);
+    return result;
+}
+
+static PyObject *Registry_set_limit(RegistryObject *self, PyObject *args) {
+    int limit;
+    long long value;
+    if (!PyArg_ParseTuple(args, "iL:set_limit", &limit, &value)) return NULL;
+    cr_registry *reg = enter(self);
+    if (reg == NULL) return NULL;
+    int status = cr_registry_set_limit(reg, (cr_limit)limit, (int64_t)value);
+    leave(self);
+    if (status != 0) return crpy_raise_status(status);
+    Py_RETURN_NONE;
+}
+
+static PyObject *Registry_get_limit(RegistryObject *self, PyObject *arg) {
+    int limit = PyLong_AsLong(arg);
+    if (limit == -1 && PyErr_Occurred()) return NULL;
+    cr_registry *reg = enter(self);
+    if (reg == NULL) return NULL;
+    cr_clear_error();
+    int64_t value = cr_registry_get_limit(reg, (cr_limit)limit);
+    leave(self);
+    if (value < 0) return crpy_raise_last(CR_ERR_INVALID_ARGUMENT, NULL);
+    return PyLong_FromLongLong((long long)value);
+}
+
+static PyObject *Registry_add_name_template(RegistryObject *self, PyObject *arg) {
+    const char *t = crpy_utf8(arg, "a name template");
+    if (t == NULL) return NULL;
+    cr_registry *reg = enter(self);
+    if (reg == NULL) return NULL;
+    int status = cr_add_name_template(reg, t);
+    leave(self);
+    return load_done(self, status);
+}
+
+static PyObject *Registry_start(RegistryObject *self, PyObject *unused) {
+    cr_registry *reg = enter(self);
+    if (reg == NULL) return NULL;
+    crpy_frame frame;
+    crpy_frame_push(&frame, (PyObject *)self);
+    int status;
+    Py_BEGIN_ALLOW_THREADS
+    status = cr_registry_start(reg);
+    Py_END_ALLOW_THREADS
+    leave(self);
+    PyObject *result = status == 0 ? (Py_INCREF(Py_None), Py_None) : crpy_raise_last(status, &frame);
+    crpy_frame_pop(&frame);
+    return result;
+}
+
+/* -- lifetime -------------------------------------------------------------------------------- */
+
+static RegistryObject *wrap(PyTypeObject *type, cr_registry *reg, int owned, PyObject *parent) {
+    RegistryObject *self = (RegistryObject *)type->tp_alloc(type, 0);
+    if (self == NULL) {
+        if (owned) cr_registry_free(reg);
+        return NULL;
+    }
+    self->reg = reg;
+    self->owned = owned;
+    self->children = PyList_New(0);
+    self->singletons = owned ? PyDict_New() : NULL; /* the shared registry may change behind us */
+    Py_XINCREF(parent);
+    self->parent = parent;
+    if (self->children == NULL || (owned && self->singletons == NULL)) {
+        Py_DECREF(self);
+        return NULL;
+    }
+    return self;
+}
+
+static int Registry_init(RegistryObject *self, PyObject *args, PyObject *kwds) {
+    static char *kwlist[] = {NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, ":Registry", kwlist)) return -1;
+    if (self->reg != NULL || self->children != NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "Registry.__init__ called twice");
+        return -1;
+    }
+    self->reg = cr_registry_new();
+    if (self->reg == NULL) {
+        crpy_raise_last(CR_ERR_NO_MEMORY, NULL);
+        return -1;
+    }
+    self->owned = 1;
+    self->children = PyList_New(0);
+    self->singletons = PyDict_New();
+    return (self->children && self->singletons) ? 0 : -1;
+}
+
+static int close_impl(RegistryObject *self) {
+    if (self->children != NULL) {
+        Py_ssize_t n = PyList_GET_SIZE(self->children);
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *child = PyWeakref_GetObject(PyList_GET_ITEM(self->children, i));
+            if (child != NULL && child != Py_None && close_impl((RegistryObject *)child) < 0) return -1;
+        }
+    }
+    if (!self->owned || self->reg == NULL) return 0;
+    if (self->active) {
+        crpy_raise_invalid("Registry.close() while a call on it is in progress");
+        return -1;
+    }
+    cr_registry *reg = self->reg;
+    self->reg = NULL;
+    if (self->singletons) PyDict_Clear(self->singletons);
+    cr_registry_free(reg); /* destroy and release callbacks run here (they take the GIL we hold) */
+    return 0;
+}
+
+static PyObject *Registry_close(RegistryObject *self, PyObject *unused) {
+    if (close_impl(self) < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *Registry_enter(RegistryObject *self, PyObject *unused) {
+    Py_INCREF(self);
+    return (PyObject *)self;
+}
+
+static PyObject *Registry_exit(RegistryObject *self, PyObject *args) {
+    if (close_impl(self) < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *Registry_new_child(RegistryObject *self, PyObject *unused) {
+    cr_registry *reg = enter(self);
+    if (reg == NULL) return NULL;
+    cr_registry *child_reg = cr_registry_new_child(reg);
+    leave(self);
+    if (child_reg == NULL) return crpy_raise_last(CR_ERR_INVALID_ARGUMENT, NULL);
+    RegistryObject *child = wrap(Py_TYPE(self), child_reg, 1, (PyObject *)self);
+    if (child == NULL) return NULL;
+    PyObject *ref = PyWeakref_NewRef((PyObject *)child, NULL);
+    if (ref == NULL || PyList_Append(self->children, ref) < 0) {
+        Py_XDECREF(ref);
+        Py_DECREF(child);
+        return NULL;
+    }
+    Py_DECREF(ref);
+    return (PyObject *)child;
+}
+
+static PyObject *Registry_shared(PyObject *type, PyObject *unused) {
+    if (shared_instance == NULL) {
+        cr_registry *reg = cr_shared();
+        if (reg == NULL) return crpy_raise_last(CR_ERR_NO_MEMORY, NULL);
+        shared_instance = (PyObject *)wrap((PyTypeObject *)type, reg, 0, NULL);
+        if (shared_instance == NULL) return NULL;
+    }
+    Py_INCREF(shared_instance);
+    return shared_instance;
+}
+
+static PyObject *Registry_get_closed(RegistryObject *self, void *unused) { return PyBool_FromLong(self->reg == NULL); }
+static PyObject *Registry_get_is_shared(RegistryObject *self, void *unused) { return PyBool_FromLong(!self->owned); }
+static PyObject *Registry_get_parent(RegistryObject *self, void *unused) {
+    PyObject *p = self->parent ? self->parent : Py_None;
+    Py_INCREF(p);
+    return p;
+}
+
+static void Registry_dealloc(RegistryObject *self) {
+    PyObject_GC_UnTrack(self);
+    if (self->weakrefs) PyObject_ClearWeakRefs((PyObject *)self);
+    if (self->owned && self->reg != NULL && !self->active) {
+        if (close_impl(self) < 0) PyErr_WriteUnraisable((PyObject *)self);
+    }
+    Py_CLEAR(self->singletons);
+    Py_CLEAR(self->children);
+    Py_CLEAR(self->parent);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int Registry_traverse(RegistryObject *self, visitproc visit, void *arg) {
+    Py_VISIT(self->parent);
+    Py_VISIT(self->children);
+    Py_VISIT(self->singletons);
+    Py_VISIT(Py_TYPE(self));
+    return 0;
+}
+
+static int Registry_clear(RegistryObject *self) {
+    Py_CLEAR(self->singletons);
+    Py_CLEAR(self->children);
+    return 0;
+}
+
+static PyObject *Registry_repr(RegistryObject *self) {
+    const char *state = !self->owned ? "shared" : (self->reg == NULL ? "closed" : "open");
+    return PyUnicode_FromFormat("<controllerreg.Registry %s at %p>", state, self);
+}
+
+static PyMethodDef Registry_methods[] = {
+    {"create", (PyCFunction)(void (*)(void))Registry_create, METH_FASTCALL | METH_KEYWORDS,
+     "create(name, props=None, /, **kwargs): builds entry `name` and returns the object its factory made."},
+    {"inject", (PyCFunction)(void (*)(void))Registry_inject, METH_VARARGS | METH_KEYWORDS,
+     "inject(name, object, setter=None): sets entry `name`'s dependencies on an existing object."},
+    {"register_class", (PyCFunction)(void (*)(void))Registry_register_class, METH_VARARGS | METH_KEYWORDS,
+     "register_class(class_name, factory, *, replace=False, on_destroy=None, setter=None)."},
+    {"replace_class", (PyCFunction)(void (*)(void))Registry_replace_class, METH_VARARGS | METH_KEYWORDS,
+     "replace_class(class_name, factory, *, on_destroy=None, setter=None): registers or replaces."},
+    {"load_file", (PyCFunction)(void (*)(void))Registry_load_file, METH_VARARGS | METH_KEYWORDS,
+     "load_file(path, format='auto', *, override=False): loads a config file (all or nothing)."},
+    {"load_files", (PyCFunction)(void (*)(void))Registry_load_files, METH_VARARGS | METH_KEYWORDS,
+     "load_files(paths, format='auto', *, override=False): loads several files as one transaction."},
+    {"load_string", (PyCFunction)(void (*)(void))Registry_load_string, METH_VARARGS | METH_KEYWORDS,
+     "load_string(text, format='auto', *, override=False, source_name=None): loads config text."},
+    {"add_entry", (PyCFunction)(void (*)(void))Registry_add_entry, METH_VARARGS | METH_KEYWORDS,
+     "add_entry(name, class_name, lifestyle='transient', dependencies=None): adds one entry."},
+    {"remove_entry", (PyCFunction)Registry_remove_entry, METH_O, "remove_entry(name): removes one entry."},
+    {"entries", (PyCFunction)Registry_entries, METH_NOARGS, "entries(): every entry as a dict."},
+    {"set_limit", (PyCFunction)Registry_set_limit, METH_VARARGS, "set_limit(limit, value)."},
+    {"get_limit", (PyCFunction)Registry_get_limit, METH_O, "get_limit(limit) -> int."},
+    {"add_name_template", (PyCFunction)Registry_add_name_template, METH_O,
+     "add_name_template(template): e.g. '{name}ViewController'."},
+    {"start", (PyCFunction)Registry_start, METH_NOARGS, "start(): builds every eager singleton now."},
+    {"new_child", (PyCFunction)Registry_new_child, METH_NOARGS, "new_child(): a child registry."},
+    {"close", (PyCFunction)Registry_close, METH_NOARGS, "close(): frees the registry (idempotent)."},
+    {"shared", (PyCFunction)Registry_shared, METH_NOARGS | METH_CLASS, "shared(): the process-wide registry."},
+    {"__enter__", (PyCFunction)Registry_enter, METH_NOARGS, NULL},
+    {"__exit__", (PyCFunction)Registry_exit, METH_VARARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef Registry_getset[] = {
+    {"closed", (getter)Registry_get_closed, NULL, "True once close() has freed the registry.", NULL},
+    {"is_shared", (getter)Registry_get_is_shared, NULL, "True for the process-wide registry.", NULL},
+    {"parent", (getter)Registry_get_parent, NULL, "The parent of a child registry, else None.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+PyTypeObject crpy_RegistryType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "controllerreg._native.Registry",
+    .tp_basicsize = sizeof(RegistryObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "A controllerreg registry: classes (Python factories) plus config entries.",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Registry_init,
+    .tp_dealloc = (destructor)Registry_dealloc,
+    .tp_traverse = (traverseproc)Registry_traverse,
+    .tp_clear = (inquiry)Registry_clear,
+    .tp_repr = (reprfunc)Registry_repr,
+    .tp_methods = Registry_methods,
+    .tp_getset = Registry_getset,
+    .tp_weaklistoffset = offsetof(RegistryObject, weakrefs),
+};

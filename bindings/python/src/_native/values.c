@@ -1,0 +1,325 @@
+/* cr_value <-> Python: a factory's args as a dict, props and dependencies as cr_value maps. */
+#include "native.h"
+
+static PyObject *foreign_type; /* controllerreg._types.ForeignObject */
+
+int crpy_values_init(PyObject *module) {
+    PyObject *types = PyImport_ImportModule("controllerreg._types");
+    if (types == NULL) return -1;
+    foreign_type = PyObject_GetAttrString(types, "ForeignObject");
+    Py_DECREF(types);
+    return foreign_type ? 0 : -1;
+}
+
+PyObject *crpy_foreign(void *object, int owner) {
+    return PyObject_CallFunction(foreign_type, "Ki", (unsigned long long)(uintptr_t)object, owner);
+}
+
+const char *crpy_utf8(PyObject *text, const char *what) {
+    if (!PyUnicode_Check(text)) {
+        PyErr_Format(PyExc_TypeError, "%s must be a str, not %.100s", what, Py_TYPE(text)->tp_name);
+        return NULL;
+    }
+    Py_ssize_t n;
+    const char *s = PyUnicode_AsUTF8AndSize(text, &n);
+    if (s == NULL) return NULL;
+    if ((size_t)n != strlen(s)) {
+        PyErr_Format(PyExc_ValueError, "%s cannot contain NUL characters: %R", what, text);
+        return NULL;
+    }
+    return s;
+}
+
+/* -- args: cr_value -> Python ---------------------------------------------------------------- */
+
+/* Keys of args maps come from the compiled plans, so the same key text usually comes back at the
+ * same address: a small direct-mapped cache (checked by content, so a reused address is harmless)
+ * turns them into the same interned str objects without decoding them again. GIL-protected. */
+#define KEY_CACHE_SIZE 1024
+static struct {
+    const char *address;
+    PyObject *key;
+} key_cache[KEY_CACHE_SIZE];
+
+static PyObject *key_object(const char *k) {
+    if (k == NULL) return PyUnicode_FromStringAndSize("", 0);
+    uintptr_t a = (uintptr_t)k;
+    size_t slot = (size_t)((a >> 3) ^ (a >> 13)) & (KEY_CACHE_SIZE - 1);
+    PyObject *cached = key_cache[slot].key;
+    if (cached != NULL && key_cache[slot].address == k && strcmp((const char *)PyUnicode_DATA(cached), k) == 0) {
+        Py_INCREF(cached);
+        return cached;
+    }
+    PyObject *key = PyUnicode_DecodeUTF8(k, (Py_ssize_t)strlen(k), "surrogateescape");
+    if (key == NULL || !PyUnicode_IS_COMPACT_ASCII(key)) return key;
+    PyUnicode_InternInPlace(&key);
+    Py_INCREF(key);
+    Py_XSETREF(key_cache[slot].key, key);
+    key_cache[slot].address = k;
+    return key;
+}
+
+static PyObject *object_to_python(const cr_value *value, crpy_frame *frame) {
+    int owner = (int)cr_value_owner(value);
+    void *pointer = cr_value_object(value);
+    PyObject *object = crpy_untag(pointer);
+    if (object == NULL) return crpy_foreign(pointer, owner);
+    if (owner == CR_OWNER_RECEIVER && frame != NULL) {
+        /* The library's reference is ours now: the frame holds it until the whole call ends, so a
+         * graph object reaching later receivers as CR_OWNER_SHARED stays valid. */
+        if (frame->keep == NULL && (frame->keep = PyList_New(0)) == NULL) return NULL;
+        if (PyList_Append(frame->keep, object) < 0) return NULL;
+        Py_DECREF(object);
+    }
+    Py_INCREF(object);
+    return object;
+}
+
+PyObject *crpy_value_to_python(const cr_value *value, crpy_frame *frame) {
+    if (value == NULL) Py_RETURN_NONE;
+    switch ((int)cr_value_kind(value)) {
+    case CR_NULL:
+        Py_RETURN_NONE;
+    case CR_BOOL:
+        return PyBool_FromLong(cr_value_bool(value));
+    case CR_INT:
+        return PyLong_FromLongLong((long long)cr_value_int(value));
+    case CR_DOUBLE:
+        return PyFloat_FromDouble(cr_value_double(value));
+    case CR_STRING: {
+        const char *s = cr_value_string(value);
+        size_t n = cr_value_string_length(value);
+        return PyUnicode_DecodeUTF8(s ? s : "", (Py_ssize_t)(s ? n : 0), "surrogateescape");
+    }
+    case CR_LIST: {
+        size_t n = cr_value_count(value);
+        PyObject *list = PyList_New((Py_ssize_t)n);
+        if (list == NULL) return NULL;
+        for (size_t i = 0; i < n; i++) {
+            PyObject *item = crpy_value_to_python(cr_list_at(value, i), frame);
+            if (item == NULL) {
+                Py_DECREF(list);
+                return NULL;
+            }
+            PyList_SET_ITEM(list, (Py_ssize_t)i, item);
+        }
+        return list;
+    }
+    case CR_MAP: {
+        size_t n = cr_value_count(value);
+        PyObject *dict = _PyDict_NewPresized((Py_ssize_t)n);
+        if (dict == NULL) return NULL;
+        for (size_t i = 0; i < n; i++) {
+            PyObject *key = key_object(cr_map_key_at(value, i));
+            if (key == NULL) goto map_fail;
+            PyObject *item = crpy_value_to_python(cr_map_value_at(value, i), frame);
+            if (item == NULL) {
+                Py_DECREF(key);
+                goto map_fail;
+            }
+            int rc = PyDict_SetItem(dict, key, item);
+            Py_DECREF(key);
+            Py_DECREF(item);
+            if (rc < 0) goto map_fail;
+        }
+        return dict;
+    map_fail:
+        Py_DECREF(dict);
+        return NULL;
+    }
+    case CR_OBJECT:
+        return object_to_python(value, frame);
+    case CR_PROVIDER: {
+        PyObject *provider = crpy_provider_new(cr_value_provider(value));
+        if (provider != NULL && frame != NULL) {
+            if (frame->keep == NULL && (frame->keep = PyList_New(0)) == NULL) goto provider_fail;
+            if (PyList_Append(frame->keep, provider) < 0) goto provider_fail;
+        }
+        return provider;
+    provider_fail:
+        Py_DECREF(provider);
+        return NULL;
+    }
+    default:
+        Py_RETURN_NONE;
+    }
+}
+
+/* -- props: Python -> cr_value --------------------------------------------------------------- */
+
+static cr_value *container_from_python(PyObject *value);
+
+static int check(int status) {
+    if (status == 0) return 0;
+    crpy_raise_status(status);
+    return -1;
+}
+
+static int int64_of(PyObject *value, int64_t *out) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(value, &overflow);
+    if (overflow) {
+        PyErr_Format(PyExc_OverflowError, "integer %R does not fit in 64 bits", value);
+        return -1;
+    }
+    if (v == -1 && PyErr_Occurred()) return -1;
+    *out = (int64_t)v;
+    return 0;
+}
+
+static void *object_pointer(PyObject *value) {
+    if (PyObject_TypeCheck(value, (PyTypeObject *)foreign_type)) {
+        PyObject *address = PyObject_GetAttrString(value, "address");
+        if (address == NULL) return NULL;
+        void *p = (void *)(uintptr_t)PyLong_AsUnsignedLongLong(address);
+        Py_DECREF(address);
+        return p;
+    }
+    return crpy_tag(value);
+}
+
+static int is_container(PyObject *value) {
+    return PyDict_Check(value) || PyList_Check(value) || PyTuple_Check(value) ||
+           (!PyUnicode_Check(value) && PyMapping_Check(value) && !PySequence_Check(value) &&
+            PyObject_HasAttrString(value, "items"));
+}
+
+static int map_set(cr_value *map, const char *key, PyObject *value) {
+    if (value == Py_None) return check(cr_map_set_null(map, key));
+    if (PyBool_Check(value)) return check(cr_map_set_bool(map, key, value == Py_True));
+    if (PyLong_Check(value)) {
+        int64_t v;
+        if (int64_of(value, &v) < 0) return -1;
+        return check(cr_map_set_int(map, key, v));
+    }
+    if (PyFloat_Check(value)) return check(cr_map_set_double(map, key, PyFloat_AS_DOUBLE(value)));
+    if (PyUnicode_Check(value)) {
+        const char *s = crpy_utf8(value, "a props string");
+        return s ? check(cr_map_set_string(map, key, s)) : -1;
+    }
+    if (is_container(value)) {
+        cr_value *c = container_from_python(value);
+        return c ? check(cr_map_set_value(map, key, c)) : -1;
+    }
+    void *p = object_pointer(value);
+    if (p == NULL && PyErr_Occurred()) return -1;
+    return check(cr_map_set_object(map, key, p));
+}
+
+static int list_push(cr_value *list, PyObject *value) {
+    if (value == Py_None) return check(cr_list_push_null(list));
+    if (PyBool_Check(value)) return check(cr_list_push_bool(list, value == Py_True));
+    if (PyLong_Check(value)) {
+        int64_t v;
+        if (int64_of(value, &v) < 0) return -1;
+        return check(cr_list_push_int(list, v));
+    }
+    if (PyFloat_Check(value)) return check(cr_list_push_double(list, PyFloat_AS_DOUBLE(value)));
+    if (PyUnicode_Check(value)) {
+        const char *s = crpy_utf8(value, "a props string");
+        return s ? check(cr_list_push_string(list, s)) : -1;
+    }
+    if (is_container(value)) {
+        cr_value *c = container_from_python(value);
+        return c ? check(cr_list_push_value(list, c)) : -1;
+    }
+    void *p = object_pointer(value);
+    if (p == NULL && PyErr_Occurred()) return -1;
+    return check(cr_list_push_object(list, p));
+}
+
+/* Sets every (key, value) of `mapping` into `map`. */
+static int map_fill(cr_value *map, PyObject *mapping) {
+    if (PyDict_Check(mapping)) {
+        Py_ssize_t pos = 0;
+        PyObject *key, *value;
+        while (PyDict_Next(mapping, &pos, &key, &value)) {
+            if (!PyUnicode_Check(key)) {
+                PyErr_Format(PyExc_TypeError, "props keys must be str, not %.100s (%R)", Py_TYPE(key)->tp_name, key);
+                return -1;
+            }
+            const char *k = crpy_utf8(key, "a props key");
+            if (k == NULL) return -1;
+            Py_INCREF(value);
+            int rc = map_set(map, k, value);
+            Py_DECREF(value);
+            if (rc < 0) return -1;
+        }
+        return 0;
+    }
+    PyObject *items = PyMapping_Items(mapping);
+    if (items == NULL) return -1;
+    PyObject *dict = PyDict_New();
+    int rc = -1;
+    if (dict != NULL && PyDict_MergeFromSeq2(dict, items, 1) == 0) rc = map_fill(map, dict);
+    Py_XDECREF(dict);
+    Py_DECREF(items);
+    return rc;
+}
+
+static cr_value *container_from_python(PyObject *value) {
+    if (PyList_Check(value) || PyTuple_Check(value)) {
+        cr_value *list = cr_list_new();
+        if (list == NULL) return (cr_value *)crpy_raise_last(CR_ERR_NO_MEMORY, NULL);
+        PyObject *fast = PySequence_Fast(value, "a list");
+        if (fast == NULL) goto fail_list;
+        Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+        for (Py_ssize_t i = 0; i < n; i++) {
+            if (list_push(list, PySequence_Fast_GET_ITEM(fast, i)) < 0) {
+                Py_DECREF(fast);
+                goto fail_list;
+            }
+        }
+        Py_DECREF(fast);
+        return list;
+    fail_list:
+        cr_value_free(list);
+        return NULL;
+    }
+    cr_value *map = cr_map_new();
+    if (map == NULL) return (cr_value *)crpy_raise_last(CR_ERR_NO_MEMORY, NULL);
+    if (map_fill(map, value) < 0) {
+        cr_value_free(map);
+        return NULL;
+    }
+    return map;
+}
+
+cr_value *crpy_map_from_python(PyObject *mapping, const char *what) {
+    if (!is_container(mapping) || PyList_Check(mapping) || PyTuple_Check(mapping)) {
+        PyErr_Format(PyExc_TypeError, "%s must be a mapping, not %.100s", what, Py_TYPE(mapping)->tp_name);
+        return NULL;
+    }
+    return container_from_python(mapping);
+}
+
+int crpy_props_build(PyObject *props, PyObject *const *kwvalues, PyObject *kwnames, cr_value **out) {
+    *out = NULL;
+    int has_props = 0;
+    if (props != NULL && props != Py_None) {
+        if (!is_container(props) || PyList_Check(props) || PyTuple_Check(props)) {
+            PyErr_Format(PyExc_TypeError, "props must be a mapping, not %.100s", Py_TYPE(props)->tp_name);
+            return -1;
+        }
+        Py_ssize_t n = PyObject_Length(props);
+        if (n < 0) return -1;
+        has_props = n > 0;
+    }
+    Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    if (!has_props && nkw == 0) return 0;
+    cr_value *map = cr_map_new();
+    if (map == NULL) {
+        crpy_raise_last(CR_ERR_NO_MEMORY, NULL);
+        return -1;
+    }
+    if (has_props && map_fill(map, props) < 0) goto fail;
+    for (Py_ssize_t i = 0; i < nkw; i++) {
+        const char *k = crpy_utf8(PyTuple_GET_ITEM(kwnames, i), "a props key");
+        if (k == NULL || map_set(map, k, kwvalues[i]) < 0) goto fail;
+    }
+    *out = map;
+    return 0;
+fail:
+    cr_value_free(map);
+    return -1;
+}

@@ -3,12 +3,13 @@
 // Both sides run in this one process on one registry config (the C benchmark's Leaf and Node
 // entries), timed as interleaved A/B pairs (Benchmarks/c/pairbench.h):
 //   cpp.create.leaf  reg.create<Leaf>("Leaf")         vs  c.cr.leaf  cr_registry_create + free
-//   cpp.create.node  reg.create<Node>("Node")         vs  c.cr.node  cr_registry_create + node_destroy
+//   cpp.create.node5 reg.create<Node>("Node")         vs  c.cr.node5 cr_registry_create + node_destroy
 // Node has 2 references (Leaf, LeafB) and 3 literals (string, int, double); its C++ factory takes
 // both leaves as cr::Ptr and reads the literals with get<T>, the C one reads all five with
 // cr_map_get + cr_value_*. Each op builds and destroys the object.
 //
 //   controllerreg-bench-cpp pairs        PAIR lines for Benchmarks/scripts/driver.py
+//   controllerreg-bench-cpp cg-list      the operation names
 //   controllerreg-bench-cpp cg OP N      OP (one of the names above) N times inside
 //                                        pb_measured_region, for callgrind:
 //     valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*pb_measured_region*' ...
@@ -117,7 +118,7 @@ struct NamedOp {
     const char *name;
     pb_op op;
 };
-const NamedOp kOps[] = {{"c.cr.leaf", op_c_leaf}, {"c.cr.node", op_c_node}, {"cpp.create.leaf", op_cpp_leaf}, {"cpp.create.node", op_cpp_node}};
+const NamedOp kOps[] = {{"c.cr.leaf", op_c_leaf}, {"c.cr.node5", op_c_node}, {"cpp.create.leaf", op_cpp_leaf}, {"cpp.create.node5", op_cpp_node}};
 
 void setup() {
     c_reg = cr_registry_new();
@@ -164,7 +165,10 @@ int main(int argc, char **argv) {
     if (std::strcmp(mode, "pairs") == 0) {
         setup();
         pb_pair_ops("cpp.create.leaf", op_cpp_leaf, nullptr, "c.cr.leaf", op_c_leaf, nullptr);
-        pb_pair_ops("cpp.create.node", op_cpp_node, nullptr, "c.cr.node", op_c_node, nullptr);
+        pb_pair_ops("cpp.create.node5", op_cpp_node, nullptr, "c.cr.node5", op_c_node, nullptr);
+    } else if (std::strcmp(mode, "cg-list") == 0) {
+        for (const auto &op : kOps) std::printf("%s\n", op.name);
+        return 0;
     } else if (std::strcmp(mode, "cg") == 0 && argc > 3) {
         setup();
         for (const auto &op : kOps)
@@ -177,7 +181,7 @@ int main(int argc, char **argv) {
         std::fprintf(stderr, "bench-cpp: unknown op %s\n", argv[2]);
         return 2;
     } else {
-        std::fprintf(stderr, "usage: controllerreg-bench-cpp pairs | cg c.cr.leaf|c.cr.node|cpp.create.leaf|cpp.create.node N\n");
+        std::fprintf(stderr, "usage: controllerreg-bench-cpp pairs | cg-list | cg c.cr.leaf|c.cr.node5|cpp.create.leaf|cpp.create.node5 N\n");
         return 2;
     }
     delete cpp_reg;

@@ -40,7 +40,7 @@ let package = Package(
         ),
         .target(
             name: "ControllerRegTool",
-            dependencies: ["ControllerReg"]
+            dependencies: ["ControllerReg", "CControllerRegHeader"]
         ),
         .executableTarget(
             name: "controllerreg",

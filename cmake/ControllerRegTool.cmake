@@ -78,6 +78,7 @@ install(FILES ${PROJECT_SOURCE_DIR}/schema/controllerreg.schema.json
 if(CONTROLLERREG_BUILD_TESTS)
   enable_testing()
   add_test(NAME tool-version COMMAND controllerreg-cli --version)
+  set_tests_properties(tool-version PROPERTIES PASS_REGULAR_EXPRESSION "^${PROJECT_VERSION}\n")
   add_test(NAME tool-check-example COMMAND controllerreg-cli check ${PROJECT_SOURCE_DIR}/Tests/Fixtures/example.yaml)
   add_test(NAME tool-check-invalid COMMAND controllerreg-cli check ${PROJECT_SOURCE_DIR}/Tests/Fixtures/schema/invalid/unknown-key.yaml)
   set_tests_properties(tool-check-invalid PROPERTIES WILL_FAIL TRUE)

@@ -65,14 +65,23 @@
 extern "C" {
 #endif
 
-/** Library version, as numbers and as "MAJOR.MINOR.PATCH". */
-#define CR_VERSION_MAJOR 0
-#define CR_VERSION_MINOR 1
+/** Library version, as numbers, as "MAJOR.MINOR.PATCH" and as one number
+ *  (MAJOR * 1000000 + MINOR * 1000 + PATCH, as SQLITE_VERSION_NUMBER). The one source is CMake's
+ *  `project(controllerreg VERSION ...)`; a test fails when these disagree with it. The major version
+ *  is the SONAME's (libcontrollerreg.so.1): it changes only when a declaration here changes
+ *  incompatibly. */
+#define CR_VERSION_MAJOR 1
+#define CR_VERSION_MINOR 0
 #define CR_VERSION_PATCH 0
-#define CR_VERSION_STRING "0.1.0"
+#define CR_VERSION_STRING "1.0.0"
+#define CR_VERSION_NUMBER 1000000
 
-/** The library's version string at run time (e.g. "0.1.0"); static storage. */
+/** The library's version string at run time (e.g. "1.0.0"); static storage. Compare it with
+ *  CR_VERSION_STRING to tell the library a program runs with from the header it was built with. */
 const char *cr_version(void);
+
+/** The library's version at run time as CR_VERSION_NUMBER (e.g. 1000000 for 1.0.0). */
+int cr_version_number(void);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Status codes                                                                                */
@@ -96,14 +105,41 @@ typedef enum {
     CR_ERR_NO_MEMORY = 14         /**< memory could not be allocated */
 } cr_status;
 
-/** Code of the last failing call on this thread, or CR_OK if none since cr_clear_error(). */
+/** Code of the last failing call on this thread, or CR_OK if none since cr_clear_error(). For a
+ *  failure with several problems (see cr_last_error_problem), the lowest-numbered of their codes,
+ *  so it does not depend on the order of lines in a config. */
 int cr_last_error_code(void);
 
 /** Message of the last failing call on this thread; "" if none. Never NULL. Valid until the next
- *  failing call or cr_clear_error() on this thread. */
+ *  failing call or cr_clear_error() on this thread. Every problem of the call flattened to text:
+ *  "file:line:column: message" (or the message alone when it has no place), one per line, after a
+ *  "N problems:" line when there are several. To read the parts, use cr_last_error_problem. */
 const char *cr_last_error_message(void);
 
-/** Resets this thread's error record to CR_OK and "". */
+/** One problem of the last failing call (a failed load may have many; other calls have one). All
+ *  strings are NUL-terminated UTF-8 owned by the library, valid until the next failing call or
+ *  cr_clear_error() on the same thread. */
+typedef struct cr_problem {
+    int code;               /**< the cr_status of this problem */
+    const char *file;       /**< the config file (or a cr_load_string's source_name); "" when the
+                                 problem has no place (e.g. a create failure). Never NULL. */
+    uint32_t line;          /**< 1-based line; 0 when unknown (and for binary plists) */
+    uint32_t column;        /**< 1-based column; 0 when unknown; a binary plist's byte offset */
+    const char *message;    /**< the problem alone, without "file:line:column: ". Never NULL. */
+    const char *suggestion; /**< the name probably meant (the "did you mean"), or NULL */
+} cr_problem;
+
+/** The number of problems of this thread's last failing call: at least 1 after a failure, 0 if no
+ *  call failed since cr_clear_error(). Thread-safe (per-thread state). */
+size_t cr_last_error_count(void);
+
+/** Problem `index` (0 .. cr_last_error_count() - 1) of this thread's last failing call, in the order
+ *  of cr_last_error_message (by place; problems without one last), or NULL when `index` is out of
+ *  range (not an error: the record is left as it is). The pointer and its strings are the library's,
+ *  valid until the next failing call or cr_clear_error() on this thread. */
+const cr_problem *cr_last_error_problem(size_t index);
+
+/** Resets this thread's error record to CR_OK, "" and no problems. */
 void cr_clear_error(void);
 
 /** A short fixed name for a status code ("cycle", "syntax error", ...); static storage. */
@@ -149,7 +185,9 @@ typedef enum {
 } cr_owner;
 
 /** A host class: the callbacks the registry uses to build, destroy and configure objects.
- *  Initialise with designated initialisers; fields may be added at the end in later versions. */
+ *  Initialise with designated initialisers. Fields are only ever appended, and each later field is
+ *  read only when `version` says the struct has it (as sqlite3_io_methods.iVersion), so a host built
+ *  against this header keeps working with later libraries. */
 typedef struct cr_class {
     /** Required. Builds an object from `args` (never NULL: a CR_MAP of resolved dependencies merged
      *  with props, props winning on the same key). Return NULL to fail (cr_report_error explains). */
@@ -163,7 +201,15 @@ typedef struct cr_class {
     /** Optional. Called once when the registry no longer needs `user_data` (registry freed or class
      *  replaced), so the host can free it. */
     void (*release)(void *user_data);
+    /** The layout of this struct: 0 or CR_CLASS_VERSION (1) mean the fields above (0 is what
+     *  designated initialisers leave, so hosts need not set it). A larger version, from a header
+     *  newer than the library, is refused with CR_ERR_INVALID_ARGUMENT (the message names the
+     *  version the library knows); the class is then not registered and its release is called. */
+    unsigned int version;
 } cr_class;
+
+/** The cr_class layout this header describes. */
+#define CR_CLASS_VERSION 1
 
 /* ------------------------------------------------------------------------------------------ */
 /* Registries and classes                                                                      */
@@ -227,8 +273,34 @@ int cr_add_name_template(cr_registry *reg, const char *name_template);
 /* ------------------------------------------------------------------------------------------ */
 /* Loading configs                                                                             */
 
-/** Load flag: names that already exist are replaced instead of being an error. */
+/** Load flag: names that already exist are replaced instead of being an error. With it, an entry
+ *  whose name exists replaces it, and references to the name reach the new definition; the whole
+ *  graph is validated again (cycles, missing references). A replaced entry does not count again
+ *  toward CR_LIMIT_ENTRIES. */
 #define CR_LOAD_OVERRIDE 1u
+
+/** The cr_load_options layout this header describes. */
+#define CR_LOAD_OPTIONS_VERSION 1
+
+/** Options of cr_load_file_with, cr_load_files_with and cr_load_string_with. Initialise with
+ *  CR_LOAD_OPTIONS_INIT, then set fields; fields are only ever appended, read according to
+ *  `version` (as libgit2's options structs). The library does not keep the struct or its strings
+ *  past the call. */
+typedef struct cr_load_options {
+    /** CR_LOAD_OPTIONS_VERSION. 0, or a version newer than the library knows, is
+     *  CR_ERR_INVALID_ARGUMENT (the message names the version the library supports). */
+    unsigned int version;
+    /** The config format; CR_FORMAT_AUTO (the default) decides by extension, then by content. */
+    cr_format format;
+    /** 0 (the default) or CR_LOAD_OVERRIDE; other bits are CR_ERR_INVALID_ARGUMENT. */
+    unsigned int flags;
+    /** cr_load_string_with only: the file name used in every location of its problems
+     *  ("<string>" when NULL, the default). Ignored by the file loaders (they use the path). */
+    const char *source_name;
+} cr_load_options;
+
+/** The default load options: CR_FORMAT_AUTO, no flags, source "<string>". */
+#define CR_LOAD_OPTIONS_INIT { CR_LOAD_OPTIONS_VERSION, CR_FORMAT_AUTO, 0u, NULL }
 
 /** Reads and loads the config file at `path`. All problems in the file are reported at once (one
  *  per line of the message); if any is found nothing is loaded and the registry is unchanged.
@@ -241,8 +313,20 @@ int cr_load_file(cr_registry *reg, const char *path, cr_format format);
 int cr_load_files(cr_registry *reg, const char *const *paths, size_t count, cr_format format);
 
 /** Loads config text of `length` bytes (need not be NUL-terminated). Same rules as cr_load_file;
- *  locations name the file "<string>". CR_FORMAT_AUTO sniffs the content. */
+ *  locations name the file "<string>". CR_FORMAT_AUTO sniffs the content. A length above
+ *  CR_LIMIT_INPUT_BYTES (any length, up to SIZE_MAX) is CR_ERR_LIMIT, without reading the text. */
 int cr_load_string(cr_registry *reg, const char *text, size_t length, cr_format format);
+
+/** cr_load_file with options (NULL = CR_LOAD_OPTIONS_INIT). Same results and errors, plus
+ *  CR_ERR_INVALID_ARGUMENT for a bad options version, format or flags (nothing is read then). */
+int cr_load_file_with(cr_registry *reg, const char *path, const cr_load_options *options);
+
+/** cr_load_files with options (NULL = CR_LOAD_OPTIONS_INIT): `count` files as one transaction. */
+int cr_load_files_with(cr_registry *reg, const char *const *paths, size_t count, const cr_load_options *options);
+
+/** cr_load_string with options (NULL = CR_LOAD_OPTIONS_INIT); `options->source_name` names the text
+ *  in every location of its problems (cr_last_error_message and cr_problem.file). */
+int cr_load_string_with(cr_registry *reg, const char *text, size_t length, const cr_load_options *options);
 
 /** cr_load_file, cr_load_files and cr_load_string with flags (0 or CR_LOAD_OVERRIDE). With
  *  CR_LOAD_OVERRIDE an entry whose name exists replaces it, and references to the name reach the
@@ -284,6 +368,43 @@ void *cr_registry_create(cr_registry *reg, const char *name, const cr_value *pro
 /** cr_registry_create on the shared registry (cr_shared()). */
 void *cr_create(const char *name, const cr_value *props);
 
+/** How to destroy an object without knowing its class: call destroy(object, user_data) when destroy
+ *  is not NULL (it is the class's destroy callback and user_data). Valid while the class stays
+ *  registered: not after cr_replace_class of that name, nor after the registry is freed. */
+typedef struct cr_destroyer {
+    void (*destroy)(void *object, void *user_data);
+    void *user_data;
+} cr_destroyer;
+
+/** The cr_create_options layout this header describes. */
+#define CR_CREATE_OPTIONS_VERSION 1
+
+/** Options of cr_registry_create_with and cr_provider_create_with. Initialise with
+ *  CR_CREATE_OPTIONS_INIT, then set fields; fields are only ever appended, read according to
+ *  `version`. The out-pointers are written on success and on failure alike (but not when the
+ *  options themselves are refused: an unknown version). */
+typedef struct cr_create_options {
+    /** CR_CREATE_OPTIONS_VERSION. 0, or a version newer than the library knows, is
+     *  CR_ERR_INVALID_ARGUMENT (the message names the version the library supports). */
+    unsigned int version;
+    /** Props (a CR_MAP, borrowed for the call), or NULL for none. A singleton takes no props:
+     *  non-empty props for one are CR_ERR_INVALID_ARGUMENT. */
+    const cr_value *props;
+    /** Out, optional: CR_OWNER_REGISTRY for a singleton (never destroy it), CR_OWNER_RECEIVER for an
+     *  object that is now the caller's; CR_OWNER_NONE on failure. */
+    cr_owner *owner;
+    /** Out, optional: how to destroy the result (its class's destroy and user_data); {NULL, NULL}
+     *  for a singleton, a class without destroy, or on failure. */
+    cr_destroyer *destroyer;
+} cr_create_options;
+
+/** The default create options: no props, no out-pointers. */
+#define CR_CREATE_OPTIONS_INIT { CR_CREATE_OPTIONS_VERSION, NULL, NULL, NULL }
+
+/** cr_registry_create with options (NULL = CR_CREATE_OPTIONS_INIT): same results and errors, and
+ *  the result's owner and destroyer when asked for. Thread-safe like cr_registry_create. */
+void *cr_registry_create_with(cr_registry *reg, const char *name, const cr_create_options *options);
+
 /** cr_registry_create that also reports who owns the result in `*owner` (if not NULL):
  *  CR_OWNER_REGISTRY for a singleton, CR_OWNER_RECEIVER otherwise. A singleton takes no props:
  *  non-empty props for one are CR_ERR_INVALID_ARGUMENT. */
@@ -304,6 +425,9 @@ void *cr_provider_create(cr_provider *provider, const cr_value *props);
 /** cr_provider_create that also reports who owns the result in `*owner` (if not NULL):
  *  CR_OWNER_REGISTRY for a singleton, CR_OWNER_RECEIVER otherwise. */
 void *cr_provider_create_ex(cr_provider *provider, const cr_value *props, cr_owner *owner);
+
+/** cr_provider_create with options (NULL = CR_CREATE_OPTIONS_INIT), as cr_registry_create_with. */
+void *cr_provider_create_with(cr_provider *provider, const cr_create_options *options);
 
 /** The name of the entry a provider creates; valid as long as the provider. */
 const char *cr_provider_name(const cr_provider *provider);

@@ -3,9 +3,9 @@
 /// Schema: the top level is a map from entry names to entries. An entry is a string (the class
 /// name) or a map with `ClassName` (required), `Description` (string), `Tag` (string or integer),
 /// `Dependencies` (map), `Lifestyle` (`transient`, `singleton` or `graph`) and `Eager` (bool, for
-/// singletons). Any other key is an error. In dependencies, `"@text"` is the literal `text`, any
-/// other string is a reference to an entry, and a map with the single key `Provider` is a provider
-/// of the entry it names; lists and maps nest with the same rule.
+/// singletons). Any other key is an error. Dependency values are read by `DependencyRule` (`"@text"`
+/// is a literal, other strings references, `{Provider: Name}` a provider); names are checked by
+/// the registry's transaction, as for entries from every other door.
 public enum EntryDecoder {
     /// The keys an entry map may have.
     public static let entryKeys = ["ClassName", "Description", "Tag", "Dependencies", "Lifestyle", "Eager"]
@@ -22,8 +22,11 @@ public enum EntryDecoder {
     }
 
     /// Decodes every entry, collecting every problem (the whole document is always checked).
+    /// The document's own problems (duplicate keys) come first; an entry holding a duplicate key is
+    /// invalid (its other problems are still reported) and a repeated entry name is skipped.
     public static func decode(_ doc: ConfigDocument) -> Result {
         var d = Decoder(doc: doc)
+        d.diagnostics = doc.problems
         d.run()
         return Result(entries: d.entries, diagnostics: d.diagnostics, invalidNames: d.invalidNames)
     }
@@ -36,6 +39,9 @@ public enum EntryDecoder {
         /// Strings made from the document's bytes, remembered by those bytes (direct-mapped):
         /// dependency keys, class names and references repeat, and a hit costs a hash and a
         /// `memcmp` instead of a validated `String` (and shares the storage of a long one).
+        /// The entry and dependency key being decoded: a dependency problem names them, in the
+        /// words the transaction uses for the same problem from another door.
+        var currentEntry = "", currentKey = ""
         var cacheOffsets = [UInt32](repeating: 0, count: Decoder.cacheSlots)
         var cacheLengths = [UInt32](repeating: UInt32.max, count: Decoder.cacheSlots)
         var cacheValues = [String](repeating: "", count: Decoder.cacheSlots)
@@ -82,17 +88,20 @@ public enum EntryDecoder {
             diagnostics.append(Diagnostic(code, message, at: doc.location(of: node), suggestion: suggestion))
         }
 
-        func kindName(_ node: Int) -> String {
+        /// The kind of node `node` as a value kind.
+        func valueKind(_ node: Int) -> ValueKind {
             switch doc.nodes[node].kind {
-            case .null: return "null"
-            case .bool: return "a boolean"
-            case .int: return "an integer"
-            case .double: return "a number"
-            case .string: return "a string"
-            case .list: return "a list"
-            case .map: return "a map"
+            case .null: return .null
+            case .bool: return .bool
+            case .int: return .int
+            case .double: return .double
+            case .string: return .string
+            case .list: return .list
+            case .map: return .map
             }
         }
+
+        func kindName(_ node: Int) -> String { DependencyRule.kindName(valueKind(node)) }
 
         mutating func run() {
             guard let root = doc.root else {
@@ -107,6 +116,8 @@ public enum EntryDecoder {
             let pairs = doc.pairs(of: root)
             entries.reserveCapacity(pairs.count)
             for (key, value) in pairs {
+                // A repeated entry name is already reported (the document's problems); the first stays.
+                if doc.isDuplicateKey(key) { continue }
                 if let entry = decodeEntry(nameNode: key, valueNode: value) {
                     entries.append(entry)
                 } else {
@@ -115,22 +126,13 @@ public enum EntryDecoder {
             }
         }
 
-        /// A valid entry name: not empty, no NUL byte.
-        /// `what` is built only for a message (an autoclosure: no interpolation per valid name).
-        mutating func checkName(_ node: Int, cached: Bool = false, what: @autoclosure () -> String) -> String? {
-            let name = cached ? cachedString(node) : doc.string(at: node)
-            if name.isEmpty { fail(.schema, "\(what()) must not be empty", node); return nil }
-            if doc.containsNul(at: node) { fail(.schema, "\(what()) '\(name)' contains a NUL byte", node); return nil }
-            return name
-        }
-
         mutating func decodeEntry(nameNode: Int, valueNode: Int) -> EntryDefinition? {
-            guard let name = checkName(nameNode, what: "an entry name") else { return nil }
+            // Names are checked (not empty, no NUL byte) by the transaction, as for every door.
+            let name = doc.string(at: nameNode)
             let location = doc.location(of: nameNode)
             switch doc.nodes[valueNode].kind {
             case .string:
-                guard let cls = checkName(valueNode, cached: true, what: "the class name of entry '\(name)'") else { return nil }
-                return EntryDefinition(name: name, className: cls, location: location)
+                return EntryDefinition(name: name, className: cachedString(valueNode), location: location)
             case .map:
                 break
             default:
@@ -154,8 +156,7 @@ public enum EntryDecoder {
                 switch EntryKey(doc, k) {
                 case .className:
                     if doc.nodes[v].kind == .string {
-                        className = checkName(v, cached: true, what: "ClassName of entry '\(name)'")
-                        if className == nil { ok = false }
+                        className = cachedString(v)
                     } else {
                         fail(.schema, "ClassName of entry '\(name)' must be a string, found \(kindName(v))", v)
                         ok = false
@@ -175,6 +176,7 @@ public enum EntryDecoder {
                     }
                 case .dependencies:
                     if doc.nodes[v].kind == .map {
+                        currentEntry = name
                         guard let deps = decodeMap(v) else { ok = false; break }
                         dependencies = deps
                     } else {
@@ -212,7 +214,7 @@ public enum EntryDecoder {
                 fail(.schema, "entry '\(name)' is Eager but not a singleton (add Lifestyle: singleton)", node)
                 ok = false
             }
-            guard ok else { return nil }
+            guard ok, !doc.hasDuplicateKey(inside: valueNode) else { return nil }
             return EntryDefinition(name: name, className: cls, description: description, tag: tag,
                                    dependencies: dependencies, lifestyle: lifestyle, eager: eager?.0 ?? false,
                                    location: location)
@@ -227,6 +229,7 @@ public enum EntryDecoder {
             while next < end {
                 let k = next, v = next + 1
                 next = doc.next(after: v)
+                if depth == 1 { currentKey = cachedString(k) }
                 if let value = decodeValue(v, depth: depth) {
                     result.append(Dependency(key: cachedString(k), value: value, location: doc.location(of: k)))
                 } else {
@@ -236,25 +239,27 @@ public enum EntryDecoder {
             return ok ? result : nil
         }
 
-        /// `{Provider: Name}`: nil if the map is not a provider, `.some(nil)` if it is a broken one.
-        mutating func decodeProvider(_ node: Int) -> DependencyValue?? {
+        /// A map read by the dependency rule: a form (`{Provider: Name}`), a misspelt form (reported),
+        /// or nil for a plain map. `.some(nil)` is a broken form (reported).
+        mutating func decodeForm(_ node: Int) -> DependencyValue?? {
             let pairs = doc.pairs(of: node)
-            guard pairs.contains(where: { doc.stringEquals($0.key, "Provider") }) else { return nil }
-            guard pairs.count == 1 else {
-                fail(.schema, "a provider is written {Provider: EntryName} with no other keys", node)
+            let document = doc
+            switch DependencyRule.reading(ofMapWithKeys: pairs.lazy.map { document.string(at: $0.key) }) {
+            case .plain:
+                return nil
+            case .misspelt(let key, let form):
+                let k = pairs.first { doc.string(at: $0.key) == key }!.key
+                fail(.schema, "entry '\(currentEntry)', key '\(currentKey)': " + DependencyRule.misspeltMessage(key: key, form: form), k,
+                     suggestion: form.rawValue)
                 return .some(nil)
+            case .form(let form):
+                let target = pairs.first { doc.string(at: $0.key) == form.rawValue }!.value
+                if let problem = DependencyRule.formProblem(form, keyCount: pairs.count, targetKind: valueKind(target)) {
+                    fail(.schema, "entry '\(currentEntry)', key '\(currentKey)': " + problem, pairs.count == 1 + form.extraKeys.count ? target : node)
+                    return .some(nil)
+                }
+                return DependencyRule.form(form, target: doc.string(at: target), at: doc.location(of: target))
             }
-            let v = pairs[0].value
-            guard doc.nodes[v].kind == .string, doc.nodes[v].extent > 0 else {
-                fail(.schema, "Provider must name an entry (a non-empty string), found \(kindName(v))", v)
-                return .some(nil)
-            }
-            let target = doc.string(at: v)
-            if doc.firstByte(at: v) == UInt8(ascii: "@") || doc.containsNul(at: v) {
-                fail(.schema, "Provider must name an entry, not a literal ('\(target)')", v)
-                return .some(nil)
-            }
-            return .provider(target, at: doc.location(of: v))
         }
 
         mutating func decodeValue(_ node: Int, depth: Int) -> DependencyValue? {
@@ -278,17 +283,9 @@ public enum EntryDecoder {
             case .int: return .int(n.int)
             case .double: return .double(n.double)
             case .string:
-                if doc.firstByte(at: node) == UInt8(ascii: "@") { return .string(doc.stringDroppingFirst(at: node)) }
-                let text = cachedString(node)
-                if text.isEmpty {
-                    fail(.schema, "an empty string is not an entry name; write \"@\" for an empty literal string", node)
-                    return nil
-                }
-                if doc.containsNul(at: node) {
-                    fail(.schema, "reference '\(text)' contains a NUL byte", node)
-                    return nil
-                }
-                return .reference(text, at: doc.location(of: node))
+                // Read by the rule; a literal's text is not cached (it seldom repeats).
+                let text = doc.firstByte(at: node) == UInt8(ascii: "@") ? doc.string(at: node) : cachedString(node)
+                return DependencyRule.value(ofString: text, at: doc.location(of: node))
             case .list:
                 var items: [DependencyValue] = []
                 var ok = true
@@ -297,7 +294,7 @@ public enum EntryDecoder {
                 }
                 return ok ? .list(items) : nil
             case .map:
-                if let provider = decodeProvider(node) { return provider }
+                if let form = decodeForm(node) { return form }
                 return decodeMap(node, depth: depth + 1).map { .map($0) }
             }
         }

@@ -46,10 +46,12 @@ public final class Provider: @unchecked Sendable, Hashable {
         try liveRegistry().create(entryName, props: props, as: type)
     }
 
-    /// Creates the entry with props given as a raw map (or nil), borrowed for the call. Returns the
-    /// object and whether the registry owns it (a singleton).
-    public func create(rawProps: UnsafePointer<RawValue>?) throws(ConfigError) -> (UnsafeMutableRawPointer, Bool) {
-        try liveRegistry().create(cName: cEntryName, props: rawProps)
+    /// Creates the entry with props given as a raw map (or nil), borrowed for the call (the C ABI).
+    /// Returns the object and whether the registry owns it (a singleton); `destroyer`, when given,
+    /// receives how to destroy it.
+    package func create(rawProps: UnsafePointer<RawValue>?,
+                        destroyer: UnsafeMutablePointer<Destroyer>? = nil) throws(ConfigError) -> (UnsafeMutableRawPointer, Bool) {
+        try liveRegistry().create(cName: cEntryName, props: rawProps, destroyer: destroyer)
     }
 
     public static func == (a: Provider, b: Provider) -> Bool { a === b }

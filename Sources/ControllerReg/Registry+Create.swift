@@ -41,11 +41,14 @@ extension Registry {
         return typed
     }
 
-    /// Creates by a NUL-terminated name; `props` (a map, or nil) is borrowed for the call. Returns
-    /// the object and whether the registry owns it.
-    public func create(cName: UnsafePointer<CChar>, props: UnsafePointer<RawValue>?) throws(ConfigError) -> (UnsafeMutableRawPointer, Bool) {
+    /// Creates by a NUL-terminated name (the C ABI); `props` (a map, or nil) is borrowed for the
+    /// call. Returns the object and whether the registry owns it; when `destroyer` is given, it
+    /// receives how to destroy the object (nothing for a singleton).
+    package func create(cName: UnsafePointer<CChar>, props: UnsafePointer<RawValue>?,
+                        destroyer: UnsafeMutablePointer<Destroyer>? = nil) throws(ConfigError) -> (UnsafeMutableRawPointer, Bool) {
         let (hash, length) = byteHash(cString: cName)
-        return try createRaw(bytes: UnsafeRawPointer(cName).assumingMemoryBound(to: UInt8.self), length: length, hash: hash, props: props)
+        return try createRaw(bytes: UnsafeRawPointer(cName).assumingMemoryBound(to: UInt8.self), length: length, hash: hash,
+                             props: props, destroyer: destroyer)
     }
 
     /// Creates by name bytes (used by providers).
@@ -54,7 +57,8 @@ extension Registry {
     }
 
     @inline(__always)
-    func createRaw(bytes: UnsafePointer<UInt8>, length: Int, hash: UInt64, props: UnsafePointer<RawValue>?) throws(ConfigError) -> (UnsafeMutableRawPointer, Bool) {
+    func createRaw(bytes: UnsafePointer<UInt8>, length: Int, hash: UInt64, props: UnsafePointer<RawValue>?,
+                   destroyer: UnsafeMutablePointer<Destroyer>? = nil) throws(ConfigError) -> (UnsafeMutableRawPointer, Bool) {
         if let props, props.pointee.valueKind != .map {
             throw ConfigError(.invalidArgument, "props must be a map, not a \(props.pointee.valueKind)")
         }
@@ -77,13 +81,14 @@ extension Registry {
                 do throws(CreateFailure) {
                     let (o, owned) = try resolver.createEntry(index, props: props)
                     registryOwned = owned
+                    if let destroyer, !owned { destroyer.pointee = Destroyer(s.classes, slot: Int(plan.pointee.classSlot)) }
                     return o
                 } catch {
                     failure = error.error(for: String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self))
                     return nil
                 }
             }
-            switch createByConvention(s, bytes: bytes, length: length, hash: hash, props: props) {
+            switch createByConvention(s, bytes: bytes, length: length, hash: hash, props: props, destroyer: destroyer) {
             case .success(let (o, owned)):
                 registryOwned = owned
                 return o
@@ -99,8 +104,17 @@ extension Registry {
     /// A name with no entry: a registered class of that name, else the first template that names
     /// a registered class.
     private func createByConvention(_ s: Snapshot, bytes: UnsafePointer<UInt8>, length: Int, hash: UInt64,
-                                    props: UnsafePointer<RawValue>?) -> Result<(UnsafeMutableRawPointer, Bool), ConfigError> {
-        let name = String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self)
+                                    props: UnsafePointer<RawValue>?,
+                                    destroyer: UnsafeMutablePointer<Destroyer>?) -> Result<(UnsafeMutableRawPointer, Bool), ConfigError> {
+        // Names given as bytes (the C ABI) are checked here, off the hot path: a name that is an
+        // entry was valid when the entry was added.
+        let maxBytes = limits.config.maxStringBytes
+        if length > maxBytes {
+            return .failure(ConfigError(.limit, "cannot create a name of \(length) bytes: longer than the string limit of \(maxBytes) bytes (CR_LIMIT_STRING_BYTES)"))
+        }
+        guard let name = String(validating: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self) else {
+            return .failure(ConfigError(.invalidArgument, "cannot create '\(String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self))': the name is not valid UTF-8"))
+        }
         var slot = s.classes.lookup.find(bytes, length, hash: hash)
         if slot < 0 {
             for template in s.templates {
@@ -118,7 +132,9 @@ extension Registry {
         }
         let resolver = Resolver(snapshot: s, registry: self, maxDepth: maxCreateDepth.load(ordering: .relaxed))
         do throws(CreateFailure) {
-            return .success((try resolver.createClass(slot, props: props), false))
+            let object = try resolver.createClass(slot, props: props)
+            destroyer?.pointee = Destroyer(s.classes, slot: slot)
+            return .success((object, false))
         } catch {
             return .failure(error.error(for: name))
         }
@@ -182,5 +198,24 @@ extension String {
             rest = rest[r.upperBound...]
         }
         return result + rest
+    }
+}
+
+/// How to destroy an object without knowing its class (the C ABI's `cr_destroyer`): the class's
+/// destroy function and context, valid while the class stays registered.
+package struct Destroyer {
+    /// The class's destroy function, or nil (a singleton, a class without destroy, or a failure).
+    package var destroy: HostClass.DestroyFunction?
+    /// The class's context (`user_data`).
+    package var context: UnsafeMutableRawPointer?
+
+    /// Nothing to call.
+    package init() {}
+
+    /// The destroy function of class `slot`.
+    init(_ classes: ClassTable, slot: Int) {
+        guard slot >= 0, slot < classes.count else { return }
+        destroy = classes.functions[slot].destroy
+        context = classes.functions[slot].context
     }
 }

@@ -72,18 +72,15 @@ extension Registry {
     /// reported together with the graph's; `invalidNames` are entries that failed to decode.
     private func commit(_ definitions: [EntryDefinition], mode: LoadMode = .add, removals: [String] = [],
                         invalidNames: Set<String> = [], decodeProblems: [Diagnostic] = []) throws(ConfigError) {
-        // Definitions from code were not through the decoder's ceiling (those from configs were).
-        for d in definitions {
-            for dep in d.dependencies where dep.value.isContainer
-                && dep.value.nestingDepth(stoppingAfter: DependencyValue.maxNesting) > DependencyValue.maxNesting {
-                throw ConfigError(.limit, "entry '\(d.name)', key '\(dep.key)': the value nests deeper than \(DependencyValue.maxNesting) levels",
-                                  at: dep.location ?? d.location)
-            }
-        }
         try change { (c) throws(ConfigError) in
             let current = c.entries.count - c.entries.compiled.reduce(0) { $0 + ($1 == nil ? 1 : 0) }
             if current + definitions.count > limits.maxEntries {
-                throw ConfigError(.limit, "the registry would hold more than its limit of \(limits.maxEntries) entries")
+                // Only names not defined yet are new: an override replaces, a name twice counts once.
+                var seen = Set<String>()
+                let added = definitions.reduce(0) { n, d in c.entries.index(of: d.name) < 0 && seen.insert(d.name).inserted ? n + 1 : n }
+                if current + added > limits.maxEntries {
+                    throw ConfigError(.limit, "the registry would hold more than its limit of \(limits.maxEntries) entries")
+                }
             }
             if let parent = c.parentSnapshot {
                 // A child: its own definitions change, then everything is compiled afresh over the parent's.

@@ -57,7 +57,12 @@ public final class Registry: @unchecked Sendable {
 
     /// Tears the registry down: destroys its singletons in reverse order of creation and lets go of
     /// its classes and entries. Later creates fail. Called by `deinit` and by `cr_registry_free`.
+    ///
+    /// Does nothing on `Registry.shared`: the whole process (C's `cr_create`, every library in it)
+    /// uses that one registry and none could tell it had gone, so it lives as long as the process
+    /// (as `cr_registry_free(cr_shared())` is refused from C).
     public func close() {
+        if self === Registry.shared { return }
         if closed.exchange(true, ordering: .acquiringAndReleasing) { return }
         lock.withLock {
             state = WriterState()

@@ -54,7 +54,16 @@ struct Transaction {
         var nextIndex = compiled.count
         // Where each name is first defined, built at the first duplicate (none in the common case).
         var firstLocation: [String: SourceLocation?]?
+        // Entries that fail the checks every door shares: not compiled, and not reported again as
+        // missing when something refers to them.
+        var rejected = invalidNames
         for def in definitions {
+            let before = diagnostics.count
+            Transaction.validate(def, into: &diagnostics)
+            if diagnostics.count > before {
+                rejected.insert(def.name)
+                continue
+            }
             // One hash of the name in the common case: the index it would get is inserted at once,
             // and put back / taken out again when the entry is refused.
             var index = base.index(of: def.name)
@@ -155,7 +164,7 @@ struct Transaction {
                         }
                         targets.append(Int32(target))
                         if sawProvider && !isProvider { edges.append(Int32(target)) }
-                    } else if !invalidNames.contains(name) {
+                    } else if !rejected.contains(name) {
                         if allNames == nil {
                             allNames = base.compiled.enumerated().compactMap { i, c in removed.contains(i) ? nil : c?.definition.name }
                                 + accepted.map(\.definition.name)
@@ -165,7 +174,8 @@ struct Transaction {
                         suggestionsLeft -= 1
                         diagnostics.append(Diagnostic(
                             .missingReference,
-                            "entry '\(def.name)', key '\(dep.key)': no entry named '\(name)'\(Suggestions.hint(suggestion))",
+                            "entry '\(def.name)', key '\(dep.key)': no entry named '\(name)'\(Suggestions.hint(suggestion))"
+                                + (suggestion == nil ? "; if this is text, write \"@\(name)\"" : ""),
                             at: location ?? dep.location ?? def.location, suggestion: suggestion))
                     }
                 }
@@ -209,6 +219,20 @@ struct Transaction {
                                             inheritedFrom: inherited.isEmpty ? nil : inherited[def.name], parent: owner)
         }
         return .success(compiled)
+    }
+
+    /// The checks an entry passes whichever door it came through (config, `Registry.add`,
+    /// `cr_add_entry`): names, the nesting ceiling, and the contents of its dependency values.
+    static func validate(_ def: EntryDefinition, into diagnostics: inout [Diagnostic]) {
+        diagnostics += DependencyRule.problems(ofEntry: def)
+        for dep in def.dependencies {
+            if dep.value.isContainer && dep.value.nestingDepth(stoppingAfter: DependencyValue.maxNesting) > DependencyValue.maxNesting {
+                diagnostics.append(Diagnostic(.limit, "entry '\(def.name)', key '\(dep.key)': the value nests deeper than \(DependencyValue.maxNesting) levels",
+                                              at: dep.location ?? def.location))
+                continue
+            }
+            DependencyRule.problems(of: dep.value, entry: def.name, key: dep.key, fallback: dep.location ?? def.location, into: &diagnostics)
+        }
     }
 
     /// The most cycles one change reports in full; further ones are counted in one more problem.

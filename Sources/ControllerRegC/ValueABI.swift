@@ -16,7 +16,7 @@ private func ownedContainer(_ v: OpaquePointer?, _ kind: ValueKind, _ function: 
     guard let v else { _ = fail(.invalidArgument, "\(function): value is NULL"); return nil }
     let p = raw(v)
     guard p.pointee.valueKind == kind else {
-        _ = fail(.invalidArgument, "\(function): expected a \(kind), got a \(p.pointee.valueKind)")
+        _ = fail(.invalidArgument, "\(function): expected \(DependencyRule.kindName(kind)), got \(DependencyRule.kindName(p.pointee.valueKind))")
         return nil
     }
     // Only a root the caller holds (from cr_map_new / cr_list_new) may change: a value inside
@@ -170,7 +170,7 @@ private func read(_ v: OpaquePointer?, _ function: StaticString) -> ValueRef? {
 }
 
 private func wrongKind(_ r: ValueRef, _ expected: ValueKind, _ function: StaticString) {
-    LastError.set(.type, "\(function): expected a \(expected), got a \(r.kind)")
+    LastError.set(.type, "\(function): expected \(DependencyRule.kindName(expected)), got \(DependencyRule.kindName(r.kind))")
 }
 
 @_cdecl("cr_value_kind")

@@ -369,8 +369,5 @@ struct BinaryPlistParser {
         ConfigError(.syntax, message, at: builder.location(line: 0, column: off))
     }
 
-    func hex(_ b: UInt8) -> String {
-        let s = String(b, radix: 16, uppercase: true)
-        return s.count < 2 ? "0" + s : s
-    }
+    func hex(_ b: UInt8) -> String { HexDigits.text(UInt32(b), digits: 2) }
 }

@@ -56,11 +56,39 @@ public struct ConfigDocument: Sendable {
     /// The bytes of every string, each NUL-terminated.
     public let strings: [UInt8]
 
+    /// Problems found while reading that did not stop it (duplicate keys): the document is whole,
+    /// and a consumer reports these beside its own.
+    public let problems: [Diagnostic]
+    /// The key nodes `problems` reports as duplicates, ascending (a consumer skips their pairs).
+    public let duplicateKeys: [Int]
+
     /// Creates a document; loaders use `DocumentBuilder` instead.
-    public init(file: String, nodes: [ConfigNode], strings: [UInt8]) {
+    public init(file: String, nodes: [ConfigNode], strings: [UInt8], problems: [Diagnostic] = [], duplicateKeys: [Int] = []) {
         self.file = file
         self.nodes = nodes
         self.strings = strings
+        self.problems = problems
+        self.duplicateKeys = duplicateKeys
+    }
+
+    /// Whether node `index` is a key reported as a duplicate.
+    public func isDuplicateKey(_ index: Int) -> Bool {
+        !duplicateKeys.isEmpty && containsDuplicateKey(from: index, to: index + 1)
+    }
+
+    /// Whether a duplicate key lies inside the subtree of container node `index`.
+    public func hasDuplicateKey(inside index: Int) -> Bool {
+        !duplicateKeys.isEmpty && nodes[index].isContainer && containsDuplicateKey(from: index + 1, to: Int(nodes[index].extent))
+    }
+
+    /// Whether a duplicate key's index lies in `from ..< to` (binary search).
+    private func containsDuplicateKey(from: Int, to: Int) -> Bool {
+        var low = 0, high = duplicateKeys.count
+        while low < high {
+            let mid = (low + high) / 2
+            if duplicateKeys[mid] < from { low = mid + 1 } else { high = mid }
+        }
+        return low < duplicateKeys.count && duplicateKeys[low] < to
     }
 
     /// The index of the root value, or nil for an empty document.

@@ -19,6 +19,8 @@ public struct DocumentBuilder {
     public let limits: ConfigLimits
     /// Problems found so far that do not stop parsing (duplicate keys).
     public private(set) var diagnostics: [Diagnostic] = []
+    /// The key nodes reported as duplicates.
+    var duplicateKeys: [Int] = []
 
     @usableFromInline var nodes: [ConfigNode] = []
     @usableFromInline var strings: [UInt8] = []
@@ -162,16 +164,15 @@ public struct DocumentBuilder {
     /// The kind of node `index` added so far (for loaders that look back, such as YAML anchors).
     @inlinable public func kind(of index: Int) -> ConfigNode.Kind { nodes[index].kind }
 
-    /// Finishes the document. Throws the recorded diagnostics if there are any, or a syntax error
-    /// if a container is still open.
+    /// Finishes the document; the problems that did not stop reading (duplicate keys) travel in
+    /// `ConfigDocument.problems`. Throws a syntax error if a container is still open.
     public func finish() throws(ConfigError) -> ConfigDocument {
         if let top = open.last {
             let n = nodes[top.index]
             throw ConfigError(.syntax, "unterminated \(n.kind == .map ? "map" : "list")",
                               at: location(line: Int(n.line), column: Int(n.column)))
         }
-        if !diagnostics.isEmpty { throw ConfigError(diagnostics) }
-        return ConfigDocument(file: file, nodes: nodes, strings: strings)
+        return ConfigDocument(file: file, nodes: nodes, strings: strings, problems: diagnostics, duplicateKeys: duplicateKeys.sorted())
     }
 
     // MARK: - Internals
@@ -240,6 +241,7 @@ public struct DocumentBuilder {
                 return UnsafeRawBufferPointer(rebasing: all[Int(n.payload) ..< Int(n.payload) + Int(n.extent)])
             }
             func report(_ dup: Int, _ first: Int) {
+                duplicateKeys.append(dup)
                 let f = nodes[first], d = nodes[dup]
                 diagnostics.append(Diagnostic(
                     .duplicate,
@@ -285,6 +287,7 @@ public struct DocumentBuilder {
 
     /// Records key node `dup` as a duplicate of key node `first` (same message as the large-map path).
     mutating func reportDuplicate(_ dup: Int, first: Int) {
+        duplicateKeys.append(dup)
         let f = nodes[first], d = nodes[dup]
         let text = strings.withUnsafeBufferPointer { all in
             String(decoding: UnsafeBufferPointer(rebasing: all[Int(d.payload) ..< Int(d.payload) + Int(d.extent)]), as: UTF8.self)

@@ -261,12 +261,12 @@ struct JSONReader {
             if first >= 0xD800 && first <= 0xDBFF {
                 guard at(next) == UInt8(ascii: "\\"), at(next &+ 1) == UInt8(ascii: "u"),
                       let low = hex4(at: next &+ 2), low >= 0xDC00 && low <= 0xDFFF else {
-                    throw fail("lone surrogate \\u\(hex(first, digits: 4)) in a string: a high surrogate must be followed by a low surrogate escape (\\uDC00-\\uDFFF)", at: i)
+                    throw fail("lone surrogate \\u\(HexDigits.text(first, digits: 4)) in a string: a high surrogate must be followed by a low surrogate escape (\\uDC00-\\uDFFF)", at: i)
                 }
                 value = 0x10000 &+ ((first &- 0xD800) << 10) &+ (low &- 0xDC00)
                 next &+= 6
             } else if first >= 0xDC00 && first <= 0xDFFF {
-                throw fail("lone surrogate \\u\(hex(first, digits: 4)) in a string: a low surrogate must follow a high surrogate (\\uD800-\\uDBFF)", at: i)
+                throw fail("lone surrogate \\u\(HexDigits.text(first, digits: 4)) in a string: a low surrogate must follow a high surrogate (\\uD800-\\uDBFF)", at: i)
             }
             guard let scalar = Unicode.Scalar(value) else {
                 throw fail("invalid \\u escape in a string", at: i)
@@ -285,14 +285,7 @@ struct JSONReader {
         guard end &- i >= 4 else { return nil }
         var value: UInt32 = 0
         for k in 0 ..< 4 {
-            let c = p[i &+ k]
-            let d: UInt8
-            switch c {
-            case UInt8(ascii: "0") ... UInt8(ascii: "9"): d = c &- 0x30
-            case UInt8(ascii: "a") ... UInt8(ascii: "f"): d = c &- 0x57
-            case UInt8(ascii: "A") ... UInt8(ascii: "F"): d = c &- 0x37
-            default: return nil
-            }
+            guard let d = HexDigits.value(p[i &+ k]) else { return nil }
             value = value << 4 | UInt32(d)
         }
         return value
@@ -300,27 +293,8 @@ struct JSONReader {
 
     /// Validates the multi-byte UTF-8 sequence starting at `i` (a byte >= 0x80); returns the offset after it.
     @inline(__always) func skipUTF8Sequence(at i: Int) throws(ConfigError) -> Int {
-        let b0 = p[i]
-        let length: Int
-        var low: UInt8 = 0x80, high: UInt8 = 0xBF // allowed range of the second byte
-        switch b0 {
-        case 0xC2 ... 0xDF: length = 2
-        case 0xE0: length = 3; low = 0xA0
-        case 0xE1 ... 0xEC, 0xEE ... 0xEF: length = 3
-        case 0xED: length = 3; high = 0x9F
-        case 0xF0: length = 4; low = 0x90
-        case 0xF1 ... 0xF3: length = 4
-        case 0xF4: length = 4; high = 0x8F
-        default: throw invalidUTF8(at: i, lead: b0)
-        }
-        guard end &- i >= length else { throw invalidUTF8(at: i, lead: b0) }
-        let b1 = p[i &+ 1]
-        guard b1 >= low && b1 <= high else { throw invalidUTF8(at: i, lead: b0) }
-        var k = 2
-        while k < length {
-            guard p[i &+ k] & 0xC0 == 0x80 else { throw invalidUTF8(at: i, lead: b0) }
-            k &+= 1
-        }
+        let length = utf8SequenceLength(p, i, end)
+        if length == 0 { throw invalidUTF8(at: i, lead: p[i]) }
         return i &+ length
     }
 
@@ -347,7 +321,7 @@ struct JSONReader {
             while true {
                 let d = at(i) &- 0x30
                 if d >= 10 { break }
-                accumulate(&mantissa, d, &overflow)
+                DecimalNumber.append(d, to: &mantissa, overflow: &overflow)
                 i &+= 1
             }
         } else {
@@ -363,7 +337,7 @@ struct JSONReader {
             while true {
                 let d = at(i) &- 0x30
                 if d >= 10 { break }
-                accumulate(&mantissa, d, &overflow)
+                DecimalNumber.append(d, to: &mantissa, overflow: &overflow)
                 exponent &-= 1
                 i &+= 1
             }
@@ -395,66 +369,23 @@ struct JSONReader {
         pos = i
         let col = column(start)
         if !isDouble {
-            let limit: UInt64 = negative ? 1 << 63 : UInt64(Int64.max)
-            if overflow || mantissa > limit {
+            guard !overflow, let value = DecimalNumber.int64(mantissa, negative: negative) else {
                 throw fail("integer \(text(start, i)) does not fit in 64 bits", at: start)
             }
-            let value = negative ? Int64(bitPattern: 0 &- mantissa) : Int64(bitPattern: mantissa)
             try builder.addInt(value, line: line, column: col)
             return
         }
-
-        // Exact fast path: both the mantissa and the power of ten are exact doubles, so one
-        // correctly rounded multiplication or division gives the correctly rounded result.
-        if !overflow && mantissa <= 1 << 53 && exponent >= -22 && exponent <= 22 {
-            var value = Double(mantissa)
-            if exponent < 0 { value /= JSONReader.powerOfTen(-exponent) } else { value *= JSONReader.powerOfTen(exponent) }
+        if !overflow, let value = DecimalNumber.exactDouble(mantissa, exponent: exponent) {
             try builder.addDouble(negative ? -value : value, line: line, column: col)
             return
         }
-        let literal = String(decoding: UnsafeBufferPointer(start: p + start, count: i &- start), as: UTF8.self)
-        guard let value = Double(literal) else {
+        guard let value = DecimalNumber.parseDouble(p + start, count: i &- start) else {
             throw fail("invalid number '\(text(start, i))'", at: start)
         }
         if value.isInfinite {
             throw fail("number \(text(start, i)) is too large for a 64-bit floating-point value", at: start)
         }
         try builder.addDouble(value, line: line, column: col)
-    }
-
-    @inline(__always) func accumulate(_ mantissa: inout UInt64, _ digit: UInt8, _ overflow: inout Bool) {
-        let (times10, o1) = mantissa.multipliedReportingOverflow(by: 10)
-        let (sum, o2) = times10.addingReportingOverflow(UInt64(digit))
-        if o1 || o2 { overflow = true } else { mantissa = sum }
-    }
-
-    /// 10^n for 0 <= n <= 22 (all exactly representable).
-    @inline(__always) static func powerOfTen(_ n: Int) -> Double {
-        switch n {
-        case 0: return 1e0
-        case 1: return 1e1
-        case 2: return 1e2
-        case 3: return 1e3
-        case 4: return 1e4
-        case 5: return 1e5
-        case 6: return 1e6
-        case 7: return 1e7
-        case 8: return 1e8
-        case 9: return 1e9
-        case 10: return 1e10
-        case 11: return 1e11
-        case 12: return 1e12
-        case 13: return 1e13
-        case 14: return 1e14
-        case 15: return 1e15
-        case 16: return 1e16
-        case 17: return 1e17
-        case 18: return 1e18
-        case 19: return 1e19
-        case 20: return 1e20
-        case 21: return 1e21
-        default: return 1e22
-        }
     }
 
     // MARK: - Errors (cold)
@@ -473,14 +404,9 @@ struct JSONReader {
         return String(decoding: UnsafeBufferPointer(start: p + from, count: max(0, upper &- from)), as: UTF8.self)
     }
 
-    @inline(never) func hex(_ value: UInt32, digits: Int) -> String {
-        let s = String(value, radix: 16, uppercase: true)
-        return String(repeating: "0", count: max(0, digits - s.count)) + s
-    }
-
     /// A byte as it can be quoted in a message.
     @inline(never) func printable(_ c: UInt8) -> String {
-        c >= 0x21 && c <= 0x7E ? String(UnicodeScalar(c)) : "0x" + hex(UInt32(c), digits: 2)
+        c >= 0x21 && c <= 0x7E ? String(UnicodeScalar(c)) : "0x" + HexDigits.text(UInt32(c), digits: 2)
     }
 
     /// What is at offset `i`, for "found …" messages: a word, a character or a byte.
@@ -500,8 +426,8 @@ struct JSONReader {
             while j < end && isWord(p[j]) && j &- i < 24 { j &+= 1 }
             return "'\(text(i, j))'"
         case 0x21 ... 0x7E: return "'\(String(UnicodeScalar(c)))'"
-        case 0x80 ... 0xFF: return "byte 0x\(hex(UInt32(c), digits: 2)) (non-ASCII text outside a string)"
-        default: return "control character 0x\(hex(UInt32(c), digits: 2))"
+        case 0x80 ... 0xFF: return "byte 0x\(HexDigits.text(UInt32(c), digits: 2)) (non-ASCII text outside a string)"
+        default: return "control character 0x\(HexDigits.text(UInt32(c), digits: 2))"
         }
     }
 
@@ -574,13 +500,13 @@ struct JSONReader {
         switch c {
         case 0x0A, 0x0D: message = "line break inside a string (write it as \\n, or close the string with '\"')"
         case 0x09: message = "tab character inside a string must be escaped as \\t"
-        default: message = "control character 0x\(hex(UInt32(c), digits: 2)) inside a string must be escaped as \\u00\(hex(UInt32(c), digits: 2))"
+        default: message = "control character 0x\(HexDigits.text(UInt32(c), digits: 2)) inside a string must be escaped as \\u00\(HexDigits.text(UInt32(c), digits: 2))"
         }
         return fail(message, at: i)
     }
 
     @inline(never) func invalidUTF8(at i: Int, lead: UInt8) -> ConfigError {
-        fail("invalid UTF-8 in a string (sequence starting with byte 0x\(hex(UInt32(lead), digits: 2)))", at: i)
+        fail("invalid UTF-8 in a string (sequence starting with byte 0x\(HexDigits.text(UInt32(lead), digits: 2)))", at: i)
     }
 }
 

@@ -1,10 +1,11 @@
-/// UTF-8 well-formedness checks on raw bytes, for loaders that scan input byte by byte.
+/// UTF-8 well-formedness checks on raw bytes, the one definition the loaders (JSON strings, XML
+/// plist text) and the C ABI's name checks share.
 
 /// The length (2...4) of the well-formed multi-byte UTF-8 sequence starting at `p[i]` (whose lead
 /// byte is >= 0x80), or 0 if the bytes there are not well-formed UTF-8 (bad lead byte, bad or
 /// missing continuation, overlong form, surrogate, or beyond U+10FFFF). Reads only below `end`.
-@inlinable
-func utf8SequenceLength(_ p: UnsafePointer<UInt8>, _ i: Int, _ end: Int) -> Int {
+@inline(__always)
+package func utf8SequenceLength(_ p: UnsafePointer<UInt8>, _ i: Int, _ end: Int) -> Int {
     let b0 = p[i]
     @inline(__always) func cont(_ k: Int) -> Bool { i + k < end && p[i + k] & 0xC0 == 0x80 }
     switch b0 {
@@ -29,8 +30,7 @@ func utf8SequenceLength(_ p: UnsafePointer<UInt8>, _ i: Int, _ end: Int) -> Int 
 
 /// The index of the first byte in `p[start ..< end]` that does not begin a well-formed UTF-8
 /// sequence, or nil if the whole range is valid UTF-8.
-@inlinable
-func firstInvalidUTF8(_ p: UnsafePointer<UInt8>, from start: Int, to end: Int) -> Int? {
+package func firstInvalidUTF8(_ p: UnsafePointer<UInt8>, from start: Int, to end: Int) -> Int? {
     var i = start
     while i < end {
         if p[i] < 0x80 { i += 1; continue }

@@ -66,16 +66,9 @@ extension XMLPlistParser {
             var value: UInt32 = 0
             var valid = i < semi
             while i < semi {
-                let b = p[i]
-                let d: UInt32
-                switch b {
-                case UInt8(ascii: "0") ... UInt8(ascii: "9"): d = UInt32(b - UInt8(ascii: "0"))
-                case UInt8(ascii: "a") ... UInt8(ascii: "f") where hex: d = UInt32(b - UInt8(ascii: "a") + 10)
-                case UInt8(ascii: "A") ... UInt8(ascii: "F") where hex: d = UInt32(b - UInt8(ascii: "A") + 10)
-                default: d = 99; valid = false
-                }
-                if !valid { break }
-                value = min(value * (hex ? 16 : 10) + d, 0x110000)
+                let digit = hex ? HexDigits.value(p[i]) : (p[i] &- UInt8(ascii: "0") < 10 ? p[i] &- UInt8(ascii: "0") : nil)
+                guard let d = digit else { valid = false; break }
+                value = min(value * (hex ? 16 : 10) + UInt32(d), 0x110000)
                 i += 1
             }
             guard valid, value != 0, let scalar = Unicode.Scalar(value) else {

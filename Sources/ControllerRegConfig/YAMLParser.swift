@@ -226,8 +226,9 @@ private struct YAMLEventReader {
         case (.int, .int), (.float, .double), (.bool, .bool), (.null, .null):
             return resolved
         case (.float, .int(let i)):
-            // An integer written under !!float: re-read the text so large values round correctly.
-            return YAMLScalar.parseDouble(value) ?? .double(Double(i))
+            // An integer written under !!float: exact when it can be, else re-read so it rounds correctly.
+            if let d = DecimalNumber.exactDouble(i.magnitude, exponent: 0) { return .double(i < 0 ? -d : d) }
+            return YAMLScalar.slowDouble(value)
         default:
             let text = String(decoding: value.prefix(80), as: UTF8.self)
             let kind: String
@@ -407,10 +408,8 @@ enum YAMLScalar: Equatable {
                 let b = v[i]
                 let d: UInt8
                 if hex {
-                    if isDigit(b) { d = b - UInt8(ascii: "0") }
-                    else if b >= UInt8(ascii: "a") && b <= UInt8(ascii: "f") { d = b - UInt8(ascii: "a") + 10 }
-                    else if b >= UInt8(ascii: "A") && b <= UInt8(ascii: "F") { d = b - UInt8(ascii: "A") + 10 }
-                    else { return .string }
+                    guard let h = HexDigits.value(b) else { return .string }
+                    d = h
                 } else {
                     guard b >= UInt8(ascii: "0") && b <= UInt8(ascii: "7") else { return .string }
                     d = b - UInt8(ascii: "0")
@@ -447,110 +446,62 @@ enum YAMLScalar: Equatable {
         var magnitude: UInt64 = 0
         var overflow = false
         while i < n && isDigit(v[i]) {
-            let (m, o1) = magnitude.multipliedReportingOverflow(by: 10)
-            let (s, o2) = m.addingReportingOverflow(UInt64(v[i] - UInt8(ascii: "0")))
-            overflow = overflow || o1 || o2
-            magnitude = s
+            DecimalNumber.append(v[i] &- UInt8(ascii: "0"), to: &magnitude, overflow: &overflow)
             i += 1
         }
         let intDigits = i - intStart
         if i == n {
             guard intDigits > 0 else { return .string }
-            let limit = negative ? UInt64(Int64.max) + 1 : UInt64(Int64.max)
-            if overflow || magnitude > limit { throw tooBig(v, location()) }
-            return .int(negative ? Int64(truncatingIfNeeded: 0 &- magnitude) : Int64(magnitude))
+            guard !overflow, let value = DecimalNumber.int64(magnitude, negative: negative) else { throw tooBig(v, location()) }
+            return .int(value)
         }
 
         // Float: [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?
-        var fracDigits = 0
+        var exponent = 0
         if v[i] == UInt8(ascii: ".") {
             i += 1
-            while i < n && isDigit(v[i]) { i += 1; fracDigits += 1 }
-            if intDigits == 0 && fracDigits == 0 { return .string }
+            let fracStart = i
+            while i < n && isDigit(v[i]) {
+                DecimalNumber.append(v[i] &- UInt8(ascii: "0"), to: &magnitude, overflow: &overflow)
+                exponent -= 1
+                i += 1
+            }
+            if intDigits == 0 && i == fracStart { return .string }
         } else if intDigits == 0 {
             return .string
         }
         if i < n && (v[i] == UInt8(ascii: "e") || v[i] == UInt8(ascii: "E")) {
-            i += 1
-            if i < n && (v[i] == UInt8(ascii: "-") || v[i] == UInt8(ascii: "+")) { i += 1 }
-            let expStart = i
-            while i < n && isDigit(v[i]) { i += 1 }
-            if i == expStart { return .string }
-        }
-        if i != n { return .string }
-        return parseDouble(v) ?? .string
-    }
-
-    static func tooBig(_ v: UnsafeRawBufferPointer, _ location: SourceLocation) -> ConfigError {
-        ConfigError(.syntax, "integer \(String(decoding: v.prefix(80), as: UTF8.self)) does not fit in 64 bits", at: location)
-    }
-
-    private static let powersOf10: [Double] = [
-        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-    ]
-
-    /// Parses text already known to match the float (or int) grammar. Exact fast path for short
-    /// mantissas with small exponents (one correctly rounded operation), `the standard library's
-    /// parser otherwise.
-    static func parseDouble(_ v: UnsafeRawBufferPointer) -> YAMLScalar? {
-        let n = v.count
-        var i = 0
-        var negative = false
-        if n > 0 && (v[0] == UInt8(ascii: "-") || v[0] == UInt8(ascii: "+")) {
-            negative = v[0] == UInt8(ascii: "-")
-            i = 1
-        }
-        var mantissa: UInt64 = 0
-        var digits = 0
-        var scale = 0
-        var seenPoint = false
-        while i < n {
-            let b = v[i]
-            if isDigit(b) {
-                if mantissa != 0 || b != UInt8(ascii: "0") { digits += 1 }
-                if digits > 15 { return slowDouble(v) }
-                mantissa = mantissa * 10 + UInt64(b - UInt8(ascii: "0"))
-                if seenPoint { scale -= 1 }
-            } else if b == UInt8(ascii: ".") {
-                seenPoint = true
-            } else {
-                break
-            }
-            i += 1
-        }
-        if i < n {
-            // Exponent.
             i += 1
             var expNegative = false
             if i < n && (v[i] == UInt8(ascii: "-") || v[i] == UInt8(ascii: "+")) {
                 expNegative = v[i] == UInt8(ascii: "-")
                 i += 1
             }
+            let expStart = i
             var e = 0
-            while i < n {
-                e = e * 10 + Int(v[i] - UInt8(ascii: "0"))
-                if e > 400 { return slowDouble(v) }
+            while i < n && isDigit(v[i]) {
+                if e < 100_000 { e = e * 10 + Int(v[i] &- UInt8(ascii: "0")) }
                 i += 1
             }
-            scale += expNegative ? -e : e
+            if i == expStart { return .string }
+            exponent += expNegative ? -e : e
         }
-        var d = Double(mantissa)
-        if mantissa == 0 {
-            d = 0
-        } else if scale >= 0 && scale <= 22 {
-            d *= powersOf10[scale]
-        } else if scale < 0 && scale >= -22 {
-            d /= powersOf10[-scale]
-        } else {
-            return slowDouble(v)
+        if i != n { return .string }
+        if !overflow, let d = DecimalNumber.exactDouble(magnitude, exponent: exponent) {
+            return .double(negative ? -d : d)
         }
-        return .double(negative ? -d : d)
+        return slowDouble(v)
+    }
+
+    static func tooBig(_ v: UnsafeRawBufferPointer, _ location: SourceLocation) -> ConfigError {
+        ConfigError(.syntax, "integer \(String(decoding: v.prefix(80), as: UTF8.self)) does not fit in 64 bits", at: location)
     }
 
     /// Long mantissas and large exponents: the standard library's locale-independent parser (rare,
     /// so the String it needs does not matter).
-    private static func slowDouble(_ v: UnsafeRawBufferPointer) -> YAMLScalar? {
-        Double(String(decoding: v, as: UTF8.self)).map { .double($0) }
+    static func slowDouble(_ v: UnsafeRawBufferPointer) -> YAMLScalar {
+        guard let base = v.baseAddress,
+              let d = DecimalNumber.parseDouble(base.assumingMemoryBound(to: UInt8.self), count: v.count) else { return .string }
+        return .double(d)
     }
 }

@@ -135,7 +135,7 @@ enum JSONText {
             case "\u{0C}": out += "\\f"
             default:
                 if u.value < 0x20 || u.value == 0x7F || u.value == 0x2028 || u.value == 0x2029 {
-                    out += "\\u" + hex4(u.value)
+                    out += "\\u" + HexDigits.text(u.value, digits: 4, uppercase: false)
                 } else {
                     out.unicodeScalars.append(u)
                 }
@@ -144,8 +144,4 @@ enum JSONText {
         return out + "\""
     }
 
-    static func hex4(_ v: UInt32) -> String {
-        let s = String(v, radix: 16, uppercase: false)
-        return String(repeating: "0", count: max(0, 4 - s.count)) + s
-    }
 }

@@ -222,7 +222,7 @@ public enum ConfigWriter {
             case "\t", "\n": out.unicodeScalars.append(u)
             default:
                 if u.value < 0x20 || u.value == 0xFFFE || u.value == 0xFFFF {
-                    throw ToolError(.type, "the control character U+\(JSONText.hex4(u.value).uppercased()) cannot be written in an XML property list; use --binary", at: doc.location(of: node))
+                    throw ToolError(.type, "the control character U+\(HexDigits.text(u.value, digits: 4)) cannot be written in an XML property list; use --binary", at: doc.location(of: node))
                 }
                 out.unicodeScalars.append(u)
             }

@@ -1,8 +1,10 @@
 import ControllerReg
+import var CControllerRegHeader.CR_VERSION_STRING
 
-/// The tool's version, printed by `controllerreg --version`.
+/// The tool's version, printed by `controllerreg --version`: the library's, from the header's
+/// CR_VERSION_STRING (checked against CMake's project version, the one source, by a test).
 public enum ToolVersion {
-    public static let string = "0.1.0"
+    public static let string = CR_VERSION_STRING
 }
 
 /// The exit codes every subcommand uses (documented in `--help` and docs/tooling.md).

@@ -32,7 +32,7 @@ func ascii(_ s: String) -> [UInt8] {
 
 func parseBinary(_ bytes: [UInt8], limits: ConfigLimits = ConfigLimits()) throws(ConfigError) -> ConfigDocument {
     try withUnsafeBytesTyped(bytes) { (raw) throws(ConfigError) in
-        try PlistParser.parse(raw, file: "b.plist", limits: limits)
+        try ConfigLoader.parse(raw, format: .plist, file: "b.plist", limits: limits)
     }
 }
 

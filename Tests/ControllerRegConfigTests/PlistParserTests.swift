@@ -4,7 +4,7 @@ import Testing
 /// Parses `text` with the plist loader.
 func plist(_ text: String, file: String = "t.plist", limits: ConfigLimits = ConfigLimits()) throws(ConfigError) -> ConfigDocument {
     try withUnsafeBytesTyped(Array(text.utf8)) { (raw) throws(ConfigError) in
-        try PlistParser.parse(raw, file: file, limits: limits)
+        try ConfigLoader.parse(raw, format: .plist, file: file, limits: limits)
     }
 }
 

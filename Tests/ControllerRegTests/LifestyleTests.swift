@@ -217,7 +217,7 @@ struct LifestyleTests {
     @Test func dynamicEntriesFollowTheSameRules() throws {
         let r = Registry()
         try registerWidgets(r, ["W"])
-        try r.add([EntryDefinition(name: "A", className: "W", dependencies: [Dependency(key: "b", value: DependencyValue(applyingStringRule: "B")!)])
+        try r.add([EntryDefinition(name: "A", className: "W", dependencies: [Dependency(key: "b", value: .reference("B", at: nil))])
                    , EntryDefinition(name: "B", className: "W", description: "bee", tag: .int(2))])
         #expect(try r.create("A", as: Widget.self).children["b"] != nil)
         #expect(expectError { try r.add([EntryDefinition(name: "C", className: "W", dependencies: [Dependency(key: "x", value: .reference("Nope", at: nil))])]) }?.code == .missingReference)

@@ -1,5 +1,5 @@
 /* C host tests of libcontrollerreg. Usage: controllerreg-c-tests [group...]; no group runs all.
- * Groups: example semantics errors ownership threads features reliability. Set CR_TEST_QUICK=1 for shorter loops. */
+ * Groups: example semantics errors ownership threads features reliability abi. Set CR_TEST_QUICK=1 for shorter loops. */
 #include "check.h"
 #include "tests.h"
 
@@ -16,6 +16,7 @@ static const struct {
     {"threads", test_threads},
     {"features", test_features},
     {"reliability", test_reliability},
+    {"abi", test_abi},
 };
 
 int main(int argc, char **argv) {

@@ -658,6 +658,68 @@ static void shared_registry(void) {
     CHECK_LAST_ERROR(CR_ERR_NOT_FOUND);
 }
 
+/* One rule, every door (issue 13): cr_add_entry and a config file give the same code and message
+ * for the same entry (the Swift suite's EveryDoorTests runs the same table through Registry.add). */
+static cr_value *door_value(int which) {
+    cr_value *v;
+    switch (which) {
+    case 0: return NULL; /* d: "" is set directly */
+    case 1: v = cr_map_new(); cr_map_set_string(v, "Provider", "@x"); return v;
+    case 2: v = cr_map_new(); cr_map_set_string(v, "Provider", ""); return v;
+    case 3: v = cr_map_new(); cr_map_set_int(v, "Provider", 5); return v;
+    case 4: v = cr_map_new(); cr_map_set_string(v, "Provider", "X"); cr_map_set_int(v, "Other", 1); return v;
+    case 5: v = cr_map_new(); cr_map_set_string(v, "provider", "X"); return v;
+    case 6: v = cr_list_new(); cr_list_push_string(v, "@ok"); cr_list_push_string(v, ""); return v;
+    default: return NULL;
+    }
+}
+
+static void every_door_agrees(void) {
+    static const struct {
+        const char *name, *class_name, *yaml, *string; /* string: d's value when it is a string */
+        int code;
+        const char *message;
+    } cases[] = {
+        {"E", "C", "''", "", CR_ERR_SCHEMA,
+         "entry 'E', key 'd': an empty string is not an entry name; write \"@\" for an empty literal string"},
+        {"E", "C", "{Provider: '@x'}", NULL, CR_ERR_SCHEMA, "entry 'E', key 'd': Provider must name an entry, not a literal ('@x')"},
+        {"E", "C", "{Provider: ''}", NULL, CR_ERR_SCHEMA,
+         "entry 'E', key 'd': Provider must name an entry (a non-empty string), found an empty string"},
+        {"E", "C", "{Provider: 5}", NULL, CR_ERR_SCHEMA,
+         "entry 'E', key 'd': Provider must name an entry (a non-empty string), found an integer"},
+        {"E", "C", "{Provider: X, Other: 1}", NULL, CR_ERR_SCHEMA,
+         "entry 'E', key 'd': a provider is written {Provider: EntryName} with no other keys"},
+        {"E", "C", "{provider: X}", NULL, CR_ERR_SCHEMA,
+         "entry 'E', key 'd': 'provider' is not a dependency form: forms are case-sensitive; write {Provider: EntryName}"},
+        {"E", "C", "['@ok', '']", NULL, CR_ERR_SCHEMA,
+         "entry 'E', key 'd': an empty string is not an entry name; write \"@\" for an empty literal string"},
+        {"E", "C", "Hello world", "Hello world", CR_ERR_MISSING_REFERENCE,
+         "entry 'E', key 'd': no entry named 'Hello world'; if this is text, write \"@Hello world\""},
+        {"", "C", "'@x'", "@x", CR_ERR_SCHEMA, "an entry name must not be empty"},
+        {"E", "", "'@x'", "@x", CR_ERR_SCHEMA, "the class name of entry 'E' must not be empty"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cr_registry *reg = cr_registry_new();
+        char yaml[512];
+        snprintf(yaml, sizeof yaml, "'%s':\n  ClassName: '%s'\n  Dependencies:\n    d: %s\n", cases[i].name, cases[i].class_name,
+                 cases[i].yaml);
+        CHECK_STATUS(load_yaml(reg, yaml), cases[i].code);
+        const char *config = cr_last_error_message();
+        size_t nc = strlen(config), nm = strlen(cases[i].message);
+        CHECK(nc >= nm && strcmp(config + nc - nm, cases[i].message) == 0 && strncmp(config, "<string>:", 9) == 0);
+        cr_value *deps = cr_map_new();
+        if (cases[i].string) {
+            cr_map_set_string(deps, "d", cases[i].string);
+        } else {
+            cr_map_set_value(deps, "d", door_value((int)i));
+        }
+        CHECK_STATUS(cr_add_entry(reg, cases[i].name, cases[i].class_name, CR_LIFESTYLE_TRANSIENT, deps), cases[i].code);
+        CHECK_STR(cr_last_error_message(), cases[i].message);
+        cr_value_free(deps);
+        cr_registry_free(reg);
+    }
+}
+
 void test_errors(void) {
     unknown_name();
     class_not_registered();
@@ -673,4 +735,5 @@ void test_errors(void) {
     borrowed_args_and_kinds();
     null_arguments();
     shared_registry();
+    every_door_agrees();
 }

@@ -8,4 +8,5 @@ void test_ownership(void);
 void test_threads(void);
 void test_features(void);
 void test_reliability(void);
+void test_abi(void);
 #endif

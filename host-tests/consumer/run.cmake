@@ -12,7 +12,7 @@ function(run)
 endfunction()
 
 run(${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${prefix}")
-foreach(f include/controllerreg.h lib/libcontrollerreg.so lib/libcontrollerreg.so.0 lib/libcontrollerreg.so.0.1.0
+foreach(f include/controllerreg.h lib/libcontrollerreg.so lib/libcontrollerreg.so.${SOVERSION} lib/libcontrollerreg.so.${VERSION}
           lib/pkgconfig/controllerreg.pc lib/cmake/controllerreg/controllerreg-config.cmake
           lib/cmake/controllerreg/controllerreg-config-version.cmake lib/cmake/controllerreg/controllerreg-targets.cmake)
   if(NOT EXISTS "${prefix}/${f}")
@@ -36,7 +36,7 @@ run("${WORK_DIR}/consumer-build/consumer" "${FIXTURE}")
 message("find_package: ${last_output}")
 # It linked the installed copy, not the build tree's.
 run(ldd "${WORK_DIR}/consumer-build/consumer")
-if(NOT last_output MATCHES "${prefix}/lib[^ ]*/libcontrollerreg\\.so\\.0")
+if(NOT last_output MATCHES "${prefix}/lib[^ ]*/libcontrollerreg\\.so\\.${SOVERSION}")
   message(FATAL_ERROR "the consumer does not use the installed library:\n${last_output}")
 endif()
 
@@ -47,7 +47,7 @@ if(PKG_CONFIG)
   set(ENV{PKG_CONFIG_PATH} "${pcdir}")
   run(${PKG_CONFIG} --modversion controllerreg)
   string(STRIP "${last_output}" version)
-  if(NOT version STREQUAL "0.1.0")
+  if(NOT version STREQUAL "${VERSION}")
     message(FATAL_ERROR "pkg-config version is '${version}'")
   endif()
   run(${PKG_CONFIG} --cflags --libs controllerreg)

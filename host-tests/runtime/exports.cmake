@@ -1,4 +1,5 @@
-# The dynamic symbol table of libcontrollerreg.so defines only cr_* symbols; SONAME libcontrollerreg.so.0.
+# The dynamic symbol table of libcontrollerreg.so defines only cr_* symbols; SONAME libcontrollerreg.so.SOVERSION
+# (the major version).
 execute_process(COMMAND nm -D --defined-only ${LIBRARY} OUTPUT_VARIABLE syms RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "nm failed")
@@ -27,7 +28,7 @@ foreach(d IN LISTS decls)
   endif()
 endforeach()
 execute_process(COMMAND readelf -d ${LIBRARY} OUTPUT_VARIABLE dyn)
-if(NOT dyn MATCHES "Library soname: \\[libcontrollerreg\\.so\\.0\\]")
-  message(FATAL_ERROR "SONAME is not libcontrollerreg.so.0:\n${dyn}")
+if(NOT dyn MATCHES "Library soname: \\[libcontrollerreg\\.so\\.${SOVERSION}\\]")
+  message(FATAL_ERROR "SONAME is not libcontrollerreg.so.${SOVERSION}:\n${dyn}")
 endif()
-message("${count} cr_* symbols exported, nothing else; SONAME libcontrollerreg.so.0")
+message("${count} cr_* symbols exported, nothing else; SONAME libcontrollerreg.so.${SOVERSION}")

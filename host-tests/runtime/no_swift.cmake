@@ -5,7 +5,7 @@ get_filename_component(libdir "${LIBRARY}" DIRECTORY)
 file(REMOVE_RECURSE "${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}/lib")
 file(GLOB libs "${libdir}/libcontrollerreg.so*")
-file(COPY ${libs} DESTINATION "${WORK_DIR}/lib")  # keeps the .so -> .so.0 -> .so.0.1.0 links
+file(COPY ${libs} DESTINATION "${WORK_DIR}/lib")  # keeps the .so -> .so.MAJOR -> .so.MAJOR.MINOR.PATCH links
 
 execute_process(
   COMMAND ${CC} -std=c99 -I${HEADER_DIR} ${HOST_SOURCE} -L${WORK_DIR}/lib -lcontrollerreg -o ${WORK_DIR}/host
@@ -25,9 +25,9 @@ endif()
 if(ldd_out MATCHES "libswift" OR ldd_out MATCHES "not found")
   message(FATAL_ERROR "the host needs a Swift library or misses one:\n${ldd_out}")
 endif()
-string(REGEX MATCH "libcontrollerreg\\.so\\.0 => [^ ]+" resolved "${ldd_out}")
-if(NOT resolved MATCHES "${WORK_DIR}/lib/libcontrollerreg\\.so\\.0")
-  message(FATAL_ERROR "libcontrollerreg.so.0 did not resolve to the copy: ${resolved}")
+string(REGEX MATCH "libcontrollerreg\\.so\\.${SOVERSION} => [^ ]+" resolved "${ldd_out}")
+if(NOT resolved MATCHES "${WORK_DIR}/lib/libcontrollerreg\\.so\\.${SOVERSION}")
+  message(FATAL_ERROR "libcontrollerreg.so.${SOVERSION} did not resolve to the copy: ${resolved}")
 endif()
 
 execute_process(COMMAND ldd ${LIBRARY} OUTPUT_VARIABLE lib_ldd)

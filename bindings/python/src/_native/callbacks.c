@@ -11,12 +11,15 @@ typedef struct {
     PyObject *setter;     /* callable(object, key, value) or NULL: setattr */
 } class_record;
 
-/* Under ABI 0.x the library destroyed every receiver-owned argument of a failed create, even those
- * the callback had read; ABI 1.0 leaves what was taken to the taker. Make the 0.x case balance:
- * give back a reference for each object taken by this callback (keep[from:]) and disown providers. */
+/* Whether an argument object a callback took (cr_value_object) stays the callback's when it fails
+ * (the ABI 1.0 rule), or the library still destroys it (0.x). Found once by crpy_callbacks_init,
+ * by asking the library itself; remove with the 0.x path once every library in use is 1.0. */
+static int taken_for_good = 1;
+
+/* 0.x only: the library will destroy every receiver-owned argument of this failed callback, the
+ * ones taken too; give back a reference for each object taken (keep[from:]) and disown providers. */
 static void undo_takes_on_failure(crpy_frame *frame, Py_ssize_t from) {
-#ifndef CRPY_ABI_1
-    if (frame == NULL || frame->keep == NULL) return;
+    if (taken_for_good || frame == NULL || frame->keep == NULL) return;
     Py_ssize_t n = PyList_GET_SIZE(frame->keep);
     for (Py_ssize_t i = from; i < n; i++) {
         PyObject *item = PyList_GET_ITEM(frame->keep, i);
@@ -28,10 +31,33 @@ static void undo_takes_on_failure(crpy_frame *frame, Py_ssize_t from) {
             Py_INCREF(item);
         }
     }
-#else
-    (void)frame;
-    (void)from;
-#endif
+}
+
+static long probe_object; /* an aligned C object for the probe */
+static int probe_destroyed;
+static void *probe_leaf(const cr_value *args, void *user_data) { return &probe_object; }
+static void probe_destroy(void *object, void *user_data) { probe_destroyed++; }
+static void *probe_failing(const cr_value *args, void *user_data) {
+    (void)cr_value_object(cr_map_get(args, "d"));
+    return NULL;
+}
+
+int crpy_callbacks_init(void) {
+    static const char config[] = "Leaf: Leaf\nFailing: {ClassName: Failing, Dependencies: {d: Leaf}}\n";
+    cr_registry *reg = cr_registry_new();
+    if (reg == NULL) return 0;
+    cr_class leaf = {0}, failing = {0};
+    leaf.create = probe_leaf;
+    leaf.destroy = probe_destroy;
+    failing.create = probe_failing;
+    probe_destroyed = 0;
+    if (cr_register_class(reg, "Leaf", &leaf, NULL) == 0 && cr_register_class(reg, "Failing", &failing, NULL) == 0 &&
+        cr_load_string(reg, config, sizeof config - 1, CR_FORMAT_YAML) == 0 &&
+        cr_registry_create(reg, "Failing", NULL) == NULL)
+        taken_for_good = probe_destroyed == 0;
+    cr_registry_free(reg);
+    cr_clear_error();
+    return 0;
 }
 
 static Py_ssize_t keep_length(crpy_frame *frame) {
@@ -44,7 +70,7 @@ static void *create_cb(const cr_value *args, void *user_data) {
     crpy_frame local, *frame = crpy_frame_current();
     int own_frame = frame == NULL; /* called from outside any Python call (e.g. a C host) */
     if (own_frame) {
-        crpy_frame_push(&local, NULL);
+        crpy_frame_push(&local, 0);
         frame = &local;
     }
     Py_ssize_t mark = keep_length(frame);
@@ -67,6 +93,7 @@ static void *create_cb(const cr_value *args, void *user_data) {
     }
     if (own_frame) crpy_frame_pop(&local);
     PyGILState_Release(gil);
+    if (!own_frame) crpy_frame_recheck_gil(frame);
     return result ? crpy_tag(result) : NULL;
 }
 
@@ -95,7 +122,7 @@ static int set_cb(void *object, const char *key, const cr_value *value, void *us
     crpy_frame local, *frame = crpy_frame_current();
     int own_frame = frame == NULL;
     if (own_frame) {
-        crpy_frame_push(&local, NULL);
+        crpy_frame_push(&local, 0);
         frame = &local;
     }
     Py_ssize_t mark = keep_length(frame);
@@ -122,6 +149,7 @@ static int set_cb(void *object, const char *key, const cr_value *value, void *us
     }
     if (own_frame) crpy_frame_pop(&local);
     PyGILState_Release(gil);
+    if (!own_frame) crpy_frame_recheck_gil(frame);
     return status;
 }
 

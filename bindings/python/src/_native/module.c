@@ -10,12 +10,14 @@
 
 static _Thread_local crpy_frame *current_frame;
 
-void crpy_frame_push(crpy_frame *frame, PyObject *registry) {
+void crpy_frame_push(crpy_frame *frame, int private_registry) {
     frame->outer = current_frame;
     frame->error = NULL;
     frame->keep = NULL;
     frame->setter = NULL;
-    frame->registry = registry;
+    frame->private_registry = private_registry;
+    frame->holding_gil = 0;
+    frame->saved = NULL;
     current_frame = frame;
 }
 
@@ -26,6 +28,24 @@ void crpy_frame_pop(crpy_frame *frame) {
 }
 
 crpy_frame *crpy_frame_current(void) { return current_frame; }
+
+int crpy_alone(void) {
+    PyThreadState *self = PyThreadState_Get();
+#if PY_VERSION_HEX >= 0x03090000
+    PyInterpreterState *interp = PyThreadState_GetInterpreter(self);
+#else
+    PyInterpreterState *interp = self->interp;
+#endif
+    PyThreadState *head = PyInterpreterState_ThreadHead(interp);
+    return head == self && PyThreadState_Next(head) == NULL;
+}
+
+void crpy_frame_recheck_gil(crpy_frame *frame) {
+    if (frame != NULL && frame->holding_gil && !crpy_alone()) {
+        frame->holding_gil = 0;
+        frame->saved = PyEval_SaveThread();
+    }
+}
 
 /* -- module functions ------------------------------------------------------------------------ */
 
@@ -67,7 +87,7 @@ PyMODINIT_FUNC PyInit__native(void) {
     if (PyModule_AddObject(module, "Registry", (PyObject *)&crpy_RegistryType) < 0) goto fail;
     Py_INCREF(&crpy_ProviderType);
     if (PyModule_AddObject(module, "Provider", (PyObject *)&crpy_ProviderType) < 0) goto fail;
-    if (crpy_errors_init(module) < 0 || crpy_values_init(module) < 0) goto fail;
+    if (crpy_errors_init(module) < 0 || crpy_values_init(module) < 0 || crpy_callbacks_init() < 0) goto fail;
 #ifdef CRPY_ABI_1
     if (PyModule_AddIntConstant(module, "ABI_1", 1) < 0) goto fail;
 #else

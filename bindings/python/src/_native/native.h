@@ -15,9 +15,13 @@
 
 #include "controllerreg.h"
 
+#if PY_VERSION_HEX < 0x03090000
+#define PyObject_CallOneArg(callable, arg) PyObject_CallFunctionObjArgs((callable), (arg), NULL)
+#endif
+
 /* Which parts of the C ABI 1.0 the header being compiled against has (they land one by one). */
 #if defined(CR_VERSION_NUMBER) && CR_VERSION_NUMBER >= 1000000
-#define CRPY_ABI_1 1 /* cr_last_error_problem, ownership "taken for good" */
+#define CRPY_ABI_1 1 /* cr_last_error_problem, cr_version_number */
 #endif
 #ifdef CR_LOAD_OPTIONS_VERSION
 #define CRPY_LOAD_OPTIONS 1
@@ -44,13 +48,20 @@ typedef struct crpy_frame {
     PyObject *keep;       /* list of objects taken from args, kept alive until the call ends (graph
                              objects may be shared with later receivers of the same call) */
     PyObject *setter;     /* inject(): the setter callable for this call, borrowed, or NULL */
-    PyObject *registry;   /* the Registry this call runs on (borrowed) or NULL (a provider) */
+    int private_registry; /* the call runs on a registry only Python reaches (not cr_shared()) */
+    int holding_gil;      /* the library runs with the GIL held (see crpy_run_create) */
+    PyThreadState *saved; /* the thread state saved when the GIL was released, else NULL */
 } crpy_frame;
 
-void crpy_frame_push(crpy_frame *frame, PyObject *registry);
+void crpy_frame_push(crpy_frame *frame, int private_registry);
 /** Pops the frame and drops what it kept (call with the GIL). */
 void crpy_frame_pop(crpy_frame *frame);
 crpy_frame *crpy_frame_current(void);
+/** True when this thread's state is the only one of the interpreter (call with the GIL). */
+int crpy_alone(void);
+/** At a callback's end, on the thread that holds the GIL for a library call: releases it for the
+ *  rest of the call if other Python threads appeared meanwhile (they could need it). */
+void crpy_frame_recheck_gil(crpy_frame *frame);
 
 /* -- errors (errors.c) ----------------------------------------------------------------------- */
 
@@ -83,6 +94,8 @@ int crpy_values_init(PyObject *module);
 
 /* -- class callbacks (callbacks.c) ----------------------------------------------------------- */
 
+/** Learns the library's ownership rule for arguments of failed callbacks (once, at import). */
+int crpy_callbacks_init(void);
 /** Registers (or replaces) a Python class on `reg`. Returns the cr status. */
 int crpy_register_class(cr_registry *reg, const char *name, PyObject *factory, PyObject *on_destroy,
                         PyObject *setter, int replace);
@@ -91,12 +104,13 @@ int crpy_register_class(cr_registry *reg, const char *name, PyObject *factory, P
 
 extern PyTypeObject crpy_RegistryType;
 extern PyTypeObject crpy_ProviderType;
-/** A new Provider wrapping `provider` (taken: freed with the wrapper). */
-PyObject *crpy_provider_new(cr_provider *provider);
+/** A new Provider wrapping `provider` (taken: freed with the wrapper); `private_registry` as in
+ *  crpy_frame (its creates may then keep the GIL). */
+PyObject *crpy_provider_new(cr_provider *provider, int private_registry);
 /** Runs one create (of `name` on `reg`, or of `provider`) with `props` and returns the object as
- *  Python; `*owner` tells who owns it (CR_OWNER_REGISTRY for a singleton). `registry` (may be NULL)
- *  is the Registry object the call runs on. The GIL is released while the library works. */
-PyObject *crpy_run_create(PyObject *registry, cr_registry *reg, const char *name, cr_provider *provider,
+ *  Python; `*owner` tells who owns it (CR_OWNER_REGISTRY for a singleton). `private_registry` as
+ *  in crpy_frame. */
+PyObject *crpy_run_create(int private_registry, cr_registry *reg, const char *name, cr_provider *provider,
                           const cr_value *props, int *owner);
 /** controllerreg.ForeignObject(address, owner). */
 PyObject *crpy_foreign(void *object, int owner);

@@ -14,12 +14,13 @@ typedef struct {
     PyObject_HEAD
     cr_provider *provider; /* NULL once closed */
     PyObject *name;
+    int private_registry;      /* from a registry only Python reaches (see crpy_run_create) */
     vectorcallfunc vectorcall; /* calling the provider is create() */
 } ProviderObject;
 
 static PyObject *Provider_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames);
 
-PyObject *crpy_provider_new(cr_provider *provider) {
+PyObject *crpy_provider_new(cr_provider *provider, int private_registry) {
     if (provider == NULL) return crpy_raise_last(CR_ERR_INVALID_ARGUMENT, NULL);
     ProviderObject *self = PyObject_New(ProviderObject, &crpy_ProviderType);
     if (self == NULL) {
@@ -27,6 +28,7 @@ PyObject *crpy_provider_new(cr_provider *provider) {
         return NULL;
     }
     self->provider = provider;
+    self->private_registry = private_registry;
     self->vectorcall = Provider_vectorcall;
     const char *name = cr_provider_name(provider);
     self->name = PyUnicode_DecodeUTF8(name ? name : "", (Py_ssize_t)(name ? strlen(name) : 0), "surrogateescape");
@@ -47,7 +49,7 @@ static PyObject *Provider_create(ProviderObject *self, PyObject *const *args, Py
     cr_value *props = NULL;
     if (crpy_props_build(nargs == 1 ? args[0] : NULL, args + nargs, kwnames, &props) < 0) return NULL;
     int owner;
-    PyObject *result = crpy_run_create(NULL, NULL, NULL, self->provider, props, &owner);
+    PyObject *result = crpy_run_create(self->private_registry, NULL, NULL, self->provider, props, &owner);
     if (props) cr_value_free(props);
     return result;
 }

@@ -94,13 +94,22 @@ static int parse_lifestyle(PyObject *lifestyle, cr_lifestyle *out) {
 
 /* -- creating -------------------------------------------------------------------------------- */
 
-PyObject *crpy_run_create(PyObject *registry, cr_registry *reg, const char *name, cr_provider *provider,
+/* The GIL and the library's locks: a create waits inside the library only for a singleton another
+ * thread is building, and that thread may be in a Python factory, needing the GIL. So a create
+ * releases the GIL while the library works, and callbacks take it back, unless it runs on a
+ * registry only Python reaches (not cr_shared()) and this is the interpreter's only thread: then no
+ * other thread can hold such a lock, and the create keeps the GIL (saving two GIL hand-overs per
+ * callback). If a factory starts a thread, the callback releases the GIL on its way back into the
+ * library (crpy_frame_recheck_gil). */
+PyObject *crpy_run_create(int private_registry, cr_registry *reg, const char *name, cr_provider *provider,
                           const cr_value *props, int *owner_out) {
     crpy_frame frame;
-    crpy_frame_push(&frame, registry);
+    crpy_frame_push(&frame, private_registry);
     void *object;
     cr_owner owner = CR_OWNER_RECEIVER;
-    Py_BEGIN_ALLOW_THREADS
+    frame.holding_gil = private_registry && crpy_alone();
+    if (!frame.holding_gil) frame.saved = PyEval_SaveThread();
+    {
 #ifdef CRPY_CREATE_OPTIONS
     cr_create_options options = CR_CREATE_OPTIONS_INIT;
     options.props = props;
@@ -109,7 +118,8 @@ PyObject *crpy_run_create(PyObject *registry, cr_registry *reg, const char *name
 #else
     object = provider ? cr_provider_create_ex(provider, props, &owner) : cr_registry_create_ex(reg, name, props, &owner);
 #endif
-    Py_END_ALLOW_THREADS
+    }
+    if (frame.saved != NULL) PyEval_RestoreThread(frame.saved);
     PyObject *result;
     if (object == NULL) {
         result = crpy_raise_last(CR_ERR_CREATE_FAILED, &frame);
@@ -152,7 +162,7 @@ static PyObject *Registry_create(RegistryObject *self, PyObject *const *args, Py
         return NULL;
     }
     int owner;
-    PyObject *result = crpy_run_create((PyObject *)self, reg, cname, NULL, props, &owner);
+    PyObject *result = crpy_run_create(self->owned, reg, cname, NULL, props, &owner);
     leave(self);
     if (props) cr_value_free(props);
     if (result != NULL && owner == CR_OWNER_REGISTRY && props == NULL && self->singletons != NULL &&
@@ -176,7 +186,7 @@ static PyObject *Registry_inject(RegistryObject *self, PyObject *args, PyObject 
     cr_registry *reg = enter(self);
     if (reg == NULL) return NULL;
     crpy_frame frame;
-    crpy_frame_push(&frame, (PyObject *)self);
+    crpy_frame_push(&frame, self->owned);
     frame.setter = setter == Py_None ? NULL : setter;
     int status;
     void *target = crpy_tag(object);
@@ -463,7 +473,7 @@ static PyObject *Registry_start(RegistryObject *self, PyObject *unused) {
     cr_registry *reg = enter(self);
     if (reg == NULL) return NULL;
     crpy_frame frame;
-    crpy_frame_push(&frame, (PyObject *)self);
+    crpy_frame_push(&frame, self->owned);
     int status;
     Py_BEGIN_ALLOW_THREADS
     status = cr_registry_start(reg);

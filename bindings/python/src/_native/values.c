@@ -32,30 +32,30 @@ const char *crpy_utf8(PyObject *text, const char *what) {
 
 /* -- args: cr_value -> Python ---------------------------------------------------------------- */
 
-/* Keys of args maps come from the compiled plans, so the same key text usually comes back at the
- * same address: a small direct-mapped cache (checked by content, so a reused address is harmless)
- * turns them into the same interned str objects without decoding them again. GIL-protected. */
+/* Keys of args maps repeat (the plans' dependency names, the props' keys): a small cache keyed by
+ * the key's text turns them into the same interned str objects without decoding and interning
+ * them again. GIL-protected. Only ASCII keys up to 64 bytes are cached. */
 #define KEY_CACHE_SIZE 1024
-static struct {
-    const char *address;
-    PyObject *key;
-} key_cache[KEY_CACHE_SIZE];
+static PyObject *key_cache[KEY_CACHE_SIZE];
 
 static PyObject *key_object(const char *k) {
     if (k == NULL) return PyUnicode_FromStringAndSize("", 0);
-    uintptr_t a = (uintptr_t)k;
-    size_t slot = (size_t)((a >> 3) ^ (a >> 13)) & (KEY_CACHE_SIZE - 1);
-    PyObject *cached = key_cache[slot].key;
-    if (cached != NULL && key_cache[slot].address == k && strcmp((const char *)PyUnicode_DATA(cached), k) == 0) {
+    size_t n = 0;
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (; k[n] != '\0' && n <= 64; n++) h = (h ^ (unsigned char)k[n]) * 16777619u;
+    if (n > 64) return PyUnicode_DecodeUTF8(k, (Py_ssize_t)strlen(k), "surrogateescape");
+    PyObject **slot = &key_cache[(h ^ (h >> 15)) & (KEY_CACHE_SIZE - 1)];
+    PyObject *cached = *slot;
+    if (cached != NULL && PyUnicode_GET_LENGTH(cached) == (Py_ssize_t)n &&
+        memcmp(PyUnicode_DATA(cached), k, n) == 0) {
         Py_INCREF(cached);
         return cached;
     }
-    PyObject *key = PyUnicode_DecodeUTF8(k, (Py_ssize_t)strlen(k), "surrogateescape");
+    PyObject *key = PyUnicode_DecodeUTF8(k, (Py_ssize_t)n, "surrogateescape");
     if (key == NULL || !PyUnicode_IS_COMPACT_ASCII(key)) return key;
     PyUnicode_InternInPlace(&key);
     Py_INCREF(key);
-    Py_XSETREF(key_cache[slot].key, key);
-    key_cache[slot].address = k;
+    Py_XSETREF(*slot, key);
     return key;
 }
 
@@ -130,7 +130,7 @@ PyObject *crpy_value_to_python(const cr_value *value, crpy_frame *frame) {
     case CR_OBJECT:
         return object_to_python(value, frame);
     case CR_PROVIDER: {
-        PyObject *provider = crpy_provider_new(cr_value_provider(value));
+        PyObject *provider = crpy_provider_new(cr_value_provider(value), frame != NULL && frame->private_registry);
         if (provider != NULL && frame != NULL) {
             if (frame->keep == NULL && (frame->keep = PyList_New(0)) == NULL) goto provider_fail;
             if (PyList_Append(frame->keep, provider) < 0) goto provider_fail;

@@ -1,0 +1,274 @@
+/// The one rule for what a dependency value means, shared by every door into a registry: the
+/// entry decoder (config files), `Registry.add` (entries built in Swift), the C ABI's
+/// `cr_add_entry` (host values) and, inverted, the tool when it writes a config.
+///
+/// - A string that starts with `@` is a literal string without the `@` (`"@"` alone is `""`);
+///   any other string is a reference to an entry.
+/// - A map with one key naming a form (`Form`) is that form, e.g. `{Provider: Name}`; a key that
+///   names a form in another case (`{provider: X}`) is a mistake, never a plain map.
+/// - Lists and other maps hold values read by the same rule.
+///
+/// Problems are found in two places only: the shape of a form while a value is read
+/// (`formProblem`), and the contents of the resulting `DependencyValue` (`problems(of:)`, run by
+/// the registry's transaction for every door). Messages come from here, so each door gives the
+/// same code and words.
+public enum DependencyRule {
+    /// The map forms of a dependency value, by their key. Later forms (`{Tagged: t}`,
+    /// `{Optional: Name}`, `{Env: V, Type: int, Default: 1}`) are added as cases here, with their
+    /// extra keys and their reading in `form(_:target:)`.
+    public enum Form: String, CaseIterable, Sendable {
+        /// `{Provider: Name}`: a factory for entry `Name`.
+        case provider = "Provider"
+
+        /// Keys the form's map may hold besides its own (none for a provider).
+        public var extraKeys: [String] { [] }
+
+        /// How the form is written, for messages.
+        public var example: String {
+            switch self {
+            case .provider: return "{Provider: EntryName}"
+            }
+        }
+    }
+
+    /// How a map written as a dependency value is read.
+    public enum MapReading: Equatable, Sendable {
+        /// An ordinary map of named values.
+        case plain
+        /// A form: the map has the form's key (and perhaps others, checked by `formProblem`).
+        case form(Form)
+        /// A key that names a form in the wrong case (`provider`): reported, never read as a map.
+        case misspelt(key: String, form: Form)
+    }
+
+    /// Reads a map by its keys.
+    public static func reading(ofMapWithKeys keys: some Sequence<String>) -> MapReading {
+        var misspelt: (String, Form)?
+        for key in keys {
+            if let form = Form(rawValue: key) { return .form(form) }
+            if misspelt == nil, let form = Form.allCases.first(where: { $0.rawValue.lowercased() == key.lowercased() }) {
+                misspelt = (key, form)
+            }
+        }
+        if let (key, form) = misspelt { return .misspelt(key: key, form: form) }
+        return .plain
+    }
+
+    /// A string by the rule: `"@text"` is the literal `text`, anything else a reference (checked
+    /// later by `problems(of:)`: a reference must not be empty).
+    public static func value(ofString text: String, at location: SourceLocation? = nil) -> DependencyValue {
+        text.utf8.first == UInt8(ascii: "@") ? .string(String(text.dropFirst())) : .reference(text, at: location)
+    }
+
+    /// The problem with a map read as `form`, given its key count and the kind of the form key's
+    /// value; nil if it is well-formed (its target is then read with `form(_:target:at:)`).
+    public static func formProblem(_ form: Form, keyCount: Int, targetKind: ValueKind) -> String? {
+        if keyCount != 1 + form.extraKeys.count { return "a \(form.rawValue.lowercased()) is written \(form.example) with no other keys" }
+        if targetKind != .string { return "\(form.rawValue) must name an entry (a non-empty string), found \(kindName(targetKind))" }
+        return nil
+    }
+
+    /// The message for a form key in the wrong case.
+    public static func misspeltMessage(key: String, form: Form) -> String {
+        "'\(key)' is not a dependency form: forms are case-sensitive; write \(form.example)"
+    }
+
+    /// The value of a well-formed form whose target string is `target`.
+    public static func form(_ form: Form, target: String, at location: SourceLocation? = nil) -> DependencyValue {
+        switch form {
+        case .provider: return .provider(target, at: location)
+        }
+    }
+
+    /// The config value that reads back as `value` (the rule inverted, for writing configs):
+    /// a literal gets its `@`, a reference is its name, a provider `{Provider: Name}`.
+    public static func written(_ value: DependencyValue) -> Value {
+        switch value {
+        case .null: return .null
+        case .bool(let b): return .bool(b)
+        case .int(let i): return .int(i)
+        case .double(let d): return .double(d)
+        case .string(let s): return .string("@" + s)
+        case .reference(let name, _): return .string(name)
+        case .provider(let name, _): return .map([Form.provider.rawValue: .string(name)])
+        case .list(let items): return .list(items.map(written))
+        case .map(let deps):
+            var out: [String: Value] = [:]
+            for d in deps { out[d.key] = written(d.value) }
+            return .map(out)
+        }
+    }
+
+    /// Words for a value kind in messages ("an integer", "a map").
+    public static func kindName(_ kind: ValueKind) -> String {
+        switch kind {
+        case .null: return "null"
+        case .bool: return "a boolean"
+        case .int: return "an integer"
+        case .double: return "a number"
+        case .string: return "a string"
+        case .list: return "a list"
+        case .map: return "a map"
+        case .object: return "an object"
+        case .provider: return "a provider"
+        }
+    }
+
+    // MARK: Contents (checked by the transaction, for every door)
+
+    /// The problems of an entry's name and class name (`.schema`).
+    static func problems(ofEntry definition: EntryDefinition) -> [Diagnostic] {
+        var out: [Diagnostic] = []
+        let name = definition.name
+        if name.isEmpty {
+            out.append(Diagnostic(.schema, "an entry name must not be empty", at: definition.location))
+        } else if name.utf8.contains(0) {
+            out.append(Diagnostic(.schema, "entry name '\(name)' contains a NUL byte", at: definition.location))
+        }
+        if definition.className.isEmpty {
+            out.append(Diagnostic(.schema, "the class name of entry '\(name)' must not be empty", at: definition.location))
+        } else if definition.className.utf8.contains(0) {
+            out.append(Diagnostic(.schema, "the class name of entry '\(name)' contains a NUL byte", at: definition.location))
+        }
+        return out
+    }
+
+    /// The problems inside one dependency value (`.schema`): an empty reference, a NUL byte in a
+    /// name, a provider of a literal. `fallback` locates problems whose value has no location.
+    static func problems(of value: DependencyValue, entry: String, key: String, fallback: SourceLocation?,
+                         into out: inout [Diagnostic]) {
+        func place(_ text: String) -> String { "entry '\(entry)', key '\(key)': \(text)" }
+        switch value {
+        case .reference(let name, let at):
+            if name.isEmpty {
+                out.append(Diagnostic(.schema, place("an empty string is not an entry name; write \"@\" for an empty literal string"),
+                                      at: at ?? fallback))
+            } else if name.utf8.contains(0) {
+                out.append(Diagnostic(.schema, place("reference '\(name)' contains a NUL byte"), at: at ?? fallback))
+            }
+        case .provider(let name, let at):
+            if name.isEmpty {
+                out.append(Diagnostic(.schema, place("Provider must name an entry (a non-empty string), found an empty string"),
+                                      at: at ?? fallback))
+            } else if name.utf8.first == UInt8(ascii: "@") {
+                out.append(Diagnostic(.schema, place("Provider must name an entry, not a literal ('\(name)')"), at: at ?? fallback))
+            } else if name.utf8.contains(0) {
+                out.append(Diagnostic(.schema, place("Provider '\(name)' contains a NUL byte"), at: at ?? fallback))
+            }
+        case .list(let items):
+            for item in items { problems(of: item, entry: entry, key: key, fallback: fallback, into: &out) }
+        case .map(let deps):
+            for d in deps { problems(of: d.value, entry: entry, key: key, fallback: d.location ?? fallback, into: &out) }
+        default:
+            break
+        }
+    }
+}
+
+/// Reading host values (`Value`, the C ABI's `ValueRef`) as dependency values by the rule.
+protocol DependencySource {
+    var dependencyKind: ValueKind { get }
+    var dependencyString: String? { get }
+    /// A boolean or number as a dependency value.
+    var scalarDependency: DependencyValue { get }
+    /// The elements of a list.
+    var dependencyElements: [Self] { get }
+    /// The pairs of a map, in the order a dependency keeps them.
+    var dependencyPairs: [(key: String, value: Self)] { get }
+}
+
+extension DependencyRule {
+    /// Reads a host value by the rule. Objects and providers cannot be written in a config and are
+    /// `.invalidArgument`; a malformed form is `.schema` with the decoder's words.
+    /// `entry` and `key` (when known) name the place in messages, as the transaction does.
+    static func read<S: DependencySource>(_ source: S, entry: String?, key: String?) throws(ConfigError) -> DependencyValue {
+        func fail(_ code: ErrorCode, _ text: String, suggestion: String? = nil) -> ConfigError {
+            ConfigError([Diagnostic(code, entry.map { "entry '\($0)', key '\(key ?? "")': \(text)" } ?? text, suggestion: suggestion)])
+        }
+        switch source.dependencyKind {
+        case .null: return .null
+        case .bool, .int, .double:
+            return source.scalarDependency
+        case .string:
+            return value(ofString: source.dependencyString ?? "")
+        case .list:
+            var out: [DependencyValue] = []
+            for e in source.dependencyElements { out.append(try read(e, entry: entry, key: key)) }
+            return .list(out)
+        case .map:
+            let pairs = source.dependencyPairs
+            switch reading(ofMapWithKeys: pairs.map(\.key)) {
+            case .misspelt(let k, let form):
+                throw fail(.schema, misspeltMessage(key: k, form: form), suggestion: form.rawValue)
+            case .form(let form):
+                let target = pairs.first { $0.key == form.rawValue }!.value
+                if let problem = formProblem(form, keyCount: pairs.count, targetKind: target.dependencyKind) {
+                    throw fail(.schema, problem)
+                }
+                return self.form(form, target: target.dependencyString ?? "")
+            case .plain:
+                var out: [Dependency] = []
+                for (k, v) in pairs { out.append(Dependency(key: k, value: try read(v, entry: entry, key: key))) }
+                return .map(out)
+            }
+        case .object, .provider:
+            throw fail(.invalidArgument, "\(kindName(source.dependencyKind)) cannot be a dependency (write literals as \"@text\", references as names)")
+        }
+    }
+}
+
+extension Value: DependencySource {
+    var dependencyKind: ValueKind { kind }
+    var dependencyString: String? { if case .string(let s) = self { return s } else { return nil } }
+    var scalarDependency: DependencyValue {
+        switch self {
+        case .bool(let b): return .bool(b)
+        case .int(let i): return .int(i)
+        case .double(let d): return .double(d)
+        default: return .null
+        }
+    }
+    var dependencyElements: [Value] { if case .list(let items) = self { return items } else { return [] } }
+    /// Sorted by key: a Swift dictionary has no order of its own.
+    var dependencyPairs: [(key: String, value: Value)] {
+        if case .map(let dict) = self { return dict.sorted { $0.key < $1.key }.map { ($0.key, $0.value) } } else { return [] }
+    }
+}
+
+extension ValueRef: DependencySource {
+    var dependencyKind: ValueKind { kind }
+    var dependencyString: String? { string }
+    var scalarDependency: DependencyValue {
+        switch kind {
+        case .bool: return .bool(bool!)
+        case .int: return .int(int!)
+        case .double: return .double(double!)
+        default: return .null
+        }
+    }
+    var dependencyElements: [ValueRef] { (0 ..< count).compactMap { self[$0] } }
+    var dependencyPairs: [(key: String, value: ValueRef)] {
+        (0 ..< count).compactMap { i in key(at: i).flatMap { k in value(at: i).map { (k, $0) } } }
+    }
+}
+
+extension DependencyValue {
+    /// Reads a Swift value by the dependency rule (`DependencyRule`): `"@text"` is a literal, any
+    /// other string a reference, `["Provider": "Name"]` a provider. Objects and providers cannot be
+    /// dependencies. Problems in names (an empty reference) are reported when the entry is added.
+    public init(reading value: Value) throws(ConfigError) {
+        self = try DependencyRule.read(value, entry: nil, key: nil)
+    }
+}
+
+extension EntryDefinition {
+    /// An entry whose dependencies are a host map read by the dependency rule, in the map's order
+    /// (the C ABI's `cr_add_entry`). Names are checked when it is added, as for every door.
+    package init(name: String, className: String, lifestyle: Lifestyle, reading dependencies: ValueRef?) throws(ConfigError) {
+        var deps: [Dependency] = []
+        for (key, value) in dependencies?.dependencyPairs ?? [] {
+            deps.append(Dependency(key: key, value: try DependencyRule.read(value, entry: name, key: key)))
+        }
+        self.init(name: name, className: className, dependencies: deps, lifestyle: lifestyle)
+    }
+}

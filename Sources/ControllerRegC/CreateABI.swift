@@ -1,0 +1,145 @@
+import ControllerReg
+import struct CControllerRegHeader.cr_create_options
+import struct CControllerRegHeader.cr_destroyer
+import struct CControllerRegHeader.cr_owner
+
+// Creating objects: cr_create, cr_registry_create(_with), providers and injection, over
+// `Registry.create(cName:)` and `Provider`.
+
+/// The cr_create_options layout this library knows (CR_CREATE_OPTIONS_VERSION).
+private let knownCreateOptionsVersion: UInt32 = 1
+
+private let ownerNone = cr_owner(rawValue: 0), ownerReceiver = cr_owner(rawValue: 1), ownerRegistry = cr_owner(rawValue: 2)
+
+/// Create options once checked: props and the out-pointers (each reset to "nothing" at once, so a
+/// failure leaves CR_OWNER_NONE and {NULL, NULL}).
+private struct CreateRequest {
+    var props: OpaquePointer?
+    var owner: UnsafeMutablePointer<cr_owner>?
+    var destroyer: UnsafeMutablePointer<cr_destroyer>?
+
+    /// Writes the outcome of a create to the out-pointers.
+    func report(_ object: UnsafeMutableRawPointer?, registryOwned: Bool, _ d: Destroyer) {
+        owner?.pointee = object == nil ? ownerNone : registryOwned ? ownerRegistry : ownerReceiver
+        if let destroyer, object != nil, !registryOwned {
+            destroyer.pointee = cr_destroyer(destroy: unsafeBitCast(d.destroy, to: (@convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void)?.self),
+                                             user_data: d.context)
+        }
+    }
+}
+
+/// The request create options (NULL = defaults) describe, or nil after recording what is wrong
+/// (then nothing is written through the options' pointers: their layout is unknown).
+private func request(_ options: UnsafePointer<cr_create_options>?, _ function: StaticString) -> CreateRequest? {
+    guard let options else { return CreateRequest() }
+    let version = UnsafeRawPointer(options).load(as: UInt32.self)
+    guard version >= 1, version <= knownCreateOptionsVersion else {
+        _ = fail(.invalidArgument, "\(function): options->version is \(version); this library knows cr_create_options version \(knownCreateOptionsVersion) (initialise with CR_CREATE_OPTIONS_INIT)")
+        return nil
+    }
+    let o = options.pointee
+    o.owner?.pointee = ownerNone
+    o.destroyer?.pointee = cr_destroyer(destroy: nil, user_data: nil)
+    return CreateRequest(props: o.props, owner: o.owner, destroyer: o.destroyer)
+}
+
+@_cdecl("cr_registry_create")
+public func cr_registry_create(_ reg: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ props: OpaquePointer?) -> UnsafeMutableRawPointer? {
+    create(reg, name, props, nil, nil, "cr_registry_create")
+}
+
+@_cdecl("cr_create")
+public func cr_create(_ name: UnsafePointer<CChar>?, _ props: OpaquePointer?) -> UnsafeMutableRawPointer? {
+    create(cr_shared(), name, props, nil, nil, "cr_create")
+}
+
+@_cdecl("cr_registry_create_ex")
+public func cr_registry_create_ex(_ reg: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ props: OpaquePointer?,
+                                  _ owner: UnsafeMutablePointer<cr_owner>?) -> UnsafeMutableRawPointer? {
+    let r = CreateRequest(props: props, owner: owner)
+    owner?.pointee = ownerNone
+    return create(reg, name, props, r, nil, "cr_registry_create_ex")
+}
+
+@_cdecl("cr_registry_create_with")
+public func cr_registry_create_with(_ reg: OpaquePointer?, _ name: UnsafePointer<CChar>?,
+                                    _ options: UnsafePointer<cr_create_options>?) -> UnsafeMutableRawPointer? {
+    guard let r = request(options, "cr_registry_create_with") else { return nil }
+    var d = Destroyer()
+    return create(reg, name, r.props, r, &d, "cr_registry_create_with")
+}
+
+@inline(__always)
+private func create(_ reg: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ props: OpaquePointer?, _ request: CreateRequest?,
+                    _ destroyer: UnsafeMutablePointer<Destroyer>?, _ function: StaticString) -> UnsafeMutableRawPointer? {
+    guard let reg else { _ = fail(.invalidArgument, "\(function): reg is NULL"); return nil }
+    guard let name else { _ = fail(.invalidArgument, "\(function): name is NULL"); return nil }
+    let propsValue = props.map { UnsafePointer<RawValue>($0) }
+    return withRegistry(reg) { r in
+        do throws(ConfigError) {
+            let (object, registryOwned) = try r.create(cName: name, props: propsValue, destroyer: destroyer)
+            request?.report(object, registryOwned: registryOwned, destroyer?.pointee ?? Destroyer())
+            return object
+        } catch {
+            LastError.set(error)
+            return nil
+        }
+    } ?? nil
+}
+
+@_cdecl("cr_inject")
+public func cr_inject(_ reg: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ object: UnsafeMutableRawPointer?) -> Int32 {
+    guard let registry = withRegistry(reg, { $0 }) else { return fail(.invalidArgument, "cr_inject: reg is NULL") }
+    guard let entry = cName(name, "name", "cr_inject", registry) else { return cr_last_error_code() }
+    guard let object else { return fail(.invalidArgument, "cr_inject: object is NULL") }
+    return status { () throws(ConfigError) in try registry.inject(entry, into: object) }
+}
+
+// MARK: Providers
+
+@_cdecl("cr_provider_create")
+public func cr_provider_create(_ provider: OpaquePointer?, _ props: OpaquePointer?) -> UnsafeMutableRawPointer? {
+    providerCreate(provider, props, nil, nil, "cr_provider_create")
+}
+
+@_cdecl("cr_provider_create_ex")
+public func cr_provider_create_ex(_ provider: OpaquePointer?, _ props: OpaquePointer?,
+                                  _ owner: UnsafeMutablePointer<cr_owner>?) -> UnsafeMutableRawPointer? {
+    owner?.pointee = ownerNone
+    return providerCreate(provider, props, CreateRequest(props: props, owner: owner), nil, "cr_provider_create_ex")
+}
+
+@_cdecl("cr_provider_create_with")
+public func cr_provider_create_with(_ provider: OpaquePointer?, _ options: UnsafePointer<cr_create_options>?) -> UnsafeMutableRawPointer? {
+    guard let r = request(options, "cr_provider_create_with") else { return nil }
+    var d = Destroyer()
+    return providerCreate(provider, r.props, r, &d, "cr_provider_create_with")
+}
+
+private func providerCreate(_ provider: OpaquePointer?, _ props: OpaquePointer?, _ request: CreateRequest?,
+                            _ destroyer: UnsafeMutablePointer<Destroyer>?, _ function: StaticString) -> UnsafeMutableRawPointer? {
+    guard let provider else { _ = fail(.invalidArgument, "\(function): provider is NULL"); return nil }
+    let propsValue = props.map { UnsafePointer<RawValue>($0) }
+    return Unmanaged<Provider>.fromOpaque(UnsafeRawPointer(provider))._withUnsafeGuaranteedRef { p in
+        do throws(ConfigError) {
+            let (object, registryOwned) = try p.create(rawProps: propsValue, destroyer: destroyer)
+            request?.report(object, registryOwned: registryOwned, destroyer?.pointee ?? Destroyer())
+            return object
+        } catch {
+            LastError.set(error)
+            return nil
+        }
+    }
+}
+
+@_cdecl("cr_provider_name")
+public func cr_provider_name(_ provider: OpaquePointer?) -> UnsafePointer<CChar>? {
+    guard let provider else { _ = fail(.invalidArgument, "cr_provider_name: provider is NULL"); return nil }
+    return Unmanaged<Provider>.fromOpaque(UnsafeRawPointer(provider))._withUnsafeGuaranteedRef { $0.cEntryName }
+}
+
+@_cdecl("cr_provider_free")
+public func cr_provider_free(_ provider: OpaquePointer?) {
+    guard let provider else { return }
+    Unmanaged<Provider>.fromOpaque(UnsafeRawPointer(provider)).release()
+}

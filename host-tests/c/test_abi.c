@@ -1,0 +1,575 @@
+/* ABI 1.0 tests: create options (owner and destroyer out), the versioned cr_class, load options
+ * (source name), structured diagnostics, the version number, and the C API's edges (huge lengths,
+ * names that are not UTF-8 or too long, the entries limit under override). Each failure path is
+ * here so the valgrind run covers it. */
+#include "check.h"
+#include "hosts.h"
+#include "tests.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- Version ----------------------------------------------------------------------------- */
+
+static void version_number(void) {
+    CHECK_INT(CR_VERSION_NUMBER, CR_VERSION_MAJOR * 1000000 + CR_VERSION_MINOR * 1000 + CR_VERSION_PATCH);
+    CHECK_INT(cr_version_number(), CR_VERSION_NUMBER);
+    CHECK_STR(cr_version(), CR_VERSION_STRING);
+    char expected[32];
+    snprintf(expected, sizeof expected, "%d.%d.%d", CR_VERSION_MAJOR, CR_VERSION_MINOR, CR_VERSION_PATCH);
+    CHECK_STR(CR_VERSION_STRING, expected);
+}
+
+/* ---- Create options ---------------------------------------------------------------------- */
+
+static void noop_destroy(void *object, void *user_data) {
+    (void)object;
+    (void)user_data;
+}
+
+static void create_with_reports_owner_and_destroyer(void) {
+    host_stats s1, s2;
+    stats_init(&s1);
+    stats_init(&s2);
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(register_example_classes(reg, &s1, &s2), CR_OK);
+    CHECK_STATUS(load_yaml(reg, "T: Test2ViewController\n"
+                                "S: {ClassName: Test2ViewController, Lifestyle: singleton}\n"
+                                "Missing: NoSuchClass\n"),
+                 CR_OK);
+
+    /* A transient: the caller's, destroyed through the destroyer without naming its class. */
+    cr_owner owner = CR_OWNER_SHARED;
+    cr_destroyer d = {noop_destroy, &owner};
+    cr_create_options o = CR_CREATE_OPTIONS_INIT;
+    o.owner = &owner;
+    o.destroyer = &d;
+    void *t = cr_registry_create_with(reg, "T", &o);
+    CHECK(t != NULL);
+    CHECK_INT(owner, CR_OWNER_RECEIVER);
+    CHECK(d.destroy == test2_destroy);
+    CHECK(d.user_data == &s2);
+    if (t && d.destroy) d.destroy(t, d.user_data);
+    CHECK_INT(stats_get(&s2, &s2.destroys), 1);
+
+    /* By convention (a class name with no entry): same answer. */
+    d.destroy = noop_destroy;
+    void *c = cr_registry_create_with(reg, "Test2ViewController", &o);
+    CHECK(c != NULL);
+    CHECK_INT(owner, CR_OWNER_RECEIVER);
+    CHECK(d.destroy == test2_destroy && d.user_data == &s2);
+    if (c && d.destroy) d.destroy(c, d.user_data);
+    CHECK_INT(stats_get(&s2, &s2.destroys), 2);
+
+    /* A singleton: the registry's, nothing to destroy. */
+    d.destroy = noop_destroy;
+    void *s = cr_registry_create_with(reg, "S", &o);
+    CHECK(s != NULL);
+    CHECK_INT(owner, CR_OWNER_REGISTRY);
+    CHECK(d.destroy == NULL && d.user_data == NULL);
+    /* Asked again (the cached path), the same. */
+    d.destroy = noop_destroy;
+    CHECK(cr_registry_create_with(reg, "S", &o) == s);
+    CHECK_INT(owner, CR_OWNER_REGISTRY);
+    CHECK(d.destroy == NULL);
+
+    /* Props through the options. */
+    cr_value *props = cr_map_new();
+    cr_map_set_string(props, "title", "from props");
+    o.props = props;
+    Test2ViewController *p = cr_registry_create_with(reg, "T", &o);
+    CHECK(p != NULL);
+    if (p) CHECK_STR(p->title, "from props");
+    if (p && d.destroy) d.destroy(p, d.user_data);
+    /* A singleton refuses props: a failure, owner NONE and no destroyer. */
+    d.destroy = noop_destroy;
+    owner = CR_OWNER_SHARED;
+    CHECK(cr_registry_create_with(reg, "S", &o) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_INVALID_ARGUMENT);
+    CHECK_INT(owner, CR_OWNER_NONE);
+    CHECK(d.destroy == NULL && d.user_data == NULL);
+    o.props = NULL;
+    cr_value_free(props);
+
+    /* Failures of every kind set owner NONE and clear the destroyer. */
+    const char *failing[] = {"Nope", "Missing"};
+    int codes[] = {CR_ERR_NOT_FOUND, CR_ERR_CLASS_NOT_REGISTERED};
+    for (int i = 0; i < 2; i++) {
+        owner = CR_OWNER_SHARED;
+        d.destroy = noop_destroy;
+        d.user_data = &owner;
+        CHECK(cr_registry_create_with(reg, failing[i], &o) == NULL);
+        CHECK_LAST_ERROR(codes[i]);
+        CHECK_INT(owner, CR_OWNER_NONE);
+        CHECK(d.destroy == NULL && d.user_data == NULL);
+    }
+    s2.fail = 1;
+    owner = CR_OWNER_SHARED;
+    d.destroy = noop_destroy;
+    CHECK(cr_registry_create_with(reg, "T", &o) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_CREATE_FAILED);
+    CHECK_INT(owner, CR_OWNER_NONE);
+    CHECK(d.destroy == NULL);
+    s2.fail = 0;
+    /* NULL reg and NULL name: owner NONE too, and the message names the function. */
+    owner = CR_OWNER_SHARED;
+    CHECK(cr_registry_create_with(NULL, "T", &o) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cr_last_error_message(), "cr_registry_create_with: reg is NULL");
+    CHECK_INT(owner, CR_OWNER_NONE);
+    owner = CR_OWNER_SHARED;
+    CHECK(cr_registry_create_with(reg, NULL, &o) == NULL);
+    CHECK_CONTAINS(cr_last_error_message(), "cr_registry_create_with: name is NULL");
+    CHECK_INT(owner, CR_OWNER_NONE);
+
+    /* Options NULL are the defaults; only out-pointers asked for are written. */
+    void *plain = cr_registry_create_with(reg, "T", NULL);
+    CHECK(plain != NULL);
+    test2_destroy(plain, &s2);
+    cr_create_options only_owner = CR_CREATE_OPTIONS_INIT;
+    only_owner.owner = &owner;
+    plain = cr_registry_create_with(reg, "T", &only_owner);
+    CHECK(plain != NULL);
+    CHECK_INT(owner, CR_OWNER_RECEIVER);
+    test2_destroy(plain, &s2);
+
+    /* A version the library does not know: refused, nothing written, nothing created. */
+    unsigned versions[] = {0, CR_CREATE_OPTIONS_VERSION + 1, 1000};
+    for (int i = 0; i < 3; i++) {
+        cr_create_options bad = CR_CREATE_OPTIONS_INIT;
+        bad.version = versions[i];
+        bad.owner = &owner;
+        bad.destroyer = &d;
+        owner = CR_OWNER_SHARED;
+        d.destroy = noop_destroy;
+        int before = stats_get(&s2, &s2.creates);
+        CHECK(cr_registry_create_with(reg, "T", &bad) == NULL);
+        CHECK_LAST_ERROR(CR_ERR_INVALID_ARGUMENT);
+        CHECK_CONTAINS(cr_last_error_message(), "cr_create_options version 1");
+        CHECK_INT(owner, CR_OWNER_SHARED);
+        CHECK(d.destroy == noop_destroy);
+        CHECK_INT(stats_get(&s2, &s2.creates), before);
+    }
+    cr_registry_free(reg);
+}
+
+static void *plain_create(const cr_value *args, void *user_data) {
+    (void)args;
+    (void)user_data;
+    return malloc(8);
+}
+
+static void class_without_destroy_has_no_destroyer(void) {
+    cr_registry *reg = cr_registry_new();
+    static const cr_class cls = {.create = plain_create};
+    CHECK_STATUS(cr_register_class(reg, "Plain", &cls, NULL), CR_OK);
+    cr_destroyer d = {noop_destroy, &d};
+    cr_owner owner = CR_OWNER_NONE;
+    cr_create_options o = CR_CREATE_OPTIONS_INIT;
+    o.owner = &owner;
+    o.destroyer = &d;
+    void *p = cr_registry_create_with(reg, "Plain", &o);
+    CHECK(p != NULL);
+    CHECK_INT(owner, CR_OWNER_RECEIVER);
+    CHECK(d.destroy == NULL && d.user_data == NULL);
+    free(p);
+    cr_registry_free(reg);
+}
+
+/* A provider kept by its receiver, then created through cr_provider_create_with. */
+static cr_provider *kept_provider;
+
+static void *keeper_create(const cr_value *args, void *user_data) {
+    (void)user_data;
+    const cr_value *p = cr_map_get(args, "p");
+    kept_provider = p ? cr_value_provider(p) : NULL;
+    return malloc(1);
+}
+
+static void provider_create_with(void) {
+    host_stats s1, s2;
+    stats_init(&s1);
+    stats_init(&s2);
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(register_example_classes(reg, &s1, &s2), CR_OK);
+    static const cr_class keeper = {.create = keeper_create};
+    CHECK_STATUS(cr_register_class(reg, "Keeper", &keeper, NULL), CR_OK);
+    CHECK_STATUS(load_yaml(reg, "T: Test2ViewController\n"
+                                "S: {ClassName: Test2ViewController, Lifestyle: singleton}\n"
+                                "K1: {ClassName: Keeper, Dependencies: {p: {Provider: T}}}\n"
+                                "K2: {ClassName: Keeper, Dependencies: {p: {Provider: S}}}\n"),
+                 CR_OK);
+    cr_owner owner = CR_OWNER_SHARED;
+    cr_destroyer d = {noop_destroy, NULL};
+    cr_create_options o = CR_CREATE_OPTIONS_INIT;
+    o.owner = &owner;
+    o.destroyer = &d;
+
+    void *k1 = cr_registry_create(reg, "K1", NULL);
+    CHECK(k1 != NULL && kept_provider != NULL);
+    cr_provider *pt = kept_provider;
+    void *t = cr_provider_create_with(pt, &o);
+    CHECK(t != NULL);
+    CHECK_INT(owner, CR_OWNER_RECEIVER);
+    CHECK(d.destroy == test2_destroy && d.user_data == &s2);
+    if (t && d.destroy) d.destroy(t, d.user_data);
+
+    void *k2 = cr_registry_create(reg, "K2", NULL);
+    cr_provider *ps = kept_provider;
+    d.destroy = noop_destroy;
+    CHECK(cr_provider_create_with(ps, &o) != NULL);
+    CHECK_INT(owner, CR_OWNER_REGISTRY);
+    CHECK(d.destroy == NULL);
+
+    /* Failure: owner NONE, no destroyer. */
+    s2.fail = 1;
+    owner = CR_OWNER_SHARED;
+    d.destroy = noop_destroy;
+    CHECK(cr_provider_create_with(pt, &o) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_CREATE_FAILED);
+    CHECK_INT(owner, CR_OWNER_NONE);
+    CHECK(d.destroy == NULL);
+    s2.fail = 0;
+    owner = CR_OWNER_SHARED;
+    CHECK(cr_provider_create_with(NULL, &o) == NULL);
+    CHECK_CONTAINS(cr_last_error_message(), "cr_provider_create_with: provider is NULL");
+    CHECK_INT(owner, CR_OWNER_NONE);
+    /* Bad version. */
+    cr_create_options bad = CR_CREATE_OPTIONS_INIT;
+    bad.version = 0;
+    CHECK(cr_provider_create_with(pt, &bad) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_INVALID_ARGUMENT);
+    /* After the registry is freed: a failure with owner NONE. */
+    free(k1);
+    free(k2);
+    cr_registry_free(reg);
+    owner = CR_OWNER_SHARED;
+    CHECK(cr_provider_create_with(pt, &o) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_INVALID_ARGUMENT);
+    CHECK_INT(owner, CR_OWNER_NONE);
+    cr_provider_free(pt);
+    cr_provider_free(ps);
+}
+
+/* ---- Versioned cr_class -------------------------------------------------------------------- */
+
+static int releases;
+static void count_release(void *user_data) {
+    (void)user_data;
+    releases++;
+}
+
+static void class_version(void) {
+    cr_registry *reg = cr_registry_new();
+    cr_class v0 = {.create = plain_create, .release = count_release};
+    CHECK_INT(v0.version, 0);
+    CHECK_STATUS(cr_register_class(reg, "V0", &v0, NULL), CR_OK);
+    cr_class v1 = {.create = plain_create, .release = count_release, .version = CR_CLASS_VERSION};
+    CHECK_STATUS(cr_register_class(reg, "V1", &v1, NULL), CR_OK);
+    void *o = cr_registry_create(reg, "V1", NULL);
+    CHECK(o != NULL);
+    free(o);
+    /* A newer layout than the library knows: refused, release called once, nothing registered. */
+    releases = 0;
+    cr_class v2 = {.create = plain_create, .release = count_release, .version = CR_CLASS_VERSION + 1};
+    CHECK_STATUS(cr_register_class(reg, "V2", &v2, NULL), CR_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cr_last_error_message(), "cls->version is 2");
+    CHECK_INT(releases, 1);
+    CHECK(cr_registry_create(reg, "V2", NULL) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_NOT_FOUND);
+    CHECK_STATUS(cr_replace_class(reg, "V0", &v2, NULL), CR_ERR_INVALID_ARGUMENT);
+    CHECK_INT(releases, 2);
+    o = cr_registry_create(reg, "V0", NULL); /* the old class stays */
+    CHECK(o != NULL);
+    free(o);
+    releases = 0;
+    cr_registry_free(reg);
+    CHECK_INT(releases, 2);
+}
+
+/* ---- Load options ------------------------------------------------------------------------ */
+
+static void load_options(void) {
+    host_stats s1, s2;
+    stats_init(&s1);
+    stats_init(&s2);
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(register_example_classes(reg, &s1, &s2), CR_OK);
+
+    /* The source name is in every location of a cr_load_string_with error. */
+    const char *bad = "A: {ClassName: Test2ViewController, Dependencies: {x: Nope}}\n"
+                      "B: {ClassName: Test2ViewController, Dependencies: {y: Neither}}\n";
+    cr_load_options lo = CR_LOAD_OPTIONS_INIT;
+    lo.source_name = "screens/main.yaml";
+    CHECK_STATUS(cr_load_string_with(reg, bad, strlen(bad), &lo), CR_ERR_MISSING_REFERENCE);
+    const char *m = cr_last_error_message();
+    CHECK_CONTAINS(m, "screens/main.yaml:1:");
+    CHECK_CONTAINS(m, "screens/main.yaml:2:");
+    CHECK(strstr(m, "<string>") == NULL);
+    CHECK_INT(cr_last_error_count(), 2);
+    for (size_t i = 0; i < cr_last_error_count(); i++) {
+        const cr_problem *p = cr_last_error_problem(i);
+        CHECK(p != NULL);
+        if (!p) continue;
+        CHECK_STR(p->file, "screens/main.yaml");
+        CHECK_INT(p->line, (int)i + 1);
+        CHECK(p->column > 0);
+        CHECK_INT(p->code, CR_ERR_MISSING_REFERENCE);
+        CHECK(strstr(p->message, "screens/main.yaml") == NULL); /* the message alone */
+        CHECK_CONTAINS(p->message, i == 0 ? "Nope" : "Neither");
+    }
+    /* NULL source name: "<string>"; NULL options: the defaults. */
+    lo.source_name = NULL;
+    CHECK_STATUS(cr_load_string_with(reg, bad, strlen(bad), &lo), CR_ERR_MISSING_REFERENCE);
+    CHECK_STR(cr_last_error_problem(0)->file, "<string>");
+    CHECK_STATUS(cr_load_string_with(reg, bad, strlen(bad), NULL), CR_ERR_MISSING_REFERENCE);
+    CHECK_STR(cr_last_error_problem(0)->file, "<string>");
+    const char *good = "T: Test2ViewController\n";
+    CHECK_STATUS(cr_load_string_with(reg, good, strlen(good), NULL), CR_OK);
+
+    /* Format and flags. */
+    const char *json = "{\"T\": {\"ClassName\": \"Test2ViewController\", \"Dependencies\": {\"title\": \"@j\"}}}";
+    lo.format = CR_FORMAT_JSON;
+    CHECK_STATUS(cr_load_string_with(reg, json, strlen(json), &lo), CR_ERR_DUPLICATE);
+    lo.flags = CR_LOAD_OVERRIDE;
+    CHECK_STATUS(cr_load_string_with(reg, json, strlen(json), &lo), CR_OK);
+    Test2ViewController *t = cr_registry_create(reg, "T", NULL);
+    CHECK(t != NULL);
+    if (t) CHECK_STR(t->title, "j");
+    test2_destroy(t, NULL);
+    lo.format = CR_FORMAT_YAML;
+    CHECK_STATUS(cr_load_string_with(reg, json, strlen(json), &lo), CR_OK); /* JSON is YAML */
+    lo.format = (cr_format)42;
+    CHECK_STATUS(cr_load_string_with(reg, good, strlen(good), &lo), CR_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cr_last_error_message(), "unknown format 42");
+    lo.format = CR_FORMAT_AUTO;
+    lo.flags = 6;
+    CHECK_STATUS(cr_load_string_with(reg, good, strlen(good), &lo), CR_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cr_last_error_message(), "unknown flags 6");
+    lo.flags = 0;
+
+    /* Versions the library does not know. */
+    cr_load_options v = CR_LOAD_OPTIONS_INIT;
+    v.version = 0;
+    CHECK_STATUS(cr_load_string_with(reg, good, strlen(good), &v), CR_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cr_last_error_message(), "cr_load_options version 1");
+    v.version = CR_LOAD_OPTIONS_VERSION + 1;
+    CHECK_STATUS(cr_load_file_with(reg, fixture_path("example.yaml"), &v), CR_ERR_INVALID_ARGUMENT);
+    const char *paths[] = {fixture_path("example.yaml")};
+    CHECK_STATUS(cr_load_files_with(reg, paths, 1, &v), CR_ERR_INVALID_ARGUMENT);
+
+    /* The file loaders: the path names the file, the source name is ignored. */
+    cr_registry *r2 = cr_registry_new();
+    CHECK_STATUS(register_example_classes(r2, &s1, &s2), CR_OK);
+    lo.source_name = "ignored";
+    CHECK_STATUS(cr_load_file_with(r2, fixture_path("example.yaml"), &lo), CR_OK);
+    CHECK_STATUS(cr_load_file_with(r2, fixture_path("example.yaml"), &lo), CR_ERR_DUPLICATE);
+    CHECK_CONTAINS(cr_last_error_problem(0)->file, "example.yaml");
+    lo.flags = CR_LOAD_OVERRIDE;
+    CHECK_STATUS(cr_load_file_with(r2, fixture_path("example.yaml"), &lo), CR_OK);
+    CHECK_STATUS(cr_load_files_with(r2, paths, 1, &lo), CR_OK);
+    CHECK_STATUS(cr_load_files_with(r2, paths, 1, NULL), CR_ERR_DUPLICATE);
+    CHECK_STATUS(cr_load_file_with(r2, NULL, NULL), CR_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cr_last_error_message(), "cr_load_file_with: path is NULL");
+    CHECK_STATUS(cr_load_file_with(NULL, paths[0], NULL), CR_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cr_last_error_message(), "cr_load_file_with: reg is NULL");
+    CHECK_STATUS(cr_load_files_with(r2, NULL, 1, NULL), CR_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(cr_load_files_with(r2, paths, SIZE_MAX, NULL), CR_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(cr_load_string_with(r2, NULL, 3, NULL), CR_ERR_INVALID_ARGUMENT);
+    cr_registry_free(r2);
+    cr_registry_free(reg);
+}
+
+/* ---- Structured diagnostics ------------------------------------------------------------------ */
+
+static void problems(void) {
+    cr_clear_error();
+    CHECK_INT(cr_last_error_count(), 0);
+    CHECK(cr_last_error_problem(0) == NULL);
+
+    /* A failure without a place: one problem, file "", line and column 0. */
+    cr_registry *reg = cr_registry_new();
+    CHECK(cr_registry_create(reg, "Nothing", NULL) == NULL);
+    CHECK_INT(cr_last_error_count(), 1);
+    const cr_problem *p = cr_last_error_problem(0);
+    CHECK(p != NULL);
+    if (p) {
+        CHECK_INT(p->code, CR_ERR_NOT_FOUND);
+        CHECK_STR(p->file, "");
+        CHECK_INT(p->line, 0);
+        CHECK_INT(p->column, 0);
+        CHECK_STR(p->message, cr_last_error_message());
+    }
+    CHECK(cr_last_error_problem(1) == NULL);
+    CHECK(cr_last_error_problem(SIZE_MAX) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_NOT_FOUND); /* out of range is not an error */
+
+    /* Several problems of several kinds, in the order of the flattened message. */
+    const char *text = "A: {ClassName: X, Dependencies: {b: Gone}}\n"
+                       "B: {ClassName: X, Dependencies: {a: Lost}}\n"
+                       "C: {ClassName: X, Dependencies: {m: Missing}}\n"
+                       "D: {ClassName: X, Bogus: 1}\n";
+    CHECK(load_yaml(reg, text) != CR_OK);
+    size_t n = cr_last_error_count();
+    CHECK(n >= 3);
+    const char *flat = cr_last_error_message();
+    CHECK_INT(count_lines(flat), (int)n + 1); /* "N problems:" then one line each */
+    const char *line = strchr(flat, '\n');
+    for (size_t i = 0; i < n && line; i++) {
+        const cr_problem *q = cr_last_error_problem(i);
+        CHECK(q != NULL);
+        if (!q) break;
+        char expect[512];
+        snprintf(expect, sizeof expect, "%s:%u:%u: %s", q->file, (unsigned)q->line, (unsigned)q->column, q->message);
+        CHECK(strncmp(line + 3, expect, strlen(expect)) == 0); /* "\n  " before each */
+        CHECK(q->code != CR_OK);
+        CHECK(q->line >= 1 && q->line <= 4);
+        line = strchr(line + 1, '\n');
+    }
+    /* The call's code is the lowest of its problems' codes. */
+    int lowest = cr_last_error_problem(0)->code;
+    for (size_t i = 1; i < n; i++)
+        if (cr_last_error_problem(i)->code < lowest) lowest = cr_last_error_problem(i)->code;
+    CHECK_INT(cr_last_error_code(), lowest);
+
+    /* A suggestion, when the library has one, is a name; never required. */
+    CHECK(load_yaml(reg, "Screen: X\nUser: {ClassName: X, Dependencies: {s: Screem}}\n") != CR_OK);
+    p = cr_last_error_problem(0);
+    CHECK(p != NULL);
+    if (p && p->suggestion) CHECK_STR(p->suggestion, "Screen");
+
+    /* A later success leaves the record; cr_clear_error empties it. */
+    CHECK_STATUS(load_yaml(reg, "Fine: X\n"), CR_OK);
+    CHECK(cr_last_error_count() >= 1);
+    cr_clear_error();
+    CHECK_INT(cr_last_error_count(), 0);
+    CHECK(cr_last_error_problem(0) == NULL);
+    CHECK_STR(cr_last_error_message(), "");
+    cr_registry_free(reg);
+}
+
+/* ---- Edges of the C API (issue 12) --------------------------------------------------------- */
+
+static void huge_lengths(void) {
+    cr_registry *reg = cr_registry_new();
+    const char *text = "A: X\n";
+    size_t lengths[] = {SIZE_MAX, (size_t)1 << 63, SIZE_MAX - 5};
+    for (int i = 0; i < 3; i++) {
+        CHECK_STATUS(cr_load_string(reg, text, lengths[i], CR_FORMAT_YAML), CR_ERR_LIMIT);
+        CHECK_CONTAINS(cr_last_error_message(), "exceeds the limit");
+        cr_load_options o = CR_LOAD_OPTIONS_INIT;
+        CHECK_STATUS(cr_load_string_with(reg, text, lengths[i], &o), CR_ERR_LIMIT);
+    }
+    /* Nothing was loaded. */
+    cr_value *entries = cr_registry_entries(reg);
+    CHECK_INT(cr_value_count(entries), 0);
+    cr_value_free(entries);
+    cr_registry_free(reg);
+}
+
+static void names_must_be_utf8(void) {
+    cr_registry *reg = cr_registry_new();
+    static const cr_class cls = {.create = plain_create};
+    CHECK_STATUS(cr_register_class(reg, "X", &cls, NULL), CR_OK);
+    const char *bad1 = "E\xff", *bad2 = "E\xfe", *lone = "\xc3", *surrogate = "\xed\xa0\x80";
+    const char *names[] = {bad1, bad2, lone, surrogate};
+    for (int i = 0; i < 4; i++) {
+        CHECK_STATUS(cr_add_entry(reg, names[i], "X", CR_LIFESTYLE_TRANSIENT, NULL), CR_ERR_INVALID_ARGUMENT);
+        CHECK_CONTAINS(cr_last_error_message(), "not valid UTF-8");
+        CHECK_STATUS(cr_add_entry(reg, "Ok", names[i], CR_LIFESTYLE_TRANSIENT, NULL), CR_ERR_INVALID_ARGUMENT);
+        CHECK_STATUS(cr_register_class(reg, names[i], &cls, NULL), CR_ERR_INVALID_ARGUMENT);
+        CHECK_STATUS(cr_replace_class(reg, names[i], &cls, NULL), CR_ERR_INVALID_ARGUMENT);
+        CHECK(cr_registry_create(reg, names[i], NULL) == NULL);
+        CHECK_LAST_ERROR(CR_ERR_INVALID_ARGUMENT);
+        CHECK_CONTAINS(cr_last_error_message(), "not valid UTF-8");
+        CHECK_STATUS(cr_remove_entry(reg, names[i]), CR_ERR_INVALID_ARGUMENT);
+        CHECK_STATUS(cr_inject(reg, names[i], (void *)&cls), CR_ERR_INVALID_ARGUMENT);
+        CHECK_STATUS(cr_add_name_template(reg, names[i]), CR_ERR_INVALID_ARGUMENT);
+    }
+    /* Nothing was added under a repaired name. */
+    cr_value *entries = cr_registry_entries(reg);
+    CHECK_INT(cr_value_count(entries), 0);
+    cr_value_free(entries);
+    /* Valid multi-byte names work. */
+    CHECK_STATUS(cr_add_entry(reg, "\xc3\xa9t\xc3\xa9", "X", CR_LIFESTYLE_TRANSIENT, NULL), CR_OK);
+    void *o = cr_registry_create(reg, "\xc3\xa9t\xc3\xa9", NULL);
+    CHECK(o != NULL);
+    free(o);
+    cr_registry_free(reg);
+}
+
+static void string_limit_applies_to_names(void) {
+    cr_registry *reg = cr_registry_new();
+    static const cr_class cls = {.create = plain_create};
+    CHECK_STATUS(cr_register_class(reg, "X", &cls, NULL), CR_OK);
+    CHECK_STATUS(cr_registry_set_limit(reg, CR_LIMIT_STRING_BYTES, 1024), CR_OK);
+    size_t n = 1 << 20;
+    char *big = malloc(n + 1);
+    memset(big, 'N', n);
+    big[n] = '\0';
+    CHECK_STATUS(cr_add_entry(reg, big, "X", CR_LIFESTYLE_TRANSIENT, NULL), CR_ERR_LIMIT);
+    CHECK_CONTAINS(cr_last_error_message(), "string limit of 1024 bytes");
+    CHECK_STATUS(cr_add_entry(reg, "Ok", big, CR_LIFESTYLE_TRANSIENT, NULL), CR_ERR_LIMIT);
+    CHECK_STATUS(cr_register_class(reg, big, &cls, NULL), CR_ERR_LIMIT);
+    CHECK(cr_registry_create(reg, big, NULL) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_LIMIT);
+    CHECK_STATUS(cr_remove_entry(reg, big), CR_ERR_LIMIT);
+    CHECK_STATUS(cr_inject(reg, big, (void *)&cls), CR_ERR_LIMIT);
+    CHECK_STATUS(cr_add_name_template(reg, big), CR_ERR_LIMIT);
+    /* At the limit: accepted. */
+    big[1024] = '\0';
+    CHECK_STATUS(cr_add_entry(reg, big, "X", CR_LIFESTYLE_TRANSIENT, NULL), CR_OK);
+    void *o = cr_registry_create(reg, big, NULL);
+    CHECK(o != NULL);
+    free(o);
+    free(big);
+    cr_registry_free(reg);
+}
+
+static void entries_limit_counts_overrides_once(void) {
+    cr_registry *reg = cr_registry_new();
+    static const cr_class cls = {.create = plain_create};
+    CHECK_STATUS(cr_register_class(reg, "X", &cls, NULL), CR_OK);
+    CHECK_STATUS(cr_registry_set_limit(reg, CR_LIMIT_ENTRIES, 5), CR_OK);
+    const char *three = "A: X\nB: X\nC: X\n";
+    CHECK_STATUS(load_yaml(reg, three), CR_OK);
+    cr_load_options o = CR_LOAD_OPTIONS_INIT;
+    o.flags = CR_LOAD_OVERRIDE;
+    CHECK_STATUS(cr_load_string_with(reg, three, strlen(three), &o), CR_OK);
+    CHECK_STATUS(cr_load_string_with(reg, three, strlen(three), &o), CR_OK);
+    /* Two new ones fit (5), a third does not. */
+    const char *more = "A: X\nD: X\nE: X\n";
+    CHECK_STATUS(cr_load_string_with(reg, more, strlen(more), &o), CR_OK);
+    const char *over = "A: X\nF: X\n";
+    CHECK_STATUS(cr_load_string_with(reg, over, strlen(over), &o), CR_ERR_LIMIT);
+    CHECK_CONTAINS(cr_last_error_message(), "limit of 5 entries");
+    cr_registry_free(reg);
+}
+
+static void null_name_names_the_function(void) {
+    cr_registry *reg = cr_registry_new();
+    CHECK(cr_registry_create(reg, NULL, NULL) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cr_last_error_message(), "cr_registry_create: name is NULL");
+    CHECK(cr_create(NULL, NULL) == NULL);
+    CHECK_CONTAINS(cr_last_error_message(), "cr_create: name is NULL");
+    CHECK(cr_registry_create(NULL, "A", NULL) == NULL);
+    CHECK_CONTAINS(cr_last_error_message(), "cr_registry_create: reg is NULL");
+    cr_registry_free(reg);
+}
+
+void test_abi(void) {
+    version_number();
+    create_with_reports_owner_and_destroyer();
+    class_without_destroy_has_no_destroyer();
+    provider_create_with();
+    class_version();
+    load_options();
+    problems();
+    huge_lengths();
+    names_must_be_utf8();
+    string_limit_applies_to_names();
+    entries_limit_counts_overrides_once();
+    null_name_names_the_function();
+}

@@ -58,6 +58,10 @@ let package = Package(
             dependencies: ["ControllerReg"]
         ),
         .testTarget(
+            name: "ControllerRegCTests",
+            dependencies: ["ControllerRegC", "CControllerRegHeader"]
+        ),
+        .testTarget(
             name: "ControllerRegToolTests",
             dependencies: ["ControllerRegTool", "controllerreg"],
             exclude: ["Golden"]

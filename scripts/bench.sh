@@ -40,7 +40,10 @@ else
 fi
 
 echo "== building the Swift benchmark (Swinject)" >&2
-(cd Benchmarks && swift build -c release --product SwiftBench >&2)
+# SwiftPM can keep planning with the path dependency's old file list after files were added to it:
+# on a failure, drop the build plan (release.yaml; compiled objects stay) and try once more.
+(cd Benchmarks && { swift build -c release --product SwiftBench >&2 ||
+    { rm -f .build/release.yaml && swift build -c release --product SwiftBench >&2; }; })
 SWIFT_BENCH=$(cd Benchmarks && swift build -c release --show-bin-path)/SwiftBench
 
 echo "== running (load average: $(cut -d' ' -f1-3 /proc/loadavg))" >&2

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the system packages the native build and tests need, only those that are missing:
 # cmake ninja-build libyaml-dev pkg-config valgrind, and for the tool's tests python3-jsonschema
-# (the JSON Schema checks) and graphviz (SVG output of `controllerreg graph`). Quiet and idempotent when all are present.
+# (the JSON Schema checks), graphviz (SVG output of `controllerreg graph`), and for the Python
+# binding python3-dev, python3-pip and python3-venv. Quiet and idempotent when all are present.
 # Uses sudo only when not root. The Swift toolchain itself is expected at /opt/swift or on PATH.
 set -euo pipefail
 
@@ -16,6 +17,17 @@ done
 # The schema tests need python3's jsonschema module, from Debian or from pip: check the module.
 if ! python3 -c 'import jsonschema' >/dev/null 2>&1; then
     missing+=(python3-jsonschema)
+fi
+
+# The Python binding's test builds a wheel (C extension: Python.h), makes a venv and uses pip.
+if ! python3 -c 'import os, sysconfig; exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' >/dev/null 2>&1; then
+    missing+=(python3-dev)
+fi
+if ! python3 -m pip --version >/dev/null 2>&1; then
+    missing+=(python3-pip)
+fi
+if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
+    missing+=(python3-venv)
 fi
 
 if ((${#missing[@]} > 0)); then

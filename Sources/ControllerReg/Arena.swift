@@ -8,6 +8,8 @@ import Darwin
 
 /// A bump allocator for data that lives exactly as long as one registry transaction's entries
 /// (compiled plans, literal values, key and name bytes). Freed all at once when released.
+// @unchecked: mutated only by the one transaction that fills it (under the writer lock); read-only
+// once its snapshot is published.
 final class Arena: @unchecked Sendable {
     private var chunks: [UnsafeMutableRawPointer] = []
     private var cursor: UnsafeMutableRawPointer?

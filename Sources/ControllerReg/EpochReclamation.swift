@@ -18,6 +18,7 @@ enum Epoch {
     static let records = Locked<[ReaderRecord]>([])
 
     /// One thread's reader state; records are reused after their thread exits, never freed.
+    // @unchecked: `depth` is touched only by the thread that holds the record; the rest are atomics.
     final class ReaderRecord: @unchecked Sendable {
         let active = Atomic<UInt64>(0)
         let inUse = Atomic<Bool>(true)
@@ -28,10 +29,11 @@ enum Epoch {
 
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
-        pthread_key_create(&key) { raw in
+        let rc = pthread_key_create(&key) { raw in
             guard let raw else { return }
             Unmanaged<ReaderRecord>.fromOpaque(raw).takeUnretainedValue().inUse.store(false, ordering: .releasing)
         }
+        precondition(rc == 0, "controllerreg: pthread_key_create for the reader records failed (\(rc))")
         return key
     }()
 
@@ -55,7 +57,8 @@ enum Epoch {
             list.append(r)
             return r
         }
-        pthread_setspecific(key, Unmanaged.passUnretained(record).toOpaque())
+        let rc = pthread_setspecific(key, Unmanaged.passUnretained(record).toOpaque())
+        precondition(rc == 0, "controllerreg: pthread_setspecific for the reader record failed (\(rc))")
         return record
     }
 
@@ -96,6 +99,7 @@ enum Epoch {
 
 /// Holds the current snapshot of one registry; readers never block, writers (serialised by the
 /// registry's lock) publish a new one and free old ones when safe.
+// @unchecked: `current` is atomic; `retired` is touched only under the registry's writer lock.
 final class SnapshotCell: @unchecked Sendable {
     private let current: Atomic<UnsafeMutableRawPointer>
     /// Replaced snapshots with the epoch of their replacement; touched only under the writer lock.

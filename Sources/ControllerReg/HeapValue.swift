@@ -40,6 +40,7 @@ public enum HeapValue {
     /// Sets `key` in an owned map to `value`, taking ownership of `value`'s owned memory; an existing
     /// value under the same key is freed and replaced. Returns false (and frees `value`) when out of memory.
     public static func mapSet(_ map: UnsafeMutablePointer<RawValue>, key: UnsafeRawPointer, keyLength: Int, value: RawValue) -> Bool {
+        assert(map.pointee.valueKind == .map && map.pointee.flags & RawValue.Flags.owned != 0, "HeapValue.mapSet on a \(map.pointee.valueKind) that is not an owned map")
         var value = value
         value.flags &= ~RawValue.Flags.heapRoot
         let keyBytes = key.assumingMemoryBound(to: UInt8.self)
@@ -67,6 +68,7 @@ public enum HeapValue {
 
     /// Appends `value` to an owned list, taking ownership of its owned memory. False when out of memory.
     public static func listAppend(_ list: UnsafeMutablePointer<RawValue>, value: RawValue) -> Bool {
+        assert(list.pointee.valueKind == .list && list.pointee.flags & RawValue.Flags.owned != 0, "HeapValue.listAppend on a \(list.pointee.valueKind) that is not an owned list")
         var value = value
         value.flags &= ~RawValue.Flags.heapRoot
         guard let elements = grow(list, elementSize: MemoryLayout<RawValue>.stride) else {
@@ -86,44 +88,57 @@ public enum HeapValue {
 
     /// Frees what an owned value owns (strings, keys, children) and leaves it null. Iterative: a
     /// host may build values nested to any depth (cr_list_push_value in a loop), and freeing one
-    /// must not overflow the stack.
+    /// must not overflow the stack. It allocates nothing (freeing must work when memory has run
+    /// out): the way back up is kept by pointer reversal, in the slots of the containers being freed.
     public static func freeContents(_ v: inout RawValue) {
-        // Containers whose children are being freed, with the next child to look at.
-        var pending: [(container: RawValue, next: Int)] = []
-        var current = v
+        let root = v
         v = .null
+        guard root.flags & RawValue.Flags.owned != 0 else { return }
+        if root.valueKind == .string { libcFree(root.pointerA); return }
+        guard root.valueKind == .list || root.valueKind == .map, var buffer = root.pointerA else { return }
+        // The container being freed, the next child to look at, and `link`: the slot (in the parent's
+        // buffer) that held this container, overwritten with the parent's kind, count, buffer and link.
+        var isList = root.valueKind == .list
+        var count = Int(root.count)
+        var next = 0
+        var link: UnsafeMutablePointer<RawValue>?
+        let valueOffset = MemoryLayout<RawMapSlot>.offset(of: \RawMapSlot.value)!
         while true {
-            if current.flags & RawValue.Flags.owned != 0 {
-                switch current.valueKind {
-                case .string:
-                    libcFree(current.pointerA)
-                case .list, .map:
-                    if current.pointerA != nil { pending.append((current, 0)) }
-                default:
-                    break
+            if next < count {
+                let slot: UnsafeMutablePointer<RawValue>
+                if isList {
+                    slot = buffer.assumingMemoryBound(to: RawValue.self) + next
+                } else {
+                    let entry = buffer.assumingMemoryBound(to: RawMapSlot.self) + next
+                    libcFree(UnsafeMutableRawPointer(mutating: entry.pointee.key))
+                    slot = (UnsafeMutableRawPointer(entry) + valueOffset).assumingMemoryBound(to: RawValue.self)
                 }
-            }
-            // The next owned child of the innermost open container, closing finished ones.
-            var found = false
-            while let top = pending.last {
-                let c = top.container
-                let i = top.next
-                if i < Int(c.count) {
-                    pending[pending.count - 1].next = i + 1
-                    if c.valueKind == .list {
-                        current = c.listElements![i]
-                    } else {
-                        let slot = c.mapSlots![i]
-                        libcFree(UnsafeMutableRawPointer(mutating: slot.key))
-                        current = slot.value
-                    }
-                    found = true
-                    break
+                next += 1
+                let child = slot.pointee
+                guard child.flags & RawValue.Flags.owned != 0 else { continue }
+                if child.valueKind == .string {
+                    libcFree(child.pointerA)
+                } else if child.valueKind == .list || child.valueKind == .map, let childBuffer = child.pointerA {
+                    slot.pointee = RawValue(kind: isList ? .list : .map, count: UInt32(count),
+                                            a: UInt64(UInt(bitPattern: buffer)), b: UInt64(UInt(bitPattern: link)))
+                    link = slot
+                    isList = child.valueKind == .list
+                    count = Int(child.count)
+                    buffer = childBuffer
+                    next = 0
                 }
-                libcFree(c.pointerA)
-                pending.removeLast()
+            } else {
+                libcFree(buffer)
+                guard let up = link else { return }
+                let parent = up.pointee
+                assert(parent.valueKind == .list || parent.valueKind == .map, "freeContents: a parked parent link is not a container")
+                isList = parent.valueKind == .list
+                count = Int(parent.count)
+                buffer = parent.pointerA!
+                let offset = UnsafeRawPointer(up) - UnsafeRawPointer(buffer) - (isList ? 0 : valueOffset)
+                next = offset / (isList ? MemoryLayout<RawValue>.stride : MemoryLayout<RawMapSlot>.stride) + 1
+                link = UnsafeMutablePointer(bitPattern: UInt(parent.b))
             }
-            if !found { return }
         }
     }
 

@@ -1,5 +1,7 @@
 /// How a host class builds, destroys and configures its objects: thin functions plus a context
 /// pointer (the C ABI's `cr_class` + `user_data`), or Swift closures through `HostClass.swift(…)`.
+// @unchecked: holds C function pointers and the host's context pointer; the C ABI contract makes
+// the host responsible for callbacks being callable from any thread.
 public struct HostClass: @unchecked Sendable {
     /// Builds an object from its arguments (a `RawValue` map, never NULL); returns nil on failure.
     public typealias CreateFunction = @convention(c) (_ args: UnsafeRawPointer, _ context: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer?
@@ -76,7 +78,7 @@ extension HostClass {
 }
 
 /// Holds a Swift class's closures behind the context pointer.
-private final class SwiftClassBox: @unchecked Sendable {
+private final class SwiftClassBox: Sendable {
     let create: @Sendable (ValueRef) throws -> AnyObject
     let setter: (@Sendable (AnyObject, String, ValueRef) throws -> Void)?
     init(create: @escaping @Sendable (ValueRef) throws -> AnyObject,
@@ -86,8 +88,9 @@ private final class SwiftClassBox: @unchecked Sendable {
     }
 }
 
-/// A registered class: its name and functions. Released (and `release` called) with the registry.
-final class ClassRecord: @unchecked Sendable {
+/// A registered class: its name and functions. Released (and `release` called, outside any writer
+/// lock) with the registry or when a replacement makes it unreachable.
+final class ClassRecord: Sendable {
     let name: String
     let host: HostClass
 
@@ -96,5 +99,7 @@ final class ClassRecord: @unchecked Sendable {
         self.host = host
     }
 
-    deinit { host.release?() }
+    deinit {
+        if let release = host.release { HostCallbacks.run(release) }
+    }
 }

@@ -1,5 +1,6 @@
 /// A read-only hash table from name bytes to an index, probed without creating Strings
 /// (so `create` by a C string costs one hash and one compare).
+// @unchecked: raw table memory written once in init, read-only afterwards.
 struct NameTable: @unchecked Sendable {
     private var slots: UnsafeMutablePointer<Int32>
     private var hashes: UnsafeMutablePointer<UInt64>

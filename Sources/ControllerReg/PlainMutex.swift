@@ -9,21 +9,32 @@ import Darwin
 /// A plain pthread mutex, lockable in non-lexical patterns (a parent registry holds its children's
 /// locks while it validates and publishes a change for all of them; a singleton cell holds its
 /// lock while the singleton is built).
+// @unchecked: the pthread mutex is the synchronisation; its memory is fixed for the object's life.
 final class PlainMutex: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
     init() {
         mutex = .allocate(capacity: 1)
-        pthread_mutex_init(mutex, nil)
+        let rc = pthread_mutex_init(mutex, nil)
+        precondition(rc == 0, "controllerreg: pthread_mutex_init failed (\(rc))")
     }
 
     deinit {
-        pthread_mutex_destroy(mutex)
+        let rc = pthread_mutex_destroy(mutex)
+        precondition(rc == 0, "controllerreg: pthread_mutex_destroy of a mutex still locked or in use (\(rc))")
         mutex.deallocate()
     }
 
-    func lock() { pthread_mutex_lock(mutex) }
-    func unlock() { pthread_mutex_unlock(mutex) }
+    /// A failing lock or unlock (EINVAL, EDEADLK, EPERM) is a programming error: it stops the process.
+    func lock() {
+        let rc = pthread_mutex_lock(mutex)
+        precondition(rc == 0, "controllerreg: pthread_mutex_lock failed (\(rc))")
+    }
+
+    func unlock() {
+        let rc = pthread_mutex_unlock(mutex)
+        precondition(rc == 0, "controllerreg: pthread_mutex_unlock failed (\(rc)): not locked by this thread")
+    }
 
     /// Runs `body` holding the lock.
     func withLock<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
@@ -36,6 +47,7 @@ final class PlainMutex: @unchecked Sendable {
 /// A value guarded by a `PlainMutex`. Used instead of `Synchronization.Mutex`, whose lock and unlock
 /// run inside the (uninstrumented) Swift runtime on Linux, invisible to ThreadSanitizer: with a
 /// pthread mutex TSan sees every lock the library takes, so its reports on the library are real.
+// @unchecked: `value` is read and written only inside `withLock`.
 final class Locked<Value>: @unchecked Sendable {
     private let mutex = PlainMutex()
     private var value: Value

@@ -19,14 +19,14 @@ struct PlanSlot {
     var op: PlanOp
     var target: Int32
     var childCount: Int32
-    var children: UnsafePointer<PlanSlot>?
+    var children: CheckedPointer<PlanSlot>?
     var literal: RawValue
 }
 
 /// An entry's compiled plan: its dependency slots and what a create of it needs.
 struct EntryPlan {
     /// Top-level slots, in written order.
-    var slots: UnsafePointer<PlanSlot>?
+    var slots: CheckedPointer<PlanSlot>?
     var slotCount: Int32 = 0
     /// Index into the class table.
     var classSlot: Int32 = -1
@@ -70,7 +70,7 @@ struct PlanCompiler {
             (slots + i).initialize(to: slot(d.value, key: key, keyLength: length, scratch: &scratch, objects: &objects,
                                             targets: targets, next: &next))
         }
-        plan.slots = UnsafePointer(slots)
+        plan.slots = CheckedPointer(slots, count: dependencies.count)
         plan.slotCount = Int32(dependencies.count)
         plan.scratchBytes = Int32(clamping: scratch)
         plan.objectCount = Int32(clamping: objects)
@@ -97,7 +97,7 @@ struct PlanCompiler {
                 (children + i).initialize(to: slot(item, key: emptyKey, keyLength: 0, scratch: &scratch, objects: &objects, targets: targets, next: &next))
             }
             s.op = .list
-            s.children = UnsafePointer(children)
+            s.children = CheckedPointer(children, count: items.count)
             s.childCount = Int32(items.count)
             scratch += items.count * MemoryLayout<RawValue>.stride
         case .map(let deps) where deps.contains(where: { Self.hasReference($0.value) }):
@@ -107,7 +107,7 @@ struct PlanCompiler {
                 (children + i).initialize(to: slot(d.value, key: k, keyLength: l, scratch: &scratch, objects: &objects, targets: targets, next: &next))
             }
             s.op = .map
-            s.children = UnsafePointer(children)
+            s.children = CheckedPointer(children, count: deps.count)
             s.childCount = Int32(deps.count)
             scratch += deps.count * MemoryLayout<RawMapSlot>.stride
         default:

@@ -12,6 +12,7 @@ import Darwin
 /// injected it has returned, for as long as its registry lives. A provider does not keep its
 /// registry alive (so a singleton holding a provider forms no reference cycle); once the registry
 /// has been freed or closed, `create` fails with `.invalidArgument`.
+// @unchecked: `registry` is a weak reference (atomic in the runtime); `cEntryName` is immutable memory it owns.
 public final class Provider: @unchecked Sendable, Hashable {
     /// The registry the provider creates on, while it lives.
     public private(set) weak var registry: Registry?

@@ -13,6 +13,8 @@ import Darwin
 ///   compiled plans and are read-only (`flags` has neither `heapRoot` nor `owned`);
 /// - values built with the heap API below (props) own their strings and children (`owned`),
 ///   and the root of such a tree has `heapRoot` so it can be freed.
+// @unchecked: plain data with pointers; who may touch the memory they point at is the ownership
+// rule above (args read-only during a create, props owned by one caller).
 public struct RawValue: @unchecked Sendable {
     /// `ValueKind` raw value.
     public var kind: UInt8
@@ -83,12 +85,25 @@ public struct RawValue: @unchecked Sendable {
         kind <= ValueKind.provider.rawValue ? unsafeBitCast(kind, to: ValueKind.self) : .null
     }
     @inlinable var pointerA: UnsafeMutableRawPointer? { UnsafeMutableRawPointer(bitPattern: UInt(a)) }
-    @inlinable var listElements: UnsafeMutablePointer<RawValue>? { pointerA?.assumingMemoryBound(to: RawValue.self) }
-    @inlinable var mapSlots: UnsafeMutablePointer<RawMapSlot>? { pointerA?.assumingMemoryBound(to: RawMapSlot.self) }
-    @inlinable var stringBytes: UnsafePointer<UInt8>? { UnsafePointer(pointerA?.assumingMemoryBound(to: UInt8.self)) }
+    /// The elements of a list (debug builds assert the kind: the payload of any other kind is not a list).
+    @inlinable var listElements: UnsafeMutablePointer<RawValue>? {
+        assert(valueKind == .list, "RawValue.listElements read on a \(valueKind)")
+        return pointerA?.assumingMemoryBound(to: RawValue.self)
+    }
+    /// The slots of a map (kind asserted in debug builds).
+    @inlinable var mapSlots: UnsafeMutablePointer<RawMapSlot>? {
+        assert(valueKind == .map, "RawValue.mapSlots read on a \(valueKind)")
+        return pointerA?.assumingMemoryBound(to: RawMapSlot.self)
+    }
+    /// The bytes of a string (kind asserted in debug builds).
+    @inlinable var stringBytes: UnsafePointer<UInt8>? {
+        assert(valueKind == .string, "RawValue.stringBytes read on a \(valueKind)")
+        return UnsafePointer(pointerA?.assumingMemoryBound(to: UInt8.self))
+    }
 }
 
 /// One key/value pair of a map. The key is NUL-terminated; `keyLength` excludes the NUL.
+// @unchecked: plain data like RawValue, under the same ownership rule.
 public struct RawMapSlot: @unchecked Sendable {
     /// NUL-terminated key bytes.
     public var key: UnsafePointer<UInt8>

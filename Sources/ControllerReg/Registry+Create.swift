@@ -141,14 +141,14 @@ extension Registry {
     }
 
     /// The singleton entry `name` defines here, built here on first use.
-    func singleton(named name: String) throws(CreateFailure) -> UnsafeMutableRawPointer {
+    func singleton(named name: String, depth: Int) throws(CreateFailure) -> UnsafeMutableRawPointer {
         let maxDepth = maxCreateDepth.load(ordering: .relaxed)
         let result: Result<UnsafeMutableRawPointer, CreateFailure> = cell.read { s in
             let index = s.entries.index(of: name)
             guard index >= 0 else { return .failure(CreateFailure(code: .notFound, message: "no entry named '\(name)'")) }
             var resolver = Resolver(snapshot: s, registry: self, maxDepth: maxDepth)
             do throws(CreateFailure) {
-                return .success(try resolver.createEntry(index, props: nil).0)
+                return .success(try resolver.createEntry(index, props: nil, depth: depth).0)
             } catch {
                 return .failure(error)
             }

@@ -11,20 +11,20 @@ extension Registry {
     /// Loads the config file at `path` (format from the extension, else sniffed, for `.auto`).
     /// Every problem is reported; on failure nothing changes.
     public func load(path: String, format: ConfigFormat = .auto, mode: LoadMode = .add) throws(ConfigError) {
-        let doc = try ConfigLoader.load(path: path, format: format, limits: limits.config)
+        let doc = try ConfigLoader.load(path: path, format: format, limits: limits.config, keepingProblems: true)
         try apply([doc], mode: mode)
     }
 
     /// Loads config text. `file` names it in error locations.
     public func load(text: String, format: ConfigFormat = .auto, file: String = "<string>", mode: LoadMode = .add) throws(ConfigError) {
-        let doc = try ConfigLoader.parse(text, format: format, file: file, limits: limits.config)
+        let doc = try ConfigLoader.parse(text, format: format, file: file, limits: limits.config, keepingProblems: true)
         try apply([doc], mode: mode)
     }
 
     /// Loads config bytes. `file` names them in error locations.
     public func load(bytes: UnsafeRawBufferPointer, format: ConfigFormat = .auto, file: String = "<string>",
                      mode: LoadMode = .add) throws(ConfigError) {
-        let doc = try ConfigLoader.parse(bytes, format: format, file: file, limits: limits.config)
+        let doc = try ConfigLoader.parse(bytes, format: format, file: file, limits: limits.config, keepingProblems: true)
         try apply([doc], mode: mode)
     }
 
@@ -32,16 +32,17 @@ extension Registry {
     /// them apply or (on any problem, all reported) none does.
     public func load(paths: [String], format: ConfigFormat = .auto, mode: LoadMode = .add) throws(ConfigError) {
         var docs: [ConfigDocument] = []
-        var diagnostics: [Diagnostic] = []
+        var unread: [Diagnostic] = []
         for path in paths {
             do throws(ConfigError) {
-                docs.append(try ConfigLoader.load(path: path, format: format, limits: limits.config))
+                docs.append(try ConfigLoader.load(path: path, format: format, limits: limits.config, keepingProblems: true))
             } catch {
-                diagnostics += error.diagnostics
+                unread += error.diagnostics
             }
         }
-        if !diagnostics.isEmpty { throw ConfigError(diagnostics) }
-        try apply(docs, mode: mode)
+        // The files that were read are still checked; a file that was not may define any name, so
+        // references that do not resolve are not reported then.
+        try apply(docs, mode: mode, unreadProblems: unread)
     }
 
     /// Adds entries defined in code, validated like a file.
@@ -55,9 +56,9 @@ extension Registry {
         try commit([], removals: names)
     }
 
-    private func apply(_ docs: [ConfigDocument], mode: LoadMode) throws(ConfigError) {
+    private func apply(_ docs: [ConfigDocument], mode: LoadMode, unreadProblems: [Diagnostic] = []) throws(ConfigError) {
         var definitions: [EntryDefinition] = []
-        var diagnostics: [Diagnostic] = []
+        var diagnostics = unreadProblems
         var invalidNames: [String] = []
         for doc in docs {
             let decoded = EntryDecoder.decode(doc)
@@ -65,13 +66,15 @@ extension Registry {
             diagnostics += decoded.diagnostics
             invalidNames += decoded.invalidNames
         }
-        try commit(definitions, mode: mode, invalidNames: Set(invalidNames), decodeProblems: diagnostics)
+        try commit(definitions, mode: mode, invalidNames: Set(invalidNames), decodeProblems: diagnostics,
+                   namesIncomplete: !unreadProblems.isEmpty)
     }
 
     /// Validates and publishes a change of entries. Problems found earlier (`decodeProblems`) are
-    /// reported together with the graph's; `invalidNames` are entries that failed to decode.
+    /// reported together with the graph's; `invalidNames` are entries that failed to decode;
+    /// `namesIncomplete` when a file could not be read (its names are unknown).
     private func commit(_ definitions: [EntryDefinition], mode: LoadMode = .add, removals: [String] = [],
-                        invalidNames: Set<String> = [], decodeProblems: [Diagnostic] = []) throws(ConfigError) {
+                        invalidNames: Set<String> = [], decodeProblems: [Diagnostic] = [], namesIncomplete: Bool = false) throws(ConfigError) {
         try change { (c) throws(ConfigError) in
             let current = c.entries.count - c.entries.compiled.reduce(0) { $0 + ($1 == nil ? 1 : 0) }
             if current + definitions.count > limits.maxEntries {
@@ -82,53 +85,34 @@ extension Registry {
                     throw ConfigError(.limit, "the registry would hold more than its limit of \(limits.maxEntries) entries")
                 }
             }
+            // One path for root and child: the same transaction checks the change over the
+            // registry's table. A child then recompiles its own definitions over its parent's.
+            let child = c.parentSnapshot.map { parent in
+                Transaction.ChildScope(own: Set(c.own.map(\.name)), parentDefines: { parent.entries.index(of: $0) >= 0 })
+            }
+            var tx = Transaction(base: c.entries, classSlots: c.classSlots)
+            let compiled: [CompiledEntry?]
+            switch tx.apply(definitions, mode: mode == .add ? .add : .override, removals: removals,
+                            invalidNames: invalidNames, decodeProblems: decodeProblems, namesIncomplete: namesIncomplete, child: child) {
+            case .failure(let error): throw error
+            case .success(let result): compiled = result
+            }
             if let parent = c.parentSnapshot {
-                // A child: its own definitions change, then everything is compiled afresh over the parent's.
-                var own = c.own
-                var problems = decodeProblems
+                let gone = Set(removals)
+                var own = c.own.filter { !gone.contains($0.name) }
                 var position: [String: Int] = [:]
                 for (i, d) in own.enumerated() { position[d.name] = i }
-                for name in removals {
-                    if let i = position[name] {
-                        own[i].name = ""
-                    } else if parent.entries.index(of: name) >= 0 {
-                        problems.append(Diagnostic(.invalidArgument, "cannot remove '\(name)': it is defined by the parent registry (a child can override it, not remove it)"))
-                    } else {
-                        problems.append(Diagnostic(.notFound, "cannot remove '\(name)': no entry by that name"))
-                    }
-                }
-                own.removeAll { $0.name.isEmpty }
-                position = [:]
-                for (i, d) in own.enumerated() { position[d.name] = i }
-                var seen = Set<String>()
                 for d in definitions {
-                    if !seen.insert(d.name).inserted {
-                        problems.append(Diagnostic(.duplicate, "entry '\(d.name)' is defined twice", at: d.location))
-                    } else if let i = position[d.name] {
-                        if mode == .add {
-                            let prior = own[i].location
-                            problems.append(Diagnostic(.duplicate, "entry '\(d.name)' is already defined\(prior.map { " at \($0)" } ?? " (added from code)")",
-                                                       at: d.location))
-                        } else {
-                            own[i] = d
-                        }
-                    } else {
+                    if let i = position[d.name] { own[i] = d } else {
                         position[d.name] = own.count
                         own.append(d)
                     }
                 }
-                try c.merge(parent: parent, own: own, invalidNames: invalidNames, problems: problems)
+                try c.merge(parent: parent, own: own, invalidNames: [], problems: [])
             } else {
-                var tx = Transaction(base: c.entries, classSlots: c.classSlots)
-                switch tx.apply(definitions, mode: mode == .add ? .add : .override, removals: removals,
-                                invalidNames: invalidNames, decodeProblems: decodeProblems) {
-                case .failure(let error):
-                    throw error
-                case .success(let compiled):
-                    c.classSlots = tx.classSlots
-                    c.padRecords()
-                    c.entries = EntryTable(compiled: compiled)
-                }
+                c.classSlots = tx.classSlots
+                c.padRecords()
+                c.entries = EntryTable(compiled: compiled)
             }
         }
     }

@@ -9,6 +9,7 @@ import Synchronization
 /// A child registry (`init(parent:)`) sees its parent's entries and classes; what it defines
 /// overrides the parent's for creates made through the child, and a parent's change that would
 /// break a child is rejected. A singleton lives in the registry whose entry defines it.
+// @unchecked: mutable state is behind `lock` (writers) or in atomics and the snapshot cell (readers).
 public final class Registry: @unchecked Sendable {
     /// Limits applied to configs loaded into this registry and to create depth (see `setLimits`).
     public var limits: RegistryLimits { limitStore.withLock { $0 } }
@@ -19,7 +20,7 @@ public final class Registry: @unchecked Sendable {
     public let parent: Registry?
 
     let cell: SnapshotCell
-    let lock = PlainMutex()
+    let lock = WriterLock()
     /// Guarded by `lock`.
     var state = WriterState()
     /// Singletons built, in creation order, with their classes (destroyed in reverse by `close`).

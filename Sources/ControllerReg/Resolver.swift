@@ -51,8 +51,9 @@ struct Resolver {
     // MARK: Entry points
 
     /// Creates entry `index` for a caller: singletons come from their cell (and take no props),
-    /// everything else is built. Returns the object and whether the registry owns it.
-    mutating func createEntry(_ index: Int, props: UnsafePointer<RawValue>?) throws(CreateFailure) -> (UnsafeMutableRawPointer, Bool) {
+    /// everything else is built. Returns the object and whether the registry owns it. `depth`: where
+    /// the create starts (by default, this thread's nesting in host callbacks).
+    mutating func createEntry(_ index: Int, props: UnsafePointer<RawValue>?, depth: Int = CreateNesting.depth) throws(CreateFailure) -> (UnsafeMutableRawPointer, Bool) {
         defer { finishGraph() }
         let plan = snapshot.entries.plans[index]
         if plan.lifestyle == .singleton {
@@ -61,9 +62,9 @@ struct Resolver {
                                     message: "'\(entryName(index))' is a singleton, built once from its config: it takes no props",
                                     path: [entryName(index)])
             }
-            return (try singleton(index, depth: 0), true)
+            return (try singleton(index, depth: depth), true)
         }
-        return (try build(index, props: props, depth: 0), false)
+        return (try build(index, props: props, depth: depth), false)
     }
 
     /// Creates an object of class `slot` with `props` (or nothing) as its arguments (convention
@@ -73,12 +74,14 @@ struct Resolver {
         guard let create = f.create else {
             throw CreateFailure(code: .classNotRegistered, message: "class '\(snapshot.classes.names[slot])' is not registered")
         }
+        let depth = CreateNesting.depth
+        try checkDepth(depth, snapshot.classes.names[slot])
         HostFailure.clear()
         // The callback gets a borrowed view of the props, never the caller's root itself (which it
         // could otherwise modify or free).
         var view = props.map { RawValue.borrowedMap($0.pointee.mapSlots.map { UnsafePointer($0) }, count: Int($0.pointee.count)) }
             ?? emptyArgumentsMap.pointee
-        let made = withUnsafePointer(to: &view) { create(UnsafeRawPointer($0), f.context) }
+        let made = withUnsafePointer(to: &view) { v in CreateNesting.callingHost(at: depth) { create(UnsafeRawPointer(v), f.context) } }
         guard let object = made else {
             let reason = HostFailure.take().map { ": \($0)" } ?? " returned NULL"
             throw CreateFailure(code: .createFailed, message: "create of class '\(snapshot.classes.names[slot])'\(reason)")
@@ -98,6 +101,8 @@ struct Resolver {
         }
         let count = Int(plan.slotCount)
         guard count > 0 else { return }
+        let depth = CreateNesting.depth
+        try checkDepth(depth, entryName(index))
         let heldBytes = Int(plan.objectCount) * MemoryLayout<Held>.stride
         let valueBytes = count * MemoryLayout<RawValue>.stride
         let startBytes = count * MemoryLayout<Int>.stride
@@ -111,7 +116,7 @@ struct Resolver {
             do throws(CreateFailure) {
                 for i in 0 ..< count {
                     starts[i] = work.count
-                    (values + i).initialize(to: try evaluate(plan.slots![i], &work, depth: 0))
+                    (values + i).initialize(to: try evaluate(plan.slots![i], &work, depth: depth))
                 }
             } catch {
                 release(&work, consumed: false, borrows: functions.borrowsArguments)
@@ -122,7 +127,10 @@ struct Resolver {
             for i in 0 ..< count {
                 let s = plan.slots![i]
                 HostFailure.clear()
-                if set(object, UnsafeRawPointer(s.key).assumingMemoryBound(to: CChar.self), UnsafeRawPointer(values + i), functions.context) != 0 {
+                let status = CreateNesting.callingHost(at: depth) {
+                    set(object, UnsafeRawPointer(s.key).assumingMemoryBound(to: CChar.self), UnsafeRawPointer(values + i), functions.context)
+                }
+                if status != 0 {
                     // Keys already set own what they received; the rest is destroyed.
                     var rest = work
                     rest.skip = starts[i]
@@ -159,6 +167,20 @@ struct Resolver {
         return snapshot.classes.functions[slot]
     }
 
+    /// Fails when a create at `depth` (references, and creates made from host callbacks on this
+    /// thread, all count) would pass the depth limit or run this thread's stack out.
+    @inline(__always)
+    private func checkDepth(_ depth: Int, _ name: @autoclosure () -> String) throws(CreateFailure) {
+        if depth >= maxDepth {
+            throw CreateFailure(code: .limit, message: "creates nested deeper than the create depth limit of \(maxDepth) (references, and creates made inside create callbacks or through providers on this thread, all count)",
+                                path: [name()])
+        }
+        if !StackGuard.hasRoom() {
+            throw CreateFailure(code: .limit, message: "creates nested too deeply for this thread's stack (at depth \(depth))",
+                                path: [name()])
+        }
+    }
+
     /// The singleton of entry `index`, built (in a call of its own) on first use.
     private func singleton(_ index: Int, depth: Int) throws(CreateFailure) -> UnsafeMutableRawPointer {
         let plan = snapshot.entries.plans[index]
@@ -168,7 +190,7 @@ struct Resolver {
         let cell = unmanagedCell.takeUnretainedValue()
         if let owner = plan.owner {
             // Inherited from a parent: built there, with the parent's names, and owned by it.
-            return try Unmanaged<Registry>.fromOpaque(owner).takeUnretainedValue().singleton(named: entryName(index))
+            return try Unmanaged<Registry>.fromOpaque(owner).takeUnretainedValue().singleton(named: entryName(index), depth: depth)
         }
         if cell.isBeingBuiltByThisThread {
             throw CreateFailure(code: .cycle, message: "singleton '\(entryName(index))' was asked for while it is being built (a create callback re-entered it)",
@@ -190,20 +212,13 @@ struct Resolver {
     mutating func build(_ index: Int, props: UnsafePointer<RawValue>?, depth: Int) throws(CreateFailure) -> UnsafeMutableRawPointer {
         let plan = snapshot.entries.plans[index]
         let functions = try classFunctions(index)
-        if depth >= maxDepth {
-            throw CreateFailure(code: .limit, message: "references nested deeper than the create depth limit of \(maxDepth)",
-                                path: [entryName(index)])
-        }
-        if depth > 0 && !StackGuard.hasRoom() {
-            throw CreateFailure(code: .limit, message: "references nested too deeply for this thread's stack (at depth \(depth))",
-                                path: [entryName(index)])
-        }
+        try checkDepth(depth, entryName(index))
         let create = functions.create!
         let propsCount = props.map { Int($0.pointee.count) } ?? 0
 
         if plan.slotCount == 0 && propsCount == 0 {
             HostFailure.clear()
-            guard let object = create(UnsafeRawPointer(emptyArgumentsMap), functions.context) else {
+            guard let object = CreateNesting.callingHost(at: depth, { create(UnsafeRawPointer(emptyArgumentsMap), functions.context) }) else {
                 var failure = createFailed(index)
                 failure.path = [entryName(index)]
                 throw failure
@@ -239,7 +254,9 @@ struct Resolver {
                 }
                 args.initialize(to: .borrowedMap(UnsafePointer(top), count: n))
                 HostFailure.clear()
-                guard let object = create(UnsafeRawPointer(args), functions.context) else { throw createFailed(index) }
+                guard let object = CreateNesting.callingHost(at: depth, { create(UnsafeRawPointer(args), functions.context) }) else {
+                    throw createFailed(index)
+                }
                 release(&work, consumed: true, borrows: functions.borrowsArguments)
                 return object
             } catch {

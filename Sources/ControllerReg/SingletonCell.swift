@@ -9,13 +9,20 @@ import Synchronization
 
 /// Holds a singleton entry's one object: built exactly once even when threads race for it.
 ///
-/// Readers take the published object with one atomic load. The first builder takes the cell's
-/// lock; others wait for it. A thread that asks for the singleton while building it (a create
-/// callback that re-enters) gets an error instead of a deadlock.
+/// Readers take the published object with one atomic load. The first builder marks the cell as
+/// its own; others wait for it. A thread never waits where waiting would close a loop (it asks
+/// for a singleton that another thread builds while that thread, directly or through others,
+/// waits for a singleton this thread builds): it gets a `.cycle` failure naming the entries
+/// instead, as CPython's import lock does with its "blocked on" graph.
+// @unchecked: the object and builder are atomics; the builder changes under `WaitGraph`'s lock.
 final class SingletonCell: @unchecked Sendable {
     private let object = Atomic<UInt>(0)
+    /// The thread building the singleton (`pthread_self`), 0 when none. Changed under `WaitGraph`'s lock.
     private let builder = Atomic<UInt>(0)
-    private let mutex = PlainMutex()
+    /// The entry's name, for cycle messages.
+    let name: String
+
+    init(name: String) { self.name = name }
 
     /// The object, if built.
     @inline(__always) var value: UnsafeMutableRawPointer? {
@@ -27,16 +34,79 @@ final class SingletonCell: @unchecked Sendable {
         builder.load(ordering: .relaxed) == UInt(pthread_self())
     }
 
-    /// Returns the object, building it with `build` if nobody has yet (exactly once).
-    func obtain<E: Error>(_ build: () throws(E) -> UnsafeMutableRawPointer) throws(E) -> UnsafeMutableRawPointer {
+    /// Returns the object, building it with `build` if nobody has yet (exactly once). Waits while
+    /// another thread builds it, unless that wait would deadlock.
+    func obtain(_ build: () throws(CreateFailure) -> UnsafeMutableRawPointer) throws(CreateFailure) -> UnsafeMutableRawPointer {
         if let v = value { return v }
-        mutex.lock()
-        defer { mutex.unlock() }
-        if let v = value { return v }
-        builder.store(UInt(pthread_self()), ordering: .relaxed)
-        defer { builder.store(0, ordering: .relaxed) }
-        let built = try build()
-        object.store(UInt(bitPattern: built), ordering: .releasing)
-        return built
+        let me = UInt(pthread_self())
+        WaitGraph.lock()
+        while true {
+            if let v = value {
+                WaitGraph.unlock()
+                return v
+            }
+            if builder.load(ordering: .relaxed) == 0 { break }
+            if let loop = WaitGraph.loop(waitingFor: self, thread: me) {
+                WaitGraph.unlock()
+                throw CreateFailure(code: .cycle, message: "singletons wait on each other across threads (\(loop.joined(separator: " -> "))): "
+                    + "this thread builds '\(loop[0])' and asks for '\(name)', which another thread builds while it waits, directly or through other threads, for '\(loop[0])'; "
+                    + "break the loop with a provider ({Provider: \(name)}) or by building one of them first",
+                                    path: [name])
+            }
+            WaitGraph.waiting[me] = self
+            WaitGraph.wait()
+            WaitGraph.waiting[me] = nil
+        }
+        builder.store(me, ordering: .relaxed)
+        WaitGraph.unlock()
+        let built: Result<UnsafeMutableRawPointer, CreateFailure>
+        do throws(CreateFailure) { built = .success(try build()) } catch { built = .failure(error) }
+        WaitGraph.lock()
+        if case .success(let p) = built { object.store(UInt(bitPattern: p), ordering: .releasing) }
+        builder.store(0, ordering: .relaxed)
+        WaitGraph.wakeAll()
+        WaitGraph.unlock()
+        return try built.get()
+    }
+
+    /// The thread building the singleton, 0 when none (read under `WaitGraph`'s lock).
+    fileprivate var builderThread: UInt { builder.load(ordering: .relaxed) }
+}
+
+/// Which thread waits for which singleton cell: one process-wide lock and condition, used only on
+/// the slow path (a singleton not built yet).
+private enum WaitGraph {
+    nonisolated(unsafe) static let mutex: UnsafeMutablePointer<pthread_mutex_t> = {
+        let m = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        pthread_mutex_init(m, nil)
+        return m
+    }()
+    nonisolated(unsafe) static let condition: UnsafeMutablePointer<pthread_cond_t> = {
+        let c = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+        pthread_cond_init(c, nil)
+        return c
+    }()
+    /// Thread (`pthread_self`) to the cell it waits for. Guarded by `mutex`.
+    nonisolated(unsafe) static var waiting: [UInt: SingletonCell] = [:]
+
+    static func lock() { pthread_mutex_lock(mutex) }
+    static func unlock() { pthread_mutex_unlock(mutex) }
+    /// Waits (releasing the lock) until some cell finishes a build.
+    static func wait() { pthread_cond_wait(condition, mutex) }
+    static func wakeAll() { pthread_cond_broadcast(condition) }
+
+    /// If `thread` waiting for `cell` would close a loop of waits, the entries on it, starting and
+    /// ending with the one `thread` builds (e.g. ["A", "B", "A"]); nil when the wait is safe.
+    static func loop(waitingFor cell: SingletonCell, thread: UInt) -> [String]? {
+        var names = [cell.name]
+        var owner = cell.builderThread
+        // Each thread waits for at most one cell and no loop exists yet, so the walk ends.
+        for _ in 0 ... waiting.count {
+            if owner == thread { return [names.last!] + names }
+            guard let next = waiting[owner] else { return nil }
+            names.append(next.name)
+            owner = next.builderThread
+        }
+        return nil
     }
 }

@@ -1,6 +1,7 @@
 /// One entry as compiled by a transaction: its definition (for listing and messages), its plan,
 /// the entry indices it references (for cycle checks when later loads change entries), and for a
 /// singleton the cell that holds its one object.
+// @unchecked: `plan` is set while its transaction builds it, before publication; immutable afterwards.
 final class CompiledEntry: @unchecked Sendable {
     let definition: EntryDefinition
     private(set) var plan: EntryPlan
@@ -28,7 +29,7 @@ final class CompiledEntry: @unchecked Sendable {
             singleton = cell
             owner = inherited.owner ?? parent
         } else {
-            singleton = definition.lifestyle == .singleton ? SingletonCell() : nil
+            singleton = definition.lifestyle == .singleton ? SingletonCell(name: definition.name) : nil
             owner = nil
         }
         self.plan = plan
@@ -38,24 +39,26 @@ final class CompiledEntry: @unchecked Sendable {
 }
 
 /// All entries of one published state, indexed; immutable once built.
+// @unchecked: its plan table is raw memory written in init and read-only afterwards.
 final class EntryTable: @unchecked Sendable {
     /// By index; nil where an entry was removed.
     let compiled: [CompiledEntry?]
     /// Plain-data copy of each plan for the create path.
-    let plans: UnsafeMutablePointer<EntryPlan>
+    let plans: CheckedPointer<EntryPlan>
     let count: Int
     let names: NameTable
 
     init(compiled: [CompiledEntry?]) {
         self.compiled = compiled
         count = compiled.count
-        plans = .allocate(capacity: max(1, compiled.count))
-        for (i, c) in compiled.enumerated() { (plans + i).initialize(to: c?.plan ?? EntryPlan()) }
+        let storage = UnsafeMutablePointer<EntryPlan>.allocate(capacity: max(1, compiled.count))
+        for (i, c) in compiled.enumerated() { (storage + i).initialize(to: c?.plan ?? EntryPlan()) }
+        plans = CheckedPointer(storage, count: compiled.count)
         names = NameTable(names: compiled.map { $0?.nameBytes })
     }
 
     deinit {
-        plans.deallocate()
+        UnsafeMutablePointer(mutating: plans.base).deallocate()
         names.deallocate()
     }
 
@@ -79,12 +82,13 @@ struct ClassFunctions {
 }
 
 /// Registered classes by slot (a slot per distinct class name seen), immutable once built.
+// @unchecked: its function table is raw memory written in init and read-only afterwards.
 final class ClassTable: @unchecked Sendable {
     /// Class name of each slot.
     let names: [String]
     /// The registered class of each slot, or nil.
     let records: [ClassRecord?]
-    let functions: UnsafeMutablePointer<ClassFunctions>
+    let functions: CheckedPointer<ClassFunctions>
     let count: Int
     /// Registered class names to slots (for names that have no entry).
     let lookup: NameTable
@@ -94,25 +98,26 @@ final class ClassTable: @unchecked Sendable {
         self.names = names
         self.records = records
         count = records.count
-        functions = .allocate(capacity: max(1, records.count))
+        let storage = UnsafeMutablePointer<ClassFunctions>.allocate(capacity: max(1, records.count))
         for (i, r) in records.enumerated() {
-            (functions + i).initialize(to: ClassFunctions(
+            (storage + i).initialize(to: ClassFunctions(
                 create: r?.host.create, destroy: r?.host.destroy, set: r?.host.set,
                 context: r?.host.context, borrowsArguments: r?.host.borrowsArguments ?? false))
         }
+        functions = CheckedPointer(storage, count: records.count)
         let arena = self.arena
         lookup = NameTable(names: zip(names, records).map { name, record in record == nil ? nil : arena.copy(name) })
     }
 
     deinit {
-        functions.deallocate()
+        UnsafeMutablePointer(mutating: functions.base).deallocate()
         lookup.deallocate()
     }
 }
 
 /// The immutable state readers see: entries, classes and name templates. Replaced whole by each
 /// change.
-final class Snapshot: @unchecked Sendable {
+final class Snapshot: Sendable {
     let entries: EntryTable
     let classes: ClassTable
     /// Class-name templates tried, in order, for a name that is neither an entry nor a class.

@@ -7,6 +7,7 @@ import Darwin
 #endif
 
 /// One object per thread, made on the thread's first use and released when the thread exits.
+// @unchecked: the key is written once in init; each thread only touches its own slot.
 public final class ThreadLocal<Value: AnyObject>: @unchecked Sendable {
     private var key = pthread_key_t()
     private let make: () -> Value
@@ -14,10 +15,11 @@ public final class ThreadLocal<Value: AnyObject>: @unchecked Sendable {
     /// `make` builds the object for a thread that has none yet.
     public init(_ make: @escaping () -> Value) {
         self.make = make
-        pthread_key_create(&key) { raw in
+        let rc = pthread_key_create(&key) { raw in
             guard let raw else { return }
             Unmanaged<AnyObject>.fromOpaque(raw).release()
         }
+        precondition(rc == 0, "controllerreg: pthread_key_create failed (\(rc)): out of thread-local keys")
     }
 
     /// This thread's object, if it has made one.
@@ -29,7 +31,8 @@ public final class ThreadLocal<Value: AnyObject>: @unchecked Sendable {
     public var value: Value {
         if let v = existing { return v }
         let v = make()
-        pthread_setspecific(key, Unmanaged.passRetained(v).toOpaque())
+        let rc = pthread_setspecific(key, Unmanaged.passRetained(v).toOpaque())
+        precondition(rc == 0, "controllerreg: pthread_setspecific failed (\(rc))")
         return v
     }
 }

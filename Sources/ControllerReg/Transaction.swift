@@ -10,6 +10,14 @@ struct Transaction {
         case override
     }
 
+    /// What a change to a child registry must know beyond its table: the names it defines
+    /// itself (the rest are its parent's: they may be overridden, not removed), and whether its
+    /// parent defines a name (removing an override of it brings the parent's entry back).
+    struct ChildScope {
+        let own: Set<String>
+        let parentDefines: (String) -> Bool
+    }
+
     let base: EntryTable
     /// The registry's class slots, extended with the classes the change names.
     var classSlots: ClassSlots
@@ -21,12 +29,15 @@ struct Transaction {
 
     /// Applies `definitions` (and removes `removals`). Returns the new entry list, or every problem
     /// found, including `decodeProblems`. References to `invalidNames` (entries that failed to
-    /// decode) are not reported again as missing.
+    /// decode) are not reported again as missing, nor is any reference when `namesIncomplete` (a
+    /// file of the load could not be read, so it may define the name).
     /// For a child registry, `inherited` maps names of entries it takes unchanged from its parent to
-    /// the parent's compiled entries (so singletons stay the parent's), and `owner` is the parent.
+    /// the parent's compiled entries (so singletons stay the parent's), and `owner` is the parent;
+    /// a change to a child's own entries gives `child` (the same checks and messages as a root's).
     mutating func apply(_ definitions: [EntryDefinition], mode: Mode = .add, removals: [String] = [],
-                        invalidNames: Set<String> = [], decodeProblems: [Diagnostic] = [],
-                        inherited: [String: CompiledEntry] = [:], owner: Unmanaged<Registry>? = nil) -> Result<[CompiledEntry?], ConfigError> {
+                        invalidNames: Set<String> = [], decodeProblems: [Diagnostic] = [], namesIncomplete: Bool = false,
+                        inherited: [String: CompiledEntry] = [:], owner: Unmanaged<Registry>? = nil,
+                        child: ChildScope? = nil) -> Result<[CompiledEntry?], ConfigError> {
         var diagnostics = decodeProblems
         var compiled = base.compiled
         // Suggestions cost a scan of every name: only the first few problems get one.
@@ -41,6 +52,11 @@ struct Transaction {
                 suggestionsLeft -= 1
                 diagnostics.append(Diagnostic(.notFound, "cannot remove '\(name)': no entry by that name\(Suggestions.hint(suggestion))",
                                               suggestion: suggestion))
+            } else if let child, !child.own.contains(name) {
+                diagnostics.append(Diagnostic(.invalidArgument,
+                                              "cannot remove '\(name)': it is defined by the parent registry (a child can override it, not remove it)"))
+            } else if let child, child.parentDefines(name) {
+                // Removing a child's override brings the parent's entry back: the name stays.
             } else {
                 removed.insert(i)
             }
@@ -79,7 +95,7 @@ struct Transaction {
                                               at: def.location))
                 continue
             }
-            if index >= 0 && !removed.contains(index) && mode == .add {
+            if index >= 0 && !removed.contains(index) && mode == .add && (child?.own.contains(def.name) ?? true) {
                 indexOfName[def.name] = nil
                 let prior = base.compiled[index]?.definition.location
                 diagnostics.append(Diagnostic(.duplicate, "entry '\(def.name)' is already defined\(prior.map { " at \($0)" } ?? " (added from code)")",
@@ -164,7 +180,7 @@ struct Transaction {
                         }
                         targets.append(Int32(target))
                         if sawProvider && !isProvider { edges.append(Int32(target)) }
-                    } else if !rejected.contains(name) {
+                    } else if !namesIncomplete && !rejected.contains(name) {
                         if allNames == nil {
                             allNames = base.compiled.enumerated().compactMap { i, c in removed.contains(i) ? nil : c?.definition.name }
                                 + accepted.map(\.definition.name)

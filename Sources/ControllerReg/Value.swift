@@ -41,6 +41,7 @@ extension Value: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Expres
 }
 
 /// An object pointer carried in a value, with whether the registry owns it.
+// @unchecked: an immutable pointer value; the object behind it is the host's, shared as the host decides.
 public struct ObjectReference: @unchecked Sendable, Hashable {
     /// The object (a host pointer, or an `Unmanaged` Swift object for classes registered in Swift).
     public let pointer: UnsafeMutableRawPointer?

@@ -10,6 +10,7 @@ import Darwin
 ///
 /// A `ValueRef` into `args` is valid only while the `create` callback runs; copy what you keep
 /// (`value` gives an owned `Value`). Accessors of the wrong kind return nil.
+// @unchecked: a read-only view; the value it points at is never modified while views of it exist.
 public struct ValueRef: @unchecked Sendable {
     /// The underlying value (what a C `cr_value *` points at).
     public let pointer: UnsafePointer<RawValue>

@@ -195,7 +195,7 @@ public func cr_registry_entries(_ reg: OpaquePointer?) -> OpaquePointer? {
         list.append(.map(m))
     }
     guard let heap = Value.list(list).makeHeapValue() else {
-        _ = fail(.noMemory, "cr_registry_entries: out of memory")
+        _ = LastError.outOfMemory("cr_registry_entries")
         return nil
     }
     return OpaquePointer(heap)

@@ -6,13 +6,15 @@ import Musl
 import Darwin
 #endif
 import ControllerReg
+import struct CControllerRegHeader.cr_kind
+import struct CControllerRegHeader.cr_owner
 
 // Building props and reading args: C entry points over `RawValue`, `HeapValue` and `ValueRef`.
 
 @inline(__always) private func raw(_ v: OpaquePointer) -> UnsafeMutablePointer<RawValue> { UnsafeMutablePointer(v) }
 
 /// A map or list the caller owns and may modify, or nil after recording why not.
-private func ownedContainer(_ v: OpaquePointer?, _ kind: ValueKind, _ function: String) -> UnsafeMutablePointer<RawValue>? {
+private func ownedContainer(_ v: OpaquePointer?, _ kind: ValueKind, _ function: StaticString) -> UnsafeMutablePointer<RawValue>? {
     guard let v else { _ = fail(.invalidArgument, "\(function): value is NULL"); return nil }
     let p = raw(v)
     guard p.pointee.valueKind == kind else {
@@ -28,24 +30,24 @@ private func ownedContainer(_ v: OpaquePointer?, _ kind: ValueKind, _ function: 
     return p
 }
 
-private func mapSet(_ map: OpaquePointer?, _ key: UnsafePointer<CChar>?, _ function: String, _ make: () -> RawValue?) -> Int32 {
+private func mapSet(_ map: OpaquePointer?, _ key: UnsafePointer<CChar>?, _ function: StaticString, _ make: () -> RawValue?) -> Int32 {
     guard let m = ownedContainer(map, .map, function) else { return ErrorCode.invalidArgument.rawValue }
     guard let key else { return fail(.invalidArgument, "\(function): key is NULL") }
-    guard let value = make() else { return fail(.noMemory, "\(function): out of memory") }
-    return HeapValue.mapSet(m, key: key, keyLength: strlen(key), value: value) ? 0 : fail(.noMemory, "\(function): out of memory")
+    guard let value = make() else { return LastError.outOfMemory(function) }
+    return HeapValue.mapSet(m, key: key, keyLength: strlen(key), value: value) ? 0 : LastError.outOfMemory(function)
 }
 
-private func listPush(_ list: OpaquePointer?, _ function: String, _ make: () -> RawValue?) -> Int32 {
+private func listPush(_ list: OpaquePointer?, _ function: StaticString, _ make: () -> RawValue?) -> Int32 {
     guard let l = ownedContainer(list, .list, function) else { return ErrorCode.invalidArgument.rawValue }
-    guard let value = make() else { return fail(.noMemory, "\(function): out of memory") }
-    return HeapValue.listAppend(l, value: value) ? 0 : fail(.noMemory, "\(function): out of memory")
+    guard let value = make() else { return LastError.outOfMemory(function) }
+    return HeapValue.listAppend(l, value: value) ? 0 : LastError.outOfMemory(function)
 }
 
 private func copyString(_ s: UnsafePointer<CChar>) -> RawValue? { HeapValue.string(s, length: strlen(s)) }
 
 /// Takes a heap root handed over by cr_map_set_value / cr_list_push_value: moves its content out
 /// and frees the root cell. Nil (after freeing what can be freed) if it cannot be taken.
-private func takeRoot(_ value: OpaquePointer?, into container: OpaquePointer?, _ function: String) -> RawValue?? {
+private func takeRoot(_ value: OpaquePointer?, into container: OpaquePointer?, _ function: StaticString) -> RawValue?? {
     guard let value else { return .some(nil) }
     let p = raw(value)
     guard p.pointee.flags & RawValue.Flags.heapRoot != 0 else { return .some(nil) }
@@ -58,13 +60,13 @@ private func takeRoot(_ value: OpaquePointer?, into container: OpaquePointer?, _
 
 @_cdecl("cr_map_new")
 public func cr_map_new() -> OpaquePointer? {
-    guard let p = HeapValue.newMap() else { _ = fail(.noMemory, "cr_map_new: out of memory"); return nil }
+    guard let p = HeapValue.newMap() else { _ = LastError.outOfMemory("cr_map_new"); return nil }
     return OpaquePointer(p)
 }
 
 @_cdecl("cr_list_new")
 public func cr_list_new() -> OpaquePointer? {
-    guard let p = HeapValue.newList() else { _ = fail(.noMemory, "cr_list_new: out of memory"); return nil }
+    guard let p = HeapValue.newList() else { _ = LastError.outOfMemory("cr_list_new"); return nil }
     return OpaquePointer(p)
 }
 
@@ -174,9 +176,9 @@ private func wrongKind(_ r: ValueRef, _ expected: ValueKind, _ function: StaticS
 }
 
 @_cdecl("cr_value_kind")
-public func cr_value_kind(_ value: OpaquePointer?) -> UInt32 {
-    guard let value else { return UInt32(ValueKind.null.rawValue) }
-    return UInt32(ValueRef(UnsafePointer<RawValue>(value)).kind.rawValue)
+public func cr_value_kind(_ value: OpaquePointer?) -> cr_kind {
+    guard let value else { return cr_kind(rawValue: UInt32(ValueKind.null.rawValue)) }
+    return cr_kind(rawValue: UInt32(ValueRef(UnsafePointer<RawValue>(value)).kind.rawValue))
 }
 
 @_cdecl("cr_map_get")
@@ -244,21 +246,21 @@ public func cr_value_object(_ value: OpaquePointer?) -> UnsafeMutableRawPointer?
 }
 
 @_cdecl("cr_value_owner")
-public func cr_value_owner(_ value: OpaquePointer?) -> UInt32 {
-    guard let value else { return 0 }
+public func cr_value_owner(_ value: OpaquePointer?) -> cr_owner {
+    guard let value else { return cr_owner(rawValue: 0) }
     let raw = UnsafePointer<RawValue>(value).pointee
-    guard raw.valueKind == .object || raw.valueKind == .provider else { return 0 }
-    if raw.flags & RawValue.Flags.registryOwned != 0 { return 2 }
-    if raw.flags & RawValue.Flags.callerOwned != 0 { return 3 }
-    if raw.flags & RawValue.Flags.shared != 0 { return 4 }
-    return 1
+    guard raw.valueKind == .object || raw.valueKind == .provider else { return cr_owner(rawValue: 0) }
+    if raw.flags & RawValue.Flags.registryOwned != 0 { return cr_owner(rawValue: 2) }
+    if raw.flags & RawValue.Flags.callerOwned != 0 { return cr_owner(rawValue: 3) }
+    if raw.flags & RawValue.Flags.shared != 0 { return cr_owner(rawValue: 4) }
+    return cr_owner(rawValue: 1)
 }
 
 @_cdecl("cr_value_provider")
-public func cr_value_provider(_ value: OpaquePointer?) -> UnsafeMutableRawPointer? {
+public func cr_value_provider(_ value: OpaquePointer?) -> OpaquePointer? {
     guard let r = read(value, "cr_value_provider") else { return nil }
     guard r.kind == .provider else { wrongKind(r, .provider, "cr_value_provider"); return nil }
-    return r.pointer.pointee.a == 0 ? nil : UnsafeMutableRawPointer(bitPattern: UInt(r.pointer.pointee.a))
+    return r.pointer.pointee.a == 0 ? nil : OpaquePointer(bitPattern: UInt(r.pointer.pointee.a))
 }
 
 @_cdecl("cr_value_count")

@@ -31,7 +31,8 @@ public enum StackGuard {
 
     private static let key: pthread_key_t = {
         var k = pthread_key_t()
-        pthread_key_create(&k, nil)
+        let rc = pthread_key_create(&k, nil)
+        precondition(rc == 0, "controllerreg: pthread_key_create for the stack guard failed (\(rc))")
         return k
     }()
 

@@ -502,7 +502,6 @@ struct XMLPlistParser {
     }
 
     mutating func invalidUTF8(at i: Int) -> ConfigError {
-        let hex = String(p[i], radix: 16, uppercase: true)
-        return syntax("invalid UTF-8 byte 0x\(hex.count < 2 ? "0" + hex : hex)", at: i)
+        syntax("invalid UTF-8 byte 0x\(HexDigits.text(UInt32(p[i]), digits: 2))", at: i)
     }
 }

@@ -1,6 +1,8 @@
 /// Text content of XML plist `<string>` and `<key>` elements: UTF-8 validation, the five predefined
 /// entities, numeric character references, CDATA sections and comments, copied into the builder
-/// in runs (no per-value `String`).
+/// in runs (no per-value `String`). As XML 1.0 requires, CR and CRLF become LF (section 2.11) and
+/// characters XML does not allow (C0 controls but tab/LF/CR, U+FFFE, U+FFFF, `&#1;`) are syntax
+/// errors (section 2.2); a character reference `&#13;` keeps its CR.
 extension XMLPlistParser {
     /// Reads the content of a `<string>`/`<key>` up to (not including) its end tag and adds it as a
     /// string node at `line`:`column`.
@@ -11,7 +13,7 @@ extension XMLPlistParser {
         while true {
             while i < end {
                 let b = p[i]
-                if b == UInt8(ascii: "<") || b == UInt8(ascii: "&") || b >= 0x80 { break }
+                if b == UInt8(ascii: "<") || b == UInt8(ascii: "&") || b >= 0x80 || (b < 0x20 && b != 0x0A && b != 0x09) { break }
                 i += 1
             }
             guard i < end else {
@@ -19,13 +21,16 @@ extension XMLPlistParser {
             }
             let b = p[i]
             if b >= 0x80 {
-                let n = utf8SequenceLength(p, i, end)
-                if n == 0 { throw invalidUTF8(at: i) }
-                i += n
+                i = try checkedSequence(at: i)
                 continue
             }
             appendRun(run, i)
-            if b == UInt8(ascii: "&") {
+            if b < 0x20 {
+                // CR and CRLF are LF (XML 1.0 section 2.11); other C0 controls are not XML characters.
+                try checkControl(at: i)
+                builder.appendStringByte(0x0A)
+                i += i + 1 < end && p[i + 1] == 0x0A ? 2 : 1
+            } else if b == UInt8(ascii: "&") {
                 i = try decodeReference(at: i)
             } else if i + 1 < end, p[i + 1] == UInt8(ascii: "/") {
                 break
@@ -44,6 +49,49 @@ extension XMLPlistParser {
         }
         pos = i
         try builder.endString(line: line, column: column)
+    }
+
+    /// The index after the valid UTF-8 sequence at `i`; U+FFFE and U+FFFF are not XML characters.
+    mutating func checkedSequence(at i: Int) throws(ConfigError) -> Int {
+        let n = utf8SequenceLength(p, i, end)
+        if n == 0 { throw invalidUTF8(at: i) }
+        if n == 3 && p[i] == 0xEF && p[i + 1] == 0xBF && (p[i + 2] == 0xBE || p[i + 2] == 0xBF) {
+            throw syntax("character U+\(p[i + 2] == 0xBE ? "FFFE" : "FFFF") is not allowed in XML (XML 1.0 section 2.2)", at: i)
+        }
+        return i + n
+    }
+
+    /// Throws unless the control byte at `i` is a CR (tab and LF never reach here).
+    mutating func checkControl(at i: Int) throws(ConfigError) {
+        if p[i] != 0x0D {
+            throw syntax("control character U+\(hex4(UInt32(p[i]))) is not allowed in XML (XML 1.0 section 2.2); write it in a <data> element or leave it out", at: i)
+        }
+    }
+
+    /// `value` as four upper-case hex digits.
+    func hex4(_ value: UInt32) -> String {
+        HexDigits.text(value, digits: 4)
+    }
+
+    /// Copies `start ..< stop` (CDATA content) with CR and CRLF turned into LF, rejecting characters
+    /// XML does not allow.
+    mutating func appendNormalized(_ start: Int, _ stop: Int) throws(ConfigError) {
+        var run = start, i = start
+        while i < stop {
+            let b = p[i]
+            if b >= 0x80 {
+                i = try checkedSequence(at: i)
+            } else if b < 0x20 && b != 0x0A && b != 0x09 {
+                appendRun(run, i)
+                try checkControl(at: i)
+                builder.appendStringByte(0x0A)
+                i += i + 1 < stop && p[i + 1] == 0x0A ? 2 : 1
+                run = i
+            } else {
+                i += 1
+            }
+        }
+        appendRun(run, stop)
     }
 
     @inline(__always)
@@ -71,7 +119,9 @@ extension XMLPlistParser {
                 value = min(value * (hex ? 16 : 10) + UInt32(d), 0x110000)
                 i += 1
             }
-            guard valid, value != 0, let scalar = Unicode.Scalar(value) else {
+            // XML 1.0 section 2.2: tab, LF, CR and U+0020 up, without surrogates, U+FFFE and U+FFFF.
+            let allowed = value == 0x09 || value == 0x0A || value == 0x0D || (value >= 0x20 && value != 0xFFFE && value != 0xFFFF)
+            guard valid, allowed, let scalar = Unicode.Scalar(value) else {
                 throw syntax("invalid character reference '\(text(amp, semi + 1))'", at: amp)
             }
             builder.appendScalar(scalar)
@@ -98,7 +148,7 @@ extension XMLPlistParser {
         guard let close = try find("]]>", from: contentStart) else {
             throw syntax("unterminated CDATA section (expected ']]>')", at: start)
         }
-        appendRun(contentStart, close)
+        try appendNormalized(contentStart, close)
         return close + 3
     }
 }

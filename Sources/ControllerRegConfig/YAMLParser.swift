@@ -61,8 +61,8 @@ enum YAMLParser {
             }
             var message = "invalid input: \(problem)"
             if parser.problem_value >= 0 {
-                let hex = String(UInt32(truncatingIfNeeded: parser.problem_value), radix: 16, uppercase: true)
-                message += " (0x\(hex.count < 2 ? "0" + hex : hex) at byte offset \(offset))"
+                let hex = HexDigits.text(UInt32(truncatingIfNeeded: parser.problem_value), digits: 2)
+                message += " (0x\(hex) at byte offset \(offset))"
             }
             return ConfigError(.syntax, message, at: SourceLocation(file: file, line: line, column: column))
         default:
@@ -72,8 +72,13 @@ enum YAMLParser {
                 message += " (\(String(cString: context)) at line \(c.line + 1), column \(c.column + 1))"
             }
             let m = parser.problem_mark
-            if character(in: bytes, line: m.line, column: m.column) == 0x09 {
+            switch character(in: bytes, line: m.line, column: m.column) {
+            case 0x09:
                 message += "; tabs cannot be used for indentation in YAML"
+            case UInt8(ascii: "@"), UInt8(ascii: "`"):
+                message += "; quote strings that start with @ or ` (write '@text' or \"@text\")"
+            default:
+                break
             }
             return ConfigError(.syntax, message, at: SourceLocation(file: file, line: m.line + 1, column: m.column + 1))
         }

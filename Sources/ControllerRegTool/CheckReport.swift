@@ -34,7 +34,7 @@ public struct CheckReport: Sendable {
             for entry in entries where !classes.contains(entry.className) {
                 diagnostics.append(Diagnostic(
                     .classNotRegistered,
-                    "entry '\(entry.name)': class '\(entry.className)' is not provided by the host\(Similar.hint(for: entry.className, in: known))",
+                    "entry '\(entry.name)': class '\(entry.className)' is not provided by the host\(Suggestions.hint(for: entry.className, in: known))",
                     at: entry.location))
             }
         }

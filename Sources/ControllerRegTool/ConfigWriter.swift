@@ -115,8 +115,7 @@ public enum ConfigWriter {
             case "\u{FEFF}": out += "\\uFEFF"
             default:
                 if u.value < 0x20 || (u.value >= 0x7F && u.value < 0xA0) {
-                    let h = String(u.value, radix: 16, uppercase: true)
-                    out += "\\x" + (h.count < 2 ? "0" : "") + h
+                    out += "\\x" + HexDigits.text(u.value, digits: 2)
                 } else {
                     out.unicodeScalars.append(u)
                 }

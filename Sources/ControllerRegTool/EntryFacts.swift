@@ -1,50 +1,17 @@
 import ControllerReg
 
-/// What the tool shows about an entry beyond name, class and dependencies: lifestyle, eagerness,
-/// provider dependencies and any key the core adds later.
-///
-/// Lifestyle and eagerness come from `EntryDefinition`; properties a later core adds are read by
-/// reflection and shown as `name: value` until the tool learns them, and this is the one file to
-/// touch when the definition changes shape.
+/// What the tool shows about an entry beyond name, class and dependencies: lifestyle and
+/// eagerness, read from `EntryDefinition`'s own properties (this is the one file to touch when the
+/// definition gains a property the tool should show).
 public struct EntryFacts: Sendable, Equatable {
     /// `transient`, `singleton` or `graph`.
     public var lifestyle: String
     /// Whether the entry is built when the registry starts.
     public var eager: Bool?
-    /// Other properties the core declares that the tool does not know by name, as `name: value` text.
-    public var extras: [(String, String)]
-
-    public static func == (a: EntryFacts, b: EntryFacts) -> Bool {
-        a.lifestyle == b.lifestyle && a.eager == b.eager && a.extras.map { "\($0.0)=\($0.1)" } == b.extras.map { "\($0.0)=\($0.1)" }
-    }
-
-    /// Properties every tool output already shows by name.
-    static let known: Set<String> = ["name", "className", "description", "tag", "dependencies", "location", "lifestyle", "eager", "isEager"]
 
     public init(_ entry: EntryDefinition) {
         lifestyle = entry.lifestyle.rawValue
         eager = entry.eager
-        // Keys the core adds after this tool version: shown generically until the tool knows them.
-        var extras: [(String, String)] = []
-        for child in Mirror(reflecting: entry).children {
-            guard let label = child.label, !Self.known.contains(label), let value = Self.unwrap(child.value) else { continue }
-            extras.append((label, String(describing: value)))
-        }
-        self.extras = extras
-    }
-
-    /// The value inside an Optional (nil for `.none`), or the value itself.
-    static func unwrap(_ value: Any) -> Any? {
-        let m = Mirror(reflecting: value)
-        guard m.displayStyle == .optional else { return value }
-        return m.children.first.map { unwrap($0.value) } ?? nil
-    }
-
-    /// `singleton` for an enum case `.singleton` (its raw value when it has a string one).
-    static func caseName(_ value: Any) -> String {
-        if let r = value as? any RawRepresentable, let s = r.rawValue as? String { return s }
-        let text = String(describing: value)
-        return text.hasPrefix(".") ? String(text.dropFirst()) : text
     }
 }
 
@@ -64,8 +31,7 @@ public struct EntryEdge: Sendable, Equatable {
     public var kind: EdgeKind
 }
 
-/// A dependency value as the tool sees it (without source locations); a case a later core adds
-/// is read by reflection until the tool knows it.
+/// A dependency value as the tool sees it (without source locations).
 public indirect enum DependencyView: Sendable, Equatable {
     case null
     case bool(Bool)
@@ -76,8 +42,6 @@ public indirect enum DependencyView: Sendable, Equatable {
     case provider(String)
     case list([DependencyView])
     case map([(String, DependencyView)])
-    /// A value of a kind this tool version does not know; its description.
-    case other(String)
 
     public static func == (a: DependencyView, b: DependencyView) -> Bool { a.text == b.text }
 
@@ -94,23 +58,7 @@ public indirect enum DependencyView: Sendable, Equatable {
         case .provider(let name, _): self = .provider(name)
         case .list(let items): self = .list(items.map(DependencyView.init))
         case .map(let deps): self = .map(deps.map { ($0.key, DependencyView($0.value)) })
-        @unknown default:
-            self = DependencyView.reflect(value)
         }
-    }
-
-    /// Reads a case the core added after this file was written.
-    static func reflect(_ value: Any) -> DependencyView {
-        let m = Mirror(reflecting: value)
-        if let child = m.children.first, let label = child.label {
-            var name: String?
-            if let s = child.value as? String { name = s } else {
-                name = Mirror(reflecting: child.value).children.first { $0.value is String }?.value as? String
-            }
-            if label.lowercased().contains("provider"), let name { return .provider(name) }
-            if label.lowercased().contains("reference"), let name { return .reference(name) }
-        }
-        return .other(String(describing: value))
     }
 }
 

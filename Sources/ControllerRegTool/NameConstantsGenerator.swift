@@ -154,7 +154,7 @@ public struct NameConstantsGenerator: Sendable {
             case "\"": out += "\\\""
             case "\\": out += "\\\\"
             default:
-                if u.value < 0x20 || u.value == 0x7F { out += "\\u{\(String(u.value, radix: 16))}" } else { out.unicodeScalars.append(u) }
+                if u.value < 0x20 || u.value == 0x7F { out += "\\u{\(HexDigits.text(u.value, digits: 1, uppercase: false))}" } else { out.unicodeScalars.append(u) }
             }
         }
         return out + "\""
@@ -168,8 +168,7 @@ public struct NameConstantsGenerator: Sendable {
             case "\\": out += "\\\\"
             default:
                 if u.value < 0x20 || u.value == 0x7F {
-                    let h = String(u.value, radix: 16)
-                    out += "\\x" + (h.count < 2 ? "0" : "") + h
+                    out += "\\x" + HexDigits.text(u.value, digits: 2, uppercase: false)
                 } else { out.unicodeScalars.append(u) }
             }
         }

@@ -19,7 +19,7 @@ public struct PlanExplainer {
     /// The explanation of creating `name`, or an error naming the closest entry.
     public func explain(_ name: String, colour: Bool = false) throws(ToolError) -> String {
         guard let root = byName[name] else {
-            throw ToolError(.notFound, "no entry named '\(name)'\(Similar.hint(for: name, in: entries.map(\.name)))", at: nil)
+            throw ToolError(.notFound, "no entry named '\(name)'\(Suggestions.hint(for: name, in: entries.map(\.name)))", at: nil)
         }
         var state = State()
         var lines: [String] = []
@@ -49,7 +49,6 @@ public struct PlanExplainer {
         if facts.eager == true { flags.append("eager") }
         var s = "(\(e.className)) [\(flags.joined(separator: ", "))]"
         if let tag = e.tag { s += " tag \(tag)" }
-        for (k, v) in facts.extras { s += " \(k): \(v)" }
         return s
     }
 
@@ -123,7 +122,6 @@ public struct PlanExplainer {
         case .int(let i): return "\(i) (int)"
         case .double(let d): return "\(d) (double)"
         case .string(let s): return JSONText.quote(s) + " (string)"
-        case .other(let s): return s
         default: return ""
         }
     }

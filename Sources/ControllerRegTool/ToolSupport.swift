@@ -60,35 +60,6 @@ public enum ConfigSet {
     }
 }
 
-/// "did you mean" for the tool's own messages (edit distance, close matches only).
-enum Similar {
-    static func closest(to word: String, in candidates: [String]) -> String? {
-        let a = Array(word.lowercased().unicodeScalars)
-        let limit = max(2, a.count / 3)
-        var best: (String, Int)?
-        for c in candidates {
-            let b = Array(c.lowercased().unicodeScalars)
-            var row = Array(0...b.count)
-            for i in 1...max(a.count, 1) where !a.isEmpty {
-                var prev = row[0]
-                row[0] = i
-                for j in stride(from: 1, through: b.count, by: 1) {
-                    let cur = row[j]
-                    row[j] = min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] == b[j - 1] ? 0 : 1))
-                    prev = cur
-                }
-            }
-            let d = a.isEmpty ? b.count : row[b.count]
-            if d <= limit, best == nil || d < best!.1 { best = (c, d) }
-        }
-        return best?.0
-    }
-
-    static func hint(for word: String, in candidates: [String]) -> String {
-        closest(to: word, in: candidates).map { " (did you mean '\($0)'?)" } ?? ""
-    }
-}
-
 /// The last path component of a file name.
 func baseName(_ path: String) -> String {
     if let slash = path.lastIndex(of: "/") { return String(path[path.index(after: slash)...]) }

@@ -317,3 +317,43 @@ func plistError(_ text: String, limits: ConfigLimits = ConfigLimits(), sourceLoc
         #expect(plistError(wrap("<string>12345</string>"), limits: small)?.code == .limit)
     }
 }
+
+/// XML 1.0 text rules (issue 12 item 10): line ends normalised, forbidden characters rejected.
+@Suite struct XMLPlistCharacterTests {
+    @Test func lineEndsBecomeLF() throws {
+        let doc = try plist(wrap("<dict><key>a\r\nb</key><string>x\r\ny\rz\r\n</string><key>c</key><string><![CDATA[p\r\nq\rr]]></string></dict>"))
+        #expect(doc.string(at: 1) == "a\nb")
+        #expect(doc.string(at: 2) == "x\ny\nz\n")
+        #expect(doc.string(at: 4) == "p\nq\nr")
+        // A character reference keeps its CR.
+        #expect(try plist(wrap("<string>a&#13;&#x0D;b</string>")).string(at: 0) == "a\r\rb")
+    }
+
+    @Test func aCRLFPlistGivesTheSameStringsAsACRLFYAMLFile() throws {
+        let yaml = try ConfigLoader.parse("A: |\r\n  x\r\n  y\r\n", format: .yaml)
+        let xml = try plist(wrap("<dict><key>A</key><string>x\ny\n</string></dict>").replacingLineEnds())
+        #expect(yaml.string(at: 2) == "x\ny\n")
+        #expect(xml.string(at: 2) == yaml.string(at: 2))
+    }
+
+    @Test(arguments: ["a\u{1}b", "a\u{1B}b", "a\u{FFFE}b", "a\u{FFFF}b", "a&#1;b", "a&#x1F;b", "a&#xFFFE;b", "a&#65535;b",
+                      "<![CDATA[a\u{7}b]]>"])
+    func charactersXMLForbidsAreSyntaxErrors(content: String) {
+        let error = plistError(wrap("<string>\(content)</string>"))
+        #expect(error?.code == .syntax)
+        #expect(error?.description.contains("XML") == true || error?.description.contains("character reference") == true, "\(String(describing: error))")
+    }
+
+    @Test func tabsAndLineFeedsStay() throws {
+        #expect(try plist(wrap("<string>a\tb\nc&#9;&#10;</string>")).string(at: 0) == "a\tb\nc\t\n")
+    }
+}
+
+extension String {
+    /// The text with every LF written CRLF (as a file saved on Windows).
+    func replacingLineEnds() -> String {
+        var out = ""
+        for c in unicodeScalars { if c == "\n" { out += "\r\n" } else { out.unicodeScalars.append(c) } }
+        return out
+    }
+}

@@ -522,3 +522,17 @@ private func check(_ doc: ConfigDocument, _ index: Int, _ expected: Expected,
         #expect(doc.location(of: top[1].value).file.hasSuffix("Fixtures/example.yaml"))
     }
 }
+
+@Suite struct YAMLCommonMistakeTests {
+    @Test func anUnquotedAtSignSaysToQuoteIt() {
+        do {
+            _ = try ConfigLoader.parse("A:\n  ClassName: C\n  Dependencies:\n    text: @hello\n", format: .yaml, file: "t.yaml")
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.code == .syntax)
+            #expect(error.description.contains("cannot start any token"))
+            #expect(error.description.contains("quote strings that start with @"), "\(error)")
+            #expect(error.diagnostics.first?.location?.line == 4)
+        }
+    }
+}

@@ -113,4 +113,56 @@ struct ErrorReportingTests {
         }
         #expect(codes == [.schema])
     }
+
+    @Test func aDuplicateKeyIsOneProblemAmongOthers() {
+        let text = """
+            A: {ClassName: C, Dependencies: {x: Missing}}
+            B: {ClassName: C, Bogus: 1}
+            A: D
+            E: {ClassName: C, Dependencies: {k: 1, k: 2}}
+            S: {ClassName: C, Dependencies: {me: S}}
+            """
+        let e = expectError { try Registry().load(text: text) }
+        let codes = (e?.diagnostics ?? []).map(\.code)
+        #expect(codes.filter { $0 == .duplicate }.count == 2, "\(String(describing: e))")
+        #expect(codes.contains(.missingReference))
+        #expect(codes.contains(.schema))
+        #expect(codes.contains(.cycle))
+        #expect(e?.code == .schema)
+    }
+
+    @Test func aBrokenFileDoesNotHideTheOthersProblems() throws {
+        let dir = "/tmp/controllerreg-every-problem-\(UInt32.random(in: 0 ... .max))"
+        let good = "A: {ClassName: C, Dependencies: {x: A}}\nB: {ClassName: C, Bogus: 1}\nR: {ClassName: C, Dependencies: {y: DefinedInBad}}\n"
+        try writeFile(dir + "/good.yaml", good)
+        try writeFile(dir + "/bad.yaml", "X: [unclosed\n")
+        for paths in [["good.yaml", "bad.yaml", "missing.yaml"], ["missing.yaml", "bad.yaml", "good.yaml"]] {
+            let e = expectError { try Registry().load(paths: paths.map { dir + "/" + $0 }) }
+            let codes = (e?.diagnostics ?? []).map(\.code)
+            #expect(codes.contains(.syntax) && codes.contains(.io) && codes.contains(.schema) && codes.contains(.cycle), "\(String(describing: e))")
+            // The unreadable files may define 'DefinedInBad': not reported as missing.
+            #expect(!codes.contains(.missingReference))
+            #expect(e?.code == .io)
+        }
+    }
+
+    @Test func rootAndChildRegistriesReportDuplicatesAlike() throws {
+        let root = Registry()
+        let child = Registry(parent: root)
+        let twice = [EntryDefinition(name: "A", className: "C"), EntryDefinition(name: "A", className: "D")]
+        let fromRoot = expectError { try root.add(twice) }
+        let fromChild = expectError { try child.add(twice) }
+        #expect(fromRoot?.diagnostics.map(\.message) == fromChild?.diagnostics.map(\.message))
+        try root.add([EntryDefinition(name: "P", className: "C")])
+        try child.add([EntryDefinition(name: "P", className: "D")]) // a child may override its parent's entry
+        try child.add([EntryDefinition(name: "Q", className: "C")])
+        let again = expectError { try child.add([EntryDefinition(name: "Q", className: "C")]) }
+        let againRoot = expectError { try root.add([EntryDefinition(name: "P", className: "C")]) }
+        #expect(again?.diagnostics.first?.message == "entry 'Q' is already defined (added from code)")
+        #expect(againRoot?.diagnostics.first?.message == "entry 'P' is already defined (added from code)")
+        // Removing the override brings the parent's entry back.
+        try child.remove(entriesNamed: ["P"])
+        #expect(child.entry(named: "P")?.className == "C")
+        #expect(expectError { try child.remove(entriesNamed: ["P"]) }?.code == .invalidArgument)
+    }
 }

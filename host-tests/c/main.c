@@ -1,5 +1,5 @@
 /* C host tests of libcontrollerreg. Usage: controllerreg-c-tests [group...]; no group runs all.
- * Groups: example semantics errors ownership threads features reliability abi. Set CR_TEST_QUICK=1 for shorter loops. */
+ * Groups: example semantics errors ownership threads features reliability abi reentry. Set CR_TEST_QUICK=1 for shorter loops. */
 #include "check.h"
 #include "tests.h"
 
@@ -17,6 +17,7 @@ static const struct {
     {"features", test_features},
     {"reliability", test_reliability},
     {"abi", test_abi},
+    {"reentry", test_reentry},
 };
 
 int main(int argc, char **argv) {

@@ -658,6 +658,35 @@ static void shared_registry(void) {
     CHECK_LAST_ERROR(CR_ERR_NOT_FOUND);
 }
 
+/* Every problem at once: a broken file in cr_load_files does not hide the others' problems, and the
+ * code is the lowest-numbered one whatever the order of the files. */
+static void load_files_reports_every_file(void) {
+    char good[64], bad[64];
+    snprintf(good, sizeof good, "/tmp/cr-every-good-%ld.yaml", (long)getpid());
+    snprintf(bad, sizeof bad, "/tmp/cr-every-bad-%ld.yaml", (long)getpid());
+    FILE *f = fopen(good, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    fputs("A: {ClassName: C, Dependencies: {x: A}}\nB: {ClassName: C, Bogus: 1}\n", f);
+    fclose(f);
+    f = fopen(bad, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    fputs("X: [unclosed\n", f);
+    fclose(f);
+    const char *orders[2][2] = {{good, bad}, {bad, good}};
+    for (int i = 0; i < 2; i++) {
+        cr_registry *reg = cr_registry_new();
+        CHECK_STATUS(cr_load_files(reg, orders[i], 2, CR_FORMAT_AUTO), CR_ERR_SYNTAX);
+        CHECK_CONTAINS(cr_last_error_message(), "dependency cycle: A -> A");
+        CHECK_CONTAINS(cr_last_error_message(), "unknown key 'Bogus'");
+        CHECK_CONTAINS(cr_last_error_message(), "cr-every-bad-");
+        cr_registry_free(reg);
+    }
+    remove(good);
+    remove(bad);
+}
+
 /* One rule, every door (issue 13): cr_add_entry and a config file give the same code and message
  * for the same entry (the Swift suite's EveryDoorTests runs the same table through Registry.add). */
 static cr_value *door_value(int which) {
@@ -736,4 +765,5 @@ void test_errors(void) {
     null_arguments();
     shared_registry();
     every_door_agrees();
+    load_files_reports_every_file();
 }

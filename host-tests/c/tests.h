@@ -9,4 +9,5 @@ void test_threads(void);
 void test_features(void);
 void test_reliability(void);
 void test_abi(void);
+void test_reentry(void);
 #endif

@@ -185,9 +185,7 @@ int crpy_register_class(cr_registry *reg, const char *name, PyObject *factory, P
     cls.destroy = destroy_cb;
     cls.set = set_cb;
     cls.release = release_cb;
-#ifdef CR_CLASS_VERSION
     cls.version = CR_CLASS_VERSION;
-#endif
     /* The library calls release on failure too (it owns user_data from here on). */
     int status = replace ? cr_replace_class(reg, name, &cls, record) : cr_register_class(reg, name, &cls, record);
     return status;

@@ -22,7 +22,6 @@ static PyObject *text(const char *s) {
 /* Every problem of the thread's last failing call: a tuple of
  * (code, file, line, column, message, suggestion) tuples. */
 static PyObject *problems(void) {
-#ifdef CRPY_ABI_1
     size_t count = cr_last_error_count();
     PyObject *out = PyTuple_New((Py_ssize_t)count);
     if (out == NULL) return NULL;
@@ -38,9 +37,6 @@ static PyObject *problems(void) {
         PyTuple_SET_ITEM(out, (Py_ssize_t)i, item);
     }
     return out;
-#else
-    return PyTuple_New(0);
-#endif
 }
 
 static PyObject *raise_error(int code, const char *message, crpy_frame *frame) {

@@ -88,11 +88,6 @@ PyMODINIT_FUNC PyInit__native(void) {
     Py_INCREF(&crpy_ProviderType);
     if (PyModule_AddObject(module, "Provider", (PyObject *)&crpy_ProviderType) < 0) goto fail;
     if (crpy_errors_init(module) < 0 || crpy_values_init(module) < 0 || crpy_callbacks_init() < 0) goto fail;
-#ifdef CRPY_ABI_1
-    if (PyModule_AddIntConstant(module, "ABI_1", 1) < 0) goto fail;
-#else
-    if (PyModule_AddIntConstant(module, "ABI_1", 0) < 0) goto fail;
-#endif
     return module;
 fail:
     Py_DECREF(module);

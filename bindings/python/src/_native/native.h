@@ -19,15 +19,8 @@
 #define PyObject_CallOneArg(callable, arg) PyObject_CallFunctionObjArgs((callable), (arg), NULL)
 #endif
 
-/* Which parts of the C ABI 1.0 the header being compiled against has (they land one by one). */
-#if defined(CR_VERSION_NUMBER) && CR_VERSION_NUMBER >= 1000000
-#define CRPY_ABI_1 1 /* cr_last_error_problem, cr_version_number */
-#endif
-#ifdef CR_LOAD_OPTIONS_VERSION
-#define CRPY_LOAD_OPTIONS 1
-#endif
-#ifdef CR_CREATE_OPTIONS_VERSION
-#define CRPY_CREATE_OPTIONS 1
+#if !defined(CR_VERSION_NUMBER) || CR_VERSION_NUMBER < 1000000
+#error "the extension needs the controllerreg 1.0 header (create/load options, cr_problem)"
 #endif
 
 /* -- tagged object pointers ------------------------------------------------------------------ */

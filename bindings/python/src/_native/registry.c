@@ -109,16 +109,10 @@ PyObject *crpy_run_create(int private_registry, cr_registry *reg, const char *na
     cr_owner owner = CR_OWNER_RECEIVER;
     frame.holding_gil = private_registry && crpy_alone();
     if (!frame.holding_gil) frame.saved = PyEval_SaveThread();
-    {
-#ifdef CRPY_CREATE_OPTIONS
     cr_create_options options = CR_CREATE_OPTIONS_INIT;
     options.props = props;
     options.owner = &owner;
     object = provider ? cr_provider_create_with(provider, &options) : cr_registry_create_with(reg, name, &options);
-#else
-    object = provider ? cr_provider_create_ex(provider, props, &owner) : cr_registry_create_ex(reg, name, props, &owner);
-#endif
-    }
     if (frame.saved != NULL) PyEval_RestoreThread(frame.saved);
     PyObject *result;
     if (object == NULL) {
@@ -244,14 +238,6 @@ static PyObject *load_done(RegistryObject *self, int status) {
     Py_RETURN_NONE;
 }
 
-#ifndef CRPY_LOAD_OPTIONS
-static int no_source_name(PyObject *source_name) {
-    if (source_name == Py_None) return 0;
-    PyErr_SetString(PyExc_NotImplementedError, "source_name needs libcontrollerreg 1.0 (cr_load_string_with)");
-    return -1;
-}
-#endif
-
 static PyObject *Registry_load_file(RegistryObject *self, PyObject *args, PyObject *kwds) {
     static char *kwlist[] = {"path", "format", "override", NULL};
     PyObject *path = NULL, *format = NULL;
@@ -272,14 +258,10 @@ static PyObject *Registry_load_file(RegistryObject *self, PyObject *args, PyObje
     const char *p = PyBytes_AS_STRING(path);
     int status;
     Py_BEGIN_ALLOW_THREADS
-#ifdef CRPY_LOAD_OPTIONS
     cr_load_options options = CR_LOAD_OPTIONS_INIT;
     options.format = fmt;
     options.flags = override ? CR_LOAD_OVERRIDE : 0u;
     status = cr_load_file_with(reg, p, &options);
-#else
-    status = override ? cr_load_file_ex(reg, p, fmt, CR_LOAD_OVERRIDE) : cr_load_file(reg, p, fmt);
-#endif
     Py_END_ALLOW_THREADS
     leave(self);
     Py_DECREF(path);
@@ -317,15 +299,10 @@ static PyObject *Registry_load_files(RegistryObject *self, PyObject *args, PyObj
     if (reg == NULL) goto done;
     int status;
     Py_BEGIN_ALLOW_THREADS
-#ifdef CRPY_LOAD_OPTIONS
     cr_load_options options = CR_LOAD_OPTIONS_INIT;
     options.format = fmt;
     options.flags = override ? CR_LOAD_OVERRIDE : 0u;
     status = cr_load_files_with(reg, array, (size_t)n, &options);
-#else
-    status = override ? cr_load_files_ex(reg, array, (size_t)n, fmt, CR_LOAD_OVERRIDE)
-                      : cr_load_files(reg, array, (size_t)n, fmt);
-#endif
     Py_END_ALLOW_THREADS
     leave(self);
     result = load_done(self, status);
@@ -357,18 +334,11 @@ static PyObject *Registry_load_string(RegistryObject *self, PyObject *args, PyOb
         data = PyBytes_AS_STRING(holder);
         length = PyBytes_GET_SIZE(holder);
     }
-#ifdef CRPY_LOAD_OPTIONS
     const char *source = NULL;
     if (source_name != Py_None && (source = crpy_utf8(source_name, "source_name")) == NULL) {
         Py_XDECREF(holder);
         return NULL;
     }
-#else
-    if (no_source_name(source_name) < 0) {
-        Py_XDECREF(holder);
-        return NULL;
-    }
-#endif
     cr_registry *reg = enter(self);
     if (reg == NULL) {
         Py_XDECREF(holder);
@@ -376,16 +346,11 @@ static PyObject *Registry_load_string(RegistryObject *self, PyObject *args, PyOb
     }
     int status;
     Py_BEGIN_ALLOW_THREADS
-#ifdef CRPY_LOAD_OPTIONS
     cr_load_options options = CR_LOAD_OPTIONS_INIT;
     options.format = fmt;
     options.flags = override ? CR_LOAD_OVERRIDE : 0u;
     options.source_name = source;
     status = cr_load_string_with(reg, data, (size_t)length, &options);
-#else
-    status = override ? cr_load_string_ex(reg, data, (size_t)length, fmt, CR_LOAD_OVERRIDE)
-                      : cr_load_string(reg, data, (size_t)length, fmt);
-#endif
     Py_END_ALLOW_THREADS
     leave(self);
     Py_XDECREF(holder);

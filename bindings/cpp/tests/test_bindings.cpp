@@ -974,7 +974,10 @@ TEST_CASE(name_templates_and_eager_start) {
 
 TEST_CASE(add_remove_and_list_entries) {
     cr::Registry reg;
-    reg.register_class("Real", [](cr::Args args) { return new std::string(args.get_or<std::string>("text", "none")); });
+    reg.register_class("Real", [](cr::Args args) {
+        if (args.has("a")) args.take<std::string>("a"); // taken, then freed by its Ptr
+        return new std::string(args.get_or<std::string>("text", "none"));
+    });
     reg.load_string("A: {ClassName: Real, Description: The first, Tag: screen}\nT: {ClassName: Real, Tag: 2}");
     reg.add_entry("B", "Real", cr::Lifestyle::Transient, cr::Props{{"text", "@hello"}, {"a", "A"}});
     reg.add_entry("S", "Real", cr::Lifestyle::Singleton);

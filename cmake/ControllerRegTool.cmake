@@ -37,23 +37,28 @@ set(controllerreg_ap_dir ${swift_argument_parser_SOURCE_DIR}/Sources)
 
 # ArgumentParser is written for the Swift 5 language mode (its Package.swift tools version).
 set(controllerreg_ap_flags -swift-version 5 -parse-as-library "SHELL:-Xcc -fPIC"
-  -I${CMAKE_Swift_MODULE_DIRECTORY} $<$<NOT:$<CONFIG:Debug>>:-wmo>)
+  -I${CMAKE_Swift_MODULE_DIRECTORY} ${controllerreg_swift_wmo})
 
 add_library(ControllerRegArgumentParserToolInfo STATIC ${controllerreg_ap_dir}/ArgumentParserToolInfo/ToolInfo.swift)
 set_target_properties(ControllerRegArgumentParserToolInfo PROPERTIES Swift_MODULE_NAME ArgumentParserToolInfo)
 target_compile_options(ControllerRegArgumentParserToolInfo PRIVATE ${controllerreg_ap_flags})
+controllerreg_swift_target(ControllerRegArgumentParserToolInfo MODULE ArgumentParserToolInfo)
 
 file(GLOB_RECURSE controllerreg_ap_sources CONFIGURE_DEPENDS ${controllerreg_ap_dir}/ArgumentParser/*.swift)
 add_library(ControllerRegArgumentParser STATIC ${controllerreg_ap_sources})
 set_target_properties(ControllerRegArgumentParser PROPERTIES Swift_MODULE_NAME ArgumentParser)
 target_compile_options(ControllerRegArgumentParser PRIVATE ${controllerreg_ap_flags})
 target_link_libraries(ControllerRegArgumentParser PRIVATE ControllerRegArgumentParserToolInfo)
+controllerreg_swift_target(ControllerRegArgumentParser MODULE ArgumentParser
+  DEPENDS ${CMAKE_Swift_MODULE_DIRECTORY}/ArgumentParserToolInfo.swiftmodule)
 
 # The tool's logic and its command line, as in Package.swift.
 controllerreg_swift_sources(controllerreg_tool_sources ControllerRegTool)
 add_library(ControllerRegTool STATIC ${controllerreg_tool_sources})
 target_compile_options(ControllerRegTool PRIVATE ${controllerreg_swift_flags})
 target_link_libraries(ControllerRegTool PRIVATE ControllerReg ControllerRegConfig)
+controllerreg_swift_target(ControllerRegTool MODULE ControllerRegTool DEPENDS
+  ${CMAKE_Swift_MODULE_DIRECTORY}/ControllerReg.swiftmodule ${CMAKE_Swift_MODULE_DIRECTORY}/ControllerRegConfig.swiftmodule)
 
 controllerreg_swift_sources(controllerreg_cli_sources controllerreg)
 add_executable(controllerreg-cli ${controllerreg_cli_sources})
@@ -69,6 +74,9 @@ target_link_options(controllerreg-cli PRIVATE -static-stdlib -l_FoundationCollec
 target_link_libraries(controllerreg-cli PRIVATE
   ControllerRegTool ControllerReg ControllerRegConfig PkgConfig::YAML
   ControllerRegArgumentParser ControllerRegArgumentParserToolInfo)
+controllerreg_swift_target(controllerreg-cli MODULE controllerreg_cli DEPENDS
+  ${CMAKE_Swift_MODULE_DIRECTORY}/ControllerRegTool.swiftmodule ${CMAKE_Swift_MODULE_DIRECTORY}/ControllerReg.swiftmodule
+  ${CMAKE_Swift_MODULE_DIRECTORY}/ControllerRegConfig.swiftmodule ${CMAKE_Swift_MODULE_DIRECTORY}/ArgumentParser.swiftmodule)
 
 install(TARGETS controllerreg-cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(FILES ${PROJECT_SOURCE_DIR}/schema/controllerreg.schema.json

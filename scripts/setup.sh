@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs the system packages the native build and tests need, only those that are missing:
 # cmake ninja-build libyaml-dev pkg-config valgrind, and for the tool's tests python3-jsonschema
-# (the JSON Schema checks), graphviz (SVG output of `controllerreg graph`), and for the Python
-# binding python3-dev, python3-pip and python3-venv. Quiet and idempotent when all are present.
+# (the JSON Schema checks), graphviz (SVG output of `controllerreg graph`), for the Python
+# binding python3-dev, python3-pip and python3-venv, and clang-format (scripts/format.sh).
+# Quiet and idempotent when all are present.
 # Uses sudo only when not root. The Swift toolchain itself is expected at /opt/swift or on PATH.
 set -euo pipefail
 
-packages=(cmake ninja-build libyaml-dev pkg-config valgrind graphviz)
+packages=(cmake ninja-build libyaml-dev pkg-config valgrind graphviz clang-format)
 missing=()
 for p in "${packages[@]}"; do
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

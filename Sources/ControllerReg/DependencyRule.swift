@@ -41,24 +41,31 @@ public enum DependencyRule {
         case misspelt(key: String, form: Form)
     }
 
-    /// Reads a map by its keys.
+    /// Reads a map by its keys. A key naming a form in another case counts as a mistake only when
+    /// the map has the form's shape (`{provider: X}`); `{provider: aws, region: eu}` is a plain map.
     public static func reading(ofMapWithKeys keys: some Sequence<String>) -> MapReading {
         var misspelt: (String, Form)?
+        var count = 0
         for key in keys {
+            count += 1
             if let form = Form(rawValue: key) { return .form(form) }
             if misspelt == nil, let form = Form.allCases.first(where: { $0.rawValue.lowercased() == key.lowercased() }) {
                 misspelt = (key, form)
             }
         }
-        if let (key, form) = misspelt { return .misspelt(key: key, form: form) }
+        if let (key, form) = misspelt, count == 1 + form.extraKeys.count { return .misspelt(key: key, form: form) }
         return .plain
     }
 
     /// A string by the rule: `"@text"` is the literal `text`, anything else a reference (checked
     /// later by `problems(of:)`: a reference must not be empty).
     public static func value(ofString text: String, at location: SourceLocation? = nil) -> DependencyValue {
-        text.utf8.first == UInt8(ascii: "@") ? .string(String(text.dropFirst())) : .reference(text, at: location)
+        text.utf8.first == literalMark ? .string(String(text.dropFirst())) : .reference(text, at: location)
     }
+
+    /// The first byte that makes a string a literal (`@`); readers that see bytes before a
+    /// `String` (the entry decoder) test it to take the literal's text without the mark.
+    public static let literalMark = UInt8(ascii: "@")
 
     /// The problem with a map read as `form`, given its key count and the kind of the form key's
     /// value; nil if it is well-formed (its target is then read with `form(_:target:at:)`).

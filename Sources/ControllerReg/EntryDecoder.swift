@@ -283,9 +283,10 @@ public enum EntryDecoder {
             case .int: return .int(n.int)
             case .double: return .double(n.double)
             case .string:
-                // Read by the rule; a literal's text is not cached (it seldom repeats).
-                let text = doc.firstByte(at: node) == UInt8(ascii: "@") ? doc.string(at: node) : cachedString(node)
-                return DependencyRule.value(ofString: text, at: doc.location(of: node))
+                // The rule (`DependencyRule.value(ofString:)`) read from the bytes: a literal's text
+                // is taken without its mark in one copy; a reference's through the cache.
+                if doc.firstByte(at: node) == DependencyRule.literalMark { return .string(doc.stringDroppingFirst(at: node)) }
+                return .reference(cachedString(node), at: doc.location(of: node))
             case .list:
                 var items: [DependencyValue] = []
                 var ok = true

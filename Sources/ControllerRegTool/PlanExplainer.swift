@@ -2,31 +2,40 @@ import ControllerReg
 
 /// `controllerreg explain`: what creating one entry does, as a tree, and the order objects are built in.
 ///
-/// Follows the resolver's rules: dependencies in written order, a reference built (depth first)
-/// before the object that receives it; a singleton built once per registry, a `graph` entry once per
-/// create (later uses share it); a provider injects a factory and builds nothing now.
+/// Built on the compiled plans the resolver runs (`Registry.compiledPlans`): slots in evaluation
+/// order, references and providers as the transaction resolved them, the plan's lifestyle. A
+/// reference is built (depth first) before the object that receives it; a singleton once per
+/// registry, a `graph` entry once per create (later uses share it); a provider builds nothing now.
 public struct PlanExplainer {
-    public let entries: [EntryDefinition]
-    let byName: [String: EntryDefinition]
+    let plans: [CompiledPlanView]
+    let byName: [String: CompiledPlanView]
 
-    public init(entries: [EntryDefinition]) {
-        self.entries = entries
-        var map: [String: EntryDefinition] = [:]
-        for e in entries { map[e.name] = e }
+    /// Explains the entries of `registry` as it compiled them.
+    package init(registry: Registry) {
+        plans = registry.compiledPlans()
+        var map: [String: CompiledPlanView] = [:]
+        for p in plans { map[p.name] = p }
         byName = map
+    }
+
+    /// Explains `entries`, compiled into a fresh registry (they must form a valid config).
+    public init(entries: [EntryDefinition]) {
+        let registry = Registry()
+        try? registry.add(entries)
+        self.init(registry: registry)
     }
 
     /// The explanation of creating `name`, or an error naming the closest entry.
     public func explain(_ name: String, colour: Bool = false) throws(ToolError) -> String {
         guard let root = byName[name] else {
-            throw ToolError(.notFound, "no entry named '\(name)'\(Suggestions.hint(for: name, in: entries.map(\.name)))", at: nil)
+            throw ToolError(.notFound, "no entry named '\(name)'\(Suggestions.hint(for: name, in: plans.map(\.name)))", at: nil)
         }
         var state = State()
         var lines: [String] = []
         let dim = colour ? "\u{1B}[2m" : "", bold = colour ? "\u{1B}[1m" : "", reset = colour ? "\u{1B}[0m" : ""
         lines.append("\(bold)\(root.name)\(reset) \(summary(root))")
-        if let d = root.description { lines.append("\(dim)  \(d)\(reset)") }
-        lines += render(root.dependencyViews, prefix: "", state: &state, colour: colour)
+        if let d = root.definition.description { lines.append("\(dim)  \(d)\(reset)") }
+        lines += render(views(root), prefix: "", state: &state, colour: colour)
         _ = visit(root, state: &state)
         lines.append("")
         lines.append("Creation order (\(state.order.count) \(state.order.count == 1 ? "object" : "objects")):")
@@ -43,13 +52,17 @@ public struct PlanExplainer {
     }
 
     /// `(ClassName) [lifestyle, eager] tag …`
-    func summary(_ e: EntryDefinition) -> String {
-        let facts = EntryFacts(e)
-        var flags = [facts.lifestyle]
-        if facts.eager == true { flags.append("eager") }
-        var s = "(\(e.className)) [\(flags.joined(separator: ", "))]"
-        if let tag = e.tag { s += " tag \(tag)" }
+    func summary(_ p: CompiledPlanView) -> String {
+        var flags = [p.lifestyle.rawValue]
+        if p.definition.eager { flags.append("eager") }
+        var s = "(\(p.definition.className)) [\(flags.joined(separator: ", "))]"
+        if let tag = p.definition.tag { s += " tag \(tag)" }
         return s
+    }
+
+    /// The plan's slots as the tool shows values.
+    func views(_ p: CompiledPlanView) -> [(String, DependencyView)] {
+        p.slots.map { ($0.key, DependencyView($0.value)) }
     }
 
     struct State {
@@ -59,19 +72,22 @@ public struct PlanExplainer {
         var expanded: Set<String> = []   // for the tree: entries shown in full once
     }
 
-    /// Records creation order for `entry` (dependencies first).
-    func visit(_ entry: EntryDefinition, state: inout State) -> Bool {
-        let life = EntryFacts(entry).lifestyle
-        if life != "transient", state.built.contains(entry.name) { return false }
-        for edge in entry.edges {
-            if edge.kind == .provider {
-                if !state.providers.contains(edge.to) { state.providers.append(edge.to) }
-                continue
+    /// Records creation order for `entry` (its references first, in slot order).
+    func visit(_ entry: CompiledPlanView, state: inout State) -> Bool {
+        let shared = entry.lifestyle != .transient
+        if shared, state.built.contains(entry.name) { return false }
+        func walk(_ v: DependencyValue) {
+            switch v {
+            case .reference(let name, _): if let target = byName[name] { _ = visit(target, state: &state) }
+            case .provider(let name, _): if !state.providers.contains(name) { state.providers.append(name) }
+            case .list(let items): items.forEach(walk)
+            case .map(let deps): deps.forEach { walk($0.value) }
+            default: break
             }
-            if let target = byName[edge.to] { _ = visit(target, state: &state) }
         }
-        if life != "transient" { state.built.insert(entry.name) }
-        state.order.append("\(entry.name) (\(entry.className))\(life == "transient" ? "" : " [\(life)]")")
+        entry.slots.forEach { walk($0.value) }
+        if shared { state.built.insert(entry.name) }
+        state.order.append("\(entry.name) (\(entry.definition.className))\(shared ? " [\(entry.lifestyle.rawValue)]" : "")")
         return true
     }
 
@@ -93,15 +109,15 @@ public struct PlanExplainer {
         switch value {
         case .reference(let name):
             guard let target = byName[name] else { return ["\(branch)\(label)→ \(name) (missing)"] }
-            let life = EntryFacts(target).lifestyle
-            if life != "transient", state.expanded.contains(name) {
+            let shared = target.lifestyle != .transient
+            if shared, state.expanded.contains(name) {
                 return ["\(branch)\(label)→ \(name) \(summary(target)) (shared: same object as above)"]
             }
-            if life != "transient" { state.expanded.insert(name) }
+            if shared { state.expanded.insert(name) }
             return ["\(branch)\(label)→ \(name) \(summary(target))"]
-                + render(target.dependencyViews, prefix: childPrefix, state: &state, colour: colour)
+                + render(views(target), prefix: childPrefix, state: &state, colour: colour)
         case .provider(let name):
-            let cls = byName[name].map { " (\($0.className))" } ?? ""
+            let cls = byName[name].map { " (\($0.definition.className))" } ?? ""
             return ["\(branch)\(label)provider of \(name)\(cls): a factory, nothing built now"]
         case .list(let items):
             if items.isEmpty { return ["\(branch)\(label)[] (empty list)"] }

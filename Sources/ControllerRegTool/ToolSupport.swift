@@ -50,13 +50,18 @@ public enum ConfigSet {
     /// Loads `paths` into a fresh registry as one transaction and returns its entries, in
     /// definition order. Any problem (all of them are reported) is a `ToolError`.
     public static func entries(paths: [String]) throws(ToolError) -> [EntryDefinition] {
+        try registry(paths: paths).entries
+    }
+
+    /// Loads `paths` into a fresh registry as one transaction (every problem is a `ToolError`).
+    public static func registry(paths: [String]) throws(ToolError) -> Registry {
         let registry = Registry()
         do throws(ConfigError) {
             try registry.load(paths: paths)
         } catch {
             throw ToolError(error)
         }
-        return registry.entries
+        return registry
     }
 }
 

@@ -324,8 +324,7 @@ struct Explain: ParsableCommand {
 
     func run() throws {
         let files = Array(arguments.dropLast())
-        let entries = try ConfigSet.entries(paths: files)
-        let text = try PlanExplainer(entries: entries).explain(arguments.last!, colour: Output.isTTY(1))
+        let text = try PlanExplainer(registry: ConfigSet.registry(paths: files)).explain(arguments.last!, colour: Output.isTTY(1))
         Output.writeAll(1, Array(text.utf8))
     }
 }

@@ -78,6 +78,14 @@ struct EveryDoorTests {
         #expect(r.entries.isEmpty)
     }
 
+    @Test func aPlainMapMayHoldAKeyNamedLikeAForm() throws {
+        let r = Registry()
+        try r.load(text: "E: {ClassName: C, Dependencies: {cloud: {provider: '@aws', region: '@eu'}}}")
+        #expect(r.entry(named: "E")?.dependencies.first?.value == .map([
+            Dependency(key: "provider", value: .string("aws")), Dependency(key: "region", value: .string("eu")),
+        ]))
+    }
+
     @Test func theRuleReadsBackWhatItWrites() throws {
         let values: [DependencyValue] = [
             .string(""), .string("@at"), .reference("Name", at: nil), .provider("P", at: nil),

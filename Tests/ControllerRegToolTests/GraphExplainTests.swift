@@ -1,5 +1,6 @@
 import ControllerReg
 import ControllerRegTool
+import Synchronization
 import Testing
 
 @Suite struct GraphTests {
@@ -61,3 +62,33 @@ import Testing
         #expect(try runTool(["explain", Paths.example, "Test1"]).stdout == readText(Paths.golden + "/example-Test1.txt"))
     }
 }
+
+/// Records the classes a registry's create callbacks build, in call order.
+private final class CreationLog: Sendable {
+    private let names = Mutex<[String]>([])
+    func append(_ s: String) { names.withLock { $0.append(s) } }
+    var all: [String] { names.withLock { $0 } }
+}
+
+@Suite struct ExplainMatchesResolverTests {
+    /// `explain`'s creation order is the order the resolver calls the create callbacks in.
+    @Test func creationOrderIsTheResolversOrder() throws {
+        let registry = try ConfigSet.registry(paths: [Paths.graphFixture])
+        let log = CreationLog()
+        for cls in Set(registry.entries.map(\.className)) {
+            try registry.register(className: cls) { _ in
+                log.append(cls)
+                return NSObjectLike()
+            }
+        }
+        _ = try registry.create("App")
+        let text = try PlanExplainer(registry: registry).explain("App")
+        let order = text.split(separator: "\n").drop { !$0.hasPrefix("Creation order") }.dropFirst()
+            .prefix { $0.hasPrefix("  ") }
+            .map { line in String(line[line.index(after: line.firstIndex(of: "(")!) ..< line.firstIndex(of: ")")!]) }
+        #expect(!order.isEmpty)
+        #expect(order == log.all)
+    }
+}
+
+private final class NSObjectLike {}

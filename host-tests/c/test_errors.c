@@ -687,6 +687,17 @@ static void load_files_reports_every_file(void) {
     remove(bad);
 }
 
+/* A wrong-kind read names both kinds in words ("expected an integer, got a string"). */
+static void kind_messages_read_well(void) {
+    cr_value *m = cr_map_new();
+    cr_map_set_string(m, "s", "x");
+    cr_clear_error();
+    (void)cr_value_int(cr_map_get(m, "s"));
+    CHECK_LAST_ERROR(CR_ERR_TYPE);
+    CHECK_CONTAINS(cr_last_error_message(), "expected an integer, got a string");
+    cr_value_free(m);
+}
+
 /* One rule, every door (issue 13): cr_add_entry and a config file give the same code and message
  * for the same entry (the Swift suite's EveryDoorTests runs the same table through Registry.add). */
 static cr_value *door_value(int which) {
@@ -766,4 +777,5 @@ void test_errors(void) {
     shared_registry();
     every_door_agrees();
     load_files_reports_every_file();
+    kind_messages_read_well();
 }

@@ -1,5 +1,5 @@
-// Swift benchmark: the create cases through Swinject, through controllerreg's C ABI (the @_cdecl
-// functions called as Swift functions), through its Swift API and hand-wired, as interleaved A/B
+// Swift benchmark: the create cases through Swinject, through controllerreg's C ABI (the exported
+// cr_* functions of libcontrollerreg.so, declared by include/controllerreg.h), through its Swift API and hand-wired, as interleaved A/B
 // pairs in one process (the Swift twin of Benchmarks/c/pairbench.h; see Benchmarks/README.md).
 //
 //   SwiftBench pairs        every pair, one `PAIR {json}` line each (BENCH_PAIRS, BENCH_BLOCK_MS, BENCH_CLOCK)
@@ -10,7 +10,7 @@ import Glibc
 #endif
 import CControllerRegHeader
 import ControllerReg
-import ControllerRegC
+import ControllerRegC // links libcontrollerreg.so; its cr_* functions are called through the C header, as a C host does
 import Swinject
 
 // MARK: pairs
@@ -33,7 +33,7 @@ let blockMs = envNumber("BENCH_BLOCK_MS", 4)
 /// Stops on a failed setup step (a side effect never goes inside a precondition).
 func check(_ ok: Bool, _ what: @autoclosure () -> String) {
     if !ok {
-        fputs("SwiftBench: \(what()) failed: \(String(cString: ControllerRegC.cr_last_error_message()))\n", stderr)
+        fputs("SwiftBench: \(what()) failed: \(String(cString: CControllerRegHeader.cr_last_error_message()))\n", stderr)
         exit(1)
     }
 }
@@ -162,12 +162,12 @@ let leafCreate: CreateFn = { _, _ in
 let plainDestroy: DestroyFn = { o, _ in free(o) }
 let nodeCreate: CreateFn = { args, _ in
     let p = malloc(MemoryLayout<CNode>.size)!.bindMemory(to: CNode.self, capacity: 1)
-    var n = CNode(a: ControllerRegC.cr_value_object(ControllerRegC.cr_map_get(args, "a")),
-                  b: ControllerRegC.cr_value_object(ControllerRegC.cr_map_get(args, "b")),
+    var n = CNode(a: CControllerRegHeader.cr_value_object(CControllerRegHeader.cr_map_get(args, "a")),
+                  b: CControllerRegHeader.cr_value_object(CControllerRegHeader.cr_map_get(args, "b")),
                   title: (0, 0, 0),
-                  count: ControllerRegC.cr_value_int(ControllerRegC.cr_map_get(args, "count")),
-                  ratio: ControllerRegC.cr_value_double(ControllerRegC.cr_map_get(args, "ratio")))
-    if let s = ControllerRegC.cr_value_string(ControllerRegC.cr_map_get(args, "title")) {
+                  count: CControllerRegHeader.cr_value_int(CControllerRegHeader.cr_map_get(args, "count")),
+                  ratio: CControllerRegHeader.cr_value_double(CControllerRegHeader.cr_map_get(args, "ratio")))
+    if let s = CControllerRegHeader.cr_value_string(CControllerRegHeader.cr_map_get(args, "title")) {
         withUnsafeMutableBytes(of: &n.title) { t in
             let len = min(strlen(s), 23)
             memcpy(t.baseAddress!, s, len)
@@ -183,8 +183,8 @@ let nodeDestroy: DestroyFn = { o, _ in
 }
 let linkCreate: CreateFn = { args, _ in
     let p = malloc(8)!
-    let next = ControllerRegC.cr_map_get(args, "next")
-    p.storeBytes(of: next.flatMap { ControllerRegC.cr_value_object($0) }, as: UnsafeMutableRawPointer?.self)
+    let next = CControllerRegHeader.cr_map_get(args, "next")
+    p.storeBytes(of: next.flatMap { CControllerRegHeader.cr_value_object($0) }, as: UnsafeMutableRawPointer?.self)
     return p
 }
 let linkDestroy: DestroyFn = { o, _ in
@@ -194,8 +194,8 @@ let linkDestroy: DestroyFn = { o, _ in
 // Holder: (shared, owns); Pair: (left, right)
 let holderCreate: CreateFn = { args, _ in
     let p = malloc(16)!.bindMemory(to: (UnsafeMutableRawPointer?, Int).self, capacity: 1)
-    let s = ControllerRegC.cr_map_get(args, "shared")
-    p.initialize(to: (ControllerRegC.cr_value_object(s), ControllerRegC.cr_value_owner(s) == 1 ? 1 : 0))
+    let s = CControllerRegHeader.cr_map_get(args, "shared")
+    p.initialize(to: (CControllerRegHeader.cr_value_object(s), CControllerRegHeader.cr_value_owner(s) == CR_OWNER_RECEIVER ? 1 : 0))
     return UnsafeMutableRawPointer(p)
 }
 func destroyHolder(_ o: UnsafeMutableRawPointer?) {
@@ -207,8 +207,8 @@ func destroyHolder(_ o: UnsafeMutableRawPointer?) {
 let holderDestroy: DestroyFn = { o, _ in destroyHolder(o) }
 let pairCreate: CreateFn = { args, _ in
     let p = malloc(16)!.bindMemory(to: (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?).self, capacity: 1)
-    p.initialize(to: (ControllerRegC.cr_value_object(ControllerRegC.cr_map_get(args, "left")),
-                      ControllerRegC.cr_value_object(ControllerRegC.cr_map_get(args, "right"))))
+    p.initialize(to: (CControllerRegHeader.cr_value_object(CControllerRegHeader.cr_map_get(args, "left")),
+                      CControllerRegHeader.cr_value_object(CControllerRegHeader.cr_map_get(args, "right"))))
     return UnsafeMutableRawPointer(p)
 }
 let pairDestroy: DestroyFn = { o, _ in
@@ -242,12 +242,12 @@ Chain9: {ClassName: Link, Dependencies: {next: Chain8}}
 """
 
 func cabiOps() -> [String: () -> Void] {
-    let reg = ControllerRegC.cr_registry_new()
+    let reg = CControllerRegHeader.cr_registry_new()
     func register(_ name: String, _ create: CreateFn, _ destroy: DestroyFn) {
         var cls = cr_class()
         cls.create = create
         cls.destroy = destroy
-        check(ControllerRegC.cr_register_class(reg, name, &cls, nil) == 0, "register \(name)")
+        check(CControllerRegHeader.cr_register_class(reg, name, &cls, nil) == 0, "register \(name)")
     }
     register("Leaf", leafCreate, plainDestroy)
     register("Node", nodeCreate, nodeDestroy)
@@ -256,27 +256,27 @@ func cabiOps() -> [String: () -> Void] {
     register("Pair", pairCreate, pairDestroy)
     var text = config
     let rc = text.withUTF8 { u in
-        ControllerRegC.cr_load_string(reg, UnsafeRawPointer(u.baseAddress!).assumingMemoryBound(to: CChar.self), u.count, cr_format(rawValue: 2))
+        CControllerRegHeader.cr_load_string(reg, UnsafeRawPointer(u.baseAddress!).assumingMemoryBound(to: CChar.self), u.count, cr_format(rawValue: 2))
     }
     check(rc == 0, "load")
-    let props = ControllerRegC.cr_map_new()
-    _ = ControllerRegC.cr_map_set_string(props, "title", "Overridden")
-    _ = ControllerRegC.cr_map_set_int(props, "count", 42)
+    let props = CControllerRegHeader.cr_map_new()
+    _ = CControllerRegHeader.cr_map_set_string(props, "title", "Overridden")
+    _ = CControllerRegHeader.cr_map_set_int(props, "count", 42)
 
     // Names as C strings made once, as a C host passes them.
     let names: [UnsafeMutablePointer<CChar>] = ["Leaf", "Node", "Chain9", "Single", "Diamond"].map { (s: String) in strdup(s)! }
     let leaf = UnsafePointer(names[0]), node = UnsafePointer(names[1]), chain = UnsafePointer(names[2])
     let single = UnsafePointer(names[3]), diamond = UnsafePointer(names[4])
     for n in [leaf, node, chain, single, diamond] {
-        check(ControllerRegC.cr_registry_create(reg, n, nil) != nil, "create")
+        check(CControllerRegHeader.cr_registry_create(reg, n, nil) != nil, "create")
     }
     return [
-        "swift.cr.leaf": { free(ControllerRegC.cr_registry_create(reg, leaf, nil)) },
-        "swift.cr.node5": { nodeDestroy(ControllerRegC.cr_registry_create(reg, node, nil), nil) },
-        "swift.cr.chain10": { linkDestroy(ControllerRegC.cr_registry_create(reg, chain, nil), nil) },
-        "swift.cr.singleton": { rawSink = ControllerRegC.cr_registry_create(reg, single, nil) },
-        "swift.cr.diamond": { pairDestroy(ControllerRegC.cr_registry_create(reg, diamond, nil), nil) },
-        "swift.cr.props_merged": { nodeDestroy(ControllerRegC.cr_registry_create(reg, node, props), nil) },
+        "swift.cr.leaf": { free(CControllerRegHeader.cr_registry_create(reg, leaf, nil)) },
+        "swift.cr.node5": { nodeDestroy(CControllerRegHeader.cr_registry_create(reg, node, nil), nil) },
+        "swift.cr.chain10": { linkDestroy(CControllerRegHeader.cr_registry_create(reg, chain, nil), nil) },
+        "swift.cr.singleton": { rawSink = CControllerRegHeader.cr_registry_create(reg, single, nil) },
+        "swift.cr.diamond": { pairDestroy(CControllerRegHeader.cr_registry_create(reg, diamond, nil), nil) },
+        "swift.cr.props_merged": { nodeDestroy(CControllerRegHeader.cr_registry_create(reg, node, props), nil) },
     ]
 }
 

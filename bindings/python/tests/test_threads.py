@@ -3,8 +3,11 @@ thread it waits for needs (a singleton being built by a Python factory on anothe
 
 from __future__ import annotations
 
+import faulthandler
 import threading
-from typing import Any, Dict, List
+from typing import Any, Dict, Iterator, List
+
+import pytest
 
 import controllerreg as cr
 
@@ -13,6 +16,14 @@ Args = Dict[str, Any]
 
 class Service:
     pass
+
+
+@pytest.fixture(autouse=True)
+def _deadlock_is_a_failure() -> Iterator[None]:
+    # A deadlock would hang the run: end the process (with every thread's traceback) instead.
+    faulthandler.dump_traceback_later(120, exit=True)
+    yield
+    faulthandler.cancel_dump_traceback_later()
 
 
 def test_singleton_built_on_another_thread() -> None:

@@ -79,7 +79,7 @@ static struct PyModuleDef native_module = {
     native_methods,
 };
 
-PyMODINIT_FUNC PyInit__native(void) {
+__attribute__((visibility("default"))) PyMODINIT_FUNC PyInit__native(void) {
     PyObject *module = PyModule_Create(&native_module);
     if (module == NULL) return NULL;
     if (PyType_Ready(&crpy_RegistryType) < 0 || PyType_Ready(&crpy_ProviderType) < 0) goto fail;

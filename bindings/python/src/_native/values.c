@@ -107,7 +107,11 @@ PyObject *crpy_value_to_python(const cr_value *value, crpy_frame *frame) {
     }
     case CR_MAP: {
         size_t n = cr_value_count(value);
+#if PY_VERSION_HEX < 0x030D0000
         PyObject *dict = _PyDict_NewPresized((Py_ssize_t)n);
+#else
+        PyObject *dict = PyDict_New(); /* 3.13 hid _PyDict_NewPresized */
+#endif
         if (dict == NULL) return NULL;
         for (size_t i = 0; i < n; i++) {
             PyObject *key = key_object(cr_map_key_at(value, i));

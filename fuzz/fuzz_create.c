@@ -95,7 +95,9 @@ static void *token_create(const cr_value *args, void *user_data) {
 
 static void create_and_destroy(cr_registry *reg, const char *name) {
     cr_owner owner = CR_OWNER_NONE;
-    void *obj = cr_registry_create_ex(reg, name, NULL, &owner);
+    cr_create_options co = CR_CREATE_OPTIONS_INIT;
+    co.owner = &owner;
+    void *obj = cr_registry_create_with(reg, name, &co);
     if (obj) {
         if (owner == CR_OWNER_RECEIVER) token_destroy(obj, NULL);
         else CHECK(!(owner != CR_OWNER_REGISTRY));
@@ -139,7 +141,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         npending = 0;
         for (size_t k = 0; k < count; k++) {
             cr_owner owner = CR_OWNER_NONE;
-            void *obj = cr_provider_create_ex(mine[k], NULL, &owner);
+            cr_create_options co = CR_CREATE_OPTIONS_INIT;
+            co.owner = &owner;
+            void *obj = cr_provider_create_with(mine[k], &co);
             if (obj) {
                 CHECK(owner == CR_OWNER_RECEIVER || owner == CR_OWNER_REGISTRY);
                 if (owner == CR_OWNER_RECEIVER) token_destroy(obj, NULL);

@@ -181,7 +181,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             }
             {
                 cr_owner owner;
-                void *o = cr_registry_create_ex(reg, "Echo", t, &owner);
+                cr_create_options co = CR_CREATE_OPTIONS_INIT;
+                co.props = t;
+                co.owner = &owner;
+                void *o = cr_registry_create_with(reg, "Echo", &co);
                 if (o && owner == CR_OWNER_RECEIVER) free(o);
                 else fuzz_check_status(cr_last_error_code());
             }
@@ -197,7 +200,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 int rc = cr_add_entry(reg, key, "Echo", (cr_lifestyle)(next(&in) & 3), t);
                 fuzz_check_status(rc);
                 cr_owner owner;
-                void *o = cr_registry_create_ex(reg, key, NULL, &owner);
+                cr_create_options co = CR_CREATE_OPTIONS_INIT;
+                co.owner = &owner;
+                void *o = cr_registry_create_with(reg, key, &co);
                 if (o && owner == CR_OWNER_RECEIVER) free(o);
             }
             break;

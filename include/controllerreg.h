@@ -26,7 +26,7 @@
  *
  * OWNERSHIP
  *   The caller owns what cr_create / cr_registry_create returns and frees it itself (usually with
- *   the class's destroy), except a singleton, which the registry owns (cr_registry_create_ex
+ *   the class's destroy), except a singleton, which the registry owns (cr_registry_create_with
  *   reports which). Inside a create callback, `args` and every value reached from it are borrowed
  *   and valid only until the callback returns; strings from cr_value_string live exactly as long
  *   as their value. cr_value_owner() tells, for each object in `args`, whose it is:
@@ -328,13 +328,6 @@ int cr_load_files_with(cr_registry *reg, const char *const *paths, size_t count,
  *  in every location of its problems (cr_last_error_message and cr_problem.file). */
 int cr_load_string_with(cr_registry *reg, const char *text, size_t length, const cr_load_options *options);
 
-/** cr_load_file, cr_load_files and cr_load_string with flags (0 or CR_LOAD_OVERRIDE). With
- *  CR_LOAD_OVERRIDE an entry whose name exists replaces it, and references to the name reach the
- *  new definition; the whole graph is validated again (cycles, missing references). */
-int cr_load_file_ex(cr_registry *reg, const char *path, cr_format format, unsigned flags);
-int cr_load_files_ex(cr_registry *reg, const char *const *paths, size_t count, cr_format format, unsigned flags);
-int cr_load_string_ex(cr_registry *reg, const char *text, size_t length, cr_format format, unsigned flags);
-
 /* ------------------------------------------------------------------------------------------ */
 /* Entries from code                                                                           */
 
@@ -405,11 +398,6 @@ typedef struct cr_create_options {
  *  the result's owner and destroyer when asked for. Thread-safe like cr_registry_create. */
 void *cr_registry_create_with(cr_registry *reg, const char *name, const cr_create_options *options);
 
-/** cr_registry_create that also reports who owns the result in `*owner` (if not NULL):
- *  CR_OWNER_REGISTRY for a singleton, CR_OWNER_RECEIVER otherwise. A singleton takes no props:
- *  non-empty props for one are CR_ERR_INVALID_ARGUMENT. */
-void *cr_registry_create_ex(cr_registry *reg, const char *name, const cr_value *props, cr_owner *owner);
-
 /** Injects entry `name`'s dependencies into `object`, which the host made itself (e.g. a screen
  *  built by a storyboard), calling its class's set callback once per key in written order. Objects
  *  passed to set belong to `object` afterwards (as with create). A class without set is
@@ -421,10 +409,6 @@ int cr_inject(cr_registry *reg, const char *name, void *object);
  *  `props` merged over its dependencies. Same results and errors as cr_registry_create; after its
  *  registry has been freed it fails with CR_ERR_INVALID_ARGUMENT. */
 void *cr_provider_create(cr_provider *provider, const cr_value *props);
-
-/** cr_provider_create that also reports who owns the result in `*owner` (if not NULL):
- *  CR_OWNER_REGISTRY for a singleton, CR_OWNER_RECEIVER otherwise. */
-void *cr_provider_create_ex(cr_provider *provider, const cr_value *props, cr_owner *owner);
 
 /** cr_provider_create with options (NULL = CR_CREATE_OPTIONS_INIT), as cr_registry_create_with. */
 void *cr_provider_create_with(cr_provider *provider, const cr_create_options *options);

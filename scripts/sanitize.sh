@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Sanitizer runs of controllerreg (separate from scripts/test.sh, which stays fast).
 #
-#   scripts/sanitize.sh address          C and C++ host tests (every group) + 10 s of the stress
-#                                        program, under ASan + UBSan (+ LeakSanitizer); the whole
-#                                        Swift test suite under ASan
+#   scripts/sanitize.sh address          C and C++ host tests (every group), the C++ binding tests,
+#                                        10 s of the stress program, under ASan + UBSan
+#                                        (+ LeakSanitizer); the whole Swift test suite under ASan
 #   scripts/sanitize.sh thread [SECONDS] the stress program for SECONDS (default 20), the C
 #                                        "threads" group and the Swift concurrency tests, under TSan
 #   scripts/sanitize.sh all [SECONDS]    both
@@ -51,6 +51,9 @@ run_address() {
     # shellcheck disable=SC2046
     $CXX -std=c++17 $flags host-tests/cpp/test_cpp.cpp "$out/check.o" $(link_flags "$out") -o "$out/cpp-tests"
     # shellcheck disable=SC2046
+    $CXX -std=c++17 $flags -Ibindings/cpp -DCONTROLLERREG_FIXTURES="\"$ROOT/Tests/Fixtures\"" bindings/cpp/tests/test_bindings.cpp \
+        $(link_flags "$out") -o "$out/cpp-binding-tests"
+    # shellcheck disable=SC2046
     $CC -std=c11 $flags host-tests/stress/stress.c $(link_flags "$out") -o "$out/stress"
     export ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:detect_stack_use_after_return=0
     export LSAN_OPTIONS="suppressions=$ROOT/host-tests/stress/lsan.supp:print_suppressions=0"
@@ -58,6 +61,8 @@ run_address() {
     export SWIFT_BACKTRACE=enable=no
     echo "== ASan+UBSan: C tests"; "$out/c-tests" 2>&1 | tail -3
     echo "== ASan+UBSan: C++ tests"; "$out/cpp-tests" 2>&1 | tail -2
+    echo "== ASan+UBSan: C++ binding tests (every register_class overload, every ownership path)"
+    "$out/cpp-binding-tests" 2>&1 | tail -2
     echo "== ASan+UBSan: stress 10 s"; "$out/stress" 10
     echo "== ASan: Swift tests built with --sanitize=address"
     nice -n 10 "$SWIFT_BIN/swift" build --build-tests --sanitize=address --scratch-path "$out-swift" >"$out/swift-build.log" 2>&1 \

@@ -36,10 +36,11 @@ import tracemalloc
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Tuple
 
-import controllerreg
 import dependency_injector
 import yaml
 from dependency_injector import containers, providers
+
+import controllerreg
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "scripts"))
@@ -79,8 +80,15 @@ class Test1ViewController:
 class Test1ViewControllerKw:
     """The same class for dependency-injector, which passes keyword arguments."""
 
-    def __init__(self, dependentString: str, dependentInt: int, dependentBool: bool,
-                 test2ViewController: Test2ViewController, color: Any = None, number: Any = None) -> None:
+    def __init__(
+        self,
+        dependentString: str,
+        dependentInt: int,
+        dependentBool: bool,
+        test2ViewController: Test2ViewController,
+        color: Any = None,
+        number: Any = None,
+    ) -> None:
         self.dependentString = dependentString
         self.dependentInt = dependentInt
         self.dependentBool = dependentBool
@@ -96,8 +104,9 @@ class Service:
 
 class Container(containers.DeclarativeContainer):
     test2 = providers.Factory(Test2ViewController)
-    test1 = providers.Factory(Test1ViewControllerKw, dependentString=TEXT, dependentInt=1000,
-                              dependentBool=True, test2ViewController=test2)
+    test1 = providers.Factory(
+        Test1ViewControllerKw, dependentString=TEXT, dependentInt=1000, dependentBool=True, test2ViewController=test2
+    )
     service = providers.Singleton(Service)
 
 
@@ -143,8 +152,16 @@ def compare(name: str, ours: Callable[[], Any], theirs: Callable[[], Any], n: in
         a.append(ta / n)
         b.append(tb / n)
         ratios.append(tb / ta)
-    return {"name": name, "ours": statistics.median(a), "theirs": statistics.median(b),
-            "ratio": statistics.median(ratios), "min": min(ratios), "max": max(ratios), "pairs": pairs, "n": n}
+    return {
+        "name": name,
+        "ours": statistics.median(a),
+        "theirs": statistics.median(b),
+        "ratio": statistics.median(ratios),
+        "min": min(ratios),
+        "max": max(ratios),
+        "pairs": pairs,
+        "n": n,
+    }
 
 
 def load_rows(pairs: int, tmp: Path) -> Dict[str, Any]:
@@ -209,8 +226,13 @@ def main() -> int:
     holder = reg.create("Holder")
 
     rows = [
-        compare("create.test1", lambda: reg.create("Test1", color="red", number=1),
-                lambda: container.test1(color="red", number=1), 20_000, pairs),
+        compare(
+            "create.test1",
+            lambda: reg.create("Test1", color="red", number=1),
+            lambda: container.test1(color="red", number=1),
+            20_000,
+            pairs,
+        ),
         compare("singleton.hit", lambda: reg.create("Service"), container.service, 200_000, pairs),
         compare("provider.create", holder, container.test2, 50_000, pairs),
     ]
@@ -219,30 +241,39 @@ def main() -> int:
     mem = memory_row(reg, count)
 
     targets: List[Tuple[str, bool, str]] = [
-        ("README Test1 create faster than dependency-injector's Factory graph",
-         rows[0]["ratio"] > 1, f"{rows[0]['ratio']:.2f}x"),
-        ("singleton hit within 1.5x of providers.Singleton",
-         rows[1]["ratio"] >= 1 / 1.5, f"{1 / rows[1]['ratio']:.2f}x its time"),
-        ("1,000-entry YAML load >= 10x faster than from_yaml (CSafeLoader)",
-         rows[3]["ratio"] >= 10, f"{rows[3]['ratio']:.1f}x"),
-        (f"{count:,} creates: no memory growth (RSS, tracemalloc)",
-         mem["rss1"] - mem["rss0"] < 1024 and mem["traced1"] - mem["traced0"] < 64 * 1024,
-         f"RSS {mem['rss1'] - mem['rss0']:+d} KiB, traced {mem['traced1'] - mem['traced0']:+d} B"),
+        ("README Test1 create faster than dependency-injector's Factory graph", rows[0]["ratio"] > 1, f"{rows[0]['ratio']:.2f}x"),
+        (
+            "singleton hit within 1.5x of providers.Singleton",
+            rows[1]["ratio"] >= 1 / 1.5,
+            f"{1 / rows[1]['ratio']:.2f}x its time",
+        ),
+        ("1,000-entry YAML load >= 10x faster than from_yaml (CSafeLoader)", rows[3]["ratio"] >= 10, f"{rows[3]['ratio']:.1f}x"),
+        (
+            f"{count:,} creates: no memory growth (RSS, tracemalloc)",
+            mem["rss1"] - mem["rss0"] < 1024 and mem["traced1"] - mem["traced0"] < 64 * 1024,
+            f"RSS {mem['rss1'] - mem['rss0']:+d} KiB, traced {mem['traced1'] - mem['traced0']:+d} B",
+        ),
     ]
 
-    env = (f"Python {platform.python_version()}, controllerreg {controllerreg.version()} "
-           f"(extension), dependency-injector {dependency_injector.__version__}, PyYAML {yaml.__version__} "
-           f"(CSafeLoader), {time.strftime('%Y-%m-%d %H:%M:%SZ', time.gmtime())}, {pairs} pairs")
+    env = (
+        f"Python {platform.python_version()}, controllerreg {controllerreg.version()} "
+        f"(extension), dependency-injector {dependency_injector.__version__}, PyYAML {yaml.__version__} "
+        f"(CSafeLoader), {time.strftime('%Y-%m-%d %H:%M:%SZ', time.gmtime())}, {pairs} pairs"
+    )
     print(env)
     print()
     print("| row | controllerreg | dependency-injector | ratio (DI / ours), median | min .. max |")
     print("|---|---|---|---|---|")
     for r in rows:
         unit, scale = ("ms", 1e6) if r["name"].startswith("load") else ("us", 1e3)
-        print(f"| {r['name']} | {r['ours'] / scale:.3f} {unit} | {r['theirs'] / scale:.3f} {unit} | "
-              f"{r['ratio']:.2f}x | {r['min']:.2f} .. {r['max']:.2f} |")
-    print(f"| memory.{count} creates | RSS {mem['rss0']} -> {mem['rss1']} KiB | tracemalloc "
-          f"{mem['traced0']} -> {mem['traced1']} B | | |")
+        print(
+            f"| {r['name']} | {r['ours'] / scale:.3f} {unit} | {r['theirs'] / scale:.3f} {unit} | "
+            f"{r['ratio']:.2f}x | {r['min']:.2f} .. {r['max']:.2f} |"
+        )
+    print(
+        f"| memory.{count} creates | RSS {mem['rss0']} -> {mem['rss1']} KiB | tracemalloc "
+        f"{mem['traced0']} -> {mem['traced1']} B | | |"
+    )
     print()
     print("| target | holds | figure |")
     print("|---|---|---|")

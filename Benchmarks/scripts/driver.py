@@ -219,6 +219,8 @@ TARGETS = [
     ("node5 <= 5x hand-wired C", "c.cr.node5", "c.hand.node5", "<=", 5),
     ("node5 >= 20x faster than Swinject", "swinject.node5", "swift.cr.node5", ">=", 20),
     ("node5 (Swift API) >= 20x faster than Swinject", "swinject.node5", "swift.api.node5", ">=", 20),
+    ("C++ create<T> leaf <= 1.3x the same create through the C ABI", "cpp.create.leaf", "c.cr.leaf", "<=", 1.3),
+    ("C++ create<T> node5 <= 1.3x the same create through the C ABI", "cpp.create.node5", "c.cr.node5", "<=", 1.3),
     ("singleton hit >= 30x faster than Swinject", "swinject.singleton", "swift.cr.singleton", ">=", 30),
     ("YAML 10k load <= 1.5x libyaml's event scan", "load.yaml.10000", "libyaml.10000", "<=", 1.5),
     ("YAML 100k load <= 1.5x libyaml's event scan", "load.yaml.100000", "libyaml.100000", "<=", 1.5),

@@ -8,19 +8,19 @@ import Darwin
 
 /// Owned value trees on the C heap: what hosts build as props (`cr_map_new` …) and what the Swift
 /// API converts `Value` into. Every function returns nil/false when memory runs out; nothing traps.
-public enum HeapValue {
+package enum HeapValue {
     /// A new empty owned map root, or nil when out of memory.
-    public static func newMap() -> UnsafeMutablePointer<RawValue>? {
+    package static func newMap() -> UnsafeMutablePointer<RawValue>? {
         newRoot(RawValue(kind: .map, flags: RawValue.Flags.owned | RawValue.Flags.heapRoot))
     }
 
     /// A new empty owned list root, or nil when out of memory.
-    public static func newList() -> UnsafeMutablePointer<RawValue>? {
+    package static func newList() -> UnsafeMutablePointer<RawValue>? {
         newRoot(RawValue(kind: .list, flags: RawValue.Flags.owned | RawValue.Flags.heapRoot))
     }
 
     /// A new owned root holding a scalar (null, bool, int, double, object) or a copied string.
-    public static func newRoot(_ value: RawValue) -> UnsafeMutablePointer<RawValue>? {
+    package static func newRoot(_ value: RawValue) -> UnsafeMutablePointer<RawValue>? {
         guard let raw = malloc(MemoryLayout<RawValue>.stride) else { return nil }
         let p = raw.bindMemory(to: RawValue.self, capacity: 1)
         var v = value
@@ -30,7 +30,7 @@ public enum HeapValue {
     }
 
     /// An owned copy of `length` bytes as a string value (NUL-terminated), or nil when out of memory.
-    public static func string(_ bytes: UnsafeRawPointer?, length: Int) -> RawValue? {
+    package static func string(_ bytes: UnsafeRawPointer?, length: Int) -> RawValue? {
         guard length >= 0, length < Int(UInt32.max), let copy = malloc(length + 1) else { return nil }
         if length > 0, let bytes { memcpy(copy, bytes, length) }
         copy.storeBytes(of: 0, toByteOffset: length, as: UInt8.self)
@@ -39,7 +39,7 @@ public enum HeapValue {
 
     /// Sets `key` in an owned map to `value`, taking ownership of `value`'s owned memory; an existing
     /// value under the same key is freed and replaced. Returns false (and frees `value`) when out of memory.
-    public static func mapSet(_ map: UnsafeMutablePointer<RawValue>, key: UnsafeRawPointer, keyLength: Int, value: RawValue) -> Bool {
+    package static func mapSet(_ map: UnsafeMutablePointer<RawValue>, key: UnsafeRawPointer, keyLength: Int, value: RawValue) -> Bool {
         assert(map.pointee.valueKind == .map && map.pointee.flags & RawValue.Flags.owned != 0, "HeapValue.mapSet on a \(map.pointee.valueKind) that is not an owned map")
         var value = value
         value.flags &= ~RawValue.Flags.heapRoot
@@ -67,7 +67,7 @@ public enum HeapValue {
     }
 
     /// Appends `value` to an owned list, taking ownership of its owned memory. False when out of memory.
-    public static func listAppend(_ list: UnsafeMutablePointer<RawValue>, value: RawValue) -> Bool {
+    package static func listAppend(_ list: UnsafeMutablePointer<RawValue>, value: RawValue) -> Bool {
         assert(list.pointee.valueKind == .list && list.pointee.flags & RawValue.Flags.owned != 0, "HeapValue.listAppend on a \(list.pointee.valueKind) that is not an owned list")
         var value = value
         value.flags &= ~RawValue.Flags.heapRoot
@@ -81,7 +81,7 @@ public enum HeapValue {
     }
 
     /// Frees an owned root and everything it owns. Objects are never freed (they are not owned by values).
-    public static func free(_ root: UnsafeMutablePointer<RawValue>) {
+    package static func free(_ root: UnsafeMutablePointer<RawValue>) {
         freeContents(&root.pointee)
         libcFree(root)
     }
@@ -90,7 +90,7 @@ public enum HeapValue {
     /// host may build values nested to any depth (cr_list_push_value in a loop), and freeing one
     /// must not overflow the stack. It allocates nothing (freeing must work when memory has run
     /// out): the way back up is kept by pointer reversal, in the slots of the containers being freed.
-    public static func freeContents(_ v: inout RawValue) {
+    package static func freeContents(_ v: inout RawValue) {
         let root = v
         v = .null
         guard root.flags & RawValue.Flags.owned != 0 else { return }

@@ -2,7 +2,7 @@ import Synchronization
 
 /// Lets a host callback say why it failed: the message it reports on its thread is attached to
 /// the error of the call that invoked the callback.
-public enum HostFailure {
+package enum HostFailure {
     private final class Slot {
         var message: String?
         deinit { if message != nil { HostFailure.pending.subtract(1, ordering: .relaxed) } }
@@ -16,7 +16,7 @@ public enum HostFailure {
     private static let pending = Atomic<Int>(0)
 
     /// Records why the current callback fails (the last report before it returns wins).
-    public static func report(_ message: String) {
+    package static func report(_ message: String) {
         let s = slot.value
         if s.message == nil { pending.add(1, ordering: .relaxed) }
         s.message = message

@@ -19,7 +19,7 @@ public final class Provider: @unchecked Sendable, Hashable {
     /// The entry it creates.
     public let entryName: String
     /// `entryName` as a NUL-terminated C string, valid as long as the provider.
-    public let cEntryName: UnsafePointer<CChar>
+    package let cEntryName: UnsafePointer<CChar>
 
     init(registry: Registry, entryName: String) {
         self.registry = registry
@@ -55,6 +55,8 @@ public final class Provider: @unchecked Sendable, Hashable {
         try liveRegistry().create(cName: cEntryName, props: rawProps, destroyer: destroyer)
     }
 
+    /// Providers are equal when they are the same object.
     public static func == (a: Provider, b: Provider) -> Bool { a === b }
+    /// Hashes the provider's identity.
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }

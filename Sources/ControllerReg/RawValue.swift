@@ -15,31 +15,31 @@ import Darwin
 ///   and the root of such a tree has `heapRoot` so it can be freed.
 // @unchecked: plain data with pointers; who may touch the memory they point at is the ownership
 // rule above (args read-only during a create, props owned by one caller).
-public struct RawValue: @unchecked Sendable {
+@usableFromInline package struct RawValue: @unchecked Sendable {
     /// `ValueKind` raw value.
-    public var kind: UInt8
+    @usableFromInline package var kind: UInt8
     /// `RawValue.Flags` bits.
-    public var flags: UInt8
+    @usableFromInline package var flags: UInt8
     @usableFromInline var reserved: UInt16 = 0
     /// String length in bytes, or element count of a list or map.
-    public var count: UInt32
+    @usableFromInline package var count: UInt32
     /// Payload: bool/int/double bits, string bytes, object pointer, or children.
-    public var a: UInt64
+    @usableFromInline package var a: UInt64
     /// List/map capacity for owned containers; otherwise 0.
-    public var b: UInt64
+    @usableFromInline package var b: UInt64
 
     /// Flag bits.
-    public enum Flags {
+    @usableFromInline package enum Flags {
         /// A heap-allocated root that `RawValue.free` may release.
-        public static let heapRoot: UInt8 = 1
+        @usableFromInline package static let heapRoot: UInt8 = 1
         /// Owns its string bytes and children (built by the heap API, so it may be modified).
-        public static let owned: UInt8 = 2
+        @usableFromInline package static let owned: UInt8 = 2
         /// An object that belongs to the registry (a singleton), not to the receiver.
-        public static let registryOwned: UInt8 = 4
+        @usableFromInline package static let registryOwned: UInt8 = 4
         /// An object the caller passed in props: it stays the caller's.
-        public static let callerOwned: UInt8 = 8
+        @usableFromInline package static let callerOwned: UInt8 = 8
         /// A `graph` object already given to another object of the same create (which owns it).
-        public static let shared: UInt8 = 16
+        @usableFromInline package static let shared: UInt8 = 16
     }
 
     @inlinable init(kind: ValueKind, flags: UInt8 = 0, count: UInt32 = 0, a: UInt64 = 0, b: UInt64 = 0) {
@@ -51,23 +51,23 @@ public struct RawValue: @unchecked Sendable {
     }
 
     /// The null value.
-    public static let null = RawValue(kind: .null)
+    @usableFromInline package static let null = RawValue(kind: .null)
     /// A boolean.
-    @inlinable public static func bool(_ v: Bool) -> RawValue { RawValue(kind: .bool, a: v ? 1 : 0) }
+    @inlinable package static func bool(_ v: Bool) -> RawValue { RawValue(kind: .bool, a: v ? 1 : 0) }
     /// An integer.
-    @inlinable public static func int(_ v: Int64) -> RawValue { RawValue(kind: .int, a: UInt64(bitPattern: v)) }
+    @inlinable package static func int(_ v: Int64) -> RawValue { RawValue(kind: .int, a: UInt64(bitPattern: v)) }
     /// A floating-point number.
-    @inlinable public static func double(_ v: Double) -> RawValue { RawValue(kind: .double, a: v.bitPattern) }
+    @inlinable package static func double(_ v: Double) -> RawValue { RawValue(kind: .double, a: v.bitPattern) }
     /// An object pointer built for the receiver (not owned by the value).
-    @inlinable public static func object(_ p: UnsafeMutableRawPointer?, registryOwned: Bool = false) -> RawValue {
+    @inlinable package static func object(_ p: UnsafeMutableRawPointer?, registryOwned: Bool = false) -> RawValue {
         RawValue(kind: .object, flags: registryOwned ? Flags.registryOwned : 0, a: UInt64(UInt(bitPattern: p)))
     }
     /// An object pointer the caller keeps (props).
-    @inlinable public static func callerObject(_ p: UnsafeMutableRawPointer?) -> RawValue {
+    @inlinable package static func callerObject(_ p: UnsafeMutableRawPointer?) -> RawValue {
         RawValue(kind: .object, flags: Flags.callerOwned, a: UInt64(UInt(bitPattern: p)))
     }
     /// A string view over NUL-terminated bytes that outlive the value (not copied).
-    @inlinable public static func borrowedString(_ p: UnsafePointer<UInt8>, length: Int) -> RawValue {
+    @inlinable package static func borrowedString(_ p: UnsafePointer<UInt8>, length: Int) -> RawValue {
         RawValue(kind: .string, count: UInt32(length), a: UInt64(UInt(bitPattern: p)))
     }
     /// A list view over elements that outlive the value.
@@ -80,7 +80,7 @@ public struct RawValue: @unchecked Sendable {
     }
 
     /// The kind; an unknown byte reads as null.
-    @inlinable public var valueKind: ValueKind {
+    @inlinable package var valueKind: ValueKind {
         // Same as `ValueKind(rawValue: kind) ?? .null`, without the out-of-line init.
         kind <= ValueKind.provider.rawValue ? unsafeBitCast(kind, to: ValueKind.self) : .null
     }
@@ -104,13 +104,13 @@ public struct RawValue: @unchecked Sendable {
 
 /// One key/value pair of a map. The key is NUL-terminated; `keyLength` excludes the NUL.
 // @unchecked: plain data like RawValue, under the same ownership rule.
-public struct RawMapSlot: @unchecked Sendable {
+@usableFromInline package struct RawMapSlot: @unchecked Sendable {
     /// NUL-terminated key bytes.
-    public var key: UnsafePointer<UInt8>
+    @usableFromInline package var key: UnsafePointer<UInt8>
     /// Key length in bytes.
-    public var keyLength: Int
+    @usableFromInline package var keyLength: Int
     /// The value.
-    public var value: RawValue
+    @usableFromInline package var value: RawValue
 
     @inlinable init(key: UnsafePointer<UInt8>, keyLength: Int, value: RawValue) {
         self.key = key

@@ -8,12 +8,12 @@ import Darwin
 
 /// One object per thread, made on the thread's first use and released when the thread exits.
 // @unchecked: the key is written once in init; each thread only touches its own slot.
-public final class ThreadLocal<Value: AnyObject>: @unchecked Sendable {
+package final class ThreadLocal<Value: AnyObject>: @unchecked Sendable {
     private var key = pthread_key_t()
     private let make: () -> Value
 
     /// `make` builds the object for a thread that has none yet.
-    public init(_ make: @escaping () -> Value) {
+    package init(_ make: @escaping () -> Value) {
         self.make = make
         let rc = pthread_key_create(&key) { raw in
             guard let raw else { return }
@@ -23,12 +23,12 @@ public final class ThreadLocal<Value: AnyObject>: @unchecked Sendable {
     }
 
     /// This thread's object, if it has made one.
-    @inline(__always) public var existing: Value? {
+    @inline(__always) package var existing: Value? {
         pthread_getspecific(key).map { Unmanaged<Value>.fromOpaque($0).takeUnretainedValue() }
     }
 
     /// This thread's object, made now if needed.
-    public var value: Value {
+    package var value: Value {
         if let v = existing { return v }
         let v = make()
         let rc = pthread_setspecific(key, Unmanaged.passRetained(v).toOpaque())

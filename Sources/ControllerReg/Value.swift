@@ -29,12 +29,19 @@ public enum Value: Sendable, Hashable {
 
 extension Value: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
     ExpressibleByBooleanLiteral, ExpressibleByNilLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral {
+    /// `"text"` is `.string("text")`.
     public init(stringLiteral value: String) { self = .string(value) }
+    /// `42` is `.int(42)`.
     public init(integerLiteral value: Int64) { self = .int(value) }
+    /// `1.5` is `.double(1.5)`.
     public init(floatLiteral value: Double) { self = .double(value) }
+    /// `true` is `.bool(true)`.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// `nil` is `.null`.
     public init(nilLiteral: ()) { self = .null }
+    /// `[a, b]` is `.list([a, b])`.
     public init(arrayLiteral elements: Value...) { self = .list(elements) }
+    /// `["k": v]` is `.map(["k": v])` (the last of repeated keys wins).
     public init(dictionaryLiteral elements: (String, Value)...) {
         self = .map(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }
@@ -63,7 +70,7 @@ public struct ObjectReference: @unchecked Sendable, Hashable {
 extension Value {
     /// Converts to an owned heap tree (what `cr_map_new` makes; free it with `HeapValue.free`).
     /// Nil when out of memory.
-    public func makeHeapValue() -> UnsafeMutablePointer<RawValue>? { makeHeap() }
+    package func makeHeapValue() -> UnsafeMutablePointer<RawValue>? { makeHeap() }
 
     /// Converts to an owned heap tree (for the resolver's props). Nil when out of memory.
     func makeHeap() -> UnsafeMutablePointer<RawValue>? {

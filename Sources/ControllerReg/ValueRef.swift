@@ -13,10 +13,10 @@ import Darwin
 // @unchecked: a read-only view; the value it points at is never modified while views of it exist.
 public struct ValueRef: @unchecked Sendable {
     /// The underlying value (what a C `cr_value *` points at).
-    public let pointer: UnsafePointer<RawValue>
+    @usableFromInline package let pointer: UnsafePointer<RawValue>
 
     /// Wraps a pointer to a value.
-    @inlinable public init(_ pointer: UnsafePointer<RawValue>) { self.pointer = pointer }
+    @inlinable package init(_ pointer: UnsafePointer<RawValue>) { self.pointer = pointer }
 
     /// The kind of the value.
     @inlinable public var kind: ValueKind { pointer.pointee.valueKind }
@@ -41,7 +41,7 @@ public struct ValueRef: @unchecked Sendable {
         return String(decoding: UnsafeBufferPointer(start: b, count: Int(pointer.pointee.count)), as: UTF8.self)
     }
     /// The NUL-terminated string bytes, if this is a string (valid as long as this view).
-    @inlinable public var cString: UnsafePointer<CChar>? {
+    @inlinable package var cString: UnsafePointer<CChar>? {
         guard kind == .string else { return nil }
         return UnsafeRawPointer(pointer.pointee.stringBytes).map { $0.assumingMemoryBound(to: CChar.self) } ?? emptyCString
     }
@@ -88,12 +88,12 @@ public struct ValueRef: @unchecked Sendable {
     }
 
     /// The value under a NUL-terminated key, or nil.
-    @inlinable public func value(forCKey key: UnsafePointer<CChar>) -> ValueRef? {
+    @inlinable package func value(forCKey key: UnsafePointer<CChar>) -> ValueRef? {
         lookup(UnsafeRawPointer(key).assumingMemoryBound(to: UInt8.self), strlen(key))
     }
 
     /// The value under `length` key bytes, or nil.
-    @inlinable public func lookup(_ key: UnsafePointer<UInt8>, _ length: Int) -> ValueRef? {
+    @inlinable package func lookup(_ key: UnsafePointer<UInt8>, _ length: Int) -> ValueRef? {
         guard kind == .map, let slots = pointer.pointee.mapSlots else { return nil }
         for i in 0 ..< Int(pointer.pointee.count) where slots[i].keyEquals(key, length) {
             return ValueRef(UnsafeMutableRawPointer(slots + i).advanced(by: MemoryLayout<RawMapSlot>.offset(of: \.value)!)
@@ -109,7 +109,7 @@ public struct ValueRef: @unchecked Sendable {
     }
 
     /// The NUL-terminated key at `index` of a map (valid as long as the map), or nil.
-    public func cKey(at index: Int) -> UnsafePointer<CChar>? {
+    package func cKey(at index: Int) -> UnsafePointer<CChar>? {
         guard kind == .map, index >= 0, index < Int(pointer.pointee.count), let slots = pointer.pointee.mapSlots else { return nil }
         return UnsafeRawPointer(slots[index].key).assumingMemoryBound(to: CChar.self)
     }

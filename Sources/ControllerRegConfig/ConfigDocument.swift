@@ -169,6 +169,7 @@ public struct ConfigDocument: Sendable {
         }
     }
 
+    /// Whether node `index` is a string with exactly the bytes of `text`.
     public func stringEquals(_ index: Int, _ text: StaticString) -> Bool {
         withBytes(of: index) { bytes in
             bytes.count == text.utf8CodeUnitCount

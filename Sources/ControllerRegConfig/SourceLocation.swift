@@ -21,6 +21,7 @@ public struct SourceLocation: Sendable, Hashable, Comparable, CustomStringConver
         line == 0 ? "\(file):byte \(column)" : "\(file):\(line):\(column)"
     }
 
+    /// Orders by file, then line, then column.
     public static func < (a: SourceLocation, b: SourceLocation) -> Bool {
         (a.file, a.line, a.column) < (b.file, b.line, b.column)
     }

@@ -1,66 +1,62 @@
-// controllerreg.hpp — header-only C++17 bindings for libcontrollerreg.
+// controllerreg.hpp — header-only C++17 binding for libcontrollerreg (C ABI 1.0).
 //
-// A thin, zero-magic layer over include/controllerreg.h:
-//
-//   controllerreg::Registry reg;                                   // RAII, move-only
-//   reg.register_class("Test2ViewController", [](controllerreg::Args) { return new Test2(); });
-//   reg.register_class("Test1ViewController", [](controllerreg::Args a) {
-//       return std::make_unique<Test1>(a.get<std::string>("dependentString"),
-//                                      a.get<int64_t>("dependentInt"),
-//                                      a.object<Test2>("test2ViewController"));
+//   namespace cr = controllerreg;
+//   cr::Registry reg;                                              // RAII, move-only
+//   reg.register_class("Test2ViewController", [](cr::Args) { return std::make_unique<Test2>(); });
+//   reg.register_class("Test1ViewController", [](cr::Args a) {
+//       auto t = std::make_unique<Test1>();
+//       t->text = a.get<std::string>("dependentString");
+//       t->test2 = a.take<Test2>("test2ViewController");          // cr::Ptr<Test2>, owned at once
+//       return t;
 //   });
 //   reg.load_file("example.yaml");
-//   auto t1 = reg.create<Test1>("Test1", {{"color", "red"}, {"number", 1}});
+//   cr::Ptr<Test1> t1 = reg.create<Test1>("Test1", {{"color", "red"}, {"number", 1}});
 //
 // ERRORS
-//   Every failing C call becomes a controllerreg::Error (a std::runtime_error) carrying the
-//   cr_status code() and the library's message. Reading an argument of the wrong kind throws
-//   Error with code() == CR_ERR_TYPE; reading a missing key throws CR_ERR_NOT_FOUND.
-//   An exception thrown by a factory never crosses the C boundary: the trampoline catches it,
-//   passes e.what() to cr_report_error and returns NULL, so the create fails with
-//   CR_ERR_CREATE_FAILED and the exception's text in the message.
+//   A failing library call throws a subclass of cr::Error (a std::runtime_error) chosen by its
+//   status: cr::NotFound, cr::Cycle, cr::Syntax, ... Each carries code() and problems(): every
+//   cr_problem of the call (code, file, line, column, message, suggestion).
+//   Conditions the binding finds itself throw standard exceptions: std::out_of_range for a missing
+//   key or index (or an integer that does not fit the requested type), cr::TypeError (a
+//   std::invalid_argument) for a value read as the wrong type or create<T> with the wrong T.
+//   An exception thrown by a factory or setter never crosses the C boundary: the trampoline hands
+//   e.what() to cr_report_error, so the create throws cr::CreateFailed with that text.
 //
-// OWNERSHIP (see the OWNERSHIP section of controllerreg.h)
-//   - Registry owns its cr_registry (freed in the destructor); Registry::shared() is a
-//     non-owning view of cr_shared(), which is never freed.
-//   - A factory registered with register_class is moved to the heap and freed by the registry
-//     (the cr_class release callback) when the registry is freed or the class replaced.
-//   - Objects made by a class registered from C++ are destroyed with `delete` on the exact type
-//     the factory returned (the class's destroy callback does this for rollbacks).
-//   - create<T>() returns Ptr<T> = std::unique_ptr<T, Deleter>; the Deleter deletes the object as
-//     the type its factory returned, so create<Base>() of a Derived is fine without a virtual
-//     destructor. create<T>() checks that the factory's type converts to T* (else CR_ERR_TYPE).
-//   - Inside a factory, objects in args are borrowed views: Args::object<T>() returns a raw T*.
-//     If owner() of the key is Owner::Receiver (the registry built it for this call) and the
-//     factory succeeds, the new object owns it (keep it, e.g. in a std::unique_ptr member, or
-//     delete it). If the factory throws or returns null, the registry destroys it instead — so
-//     take ownership only at the point where nothing can throw any more (e.g. adopt it in the
-//     returned object's noexcept constructor). Owner::Caller objects came from props and stay
-//     the caller's; Owner::Registry objects (singletons) are never to be deleted.
+// OWNERSHIP (the header's rules, made RAII)
+//   - Registry owns its cr_registry; Registry::shared() is a non-owning view of cr_shared().
+//   - A callable given to register_class is moved to the heap and freed by the registry (the
+//     class's release callback). Objects of such a class are destroyed with `delete` on the exact
+//     type the factory returned.
+//   - create<T>() returns cr::Ptr<T>, a std::unique_ptr whose deleter is the destroyer the library
+//     reports for the object's class (cr_registry_create_with), so objects of raw cr_class classes
+//     go to their class's destroy (destroy them while that class is registered: the C contract).
+//     Objects of C++ classes are deleted as T and may outlive their registry. A singleton stays
+//     the registry's: its Ptr does not delete.
+//   - In a factory, Args::take<T>(key) takes an object argument (cr_value_object) and wraps it at
+//     once in a cr::Ptr<T>: it owns it if the object was built for this call, else it only views
+//     it. Whatever the factory does not take, the library destroys when the factory returns, and
+//     what it took, its Ptr frees: a factory that throws leaks nothing and frees nothing twice.
 //
 // THREADS
-//   Registry is as thread-safe as the C registry (creates from many threads at once; loads and
-//   registrations serialised). Factories may be called on any thread that calls create; they
-//   may call create themselves. Props and Value are not synchronised.
+//   Registry is as thread-safe as the C registry. Factories run on the thread that calls create
+//   and may call create themselves. Props and Value are not synchronised.
 #ifndef CONTROLLERREG_HPP
 #define CONTROLLERREG_HPP
 
 #include <controllerreg.h>
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
-#include <functional>
 #include <initializer_list>
 #include <limits>
 #include <memory>
-#include <new>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <typeinfo>
 #include <utility>
 #include <vector>
 
@@ -69,34 +65,158 @@ namespace controllerreg {
 // ---------------------------------------------------------------------------------------------
 // Errors
 
-/// A failed library call: code() is a cr_status (CR_ERR_*), what() the library's message.
+/// One problem of a failed library call (a cr_problem, copied).
+struct Problem {
+    int code = CR_OK;                       ///< cr_status of this problem
+    std::string file;                       ///< "" when the problem has no place
+    uint32_t line = 0, column = 0;          ///< 1-based; 0 when unknown
+    std::string message;                    ///< the problem alone, without "file:line:column: "
+    std::optional<std::string> suggestion;  ///< a suggested name ("did you mean"), if any
+};
+
+/// A failed library call: code() is its cr_status, what() the library's whole message, problems()
+/// every problem with its place. Thrown as one of the subclasses below, chosen by code().
 class Error : public std::runtime_error {
 public:
-    Error(int code, const std::string &message) : std::runtime_error(message), code_(code) {}
+    Error(int code, const std::string &message, std::vector<Problem> problems = {})
+        : std::runtime_error(message), code_(code), problems_(std::move(problems)) {}
     /// The cr_status code (never CR_OK).
     int code() const noexcept { return code_; }
     /// A short fixed name for code() ("cycle", "not found", ...).
     const char *status_name() const noexcept { return cr_status_name(code_); }
+    /// Every problem the library reported for the call (at least one).
+    const std::vector<Problem> &problems() const noexcept { return problems_; }
 
 private:
     int code_;
+    std::vector<Problem> problems_;
+};
+
+// One subclass per status, so a caller can catch the failures it handles (catch (const cr::NotFound &)).
+/// CR_ERR_INVALID_ARGUMENT: a bad argument or option.
+class InvalidArgument : public Error {
+public:
+    using Error::Error;
+};
+/// CR_ERR_IO: a file could not be read.
+class IoError : public Error {
+public:
+    using Error::Error;
+};
+/// CR_ERR_SYNTAX: malformed YAML / JSON / plist.
+class Syntax : public Error {
+public:
+    using Error::Error;
+};
+/// CR_ERR_SCHEMA: well-formed but not a valid config.
+class Schema : public Error {
+public:
+    using Error::Error;
+};
+/// CR_ERR_DUPLICATE: a key or entry name defined twice.
+class Duplicate : public Error {
+public:
+    using Error::Error;
+};
+/// CR_ERR_MISSING_REFERENCE: a dependency names no entry.
+class MissingReference : public Error {
+public:
+    using Error::Error;
+};
+/// CR_ERR_CYCLE: references form a cycle.
+class Cycle : public Error {
+public:
+    using Error::Error;
+};
+/// CR_ERR_NOT_FOUND: no entry of that name.
+class NotFound : public Error {
+public:
+    using Error::Error;
+};
+/// CR_ERR_CLASS_NOT_REGISTERED: an entry's class is unknown.
+class ClassNotRegistered : public Error {
+public:
+    using Error::Error;
+};
+/// CR_ERR_CLASS_EXISTS: a class name registered twice.
+class ClassExists : public Error {
+public:
+    using Error::Error;
+};
+/// CR_ERR_CREATE_FAILED: a factory failed or returned null.
+class CreateFailed : public Error {
+public:
+    using Error::Error;
+};
+/// CR_ERR_TYPE: the library found a value of another kind.
+class WrongKind : public Error {
+public:
+    using Error::Error;
+};
+/// CR_ERR_LIMIT: a limit was exceeded.
+class Limit : public Error {
+public:
+    using Error::Error;
+};
+/// CR_ERR_NO_MEMORY: memory could not be allocated.
+class NoMemory : public Error {
+public:
+    using Error::Error;
+};
+
+/// A value read as a type it does not have, or create<T>() with a T that is not the object's type.
+class TypeError : public std::invalid_argument {
+public:
+    using std::invalid_argument::invalid_argument;
 };
 
 namespace detail {
-/// Throws the calling thread's last library error (code falls back to `fallback` if unset).
-[[noreturn]] inline void throw_last_error(int fallback = CR_ERR_INVALID_ARGUMENT, const char *context = nullptr) {
-    int code = cr_last_error_code();
-    std::string message = cr_last_error_message();
-    if (code == CR_OK) code = fallback;
-    if (message.empty() && context) message = context;
-    throw Error(code, message);
+/// Throws the Error subclass for `code`.
+[[noreturn]] inline void raise(int code, const std::string &message, std::vector<Problem> problems) {
+    switch (code) {
+    case CR_ERR_INVALID_ARGUMENT: throw InvalidArgument(code, message, std::move(problems));
+    case CR_ERR_IO: throw IoError(code, message, std::move(problems));
+    case CR_ERR_SYNTAX: throw Syntax(code, message, std::move(problems));
+    case CR_ERR_SCHEMA: throw Schema(code, message, std::move(problems));
+    case CR_ERR_DUPLICATE: throw Duplicate(code, message, std::move(problems));
+    case CR_ERR_MISSING_REFERENCE: throw MissingReference(code, message, std::move(problems));
+    case CR_ERR_CYCLE: throw Cycle(code, message, std::move(problems));
+    case CR_ERR_NOT_FOUND: throw NotFound(code, message, std::move(problems));
+    case CR_ERR_CLASS_NOT_REGISTERED: throw ClassNotRegistered(code, message, std::move(problems));
+    case CR_ERR_CLASS_EXISTS: throw ClassExists(code, message, std::move(problems));
+    case CR_ERR_CREATE_FAILED: throw CreateFailed(code, message, std::move(problems));
+    case CR_ERR_TYPE: throw WrongKind(code, message, std::move(problems));
+    case CR_ERR_LIMIT: throw Limit(code, message, std::move(problems));
+    case CR_ERR_NO_MEMORY: throw NoMemory(code, message, std::move(problems));
+    default: throw Error(code, message, std::move(problems));
+    }
 }
 
-inline void check(int status, const char *context = nullptr) {
-    if (status == CR_OK) return;
-    std::string message = cr_last_error_message();
-    if (cr_last_error_code() != status || message.empty()) message = context ? context : cr_status_name(status);
-    throw Error(status, message);
+/// Throws the calling thread's last library error as its Error subclass, with its problems.
+[[noreturn]] inline void throw_last_error() {
+    int code = cr_last_error_code();
+    if (code == CR_OK) code = CR_ERR_INVALID_ARGUMENT; // a call failed without a record: never expected
+    std::vector<Problem> problems;
+    std::size_t n = cr_last_error_count();
+    problems.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const cr_problem *p = cr_last_error_problem(i);
+        if (!p) break;
+        Problem q;
+        q.code = p->code;
+        q.file = p->file ? p->file : "";
+        q.line = p->line;
+        q.column = p->column;
+        q.message = p->message ? p->message : "";
+        if (p->suggestion) q.suggestion = std::string(p->suggestion);
+        problems.push_back(std::move(q));
+    }
+    raise(code, cr_last_error_message(), std::move(problems));
+}
+
+/// Throws the last error if `status` is not CR_OK.
+inline void check(int status) {
+    if (status != CR_OK) throw_last_error();
 }
 } // namespace detail
 
@@ -120,6 +240,11 @@ enum class Owner { None = CR_OWNER_NONE, Receiver = CR_OWNER_RECEIVER, Registry 
 /// Entry lifestyles (cr_lifestyle).
 enum class Lifestyle { Transient = CR_LIFESTYLE_TRANSIENT, Singleton = CR_LIFESTYLE_SINGLETON, Graph = CR_LIFESTYLE_GRAPH };
 
+/// Registry limits (cr_limit).
+enum class LimitKind { InputBytes = CR_LIMIT_INPUT_BYTES, Depth = CR_LIMIT_DEPTH, Nodes = CR_LIMIT_NODES,
+                       StringBytes = CR_LIMIT_STRING_BYTES, AliasExpansion = CR_LIMIT_ALIAS_EXPANSION,
+                       Entries = CR_LIMIT_ENTRIES, CreateDepth = CR_LIMIT_CREATE_DEPTH };
+
 /// A readable name for a kind ("int", "map", ...).
 inline const char *kind_name(Kind k) noexcept {
     switch (k) {
@@ -137,12 +262,84 @@ inline const char *kind_name(Kind k) noexcept {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Reading values (args)
+// Owned objects
 
-class Value;
-class Provider;
+/// Destroys an object the caller owns with the function its class gave (a cr_destroyer), after
+/// undoing a base-class adjustment made by ptr_cast. A Deleter without a function does nothing:
+/// the Ptr then only views an object someone else owns (a singleton, a shared graph object, ...).
+template <class T> struct Deleter {
+    void (*destroy)(void *object, void *user_data) = nullptr;
+    void *user_data = nullptr;
+    /// (char *)T* - (char *)the pointer the class made; non-zero only after ptr_cast to a base.
+    std::ptrdiff_t offset = 0;
+
+    /// True if deleting the Ptr destroys the object.
+    bool owns() const noexcept { return destroy != nullptr; }
+    void operator()(T *object) const noexcept {
+        if (!destroy || !object) return;
+        auto *bytes = reinterpret_cast<char *>(const_cast<std::remove_cv_t<T> *>(object));
+        destroy(static_cast<void *>(bytes - offset), user_data);
+    }
+};
+
+/// An object from create<T>() or Args::take<T>(): owned (destroyed by its class's destroyer) or a
+/// view of one someone else owns (get_deleter().owns() is false).
+template <class T> using Ptr = std::unique_ptr<T, Deleter<T>>;
+
+/// Converts Ptr<Derived> to Ptr<Base> keeping the right destroyer (a plain unique_ptr conversion
+/// is not allowed: it would lose a base-class offset).
+template <class Base, class Derived> Ptr<Base> ptr_cast(Ptr<Derived> &&p) noexcept {
+    static_assert(std::is_convertible_v<Derived *, Base *>, "ptr_cast: Base must be a base of Derived");
+    Deleter<Derived> d = p.get_deleter();
+    Derived *raw = p.release();
+    Base *base = raw;
+    Deleter<Base> out{d.destroy, d.user_data, d.offset};
+    if (raw) out.offset += reinterpret_cast<const char *>(base) - reinterpret_cast<const char *>(raw);
+    return Ptr<Base>(base, out);
+}
 
 namespace detail {
+/// A per-type address: the type tag of objects made by C++ classes (no RTTI, no exceptions).
+template <class T> struct TypeTag {
+    static constexpr char id = 0;
+};
+template <class T> constexpr const void *type_tag() noexcept { return &TypeTag<std::remove_cv_t<T>>::id; }
+
+template <class U> void delete_as(void *object, void *) noexcept { delete static_cast<U *>(object); }
+
+/// What every class registered from C++ keeps in its user_data, first: how to recognise and
+/// destroy its objects (the destroyer's user_data is this box).
+struct ClassBoxBase {
+    const void *tag;        ///< type_tag<the factory's type>()
+    const char *type_name;  ///< typeid(the factory's type).name(), for messages
+    void (*delete_object)(void *object) noexcept;
+};
+/// The destroy callback of every class registered from C++ (so a destroyer names its box).
+inline void destroy_cpp_object(void *object, void *user_data) noexcept {
+    static_cast<ClassBoxBase *>(user_data)->delete_object(object);
+}
+
+/// Wraps the result of a create (object, owner and destroyer from the library) as Ptr<T>.
+/// Objects of C++ classes are type-checked by tag; a mismatch destroys an owned object and throws.
+template <class T> Ptr<T> adopt(void *object, cr_owner owner, const cr_destroyer &destroyer, const char *name) {
+    Deleter<T> deleter;
+    if (owner == CR_OWNER_RECEIVER) {
+        deleter.destroy = destroyer.destroy;
+        deleter.user_data = destroyer.user_data;
+    }
+    if (destroyer.destroy == &destroy_cpp_object) {
+        auto *box = static_cast<const ClassBoxBase *>(destroyer.user_data);
+        if (box->tag != type_tag<T>()) {
+            if (owner == CR_OWNER_RECEIVER) destroyer.destroy(object, destroyer.user_data);
+            throw TypeError(std::string("create<T>(\"") + name + "\"): the entry's class makes " + box->type_name +
+                            ", not " + typeid(T).name() + " (create the factory's type; ptr_cast converts to a base)");
+        }
+        // T is the factory's type: delete it as T, so the Ptr may outlive the class and registry.
+        if (owner == CR_OWNER_RECEIVER) deleter = Deleter<T>{&delete_as<std::remove_cv_t<T>>, nullptr, 0};
+    }
+    return Ptr<T>(static_cast<T *>(object), deleter);
+}
+
 template <class T> struct is_optional : std::false_type {};
 template <class T> struct is_optional<std::optional<T>> : std::true_type {};
 template <class T> struct is_vector : std::false_type {};
@@ -150,177 +347,239 @@ template <class T, class A> struct is_vector<std::vector<T, A>> : std::true_type
 template <class T> struct always_false : std::false_type {};
 } // namespace detail
 
-/// A borrowed, read-only view of a cr_value (an argument, or an element of one). Valid only as
-/// long as the value it views (inside a factory: until the factory returns). Cheap to copy.
+// ---------------------------------------------------------------------------------------------
+// Reading values (args)
+
+class Provider;
+
+/// A borrowed view of a cr_value (an argument, or an element of one), valid as long as the value
+/// it views (inside a factory: until the factory returns). Cheap to copy (one pointer).
 class Value {
 public:
     Value() noexcept = default;
-    explicit Value(const cr_value *v, std::string path = std::string()) noexcept : v_(v), path_(std::move(path)) {}
+    explicit Value(const cr_value *v) noexcept : v_(v) {}
 
-    /// The underlying C value (may be NULL for an absent value, which reads as Kind::Null).
+    /// The underlying C value (NULL for an absent value, which reads as Kind::Null).
     const cr_value *get() const noexcept { return v_; }
     Kind kind() const noexcept { return v_ ? static_cast<Kind>(cr_value_kind(v_)) : Kind::Null; }
     bool is_null() const noexcept { return kind() == Kind::Null; }
-    bool is_map() const noexcept { return kind() == Kind::Map; }
-    bool is_list() const noexcept { return kind() == Kind::List; }
 
     /// Element count of a list or map, byte length of a string, 0 otherwise.
     std::size_t size() const noexcept { return v_ ? cr_value_count(v_) : 0; }
 
-    /// The element at `index` of a list. Throws Error (CR_ERR_TYPE if not a list, CR_ERR_LIMIT if out of range).
+    /// The element at `index` of a list. Throws TypeError (not a list), std::out_of_range.
     Value operator[](std::size_t index) const {
-        expect(Kind::List);
-        if (index >= size())
-            throw Error(CR_ERR_LIMIT, where() + "index " + std::to_string(index) + " out of range (size " + std::to_string(size()) + ")");
-        return Value(cr_list_at(v_, index), path_ + "[" + std::to_string(index) + "]");
+        expect(Kind::List, "list element");
+        const cr_value *e = cr_list_at(v_, index);
+        if (!e) throw std::out_of_range("index " + std::to_string(index) + " out of range (size " + std::to_string(size()) + ")");
+        return Value(e);
     }
     /// Any integer index (so that list[0] is not taken for a NULL key).
     template <class I, std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool>, int> = 0>
     Value operator[](I index) const {
         if constexpr (std::is_signed_v<I>)
-            if (index < 0) throw Error(CR_ERR_LIMIT, where() + "negative index");
+            if (index < 0) throw std::out_of_range("negative index " + std::to_string(index));
         return (*this)[static_cast<std::size_t>(index)];
     }
-    /// The value under `key` of a map. Throws Error (CR_ERR_TYPE if not a map, CR_ERR_NOT_FOUND if absent).
-    Value operator[](const std::string &key) const {
-        auto found = find_value(key);
-        if (!found) throw Error(CR_ERR_NOT_FOUND, where() + "missing key '" + key + "'");
-        return *found;
+    /// The value under `key` of a map. Throws TypeError (not a map), std::out_of_range (absent).
+    Value operator[](const char *key) const {
+        const cr_value *e = lookup(key);
+        if (!e) throw std::out_of_range(std::string("missing key '") + key + "'");
+        return Value(e);
     }
-    Value operator[](const char *key) const { return (*this)[std::string(key)]; }
+    Value operator[](const std::string &key) const { return (*this)[key.c_str()]; }
 
     /// True if this is a map that has `key`.
-    bool has(const std::string &key) const noexcept { return kind() == Kind::Map && cr_map_get(v_, key.c_str()) != nullptr; }
+    bool has(const char *key) const noexcept { return v_ && cr_map_get(v_, key) != nullptr; }
+    bool has(const std::string &key) const noexcept { return has(key.c_str()); }
 
-    /// The value under `key` of a map, or nullopt if absent. Throws CR_ERR_TYPE if not a map.
-    std::optional<Value> find_value(const std::string &key) const {
-        expect(Kind::Map);
-        const cr_value *e = cr_map_get(v_, key.c_str());
+    /// The value under `key` of a map, or nullopt if absent. Throws TypeError if not a map.
+    std::optional<Value> find_value(const char *key) const {
+        const cr_value *e = lookup(key);
         if (!e) return std::nullopt;
-        return Value(e, child_path(key));
+        return Value(e);
     }
 
-    /// The key at `index` of a map (in order). Throws CR_ERR_TYPE if not a map.
+    /// The key at `index` of a map (in order). Throws TypeError, std::out_of_range.
     std::string_view key_at(std::size_t index) const {
-        expect(Kind::Map);
+        expect(Kind::Map, "map key");
         const char *k = cr_map_key_at(v_, index);
-        if (!k) throw Error(CR_ERR_LIMIT, where() + "index " + std::to_string(index) + " out of range");
+        if (!k) throw std::out_of_range("index " + std::to_string(index) + " out of range (size " + std::to_string(size()) + ")");
         return k;
     }
-    /// The value at `index` of a map (in order). Throws CR_ERR_TYPE if not a map.
+    /// The value at `index` of a map (in order). Throws TypeError, std::out_of_range.
     Value value_at(std::size_t index) const {
-        expect(Kind::Map);
+        expect(Kind::Map, "map value");
         const cr_value *e = cr_map_value_at(v_, index);
-        if (!e) throw Error(CR_ERR_LIMIT, where() + "index " + std::to_string(index) + " out of range");
-        return Value(e, child_path(std::string(key_at(index))));
+        if (!e) throw std::out_of_range("index " + std::to_string(index) + " out of range (size " + std::to_string(size()) + ")");
+        return Value(e);
     }
-    /// All keys of a map, in order.
+    /// All keys of a map, in order (empty for other kinds).
     std::vector<std::string> keys() const {
         std::vector<std::string> out;
-        for (std::size_t i = 0, n = size(); i < kind_count(Kind::Map, n); ++i) out.emplace_back(key_at(i));
+        if (kind() != Kind::Map) return out;
+        for (std::size_t i = 0, n = size(); i < n; ++i) out.emplace_back(key_at(i));
         return out;
     }
 
-    /// Who owns the object of a Kind::Object value (Owner::None for other kinds).
+    /// Who owns the object or provider of this value (Owner::None for other kinds).
     Owner owner() const noexcept { return v_ ? static_cast<Owner>(cr_value_owner(v_)) : Owner::None; }
+    /// Who owns the object under `key` (Owner::None if absent or not an object). Does not take it.
+    Owner owner(const char *key) const noexcept { return Value(v_ ? cr_map_get(v_, key) : nullptr).owner(); }
 
-    /// The value converted to T. Supported: bool; any integer type (from Kind::Int, range-checked);
-    /// double/float (from Kind::Double or Kind::Int); std::string and std::string_view (the view
-    /// lives as long as the value); U* (from Kind::Object, or nullptr from Kind::Null; not
-    /// type-checked: U must be the type the producing factory returned); Value;
-    /// std::optional<U> (nullopt for Kind::Null); std::vector<U> (from Kind::List).
-    /// Throws Error with CR_ERR_TYPE when the kind does not fit.
-    template <class T> T as() const {
+    /// The value converted to T. Supported: bool; integer types (range-checked: std::out_of_range);
+    /// double/float (from Kind::Double or Kind::Int); std::string; std::string_view (lives as long
+    /// as the value); U* (a borrowed object: Owner::Caller, Registry or Shared, or nullptr for
+    /// null; an object built for this call must be taken with take<U>()); Value;
+    /// std::optional<U> (nullopt for null); std::vector<U> (from a list). Throws TypeError.
+    template <class T> T as() const { return convert<T>(nullptr); }
+
+    /// The value under `key` converted to T. Throws std::out_of_range if absent, TypeError.
+    template <class T> T get(const char *key) const {
+        const cr_value *e = lookup(key);
+        if (!e) throw std::out_of_range(std::string("missing key '") + key + "'");
+        return Value(e).template convert<T>(key);
+    }
+    template <class T> T get(const std::string &key) const { return get<T>(key.c_str()); }
+    /// The value under `key` converted to T, or nullopt if absent (TypeError if of the wrong type).
+    template <class T> std::optional<T> find(const char *key) const {
+        const cr_value *e = lookup(key);
+        if (!e) return std::nullopt;
+        return Value(e).template convert<T>(key);
+    }
+    template <class T> std::optional<T> find(const std::string &key) const { return find<T>(key.c_str()); }
+    /// The value under `key` converted to T, or `fallback` if absent.
+    template <class T> T get_or(const char *key, T fallback) const {
+        const cr_value *e = lookup(key);
+        if (!e) return fallback;
+        return Value(e).template convert<T>(key);
+    }
+    template <class T> T get_or(const std::string &key, T fallback) const { return get_or<T>(key.c_str(), std::move(fallback)); }
+
+    /// A borrowed object under `key` (see as<U*>()).
+    template <class T> T *object(const char *key) const { return get<T *>(key); }
+    template <class T> T *object(const std::string &key) const { return get<T *>(key.c_str()); }
+
+    /// Takes this object value: the Ptr owns it if it was built for this call (Owner::Receiver),
+    /// else it views it (a singleton, a caller's prop, a graph object another receiver owns).
+    /// Null gives an empty Ptr. T must be the type the producing factory returned (objects of C++
+    /// classes are destroyed with `delete (T *)`); for an object of a raw cr_class pass its
+    /// destroyer. Throws TypeError if this is not an object.
+    template <class T> Ptr<T> take_as(cr_destroyer destroyer = {&detail::delete_as<std::remove_cv_t<T>>, nullptr}) const {
+        return take_impl<T>(nullptr, destroyer);
+    }
+    /// take_as<T>() on the value under `key`. Throws std::out_of_range if absent, TypeError.
+    template <class T> Ptr<T> take(const char *key, cr_destroyer destroyer = {&detail::delete_as<std::remove_cv_t<T>>, nullptr}) const {
+        const cr_value *e = lookup(key);
+        if (!e) throw std::out_of_range(std::string("missing key '") + key + "'");
+        return Value(e).template take_impl<T>(key, destroyer);
+    }
+    template <class T> Ptr<T> take(const std::string &key, cr_destroyer destroyer = {&detail::delete_as<std::remove_cv_t<T>>, nullptr}) const {
+        return take<T>(key.c_str(), destroyer);
+    }
+
+    /// Takes the provider under `key` (`{Provider: Name}` in a config). Throws std::out_of_range, TypeError.
+    Provider provider(const char *key) const;
+    Provider provider(const std::string &key) const;
+    /// Takes this provider value. Throws TypeError if it is not a provider.
+    Provider as_provider() const;
+
+private:
+    // The value under `key`, or NULL if absent. The kind is only checked when cr_map_get finds
+    // nothing (it also returns NULL for a value that is not a map): one library call per read.
+    const cr_value *lookup(const char *key) const {
+        const cr_value *e = v_ ? cr_map_get(v_, key) : nullptr;
+        if (!e) expect(Kind::Map, key);
+        return e;
+    }
+    template <class T> Ptr<T> take_impl(const char *key, cr_destroyer destroyer) const {
+        // cr_value_owner first: reading a receiver-owned object with cr_value_object takes it.
+        cr_owner owner = v_ ? cr_value_owner(v_) : CR_OWNER_NONE;
+        void *object = owner == CR_OWNER_NONE ? nullptr : cr_value_object(v_);
+        if (!object) {
+            if (kind() == Kind::Null) return Ptr<T>();
+            throw type_error(key, "an object");
+        }
+        Deleter<T> deleter;
+        if (owner == CR_OWNER_RECEIVER) {
+            deleter.destroy = destroyer.destroy;
+            deleter.user_data = destroyer.user_data;
+        }
+        return Ptr<T>(static_cast<T *>(object), deleter);
+    }
+    TypeError type_error(const char *key, const char *expected) const {
+        std::string where = key ? std::string("'") + key + "': " : std::string();
+        return TypeError(where + "expected " + expected + ", got " + kind_name(kind()));
+    }
+    void expect(Kind k, const char *what) const {
+        if (kind() != k) throw TypeError(std::string(what ? what : "value") + ": expected " + kind_name(k) + ", got " + kind_name(kind()));
+    }
+
+    // Reads the value as T. The common kinds are read with one call; the kind is only checked when
+    // the accessor returned its failure value (0 / NULL), so a correct read costs what C's does.
+    template <class T> T convert(const char *key) const {
         using U = std::remove_cv_t<T>;
         if constexpr (std::is_same_v<U, Value>) {
             return *this;
         } else if constexpr (std::is_same_v<U, bool>) {
-            expect(Kind::Bool);
-            return cr_value_bool(v_) != 0;
+            if (cr_value_bool(v_)) return true;
+            if (kind() != Kind::Bool) throw type_error(key, "bool");
+            return false;
         } else if constexpr (std::is_integral_v<U>) {
-            expect(Kind::Int);
             int64_t n = cr_value_int(v_);
-            if constexpr (std::is_unsigned_v<U>) {
-                if (n < 0 || static_cast<uint64_t>(n) > static_cast<uint64_t>(std::numeric_limits<U>::max()))
-                    throw Error(CR_ERR_TYPE, where() + std::to_string(n) + " does not fit the requested integer type");
-            } else {
-                if (n < static_cast<int64_t>(std::numeric_limits<U>::min()) || n > static_cast<int64_t>(std::numeric_limits<U>::max()))
-                    throw Error(CR_ERR_TYPE, where() + std::to_string(n) + " does not fit the requested integer type");
+            if (n == 0 && kind() != Kind::Int) throw type_error(key, "int");
+            if constexpr (!std::is_same_v<U, int64_t>) {
+                bool fits;
+                if constexpr (std::is_unsigned_v<U>)
+                    fits = n >= 0 && static_cast<uint64_t>(n) <= static_cast<uint64_t>(std::numeric_limits<U>::max());
+                else
+                    fits = n >= static_cast<int64_t>(std::numeric_limits<U>::min()) && n <= static_cast<int64_t>(std::numeric_limits<U>::max());
+                if (!fits)
+                    throw std::out_of_range((key ? std::string("'") + key + "': " : std::string()) + std::to_string(n) +
+                                            " does not fit the requested integer type");
             }
             return static_cast<U>(n);
         } else if constexpr (std::is_floating_point_v<U>) {
-            Kind k = kind();
-            if (k != Kind::Double && k != Kind::Int) throw kind_error("a number");
-            return static_cast<U>(cr_value_double(v_));
-        } else if constexpr (std::is_same_v<U, std::string>) {
-            expect(Kind::String);
-            return std::string(cr_value_string(v_), cr_value_string_length(v_));
-        } else if constexpr (std::is_same_v<U, std::string_view>) {
-            expect(Kind::String);
-            return std::string_view(cr_value_string(v_), cr_value_string_length(v_));
+            double d = cr_value_double(v_);
+            if (d == 0) {
+                Kind k = kind();
+                if (k != Kind::Double && k != Kind::Int) throw type_error(key, "a number");
+            }
+            return static_cast<U>(d);
+        } else if constexpr (std::is_same_v<U, std::string> || std::is_same_v<U, std::string_view>) {
+            const char *s = cr_value_string(v_);
+            if (!s) throw type_error(key, "string");
+            return U(s, cr_value_string_length(v_));
         } else if constexpr (std::is_pointer_v<U>) {
-            if (kind() == Kind::Null) return nullptr;
-            expect(Kind::Object);
+            Owner o = owner();
+            if (o == Owner::None) {
+                if (kind() == Kind::Null) return nullptr;
+                throw type_error(key, "an object");
+            }
+            if (o == Owner::Receiver)
+                throw TypeError((key ? std::string("'") + key + "': " : std::string()) +
+                                "the object was built for this call: take it with take<T>() (an owning cr::Ptr)");
             return static_cast<U>(cr_value_object(v_));
         } else if constexpr (detail::is_optional<U>::value) {
             if (kind() == Kind::Null) return std::nullopt;
-            return as<typename U::value_type>();
+            return convert<typename U::value_type>(key);
         } else if constexpr (detail::is_vector<U>::value) {
-            expect(Kind::List);
+            expect(Kind::List, key);
             U out;
-            out.reserve(size());
-            for (std::size_t i = 0, n = size(); i < n; ++i) out.push_back((*this)[i].template as<typename U::value_type>());
+            std::size_t n = size();
+            out.reserve(n);
+            for (std::size_t i = 0; i < n; ++i) out.push_back(Value(cr_list_at(v_, i)).template convert<typename U::value_type>(key));
             return out;
         } else {
             static_assert(detail::always_false<T>::value, "controllerreg::Value::as<T>: unsupported type");
         }
     }
 
-    /// Shorthands on maps: the value under `key` converted to T (throws if absent or of the wrong kind).
-    template <class T> T get(const std::string &key) const { return (*this)[key].template as<T>(); }
-    /// The value under `key` converted to T, or nullopt if absent (throws if present with the wrong kind).
-    template <class T> std::optional<T> find(const std::string &key) const {
-        auto v = find_value(key);
-        if (!v) return std::nullopt;
-        return v->template as<T>();
-    }
-    /// The value under `key` converted to T, or `fallback` if absent.
-    template <class T> T get_or(const std::string &key, T fallback) const {
-        auto v = find<T>(key);
-        return v ? std::move(*v) : std::move(fallback);
-    }
-    /// The object under `key` as T* (Kind::Object; nullptr for Kind::Null). Not type-checked.
-    template <class T> T *object(const std::string &key) const { return get<T *>(key); }
-    /// Takes the provider under `key` (Kind::Provider; `{Provider: Name}` in the config). The
-    /// returned Provider owns it; see Provider for the rules. Throws CR_ERR_TYPE / CR_ERR_NOT_FOUND.
-    Provider provider(const std::string &key) const;
-    /// Takes the provider this value holds (Kind::Provider).
-    Provider as_provider() const;
-
-    /// Who owns the object under `key` (Owner::None if absent or not an object).
-    Owner owner(const std::string &key) const {
-        auto v = find_value(key);
-        return v ? v->owner() : Owner::None;
-    }
-
-private:
-    std::string where() const { return path_.empty() ? std::string() : "'" + path_ + "': "; }
-    std::string child_path(const std::string &key) const { return path_.empty() ? key : path_ + "." + key; }
-    std::size_t kind_count(Kind k, std::size_t n) const { return kind() == k ? n : 0; }
-    Error kind_error(const char *expected) const {
-        return Error(CR_ERR_TYPE, where() + "expected " + expected + ", got " + kind_name(kind()));
-    }
-    void expect(Kind k) const {
-        if (kind() != k) throw kind_error(kind_name(k));
-    }
-
     const cr_value *v_ = nullptr;
-    std::string path_;
 };
 
 /// The argument map a factory receives: resolved dependencies merged with props (props win).
-/// A borrowed view, valid until the factory returns. All Value accessors apply
-/// (args.get<int64_t>("number"), args.find<std::string>("color"), args.object<Test2>("t2"), ...).
+/// A borrowed view, valid until the factory returns; every Value accessor applies.
 class Args : public Value {
 public:
     explicit Args(const cr_value *v) noexcept : Value(v) {}
@@ -339,19 +598,17 @@ public:
     PropValue() noexcept = default;
     PropValue(std::nullptr_t) noexcept {}
     PropValue(bool b) noexcept : type_(Type::Bool), i_(b ? 1 : 0) {}
-    template <class I, std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool> &&
-                                            !std::is_same_v<I, char>, int> = 0>
+    template <class I, std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool> && !std::is_same_v<I, char>, int> = 0>
     PropValue(I n) : type_(Type::Int), i_(static_cast<int64_t>(n)) {
         if constexpr (std::is_unsigned_v<I> && sizeof(I) >= sizeof(int64_t))
-            if (n > static_cast<I>(std::numeric_limits<int64_t>::max()))
-                throw Error(CR_ERR_INVALID_ARGUMENT, "integer prop out of the int64_t range");
+            if (n > static_cast<I>(std::numeric_limits<int64_t>::max())) throw std::out_of_range("integer prop out of the int64_t range");
     }
     PropValue(double d) noexcept : type_(Type::Double), d_(d) {}
     PropValue(float d) noexcept : type_(Type::Double), d_(d) {}
     PropValue(const char *s) : type_(s ? Type::String : Type::Null), s_(s ? s : "") {}
     PropValue(std::string s) noexcept : type_(Type::String), s_(std::move(s)) {}
     PropValue(std::string_view s) : type_(Type::String), s_(s) {}
-    /// An object pointer (not owned by the props; the caller keeps it: Owner::Caller in args).
+    /// An object pointer (not owned by the props: Owner::Caller in args, the caller keeps it).
     template <class T, std::enable_if_t<!std::is_same_v<std::remove_cv_t<T>, char>, int> = 0>
     PropValue(T *object) noexcept : type_(object ? Type::Object : Type::Null), o_(const_cast<void *>(static_cast<const void *>(object))) {}
 
@@ -372,7 +629,7 @@ public:
 
     Type type() const noexcept { return type_; }
 
-    /// Stores this value under `key` in a map you own (C++ side of cr_map_set_*). Throws Error.
+    /// Stores this value under `key` in a map you own (cr_map_set_*). Throws Error.
     void set_in(cr_value *map, const char *key) const {
         int rc = CR_OK;
         switch (type_) {
@@ -385,7 +642,7 @@ public:
         case Type::List:
         case Type::Map: rc = cr_map_set_value(map, key, build_container()); break;
         }
-        detail::check(rc, "setting a prop failed");
+        detail::check(rc);
     }
     /// Appends this value to a list you own (cr_list_push_*). Throws Error.
     void push_to(cr_value *list) const {
@@ -400,18 +657,17 @@ public:
         case Type::List:
         case Type::Map: rc = cr_list_push_value(list, build_container()); break;
         }
-        detail::check(rc, "appending a prop failed");
+        detail::check(rc);
     }
 
 private:
     void check_string() const {
-        if (s_.find('\0') != std::string::npos)
-            throw Error(CR_ERR_INVALID_ARGUMENT, "prop strings cannot contain NUL bytes");
+        if (s_.find('\0') != std::string::npos) throw std::invalid_argument("prop strings cannot contain NUL bytes");
     }
     // A new cr_value for a nested list/map (ownership passes to cr_*_set_value / push_value).
     cr_value *build_container() const {
         cr_value *c = type_ == Type::List ? cr_list_new() : cr_map_new();
-        if (!c) detail::throw_last_error(CR_ERR_NO_MEMORY);
+        if (!c) detail::throw_last_error();
         try {
             if (type_ == Type::List) {
                 for (const auto &item : *items_) item.push_to(c);
@@ -434,12 +690,12 @@ private:
     std::shared_ptr<std::vector<std::pair<std::string, PropValue>>> entries_;
 };
 
-/// Caller props for create(): an owned cr_value map (cr_map_new / cr_value_free). Move-only.
-///   Props{{"color", "red"}, {"number", 1}}      or      Props().set("color", "red").set("number", 1)
+/// An owned cr_value map (cr_map_new / cr_value_free): props for create, dependencies for
+/// add_entry. Move-only.   Props{{"color", "red"}, {"number", 1}}   or   Props().set("color", "red")
 class Props {
 public:
     Props() : map_(cr_map_new()) {
-        if (!map_) detail::throw_last_error(CR_ERR_NO_MEMORY);
+        if (!map_) detail::throw_last_error();
     }
     Props(std::initializer_list<std::pair<std::string, PropValue>> entries) : Props() {
         for (const auto &e : entries) set(e.first, e.second);
@@ -458,7 +714,7 @@ public:
 
     /// Sets `key` (replacing an existing one). Returns *this for chaining. Throws Error.
     Props &set(const std::string &key, const PropValue &value) & {
-        if (!map_) throw Error(CR_ERR_INVALID_ARGUMENT, "Props used after move");
+        if (!map_) throw std::logic_error("controllerreg::Props used after move");
         value.set_in(map_, key.c_str());
         return *this;
     }
@@ -470,7 +726,6 @@ public:
     Value view() const noexcept { return Value(map_); }
     /// The underlying map (still owned by this Props).
     const cr_value *get() const noexcept { return map_; }
-    cr_value *get() noexcept { return map_; }
     /// Gives up ownership of the map (free it with cr_value_free).
     cr_value *release() noexcept { return std::exchange(map_, nullptr); }
 
@@ -479,85 +734,9 @@ private:
 };
 
 // ---------------------------------------------------------------------------------------------
-// Objects and deleters
-
-/// Deletes an object created through create<T>(): calls the destroy function recorded for the
-/// class that made it (for classes registered from C++: `delete` on the factory's exact type).
-/// A default-constructed Deleter does nothing (used for objects the registry keeps).
-struct Deleter {
-    void (*destroy)(void *object, void *context) = nullptr;
-    void *context = nullptr;
-    /// (char *)T* - (char *)factory's pointer: undoes a base-class adjustment before destroy.
-    std::ptrdiff_t offset = 0;
-
-    /// False for an object the registry keeps (a singleton): deleting the Ptr then does nothing.
-    bool owns() const noexcept { return destroy != nullptr; }
-
-    template <class T> void operator()(T *object) const noexcept {
-        if (!destroy || !object) return;
-        auto *bytes = reinterpret_cast<char *>(const_cast<std::remove_cv_t<T> *>(object));
-        destroy(static_cast<void *>(bytes - offset), context);
-    }
-};
-
-/// An owned object returned by Registry::create<T>().
-template <class T> using Ptr = std::unique_ptr<T, Deleter>;
+// Classes registered from C++
 
 namespace detail {
-/// What the last C++ trampoline on this thread produced, so create<T>() can find the destroy
-/// function and the real type of the object cr_registry_create returned.
-struct Produced {
-    void *object = nullptr;
-    void (*destroy)(void *, void *) = nullptr;
-    void (*rethrow_typed)(void *) = nullptr; // throws the object as a pointer to its real type
-};
-inline Produced &last_produced() {
-    thread_local Produced p;
-    return p;
-}
-
-template <class U> void delete_as(void *object, void *) noexcept { delete static_cast<U *>(object); }
-template <class U> void throw_as(void *object) { throw static_cast<U *>(object); }
-
-/// Converts `object` (of the real type recorded in `p`) to T*, honouring base-class offsets.
-template <class T> T *convert(void *object, const Produced &p) {
-    if (!p.rethrow_typed) return static_cast<T *>(object); // not made from C++: trust the caller
-    try {
-        p.rethrow_typed(object);
-    } catch (T *t) {
-        return t;
-    } catch (...) {
-    }
-    return nullptr;
-}
-
-/// The factory calls running on this thread (innermost last), so a Provider taken from args can
-/// tell that it is being destroyed by an exception leaving its factory (the registry then frees
-/// the provider itself).
-inline std::vector<uint64_t> &factory_calls() {
-    thread_local std::vector<uint64_t> calls;
-    return calls;
-}
-struct FactoryCall {
-    FactoryCall() {
-        static std::atomic<uint64_t> next{1};
-        factory_calls().push_back(next.fetch_add(1));
-    }
-    ~FactoryCall() { factory_calls().pop_back(); }
-    FactoryCall(const FactoryCall &) = delete;
-    FactoryCall &operator=(const FactoryCall &) = delete;
-};
-inline uint64_t current_factory_call() { return factory_calls().empty() ? 0 : factory_calls().back(); }
-inline bool factory_call_active(uint64_t id) {
-    for (uint64_t c : factory_calls())
-        if (c == id) return true;
-    return false;
-}
-
-/// Turns what a create returned into Ptr<T> (see Registry::create).
-template <class T> std::unique_ptr<T, Deleter> finish_create(void *object, const Produced &produced, bool registry_owned,
-                                                             const std::string &name);
-
 template <class R> struct factory_result {
     static constexpr bool valid = false;
 };
@@ -572,41 +751,88 @@ template <class U> struct factory_result<std::unique_ptr<U>> {
     static U *release(std::unique_ptr<U> &&p) noexcept { return p.release(); }
 };
 
-/// The heap-allocated state behind a class registered from C++ (the cr_class user_data).
-template <class F> struct ClassBox {
-    F factory;
-    using Result = std::decay_t<std::invoke_result_t<F &, Args>>;
-    using Traits = factory_result<Result>;
-    using Object = typename Traits::type;
+/// A class registered without a setter.
+struct NoSetter {};
 
-    explicit ClassBox(F f) : factory(std::move(f)) {}
+/// Reports the message of the exception being handled to the library (inside a callback).
+inline void report_current_exception() noexcept {
+    try {
+        throw;
+    } catch (const std::exception &e) {
+        cr_report_error(e.what());
+    } catch (...) {
+        cr_report_error("unknown C++ exception");
+    }
+}
+
+/// The heap-allocated state behind a class registered from C++ (the cr_class user_data).
+template <class F, class S> struct ClassBox : ClassBoxBase {
+    using Result = std::decay_t<std::invoke_result_t<F &, Args>>;
+    using Object = typename factory_result<Result>::type;
+    F factory;
+    S setter;
+
+    ClassBox(F f, S s)
+        : ClassBoxBase{type_tag<Object>(), typeid(Object).name(), &delete_object_as}, factory(std::move(f)), setter(std::move(s)) {}
+
+    static void delete_object_as(void *object) noexcept { delete static_cast<Object *>(object); }
 
     static void *create(const cr_value *args, void *user_data) noexcept {
         auto *box = static_cast<ClassBox *>(user_data);
-        FactoryCall call;
         try {
-            Object *object = Traits::release(box->factory(Args(args)));
-            if (!object) {
-                cr_report_error("the factory returned null");
-                return nullptr;
-            }
-            void *raw = const_cast<void *>(static_cast<const void *>(object));
-            Produced &p = last_produced();
-            p.object = raw;
-            p.destroy = &delete_as<Object>;
-            p.rethrow_typed = &throw_as<Object>;
-            return raw;
-        } catch (const std::exception &e) {
-            cr_report_error(e.what());
+            Object *object = factory_result<Result>::release(box->factory(Args(args)));
+            if (!object) cr_report_error("the factory returned null");
+            return const_cast<void *>(static_cast<const void *>(object));
         } catch (...) {
-            cr_report_error("unknown C++ exception");
+            report_current_exception();
         }
         return nullptr;
     }
-    static void destroy(void *object, void *) noexcept { delete static_cast<Object *>(object); }
+    static int set(void *object, const char *key, const cr_value *value, void *user_data) noexcept {
+        auto *box = static_cast<ClassBox *>(user_data);
+        try {
+            box->setter(*static_cast<Object *>(object), std::string_view(key), Value(value));
+            return 0;
+        } catch (...) {
+            report_current_exception();
+        }
+        return 1;
+    }
     static void release(void *user_data) noexcept { delete static_cast<ClassBox *>(user_data); }
+
+    static cr_class make_class() noexcept {
+        cr_class cls{};
+        cls.create = &create;
+        cls.destroy = &destroy_cpp_object;
+        if constexpr (!std::is_same_v<S, NoSetter>) cls.set = &set;
+        cls.release = &release;
+        cls.version = CR_CLASS_VERSION;
+        return cls;
+    }
 };
 } // namespace detail
+
+// ---------------------------------------------------------------------------------------------
+// Loading
+
+/// Options of load_file / load_files / load_string (cr_load_options).
+struct LoadOptions {
+    Format format = Format::Auto;
+    /// Entries whose names exist are replaced instead of being a Duplicate error (CR_LOAD_OVERRIDE).
+    bool override_existing = false;
+    /// load_string only: the file name used in every location of its errors ("<string>" if empty).
+    std::string source_name;
+};
+
+/// One entry of Registry::entries().
+struct EntryInfo {
+    std::string name;
+    std::string class_name;
+    Lifestyle lifestyle = Lifestyle::Transient;
+    std::optional<std::string> description;
+    /// The entry's tags as text (an integer tag in decimal); empty when it has none.
+    std::vector<std::string> tags;
+};
 
 // ---------------------------------------------------------------------------------------------
 // Registry
@@ -615,9 +841,9 @@ template <class F> struct ClassBox {
 /// by Registry::shared(), which never frees the process-wide registry.
 class Registry {
 public:
-    /// A new empty registry. Throws Error (CR_ERR_NO_MEMORY).
+    /// A new empty registry. Throws NoMemory.
     Registry() : reg_(cr_registry_new()), owned_(true) {
-        if (!reg_) detail::throw_last_error(CR_ERR_NO_MEMORY);
+        if (!reg_) detail::throw_last_error();
     }
     /// A non-owning view of the process-wide registry (cr_shared()).
     static Registry shared() noexcept { return Registry(cr_shared(), false); }
@@ -642,76 +868,141 @@ public:
     /// True if this object frees the registry when destroyed.
     bool owns() const noexcept { return owned_ && reg_; }
 
-    /// Registers a class whose objects a callable builds. `factory` is called as factory(Args)
-    /// and returns U* (allocated with new) or std::unique_ptr<U>; captures are fine (it is
-    /// moved to the heap and freed with the registry). Throws Error (CR_ERR_CLASS_EXISTS, ...).
+    // -- classes --------------------------------------------------------------------------------
+
+    /// Registers a class whose objects a callable builds: factory(cr::Args) returns U* (from new)
+    /// or std::unique_ptr<U>; its objects are deleted as U. Captures are fine (the callable is
+    /// moved to the heap and freed with the class). Throws ClassExists, InvalidArgument.
     template <class F> void register_class(const std::string &class_name, F &&factory) {
-        register_impl(class_name, std::forward<F>(factory), false);
+        register_impl(class_name, std::forward<F>(factory), detail::NoSetter{}, false);
+    }
+    /// Same, with a setter for injection (inject): setter(U &object, std::string_view key, cr::Value
+    /// value), called once per dependency; take objects from `value` with take_as<T>().
+    template <class F, class S, std::enable_if_t<std::is_invocable_v<std::decay_t<F> &, Args>, int> = 0>
+    void register_class(const std::string &class_name, F &&factory, S &&setter) {
+        static_assert(std::is_invocable_v<std::decay_t<S> &, typename detail::ClassBox<std::decay_t<F>, std::decay_t<S>>::Object &,
+                                          std::string_view, Value>,
+                      "the setter must be callable as setter(U &object, std::string_view key, controllerreg::Value value)");
+        register_impl(class_name, std::forward<F>(factory), std::forward<S>(setter), false);
     }
     /// Like register_class, but replaces a class already registered under the name.
     template <class F> void replace_class(const std::string &class_name, F &&factory) {
-        register_impl(class_name, std::forward<F>(factory), true);
+        register_impl(class_name, std::forward<F>(factory), detail::NoSetter{}, true);
     }
-    /// Registers a raw C class (callbacks and user_data as in cr_register_class).
+    /// Registers a raw C class (callbacks and user_data as in cr_register_class). Objects that
+    /// create<T>() returns for it are destroyed with its destroy callback.
     void register_class(const std::string &class_name, const cr_class &cls, void *user_data) {
         detail::check(cr_register_class(handle(), class_name.c_str(), &cls, user_data));
     }
+    /// Adds a class-name template such as "{name}ViewController" (convention over configuration).
+    void add_name_template(const std::string &name_template) { detail::check(cr_add_name_template(handle(), name_template.c_str())); }
 
-    /// Load option: entries whose names exist are replaced instead of being CR_ERR_DUPLICATE.
-    enum class Load : unsigned { Normal = 0, Override = CR_LOAD_OVERRIDE };
+    // -- configs and entries --------------------------------------------------------------------
 
-    /// Loads a config file (all-or-nothing). Throws Error (CR_ERR_IO, CR_ERR_SYNTAX, CR_ERR_CYCLE, ...).
-    void load_file(const std::string &path, Format format = Format::Auto, Load load = Load::Normal) {
-        detail::check(cr_load_file_ex(handle(), path.c_str(), static_cast<cr_format>(format), static_cast<unsigned>(load)));
+    /// Loads a config file (all-or-nothing). Throws IoError, Syntax, Schema, Cycle, Duplicate, ...
+    void load_file(const std::string &path, const LoadOptions &options = {}) {
+        cr_load_options o = c_options(options);
+        detail::check(cr_load_file_with(handle(), path.c_str(), &o));
     }
-    /// Loads several config files as one transaction.
-    void load_files(const std::vector<std::string> &paths, Format format = Format::Auto, Load load = Load::Normal) {
+    void load_file(const std::string &path, Format format) { load_file(path, LoadOptions{format, false, {}}); }
+    /// Loads several config files as one transaction (they may refer to each other).
+    void load_files(const std::vector<std::string> &paths, const LoadOptions &options = {}) {
         std::vector<const char *> cpaths;
         cpaths.reserve(paths.size());
         for (const auto &p : paths) cpaths.push_back(p.c_str());
-        detail::check(cr_load_files_ex(handle(), cpaths.data(), cpaths.size(), static_cast<cr_format>(format),
-                                       static_cast<unsigned>(load)));
+        cr_load_options o = c_options(options);
+        detail::check(cr_load_files_with(handle(), cpaths.data(), cpaths.size(), &o));
     }
-    /// Loads config text (need not be NUL-terminated; locations name "<string>").
-    void load_string(std::string_view text, Format format = Format::Auto, Load load = Load::Normal) {
-        detail::check(cr_load_string_ex(handle(), text.data(), text.size(), static_cast<cr_format>(format),
-                                        static_cast<unsigned>(load)));
+    /// Loads config text (need not be NUL-terminated); errors name options.source_name.
+    void load_string(std::string_view text, const LoadOptions &options = {}) {
+        cr_load_options o = c_options(options);
+        detail::check(cr_load_string_with(handle(), text.data(), text.size(), &o));
+    }
+    void load_string(std::string_view text, Format format) { load_string(text, LoadOptions{format, false, {}}); }
+
+    /// Adds one entry from code: `dependencies` read with the config's rules ("@text" a literal,
+    /// another string a reference, {"Provider": "Name"} a provider). Validated like a file.
+    void add_entry(const std::string &name, const std::string &class_name, Lifestyle lifestyle = Lifestyle::Transient,
+                   const Props &dependencies = Props()) {
+        detail::check(cr_add_entry(handle(), name.c_str(), class_name.c_str(), static_cast<cr_lifestyle>(lifestyle), dependencies.get()));
+    }
+    /// Removes an entry (fails if another entry refers to it). Throws NotFound, ...
+    void remove_entry(const std::string &name) { detail::check(cr_remove_entry(handle(), name.c_str())); }
+    /// Every entry (a child lists its parent's too, with its own overrides).
+    std::vector<EntryInfo> entries() const {
+        std::unique_ptr<cr_value, void (*)(cr_value *)> list(cr_registry_entries(handle()), &cr_value_free);
+        if (!list) detail::throw_last_error();
+        Value all(list.get());
+        std::vector<EntryInfo> out;
+        out.reserve(all.size());
+        for (std::size_t i = 0, n = all.size(); i < n; ++i) {
+            Value e = all[i];
+            EntryInfo info;
+            info.name = e.get<std::string>("name");
+            info.class_name = e.get<std::string>("class");
+            auto lifestyle = e.get<std::string_view>("lifestyle");
+            info.lifestyle = lifestyle == "singleton" ? Lifestyle::Singleton : lifestyle == "graph" ? Lifestyle::Graph : Lifestyle::Transient;
+            info.description = e.find<std::string>("description");
+            if (auto tag = e.find_value("tag")) {
+                auto text = [](Value t) { return t.kind() == Kind::Int ? std::to_string(t.as<int64_t>()) : t.as<std::string>(); };
+                if (tag->kind() == Kind::List) {
+                    for (std::size_t j = 0; j < tag->size(); ++j) info.tags.push_back(text((*tag)[j]));
+                } else {
+                    info.tags.push_back(text(*tag));
+                }
+            }
+            out.push_back(std::move(info));
+        }
+        return out;
     }
 
-    /// A child registry: names and classes fall back to this one, the child's own definitions
-    /// override them for creates through the child. Destroy children before their parent.
+    // -- registries -----------------------------------------------------------------------------
+
+    /// A child registry: names and classes fall back to this one; the child's own definitions win
+    /// for creates through the child. Destroy children before their parent.
     Registry new_child() {
         cr_registry *child = cr_registry_new_child(handle());
         if (!child) detail::throw_last_error();
         return Registry(child, true);
     }
-    /// Builds every eager singleton now (cr_registry_start).
+    /// Sets a limit for later loads and creates (value >= 1). Throws InvalidArgument.
+    void set_limit(LimitKind limit, int64_t value) { detail::check(cr_registry_set_limit(handle(), static_cast<cr_limit>(limit), value)); }
+    /// The current value of a limit.
+    int64_t limit(LimitKind limit) const {
+        int64_t v = cr_registry_get_limit(handle(), static_cast<cr_limit>(limit));
+        if (v < 0) detail::throw_last_error();
+        return v;
+    }
+    /// Builds every eager singleton now (`Eager: true`).
     void start() { detail::check(cr_registry_start(handle())); }
-    /// Adds a class-name template such as "{name}ViewController" (convention over configuration).
-    void add_name_template(const std::string &name_template) {
-        detail::check(cr_add_name_template(handle(), name_template.c_str()));
-    }
 
-    /// Builds the entry `name` and returns it owned by the caller, deleted with its class's
-    /// destroy — except a singleton, which the registry keeps: its Ptr has a no-op deleter
-    /// (get_deleter().owns() is false) and the object lives until the registry is freed.
-    /// T must be the factory's type or a base of it (checked for C++ classes: CR_ERR_TYPE).
-    /// Throws Error (CR_ERR_NOT_FOUND, CR_ERR_CLASS_NOT_REGISTERED, CR_ERR_CREATE_FAILED, ...).
-    template <class T> Ptr<T> create(const std::string &name, const Props &props) {
-        return create_impl<T>(name, props.get());
+    // -- objects --------------------------------------------------------------------------------
+
+    /// Builds the entry `name` and returns it owned by the caller (destroyed with its class's
+    /// destroyer) — except a singleton, which the registry keeps (its Ptr does not delete).
+    /// For a class registered from C++, T must be the factory's type (TypeError otherwise).
+    /// Throws NotFound, ClassNotRegistered, CreateFailed, Limit, InvalidArgument, TypeError.
+    template <class T> Ptr<T> create(const char *name, const cr_value *props = nullptr) {
+        cr_owner owner = CR_OWNER_NONE;
+        cr_destroyer destroyer{nullptr, nullptr};
+        cr_create_options o = CR_CREATE_OPTIONS_INIT;
+        o.props = props;
+        o.owner = &owner;
+        o.destroyer = &destroyer;
+        void *object = cr_registry_create_with(handle(), name, &o);
+        if (!object) detail::throw_last_error();
+        return detail::adopt<T>(object, owner, destroyer, name);
     }
-    template <class T> Ptr<T> create(const std::string &name) { return create_impl<T>(name, nullptr); }
+    template <class T> Ptr<T> create(const std::string &name) { return create<T>(name.c_str(), nullptr); }
+    template <class T> Ptr<T> create(const std::string &name, const Props &props) { return create<T>(name.c_str(), props.get()); }
     template <class T> Ptr<T> create(const std::string &name, std::initializer_list<std::pair<std::string, PropValue>> props) {
         Props p(props);
-        return create_impl<T>(name, p.get());
+        return create<T>(name.c_str(), p.get());
     }
 
-    /// Builds the entry `name` and returns the raw pointer (cr_registry_create); the caller owns
-    /// it and must free it as its class requires. `props` may be NULL.
-    void *create_raw(const std::string &name, const cr_value *props = nullptr) {
-        void *object = cr_registry_create(handle(), name.c_str(), props);
-        if (!object) detail::throw_last_error(CR_ERR_CREATE_FAILED);
-        return object;
+    /// Injects entry `name`'s dependencies into `object`, made elsewhere, through its class's setter.
+    template <class T> void inject(const std::string &name, T *object) {
+        detail::check(cr_inject(handle(), name.c_str(), const_cast<void *>(static_cast<const void *>(object))));
     }
 
 private:
@@ -722,89 +1013,48 @@ private:
         reg_ = nullptr;
     }
     cr_registry *handle() const {
-        if (!reg_) throw Error(CR_ERR_INVALID_ARGUMENT, "controllerreg::Registry used after move");
+        if (!reg_) throw std::logic_error("controllerreg::Registry used after move");
         return reg_;
     }
-
-    template <class F> void register_impl(const std::string &class_name, F &&factory, bool replace) {
-        using Box = detail::ClassBox<std::decay_t<F>>;
-        static_assert(std::is_invocable_v<std::decay_t<F> &, Args>, "the factory must be callable as factory(controllerreg::Args)");
-        static_assert(detail::factory_result<typename Box::Result>::valid,
-                      "the factory must return T* or std::unique_ptr<T>");
-        cr_class cls{};
-        cls.create = &Box::create;
-        cls.destroy = &Box::destroy;
-        cls.set = nullptr;
-        cls.release = &Box::release;
-        auto *box = new Box(std::forward<F>(factory));
-        cr_registry *reg;
-        try {
-            reg = handle();
-        } catch (...) {
-            delete box;
-            throw;
-        }
-        // On failure the library calls cls.release(box) itself, so the box is never leaked.
-        int rc = replace ? cr_replace_class(reg, class_name.c_str(), &cls, box)
-                         : cr_register_class(reg, class_name.c_str(), &cls, box);
-        detail::check(rc);
+    static cr_load_options c_options(const LoadOptions &options) noexcept {
+        cr_load_options o = CR_LOAD_OPTIONS_INIT;
+        o.format = static_cast<cr_format>(options.format);
+        o.flags = options.override_existing ? CR_LOAD_OVERRIDE : 0u;
+        o.source_name = options.source_name.empty() ? nullptr : options.source_name.c_str();
+        return o;
     }
 
-    template <class T> Ptr<T> create_impl(const std::string &name, const cr_value *props) {
-        detail::Produced saved = detail::last_produced();
-        detail::last_produced() = detail::Produced{};
-        cr_owner owner = CR_OWNER_RECEIVER;
-        void *object = cr_registry_create_ex(handle(), name.c_str(), props, &owner);
-        detail::Produced made = detail::last_produced();
-        detail::last_produced() = saved;
-        if (!object) detail::throw_last_error(CR_ERR_CREATE_FAILED);
-        return detail::finish_create<T>(object, made, owner == CR_OWNER_REGISTRY, name);
+    template <class F, class S> void register_impl(const std::string &class_name, F &&factory, S &&setter, bool replace) {
+        using Box = detail::ClassBox<std::decay_t<F>, std::decay_t<S>>;
+        static_assert(std::is_invocable_v<std::decay_t<F> &, Args>, "the factory must be callable as factory(controllerreg::Args)");
+        static_assert(detail::factory_result<typename Box::Result>::valid, "the factory must return T* or std::unique_ptr<T>");
+        cr_registry *reg = handle();
+        cr_class cls = Box::make_class();
+        auto *box = new Box(std::forward<F>(factory), std::forward<S>(setter));
+        // On failure the library calls cls.release(box) itself, so the box is never leaked.
+        detail::check(replace ? cr_replace_class(reg, class_name.c_str(), &cls, box) : cr_register_class(reg, class_name.c_str(), &cls, box));
     }
 
     cr_registry *reg_ = nullptr;
     bool owned_ = false;
 };
 
-namespace detail {
-template <class T> std::unique_ptr<T, Deleter> finish_create(void *object, const Produced &produced, bool registry_owned,
-                                                             const std::string &name) {
-    Produced made = produced.object == object ? produced : Produced{}; // else: not made by a C++ class
-    T *typed = convert<T>(object, made);
-    if (!typed) {
-        if (!registry_owned) made.destroy(object, nullptr);
-        throw Error(CR_ERR_TYPE, "create<T>(\"" + name + "\"): the object's type does not convert to the requested T");
-    }
-    Deleter deleter;
-    if (!registry_owned) {
-        deleter.destroy = made.destroy ? made.destroy : &delete_as<std::remove_cv_t<T>>;
-        deleter.offset = reinterpret_cast<const char *>(typed) - static_cast<const char *>(object);
-    }
-    return std::unique_ptr<T, Deleter>(typed, deleter);
-}
-} // namespace detail
-
 /// A lazy factory for one entry, received in args (`{Provider: Name}` in a config) instead of an
 /// object: call create<T>() whenever an object is needed, also long after the create that injected
-/// it. Move-only; frees the cr_provider (cr_provider_free) when destroyed. After its registry has
-/// been freed, create() throws Error(CR_ERR_INVALID_ARGUMENT).
-///
-/// Taking a provider from args inside a factory is exception-safe: if the factory then throws,
-/// the registry releases the provider and this object does not free it again.
+/// it. Move-only; owns its cr_provider (taken from args with cr_value_provider) and frees it when
+/// destroyed. After its registry has been freed, create() throws InvalidArgument.
 class Provider {
 public:
     Provider() noexcept = default;
     /// Takes ownership of `p` (from cr_value_provider).
-    explicit Provider(cr_provider *p) noexcept
-        : p_(p), call_(detail::current_factory_call()), exceptions_(std::uncaught_exceptions()) {}
+    explicit Provider(cr_provider *p) noexcept : p_(p) {}
     Provider(const Provider &) = delete;
     Provider &operator=(const Provider &) = delete;
-    Provider(Provider &&o) noexcept : p_(std::exchange(o.p_, nullptr)), call_(std::exchange(o.call_, 0)), exceptions_(o.exceptions_) {}
+    Provider(Provider &&o) noexcept : p_(std::exchange(o.p_, nullptr)) {}
     Provider &operator=(Provider &&o) noexcept {
         if (this != &o) {
             reset();
             p_ = std::exchange(o.p_, nullptr);
-            call_ = std::exchange(o.call_, 0);
-            exceptions_ = o.exceptions_;
         }
         return *this;
     }
@@ -815,49 +1065,48 @@ public:
     /// The name of the entry this provider creates.
     std::string name() const { return p_ ? cr_provider_name(p_) : ""; }
 
-    /// Creates the provider's entry now (props merged over its dependencies). Ownership as for
-    /// Registry::create: a singleton comes back with a no-op deleter.
-    template <class T> Ptr<T> create(const Props &props) { return create_impl<T>(props.get()); }
-    template <class T> Ptr<T> create() { return create_impl<T>(nullptr); }
+    /// Creates the provider's entry now (props merged over its dependencies); same rules as
+    /// Registry::create<T>.
+    template <class T> Ptr<T> create(const cr_value *props = nullptr) {
+        if (!p_) throw std::logic_error("controllerreg::Provider is empty");
+        cr_owner owner = CR_OWNER_NONE;
+        cr_destroyer destroyer{nullptr, nullptr};
+        cr_create_options o = CR_CREATE_OPTIONS_INIT;
+        o.props = props;
+        o.owner = &owner;
+        o.destroyer = &destroyer;
+        void *object = cr_provider_create_with(p_, &o);
+        if (!object) detail::throw_last_error();
+        return detail::adopt<T>(object, owner, destroyer, cr_provider_name(p_));
+    }
+    template <class T> Ptr<T> create(const Props &props) { return create<T>(props.get()); }
     template <class T> Ptr<T> create(std::initializer_list<std::pair<std::string, PropValue>> props) {
         Props p(props);
-        return create_impl<T>(p.get());
+        return create<T>(p.get());
     }
 
     /// Frees the provider now.
-    void reset() noexcept {
-        cr_provider *p = std::exchange(p_, nullptr);
-        if (!p) return;
-        // Destroyed by an exception leaving the factory that took it: the registry frees it.
-        if (call_ && std::uncaught_exceptions() > exceptions_ && detail::factory_call_active(call_)) return;
-        cr_provider_free(p);
-    }
+    void reset() noexcept { cr_provider_free(std::exchange(p_, nullptr)); }
     /// Gives up ownership (free it with cr_provider_free).
     cr_provider *release() noexcept { return std::exchange(p_, nullptr); }
 
 private:
-    template <class T> Ptr<T> create_impl(const cr_value *props) {
-        if (!p_) throw Error(CR_ERR_INVALID_ARGUMENT, "controllerreg::Provider is empty");
-        detail::Produced saved = detail::last_produced();
-        detail::last_produced() = detail::Produced{};
-        cr_owner owner = CR_OWNER_RECEIVER;
-        void *object = cr_provider_create_ex(p_, props, &owner);
-        detail::Produced made = detail::last_produced();
-        detail::last_produced() = saved;
-        if (!object) detail::throw_last_error(CR_ERR_CREATE_FAILED);
-        return detail::finish_create<T>(object, made, owner == CR_OWNER_REGISTRY, name());
-    }
-
     cr_provider *p_ = nullptr;
-    uint64_t call_ = 0;
-    int exceptions_ = 0;
 };
 
 inline Provider Value::as_provider() const {
-    expect(Kind::Provider);
-    return Provider(cr_value_provider(v_));
+    cr_provider *p = kind() == Kind::Provider ? cr_value_provider(v_) : nullptr;
+    if (!p) throw type_error(nullptr, "a provider");
+    return Provider(p);
 }
-inline Provider Value::provider(const std::string &key) const { return (*this)[key].as_provider(); }
+inline Provider Value::provider(const char *key) const {
+    const cr_value *e = lookup(key);
+    if (!e) throw std::out_of_range(std::string("missing key '") + key + "'");
+    Value v(e);
+    if (v.kind() != Kind::Provider) throw v.type_error(key, "a provider");
+    return v.as_provider();
+}
+inline Provider Value::provider(const std::string &key) const { return provider(key.c_str()); }
 
 } // namespace controllerreg
 

@@ -52,7 +52,9 @@ static void test_singletons(void) {
     CHECK_INT(stats_get(&svc, &svc.creates), 1);
     CHECK_INT(a1->ownedCount, 0); /* the singleton was CR_OWNER_REGISTRY, so the node did not keep it */
     cr_owner owner = CR_OWNER_NONE;
-    void *s1 = cr_registry_create_ex(reg, "Service", NULL, &owner);
+    cr_create_options co = CR_CREATE_OPTIONS_INIT;
+    co.owner = &owner;
+    void *s1 = cr_registry_create_with(reg, "Service", &co);
     void *s2 = cr_registry_create(reg, "Service", NULL);
     CHECK(s1 != NULL && s1 == s2);
     CHECK_INT(owner, CR_OWNER_REGISTRY);
@@ -220,7 +222,9 @@ static void test_providers(void) {
     CHECK(holder != NULL && holder->detail != NULL);
     if (holder && holder->detail) {
         cr_owner owner = CR_OWNER_NONE;
-        void *single = cr_provider_create_ex(holder->detail, NULL, &owner);
+        cr_create_options co = CR_CREATE_OPTIONS_INIT;
+        co.owner = &owner;
+        void *single = cr_provider_create_with(holder->detail, &co);
         CHECK_INT(owner, CR_OWNER_REGISTRY);
         CHECK(single != NULL && single == cr_registry_create(reg, "Single", NULL));
     }
@@ -430,8 +434,12 @@ static void test_several_files(void) {
     CHECK_INT(load_yaml(reg, "A2: Other\n"), CR_ERR_DUPLICATE);
     CHECK(strstr(cr_last_error_message(), "already defined at") != NULL);
     const char *override = "A2: {ClassName: Node, Tag: 2}\n";
-    CHECK_INT(cr_load_string_ex(reg, override, strlen(override), CR_FORMAT_YAML, CR_LOAD_OVERRIDE), CR_OK);
-    CHECK_INT(cr_load_string_ex(reg, override, strlen(override), CR_FORMAT_YAML, 99), CR_ERR_INVALID_ARGUMENT);
+    cr_load_options lo = CR_LOAD_OPTIONS_INIT;
+    lo.format = CR_FORMAT_YAML;
+    lo.flags = CR_LOAD_OVERRIDE;
+    CHECK_INT(cr_load_string_with(reg, override, strlen(override), &lo), CR_OK);
+    lo.flags = 99;
+    CHECK_INT(cr_load_string_with(reg, override, strlen(override), &lo), CR_ERR_INVALID_ARGUMENT);
     cr_registry_free(reg);
     unlink(a);
     unlink(b);

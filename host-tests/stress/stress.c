@@ -59,7 +59,9 @@ static void walk(const cr_value *v, object *into) {
             cr_provider *p = cr_value_provider(v);
             /* Use it once (its entry may be gone by now: then it fails cleanly), then free it. */
             cr_owner owner = CR_OWNER_NONE;
-            void *made = cr_provider_create_ex(p, NULL, &owner);
+            cr_create_options co = CR_CREATE_OPTIONS_INIT;
+            co.owner = &owner;
+            void *made = cr_provider_create_with(p, &co);
             if (made && owner == CR_OWNER_RECEIVER) object_destroy(made, NULL);
             else if (made && owner != CR_OWNER_REGISTRY) fail("provider owner", NULL);
             cr_provider_free(p);
@@ -109,7 +111,9 @@ static const char *const base_names[] = {"Single", "Shared", "Leaf", "Mid", "Top
 
 static void create_and_drop(cr_registry *reg, const char *name, int may_fail) {
     cr_owner owner = CR_OWNER_NONE;
-    void *o = cr_registry_create_ex(reg, name, NULL, &owner);
+    cr_create_options co = CR_CREATE_OPTIONS_INIT;
+    co.owner = &owner;
+    void *o = cr_registry_create_with(reg, name, &co);
     if (!o) {
         if (!may_fail) fail(name, cr_last_error_message());
         return;
@@ -141,7 +145,10 @@ static void *loader(void *arg) {
         if (rc != CR_OK && rc != CR_ERR_DUPLICATE) fail("load", cr_last_error_message());
         /* Override a base entry with an equivalent definition while others create it. */
         static const char over[] = "Leaf: {ClassName: Obj, Description: overridden}\n";
-        if (cr_load_string_ex(root, over, sizeof over - 1, CR_FORMAT_YAML, CR_LOAD_OVERRIDE) != CR_OK)
+        cr_load_options lo = CR_LOAD_OPTIONS_INIT;
+        lo.format = CR_FORMAT_YAML;
+        lo.flags = CR_LOAD_OVERRIDE;
+        if (cr_load_string_with(root, over, sizeof over - 1, &lo) != CR_OK)
             fail("override", cr_last_error_message());
         snprintf(text, sizeof text, "Dyn%u", rand_r(&seed) % 8);
         rc = cr_remove_entry(root, text);

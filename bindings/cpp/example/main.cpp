@@ -9,6 +9,8 @@
 #include <memory>
 #include <string>
 
+namespace cr = controllerreg;
+
 namespace {
 
 const char *const kConfig = R"(# The EMControllerManager example, as a controllerreg config.
@@ -38,7 +40,7 @@ struct Test1ViewController : ViewController {
     std::string dependentString;
     int64_t dependentInt = 0;
     bool dependentBool = false;
-    std::unique_ptr<Test2ViewController> test2ViewController; // owned: the registry built it for us
+    cr::Ptr<Test2ViewController> test2ViewController; // owned: the registry built it for this object
 
     std::string describe() const override {
         return "Test1ViewController color=" + color + " number=" + std::to_string(number) +
@@ -51,7 +53,6 @@ struct Test1ViewController : ViewController {
 } // namespace
 
 int main(int argc, char **argv) {
-    namespace cr = controllerreg;
     try {
         cr::Registry reg;
 
@@ -64,23 +65,25 @@ int main(int argc, char **argv) {
             vc->dependentString = args.get<std::string>("dependentString");
             vc->dependentInt = args.get<int64_t>("dependentInt");
             vc->dependentBool = args.get<bool>("dependentBool");
-            // Last, once nothing can throw: adopt the dependency the registry built for this call.
-            vc->test2ViewController.reset(args.object<Test2ViewController>("test2ViewController"));
+            // Taken into an owning cr::Ptr: if anything here throws, nothing leaks.
+            vc->test2ViewController = args.take<Test2ViewController>("test2ViewController");
             return vc;
         });
 
         if (argc > 1)
             reg.load_file(argv[1]);
         else
-            reg.load_string(kConfig, cr::Format::Yaml);
+            reg.load_string(kConfig, {cr::Format::Yaml, false, "example.yaml"});
 
-        auto test1 = reg.create<ViewController>("Test1", {{"color", "red"}, {"number", 1}});
+        // create<T> takes the factory's type; ptr_cast converts the owning pointer to a base.
+        cr::Ptr<ViewController> test1 = cr::ptr_cast<ViewController>(
+            reg.create<Test1ViewController>("Test1", {{"color", "red"}, {"number", 1}}));
         std::cout << test1->describe() << "\n";
 
         // Errors are exceptions carrying the library's code and message.
         try {
-            reg.create<ViewController>("Test3");
-        } catch (const cr::Error &e) {
+            reg.create<Test1ViewController>("Test3");
+        } catch (const cr::NotFound &e) {
             std::cout << "error " << e.code() << " (" << e.status_name() << "): " << e.what() << "\n";
         }
         return 0;

@@ -29,8 +29,8 @@ def test_inject_sets_attributes_without_a_setter(reg: cr.Registry) -> None:
     reg.load_string("T2: Test2ViewController\nS: {ClassName: Screen, Dependencies: {title: '@Hello', next: T2, n: 3}}")
     screen = Screen()
     reg.inject("S", screen)
-    assert screen.title == "Hello" and getattr(screen, "n") == 3
-    nxt = getattr(screen, "next")
+    assert screen.title == "Hello" and vars(screen)["n"] == 3  # attributes it did not have
+    nxt = vars(screen)["next"]
     assert isinstance(nxt, Test2ViewController)
     ref = weakref.ref(nxt)
     del nxt, screen
@@ -145,8 +145,10 @@ def test_errors_and_diagnostics(reg: cr.Registry) -> None:
 
 def test_every_problem_of_a_load_is_a_diagnostic(reg: cr.Registry) -> None:
     with pytest.raises(cr.MissingReferenceError) as info:
-        reg.load_string("A: {ClassName: X, Dependencies: {x: Nope}}\n"
-                        "B: {ClassName: X, Dependencies: {y: Neither}}\n", source_name="screens.yaml")
+        reg.load_string(
+            "A: {ClassName: X, Dependencies: {x: Nope}}\nB: {ClassName: X, Dependencies: {y: Neither}}\n",
+            source_name="screens.yaml",
+        )
     found = [(d.file, d.line, d.code) for d in info.value.diagnostics]
     assert found == [("screens.yaml", 1, cr.Status.MISSING_REFERENCE), ("screens.yaml", 2, cr.Status.MISSING_REFERENCE)]
     assert "Nope" in info.value.diagnostics[0].message and "Neither" in info.value.diagnostics[1].message

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import gc
 import weakref
+from typing import Any, Dict, List
 
 import pytest
 
 import controllerreg as cr
-from typing import Any, Dict, List
 
 Args = Dict[str, Any]
 
@@ -27,10 +27,7 @@ def test_singleton_is_kept_by_the_registry_until_close() -> None:
     reg = cr.Registry()
     reg.register_class("Service", Service, on_destroy=destroyed.append)
     reg.register_class("User", lambda args: ("user", args["service"]))
-    reg.load_string(
-        "S: {ClassName: Service, Lifestyle: singleton}\n"
-        "U: {ClassName: User, Dependencies: {service: S}}\n"
-    )
+    reg.load_string("S: {ClassName: Service, Lifestyle: singleton}\nU: {ClassName: User, Dependencies: {service: S}}\n")
     s1 = reg.create("S")
     ref = weakref.ref(s1)
     _, s2 = reg.create("U")
@@ -81,10 +78,7 @@ def test_provider_creates_later() -> None:
             self.make = args["next"]
 
     reg.register_class("Owner", Owner)
-    reg.load_string(
-        "Next: Screen\n"
-        "O: {ClassName: Owner, Dependencies: {next: {Provider: Next}}}\n"
-    )
+    reg.load_string("Next: Screen\nO: {ClassName: Owner, Dependencies: {next: {Provider: Next}}}\n")
     owner = reg.create("O")
     assert isinstance(owner.make, cr.Provider)
     assert owner.make.name == "Next"
@@ -110,10 +104,7 @@ def test_provider_of_singleton_keeps_it_alive() -> None:
     reg = cr.Registry()
     reg.register_class("Service", Service)
     reg.register_class("Lazy", lambda args: args["svc"])
-    reg.load_string(
-        "S: {ClassName: Service, Lifestyle: singleton}\n"
-        "L: {ClassName: Lazy, Dependencies: {svc: {Provider: S}}}\n"
-    )
+    reg.load_string("S: {ClassName: Service, Lifestyle: singleton}\nL: {ClassName: Lazy, Dependencies: {svc: {Provider: S}}}\n")
     provider = reg.create("L")
     first = provider.create()
     ref = weakref.ref(first)

@@ -105,9 +105,19 @@ E:
     )
     reg.create("E", extra=[1, (2, 3), {"k": None}], big=2**63 - 1, small=-(2**63))
     assert seen == {
-        "i": 42, "neg": -7, "d": 1.5, "b": False, "s": "text", "empty": "", "unicode": "héllo ✓",
-        "nothing": None, "list": [1, "two", {"deep": True}], "map": {"a": 1, "b": [None]},
-        "extra": [1, [2, 3], {"k": None}], "big": 2**63 - 1, "small": -(2**63),
+        "i": 42,
+        "neg": -7,
+        "d": 1.5,
+        "b": False,
+        "s": "text",
+        "empty": "",
+        "unicode": "héllo ✓",
+        "nothing": None,
+        "list": [1, "two", {"deep": True}],
+        "map": {"a": 1, "b": [None]},
+        "extra": [1, [2, 3], {"k": None}],
+        "big": 2**63 - 1,
+        "small": -(2**63),
     }
     assert type(seen["i"]) is int and type(seen["b"]) is bool and type(seen["d"]) is float
     assert list(seen)[:3] == ["i", "neg", "d"]  # map order is kept

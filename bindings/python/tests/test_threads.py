@@ -77,9 +77,7 @@ def test_thread_started_by_a_factory_during_a_create() -> None:
         reg.register_class("Spawner", spawner)
         reg.register_class("User", lambda args: (args["a"], args["b"]))
         reg.load_string(
-            "S: {ClassName: Slow, Lifestyle: singleton}\n"
-            "A: Spawner\n"
-            "U: {ClassName: User, Dependencies: {a: A, b: S}}\n"
+            "S: {ClassName: Slow, Lifestyle: singleton}\nA: Spawner\nU: {ClassName: User, Dependencies: {a: A, b: S}}\n"
         )
         a, b = reg.create("U")
         for t in threads:

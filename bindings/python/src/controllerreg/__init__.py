@@ -73,13 +73,18 @@ class Registry(_native.Registry):
 
     __slots__ = ()
 
-    def class_(self, class_name: str, *, replace: bool = False,
-               on_destroy: Optional[Callable[[Any], None]] = None,
-               setter: Optional[Callable[[Any, str, Any], None]] = None) -> Callable[[_F], _F]:
+    def class_(
+        self,
+        class_name: str,
+        *,
+        replace: bool = False,
+        on_destroy: Optional[Callable[[Any], None]] = None,
+        setter: Optional[Callable[[Any, str, Any], None]] = None,
+    ) -> Callable[[_F], _F]:
         """Decorator form of :meth:`register_class`::
 
-            @reg.class_("Test2ViewController")
-            def make_test2(args): return Test2ViewController()
+        @reg.class_("Test2ViewController")
+        def make_test2(args): return Test2ViewController()
         """
 
         def decorate(factory: _F) -> _F:

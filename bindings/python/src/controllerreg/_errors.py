@@ -87,9 +87,7 @@ class Error(Exception):
         except ValueError:
             self.code = code
         self.message: str = message
-        self.diagnostics: Tuple[Diagnostic, ...] = tuple(diagnostics) or (
-            Diagnostic(int(code), "", 0, 0, message, None),
-        )
+        self.diagnostics: Tuple[Diagnostic, ...] = tuple(diagnostics) or (Diagnostic(int(code), "", 0, 0, message, None),)
 
     def __str__(self) -> str:
         return self.message
@@ -185,9 +183,20 @@ class NoMemoryError(Error, MemoryError):
 _BY_CODE: Dict[int, Type[Error]] = {
     cls.status: cls
     for cls in (
-        InvalidArgumentError, IoError, ConfigSyntaxError, SchemaError, DuplicateError,
-        MissingReferenceError, CycleError, NotFoundError, ClassNotRegisteredError,
-        ClassExistsError, CreateFailedError, ValueTypeError, LimitError, NoMemoryError,
+        InvalidArgumentError,
+        IoError,
+        ConfigSyntaxError,
+        SchemaError,
+        DuplicateError,
+        MissingReferenceError,
+        CycleError,
+        NotFoundError,
+        ClassNotRegisteredError,
+        ClassExistsError,
+        CreateFailedError,
+        ValueTypeError,
+        LimitError,
+        NoMemoryError,
     )
     if cls.status is not None
 }

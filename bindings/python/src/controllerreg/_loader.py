@@ -28,8 +28,10 @@ def preload() -> Optional[str]:
     import ctypes
 
     if not os.path.isfile(path):
-        raise LibraryError(f"${ENV_VAR} is set to {path!r}, which is not a file. Unset it to use the "
-                           "library inside the package, or point it at a built libcontrollerreg.so.")
+        raise LibraryError(
+            f"${ENV_VAR} is set to {path!r}, which is not a file. Unset it to use the "
+            "library inside the package, or point it at a built libcontrollerreg.so."
+        )
     try:
         ctypes.CDLL(path, mode=getattr(os, "RTLD_GLOBAL", 0) | getattr(os, "RTLD_NOW", 0))
     except OSError as e:
@@ -44,4 +46,5 @@ def check(expected: Optional[str], loaded: Optional[str]) -> None:
     if os.path.realpath(loaded) != expected:
         raise LibraryError(
             f"${ENV_VAR} names {expected}, but the extension uses {loaded}: the override must have "
-            "the same SONAME (libcontrollerreg.so.<major>) as the packaged library.")
+            "the same SONAME (libcontrollerreg.so.<major>) as the packaged library."
+        )

@@ -53,14 +53,6 @@ public func cr_create(_ name: UnsafePointer<CChar>?, _ props: OpaquePointer?) ->
     create(cr_shared(), name, props, nil, nil, "cr_create")
 }
 
-@_cdecl("cr_registry_create_ex")
-public func cr_registry_create_ex(_ reg: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ props: OpaquePointer?,
-                                  _ owner: UnsafeMutablePointer<cr_owner>?) -> UnsafeMutableRawPointer? {
-    let r = CreateRequest(props: props, owner: owner)
-    owner?.pointee = ownerNone
-    return create(reg, name, props, r, nil, "cr_registry_create_ex")
-}
-
 @_cdecl("cr_registry_create_with")
 public func cr_registry_create_with(_ reg: OpaquePointer?, _ name: UnsafePointer<CChar>?,
                                     _ options: UnsafePointer<cr_create_options>?) -> UnsafeMutableRawPointer? {
@@ -100,13 +92,6 @@ public func cr_inject(_ reg: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ ob
 @_cdecl("cr_provider_create")
 public func cr_provider_create(_ provider: OpaquePointer?, _ props: OpaquePointer?) -> UnsafeMutableRawPointer? {
     providerCreate(provider, props, nil, nil, "cr_provider_create")
-}
-
-@_cdecl("cr_provider_create_ex")
-public func cr_provider_create_ex(_ provider: OpaquePointer?, _ props: OpaquePointer?,
-                                  _ owner: UnsafeMutablePointer<cr_owner>?) -> UnsafeMutableRawPointer? {
-    owner?.pointee = ownerNone
-    return providerCreate(provider, props, CreateRequest(props: props, owner: owner), nil, "cr_provider_create_ex")
 }
 
 @_cdecl("cr_provider_create_with")

@@ -67,12 +67,6 @@ public func cr_load_file(_ reg: OpaquePointer?, _ path: UnsafePointer<CChar>?, _
     return loadFile(reg, path, r, "cr_load_file")
 }
 
-@_cdecl("cr_load_file_ex")
-public func cr_load_file_ex(_ reg: OpaquePointer?, _ path: UnsafePointer<CChar>?, _ fmt: cr_format, _ flags: UInt32) -> Int32 {
-    guard let r = request(fmt, flags, "cr_load_file_ex") else { return ErrorCode.invalidArgument.rawValue }
-    return loadFile(reg, path, r, "cr_load_file_ex")
-}
-
 @_cdecl("cr_load_file_with")
 public func cr_load_file_with(_ reg: OpaquePointer?, _ path: UnsafePointer<CChar>?, _ options: UnsafePointer<cr_load_options>?) -> Int32 {
     guard let r = request(options, "cr_load_file_with") else { return ErrorCode.invalidArgument.rawValue }
@@ -89,13 +83,6 @@ private func loadFile(_ reg: OpaquePointer?, _ path: UnsafePointer<CChar>?, _ r:
 public func cr_load_files(_ reg: OpaquePointer?, _ paths: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int, _ fmt: cr_format) -> Int32 {
     guard let r = request(fmt, 0, "cr_load_files") else { return ErrorCode.invalidArgument.rawValue }
     return loadFiles(reg, paths, count, r, "cr_load_files")
-}
-
-@_cdecl("cr_load_files_ex")
-public func cr_load_files_ex(_ reg: OpaquePointer?, _ paths: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int, _ fmt: cr_format,
-                             _ flags: UInt32) -> Int32 {
-    guard let r = request(fmt, flags, "cr_load_files_ex") else { return ErrorCode.invalidArgument.rawValue }
-    return loadFiles(reg, paths, count, r, "cr_load_files_ex")
 }
 
 @_cdecl("cr_load_files_with")
@@ -123,12 +110,6 @@ private func loadFiles(_ reg: OpaquePointer?, _ paths: UnsafePointer<UnsafePoint
 public func cr_load_string(_ reg: OpaquePointer?, _ text: UnsafePointer<CChar>?, _ length: Int, _ fmt: cr_format) -> Int32 {
     guard let r = request(fmt, 0, "cr_load_string") else { return ErrorCode.invalidArgument.rawValue }
     return loadString(reg, text, length, r, "cr_load_string")
-}
-
-@_cdecl("cr_load_string_ex")
-public func cr_load_string_ex(_ reg: OpaquePointer?, _ text: UnsafePointer<CChar>?, _ length: Int, _ fmt: cr_format, _ flags: UInt32) -> Int32 {
-    guard let r = request(fmt, flags, "cr_load_string_ex") else { return ErrorCode.invalidArgument.rawValue }
-    return loadString(reg, text, length, r, "cr_load_string_ex")
 }
 
 @_cdecl("cr_load_string_with")

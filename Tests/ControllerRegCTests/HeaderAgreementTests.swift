@@ -38,13 +38,10 @@ struct HeaderAgreementTests {
         do { var f = CControllerRegHeader.cr_list_push_string; f = ControllerRegC.cr_list_push_string; _ = f; checked.insert("cr_list_push_string") }
         do { var f = CControllerRegHeader.cr_list_push_value; f = ControllerRegC.cr_list_push_value; _ = f; checked.insert("cr_list_push_value") }
         do { var f = CControllerRegHeader.cr_load_file; f = ControllerRegC.cr_load_file; _ = f; checked.insert("cr_load_file") }
-        do { var f = CControllerRegHeader.cr_load_file_ex; f = ControllerRegC.cr_load_file_ex; _ = f; checked.insert("cr_load_file_ex") }
         do { var f = CControllerRegHeader.cr_load_file_with; f = ControllerRegC.cr_load_file_with; _ = f; checked.insert("cr_load_file_with") }
         do { var f = CControllerRegHeader.cr_load_files; f = ControllerRegC.cr_load_files; _ = f; checked.insert("cr_load_files") }
-        do { var f = CControllerRegHeader.cr_load_files_ex; f = ControllerRegC.cr_load_files_ex; _ = f; checked.insert("cr_load_files_ex") }
         do { var f = CControllerRegHeader.cr_load_files_with; f = ControllerRegC.cr_load_files_with; _ = f; checked.insert("cr_load_files_with") }
         do { var f = CControllerRegHeader.cr_load_string; f = ControllerRegC.cr_load_string; _ = f; checked.insert("cr_load_string") }
-        do { var f = CControllerRegHeader.cr_load_string_ex; f = ControllerRegC.cr_load_string_ex; _ = f; checked.insert("cr_load_string_ex") }
         do { var f = CControllerRegHeader.cr_load_string_with; f = ControllerRegC.cr_load_string_with; _ = f; checked.insert("cr_load_string_with") }
         do { var f = CControllerRegHeader.cr_map_get; f = ControllerRegC.cr_map_get; _ = f; checked.insert("cr_map_get") }
         do { var f = CControllerRegHeader.cr_map_key_at; f = ControllerRegC.cr_map_key_at; _ = f; checked.insert("cr_map_key_at") }
@@ -58,13 +55,11 @@ struct HeaderAgreementTests {
         do { var f = CControllerRegHeader.cr_map_set_value; f = ControllerRegC.cr_map_set_value; _ = f; checked.insert("cr_map_set_value") }
         do { var f = CControllerRegHeader.cr_map_value_at; f = ControllerRegC.cr_map_value_at; _ = f; checked.insert("cr_map_value_at") }
         do { var f = CControllerRegHeader.cr_provider_create; f = ControllerRegC.cr_provider_create; _ = f; checked.insert("cr_provider_create") }
-        do { var f = CControllerRegHeader.cr_provider_create_ex; f = ControllerRegC.cr_provider_create_ex; _ = f; checked.insert("cr_provider_create_ex") }
         do { var f = CControllerRegHeader.cr_provider_create_with; f = ControllerRegC.cr_provider_create_with; _ = f; checked.insert("cr_provider_create_with") }
         do { var f = CControllerRegHeader.cr_provider_free; f = ControllerRegC.cr_provider_free; _ = f; checked.insert("cr_provider_free") }
         do { var f = CControllerRegHeader.cr_provider_name; f = ControllerRegC.cr_provider_name; _ = f; checked.insert("cr_provider_name") }
         do { var f = CControllerRegHeader.cr_register_class; f = ControllerRegC.cr_register_class; _ = f; checked.insert("cr_register_class") }
         do { var f = CControllerRegHeader.cr_registry_create; f = ControllerRegC.cr_registry_create; _ = f; checked.insert("cr_registry_create") }
-        do { var f = CControllerRegHeader.cr_registry_create_ex; f = ControllerRegC.cr_registry_create_ex; _ = f; checked.insert("cr_registry_create_ex") }
         do { var f = CControllerRegHeader.cr_registry_create_with; f = ControllerRegC.cr_registry_create_with; _ = f; checked.insert("cr_registry_create_with") }
         do { var f = CControllerRegHeader.cr_registry_entries; f = ControllerRegC.cr_registry_entries; _ = f; checked.insert("cr_registry_entries") }
         do { var f = CControllerRegHeader.cr_registry_free; f = ControllerRegC.cr_registry_free; _ = f; checked.insert("cr_registry_free") }

@@ -28,27 +28,16 @@
  *   CR_LIMIT_STRING_BYTES (CR_ERR_LIMIT).
  *
  * OWNERSHIP
- *   The caller owns what cr_create / cr_registry_create returns and frees it itself (usually with
- *   the class's destroy), except a singleton, which the registry owns (cr_registry_create_with
- *   reports which). Inside a create callback, `args` and every value reached from it are borrowed
- *   and valid only until the callback returns; strings from cr_value_string live exactly as long
- *   as their value. cr_value_owner() tells, for each object in `args`, whose it is:
- *     CR_OWNER_RECEIVER  built for this call (a transient, or the first use of a graph object): it
- *                        belongs to the object being built once create returns it; keep or destroy it.
- *     CR_OWNER_SHARED    a graph object already given to another object of the same create, which
- *                        owns it: use it, do not destroy it.
- *     CR_OWNER_REGISTRY  a singleton: the registry destroys it in cr_registry_free; never destroy it.
- *     CR_OWNER_CALLER    came from the caller's props: the caller keeps it.
- *   A provider in `args` (CR_PROVIDER) likewise belongs to the object being built: keep it and free
- *   it with cr_provider_free when done (it may be used after the create has returned).
- *   If create returns NULL, the registry destroys what it built for that create itself; if a call
- *   fails part-way through building a graph, every object already built for that call is passed to
- *   its class's destroy before the call returns.
- *   Props are borrowed: the library never keeps or frees them; free them with cr_value_free.
- *   Values made by cr_map_new / cr_list_new are owned by the caller until freed or handed to
- *   cr_map_set_value / cr_list_push_value, which take ownership. Values returned by
- *   cr_registry_entries are the caller's to free. A registry owns its classes' user_data only if
- *   the class has a release callback, which it calls once when it no longer needs it.
+ *   The caller owns what a create returns (cr_registry_create_with tells how to destroy it),
+ *   except a singleton, which the registry owns. In a create or set callback, `args` and every
+ *   value in it are borrowed until the callback returns. Reading a CR_OWNER_RECEIVER object with
+ *   cr_value_object, or a provider with cr_value_provider, makes it the callback's for good, even
+ *   if the callback then fails (free a provider with cr_provider_free). What the callback did not
+ *   read, the library destroys when it returns, success or failure (a graph object: when the
+ *   whole create ends). CR_OWNER_SHARED, CR_OWNER_REGISTRY and CR_OWNER_CALLER objects never
+ *   become the callback's. Props, and values from cr_map_new / cr_list_new, are the caller's until
+ *   freed or handed to cr_map_set_value / cr_list_push_value; so are values cr_registry_entries
+ *   returns. A class's release callback gets its user_data once, when the registry is done with it.
  *
  * THREADS
  *   A registry may be used from any number of threads at once: creates never block and see either
@@ -181,10 +170,10 @@ typedef struct cr_provider cr_provider;
 /** Who owns an object found in a value (see OWNERSHIP above). */
 typedef enum {
     CR_OWNER_NONE = 0,     /**< not an object */
-    CR_OWNER_RECEIVER = 1, /**< built for this call: it belongs to the object being created */
+    CR_OWNER_RECEIVER = 1, /**< built for this call: the callback's once read, else destroyed after it */
     CR_OWNER_REGISTRY = 2, /**< the registry keeps it (e.g. a singleton): never destroy it */
     CR_OWNER_CALLER = 3,   /**< came from the caller's props: the caller keeps it */
-    CR_OWNER_SHARED = 4    /**< a graph object another object of this create owns: do not destroy */
+    CR_OWNER_SHARED = 4    /**< a graph object another receiver of this create got first: do not destroy */
 } cr_owner;
 
 /** A host class: the callbacks the registry uses to build, destroy and configure objects.
@@ -406,7 +395,7 @@ void *cr_registry_create_with(cr_registry *reg, const char *name, const cr_creat
 
 /** Injects entry `name`'s dependencies into `object`, which the host made itself (e.g. a screen
  *  built by a storyboard), calling its class's set callback once per key in written order. Objects
- *  passed to set belong to `object` afterwards (as with create). A class without set is
+ *  set reads are taken as in create (see OWNERSHIP); the rest are destroyed. A class without set is
  *  CR_ERR_INVALID_ARGUMENT; a set that fails stops the injection with CR_ERR_CREATE_FAILED naming
  *  the key, and what was built for the keys not yet set is destroyed. */
 int cr_inject(cr_registry *reg, const char *name, void *object);
@@ -496,14 +485,13 @@ const char *cr_value_string(const cr_value *value);
 /** The length in bytes of a CR_STRING. */
 size_t cr_value_string_length(const cr_value *value);
 
-/** The object pointer of a CR_OBJECT. */
+/** The object pointer of a CR_OBJECT. Reading a CR_OWNER_RECEIVER object takes it (see OWNERSHIP). */
 void *cr_value_object(const cr_value *value);
 
 /** Who owns the object of a CR_OBJECT or the provider of a CR_PROVIDER (CR_OWNER_NONE for other kinds). */
 cr_owner cr_value_owner(const cr_value *value);
 
-/** The provider of a CR_PROVIDER. It belongs to the object being built (see OWNERSHIP): keep it and
- *  free it with cr_provider_free, or free it at once if not needed. */
+/** The provider of a CR_PROVIDER, taken by the reader (see OWNERSHIP): free it with cr_provider_free. */
 cr_provider *cr_value_provider(const cr_value *value);
 
 /** Element count of a list or map (string length for strings, 0 otherwise). */

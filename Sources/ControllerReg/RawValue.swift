@@ -40,6 +40,11 @@ import Darwin
         @usableFromInline package static let callerOwned: UInt8 = 8
         /// A `graph` object already given to another object of the same create (which owns it).
         @usableFromInline package static let shared: UInt8 = 16
+        /// A receiver-owned object or provider the receiver took (`ValueRef.takeObject`): its own
+        /// for good, so the library does not destroy it when the callback returns.
+        @usableFromInline package static let taken: UInt8 = 32
+        /// The flags that make an object or provider someone else's than the receiver's.
+        @usableFromInline static let notReceivers: UInt8 = heapRoot | owned | registryOwned | callerOwned | shared
     }
 
     @inlinable init(kind: ValueKind, flags: UInt8 = 0, count: UInt32 = 0, a: UInt64 = 0, b: UInt64 = 0) {

@@ -13,11 +13,13 @@ struct CreateFailure: Error {
 
 /// Walks compiled plans depth-first, calling host constructors, honouring lifestyles.
 ///
-/// Ownership bookkeeping: every object a consumer's arguments hold is recorded in that consumer's
-/// `Work`. When the consumer's `create` succeeds, objects it receives become its own (or, for a
-/// class that borrows its arguments, are destroyed); when anything fails, what was built for the
-/// failing consumer is destroyed. `graph` objects are tracked for the whole call: the first
-/// consumer that takes ownership keeps them, the rest are destroyed when the call ends.
+/// Ownership bookkeeping (one rule, success or failure alike): every object and provider built for
+/// a consumer's arguments is recorded in that consumer's `Work` with where its value lives. An
+/// object the consumer's callback took (`ValueRef.takeObject`, `cr_value_object`) is its own for
+/// good; everything it did not take is destroyed (providers released) when the callback returns,
+/// or when the call fails before reaching it. A `graph` object goes to its first receiver if that
+/// one takes it; otherwise it is destroyed when the whole call ends. A class that borrows its
+/// arguments (Swift closures, which retain what they keep) takes nothing.
 struct Resolver {
     /// Unretained: every resolver lives inside a `SnapshotCell.read`, which keeps it alive.
     unowned(unsafe) let snapshot: Snapshot
@@ -46,7 +48,16 @@ struct Resolver {
         var object: UnsafeMutableRawPointer
         /// Class slot for objects, index into `graph` for graph objects.
         var slot: Int32
+        /// The argument value that carries it, whose `taken` flag says whether the receiver took it.
+        var value: UnsafeMutablePointer<RawValue>
     }
+
+    /// The value field of a map slot in scratch memory.
+    @inline(__always)
+    private static func valueOf(_ slot: UnsafeMutablePointer<RawMapSlot>) -> UnsafeMutablePointer<RawValue> {
+        (UnsafeMutableRawPointer(slot) + valueOffset).assumingMemoryBound(to: RawValue.self)
+    }
+    private static let valueOffset = MemoryLayout<RawMapSlot>.offset(of: \RawMapSlot.value)!
 
     // MARK: Entry points
 
@@ -105,21 +116,18 @@ struct Resolver {
         try checkDepth(depth, entryName(index))
         let heldBytes = Int(plan.objectCount) * MemoryLayout<Held>.stride
         let valueBytes = count * MemoryLayout<RawValue>.stride
-        let startBytes = count * MemoryLayout<Int>.stride
-        let total = valueBytes + heldBytes + startBytes + Int(plan.scratchBytes)
+        let total = valueBytes + heldBytes + Int(plan.scratchBytes)
         try withUnsafeTemporaryAllocation(byteCount: total, alignment: 16) { (buffer) throws(CreateFailure) in
             let base = buffer.baseAddress!
             let values = base.bindMemory(to: RawValue.self, capacity: count)
-            let starts = (base + valueBytes).bindMemory(to: Int.self, capacity: count)
-            var work = Work(held: (base + valueBytes + startBytes).bindMemory(to: Held.self, capacity: max(1, Int(plan.objectCount))),
-                            scratch: base + valueBytes + startBytes + heldBytes)
+            var work = Work(held: (base + valueBytes).bindMemory(to: Held.self, capacity: max(1, Int(plan.objectCount))),
+                            scratch: base + valueBytes + heldBytes)
             do throws(CreateFailure) {
                 for i in 0 ..< count {
-                    starts[i] = work.count
-                    (values + i).initialize(to: try evaluate(plan.slots![i], &work, depth: depth))
+                    try evaluate(plan.slots![i], into: values + i, &work, depth: depth)
                 }
             } catch {
-                release(&work, consumed: false, borrows: functions.borrowsArguments)
+                settle(&work, borrows: functions.borrowsArguments)
                 var failure = error
                 failure.path.insert(entryName(index), at: 0)
                 throw failure
@@ -131,19 +139,14 @@ struct Resolver {
                     set(object, UnsafeRawPointer(s.key).assumingMemoryBound(to: CChar.self), UnsafeRawPointer(values + i), functions.context)
                 }
                 if status != 0 {
-                    // Keys already set own what they received; the rest is destroyed.
-                    var rest = work
-                    rest.skip = starts[i]
-                    release(&rest, consumed: false, borrows: functions.borrowsArguments)
-                    var kept = work
-                    kept.count = starts[i]
-                    release(&kept, consumed: true, borrows: functions.borrowsArguments)
+                    // What earlier keys took is the object's; everything else is destroyed.
+                    settle(&work, borrows: functions.borrowsArguments)
                     let key = String(decoding: UnsafeBufferPointer(start: s.key, count: s.keyLength), as: UTF8.self)
                     let reason = HostFailure.take().map { ": \($0)" } ?? ""
                     throw CreateFailure(code: .createFailed, message: "set of key '\(key)' failed\(reason)", path: [entryName(index)])
                 }
             }
-            release(&work, consumed: true, borrows: functions.borrowsArguments)
+            settle(&work, borrows: functions.borrowsArguments)
         }
     }
 
@@ -241,9 +244,13 @@ struct Resolver {
                 for i in 0 ..< Int(plan.slotCount) {
                     let s = plan.slots.unsafelyUnwrapped + i
                     if let props, ValueRef(props).lookup(s.pointee.key, s.pointee.keyLength) != nil { continue }
-                    // Literals (the common slot) inline, without a copy of the slot or a call.
-                    let value = s.pointee.op == .literal ? s.pointee.literal : try evaluate(s.pointee, &work, depth: depth)
-                    (top + n).initialize(to: RawMapSlot(key: s.pointee.key, keyLength: s.pointee.keyLength, value: value))
+                    // Literals (the common slot) inline, without a call.
+                    if s.pointee.op == .literal {
+                        (top + n).initialize(to: RawMapSlot(key: s.pointee.key, keyLength: s.pointee.keyLength, value: s.pointee.literal))
+                    } else {
+                        (top + n).initialize(to: RawMapSlot(key: s.pointee.key, keyLength: s.pointee.keyLength, value: .null))
+                        try evaluate(s.pointee, into: Resolver.valueOf(top + n), &work, depth: depth)
+                    }
                     n += 1
                 }
                 if let props, let slots = props.pointee.mapSlots {
@@ -257,10 +264,10 @@ struct Resolver {
                 guard let object = CreateNesting.callingHost(at: depth, { create(UnsafeRawPointer(args), functions.context) }) else {
                     throw createFailed(index)
                 }
-                release(&work, consumed: true, borrows: functions.borrowsArguments)
+                settle(&work, borrows: functions.borrowsArguments)
                 return object
             } catch {
-                release(&work, consumed: false, borrows: functions.borrowsArguments)
+                settle(&work, borrows: functions.borrowsArguments)
                 var failure = error
                 failure.path.insert(entryName(index), at: 0)
                 throw failure
@@ -272,8 +279,6 @@ struct Resolver {
     struct Work {
         var held: UnsafeMutablePointer<Held>
         var count = 0
-        /// Entries before this index are left alone by `release`.
-        var skip = 0
         var scratch: UnsafeMutableRawPointer
 
         init(held: UnsafeMutablePointer<Held>, scratch: UnsafeMutableRawPointer) {
@@ -293,75 +298,80 @@ struct Resolver {
         }
     }
 
-    /// The value for one slot: a literal, or objects obtained according to their lifestyles.
-    private mutating func evaluate(_ s: PlanSlot, _ work: inout Work, depth: Int) throws(CreateFailure) -> RawValue {
+    /// Initialises `dest` with the value of one slot: a literal, or objects obtained according to
+    /// their lifestyles (recorded in `work` with `dest`, where the receiver may take them).
+    private mutating func evaluate(_ s: PlanSlot, into dest: UnsafeMutablePointer<RawValue>, _ work: inout Work, depth: Int) throws(CreateFailure) {
         switch s.op {
         case .literal:
-            return s.literal
+            dest.initialize(to: s.literal)
         case .reference:
             let target = Int(s.target)
             switch snapshot.entries.plans[target].lifestyle {
             case .singleton:
-                return .object(try singleton(target, depth: depth + 1), registryOwned: true)
+                dest.initialize(to: .object(try singleton(target, depth: depth + 1), registryOwned: true))
             case .graph:
                 if let g = graph.firstIndex(where: { $0.index == Int32(target) }) {
                     var v = RawValue.object(graph[g].object)
                     v.flags |= RawValue.Flags.shared
-                    return v
+                    dest.initialize(to: v)
+                    return
                 }
                 let object = try build(target, props: nil, depth: depth + 1)
                 graph.append(GraphObject(index: Int32(target), object: object, classSlot: snapshot.entries.plans[target].classSlot, owned: false))
-                work.append(Held(kind: .graph, object: object, slot: Int32(graph.count - 1)))
-                return .object(object)
+                dest.initialize(to: .object(object))
+                work.append(Held(kind: .graph, object: object, slot: Int32(graph.count - 1), value: dest))
             case .transient:
                 let object = try build(target, props: nil, depth: depth + 1)
-                work.append(Held(kind: .object, object: object, slot: snapshot.entries.plans[target].classSlot))
-                return .object(object)
+                dest.initialize(to: .object(object))
+                work.append(Held(kind: .object, object: object, slot: snapshot.entries.plans[target].classSlot, value: dest))
             }
         case .provider:
             let name = entryName(Int(s.target))
             let p = Unmanaged.passRetained(Provider(registry: registry, entryName: name)).toOpaque()
-            work.append(Held(kind: .provider, object: p, slot: -1))
-            return RawValue(kind: .provider, a: UInt64(UInt(bitPattern: p)))
+            dest.initialize(to: RawValue(kind: .provider, a: UInt64(UInt(bitPattern: p))))
+            work.append(Held(kind: .provider, object: p, slot: -1, value: dest))
         case .list:
             let count = Int(s.childCount)
             let elements = work.take(count * MemoryLayout<RawValue>.stride).bindMemory(to: RawValue.self, capacity: count)
             for i in 0 ..< count {
-                (elements + i).initialize(to: try evaluate(s.children![i], &work, depth: depth))
+                try evaluate(s.children![i], into: elements + i, &work, depth: depth)
             }
-            return .borrowedList(UnsafePointer(elements), count: count)
+            dest.initialize(to: .borrowedList(UnsafePointer(elements), count: count))
         case .map:
             let count = Int(s.childCount)
             let slots = work.take(count * MemoryLayout<RawMapSlot>.stride).bindMemory(to: RawMapSlot.self, capacity: count)
             for i in 0 ..< count {
                 let c = s.children![i]
-                (slots + i).initialize(to: RawMapSlot(key: c.key, keyLength: c.keyLength, value: try evaluate(c, &work, depth: depth)))
+                (slots + i).initialize(to: RawMapSlot(key: c.key, keyLength: c.keyLength, value: .null))
+                try evaluate(c, into: Resolver.valueOf(slots + i), &work, depth: depth)
             }
-            return .borrowedMap(UnsafePointer(slots), count: count)
+            dest.initialize(to: .borrowedMap(UnsafePointer(slots), count: count))
         }
     }
 
-    /// Settles what a consumer held. `consumed`: its create (or set) succeeded, so a class that
-    /// takes ownership keeps everything; otherwise (or for a class that borrows) objects are
-    /// destroyed and providers released, in reverse order.
-    private mutating func release(_ work: inout Work, consumed: Bool, borrows: Bool) {
+    /// Settles what a consumer's arguments held, once its callback returned (success or failure)
+    /// or the call failed before reaching it: what the receiver took is its own; every other
+    /// object is destroyed and every other provider released, in reverse order. A graph object
+    /// taken becomes its receiver's; one not taken is left to `finishGraph`.
+    private mutating func settle(_ work: inout Work, borrows: Bool) {
         var i = work.count - 1
-        while i >= work.skip {
+        while i >= 0 {
             let h = work.held[i]
+            let taken = !borrows && h.value.pointee.flags & RawValue.Flags.taken != 0
             switch h.kind {
             case .object:
-                if !consumed || borrows {
+                if !taken {
                     let f = snapshot.classes.functions[Int(h.slot)]
                     f.destroy?(h.object, f.context)
                 }
             case .graph:
-                if consumed && !borrows { graph[Int(h.slot)].owned = true }
+                if taken { graph[Int(h.slot)].owned = true }
             case .provider:
-                if !consumed || borrows { Unmanaged<Provider>.fromOpaque(h.object).release() }
+                if !taken { Unmanaged<Provider>.fromOpaque(h.object).release() }
             }
             i -= 1
         }
-        work.count = work.skip
+        work.count = 0
     }
 
     /// Destroys the call's `graph` objects that no consumer took ownership of (last built first).

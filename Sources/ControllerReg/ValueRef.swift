@@ -58,6 +58,31 @@ public struct ValueRef: @unchecked Sendable {
         guard kind == .provider, let p = pointer.pointee.pointerA else { return nil }
         return Unmanaged<Provider>.fromOpaque(p).takeUnretainedValue()
     }
+    /// The object, if this is one, taken by the receiver: an object built for the receiver
+    /// (`CR_OWNER_RECEIVER`) becomes its own for good, and the library no longer destroys it when
+    /// the callback returns. Other objects (singletons, props, shared graph objects) are only read.
+    package func takeObject() -> UnsafeMutableRawPointer? {
+        guard kind == .object else { return nil }
+        take()
+        return pointer.pointee.pointerA
+    }
+
+    /// The provider pointer (an `Unmanaged<Provider>`), if this is one, taken by the receiver like
+    /// `takeObject`: the receiver releases it (`cr_provider_free`); one not taken, the library frees.
+    package func takeProvider() -> UnsafeMutableRawPointer? {
+        guard kind == .provider else { return nil }
+        take()
+        return pointer.pointee.pointerA
+    }
+
+    /// Marks a receiver-owned value as taken. Such values live in the resolver's per-call memory,
+    /// which is writable; values of every other owner are left alone.
+    private func take() {
+        if pointer.pointee.flags & RawValue.Flags.notReceivers == 0 {
+            UnsafeMutablePointer(mutating: pointer).pointee.flags |= RawValue.Flags.taken
+        }
+    }
+
     /// The Swift object registered through the Swift API, if this is one of type `T`.
     @inlinable public func object<T: AnyObject>(as type: T.Type) -> T? {
         guard let p = object else { return nil }

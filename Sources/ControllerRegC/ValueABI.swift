@@ -242,7 +242,7 @@ public func cr_value_string_length(_ value: OpaquePointer?) -> Int {
 public func cr_value_object(_ value: OpaquePointer?) -> UnsafeMutableRawPointer? {
     guard let r = read(value, "cr_value_object") else { return nil }
     guard r.kind == .object else { wrongKind(r, .object, "cr_value_object"); return nil }
-    return r.object
+    return r.takeObject()
 }
 
 @_cdecl("cr_value_owner")
@@ -260,7 +260,7 @@ public func cr_value_owner(_ value: OpaquePointer?) -> cr_owner {
 public func cr_value_provider(_ value: OpaquePointer?) -> OpaquePointer? {
     guard let r = read(value, "cr_value_provider") else { return nil }
     guard r.kind == .provider else { wrongKind(r, .provider, "cr_value_provider"); return nil }
-    return r.pointer.pointee.a == 0 ? nil : OpaquePointer(bitPattern: UInt(r.pointer.pointee.a))
+    return r.takeProvider().map { OpaquePointer($0) }
 }
 
 @_cdecl("cr_value_count")

@@ -5,6 +5,7 @@
 #include "tests.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static void owners_in_args(void) {
     host_stats s;
@@ -126,9 +127,203 @@ static void rollback_without_destroy(void) {
     cr_registry_free(reg);
 }
 
+/* --- The 1.0 rule: what a callback reads (cr_value_object / cr_value_provider) is its own for good;
+ * what it did not read, the library destroys when the callback returns, success or failure. ------ */
+
+typedef struct {
+    int created, destroyed;
+} leaf_stats;
+
+static void *leaf_create(const cr_value *args, void *user_data) {
+    (void)args;
+    ((leaf_stats *)user_data)->created++;
+    return malloc(sizeof(int));
+}
+
+static void leaf_destroy(void *object, void *user_data) {
+    ((leaf_stats *)user_data)->destroyed++;
+    free(object);
+}
+
+static const cr_class leaf_class = {.create = leaf_create, .destroy = leaf_destroy};
+
+/* A receiver that reads the keys in `take` (objects and providers), then fails or succeeds. */
+typedef struct {
+    const char *take[4]; /* NULL-terminated */
+    const char *fail_key; /* set: fail at this key (after reading it); create: fail if non-NULL */
+    void *got[4];        /* objects read, in `take` order */
+    cr_owner owners[4];
+    cr_provider *provider;
+} taker;
+
+static int taker_read(taker *t, const char *key, const cr_value *v) {
+    for (int i = 0; i < 4 && t->take[i]; i++) {
+        if (strcmp(t->take[i], key) != 0) continue;
+        t->owners[i] = cr_value_owner(v);
+        if (cr_value_kind(v) == CR_PROVIDER) t->provider = cr_value_provider(v);
+        else t->got[i] = cr_value_object(v);
+    }
+    return t->fail_key && strcmp(t->fail_key, key) == 0;
+}
+
+static void *taker_create(const cr_value *args, void *user_data) {
+    taker *t = user_data;
+    for (int i = 0; i < 4 && t->take[i]; i++) {
+        const cr_value *v = cr_map_get(args, t->take[i]);
+        if (v) taker_read(t, t->take[i], v);
+    }
+    if (t->fail_key) return NULL;
+    return malloc(1);
+}
+
+static int taker_set(void *object, const char *key, const cr_value *value, void *user_data) {
+    (void)object;
+    return taker_read(user_data, key, value);
+}
+
+static void taker_destroy(void *object, void *user_data) {
+    (void)user_data;
+    free(object);
+}
+
+static const cr_class taker_class = {.create = taker_create, .destroy = taker_destroy, .set = taker_set};
+
+static cr_registry *taker_registry(leaf_stats *leaves, taker *t, const char *config) {
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(cr_register_class(reg, "Leaf", &leaf_class, leaves), CR_OK);
+    CHECK_STATUS(cr_register_class(reg, "Taker", &taker_class, t), CR_OK);
+    CHECK_STATUS(load_yaml(reg, config), CR_OK);
+    return reg;
+}
+
+static const char *two_leaves = "L: Leaf\nT: {ClassName: Taker, Dependencies: {a: L, b: L, list: [L]}}\n";
+
+/* Took `a`, then failed: `a` is the callback's (here the test frees it); `b` and the list's leaf,
+ * never read, are destroyed by the library. */
+static void taken_then_failed(void) {
+    leaf_stats leaves = {0, 0};
+    taker t = {.take = {"a"}, .fail_key = "yes"};
+    cr_registry *reg = taker_registry(&leaves, &t, two_leaves);
+    CHECK(cr_registry_create(reg, "T", NULL) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_CREATE_FAILED);
+    CHECK_INT(leaves.created, 3);
+    CHECK_INT(leaves.destroyed, 2);
+    CHECK_INT(t.owners[0], CR_OWNER_RECEIVER);
+    CHECK(t.got[0] != NULL);
+    if (t.got[0]) leaf_destroy(t.got[0], &leaves); /* the callback's own */
+    CHECK_INT(leaves.destroyed, 3);
+    cr_registry_free(reg);
+}
+
+/* Read nothing, then failed: everything is destroyed by the library. */
+static void not_taken_then_failed(void) {
+    leaf_stats leaves = {0, 0};
+    taker t = {.take = {NULL}, .fail_key = "yes"};
+    cr_registry *reg = taker_registry(&leaves, &t, two_leaves);
+    CHECK(cr_registry_create(reg, "T", NULL) == NULL);
+    CHECK_INT(leaves.created, 3);
+    CHECK_INT(leaves.destroyed, 3);
+    cr_registry_free(reg);
+}
+
+/* Read `a` (twice), then succeeded: `a` is the new object's; `b` and the list's leaf, never read,
+ * are destroyed at once (a callback that keeps nothing leaks nothing). */
+static void not_taken_then_succeeded(void) {
+    leaf_stats leaves = {0, 0};
+    taker t = {.take = {"a", "a"}};
+    cr_registry *reg = taker_registry(&leaves, &t, two_leaves);
+    void *made = cr_registry_create(reg, "T", NULL);
+    CHECK(made != NULL);
+    CHECK_INT(leaves.created, 3);
+    CHECK_INT(leaves.destroyed, 2);
+    CHECK(t.got[0] != NULL && t.got[0] == t.got[1]); /* read again: the same pointer, still taken */
+    if (made) taker_destroy(made, NULL);
+    if (t.got[0]) leaf_destroy(t.got[0], &leaves);
+    CHECK_INT(leaves.destroyed, 3);
+    cr_registry_free(reg);
+}
+
+/* A graph object goes to its first receiver (CR_OWNER_RECEIVER) only if that one reads it; later
+ * receivers see CR_OWNER_SHARED and never take it; unread, it is destroyed when the create ends. */
+static void graph_objects(void) {
+    for (int first_takes = 0; first_takes < 2; first_takes++) {
+        leaf_stats leaves = {0, 0};
+        taker first = {.take = {first_takes ? "g" : NULL}};
+        taker later = {.take = {"g", "x"}};
+        cr_registry *reg = cr_registry_new();
+        CHECK_STATUS(cr_register_class(reg, "Leaf", &leaf_class, &leaves), CR_OK);
+        CHECK_STATUS(cr_register_class(reg, "First", &taker_class, &first), CR_OK);
+        CHECK_STATUS(cr_register_class(reg, "Later", &taker_class, &later), CR_OK);
+        CHECK_STATUS(load_yaml(reg, "G: {ClassName: Leaf, Lifestyle: graph}\nX: {ClassName: First, Dependencies: {g: G}}\n"
+                                    "Root: {ClassName: Later, Dependencies: {x: X, g: G}}\n"),
+                     CR_OK);
+        void *root = cr_registry_create(reg, "Root", NULL);
+        CHECK(root != NULL);
+        CHECK_INT(leaves.created, 1);
+        CHECK_INT(later.owners[0], CR_OWNER_SHARED);
+        CHECK_INT(later.owners[1], CR_OWNER_RECEIVER);
+        if (first_takes) {
+            CHECK_INT(first.owners[0], CR_OWNER_RECEIVER);
+            CHECK_INT(leaves.destroyed, 0); /* X owns it */
+            if (first.got[0]) leaf_destroy(first.got[0], &leaves);
+        }
+        CHECK_INT(leaves.destroyed, 1);
+        if (later.got[1]) taker_destroy(later.got[1], NULL); /* Root owns X */
+        if (root) taker_destroy(root, NULL);
+        cr_registry_free(reg);
+    }
+}
+
+/* A provider read is the callback's (usable after the create, success or failure; freed with
+ * cr_provider_free); one not read is freed by the library (valgrind checks nothing leaks). */
+static void providers(void) {
+    for (int fail = 0; fail < 2; fail++) {
+        leaf_stats leaves = {0, 0};
+        taker t = {.take = {"p"}, .fail_key = fail ? "yes" : NULL};
+        cr_registry *reg = taker_registry(&leaves, &t, "L: Leaf\nT: {ClassName: Taker, Dependencies: {p: {Provider: L}, q: {Provider: L}}}\n");
+        void *made = cr_registry_create(reg, "T", NULL);
+        CHECK(fail ? made == NULL : made != NULL);
+        CHECK(t.provider != NULL);
+        if (t.provider) {
+            void *leaf = cr_provider_create(t.provider, NULL);
+            CHECK(leaf != NULL);
+            if (leaf) leaf_destroy(leaf, &leaves);
+            cr_provider_free(t.provider);
+        }
+        if (made) taker_destroy(made, NULL);
+        CHECK_INT(leaves.created, 1);
+        cr_registry_free(reg);
+    }
+}
+
+/* cr_inject: per key, what set reads is the object's; a failing set keeps what earlier keys took and
+ * what it read itself, and everything else built for the injection is destroyed. */
+static void inject_takes_per_key(void) {
+    for (int fail = 0; fail < 2; fail++) {
+        leaf_stats leaves = {0, 0};
+        taker t = {.take = {"a", "b"}, .fail_key = fail ? "b" : NULL};
+        cr_registry *reg = taker_registry(&leaves, &t, "L: Leaf\nT: {ClassName: Taker, Dependencies: {a: L, b: L, c: L, d: L}}\n");
+        int target = 0;
+        CHECK_STATUS(cr_inject(reg, "T", &target), fail ? CR_ERR_CREATE_FAILED : CR_OK);
+        /* a and b were read; c (and d) were not (on failure, never even offered). */
+        CHECK_INT(leaves.created, 4);
+        CHECK_INT(leaves.destroyed, 2);
+        for (int i = 0; i < 2; i++)
+            if (t.got[i]) leaf_destroy(t.got[i], &leaves);
+        CHECK_INT(leaves.destroyed, 4);
+        cr_registry_free(reg);
+    }
+}
+
 void test_ownership(void) {
     owners_in_args();
     release_once();
     rollback_user_data();
     rollback_without_destroy();
+    taken_then_failed();
+    not_taken_then_failed();
+    not_taken_then_succeeded();
+    graph_objects();
+    providers();
+    inject_takes_per_key();
 }

@@ -281,8 +281,9 @@ static void *nest_create(const cr_value *args, void *user_data) {
     pthread_mutex_unlock(&s->lock);
     void *inner;
     if (s->use_provider) {
-        cr_provider *self = cr_value_provider(cr_map_get(args, "self"));
+        cr_provider *self = cr_value_provider(cr_map_get(args, "self")); /* read: ours to free */
         inner = cr_provider_create(self, NULL);
+        cr_provider_free(self);
     } else {
         inner = cr_registry_create(s->reg, "Nest", NULL);
     }

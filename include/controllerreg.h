@@ -20,9 +20,12 @@
  *   then the lowest-numbered code among the problems (CR_ERR_IO before CR_ERR_SYNTAX before
  *   CR_ERR_SCHEMA before CR_ERR_DUPLICATE before CR_ERR_MISSING_REFERENCE before CR_ERR_CYCLE ...),
  *   so it never depends on the order of lines or files. A message longer than 4096 bytes keeps its
- *   first and last parts. No input, however
- *   malformed, makes the library crash, abort or print; NULL arguments are reported as
- *   CR_ERR_INVALID_ARGUMENT.
+ *   first and last parts. The parts of each problem (code, file, line, column, message, suggested
+ *   name) are there without parsing text: cr_last_error_count() and cr_last_error_problem(). No
+ *   input, however malformed, makes the library crash, abort or print; NULL arguments are reported
+ *   as CR_ERR_INVALID_ARGUMENT. Names given to functions (entry, class and template names) must be
+ *   valid UTF-8 (CR_ERR_INVALID_ARGUMENT otherwise: never repaired) no longer than
+ *   CR_LIMIT_STRING_BYTES (CR_ERR_LIMIT).
  *
  * OWNERSHIP
  *   The caller owns what a create returns (cr_registry_create_with tells how to destroy it),
@@ -211,7 +214,9 @@ cr_registry *cr_registry_new(void);
  *  is never freed (the call is ignored and reports CR_ERR_INVALID_ARGUMENT). */
 void cr_registry_free(cr_registry *reg);
 
-/** The process-wide default registry, created on first use and never freed. Never NULL. */
+/** The process-wide default registry, created on first use and never freed (cr_registry_free
+ *  refuses it, and closing it from Swift does nothing: every part of the process shares it). Never
+ *  NULL. */
 cr_registry *cr_shared(void);
 
 /** A new child of `parent`: names, classes and name templates fall back to the parent, and what
@@ -226,7 +231,8 @@ typedef enum {
     CR_LIMIT_INPUT_BYTES = 0,     /**< largest config accepted, in bytes (default 256 MiB) */
     CR_LIMIT_DEPTH = 1,           /**< deepest nesting of lists and maps in a config (default 128) */
     CR_LIMIT_NODES = 2,           /**< most values in one config, aliases expanded (default 16 Mi) */
-    CR_LIMIT_STRING_BYTES = 3,    /**< longest string or key, in bytes (default 16 MiB) */
+    CR_LIMIT_STRING_BYTES = 3,    /**< longest string or key in a config, and longest name given to a
+                                       function, in bytes (default 16 MiB) */
     CR_LIMIT_ALIAS_EXPANSION = 4, /**< most values YAML aliases may add (default 100,000) */
     CR_LIMIT_ENTRIES = 5,         /**< most entries in the registry (default 10,000,000) */
     CR_LIMIT_CREATE_DEPTH = 6     /**< deepest chain of references one create builds (default 256) */

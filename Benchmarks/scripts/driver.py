@@ -110,7 +110,8 @@ def suites(a):
 def callgrind_ops(a):
     """name -> (program command, argument naming the op, N, method). The program runs
     `cg ARG N`: method "region" counts only inside pb_measured_region (ops of one program with
-    the same N run in one process, one dump each); "diff": (count at N) - (count at 1), / (N - 1)."""
+    the same N run in one process as `cg A,B,C N`, one dump each: the C and Swift benchmarks);
+    "region-alone" the same, one process per op; "diff": (count at N) - (count at 1), / (N - 1)."""
     ops = {}
     n_create = 2000 if a.quick else 20000
 
@@ -123,12 +124,12 @@ def callgrind_ops(a):
         ops[name] = ([a.swift_bench], name, n_create // 10 if name.startswith("swinject") else n_create, "region")
     cpp = os.path.join(a.build, "Benchmarks", "cpp", "controllerreg-bench-cpp")
     if os.path.exists(cpp):
-        for name in listed([cpp]):
-            ops[name] = ([cpp], name, n_create, "region")
+        for name in listed([cpp]):  # one op per process; a name the C benchmark has stays the C benchmark's
+            ops.setdefault(name, ([cpp], name, n_create, "region-alone"))
     pysec = os.path.join(BENCH_DIR, "python", "bench_python.py")
     if os.path.exists(pysec):
         for name in listed([sys.executable, pysec]):
-            ops[name] = ([sys.executable, pysec, "cg", a.lib], name, 3, "diff")
+            ops.setdefault(name, ([sys.executable, pysec, "cg", a.lib], name, 3, "diff"))
     # Loads: 10k (quick: the 1k files, same shape, shown under the 10k names); 100k JSON and
     # binary plist for linearity in a full run.
     sizes = [1000] if a.quick else [10000, 100000]
@@ -157,8 +158,8 @@ def region_symbols(program):
 
 
 def callgrind_totals(cmd, workdir, region_dumps=None):
-    """Instruction totals of cmd under callgrind: the whole run, or with region_dumps (the region's
-    symbols) the count inside pb_measured_region, one total per call, in call order."""
+    """Instruction totals of cmd under callgrind: the whole run (region_dumps None); with [] the
+    count inside pb_measured_region; with the region's symbols one total per call, in call order."""
     base = tempfile.mkdtemp(prefix="cg.", dir=workdir) + "/out"
     vg = ["valgrind", "--tool=callgrind", "--callgrind-out-file=" + base]
     if region_dumps is not None:
@@ -173,7 +174,7 @@ def callgrind_totals(cmd, workdir, region_dumps=None):
                 if line.startswith("totals:") or line.startswith("summary:"):
                     return int(line.split()[1])
         return 0
-    if region_dumps is None:
+    if not region_dumps:  # the whole run, or (an empty list) everything inside the region
         return [total(base)]
     dumps = sorted((int(f.rsplit(".", 1)[1]), f) for f in os.listdir(os.path.dirname(base)) if f.startswith("out."))
     return [total(os.path.join(os.path.dirname(base), f)) for _, f in dumps]
@@ -189,7 +190,7 @@ def callgrind_all(ops, names, workdir):
             groups.setdefault((tuple(prog), n), []).append(name)
         elif method == "region-alone":
             jobs.append(([name], lambda prog=prog, arg=arg, n=n: [
-                callgrind_totals(prog + ["cg", arg, str(n)], workdir, region_symbols(prog[0]))[0] / n]))
+                callgrind_totals(prog + ["cg", arg, str(n)], workdir, [])[0] / n]))
         else:
             jobs.append(([name], lambda prog=prog, arg=arg, n=n: [
                 (callgrind_totals(prog + [arg, str(n)], workdir)[0] - callgrind_totals(prog + [arg, "1"], workdir)[0]) / (n - 1)]))

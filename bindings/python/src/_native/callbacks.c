@@ -11,59 +11,6 @@ typedef struct {
     PyObject *setter;     /* callable(object, key, value) or NULL: setattr */
 } class_record;
 
-/* Whether an argument object a callback took (cr_value_object) stays the callback's when it fails
- * (the ABI 1.0 rule), or the library still destroys it (0.x). Found once by crpy_callbacks_init,
- * by asking the library itself; remove with the 0.x path once every library in use is 1.0. */
-static int taken_for_good = 1;
-
-/* 0.x only: the library will destroy every receiver-owned argument of this failed callback, the
- * ones taken too; give back a reference for each object taken (keep[from:]) and disown providers. */
-static void undo_takes_on_failure(crpy_frame *frame, Py_ssize_t from) {
-    if (taken_for_good || frame == NULL || frame->keep == NULL) return;
-    Py_ssize_t n = PyList_GET_SIZE(frame->keep);
-    for (Py_ssize_t i = from; i < n; i++) {
-        PyObject *item = PyList_GET_ITEM(frame->keep, i);
-        if (PyObject_TypeCheck(item, &crpy_ProviderType)) {
-            PyObject *r = PyObject_CallMethod(item, "_disown", NULL);
-            Py_XDECREF(r);
-            PyErr_Clear();
-        } else {
-            Py_INCREF(item);
-        }
-    }
-}
-
-static long probe_object; /* an aligned C object for the probe */
-static int probe_destroyed;
-static void *probe_leaf(const cr_value *args, void *user_data) { return &probe_object; }
-static void probe_destroy(void *object, void *user_data) { probe_destroyed++; }
-static void *probe_failing(const cr_value *args, void *user_data) {
-    (void)cr_value_object(cr_map_get(args, "d"));
-    return NULL;
-}
-
-int crpy_callbacks_init(void) {
-    static const char config[] = "Leaf: Leaf\nFailing: {ClassName: Failing, Dependencies: {d: Leaf}}\n";
-    cr_registry *reg = cr_registry_new();
-    if (reg == NULL) return 0;
-    cr_class leaf = {0}, failing = {0};
-    leaf.create = probe_leaf;
-    leaf.destroy = probe_destroy;
-    failing.create = probe_failing;
-    probe_destroyed = 0;
-    if (cr_register_class(reg, "Leaf", &leaf, NULL) == 0 && cr_register_class(reg, "Failing", &failing, NULL) == 0 &&
-        cr_load_string(reg, config, sizeof config - 1, CR_FORMAT_YAML) == 0 &&
-        cr_registry_create(reg, "Failing", NULL) == NULL)
-        taken_for_good = probe_destroyed == 0;
-    cr_registry_free(reg);
-    cr_clear_error();
-    return 0;
-}
-
-static Py_ssize_t keep_length(crpy_frame *frame) {
-    return (frame && frame->keep) ? PyList_GET_SIZE(frame->keep) : 0;
-}
-
 static void *create_cb(const cr_value *args, void *user_data) {
     class_record *record = user_data;
     PyGILState_STATE gil = PyGILState_Ensure();
@@ -73,7 +20,6 @@ static void *create_cb(const cr_value *args, void *user_data) {
         crpy_frame_push(&local, 0);
         frame = &local;
     }
-    Py_ssize_t mark = keep_length(frame);
     PyObject *result = NULL;
     PyObject *dict = crpy_value_to_python(args, frame);
     if (dict != NULL && !PyDict_Check(dict)) Py_SETREF(dict, PyDict_New());
@@ -86,10 +32,8 @@ static void *create_cb(const cr_value *args, void *user_data) {
         result = NULL;
         PyErr_Format(PyExc_TypeError, "the factory of class '%U' returned None", record->name);
         crpy_report_exception(frame, NULL);
-        undo_takes_on_failure(frame, mark);
     } else if (result == NULL) {
         crpy_report_exception(frame, NULL);
-        undo_takes_on_failure(frame, mark);
     }
     if (own_frame) crpy_frame_pop(&local);
     PyGILState_Release(gil);
@@ -125,7 +69,6 @@ static int set_cb(void *object, const char *key, const cr_value *value, void *us
         crpy_frame_push(&local, 0);
         frame = &local;
     }
-    Py_ssize_t mark = keep_length(frame);
     int status = 0;
     PyObject *pykey = PyUnicode_DecodeUTF8(key, (Py_ssize_t)strlen(key), "surrogateescape");
     PyObject *pyvalue = pykey ? crpy_value_to_python(value, frame) : NULL;
@@ -145,7 +88,6 @@ static int set_cb(void *object, const char *key, const cr_value *value, void *us
     Py_XDECREF(pyvalue);
     if (status != 0) {
         crpy_report_exception(frame, NULL);
-        undo_takes_on_failure(frame, mark);
     }
     if (own_frame) crpy_frame_pop(&local);
     PyGILState_Release(gil);

@@ -87,7 +87,7 @@ __attribute__((visibility("default"))) PyMODINIT_FUNC PyInit__native(void) {
     if (PyModule_AddObject(module, "Registry", (PyObject *)&crpy_RegistryType) < 0) goto fail;
     Py_INCREF(&crpy_ProviderType);
     if (PyModule_AddObject(module, "Provider", (PyObject *)&crpy_ProviderType) < 0) goto fail;
-    if (crpy_errors_init(module) < 0 || crpy_values_init(module) < 0 || crpy_callbacks_init() < 0) goto fail;
+    if (crpy_errors_init(module) < 0 || crpy_values_init(module) < 0) goto fail;
     return module;
 fail:
     Py_DECREF(module);

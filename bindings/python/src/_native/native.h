@@ -87,8 +87,6 @@ int crpy_values_init(PyObject *module);
 
 /* -- class callbacks (callbacks.c) ----------------------------------------------------------- */
 
-/** Learns the library's ownership rule for arguments of failed callbacks (once, at import). */
-int crpy_callbacks_init(void);
 /** Registers (or replaces) a Python class on `reg`. Returns the cr status. */
 int crpy_register_class(cr_registry *reg, const char *name, PyObject *factory, PyObject *on_destroy,
                         PyObject *setter, int replace);

@@ -65,12 +65,6 @@ static PyObject *Provider_close(ProviderObject *self, PyObject *unused) {
     Py_RETURN_NONE;
 }
 
-/* ABI 0.x only: the library freed the provider itself (its create failed). */
-static PyObject *Provider_disown(ProviderObject *self, PyObject *unused) {
-    self->provider = NULL;
-    Py_RETURN_NONE;
-}
-
 static PyObject *Provider_get_closed(ProviderObject *self, void *unused) { return PyBool_FromLong(self->provider == NULL); }
 
 static void Provider_dealloc(ProviderObject *self) {
@@ -87,7 +81,6 @@ static PyMethodDef Provider_methods[] = {
     {"create", (PyCFunction)(void (*)(void))Provider_create, METH_FASTCALL | METH_KEYWORDS,
      "create(props=None, /, **kwargs): creates the provider's entry now."},
     {"close", (PyCFunction)Provider_close, METH_NOARGS, "close(): frees the provider (idempotent)."},
-    {"_disown", (PyCFunction)Provider_disown, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
 

@@ -5,29 +5,53 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import ControllerRegConfig
 
-/// How deep the calling thread is in creates. A host callback that creates again (directly, or
-/// through a provider) continues the count of the create that called it, so the create-depth
-/// limit and the stack guard bound the whole nest on that thread, not each create alone.
+/// What a create needs to know about the calling thread, in one record per thread so a create
+/// reads it with a single thread-local lookup and host callbacks update it in place.
+struct CreateThread {
+    /// How deep the thread is in creates: a host callback that creates again (directly, or through
+    /// a provider) continues the count of the create that called it, so the create-depth limit and
+    /// the stack guard bound the whole nest on this thread, not each create alone.
+    var depth: Int
+    /// The lowest usable address of this thread's stack (0 if unknown), for the stack guard.
+    let stackLow: UInt
+}
+
+/// The per-thread `CreateThread` records.
 enum CreateNesting {
     private static let key: pthread_key_t = {
         var k = pthread_key_t()
-        pthread_key_create(&k, nil)
+        let rc = pthread_key_create(&k) { free($0) }
+        precondition(rc == 0, "controllerreg: pthread_key_create for create nesting failed (\(rc))")
         return k
     }()
 
-    /// The depth a create starting now on this thread begins at (0 outside any host callback).
-    static var depth: Int {
-        @inline(__always) get { Int(bitPattern: UInt(bitPattern: pthread_getspecific(key))) }
-        @inline(__always) set { pthread_setspecific(key, UnsafeRawPointer(bitPattern: newValue)) }
+    /// The calling thread's record, made on first use (and freed when the thread exits).
+    @inline(__always)
+    static var current: UnsafeMutablePointer<CreateThread> {
+        if let raw = pthread_getspecific(key) { return raw.assumingMemoryBound(to: CreateThread.self) }
+        return makeCurrent()
     }
 
-    /// Runs a host callback made at `depth`: creates it starts begin at `depth + 1`.
+    @inline(never)
+    private static func makeCurrent() -> UnsafeMutablePointer<CreateThread> {
+        guard let raw = malloc(MemoryLayout<CreateThread>.stride) else {
+            preconditionFailure("controllerreg: out of memory for a thread's create record")
+        }
+        let record = raw.bindMemory(to: CreateThread.self, capacity: 1)
+        record.initialize(to: CreateThread(depth: 0, stackLow: StackGuard.lowBound()))
+        let rc = pthread_setspecific(key, raw)
+        precondition(rc == 0, "controllerreg: pthread_setspecific for create nesting failed (\(rc))")
+        return record
+    }
+
+    /// Runs a host callback made at `depth` on `thread`: creates it starts begin at `depth + 1`.
     @inline(__always)
-    static func callingHost<R>(at depth: Int, _ body: () -> R) -> R {
-        let saved = self.depth
-        self.depth = depth + 1
-        defer { self.depth = saved }
+    static func callingHost<R>(_ thread: UnsafeMutablePointer<CreateThread>, at depth: Int, _ body: () -> R) -> R {
+        let saved = thread.pointee.depth
+        thread.pointee.depth = depth + 1
+        defer { thread.pointee.depth = saved }
         return body()
     }
 }

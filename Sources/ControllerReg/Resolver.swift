@@ -25,6 +25,8 @@ struct Resolver {
     unowned(unsafe) let snapshot: Snapshot
     unowned(unsafe) let registry: Registry
     let maxDepth: Int
+    /// The calling thread's nesting depth and stack bound (a resolver never leaves its thread).
+    let thread: UnsafeMutablePointer<CreateThread>
     /// `graph` objects built in this call.
     private var graph: [GraphObject] = []
 
@@ -32,6 +34,7 @@ struct Resolver {
         self.snapshot = snapshot
         self.registry = registry
         self.maxDepth = maxDepth
+        self.thread = CreateNesting.current
     }
 
     struct GraphObject {
@@ -57,15 +60,23 @@ struct Resolver {
     private static func valueOf(_ slot: UnsafeMutablePointer<RawMapSlot>) -> UnsafeMutablePointer<RawValue> {
         (UnsafeMutableRawPointer(slot) + valueOffset).assumingMemoryBound(to: RawValue.self)
     }
-    private static let valueOffset = MemoryLayout<RawMapSlot>.offset(of: \RawMapSlot.value)!
+    /// The offset of `RawMapSlot.value` (after the key pointer and length), as a constant rather
+    /// than a lazily initialised global, which would cost a `swift_once` on every access.
+    @inline(__always)
+    private static var valueOffset: Int {
+        let offset = MemoryLayout<UnsafePointer<UInt8>>.size + MemoryLayout<Int>.size
+        assert(offset == MemoryLayout<RawMapSlot>.offset(of: \RawMapSlot.value)!, "RawMapSlot layout changed")
+        return offset
+    }
 
     // MARK: Entry points
 
     /// Creates entry `index` for a caller: singletons come from their cell (and take no props),
     /// everything else is built. Returns the object and whether the registry owns it. `depth`: where
     /// the create starts (by default, this thread's nesting in host callbacks).
-    mutating func createEntry(_ index: Int, props: UnsafePointer<RawValue>?, depth: Int = CreateNesting.depth) throws(CreateFailure) -> (UnsafeMutableRawPointer, Bool) {
+    mutating func createEntry(_ index: Int, props: UnsafePointer<RawValue>?, depth: Int? = nil) throws(CreateFailure) -> (UnsafeMutableRawPointer, Bool) {
         defer { finishGraph() }
+        let depth = depth ?? thread.pointee.depth
         let plan = snapshot.entries.plans[index]
         if plan.lifestyle == .singleton {
             if let props, props.pointee.count > 0 {
@@ -85,14 +96,14 @@ struct Resolver {
         guard let create = f.create else {
             throw CreateFailure(code: .classNotRegistered, message: "class '\(snapshot.classes.names[slot])' is not registered")
         }
-        let depth = CreateNesting.depth
+        let depth = thread.pointee.depth
         try checkDepth(depth, snapshot.classes.names[slot])
         HostFailure.clear()
         // The callback gets a borrowed view of the props, never the caller's root itself (which it
         // could otherwise modify or free).
         var view = props.map { RawValue.borrowedMap($0.pointee.mapSlots.map { UnsafePointer($0) }, count: Int($0.pointee.count)) }
             ?? emptyArgumentsMap.pointee
-        let made = withUnsafePointer(to: &view) { v in CreateNesting.callingHost(at: depth) { create(UnsafeRawPointer(v), f.context) } }
+        let made = withUnsafePointer(to: &view) { v in CreateNesting.callingHost(thread, at: depth) { create(UnsafeRawPointer(v), f.context) } }
         guard let object = made else {
             let reason = HostFailure.take().map { ": \($0)" } ?? " returned NULL"
             throw CreateFailure(code: .createFailed, message: "create of class '\(snapshot.classes.names[slot])'\(reason)")
@@ -112,7 +123,7 @@ struct Resolver {
         }
         let count = Int(plan.slotCount)
         guard count > 0 else { return }
-        let depth = CreateNesting.depth
+        let depth = thread.pointee.depth
         try checkDepth(depth, entryName(index))
         let heldBytes = Int(plan.objectCount) * MemoryLayout<Held>.stride
         let valueBytes = count * MemoryLayout<RawValue>.stride
@@ -135,7 +146,7 @@ struct Resolver {
             for i in 0 ..< count {
                 let s = plan.slots![i]
                 HostFailure.clear()
-                let status = CreateNesting.callingHost(at: depth) {
+                let status = CreateNesting.callingHost(thread, at: depth) {
                     set(object, UnsafeRawPointer(s.key).assumingMemoryBound(to: CChar.self), UnsafeRawPointer(values + i), functions.context)
                 }
                 if status != 0 {
@@ -178,7 +189,7 @@ struct Resolver {
             throw CreateFailure(code: .limit, message: "creates nested deeper than the create depth limit of \(maxDepth) (references, and creates made inside create callbacks or through providers on this thread, all count)",
                                 path: [name()])
         }
-        if !StackGuard.hasRoom() {
+        if !StackGuard.hasRoom(above: thread.pointee.stackLow) {
             throw CreateFailure(code: .limit, message: "creates nested too deeply for this thread's stack (at depth \(depth))",
                                 path: [name()])
         }
@@ -221,7 +232,7 @@ struct Resolver {
 
         if plan.slotCount == 0 && propsCount == 0 {
             HostFailure.clear()
-            guard let object = CreateNesting.callingHost(at: depth, { create(UnsafeRawPointer(emptyArgumentsMap), functions.context) }) else {
+            guard let object = CreateNesting.callingHost(thread, at: depth, { create(UnsafeRawPointer(emptyArgumentsMap), functions.context) }) else {
                 var failure = createFailed(index)
                 failure.path = [entryName(index)]
                 throw failure
@@ -261,7 +272,7 @@ struct Resolver {
                 }
                 args.initialize(to: .borrowedMap(UnsafePointer(top), count: n))
                 HostFailure.clear()
-                guard let object = CreateNesting.callingHost(at: depth, { create(UnsafeRawPointer(args), functions.context) }) else {
+                guard let object = CreateNesting.callingHost(thread, at: depth, { create(UnsafeRawPointer(args), functions.context) }) else {
                     throw createFailed(index)
                 }
                 settle(&work, borrows: functions.borrowsArguments)

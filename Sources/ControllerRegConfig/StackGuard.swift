@@ -15,15 +15,20 @@ import Darwin
 public enum StackGuard {
     /// Room kept free for the frames below the check (the rest of the walk's own level, host
     /// callbacks, the C library): 64 KiB.
-    public static let defaultReserve = 64 << 10
+    public static var defaultReserve: Int { 64 << 10 }
 
     /// Whether at least `reserve` bytes of stack are left below the caller's frame. True when the
     /// bounds cannot be found (an unknown stack is not refused).
     @inline(never)
     public static func hasRoom(_ reserve: Int = defaultReserve) -> Bool {
+        hasRoom(above: lowBound(), reserve)
+    }
+
+    /// `hasRoom` for a caller that keeps this thread's `lowBound()` itself (no thread-local lookup).
+    @inline(never)
+    package static func hasRoom(above low: UInt, _ reserve: Int = defaultReserve) -> Bool {
         var marker: UInt8 = 0
         let here = withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) }
-        let low = lowBound()
         // Outside the thread's stack (e.g. ASan's fake stack frames): cannot tell, allow.
         guard low != 0, here > low, here - low < (1 << 36) else { return true }
         return here - low > UInt(reserve)
@@ -46,7 +51,7 @@ public enum StackGuard {
     #endif
 
     /// The lowest usable address of this thread's stack (0 if unknown), cached per thread.
-    private static func lowBound() -> UInt {
+    package static func lowBound() -> UInt {
         let k = key
         if let cached = pthread_getspecific(k) { return UInt(bitPattern: cached) }
         var low: UInt = 0

@@ -17,7 +17,7 @@ let package = Package(
         .executable(name: "controllerreg-cli", targets: ["controllerreg"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
     ],
     targets: [
         .systemLibrary(

@@ -18,7 +18,7 @@ let package = Package(
                 .product(name: "ControllerReg", package: "controllerreg"),
                 .product(name: "Swinject", package: "Swinject"),
             ],
-        ),
+        )
     ],
     swiftLanguageModes: [.v5]
 )

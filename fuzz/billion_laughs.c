@@ -41,8 +41,8 @@ int main(int argc, char **argv) {
     clock_gettime(CLOCK_MONOTONIC, &t1);
     long after = peak_rss_kib();
     double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
-    printf("billion laughs, %d levels (%zu bytes): %s (%d) in %.2f ms, peak RSS +%ld KiB\n  %s\n", levels, n,
-           cr_status_name(rc), rc, ms, after - before, cr_last_error_message());
+    printf("billion laughs, %d levels (%zu bytes): %s (%d) in %.2f ms, peak RSS +%ld KiB\n  %s\n", levels, n, cr_status_name(rc),
+           rc, ms, after - before, cr_last_error_message());
     cr_registry_free(reg);
     return rc == CR_ERR_LIMIT ? 0 : 1;
 }

@@ -7,7 +7,13 @@
 #include "controllerreg.h"
 
 /* abort() naming the failed condition (the input is then saved by libFuzzer as a crash). */
-#define CHECK(c) do { if (!(c)) { fprintf(stderr, "CHECK failed: %s at %s:%d\n", #c, __FILE__, __LINE__); abort(); } } while (0)
+#define CHECK(c)                                                                    \
+    do {                                                                            \
+        if (!(c)) {                                                                 \
+            fprintf(stderr, "CHECK failed: %s at %s:%d\n", #c, __FILE__, __LINE__); \
+            abort();                                                                \
+        }                                                                           \
+    } while (0)
 
 /* Limits small enough that no input of a few KB can make one run slow (an alias bomb, a deep
  * nest), but above anything the seeds need. The defaults are exercised by the test suite. */

@@ -15,7 +15,11 @@
 #define MAXKIDS 64
 
 /* An object: it owns the CR_OWNER_RECEIVER objects it was given (destroyed with it). */
-typedef struct token { unsigned magic; size_t nkids; struct token *kids[MAXKIDS]; } token;
+typedef struct token {
+    unsigned magic;
+    size_t nkids;
+    struct token *kids[MAXKIDS];
+} token;
 
 static cr_provider *pending[64];
 static size_t npending;
@@ -40,8 +44,10 @@ static void walk_args(const cr_value *v, int depth, token *into) {
         cr_owner o = cr_value_owner(v);
         CHECK(!(o != CR_OWNER_RECEIVER && o != CR_OWNER_SHARED && o != CR_OWNER_REGISTRY));
         if (into && o == CR_OWNER_RECEIVER) {
-            if (into->nkids < MAXKIDS) into->kids[into->nkids++] = t;
-            else token_destroy(t, NULL); /* allowed: the receiver may destroy what it owns */
+            if (into->nkids < MAXKIDS)
+                into->kids[into->nkids++] = t;
+            else
+                token_destroy(t, NULL); /* allowed: the receiver may destroy what it owns */
         }
         break;
     }
@@ -49,8 +55,10 @@ static void walk_args(const cr_value *v, int depth, token *into) {
         cr_provider *p = cr_value_provider(v);
         CHECK(!(!p || !cr_provider_name(p)));
         if (into) {
-            if (npending < sizeof pending / sizeof pending[0]) pending[npending++] = p;
-            else cr_provider_free(p);
+            if (npending < sizeof pending / sizeof pending[0])
+                pending[npending++] = p;
+            else
+                cr_provider_free(p);
         }
         break;
     }
@@ -63,12 +71,8 @@ static void walk_args(const cr_value *v, int depth, token *into) {
             walk_args(cr_map_value_at(v, i), depth + 1, into);
         }
         break;
-    case CR_STRING:
-        CHECK(!(!cr_value_string(v)));
-        break;
-    default:
-        (void)cr_value_double(v);
-        break;
+    case CR_STRING: CHECK(!(!cr_value_string(v))); break;
+    default: (void)cr_value_double(v); break;
     }
 }
 
@@ -99,8 +103,10 @@ static void create_and_destroy(cr_registry *reg, const char *name) {
     co.owner = &owner;
     void *obj = cr_registry_create_with(reg, name, &co);
     if (obj) {
-        if (owner == CR_OWNER_RECEIVER) token_destroy(obj, NULL);
-        else CHECK(!(owner != CR_OWNER_REGISTRY));
+        if (owner == CR_OWNER_RECEIVER)
+            token_destroy(obj, NULL);
+        else
+            CHECK(!(owner != CR_OWNER_REGISTRY));
     } else {
         fuzz_check_status(cr_last_error_code());
         CHECK(!(cr_last_error_code() == CR_OK));
@@ -109,7 +115,7 @@ static void create_and_destroy(cr_registry *reg, const char *name) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size < 1) return 0;
-    fail_mode = data[0] % 8;  /* 0: never fail; n: every n-th create fails */
+    fail_mode = data[0] % 8; /* 0: never fail; n: every n-th create fails */
     ncreates = 0;
     data++, size--;
     cr_registry *reg = cr_registry_new();
@@ -122,7 +128,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     CHECK(!(!entries));
     size_t n = cr_value_count(entries);
     CHECK(!(rc != CR_OK && n != 0));
-    static const cr_class cls = { .create = token_create, .destroy = token_destroy };
+    static const cr_class cls = {.create = token_create, .destroy = token_destroy};
     for (size_t i = 0; i < n; i++) {
         const cr_value *e = cr_list_at(entries, i);
         const char *c = cr_value_string(cr_map_get(e, "class"));

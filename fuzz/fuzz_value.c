@@ -13,7 +13,10 @@
 
 #define MAXSTACK 16
 
-typedef struct { const uint8_t *p; size_t n; } input;
+typedef struct {
+    const uint8_t *p;
+    size_t n;
+} input;
 
 static int next(input *in) {
     if (!in->n) return -1;
@@ -36,7 +39,10 @@ static void text(input *in, char *out) {
 
 static int64_t integer(input *in) {
     uint64_t v = 0;
-    for (int i = 0; i < 8; i++) { int c = next(in); v = (v << 8) | (uint8_t)(c < 0 ? 0 : c); }
+    for (int i = 0; i < 8; i++) {
+        int c = next(in);
+        v = (v << 8) | (uint8_t)(c < 0 ? 0 : c);
+    }
     return (int64_t)v;
 }
 
@@ -50,9 +56,7 @@ static void echo_take(const cr_value *v, int depth) {
     case CR_OBJECT:
         if (cr_value_owner(v) == CR_OWNER_RECEIVER) free(cr_value_object(v));
         break;
-    case CR_PROVIDER:
-        cr_provider_free(cr_value_provider(v));
-        break;
+    case CR_PROVIDER: cr_provider_free(cr_value_provider(v)); break;
     case CR_LIST:
         for (size_t i = 0; i < cr_value_count(v); i++) echo_take(cr_list_at(v, i), depth + 1);
         break;
@@ -62,11 +66,8 @@ static void echo_take(const cr_value *v, int depth) {
             echo_take(cr_map_value_at(v, i), depth + 1);
         }
         break;
-    case CR_STRING:
-        CHECK(cr_value_string(v) != NULL);
-        break;
-    default:
-        break;
+    case CR_STRING: CHECK(cr_value_string(v) != NULL); break;
+    default: break;
     }
 }
 
@@ -88,7 +89,10 @@ static void *echo_create(const cr_value *args, void *user_data) {
     return args_seen;
 }
 
-static void echo_destroy(void *object, void *user_data) { (void)user_data; free(object); }
+static void echo_destroy(void *object, void *user_data) {
+    (void)user_data;
+    free(object);
+}
 
 /* Reads a value every way there is; checks what must hold whatever it is. */
 static void read_all(const cr_value *v, int depth) {
@@ -106,7 +110,8 @@ static void read_all(const cr_value *v, int depth) {
     if (k == CR_LIST) {
         for (size_t i = 0; i < n; i++) CHECK(!(!cr_list_at(v, i)));
         CHECK(!(cr_list_at(v, n) || cr_list_at(v, (size_t)-1)));
-        if (depth < 64) for (size_t i = 0; i < n; i++) read_all(cr_list_at(v, i), depth + 1);
+        if (depth < 64)
+            for (size_t i = 0; i < n; i++) read_all(cr_list_at(v, i), depth + 1);
     } else if (k == CR_MAP) {
         for (size_t i = 0; i < n; i++) {
             const char *key = cr_map_key_at(v, i);
@@ -115,14 +120,15 @@ static void read_all(const cr_value *v, int depth) {
             CHECK(!(!got));
         }
         CHECK(!(cr_map_key_at(v, n) || cr_map_value_at(v, n)));
-        if (depth < 64) for (size_t i = 0; i < n; i++) read_all(cr_map_value_at(v, i), depth + 1);
+        if (depth < 64)
+            for (size_t i = 0; i < n; i++) read_all(cr_map_value_at(v, i), depth + 1);
     } else {
         CHECK(!(cr_list_at(v, 0) || cr_map_get(v, "a") || cr_map_key_at(v, 0)));
     }
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    input in = { data, size };
+    input in = {data, size};
     cr_value *stack[MAXSTACK];
     int top = 0;
     cr_registry *reg = NULL;
@@ -131,14 +137,49 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     while ((op = next(&in)) >= 0) {
         cr_value *t = top ? stack[top - 1] : NULL;
         switch (op % 24) {
-        case 0: if (top < MAXSTACK) { cr_value *m = cr_map_new(); CHECK(m); stack[top++] = m; } break;
-        case 1: if (top < MAXSTACK) { cr_value *l = cr_list_new(); CHECK(l); stack[top++] = l; } break;
-        case 2: text(&in, key); (void)cr_map_set_null(t, key); break;
-        case 3: text(&in, key); (void)cr_map_set_bool(t, key, next(&in)); break;
-        case 4: text(&in, key); (void)cr_map_set_int(t, key, integer(&in)); break;
-        case 5: { text(&in, key); int64_t bits = integer(&in); double d; memcpy(&d, &bits, sizeof d); (void)cr_map_set_double(t, key, d); break; }
-        case 6: text(&in, key); text(&in, str); (void)cr_map_set_string(t, key, str); break;
-        case 7: text(&in, key); (void)cr_map_set_object(t, key, (void *)(uintptr_t)0x1000); break;
+        case 0:
+            if (top < MAXSTACK) {
+                cr_value *m = cr_map_new();
+                CHECK(m);
+                stack[top++] = m;
+            }
+            break;
+        case 1:
+            if (top < MAXSTACK) {
+                cr_value *l = cr_list_new();
+                CHECK(l);
+                stack[top++] = l;
+            }
+            break;
+        case 2:
+            text(&in, key);
+            (void)cr_map_set_null(t, key);
+            break;
+        case 3:
+            text(&in, key);
+            (void)cr_map_set_bool(t, key, next(&in));
+            break;
+        case 4:
+            text(&in, key);
+            (void)cr_map_set_int(t, key, integer(&in));
+            break;
+        case 5: {
+            text(&in, key);
+            int64_t bits = integer(&in);
+            double d;
+            memcpy(&d, &bits, sizeof d);
+            (void)cr_map_set_double(t, key, d);
+            break;
+        }
+        case 6:
+            text(&in, key);
+            text(&in, str);
+            (void)cr_map_set_string(t, key, str);
+            break;
+        case 7:
+            text(&in, key);
+            (void)cr_map_set_object(t, key, (void *)(uintptr_t)0x1000);
+            break;
         case 8: /* hand the top value to the one below it (a map under a key, or a list) */
             if (top >= 2) {
                 cr_value *v = stack[--top];
@@ -151,11 +192,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         case 9: (void)cr_list_push_null(t); break;
         case 10: (void)cr_list_push_bool(t, next(&in)); break;
         case 11: (void)cr_list_push_int(t, integer(&in)); break;
-        case 12: { int64_t bits = integer(&in); double d; memcpy(&d, &bits, sizeof d); (void)cr_list_push_double(t, d); break; }
-        case 13: text(&in, str); (void)cr_list_push_string(t, str); break;
+        case 12: {
+            int64_t bits = integer(&in);
+            double d;
+            memcpy(&d, &bits, sizeof d);
+            (void)cr_list_push_double(t, d);
+            break;
+        }
+        case 13:
+            text(&in, str);
+            (void)cr_list_push_string(t, str);
+            break;
         case 14: (void)cr_list_push_object(t, (void *)(uintptr_t)0x2000); break;
-        case 15: if (t) read_all(t, 0); break;
-        case 16: if (top) { cr_value_free(stack[--top]); } break;
+        case 15:
+            if (t) read_all(t, 0);
+            break;
+        case 16:
+            if (top) { cr_value_free(stack[--top]); }
+            break;
         case 17: /* misuse: push a value into itself (must be refused; it is freed with ownership) */
             if (t) {
                 int rc = cr_value_kind(t) == CR_MAP ? cr_map_set_value(t, "self", t) : cr_list_push_value(t, t);
@@ -171,12 +225,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 (void)cr_map_set_null((cr_value *)e, "k");
             }
             break;
-        case 19: text(&in, key); if (t) (void)cr_map_get(t, key); break;
-        case 20: (void)cr_list_at(t, (size_t)next(&in)); (void)cr_map_key_at(t, (size_t)next(&in)); break;
+        case 19:
+            text(&in, key);
+            if (t) (void)cr_map_get(t, key);
+            break;
+        case 20:
+            (void)cr_list_at(t, (size_t)next(&in));
+            (void)cr_map_key_at(t, (size_t)next(&in));
+            break;
         case 21: /* the top value as props of a create */
             if (!reg) {
                 reg = cr_registry_new();
-                static const cr_class cls = { .create = echo_create, .destroy = echo_destroy };
+                static const cr_class cls = {.create = echo_create, .destroy = echo_destroy};
                 CHECK(!(cr_register_class(reg, "Echo", &cls, NULL) != CR_OK));
             }
             {
@@ -185,14 +245,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 co.props = t;
                 co.owner = &owner;
                 void *o = cr_registry_create_with(reg, "Echo", &co);
-                if (o && owner == CR_OWNER_RECEIVER) free(o);
-                else fuzz_check_status(cr_last_error_code());
+                if (o && owner == CR_OWNER_RECEIVER)
+                    free(o);
+                else
+                    fuzz_check_status(cr_last_error_code());
             }
             break;
         case 22: /* the top value as an entry's dependencies, then create it */
             if (!reg) {
                 reg = cr_registry_new();
-                static const cr_class cls = { .create = echo_create, .destroy = echo_destroy };
+                static const cr_class cls = {.create = echo_create, .destroy = echo_destroy};
                 CHECK(!(cr_register_class(reg, "Echo", &cls, NULL) != CR_OK));
             }
             text(&in, key);
@@ -206,7 +268,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 if (o && owner == CR_OWNER_RECEIVER) free(o);
             }
             break;
-        case 23: (void)cr_value_kind(t); (void)cr_value_count(t); (void)cr_value_string(t); break;
+        case 23:
+            (void)cr_value_kind(t);
+            (void)cr_value_count(t);
+            (void)cr_value_string(t);
+            break;
         }
     }
     while (top) cr_value_free(stack[--top]);

@@ -80,21 +80,21 @@ int cr_version_number(void);
 
 /** Status codes returned by functions and by cr_last_error_code(). Values never change. */
 typedef enum {
-    CR_OK = 0,                    /**< success */
-    CR_ERR_INVALID_ARGUMENT = 1,  /**< NULL pointer, unknown enum value, value of the wrong shape */
-    CR_ERR_IO = 2,                /**< a file could not be read (missing, directory, FIFO, permission) */
-    CR_ERR_SYNTAX = 3,            /**< malformed YAML/JSON/plist, invalid UTF-8 */
-    CR_ERR_SCHEMA = 4,            /**< well-formed but not a valid config (unknown key, wrong type, ...) */
-    CR_ERR_DUPLICATE = 5,         /**< same key twice in a map, or an entry name defined twice */
-    CR_ERR_MISSING_REFERENCE = 6, /**< a dependency names an entry that does not exist */
-    CR_ERR_CYCLE = 7,             /**< references form a cycle; the message names the whole path */
-    CR_ERR_NOT_FOUND = 8,         /**< cr_create of a name that is not an entry */
+    CR_OK = 0,                       /**< success */
+    CR_ERR_INVALID_ARGUMENT = 1,     /**< NULL pointer, unknown enum value, value of the wrong shape */
+    CR_ERR_IO = 2,                   /**< a file could not be read (missing, directory, FIFO, permission) */
+    CR_ERR_SYNTAX = 3,               /**< malformed YAML/JSON/plist, invalid UTF-8 */
+    CR_ERR_SCHEMA = 4,               /**< well-formed but not a valid config (unknown key, wrong type, ...) */
+    CR_ERR_DUPLICATE = 5,            /**< same key twice in a map, or an entry name defined twice */
+    CR_ERR_MISSING_REFERENCE = 6,    /**< a dependency names an entry that does not exist */
+    CR_ERR_CYCLE = 7,                /**< references form a cycle; the message names the whole path */
+    CR_ERR_NOT_FOUND = 8,            /**< cr_create of a name that is not an entry */
     CR_ERR_CLASS_NOT_REGISTERED = 9, /**< an entry's class has not been registered */
-    CR_ERR_CLASS_EXISTS = 10,     /**< cr_register_class with a name already registered */
-    CR_ERR_CREATE_FAILED = 11,    /**< a create callback returned NULL */
-    CR_ERR_TYPE = 12,             /**< a value accessor used on a value of another kind */
-    CR_ERR_LIMIT = 13,            /**< a limit (size, depth, count) was exceeded */
-    CR_ERR_NO_MEMORY = 14         /**< memory could not be allocated */
+    CR_ERR_CLASS_EXISTS = 10,        /**< cr_register_class with a name already registered */
+    CR_ERR_CREATE_FAILED = 11,       /**< a create callback returned NULL */
+    CR_ERR_TYPE = 12,                /**< a value accessor used on a value of another kind */
+    CR_ERR_LIMIT = 13,               /**< a limit (size, depth, count) was exceeded */
+    CR_ERR_NO_MEMORY = 14            /**< memory could not be allocated */
 } cr_status;
 
 /** Code of the last failing call on this thread, or CR_OK if none since cr_clear_error(). For a
@@ -295,7 +295,8 @@ typedef struct cr_load_options {
 } cr_load_options;
 
 /** The default load options: CR_FORMAT_AUTO, no flags, source "<string>". */
-#define CR_LOAD_OPTIONS_INIT { CR_LOAD_OPTIONS_VERSION, CR_FORMAT_AUTO, 0u, NULL }
+#define CR_LOAD_OPTIONS_INIT \
+    { CR_LOAD_OPTIONS_VERSION, CR_FORMAT_AUTO, 0u, NULL }
 
 /** Reads and loads the config file at `path`. All problems in the file are reported at once (one
  *  per line of the message); if any is found nothing is loaded and the registry is unchanged.
@@ -387,7 +388,8 @@ typedef struct cr_create_options {
 } cr_create_options;
 
 /** The default create options: no props, no out-pointers. */
-#define CR_CREATE_OPTIONS_INIT { CR_CREATE_OPTIONS_VERSION, NULL, NULL, NULL }
+#define CR_CREATE_OPTIONS_INIT \
+    { CR_CREATE_OPTIONS_VERSION, NULL, NULL, NULL }
 
 /** cr_registry_create with options (NULL = CR_CREATE_OPTIONS_INIT): same results and errors, and
  *  the result's owner and destroyer when asked for. Thread-safe like cr_registry_create. */

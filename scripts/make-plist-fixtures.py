@@ -2,6 +2,7 @@
 """Regenerates Tests/Fixtures/example.plist (XML) and example-binary.plist (bplist00)
 from Tests/Fixtures/example.json with Python's standard plistlib, so all three hold the
 same content. Run from anywhere: python3 scripts/make-plist-fixtures.py"""
+
 import json
 import os
 import plistlib

@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 
 # The formatting check (CONTRIBUTING.md, "Formatting"). Off until the tree has been formatted once;
 # then the default becomes 1.
-format_check=${CONTROLLERREG_FORMAT_CHECK:-0}
+format_check=${CONTROLLERREG_FORMAT_CHECK:-1}
 jobs=${CONTROLLERREG_TEST_JOBS:-$(nproc 2>/dev/null || echo 2)}
 
 start=$SECONDS

@@ -64,12 +64,18 @@ static void die(const char *what) {
 
 static char *read_file(const char *path, size_t *len) {
     FILE *f = fopen(path, "rb");
-    if (!f) { perror(path); exit(1); }
+    if (!f) {
+        perror(path);
+        exit(1);
+    }
     fseek(f, 0, SEEK_END);
     long n = ftell(f);
     fseek(f, 0, SEEK_SET);
     char *buf = malloc((size_t)n + 1);
-    if (fread(buf, 1, (size_t)n, f) != (size_t)n) { perror(path); exit(1); }
+    if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        perror(path);
+        exit(1);
+    }
     buf[n] = 0;
     fclose(f);
     *len = (size_t)n;
@@ -82,24 +88,37 @@ static volatile uintptr_t sink;
 /* ---------------------------------------------------------------------------------------- */
 /* host classes (the same objects the hand-wired code builds)                                */
 
-typedef struct { int64_t id; } leaf_t;
+typedef struct {
+    int64_t id;
+} leaf_t;
 typedef struct {
     leaf_t *a, *b;
     char title[24];
     int64_t count;
     double ratio;
 } node_t;
-typedef struct link { struct link *next; } link_t;
-typedef struct { void *shared; int owns; } holder_t;
-typedef struct { holder_t *left, *right; } pair_t;
+typedef struct link {
+    struct link *next;
+} link_t;
+typedef struct {
+    void *shared;
+    int owns;
+} holder_t;
+typedef struct {
+    holder_t *left, *right;
+} pair_t;
 
 static void *leaf_create(const cr_value *args, void *ud) {
-    (void)args; (void)ud;
+    (void)args;
+    (void)ud;
     leaf_t *l = malloc(sizeof *l);
     l->id = 1;
     return l;
 }
-static void plain_destroy(void *o, void *ud) { (void)ud; free(o); }
+static void plain_destroy(void *o, void *ud) {
+    (void)ud;
+    free(o);
+}
 
 static void copy_title(char *dst, const char *src) {
     size_t n = src ? strlen(src) : 0;
@@ -136,7 +155,11 @@ static void *link_create(const cr_value *args, void *ud) {
 static void link_destroy(void *o, void *ud) {
     (void)ud;
     link_t *l = o;
-    while (l) { link_t *n = l->next; free(l); l = n; }
+    while (l) {
+        link_t *n = l->next;
+        free(l);
+        l = n;
+    }
 }
 
 static void *holder_create(const cr_value *args, void *ud) {
@@ -168,27 +191,26 @@ static void pair_destroy(void *o, void *ud) {
     free(p);
 }
 
-static const char *create_config =
-    "Leaf: Leaf\n"
-    "LeafB: Leaf\n"
-    "Node:\n"
-    "  ClassName: Node\n"
-    "  Dependencies: {a: Leaf, b: LeafB, title: \"@Home screen\", count: 3, ratio: 0.5}\n"
-    "Single: {ClassName: Leaf, Lifestyle: singleton}\n"
-    "Shared: {ClassName: Leaf, Lifestyle: graph}\n"
-    "Left: {ClassName: Holder, Dependencies: {shared: Shared}}\n"
-    "Right: {ClassName: Holder, Dependencies: {shared: Shared}}\n"
-    "Diamond: {ClassName: Pair, Dependencies: {left: Left, right: Right}}\n"
-    "Chain0: Link\n"
-    "Chain1: {ClassName: Link, Dependencies: {next: Chain0}}\n"
-    "Chain2: {ClassName: Link, Dependencies: {next: Chain1}}\n"
-    "Chain3: {ClassName: Link, Dependencies: {next: Chain2}}\n"
-    "Chain4: {ClassName: Link, Dependencies: {next: Chain3}}\n"
-    "Chain5: {ClassName: Link, Dependencies: {next: Chain4}}\n"
-    "Chain6: {ClassName: Link, Dependencies: {next: Chain5}}\n"
-    "Chain7: {ClassName: Link, Dependencies: {next: Chain6}}\n"
-    "Chain8: {ClassName: Link, Dependencies: {next: Chain7}}\n"
-    "Chain9: {ClassName: Link, Dependencies: {next: Chain8}}\n";
+static const char *create_config = "Leaf: Leaf\n"
+                                   "LeafB: Leaf\n"
+                                   "Node:\n"
+                                   "  ClassName: Node\n"
+                                   "  Dependencies: {a: Leaf, b: LeafB, title: \"@Home screen\", count: 3, ratio: 0.5}\n"
+                                   "Single: {ClassName: Leaf, Lifestyle: singleton}\n"
+                                   "Shared: {ClassName: Leaf, Lifestyle: graph}\n"
+                                   "Left: {ClassName: Holder, Dependencies: {shared: Shared}}\n"
+                                   "Right: {ClassName: Holder, Dependencies: {shared: Shared}}\n"
+                                   "Diamond: {ClassName: Pair, Dependencies: {left: Left, right: Right}}\n"
+                                   "Chain0: Link\n"
+                                   "Chain1: {ClassName: Link, Dependencies: {next: Chain0}}\n"
+                                   "Chain2: {ClassName: Link, Dependencies: {next: Chain1}}\n"
+                                   "Chain3: {ClassName: Link, Dependencies: {next: Chain2}}\n"
+                                   "Chain4: {ClassName: Link, Dependencies: {next: Chain3}}\n"
+                                   "Chain5: {ClassName: Link, Dependencies: {next: Chain4}}\n"
+                                   "Chain6: {ClassName: Link, Dependencies: {next: Chain5}}\n"
+                                   "Chain7: {ClassName: Link, Dependencies: {next: Chain6}}\n"
+                                   "Chain8: {ClassName: Link, Dependencies: {next: Chain7}}\n"
+                                   "Chain9: {ClassName: Link, Dependencies: {next: Chain8}}\n";
 
 static cr_registry *make_registry(void) {
     cr_registry *reg = cr_registry_new();
@@ -205,19 +227,26 @@ static cr_registry *make_registry(void) {
     return reg;
 }
 
-
 /* ---------------------------------------------------------------------------------------- */
 /* the C floor: FNV-1a lookup of a short name in a table + a call through a function pointer  */
 /* (what a minimal name-addressed registry written in C costs: one lookup per object built)  */
 
 typedef void *(*make_fn)(void);
-typedef struct { const char *name; uint64_t hash; make_fn fn; void *cached; } fn_slot;
+typedef struct {
+    const char *name;
+    uint64_t hash;
+    make_fn fn;
+    void *cached;
+} fn_slot;
 #define FN_TABLE 64
 static fn_slot fn_table[FN_TABLE];
 
 static uint64_t fnv1a(const char *s) {
     uint64_t h = 0xcbf29ce484222325ull;
-    while (*s) { h ^= (unsigned char)*s++; h *= 0x100000001b3ull; }
+    while (*s) {
+        h ^= (unsigned char)*s++;
+        h *= 0x100000001b3ull;
+    }
     return h;
 }
 static void fn_table_add(const char *name, make_fn fn, void *cached) {
@@ -247,7 +276,11 @@ static void *fn_table_make(const char *name) {
 /* ---------------------------------------------------------------------------------------- */
 /* hand-wired C: the same objects, built directly                                            */
 
-static __attribute__((noinline)) void *hand_leaf(void) { leaf_t *l = malloc(sizeof *l); l->id = 1; return l; }
+static __attribute__((noinline)) void *hand_leaf(void) {
+    leaf_t *l = malloc(sizeof *l);
+    l->id = 1;
+    return l;
+}
 static __attribute__((noinline)) node_t *hand_node(const char *title, int64_t count, double ratio) {
     node_t *n = malloc(sizeof *n);
     n->a = hand_leaf();
@@ -272,17 +305,37 @@ static leaf_t *hand_single_obj;
 static cr_registry *the_reg;
 static cr_value *the_props;
 static const char *volatile name_leaf = "Leaf", *volatile name_leafb = "LeafB", *volatile name_node = "Node",
-                            *volatile name_chain = "Chain9", *volatile name_single = "Single",
-                            *volatile name_diamond = "Diamond";
+                            *volatile name_chain = "Chain9", *volatile name_single = "Single", *volatile name_diamond = "Diamond";
 
-static void op_cr_leaf(void *c) { (void)c; free(cr_registry_create(the_reg, name_leaf, NULL)); }
-static void op_cr_node(void *c) { (void)c; node_destroy(cr_registry_create(the_reg, name_node, NULL), NULL); }
-static void op_cr_props(void *c) { (void)c; node_destroy(cr_registry_create(the_reg, name_node, the_props), NULL); }
-static void op_cr_chain(void *c) { (void)c; link_destroy(cr_registry_create(the_reg, name_chain, NULL), NULL); }
-static void op_cr_single(void *c) { (void)c; sink = (uintptr_t)cr_registry_create(the_reg, name_single, NULL); }
-static void op_cr_diamond(void *c) { (void)c; pair_destroy(cr_registry_create(the_reg, name_diamond, NULL), NULL); }
+static void op_cr_leaf(void *c) {
+    (void)c;
+    free(cr_registry_create(the_reg, name_leaf, NULL));
+}
+static void op_cr_node(void *c) {
+    (void)c;
+    node_destroy(cr_registry_create(the_reg, name_node, NULL), NULL);
+}
+static void op_cr_props(void *c) {
+    (void)c;
+    node_destroy(cr_registry_create(the_reg, name_node, the_props), NULL);
+}
+static void op_cr_chain(void *c) {
+    (void)c;
+    link_destroy(cr_registry_create(the_reg, name_chain, NULL), NULL);
+}
+static void op_cr_single(void *c) {
+    (void)c;
+    sink = (uintptr_t)cr_registry_create(the_reg, name_single, NULL);
+}
+static void op_cr_diamond(void *c) {
+    (void)c;
+    pair_destroy(cr_registry_create(the_reg, name_diamond, NULL), NULL);
+}
 
-static void op_floor_leaf(void *c) { (void)c; free(fn_table_make(name_leaf)); }
+static void op_floor_leaf(void *c) {
+    (void)c;
+    free(fn_table_make(name_leaf));
+}
 /* node5's floor: three lookups + calls (the node and its two leaves), the 3 literals set. */
 static void op_floor_node(void *c) {
     (void)c;
@@ -291,47 +344,80 @@ static void op_floor_node(void *c) {
     n->b = fn_table_make(name_leafb);
     node_destroy(n, NULL);
 }
-static void op_floor_single(void *c) { (void)c; fn_slot *s = fn_table_find(name_single); sink = (uintptr_t)(s ? s->cached : NULL); }
+static void op_floor_single(void *c) {
+    (void)c;
+    fn_slot *s = fn_table_find(name_single);
+    sink = (uintptr_t)(s ? s->cached : NULL);
+}
 
-static void op_hand_leaf(void *c) { (void)c; void *l = hand_leaf(); sink = (uintptr_t)l; free(l); }
-static void op_hand_node(void *c) { (void)c; node_destroy(hand_node("Home screen", 3, 0.5), NULL); }
-static void op_hand_props(void *c) { (void)c; node_destroy(hand_node("Overridden", 42, 0.5), NULL); }
+static void op_hand_leaf(void *c) {
+    (void)c;
+    void *l = hand_leaf();
+    sink = (uintptr_t)l;
+    free(l);
+}
+static void op_hand_node(void *c) {
+    (void)c;
+    node_destroy(hand_node("Home screen", 3, 0.5), NULL);
+}
+static void op_hand_props(void *c) {
+    (void)c;
+    node_destroy(hand_node("Overridden", 42, 0.5), NULL);
+}
 static void op_hand_chain(void *c) {
     (void)c;
     link_t *l = NULL;
-    for (int i = 0; i < 10; i++) { link_t *n = malloc(sizeof *n); n->next = l; l = n; sink = (uintptr_t)l; }
+    for (int i = 0; i < 10; i++) {
+        link_t *n = malloc(sizeof *n);
+        n->next = l;
+        l = n;
+        sink = (uintptr_t)l;
+    }
     link_destroy(l, NULL);
 }
-static void op_hand_single(void *c) { (void)c; if (!hand_single_obj) hand_single_obj = hand_leaf(); sink = (uintptr_t)hand_single_obj; }
+static void op_hand_single(void *c) {
+    (void)c;
+    if (!hand_single_obj) hand_single_obj = hand_leaf();
+    sink = (uintptr_t)hand_single_obj;
+}
 static void op_hand_diamond(void *c) {
     (void)c;
     leaf_t *s = hand_leaf();
     holder_t *l = malloc(sizeof *l), *r = malloc(sizeof *r);
-    l->shared = s; l->owns = 1;
-    r->shared = s; r->owns = 0;
+    l->shared = s;
+    l->owns = 1;
+    r->shared = s;
+    r->owns = 0;
     pair_t *p = malloc(sizeof *p);
-    p->left = l; p->right = r;
+    p->left = l;
+    p->right = r;
     sink = (uintptr_t)p;
     pair_destroy(p, NULL);
 }
 
-typedef struct { const char *name; pb_op op; } named_op;
+typedef struct {
+    const char *name;
+    pb_op op;
+} named_op;
 static const named_op create_ops[] = {
-    {"c.cr.leaf", op_cr_leaf},         {"c.floor.leaf", op_floor_leaf},     {"c.hand.leaf", op_hand_leaf},
-    {"c.cr.node5", op_cr_node},        {"c.floor.node5", op_floor_node},    {"c.hand.node5", op_hand_node},
-    {"c.cr.singleton", op_cr_single},  {"c.floor.singleton", op_floor_single}, {"c.hand.singleton", op_hand_single},
-    {"c.cr.chain10", op_cr_chain},     {"c.hand.chain10", op_hand_chain},
-    {"c.cr.diamond", op_cr_diamond},   {"c.hand.diamond", op_hand_diamond},
-    {"c.cr.props_merged", op_cr_props}, {"c.hand.props_merged", op_hand_props},
+    {"c.cr.leaf", op_cr_leaf},           {"c.floor.leaf", op_floor_leaf},        {"c.hand.leaf", op_hand_leaf},
+    {"c.cr.node5", op_cr_node},          {"c.floor.node5", op_floor_node},       {"c.hand.node5", op_hand_node},
+    {"c.cr.singleton", op_cr_single},    {"c.floor.singleton", op_floor_single}, {"c.hand.singleton", op_hand_single},
+    {"c.cr.chain10", op_cr_chain},       {"c.hand.chain10", op_hand_chain},      {"c.cr.diamond", op_cr_diamond},
+    {"c.hand.diamond", op_hand_diamond}, {"c.cr.props_merged", op_cr_props},     {"c.hand.props_merged", op_hand_props},
 };
 #define N_CREATE_OPS (sizeof create_ops / sizeof create_ops[0])
 
 /* The A/B pairs of `bench creates`, A over B. Add a row here (and its op above) to add a pair. */
 static const char *const create_pairs[][2] = {
-    {"c.cr.leaf", "c.floor.leaf"},           {"c.cr.leaf", "c.hand.leaf"},
-    {"c.cr.node5", "c.floor.node5"},         {"c.cr.node5", "c.hand.node5"},
-    {"c.cr.singleton", "c.floor.singleton"}, {"c.cr.singleton", "c.hand.singleton"},
-    {"c.cr.chain10", "c.hand.chain10"},      {"c.cr.diamond", "c.hand.diamond"},
+    {"c.cr.leaf", "c.floor.leaf"},
+    {"c.cr.leaf", "c.hand.leaf"},
+    {"c.cr.node5", "c.floor.node5"},
+    {"c.cr.node5", "c.hand.node5"},
+    {"c.cr.singleton", "c.floor.singleton"},
+    {"c.cr.singleton", "c.hand.singleton"},
+    {"c.cr.chain10", "c.hand.chain10"},
+    {"c.cr.diamond", "c.hand.diamond"},
     {"c.cr.props_merged", "c.hand.props_merged"},
 };
 
@@ -373,7 +459,10 @@ static void mode_creates(void) {
 /* ---------------------------------------------------------------------------------------- */
 /* threads and soak                                                                          */
 
-typedef struct { long n; double cpu_ns; } thread_arg;
+typedef struct {
+    long n;
+    double cpu_ns;
+} thread_arg;
 static void *thread_body(void *p) {
     thread_arg *a = p;
     double t0 = pb_clock_ns(CLOCK_THREAD_CPUTIME_ID);
@@ -402,8 +491,13 @@ static void mode_threads(long n) {
     thread_arg warm = {n / 10, 0};
     thread_body(&warm);
     for (int r = 0; r < pb_cfg.pairs; r++) {
-        if (r % 2 == 0) { thread_block(2, n, &w2[r], &c2[r]); thread_block(1, n, &w1[r], &c1[r]); }
-        else { thread_block(1, n, &w1[r], &c1[r]); thread_block(2, n, &w2[r], &c2[r]); }
+        if (r % 2 == 0) {
+            thread_block(2, n, &w2[r], &c2[r]);
+            thread_block(1, n, &w1[r], &c1[r]);
+        } else {
+            thread_block(1, n, &w1[r], &c1[r]);
+            thread_block(2, n, &w2[r], &c2[r]);
+        }
     }
     pb_emit_pair("c.threads.2", "c.threads.1", "Mops/s", w2, w1, pb_cfg.pairs, NULL);
     pb_emit_pair("c.threads_cpu.2", "c.threads_cpu.1", "Mops/s", c2, c1, pb_cfg.pairs, NULL);
@@ -424,7 +518,8 @@ static void mode_soak(long n) {
     }
     double secs = (pb_clock_ns(CLOCK_MONOTONIC) - t0) / 1e9;
     char extra[160];
-    snprintf(extra, sizeof extra, "\"creates\": %ld, \"seconds\": %.3f, \"growth_bytes\": %.0f", n, secs, samples[k - 1] - samples[0]);
+    snprintf(extra, sizeof extra, "\"creates\": %ld, \"seconds\": %.3f, \"growth_bytes\": %.0f", n, secs,
+             samples[k - 1] - samples[0]);
     pb_emit_result("c.soak.rss", "bytes", samples, k, extra);
     cr_registry_free(reg);
 }
@@ -456,20 +551,32 @@ static cr_format parse_format(const char *s) {
 static void parse_spec(const char *spec, load_spec *out) {
     memset(out, 0, sizeof *out);
     const char *path = strchr(spec, ':');
-    if (!path) { fprintf(stderr, "bench: bad load spec %s\n", spec); exit(2); }
+    if (!path) {
+        fprintf(stderr, "bench: bad load spec %s\n", spec);
+        exit(2);
+    }
     path++;
     if (!strncmp(spec, "cr:", 3)) {
         out->kind = L_CR;
         const char *colon = strchr(path, ':');
-        if (!colon) { fprintf(stderr, "bench: bad load spec %s (cr:FORMAT:FILE)\n", spec); exit(2); }
+        if (!colon) {
+            fprintf(stderr, "bench: bad load spec %s (cr:FORMAT:FILE)\n", spec);
+            exit(2);
+        }
         char fmt[16] = {0};
         memcpy(fmt, path, (size_t)(colon - path) < 15 ? (size_t)(colon - path) : 15);
         out->format = parse_format(fmt);
         path = colon + 1;
-    } else if (!strncmp(spec, "libyaml:", 8)) out->kind = L_LIBYAML;
-    else if (!strncmp(spec, "rapidjson:", 10)) out->kind = L_RAPIDJSON;
-    else if (!strncmp(spec, "libplist:", 9)) out->kind = L_LIBPLIST;
-    else { fprintf(stderr, "bench: unknown load spec %s\n", spec); exit(2); }
+    } else if (!strncmp(spec, "libyaml:", 8))
+        out->kind = L_LIBYAML;
+    else if (!strncmp(spec, "rapidjson:", 10))
+        out->kind = L_RAPIDJSON;
+    else if (!strncmp(spec, "libplist:", 9))
+        out->kind = L_LIBPLIST;
+    else {
+        fprintf(stderr, "bench: unknown load spec %s\n", spec);
+        exit(2);
+    }
     out->text = read_file(path, &out->len);
 }
 
@@ -492,7 +599,10 @@ static void libyaml_scan(const char *text, size_t len) {
     yaml_parser_initialize(&parser);
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
     for (;;) {
-        if (!yaml_parser_parse(&parser, &event)) { fprintf(stderr, "libyaml error\n"); exit(1); }
+        if (!yaml_parser_parse(&parser, &event)) {
+            fprintf(stderr, "libyaml error\n");
+            exit(1);
+        }
         int done = event.type == YAML_STREAM_END_EVENT;
         yaml_event_delete(&event);
         if (done) break;
@@ -513,14 +623,22 @@ static void op_load(void *c) {
     case L_LIBYAML: libyaml_scan(s->text, s->len); break;
     case L_RAPIDJSON:
         s->result = rj_parse(s->text, s->len);
-        if (!s->result) { fprintf(stderr, "rapidjson could not parse\n"); exit(1); }
+        if (!s->result) {
+            fprintf(stderr, "rapidjson could not parse\n");
+            exit(1);
+        }
         break;
     case L_LIBPLIST: {
 #ifdef HAVE_LIBPLIST
         plist_t root = NULL;
-        if (s->len > 6 && memcmp(s->text, "bplist", 6) == 0) plist_from_bin(s->text, (uint32_t)s->len, &root);
-        else plist_from_xml(s->text, (uint32_t)s->len, &root);
-        if (!root) { fprintf(stderr, "libplist could not parse\n"); exit(1); }
+        if (s->len > 6 && memcmp(s->text, "bplist", 6) == 0)
+            plist_from_bin(s->text, (uint32_t)s->len, &root);
+        else
+            plist_from_xml(s->text, (uint32_t)s->len, &root);
+        if (!root) {
+            fprintf(stderr, "libplist could not parse\n");
+            exit(1);
+        }
         s->result = root;
 #else
         fprintf(stderr, "bench: built without libplist\n");
@@ -550,7 +668,10 @@ static void mode_loadpair(const char *a, const char *aspec, const char *b, const
     parse_spec(aspec, &x);
     parse_spec(bspec, &y);
 #ifndef HAVE_LIBPLIST
-    if (x.kind == L_LIBPLIST || y.kind == L_LIBPLIST) { printf("SKIP %s / %s: built without libplist\n", a, b); return; }
+    if (x.kind == L_LIBPLIST || y.kind == L_LIBPLIST) {
+        printf("SKIP %s / %s: built without libplist\n", a, b);
+        return;
+    }
 #endif
     load_block(&x, 1); /* warm-up */
     load_block(&y, 1);
@@ -579,7 +700,8 @@ static void mode_loadmem(const char *name, const char *path, const char *fmt, lo
              "\"entries\": %ld, \"bytes\": %zu, \"rss_growth\": %ld, \"heap_growth\": %ld, \"heap_per_entry\": %.1f, "
              "\"peak_growth\": %ld, \"peak_per_entry\": %.1f",
              entries, len, rss1 - rss0, heap1 - heap0, (double)(heap1 - heap0) / (double)entries,
-             peak1 > rss0 ? peak1 - rss0 : peak1 - peak0, (double)(peak1 > rss0 ? peak1 - rss0 : peak1 - peak0) / (double)entries);
+             peak1 > rss0 ? peak1 - rss0 : peak1 - peak0,
+             (double)(peak1 > rss0 ? peak1 - rss0 : peak1 - peak0) / (double)entries);
     pb_emit_result(name, "B/entry", &per, 1, extra);
     cr_registry_free(reg);
     free(text);
@@ -601,7 +723,10 @@ static void mode_cg(const char *spec, long n) {
         char *list = strdup(spec), *save = NULL;
         for (char *name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
             pb_op op = find_create_op(name);
-            if (!op) { fprintf(stderr, "bench: unknown op %s\n", name); exit(2); }
+            if (!op) {
+                fprintf(stderr, "bench: unknown op %s\n", name);
+                exit(2);
+            }
             pb_count(op, NULL, 1000, n);
         }
         free(list);
@@ -622,12 +747,18 @@ int main(int argc, char **argv) {
     const char *it = getenv("BENCH_ITERS");
     long iters = it && atol(it) > 0 ? atol(it) : 200000;
     const char *mode = argc > 1 ? argv[1] : "";
-    if (!strcmp(mode, "creates")) mode_creates();
-    else if (!strcmp(mode, "threads")) mode_threads(iters);
-    else if (!strcmp(mode, "soak") && argc > 2) mode_soak(atol(argv[2]));
-    else if (!strcmp(mode, "loadpair") && argc > 5) mode_loadpair(argv[2], argv[3], argv[4], argv[5]);
-    else if (!strcmp(mode, "loadmem") && argc > 5) mode_loadmem(argv[2], argv[3], argv[4], atol(argv[5]));
-    else if (!strcmp(mode, "cg") && argc > 3) mode_cg(argv[2], atol(argv[3]));
+    if (!strcmp(mode, "creates"))
+        mode_creates();
+    else if (!strcmp(mode, "threads"))
+        mode_threads(iters);
+    else if (!strcmp(mode, "soak") && argc > 2)
+        mode_soak(atol(argv[2]));
+    else if (!strcmp(mode, "loadpair") && argc > 5)
+        mode_loadpair(argv[2], argv[3], argv[4], argv[5]);
+    else if (!strcmp(mode, "loadmem") && argc > 5)
+        mode_loadmem(argv[2], argv[3], argv[4], atol(argv[5]));
+    else if (!strcmp(mode, "cg") && argc > 3)
+        mode_cg(argv[2], atol(argv[3]));
     else if (!strcmp(mode, "cg-list"))
         for (size_t i = 0; i < N_CREATE_OPS; i++) printf("%s\n", create_ops[i].name);
     else {

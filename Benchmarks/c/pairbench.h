@@ -33,9 +33,9 @@ typedef void (*pb_op)(void *ctx);
 typedef double (*pb_block)(void *ctx, long n);
 
 typedef struct {
-    int pairs;          /* A/B pairs per comparison (BENCH_PAIRS, default 21) */
-    double block_ms;    /* CPU time one block of an op-based pair aims at (BENCH_BLOCK_MS, default 4) */
-    clockid_t clock;    /* CLOCK_THREAD_CPUTIME_ID, or CLOCK_MONOTONIC with BENCH_CLOCK=wall */
+    int pairs;       /* A/B pairs per comparison (BENCH_PAIRS, default 21) */
+    double block_ms; /* CPU time one block of an op-based pair aims at (BENCH_BLOCK_MS, default 4) */
+    clockid_t clock; /* CLOCK_THREAD_CPUTIME_ID, or CLOCK_MONOTONIC with BENCH_CLOCK=wall */
 } pb_config;
 
 static pb_config pb_cfg = {21, 4.0, CLOCK_THREAD_CPUTIME_ID};
@@ -58,7 +58,8 @@ static inline double pb_now_ns(void) { return pb_clock_ns(pb_cfg.clock); }
 #if defined(__GNUC__)
 __attribute__((noinline, used))
 #endif
-static void pb_measured_region(pb_op op, void *ctx, long n) {
+static void
+pb_measured_region(pb_op op, void *ctx, long n) {
     for (long i = 0; i < n; i++) op(ctx);
     __asm__ __volatile__("" ::: "memory");
 }
@@ -76,8 +77,8 @@ static inline void pb_print_samples(const char *key, const double *s, int n) {
 }
 
 /** Prints one PAIR line: A's and B's samples in the same order (sample i of each = pair i). */
-static inline void pb_emit_pair(const char *a, const char *b, const char *unit, const double *as,
-                                const double *bs, int n, const char *extra_json) {
+static inline void pb_emit_pair(const char *a, const char *b, const char *unit, const double *as, const double *bs, int n,
+                                const char *extra_json) {
     printf("PAIR {\"a\": \"%s\", \"b\": \"%s\", \"unit\": \"%s\"", a, b, unit);
     pb_print_samples("a_samples", as, n);
     pb_print_samples("b_samples", bs, n);
@@ -93,7 +94,10 @@ static inline void pb_emit_result(const char *name, const char *unit, const doub
     fflush(stdout);
 }
 
-typedef struct { pb_op op; void *ctx; } pb_op_block_ctx;
+typedef struct {
+    pb_op op;
+    void *ctx;
+} pb_op_block_ctx;
 static double pb_op_block(void *c, long n) {
     pb_op_block_ctx *x = (pb_op_block_ctx *)c;
     double t0 = pb_now_ns();
@@ -117,8 +121,8 @@ static inline long pb_calibrate(pb_block blk, void *ctx) {
 
 /** The pair loop: `pairs` times, one block of A and one of B in alternating order; samples are
  *  per operation (ns / n). `na`, `nb` <= 0 calibrate to pb_cfg.block_ms. */
-static inline void pb_pair_blocks(const char *a, pb_block ablk, void *actx, long na, const char *b, pb_block bblk,
-                                  void *bctx, long nb, const char *unit, double scale, const char *extra_json) {
+static inline void pb_pair_blocks(const char *a, pb_block ablk, void *actx, long na, const char *b, pb_block bblk, void *bctx,
+                                  long nb, const char *unit, double scale, const char *extra_json) {
     static double as[PB_MAX_PAIRS], bs[PB_MAX_PAIRS];
     if (na <= 0) na = pb_calibrate(ablk, actx);
     if (nb <= 0) nb = pb_calibrate(bblk, bctx);

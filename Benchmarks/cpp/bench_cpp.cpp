@@ -118,7 +118,8 @@ struct NamedOp {
     const char *name;
     pb_op op;
 };
-const NamedOp kOps[] = {{"c.cr.leaf", op_c_leaf}, {"c.cr.node5", op_c_node}, {"cpp.create.leaf", op_cpp_leaf}, {"cpp.create.node5", op_cpp_node}};
+const NamedOp kOps[] = {
+    {"c.cr.leaf", op_c_leaf}, {"c.cr.node5", op_c_node}, {"cpp.create.leaf", op_cpp_leaf}, {"cpp.create.node5", op_cpp_node}};
 
 void setup() {
     c_reg = cr_registry_new();
@@ -181,7 +182,9 @@ int main(int argc, char **argv) {
         std::fprintf(stderr, "bench-cpp: unknown op %s\n", argv[2]);
         return 2;
     } else {
-        std::fprintf(stderr, "usage: controllerreg-bench-cpp pairs | cg-list | cg c.cr.leaf|c.cr.node5|cpp.create.leaf|cpp.create.node5 N\n");
+        std::fprintf(
+            stderr,
+            "usage: controllerreg-bench-cpp pairs | cg-list | cg c.cr.leaf|c.cr.node5|cpp.create.leaf|cpp.create.node5 N\n");
         return 2;
     }
     delete cpp_reg;

@@ -8,6 +8,7 @@ controllerreg is called through ctypes on the real libcontrollerreg.so (cr_regis
 cr_load_string of bytes already in memory; freeing the registry is not timed), so both sides are
 interleaved in the same process (pairbench.py). json.loads builds dicts from the same bytes.
 """
+
 import ctypes
 import json
 import os
@@ -52,8 +53,17 @@ def main():
         tag = sys.argv[4]
         cr_free(cr_load())  # warm-up
         py_load()
-        pairbench.pair("load.json.%s" % tag, cr_load, "python.json.%s" % tag, py_load, n_a=1, n_b=1,
-                       unit="ms", a_teardown=cr_free, extra={"a_bytes": len(data), "b_bytes": len(data)})
+        pairbench.pair(
+            "load.json.%s" % tag,
+            cr_load,
+            "python.json.%s" % tag,
+            py_load,
+            n_a=1,
+            n_b=1,
+            unit="ms",
+            a_teardown=cr_free,
+            extra={"a_bytes": len(data), "b_bytes": len(data)},
+        )
     else:
         which, n = sys.argv[4], int(sys.argv[5])
         if which == "cr":

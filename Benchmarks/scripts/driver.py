@@ -12,6 +12,7 @@ instructions per operation and the instruction ratio of each pair: a second opin
 process on the machine can change. The targets (issue 15) are checked against both; a missed
 target does not fail the command. See Benchmarks/README.md to add a pair row.
 """
+
 import argparse
 import concurrent.futures
 import json
@@ -41,7 +42,7 @@ def run(cmd, env=None):
     for line in out.splitlines():
         for kind in ("PAIR", "RESULT"):
             if line.startswith(kind + " "):
-                rec = json.loads(line[len(kind) + 1:])
+                rec = json.loads(line[len(kind) + 1 :])
                 rec["kind"] = kind
                 records.append(rec)
         if line.startswith("SKIP "):
@@ -61,8 +62,12 @@ SIZES_FULL = [10000, 100000]
 SIZES_QUICK = [10000]
 FORMATS = [("yaml", "yaml", "yaml"), ("json", "json", "json"), ("xml", "xml.plist", "plist"), ("bin", "bin.plist", "plist")]
 # What each format's load is compared with (the load spec of bench.c).
-REFERENCES = {"yaml": [("libyaml", "libyaml")], "json": [("rapidjson", "rapidjson")],
-              "xml": [("libplist.xml", "libplist")], "bin": [("libplist.bin", "libplist")]}
+REFERENCES = {
+    "yaml": [("libyaml", "libyaml")],
+    "json": [("rapidjson", "rapidjson")],
+    "xml": [("libplist.xml", "libplist")],
+    "bin": [("libplist.bin", "libplist")],
+}
 
 
 def data_file(a, n, ext):
@@ -73,37 +78,76 @@ def suites(a):
     """(title, command, env) of every benchmark run, in order."""
     py = sys.executable
     sizes = SIZES_QUICK if a.quick else SIZES_FULL
-    out = [("creates (C ABI from C)", [a.c_bench, "creates"], {}),
-           ("creates (Swift: Swinject, C ABI, Swift API, hand-wired)", [a.swift_bench, "pairs"], {})]
+    out = [
+        ("creates (C ABI from C)", [a.c_bench, "creates"], {}),
+        ("creates (Swift: Swinject, C ABI, Swift API, hand-wired)", [a.swift_bench, "pairs"], {}),
+    ]
     cpp = os.path.join(a.build, "Benchmarks", "cpp", "controllerreg-bench-cpp")
     if os.path.exists(cpp):
         out.append(("creates (C++ binding)", [cpp, "pairs"], {}))
     pysec = os.path.join(BENCH_DIR, "python", "bench_python.py")
     if os.path.exists(pysec):
         out.append(("Python binding", [py, pysec, "pairs", a.lib], {}))
-    out.append(("threads", [a.c_bench, "threads"], {"BENCH_ITERS": "20000" if a.quick else "100000",
-                                                     "BENCH_PAIRS": "5" if a.quick else "11"}))
+    out.append(
+        (
+            "threads",
+            [a.c_bench, "threads"],
+            {"BENCH_ITERS": "20000" if a.quick else "100000", "BENCH_PAIRS": "5" if a.quick else "11"},
+        )
+    )
     out.append(("soak", [a.c_bench, "soak", str(1_000_000 if a.quick else 10_000_000)], {}))
     for n in sizes:
         big = {"BENCH_PAIRS": "3" if a.quick else "7"} if n >= 100000 else {}
         for tag, ext, fmt in FORMATS:
             path = data_file(a, n, ext)
             for ref_name, ref_kind in REFERENCES[tag]:
-                out.append(("load %s %d vs %s" % (tag, n, ref_name),
-                            [a.c_bench, "loadpair", "load.%s.%d" % (tag, n), "cr:%s:%s" % (fmt, path),
-                             "%s.%d" % (ref_name, n), "%s:%s" % (ref_kind, path)], big))
+                out.append(
+                    (
+                        "load %s %d vs %s" % (tag, n, ref_name),
+                        [
+                            a.c_bench,
+                            "loadpair",
+                            "load.%s.%d" % (tag, n),
+                            "cr:%s:%s" % (fmt, path),
+                            "%s.%d" % (ref_name, n),
+                            "%s:%s" % (ref_kind, path),
+                        ],
+                        big,
+                    )
+                )
             if tag == "json":
-                out.append(("load json %d vs Python json.loads" % n,
-                            [py, os.path.join(HERE, "bench_pyjson.py"), "pair", a.lib, path, str(n)], big))
+                out.append(
+                    (
+                        "load json %d vs Python json.loads" % n,
+                        [py, os.path.join(HERE, "bench_pyjson.py"), "pair", a.lib, path, str(n)],
+                        big,
+                    )
+                )
             if n >= 100000:  # linearity: the 100k load against the 10k load, interleaved
-                out.append(("load %s 100k vs 10k" % tag,
-                            [a.c_bench, "loadpair", "load.%s.%d" % (tag, n), "cr:%s:%s" % (fmt, path),
-                             "load.%s.10000" % tag, "cr:%s:%s" % (fmt, data_file(a, 10000, ext))], big))
+                out.append(
+                    (
+                        "load %s 100k vs 10k" % tag,
+                        [
+                            a.c_bench,
+                            "loadpair",
+                            "load.%s.%d" % (tag, n),
+                            "cr:%s:%s" % (fmt, path),
+                            "load.%s.10000" % tag,
+                            "cr:%s:%s" % (fmt, data_file(a, 10000, ext)),
+                        ],
+                        big,
+                    )
+                )
     for n in sizes:
         for tag, ext, fmt in FORMATS:
             for rep in range(1 if a.quick else 3):
-                out.append(("memory %s %d (%d)" % (tag, n, rep + 1),
-                            [a.c_bench, "loadmem", "mem.%s.%d" % (tag, n), data_file(a, n, ext), fmt, str(n)], {}))
+                out.append(
+                    (
+                        "memory %s %d (%d)" % (tag, n, rep + 1),
+                        [a.c_bench, "loadmem", "mem.%s.%d" % (tag, n), data_file(a, n, ext), fmt, str(n)],
+                        {},
+                    )
+                )
     return out
 
 
@@ -116,8 +160,13 @@ def callgrind_ops(a):
     n_create = 2000 if a.quick else 20000
 
     def listed(cmd):
-        return subprocess.run(cmd + ["cg-list"] if cmd[0] != sys.executable else cmd[:2] + ["cg-list", a.lib],
-                              stdout=subprocess.PIPE, text=True, check=True).stdout.split()
+        return subprocess.run(
+            cmd + ["cg-list"] if cmd[0] != sys.executable else cmd[:2] + ["cg-list", a.lib],
+            stdout=subprocess.PIPE,
+            text=True,
+            check=True,
+        ).stdout.split()
+
     for name in listed([a.c_bench]):
         ops[name] = ([a.c_bench], name, n_create, "region")
     for name in listed([a.swift_bench]):
@@ -146,7 +195,11 @@ def callgrind_ops(a):
                 ops["%s.%d" % (ref_name, shown)] = ([a.c_bench], "%s:%s" % (ref_kind, path), 1, "region-alone")
             if tag == "json":
                 ops["python.json.%d" % shown] = (
-                    [sys.executable, os.path.join(HERE, "bench_pyjson.py"), "cg", a.lib, path], "python", 3, "diff")
+                    [sys.executable, os.path.join(HERE, "bench_pyjson.py"), "cg", a.lib, path],
+                    "python",
+                    3,
+                    "diff",
+                )
     return ops
 
 
@@ -165,8 +218,9 @@ def callgrind_totals(cmd, workdir, region_dumps=None):
     if region_dumps is not None:
         vg += ["--collect-atstart=no", "--toggle-collect=*pb_measured_region*"]
         vg += ["--dump-after=" + sym for sym in region_dumps]
-    subprocess.run(vg + cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                   env=dict(os.environ, PYTHONHASHSEED="0"))
+    subprocess.run(
+        vg + cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=dict(os.environ, PYTHONHASHSEED="0")
+    )
 
     def total(path):
         with open(path) as f:
@@ -174,6 +228,7 @@ def callgrind_totals(cmd, workdir, region_dumps=None):
                 if line.startswith("totals:") or line.startswith("summary:"):
                     return int(line.split()[1])
         return 0
+
     if not region_dumps:  # the whole run, or (an empty list) everything inside the region
         return [total(base)]
     dumps = sorted((int(f.rsplit(".", 1)[1]), f) for f in os.listdir(os.path.dirname(base)) if f.startswith("out."))
@@ -189,18 +244,29 @@ def callgrind_all(ops, names, workdir):
         if method == "region":
             groups.setdefault((tuple(prog), n), []).append(name)
         elif method == "region-alone":
-            jobs.append(([name], lambda prog=prog, arg=arg, n=n: [
-                callgrind_totals(prog + ["cg", arg, str(n)], workdir, [])[0] / n]))
+            jobs.append(
+                ([name], lambda prog=prog, arg=arg, n=n: [callgrind_totals(prog + ["cg", arg, str(n)], workdir, [])[0] / n])
+            )
         else:
-            jobs.append(([name], lambda prog=prog, arg=arg, n=n: [
-                (callgrind_totals(prog + [arg, str(n)], workdir)[0] - callgrind_totals(prog + [arg, "1"], workdir)[0]) / (n - 1)]))
+            jobs.append(
+                (
+                    [name],
+                    lambda prog=prog, arg=arg, n=n: [
+                        (callgrind_totals(prog + [arg, str(n)], workdir)[0] - callgrind_totals(prog + [arg, "1"], workdir)[0])
+                        / (n - 1)
+                    ],
+                )
+            )
     for (prog, n), group in groups.items():
+
         def job(prog=prog, n=n, group=group):
-            totals = callgrind_totals(list(prog) + ["cg", ",".join(ops[g][1] for g in group), str(n)], workdir,
-                                      region_symbols(prog[0]))
+            totals = callgrind_totals(
+                list(prog) + ["cg", ",".join(ops[g][1] for g in group), str(n)], workdir, region_symbols(prog[0])
+            )
             if len(totals) != len(group):
                 raise RuntimeError("callgrind: %d dumps for %d operations of %s" % (len(totals), len(group), prog[0]))
             return [t / n for t in totals]
+
         jobs.insert(0, (group, job))
     counts = {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
@@ -322,37 +388,78 @@ def main():
     def ir_ratio(x, y):
         return instructions[x] / instructions[y] if x in instructions and y in instructions and instructions[y] else None
 
-    lines = ["## Pairs (A over B, interleaved)", "",
-             "| A | B | unit | A median | B median | A/B min / median / max | pairs | A instr/op | B instr/op | A/B by instructions |",
-             "|---|---|---|---:|---:|---|---:|---:|---:|---:|"]
+    lines = [
+        "## Pairs (A over B, interleaved)",
+        "",
+        "| A | B | unit | A median | B median | A/B min / median / max | pairs | A instr/op | B instr/op | A/B by instructions |",
+        "|---|---|---|---:|---:|---|---:|---:|---:|---:|",
+    ]
     for (x, y), p in pairs.items():
         r = ir_ratio(x, y)
-        lines.append("| %s | %s | %s | %s | %s | %s | %d | %s | %s | %s |" % (
-            x, y, p["unit"], fmt_num(p["a_stats"]["median"]), fmt_num(p["b_stats"]["median"]), fmt_ratio(p["ratio"]),
-            len(p["ratios"]), fmt_num(instructions.get(x)), fmt_num(instructions.get(y)),
-            "%.2f" % r if r is not None else ""))
+        lines.append(
+            "| %s | %s | %s | %s | %s | %s | %d | %s | %s | %s |"
+            % (
+                x,
+                y,
+                p["unit"],
+                fmt_num(p["a_stats"]["median"]),
+                fmt_num(p["b_stats"]["median"]),
+                fmt_ratio(p["ratio"]),
+                len(p["ratios"]),
+                fmt_num(instructions.get(x)),
+                fmt_num(instructions.get(y)),
+                "%.2f" % r if r is not None else "",
+            )
+        )
 
     verdicts = []
     if a.quick and instructions:
         lines += ["", "(--quick: the load rows' instruction counts are of the 1,000-entry configs, shown under the 10k names.)"]
-    lines += ["", "## Targets", "",
-              "| target | A/B min / median / max (time) | holds by time | A/B by instructions | holds by instructions |",
-              "|---|---|---|---:|---|"]
+    lines += [
+        "",
+        "## Targets",
+        "",
+        "| target | A/B min / median / max (time) | holds by time | A/B by instructions | holds by instructions |",
+        "|---|---|---|---:|---|",
+    ]
     for label, x, y, op, limit in TARGETS:
         ratios = find_pair(pairs, x, y)
         s = stats(ratios) if ratios else None
         v = verdict(ratios, op, limit)
         r = ir_ratio(x, y)
         vi = None if r is None else ("yes" if OPS[op](r, limit) else "NO")
-        verdicts.append({"target": label, "a": x, "b": y, "op": op, "limit": limit, "ratio": s,
-                         "holds": v, "instruction_ratio": r, "holds_by_instructions": vi})
-        lines.append("| %s | %s | %s | %s | %s |" % (label, fmt_ratio(s) if s else "not measured", v or "not measured",
-                                                      "%.2f" % r if r is not None else "n/a", vi or "n/a"))
+        verdicts.append(
+            {
+                "target": label,
+                "a": x,
+                "b": y,
+                "op": op,
+                "limit": limit,
+                "ratio": s,
+                "holds": v,
+                "instruction_ratio": r,
+                "holds_by_instructions": vi,
+            }
+        )
+        lines.append(
+            "| %s | %s | %s | %s | %s |"
+            % (
+                label,
+                fmt_ratio(s) if s else "not measured",
+                v or "not measured",
+                "%.2f" % r if r is not None else "n/a",
+                vi or "n/a",
+            )
+        )
 
     # memory: every fresh-process load, per entry
-    lines += ["", "## Memory per entry (one load in a fresh process)", "",
-              "| config | retained RSS B/entry (min / median / max) | allocator B/entry | peak RSS B/entry | input B/entry | <= 300 B (RSS / allocator) | peak <= 2x retained + input |",
-              "|---|---|---:|---:|---:|---|---|"]
+    lines += [
+        "",
+        "## Memory per entry (one load in a fresh process)",
+        "",
+        "| config | retained RSS B/entry (min / median / max) | allocator B/entry | peak RSS B/entry | input B/entry | <= 300 B (RSS / allocator) | peak <= 2x retained + input |",
+        "|---|---|---:|---:|---:|---|---|",
+    ]
     for name, recs in results.items():
         if not name.startswith("mem."):
             continue
@@ -363,19 +470,46 @@ def main():
         s = stats(rss)
         ok_rss, ok_heap = s["max"] <= MEMORY_LIMIT, heap <= MEMORY_LIMIT
         ok_peak = peak <= 2 * s["median"] + inp
-        verdicts.append({"target": "%s <= %d B/entry" % (name, MEMORY_LIMIT), "rss": s, "heap_per_entry": heap,
-                         "peak_per_entry": peak, "input_per_entry": inp, "holds": "yes" if ok_rss else "NO",
-                         "holds_by_allocator": "yes" if ok_heap else "NO", "peak_holds": "yes" if ok_peak else "NO"})
-        lines.append("| %s | %s | %.0f | %.0f | %.0f | %s / %s | %s |" % (
-            name, "%.0f / %.0f / %.0f" % (s["min"], s["median"], s["max"]), heap, peak, inp,
-            "yes" if ok_rss else "NO", "yes" if ok_heap else "NO", "yes" if ok_peak else "NO"))
+        verdicts.append(
+            {
+                "target": "%s <= %d B/entry" % (name, MEMORY_LIMIT),
+                "rss": s,
+                "heap_per_entry": heap,
+                "peak_per_entry": peak,
+                "input_per_entry": inp,
+                "holds": "yes" if ok_rss else "NO",
+                "holds_by_allocator": "yes" if ok_heap else "NO",
+                "peak_holds": "yes" if ok_peak else "NO",
+            }
+        )
+        lines.append(
+            "| %s | %s | %.0f | %.0f | %.0f | %s / %s | %s |"
+            % (
+                name,
+                "%.0f / %.0f / %.0f" % (s["min"], s["median"], s["max"]),
+                heap,
+                peak,
+                inp,
+                "yes" if ok_rss else "NO",
+                "yes" if ok_heap else "NO",
+                "yes" if ok_peak else "NO",
+            )
+        )
     soak = results.get("c.soak.rss")
     if soak:
         g = soak[0]["growth_bytes"]
-        verdicts.append({"target": "soak: RSS growth over %d creates <= 1 MiB" % soak[0]["creates"], "value": g,
-                         "holds": "yes" if g <= 1 << 20 else "NO"})
-        lines += ["", "Soak: %d creates of node5 in %.1f s, RSS growth %+d B (target <= 1 MiB: %s)." % (
-            soak[0]["creates"], soak[0]["seconds"], g, "yes" if g <= 1 << 20 else "NO")]
+        verdicts.append(
+            {
+                "target": "soak: RSS growth over %d creates <= 1 MiB" % soak[0]["creates"],
+                "value": g,
+                "holds": "yes" if g <= 1 << 20 else "NO",
+            }
+        )
+        lines += [
+            "",
+            "Soak: %d creates of node5 in %.1f s, RSS growth %+d B (target <= 1 MiB: %s)."
+            % (soak[0]["creates"], soak[0]["seconds"], g, "yes" if g <= 1 << 20 else "NO"),
+        ]
     table = "\n".join(lines)
     print(table)
 
@@ -386,16 +520,24 @@ def main():
         "loadavg_at_end": open("/proc/loadavg").read().strip(),
         "python": platform.python_version(),
     }
-    out = {"machine": machine, "quick": a.quick, "pairs": list(pairs.values()),
-           "results": [r for rs in results.values() for r in rs], "instructions_per_op": instructions,
-           "targets": verdicts, "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-           "seconds": round(time.time() - started, 1)}
+    out = {
+        "machine": machine,
+        "quick": a.quick,
+        "pairs": list(pairs.values()),
+        "results": [r for rs in results.values() for r in rs],
+        "instructions_per_op": instructions,
+        "targets": verdicts,
+        "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "seconds": round(time.time() - started, 1),
+    }
     with open(os.path.join(a.out, "results.json"), "w") as f:
         json.dump(out, f, indent=1)
     with open(os.path.join(a.out, "table.md"), "w") as f:
         f.write(table + "\n")
-    print("\nwrote %s and table.md in %.0f s (load average at end: %s)" % (
-        os.path.join(a.out, "results.json"), time.time() - started, machine["loadavg_at_end"]))
+    print(
+        "\nwrote %s and table.md in %.0f s (load average at end: %s)"
+        % (os.path.join(a.out, "results.json"), time.time() - started, machine["loadavg_at_end"])
+    )
 
 
 if __name__ == "__main__":

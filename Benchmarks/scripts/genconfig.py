@@ -8,6 +8,7 @@ the two nearest earlier leaves, so reference chains stay short (depth <= 2) what
 entry has a description, a tag, three literals and (mostly) two references: about 200 bytes of
 YAML per entry. Never commit the output.
 """
+
 import json
 import os
 import plistlib

@@ -12,6 +12,7 @@ thread's CPU time (time.thread_time_ns), or wall time with BENCH_CLOCK=wall.
 For callgrind, a script offers `cg NAME N` (run the operation N times, untimed); driver.py counts
 it by difference (N=1 against N=3), so interpreter start-up cancels out.
 """
+
 import json
 import os
 import sys
@@ -65,8 +66,9 @@ def emit(line_kind, record):
     print(line_kind + " " + json.dumps(record), flush=True)
 
 
-def pair(a, a_fn, b, b_fn, pairs=None, block_ms=None, n_a=None, n_b=None, unit="ns/op",
-         a_teardown=None, b_teardown=None, extra=None):
+def pair(
+    a, a_fn, b, b_fn, pairs=None, block_ms=None, n_a=None, n_b=None, unit="ns/op", a_teardown=None, b_teardown=None, extra=None
+):
     """Times a_fn and b_fn in interleaved blocks and prints one PAIR line.
 
     n_a / n_b: calls per block (default: calibrated to block_ms). unit "ns/op" or "ms" (per call).

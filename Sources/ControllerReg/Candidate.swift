@@ -33,7 +33,9 @@ struct Candidate {
     }
 
     /// Compiles a child's entries: the parent's, overridden and extended by `own`.
-    mutating func merge(parent: Snapshot, own: [EntryDefinition], invalidNames: Set<String>, problems: [Diagnostic]) throws(ConfigError) {
+    mutating func merge(
+        parent: Snapshot, own: [EntryDefinition], invalidNames: Set<String>, problems: [Diagnostic]
+    ) throws(ConfigError) {
         var definitions: [EntryDefinition] = []
         var position: [String: Int] = [:]
         var inherited: [String: CompiledEntry] = [:]
@@ -55,8 +57,10 @@ struct Candidate {
         // Parent classes are reachable by name in the child.
         for (i, name) in parent.classes.names.enumerated() where parent.classes.records[i] != nil { _ = classSlot(for: name) }
         var tx = Transaction(base: EntryTable(compiled: []), classSlots: classSlots)
-        switch tx.apply(definitions, invalidNames: invalidNames, decodeProblems: problems, inherited: inherited,
-                        owner: registry.parent.map { Unmanaged.passUnretained($0) }) {
+        switch tx.apply(
+            definitions, invalidNames: invalidNames, decodeProblems: problems, inherited: inherited,
+            owner: registry.parent.map { Unmanaged.passUnretained($0) })
+        {
         case .failure(let error):
             throw error
         case .success(let compiled):

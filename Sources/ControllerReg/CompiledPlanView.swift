@@ -18,15 +18,17 @@ extension Registry {
     package func compiledPlans() -> [CompiledPlanView] {
         cell.read { s in
             var out: [CompiledPlanView] = []
-            for i in 0 ..< s.entries.count {
+            for i in 0..<s.entries.count {
                 guard let compiled = s.entries.compiled[i], s.entries.plans[i].live else { continue }
                 let plan = s.entries.plans[i]
                 var slots: [Dependency] = []
                 if let p = plan.slots {
-                    for k in 0 ..< Int(plan.slotCount) { slots.append(Self.dependency(p[k], s)) }
+                    for k in 0..<Int(plan.slotCount) { slots.append(Self.dependency(p[k], s)) }
                 }
-                out.append(CompiledPlanView(name: compiled.definition.name, definition: compiled.definition,
-                                            lifestyle: plan.lifestyle, slots: slots))
+                out.append(
+                    CompiledPlanView(
+                        name: compiled.definition.name, definition: compiled.definition,
+                        lifestyle: plan.lifestyle, slots: slots))
             }
             return out
         }
@@ -50,9 +52,9 @@ extension Registry {
         case .provider:
             return .provider(name(slot.target), at: nil)
         case .list:
-            return .list((0 ..< Int(slot.childCount)).map { value(slot.children![$0], s) })
+            return .list((0..<Int(slot.childCount)).map { value(slot.children![$0], s) })
         case .map:
-            return .map((0 ..< Int(slot.childCount)).map { dependency(slot.children![$0], s) })
+            return .map((0..<Int(slot.childCount)).map { dependency(slot.children![$0], s) })
         }
     }
 
@@ -64,8 +66,8 @@ extension Registry {
         case .int: return .int(v.int!)
         case .double: return .double(v.double!)
         case .string: return .string(v.string!)
-        case .list: return .list((0 ..< v.count).map { literal(v[$0]!) })
-        case .map: return .map((0 ..< v.count).map { Dependency(key: v.key(at: $0)!, value: literal(v.value(at: $0)!)) })
+        case .list: return .list((0..<v.count).map { literal(v[$0]!) })
+        case .map: return .map((0..<v.count).map { Dependency(key: v.key(at: $0)!, value: literal(v.value(at: $0)!)) })
         }
     }
 }

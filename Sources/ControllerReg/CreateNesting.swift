@@ -1,3 +1,5 @@
+import ControllerRegConfig
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -5,7 +7,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import ControllerRegConfig
 
 /// What a create needs to know about the calling thread, in one record per thread so a create
 /// reads it with a single thread-local lookup and host callbacks update it in place.

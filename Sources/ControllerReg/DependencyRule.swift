@@ -70,8 +70,12 @@ public enum DependencyRule {
     /// The problem with a map read as `form`, given its key count and the kind of the form key's
     /// value; nil if it is well-formed (its target is then read with `form(_:target:at:)`).
     public static func formProblem(_ form: Form, keyCount: Int, targetKind: ValueKind) -> String? {
-        if keyCount != 1 + form.extraKeys.count { return "a \(form.rawValue.lowercased()) is written \(form.example) with no other keys" }
-        if targetKind != .string { return "\(form.rawValue) must name an entry (a non-empty string), found \(kindName(targetKind))" }
+        if keyCount != 1 + form.extraKeys.count {
+            return "a \(form.rawValue.lowercased()) is written \(form.example) with no other keys"
+        }
+        if targetKind != .string {
+            return "\(form.rawValue) must name an entry (a non-empty string), found \(kindName(targetKind))"
+        }
         return nil
     }
 
@@ -142,23 +146,30 @@ public enum DependencyRule {
 
     /// The problems inside one dependency value (`.schema`): an empty reference, a NUL byte in a
     /// name, a provider of a literal. `fallback` locates problems whose value has no location.
-    static func problems(of value: DependencyValue, entry: String, key: String, fallback: SourceLocation?,
-                         into out: inout [Diagnostic]) {
+    static func problems(
+        of value: DependencyValue, entry: String, key: String, fallback: SourceLocation?,
+        into out: inout [Diagnostic]
+    ) {
         func place(_ text: String) -> String { "entry '\(entry)', key '\(key)': \(text)" }
         switch value {
         case .reference(let name, let at):
             if name.isEmpty {
-                out.append(Diagnostic(.schema, place("an empty string is not an entry name; write \"@\" for an empty literal string"),
-                                      at: at ?? fallback))
+                out.append(
+                    Diagnostic(
+                        .schema, place("an empty string is not an entry name; write \"@\" for an empty literal string"),
+                        at: at ?? fallback))
             } else if name.utf8.contains(0) {
                 out.append(Diagnostic(.schema, place("reference '\(name)' contains a NUL byte"), at: at ?? fallback))
             }
         case .provider(let name, let at):
             if name.isEmpty {
-                out.append(Diagnostic(.schema, place("Provider must name an entry (a non-empty string), found an empty string"),
-                                      at: at ?? fallback))
+                out.append(
+                    Diagnostic(
+                        .schema, place("Provider must name an entry (a non-empty string), found an empty string"),
+                        at: at ?? fallback))
             } else if name.utf8.first == UInt8(ascii: "@") {
-                out.append(Diagnostic(.schema, place("Provider must name an entry, not a literal ('\(name)')"), at: at ?? fallback))
+                out.append(
+                    Diagnostic(.schema, place("Provider must name an entry, not a literal ('\(name)')"), at: at ?? fallback))
             } else if name.utf8.contains(0) {
                 out.append(Diagnostic(.schema, place("Provider '\(name)' contains a NUL byte"), at: at ?? fallback))
             }
@@ -190,7 +201,9 @@ extension DependencyRule {
     /// `entry` and `key` (when known) name the place in messages, as the transaction does.
     static func read<S: DependencySource>(_ source: S, entry: String?, key: String?) throws(ConfigError) -> DependencyValue {
         func fail(_ code: ErrorCode, _ text: String, suggestion: String? = nil) -> ConfigError {
-            ConfigError([Diagnostic(code, entry.map { "entry '\($0)', key '\(key ?? "")': \(text)" } ?? text, suggestion: suggestion)])
+            ConfigError([
+                Diagnostic(code, entry.map { "entry '\($0)', key '\(key ?? "")': \(text)" } ?? text, suggestion: suggestion)
+            ])
         }
         switch source.dependencyKind {
         case .null: return .null
@@ -219,7 +232,9 @@ extension DependencyRule {
                 return .map(out)
             }
         case .object, .provider:
-            throw fail(.invalidArgument, "\(kindName(source.dependencyKind)) cannot be a dependency (write literals as \"@text\", references as names)")
+            throw fail(
+                .invalidArgument,
+                "\(kindName(source.dependencyKind)) cannot be a dependency (write literals as \"@text\", references as names)")
         }
     }
 }
@@ -253,9 +268,9 @@ extension ValueRef: DependencySource {
         default: return .null
         }
     }
-    var dependencyElements: [ValueRef] { (0 ..< count).compactMap { self[$0] } }
+    var dependencyElements: [ValueRef] { (0..<count).compactMap { self[$0] } }
     var dependencyPairs: [(key: String, value: ValueRef)] {
-        (0 ..< count).compactMap { i in key(at: i).flatMap { k in value(at: i).map { (k, $0) } } }
+        (0..<count).compactMap { i in key(at: i).flatMap { k in value(at: i).map { (k, $0) } } }
     }
 }
 

@@ -68,11 +68,13 @@ public enum EntryDecoder {
                 } else if offset + 8 <= all.count {
                     first = raw.loadUnaligned(as: UInt64.self) & ((1 << UInt64(8 * length)) &- 1)
                 } else {
-                    for i in 0 ..< length { first |= UInt64(p[i]) << UInt64(8 * i) }
+                    for i in 0..<length { first |= UInt64(p[i]) << UInt64(8 * i) }
                 }
-                let h = (first &* 0x9E37_79B9_7F4A_7C15) ^ (last &* 0xC2B2_AE3D_27D4_EB4F) ^ (UInt64(length) &* 0x1656_67B1_9E37_79F9)
+                let h =
+                    (first &* 0x9E37_79B9_7F4A_7C15) ^ (last &* 0xC2B2_AE3D_27D4_EB4F) ^ (UInt64(length) &* 0x1656_67B1_9E37_79F9)
                 let slot = Int(truncatingIfNeeded: h >> 40) & (Decoder.cacheSlots - 1)
-                let hit = cacheLengths[slot] == UInt32(length)
+                let hit =
+                    cacheLengths[slot] == UInt32(length)
                     && (length == 0 || memcmp(all.baseAddress! + Int(cacheOffsets[slot]), p, length) == 0)
                 return (slot, hit)
             }
@@ -105,8 +107,10 @@ public enum EntryDecoder {
 
         mutating func run() {
             guard let root = doc.root else {
-                diagnostics.append(Diagnostic(.schema, "the config is empty: expected a map from entry names to entries",
-                                              at: SourceLocation(file: doc.file, line: 1, column: 1)))
+                diagnostics.append(
+                    Diagnostic(
+                        .schema, "the config is empty: expected a map from entry names to entries",
+                        at: SourceLocation(file: doc.file, line: 1, column: 1)))
                 return
             }
             guard doc.nodes[root].kind == .map else {
@@ -136,7 +140,10 @@ public enum EntryDecoder {
             case .map:
                 break
             default:
-                fail(.schema, "entry '\(name)' must be a class name (a string) or a map with ClassName, found \(kindName(valueNode))", valueNode)
+                fail(
+                    .schema,
+                    "entry '\(name)' must be a class name (a string) or a map with ClassName, found \(kindName(valueNode))",
+                    valueNode)
                 return nil
             }
             var className: String?
@@ -162,7 +169,9 @@ public enum EntryDecoder {
                         ok = false
                     }
                 case .description:
-                    if doc.nodes[v].kind == .string { description = doc.string(at: v) } else {
+                    if doc.nodes[v].kind == .string {
+                        description = doc.string(at: v)
+                    } else {
                         fail(.schema, "Description of entry '\(name)' must be a string, found \(kindName(v))", v)
                         ok = false
                     }
@@ -177,7 +186,10 @@ public enum EntryDecoder {
                 case .dependencies:
                     if doc.nodes[v].kind == .map {
                         currentEntry = name
-                        guard let deps = decodeMap(v) else { ok = false; break }
+                        guard let deps = decodeMap(v) else {
+                            ok = false
+                            break
+                        }
                         dependencies = deps
                     } else {
                         fail(.schema, "Dependencies of entry '\(name)' must be a map, found \(kindName(v))", v)
@@ -188,21 +200,31 @@ public enum EntryDecoder {
                         lifestyle = l
                     } else {
                         let text = doc.nodes[v].kind == .string ? "'\(doc.string(at: v))'" : kindName(v)
-                        let suggestion = doc.nodes[v].kind == .string ? Suggestions.closest(to: doc.string(at: v), in: Lifestyle.allCases.map(\.rawValue)) : nil
-                        fail(.schema, "Lifestyle of entry '\(name)' must be transient, singleton or graph, found \(text)\(Suggestions.hint(suggestion))", v,
-                             suggestion: suggestion)
+                        let suggestion =
+                            doc.nodes[v].kind == .string
+                            ? Suggestions.closest(to: doc.string(at: v), in: Lifestyle.allCases.map(\.rawValue)) : nil
+                        fail(
+                            .schema,
+                            "Lifestyle of entry '\(name)' must be transient, singleton or graph, found \(text)\(Suggestions.hint(suggestion))",
+                            v,
+                            suggestion: suggestion)
                         ok = false
                     }
                 case .eager:
-                    if doc.nodes[v].kind == .bool { eager = (doc.nodes[v].bool, v) } else {
+                    if doc.nodes[v].kind == .bool {
+                        eager = (doc.nodes[v].bool, v)
+                    } else {
                         fail(.schema, "Eager of entry '\(name)' must be true or false, found \(kindName(v))", v)
                         ok = false
                     }
                 case .unknown:
                     let key = doc.string(at: k)
                     let suggestion = Suggestions.closest(to: key, in: EntryDecoder.entryKeys)
-                    fail(.schema, "unknown key '\(key)' in entry '\(name)'\(Suggestions.hint(suggestion)); allowed keys are \(EntryDecoder.entryKeys.joined(separator: ", "))", k,
-                         suggestion: suggestion)
+                    fail(
+                        .schema,
+                        "unknown key '\(key)' in entry '\(name)'\(Suggestions.hint(suggestion)); allowed keys are \(EntryDecoder.entryKeys.joined(separator: ", "))",
+                        k,
+                        suggestion: suggestion)
                     ok = false
                 }
             }
@@ -215,9 +237,10 @@ public enum EntryDecoder {
                 ok = false
             }
             guard ok, !doc.hasDuplicateKey(inside: valueNode) else { return nil }
-            return EntryDefinition(name: name, className: cls, description: description, tag: tag,
-                                   dependencies: dependencies, lifestyle: lifestyle, eager: eager?.0 ?? false,
-                                   location: location)
+            return EntryDefinition(
+                name: name, className: cls, description: description, tag: tag,
+                dependencies: dependencies, lifestyle: lifestyle, eager: eager?.0 ?? false,
+                location: location)
         }
 
         mutating func decodeMap(_ map: Int, depth: Int = 1) -> [Dependency]? {
@@ -249,13 +272,17 @@ public enum EntryDecoder {
                 return nil
             case .misspelt(let key, let form):
                 let k = pairs.first { doc.string(at: $0.key) == key }!.key
-                fail(.schema, "entry '\(currentEntry)', key '\(currentKey)': " + DependencyRule.misspeltMessage(key: key, form: form), k,
-                     suggestion: form.rawValue)
+                fail(
+                    .schema,
+                    "entry '\(currentEntry)', key '\(currentKey)': " + DependencyRule.misspeltMessage(key: key, form: form), k,
+                    suggestion: form.rawValue)
                 return .some(nil)
             case .form(let form):
                 let target = pairs.first { doc.string(at: $0.key) == form.rawValue }!.value
                 if let problem = DependencyRule.formProblem(form, keyCount: pairs.count, targetKind: valueKind(target)) {
-                    fail(.schema, "entry '\(currentEntry)', key '\(currentKey)': " + problem, pairs.count == 1 + form.extraKeys.count ? target : node)
+                    fail(
+                        .schema, "entry '\(currentEntry)', key '\(currentKey)': " + problem,
+                        pairs.count == 1 + form.extraKeys.count ? target : node)
                     return .some(nil)
                 }
                 return DependencyRule.form(form, target: doc.string(at: target), at: doc.location(of: target))
@@ -307,13 +334,21 @@ private enum EntryKey {
     case className, description, tag, dependencies, lifestyle, eager, unknown
 
     init(_ doc: ConfigDocument, _ node: Int) {
-        if doc.stringEquals(node, "ClassName") { self = .className }
-        else if doc.stringEquals(node, "Dependencies") { self = .dependencies }
-        else if doc.stringEquals(node, "Description") { self = .description }
-        else if doc.stringEquals(node, "Tag") { self = .tag }
-        else if doc.stringEquals(node, "Lifestyle") { self = .lifestyle }
-        else if doc.stringEquals(node, "Eager") { self = .eager }
-        else { self = .unknown }
+        if doc.stringEquals(node, "ClassName") {
+            self = .className
+        } else if doc.stringEquals(node, "Dependencies") {
+            self = .dependencies
+        } else if doc.stringEquals(node, "Description") {
+            self = .description
+        } else if doc.stringEquals(node, "Tag") {
+            self = .tag
+        } else if doc.stringEquals(node, "Lifestyle") {
+            self = .lifestyle
+        } else if doc.stringEquals(node, "Eager") {
+            self = .eager
+        } else {
+            self = .unknown
+        }
     }
 }
 

@@ -19,9 +19,11 @@ public struct EntryDefinition: Sendable, Equatable {
     public var location: SourceLocation?
 
     /// Creates an entry definition.
-    public init(name: String, className: String, description: String? = nil, tag: EntryTag? = nil,
-                dependencies: [Dependency] = [], lifestyle: Lifestyle = .transient, eager: Bool = false,
-                location: SourceLocation? = nil) {
+    public init(
+        name: String, className: String, description: String? = nil, tag: EntryTag? = nil,
+        dependencies: [Dependency] = [], lifestyle: Lifestyle = .transient, eager: Bool = false,
+        location: SourceLocation? = nil
+    ) {
         self.name = name
         self.className = className
         self.description = description

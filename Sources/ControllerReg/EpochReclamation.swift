@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -5,7 +7,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Synchronization
 
 /// Epoch-based reclamation: lets readers use a published snapshot without locks or reference
 /// counting, and lets writers free a replaced snapshot once no reader can still see it.

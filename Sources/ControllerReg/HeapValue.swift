@@ -39,20 +39,27 @@ package enum HeapValue {
 
     /// Sets `key` in an owned map to `value`, taking ownership of `value`'s owned memory; an existing
     /// value under the same key is freed and replaced. Returns false (and frees `value`) when out of memory.
-    package static func mapSet(_ map: UnsafeMutablePointer<RawValue>, key: UnsafeRawPointer, keyLength: Int, value: RawValue) -> Bool {
-        assert(map.pointee.valueKind == .map && map.pointee.flags & RawValue.Flags.owned != 0, "HeapValue.mapSet on a \(map.pointee.valueKind) that is not an owned map")
+    package static func mapSet(
+        _ map: UnsafeMutablePointer<RawValue>, key: UnsafeRawPointer, keyLength: Int, value: RawValue
+    ) -> Bool {
+        assert(
+            map.pointee.valueKind == .map && map.pointee.flags & RawValue.Flags.owned != 0,
+            "HeapValue.mapSet on a \(map.pointee.valueKind) that is not an owned map")
         var value = value
         value.flags &= ~RawValue.Flags.heapRoot
         let keyBytes = key.assumingMemoryBound(to: UInt8.self)
         let count = Int(map.pointee.count)
         if let slots = map.pointee.mapSlots {
-            for i in 0 ..< count where slots[i].keyEquals(keyBytes, keyLength) {
+            for i in 0..<count where slots[i].keyEquals(keyBytes, keyLength) {
                 freeContents(&slots[i].value)
                 slots[i].value = value
                 return true
             }
         }
-        guard let keyCopy = malloc(keyLength + 1) else { freeContents(&value); return false }
+        guard let keyCopy = malloc(keyLength + 1) else {
+            freeContents(&value)
+            return false
+        }
         memcpy(keyCopy, key, keyLength)
         keyCopy.storeBytes(of: 0, toByteOffset: keyLength, as: UInt8.self)
         guard let slots = grow(map, elementSize: MemoryLayout<RawMapSlot>.stride) else {
@@ -60,15 +67,18 @@ package enum HeapValue {
             freeContents(&value)
             return false
         }
-        (slots.assumingMemoryBound(to: RawMapSlot.self) + count).initialize(to: RawMapSlot(
-            key: UnsafePointer(keyCopy.assumingMemoryBound(to: UInt8.self)), keyLength: keyLength, value: value))
+        (slots.assumingMemoryBound(to: RawMapSlot.self) + count).initialize(
+            to: RawMapSlot(
+                key: UnsafePointer(keyCopy.assumingMemoryBound(to: UInt8.self)), keyLength: keyLength, value: value))
         map.pointee.count += 1
         return true
     }
 
     /// Appends `value` to an owned list, taking ownership of its owned memory. False when out of memory.
     package static func listAppend(_ list: UnsafeMutablePointer<RawValue>, value: RawValue) -> Bool {
-        assert(list.pointee.valueKind == .list && list.pointee.flags & RawValue.Flags.owned != 0, "HeapValue.listAppend on a \(list.pointee.valueKind) that is not an owned list")
+        assert(
+            list.pointee.valueKind == .list && list.pointee.flags & RawValue.Flags.owned != 0,
+            "HeapValue.listAppend on a \(list.pointee.valueKind) that is not an owned list")
         var value = value
         value.flags &= ~RawValue.Flags.heapRoot
         guard let elements = grow(list, elementSize: MemoryLayout<RawValue>.stride) else {
@@ -94,7 +104,10 @@ package enum HeapValue {
         let root = v
         v = .null
         guard root.flags & RawValue.Flags.owned != 0 else { return }
-        if root.valueKind == .string { libcFree(root.pointerA); return }
+        if root.valueKind == .string {
+            libcFree(root.pointerA)
+            return
+        }
         guard root.valueKind == .list || root.valueKind == .map, var buffer = root.pointerA else { return }
         // The container being freed, the next child to look at, and `link`: the slot (in the parent's
         // buffer) that held this container, overwritten with the parent's kind, count, buffer and link.
@@ -119,8 +132,9 @@ package enum HeapValue {
                 if child.valueKind == .string {
                     libcFree(child.pointerA)
                 } else if child.valueKind == .list || child.valueKind == .map, let childBuffer = child.pointerA {
-                    slot.pointee = RawValue(kind: isList ? .list : .map, count: UInt32(count),
-                                            a: UInt64(UInt(bitPattern: buffer)), b: UInt64(UInt(bitPattern: link)))
+                    slot.pointee = RawValue(
+                        kind: isList ? .list : .map, count: UInt32(count),
+                        a: UInt64(UInt(bitPattern: buffer)), b: UInt64(UInt(bitPattern: link)))
                     link = slot
                     isList = child.valueKind == .list
                     count = Int(child.count)
@@ -131,7 +145,9 @@ package enum HeapValue {
                 libcFree(buffer)
                 guard let up = link else { return }
                 let parent = up.pointee
-                assert(parent.valueKind == .list || parent.valueKind == .map, "freeContents: a parked parent link is not a container")
+                assert(
+                    parent.valueKind == .list || parent.valueKind == .map, "freeContents: a parked parent link is not a container"
+                )
                 isList = parent.valueKind == .list
                 count = Int(parent.count)
                 buffer = parent.pointerA!

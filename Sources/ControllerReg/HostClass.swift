@@ -4,11 +4,16 @@
 // the host responsible for callbacks being callable from any thread.
 public struct HostClass: @unchecked Sendable {
     /// Builds an object from its arguments (a `RawValue` map, never NULL); returns nil on failure.
-    public typealias CreateFunction = @convention(c) (_ args: UnsafeRawPointer, _ context: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer?
+    public typealias CreateFunction =
+        @convention(c) (_ args: UnsafeRawPointer, _ context: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer?
     /// Destroys an object the class created.
     public typealias DestroyFunction = @convention(c) (UnsafeMutableRawPointer, UnsafeMutableRawPointer?) -> Void
     /// Sets one key on an existing object; returns 0 on success.
-    public typealias SetFunction = @convention(c) (_ object: UnsafeMutableRawPointer, _ key: UnsafePointer<CChar>, _ value: UnsafeRawPointer, _ context: UnsafeMutableRawPointer?) -> Int32
+    public typealias SetFunction =
+        @convention(c) (
+            _ object: UnsafeMutableRawPointer, _ key: UnsafePointer<CChar>, _ value: UnsafeRawPointer,
+            _ context: UnsafeMutableRawPointer?
+        ) -> Int32
 
     /// Required constructor.
     public var create: CreateFunction
@@ -26,9 +31,11 @@ public struct HostClass: @unchecked Sendable {
     public var borrowsArguments: Bool
 
     /// Describes a class by functions and a context pointer.
-    public init(create: CreateFunction, destroy: DestroyFunction? = nil, set: SetFunction? = nil,
-                context: UnsafeMutableRawPointer? = nil, release: (@Sendable () -> Void)? = nil,
-                borrowsArguments: Bool = false) {
+    public init(
+        create: CreateFunction, destroy: DestroyFunction? = nil, set: SetFunction? = nil,
+        context: UnsafeMutableRawPointer? = nil, release: (@Sendable () -> Void)? = nil,
+        borrowsArguments: Bool = false
+    ) {
         self.create = create
         self.destroy = destroy
         self.set = set
@@ -54,23 +61,28 @@ extension HostClass {
             create: { args, context in
                 let box = Unmanaged<SwiftClassBox>.fromOpaque(context!).takeUnretainedValue()
                 do {
-                    return Unmanaged.passRetained(try box.create(ValueRef(args.assumingMemoryBound(to: RawValue.self)))).toOpaque()
+                    return Unmanaged.passRetained(try box.create(ValueRef(args.assumingMemoryBound(to: RawValue.self))))
+                        .toOpaque()
                 } catch {
                     HostFailure.report("\(error)")
                     return nil
                 }
             },
             destroy: { object, _ in Unmanaged<AnyObject>.fromOpaque(object).release() },
-            set: setter == nil ? nil : { object, key, value, context in
-                let box = Unmanaged<SwiftClassBox>.fromOpaque(context!).takeUnretainedValue()
-                do {
-                    try box.setter!(Unmanaged<AnyObject>.fromOpaque(object).takeUnretainedValue(), String(cString: key), ValueRef(value.assumingMemoryBound(to: RawValue.self)))
-                    return 0
-                } catch {
-                    HostFailure.report("\(error)")
-                    return 1
-                }
-            },
+            set: setter == nil
+                ? nil
+                : { object, key, value, context in
+                    let box = Unmanaged<SwiftClassBox>.fromOpaque(context!).takeUnretainedValue()
+                    do {
+                        try box.setter!(
+                            Unmanaged<AnyObject>.fromOpaque(object).takeUnretainedValue(), String(cString: key),
+                            ValueRef(value.assumingMemoryBound(to: RawValue.self)))
+                        return 0
+                    } catch {
+                        HostFailure.report("\(error)")
+                        return 1
+                    }
+                },
             context: context,
             release: { Unmanaged<SwiftClassBox>.fromOpaque(context).release() },
             borrowsArguments: true)
@@ -81,8 +93,10 @@ extension HostClass {
 private final class SwiftClassBox: Sendable {
     let create: @Sendable (ValueRef) throws -> AnyObject
     let setter: (@Sendable (AnyObject, String, ValueRef) throws -> Void)?
-    init(create: @escaping @Sendable (ValueRef) throws -> AnyObject,
-         setter: (@Sendable (AnyObject, String, ValueRef) throws -> Void)?) {
+    init(
+        create: @escaping @Sendable (ValueRef) throws -> AnyObject,
+        setter: (@Sendable (AnyObject, String, ValueRef) throws -> Void)?
+    ) {
         self.create = create
         self.setter = setter
     }

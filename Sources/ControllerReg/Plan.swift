@@ -55,7 +55,9 @@ struct PlanCompiler {
         targets.withUnsafeBufferPointer { compile(dependencies, classSlot: classSlot, lifestyle: lifestyle, targets: $0) }
     }
 
-    private func compile(_ dependencies: [Dependency], classSlot: Int, lifestyle: Lifestyle, targets: UnsafeBufferPointer<Int32>) -> EntryPlan {
+    private func compile(
+        _ dependencies: [Dependency], classSlot: Int, lifestyle: Lifestyle, targets: UnsafeBufferPointer<Int32>
+    ) -> EntryPlan {
         var plan = EntryPlan()
         plan.classSlot = Int32(classSlot)
         plan.live = true
@@ -67,8 +69,10 @@ struct PlanCompiler {
         var next = 0
         for (i, d) in dependencies.enumerated() {
             let (key, length) = arena.copy(d.key)
-            (slots + i).initialize(to: slot(d.value, key: key, keyLength: length, scratch: &scratch, objects: &objects,
-                                            targets: targets, next: &next))
+            (slots + i).initialize(
+                to: slot(
+                    d.value, key: key, keyLength: length, scratch: &scratch, objects: &objects,
+                    targets: targets, next: &next))
         }
         plan.slots = CheckedPointer(slots, count: dependencies.count)
         plan.slotCount = Int32(dependencies.count)
@@ -77,8 +81,10 @@ struct PlanCompiler {
         return plan
     }
 
-    private func slot(_ value: DependencyValue, key: UnsafePointer<UInt8>, keyLength: Int,
-                      scratch: inout Int, objects: inout Int, targets: UnsafeBufferPointer<Int32>, next: inout Int) -> PlanSlot {
+    private func slot(
+        _ value: DependencyValue, key: UnsafePointer<UInt8>, keyLength: Int,
+        scratch: inout Int, objects: inout Int, targets: UnsafeBufferPointer<Int32>, next: inout Int
+    ) -> PlanSlot {
         var s = PlanSlot(key: key, keyLength: keyLength, op: .literal, target: -1, childCount: 0, children: nil, literal: .null)
         switch value {
         case .reference:
@@ -94,7 +100,9 @@ struct PlanCompiler {
         case .list(let items) where items.contains(where: Self.hasReference):
             let children = arena.allocate(PlanSlot.self, count: items.count)
             for (i, item) in items.enumerated() {
-                (children + i).initialize(to: slot(item, key: emptyKey, keyLength: 0, scratch: &scratch, objects: &objects, targets: targets, next: &next))
+                (children + i).initialize(
+                    to: slot(
+                        item, key: emptyKey, keyLength: 0, scratch: &scratch, objects: &objects, targets: targets, next: &next))
             }
             s.op = .list
             s.children = CheckedPointer(children, count: items.count)
@@ -104,7 +112,8 @@ struct PlanCompiler {
             let children = arena.allocate(PlanSlot.self, count: deps.count)
             for (i, d) in deps.enumerated() {
                 let (k, l) = arena.copy(d.key)
-                (children + i).initialize(to: slot(d.value, key: k, keyLength: l, scratch: &scratch, objects: &objects, targets: targets, next: &next))
+                (children + i).initialize(
+                    to: slot(d.value, key: k, keyLength: l, scratch: &scratch, objects: &objects, targets: targets, next: &next))
             }
             s.op = .map
             s.children = CheckedPointer(children, count: deps.count)

@@ -50,8 +50,10 @@ public final class Provider: @unchecked Sendable, Hashable {
     /// Creates the entry with props given as a raw map (or nil), borrowed for the call (the C ABI).
     /// Returns the object and whether the registry owns it (a singleton); `destroyer`, when given,
     /// receives how to destroy it.
-    package func create(rawProps: UnsafePointer<RawValue>?,
-                        destroyer: UnsafeMutablePointer<Destroyer>? = nil) throws(ConfigError) -> (UnsafeMutableRawPointer, Bool) {
+    package func create(
+        rawProps: UnsafePointer<RawValue>?,
+        destroyer: UnsafeMutablePointer<Destroyer>? = nil
+    ) throws(ConfigError) -> (UnsafeMutableRawPointer, Bool) {
         try liveRegistry().create(cName: cEntryName, props: rawProps, destroyer: destroyer)
     }
 

@@ -7,7 +7,9 @@ extension Registry {
     }
 
     /// Registers a class whose objects are Swift objects built by `create`.
-    public func register(className: String, create: @escaping @Sendable (_ args: ValueRef) throws -> AnyObject) throws(ConfigError) {
+    public func register(
+        className: String, create: @escaping @Sendable (_ args: ValueRef) throws -> AnyObject
+    ) throws(ConfigError) {
         try register(className: className, .swift(create: create))
     }
 
@@ -40,7 +42,8 @@ extension Registry {
     /// a name that is neither an entry nor a registered class.
     public func addNameTemplate(_ template: String) throws(ConfigError) {
         guard template.contains("{name}"), !template.utf8.contains(0) else {
-            throw ConfigError(.invalidArgument, "a name template must contain '{name}', e.g. '{name}ViewController'; got '\(template)'")
+            throw ConfigError(
+                .invalidArgument, "a name template must contain '{name}', e.g. '{name}ViewController'; got '\(template)'")
         }
         try change { (c) throws(ConfigError) in c.templates.append(template) }
     }

@@ -20,8 +20,9 @@ extension Registry {
         let result: Result<ObjectReference, ConfigError> = name.withUTF8 { u in
             do throws(ConfigError) {
                 let base = u.baseAddress ?? emptyKey
-                let (p, owned) = try createRaw(bytes: base, length: u.count, hash: byteHash(UnsafeRawBufferPointer(u)),
-                                               props: propsHeap.map { UnsafePointer($0) })
+                let (p, owned) = try createRaw(
+                    bytes: base, length: u.count, hash: byteHash(UnsafeRawBufferPointer(u)),
+                    props: propsHeap.map { UnsafePointer($0) })
                 return .success(ObjectReference(p, registryOwned: owned))
             } catch {
                 return .failure(error)
@@ -44,21 +45,30 @@ extension Registry {
     /// Creates by a NUL-terminated name (the C ABI); `props` (a map, or nil) is borrowed for the
     /// call. Returns the object and whether the registry owns it; when `destroyer` is given, it
     /// receives how to destroy the object (nothing for a singleton).
-    package func create(cName: UnsafePointer<CChar>, props: UnsafePointer<RawValue>?,
-                        destroyer: UnsafeMutablePointer<Destroyer>? = nil) throws(ConfigError) -> (UnsafeMutableRawPointer, Bool) {
+    package func create(
+        cName: UnsafePointer<CChar>, props: UnsafePointer<RawValue>?,
+        destroyer: UnsafeMutablePointer<Destroyer>? = nil
+    ) throws(ConfigError) -> (UnsafeMutableRawPointer, Bool) {
         let (hash, length) = byteHash(cString: cName)
-        return try createRaw(bytes: UnsafeRawPointer(cName).assumingMemoryBound(to: UInt8.self), length: length, hash: hash,
-                             props: props, destroyer: destroyer)
+        return try createRaw(
+            bytes: UnsafeRawPointer(cName).assumingMemoryBound(to: UInt8.self), length: length, hash: hash,
+            props: props, destroyer: destroyer)
     }
 
     /// Creates by name bytes (used by providers).
-    func create(bytes: UnsafePointer<UInt8>, length: Int, props: UnsafePointer<RawValue>?) throws(ConfigError) -> UnsafeMutableRawPointer {
-        try createRaw(bytes: bytes, length: length, hash: byteHash(UnsafeRawBufferPointer(start: bytes, count: length)), props: props).0
+    func create(
+        bytes: UnsafePointer<UInt8>, length: Int, props: UnsafePointer<RawValue>?
+    ) throws(ConfigError) -> UnsafeMutableRawPointer {
+        try createRaw(
+            bytes: bytes, length: length, hash: byteHash(UnsafeRawBufferPointer(start: bytes, count: length)), props: props
+        ).0
     }
 
     @inline(__always)
-    func createRaw(bytes: UnsafePointer<UInt8>, length: Int, hash: UInt64, props: UnsafePointer<RawValue>?,
-                   destroyer: UnsafeMutablePointer<Destroyer>? = nil) throws(ConfigError) -> (UnsafeMutableRawPointer, Bool) {
+    func createRaw(
+        bytes: UnsafePointer<UInt8>, length: Int, hash: UInt64, props: UnsafePointer<RawValue>?,
+        destroyer: UnsafeMutablePointer<Destroyer>? = nil
+    ) throws(ConfigError) -> (UnsafeMutableRawPointer, Bool) {
         if let props, props.pointee.valueKind != .map {
             throw ConfigError(.invalidArgument, "props must be a map, not a \(props.pointee.valueKind)")
         }
@@ -72,8 +82,10 @@ extension Registry {
             if index >= 0, s.entries.plans[index].live {
                 // Singleton hit: the built object, with no resolver (what createEntry would return).
                 let plan = s.entries.plans + index
-                if plan.pointee.lifestyle == .singleton, props == nil || props!.pointee.count == 0, let cell = plan.pointee.singleton,
-                   let v = Unmanaged<SingletonCell>.fromOpaque(cell)._withUnsafeGuaranteedRef({ $0.value }) {
+                if plan.pointee.lifestyle == .singleton, props == nil || props!.pointee.count == 0,
+                    let cell = plan.pointee.singleton,
+                    let v = Unmanaged<SingletonCell>.fromOpaque(cell)._withUnsafeGuaranteedRef({ $0.value })
+                {
                     registryOwned = true
                     return v
                 }
@@ -103,17 +115,27 @@ extension Registry {
 
     /// A name with no entry: a registered class of that name, else the first template that names
     /// a registered class.
-    private func createByConvention(_ s: Snapshot, bytes: UnsafePointer<UInt8>, length: Int, hash: UInt64,
-                                    props: UnsafePointer<RawValue>?,
-                                    destroyer: UnsafeMutablePointer<Destroyer>?) -> Result<(UnsafeMutableRawPointer, Bool), ConfigError> {
+    private func createByConvention(
+        _ s: Snapshot, bytes: UnsafePointer<UInt8>, length: Int, hash: UInt64,
+        props: UnsafePointer<RawValue>?,
+        destroyer: UnsafeMutablePointer<Destroyer>?
+    ) -> Result<(UnsafeMutableRawPointer, Bool), ConfigError> {
         // Names given as bytes (the C ABI) are checked here, off the hot path: a name that is an
         // entry was valid when the entry was added.
         let maxBytes = limits.config.maxStringBytes
         if length > maxBytes {
-            return .failure(ConfigError(.limit, "cannot create a name of \(length) bytes: longer than the string limit of \(maxBytes) bytes (CR_LIMIT_STRING_BYTES)"))
+            return .failure(
+                ConfigError(
+                    .limit,
+                    "cannot create a name of \(length) bytes: longer than the string limit of \(maxBytes) bytes (CR_LIMIT_STRING_BYTES)"
+                ))
         }
         guard let name = String(validating: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self) else {
-            return .failure(ConfigError(.invalidArgument, "cannot create '\(String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self))': the name is not valid UTF-8"))
+            return .failure(
+                ConfigError(
+                    .invalidArgument,
+                    "cannot create '\(String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self))': the name is not valid UTF-8"
+                ))
         }
         var slot = s.classes.lookup.find(bytes, length, hash: hash)
         if slot < 0 {
@@ -125,10 +147,17 @@ extension Registry {
         }
         guard slot >= 0 else {
             if isClosed { return .failure(ConfigError(.invalidArgument, "cannot create '\(name)': the registry has been freed")) }
-            let tried = s.templates.isEmpty ? "" : " or a class named by the templates \(s.templates.map { "'\($0)'" }.joined(separator: ", "))"
+            let tried =
+                s.templates.isEmpty
+                ? "" : " or a class named by the templates \(s.templates.map { "'\($0)'" }.joined(separator: ", "))"
             let suggestion = Suggestions.closest(to: name, in: s.entries.liveNames)
-            return .failure(ConfigError([Diagnostic(.notFound, "no entry named '\(name)'\(Suggestions.hint(suggestion)), and no registered class '\(name)'\(tried)",
-                                                    suggestion: suggestion)]))
+            return .failure(
+                ConfigError([
+                    Diagnostic(
+                        .notFound,
+                        "no entry named '\(name)'\(Suggestions.hint(suggestion)), and no registered class '\(name)'\(tried)",
+                        suggestion: suggestion)
+                ]))
         }
         let resolver = Resolver(snapshot: s, registry: self, maxDepth: maxCreateDepth.load(ordering: .relaxed))
         do throws(CreateFailure) {
@@ -165,8 +194,11 @@ extension Registry {
             let index = s.entries.index(of: name)
             guard index >= 0 else {
                 let suggestion = Suggestions.closest(to: name, in: s.entries.liveNames)
-                return ConfigError([Diagnostic(.notFound, "cannot inject '\(name)': no entry by that name\(Suggestions.hint(suggestion))",
-                                               suggestion: suggestion)])
+                return ConfigError([
+                    Diagnostic(
+                        .notFound, "cannot inject '\(name)': no entry by that name\(Suggestions.hint(suggestion))",
+                        suggestion: suggestion)
+                ])
             }
             var resolver = Resolver(snapshot: s, registry: self, maxDepth: maxDepth)
             do throws(CreateFailure) {

@@ -16,14 +16,18 @@ extension Registry {
     }
 
     /// Loads config text. `file` names it in error locations.
-    public func load(text: String, format: ConfigFormat = .auto, file: String = "<string>", mode: LoadMode = .add) throws(ConfigError) {
+    public func load(
+        text: String, format: ConfigFormat = .auto, file: String = "<string>", mode: LoadMode = .add
+    ) throws(ConfigError) {
         let doc = try ConfigLoader.parse(text, format: format, file: file, limits: limits.config, keepingProblems: true)
         try apply([doc], mode: mode)
     }
 
     /// Loads config bytes. `file` names them in error locations.
-    public func load(bytes: UnsafeRawBufferPointer, format: ConfigFormat = .auto, file: String = "<string>",
-                     mode: LoadMode = .add) throws(ConfigError) {
+    public func load(
+        bytes: UnsafeRawBufferPointer, format: ConfigFormat = .auto, file: String = "<string>",
+        mode: LoadMode = .add
+    ) throws(ConfigError) {
         let doc = try ConfigLoader.parse(bytes, format: format, file: file, limits: limits.config, keepingProblems: true)
         try apply([doc], mode: mode)
     }
@@ -66,21 +70,26 @@ extension Registry {
             diagnostics += decoded.diagnostics
             invalidNames += decoded.invalidNames
         }
-        try commit(definitions, mode: mode, invalidNames: Set(invalidNames), decodeProblems: diagnostics,
-                   namesIncomplete: !unreadProblems.isEmpty)
+        try commit(
+            definitions, mode: mode, invalidNames: Set(invalidNames), decodeProblems: diagnostics,
+            namesIncomplete: !unreadProblems.isEmpty)
     }
 
     /// Validates and publishes a change of entries. Problems found earlier (`decodeProblems`) are
     /// reported together with the graph's; `invalidNames` are entries that failed to decode;
     /// `namesIncomplete` when a file could not be read (its names are unknown).
-    private func commit(_ definitions: [EntryDefinition], mode: LoadMode = .add, removals: [String] = [],
-                        invalidNames: Set<String> = [], decodeProblems: [Diagnostic] = [], namesIncomplete: Bool = false) throws(ConfigError) {
+    private func commit(
+        _ definitions: [EntryDefinition], mode: LoadMode = .add, removals: [String] = [],
+        invalidNames: Set<String> = [], decodeProblems: [Diagnostic] = [], namesIncomplete: Bool = false
+    ) throws(ConfigError) {
         try change { (c) throws(ConfigError) in
             let current = c.entries.count - c.entries.compiled.reduce(0) { $0 + ($1 == nil ? 1 : 0) }
             if current + definitions.count > limits.maxEntries {
                 // Only names not defined yet are new: an override replaces, a name twice counts once.
                 var seen = Set<String>()
-                let added = definitions.reduce(0) { n, d in c.entries.index(of: d.name) < 0 && seen.insert(d.name).inserted ? n + 1 : n }
+                let added = definitions.reduce(0) { n, d in
+                    c.entries.index(of: d.name) < 0 && seen.insert(d.name).inserted ? n + 1 : n
+                }
                 if current + added > limits.maxEntries {
                     throw ConfigError(.limit, "the registry would hold more than its limit of \(limits.maxEntries) entries")
                 }
@@ -92,8 +101,10 @@ extension Registry {
             }
             var tx = Transaction(base: c.entries, classSlots: c.classSlots)
             let compiled: [CompiledEntry?]
-            switch tx.apply(definitions, mode: mode == .add ? .add : .override, removals: removals,
-                            invalidNames: invalidNames, decodeProblems: decodeProblems, namesIncomplete: namesIncomplete, child: child) {
+            switch tx.apply(
+                definitions, mode: mode == .add ? .add : .override, removals: removals,
+                invalidNames: invalidNames, decodeProblems: decodeProblems, namesIncomplete: namesIncomplete, child: child)
+            {
             case .failure(let error): throw error
             case .success(let result): compiled = result
             }
@@ -103,7 +114,9 @@ extension Registry {
                 var position: [String: Int] = [:]
                 for (i, d) in own.enumerated() { position[d.name] = i }
                 for d in definitions {
-                    if let i = position[d.name] { own[i] = d } else {
+                    if let i = position[d.name] {
+                        own[i] = d
+                    } else {
                         position[d.name] = own.count
                         own.append(d)
                     }

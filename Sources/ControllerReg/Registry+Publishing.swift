@@ -20,8 +20,10 @@ extension Registry {
     }
 
     /// Locks every descendant and computes its state over `parentSnapshot`, collecting problems.
-    private static func prepareChildren(of registry: Registry, parentSnapshot: Snapshot, into locked: inout [Candidate],
-                                        problems: inout [Diagnostic]) {
+    private static func prepareChildren(
+        of registry: Registry, parentSnapshot: Snapshot, into locked: inout [Candidate],
+        problems: inout [Diagnostic]
+    ) {
         for weak in registry.state.children {
             guard let child = weak.registry, !child.isClosed else { continue }
             child.lock.lock()

@@ -35,7 +35,8 @@ public final class Registry: @unchecked Sendable {
         limitStore = Locked(limits)
         maxCreateDepth = Atomic(limits.maxCreateDepth)
         parent = nil
-        cell = SnapshotCell(Snapshot(entries: EntryTable(compiled: []), classes: ClassTable(names: [], records: []), templates: []))
+        cell = SnapshotCell(
+            Snapshot(entries: EntryTable(compiled: []), classes: ClassTable(names: [], records: []), templates: []))
     }
 
     /// Creates a child of `parent`: names and classes fall back to the parent, and what the child
@@ -45,7 +46,8 @@ public final class Registry: @unchecked Sendable {
         limitStore = Locked(chosen)
         maxCreateDepth = Atomic(chosen.maxCreateDepth)
         self.parent = parent
-        cell = SnapshotCell(Snapshot(entries: EntryTable(compiled: []), classes: ClassTable(names: [], records: []), templates: []))
+        cell = SnapshotCell(
+            Snapshot(entries: EntryTable(compiled: []), classes: ClassTable(names: [], records: []), templates: []))
         parent.lock.withLock {
             lock.withLock {
                 if case .success(let c) = candidate(parentSnapshot: parent.cell.snapshot, own: []) { install(c) }
@@ -84,9 +86,11 @@ public final class Registry: @unchecked Sendable {
     /// Replaces the limits; every limit must be at least 1. Applies to later loads and creates.
     public func setLimits(_ newLimits: RegistryLimits) throws(ConfigError) {
         let c = newLimits.config
-        let values = [("input bytes", c.maxInputBytes), ("nesting depth", c.maxDepth), ("nodes", c.maxNodes),
-                      ("string bytes", c.maxStringBytes), ("alias expansion", c.maxAliasExpansion),
-                      ("entries", newLimits.maxEntries), ("create depth", newLimits.maxCreateDepth)]
+        let values = [
+            ("input bytes", c.maxInputBytes), ("nesting depth", c.maxDepth), ("nodes", c.maxNodes),
+            ("string bytes", c.maxStringBytes), ("alias expansion", c.maxAliasExpansion),
+            ("entries", newLimits.maxEntries), ("create depth", newLimits.maxCreateDepth),
+        ]
         if let (name, _) = values.first(where: { $0.1 < 1 }) {
             throw ConfigError(.invalidArgument, "the \(name) limit must be at least 1")
         }

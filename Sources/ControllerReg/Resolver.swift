@@ -74,15 +74,18 @@ struct Resolver {
     /// Creates entry `index` for a caller: singletons come from their cell (and take no props),
     /// everything else is built. Returns the object and whether the registry owns it. `depth`: where
     /// the create starts (by default, this thread's nesting in host callbacks).
-    mutating func createEntry(_ index: Int, props: UnsafePointer<RawValue>?, depth: Int? = nil) throws(CreateFailure) -> (UnsafeMutableRawPointer, Bool) {
+    mutating func createEntry(
+        _ index: Int, props: UnsafePointer<RawValue>?, depth: Int? = nil
+    ) throws(CreateFailure) -> (UnsafeMutableRawPointer, Bool) {
         defer { finishGraph() }
         let depth = depth ?? thread.pointee.depth
         let plan = snapshot.entries.plans[index]
         if plan.lifestyle == .singleton {
             if let props, props.pointee.count > 0 {
-                throw CreateFailure(code: .invalidArgument,
-                                    message: "'\(entryName(index))' is a singleton, built once from its config: it takes no props",
-                                    path: [entryName(index)])
+                throw CreateFailure(
+                    code: .invalidArgument,
+                    message: "'\(entryName(index))' is a singleton, built once from its config: it takes no props",
+                    path: [entryName(index)])
             }
             return (try singleton(index, depth: depth), true)
         }
@@ -101,9 +104,12 @@ struct Resolver {
         HostFailure.clear()
         // The callback gets a borrowed view of the props, never the caller's root itself (which it
         // could otherwise modify or free).
-        var view = props.map { RawValue.borrowedMap($0.pointee.mapSlots.map { UnsafePointer($0) }, count: Int($0.pointee.count)) }
+        var view =
+            props.map { RawValue.borrowedMap($0.pointee.mapSlots.map { UnsafePointer($0) }, count: Int($0.pointee.count)) }
             ?? emptyArgumentsMap.pointee
-        let made = withUnsafePointer(to: &view) { v in CreateNesting.callingHost(thread, at: depth) { create(UnsafeRawPointer(v), f.context) } }
+        let made = withUnsafePointer(to: &view) { v in
+            CreateNesting.callingHost(thread, at: depth) { create(UnsafeRawPointer(v), f.context) }
+        }
         guard let object = made else {
             let reason = HostFailure.take().map { ": \($0)" } ?? " returned NULL"
             throw CreateFailure(code: .createFailed, message: "create of class '\(snapshot.classes.names[slot])'\(reason)")
@@ -117,9 +123,11 @@ struct Resolver {
         let plan = snapshot.entries.plans[index]
         let functions = try classFunctions(index)
         guard let set = functions.set else {
-            throw CreateFailure(code: .invalidArgument,
-                                message: "class '\(className(index))' of entry '\(entryName(index))' has no set callback, so nothing can be injected",
-                                path: [entryName(index)])
+            throw CreateFailure(
+                code: .invalidArgument,
+                message:
+                    "class '\(className(index))' of entry '\(entryName(index))' has no set callback, so nothing can be injected",
+                path: [entryName(index)])
         }
         let count = Int(plan.slotCount)
         guard count > 0 else { return }
@@ -131,10 +139,11 @@ struct Resolver {
         try withUnsafeTemporaryAllocation(byteCount: total, alignment: 16) { (buffer) throws(CreateFailure) in
             let base = buffer.baseAddress!
             let values = base.bindMemory(to: RawValue.self, capacity: count)
-            var work = Work(held: (base + valueBytes).bindMemory(to: Held.self, capacity: max(1, Int(plan.objectCount))),
-                            scratch: base + valueBytes + heldBytes)
+            var work = Work(
+                held: (base + valueBytes).bindMemory(to: Held.self, capacity: max(1, Int(plan.objectCount))),
+                scratch: base + valueBytes + heldBytes)
             do throws(CreateFailure) {
-                for i in 0 ..< count {
+                for i in 0..<count {
                     try evaluate(plan.slots![i], into: values + i, &work, depth: depth)
                 }
             } catch {
@@ -143,18 +152,21 @@ struct Resolver {
                 failure.path.insert(entryName(index), at: 0)
                 throw failure
             }
-            for i in 0 ..< count {
+            for i in 0..<count {
                 let s = plan.slots![i]
                 HostFailure.clear()
                 let status = CreateNesting.callingHost(thread, at: depth) {
-                    set(object, UnsafeRawPointer(s.key).assumingMemoryBound(to: CChar.self), UnsafeRawPointer(values + i), functions.context)
+                    set(
+                        object, UnsafeRawPointer(s.key).assumingMemoryBound(to: CChar.self), UnsafeRawPointer(values + i),
+                        functions.context)
                 }
                 if status != 0 {
                     // What earlier keys took is the object's; everything else is destroyed.
                     settle(&work, borrows: functions.borrowsArguments)
                     let key = String(decoding: UnsafeBufferPointer(start: s.key, count: s.keyLength), as: UTF8.self)
                     let reason = HostFailure.take().map { ": \($0)" } ?? ""
-                    throw CreateFailure(code: .createFailed, message: "set of key '\(key)' failed\(reason)", path: [entryName(index)])
+                    throw CreateFailure(
+                        code: .createFailed, message: "set of key '\(key)' failed\(reason)", path: [entryName(index)])
                 }
             }
             settle(&work, borrows: functions.borrowsArguments)
@@ -175,8 +187,10 @@ struct Resolver {
     private func classFunctions(_ index: Int) throws(CreateFailure) -> ClassFunctions {
         let slot = Int(snapshot.entries.plans[index].classSlot)
         guard slot >= 0, slot < snapshot.classes.count, snapshot.classes.functions[slot].create != nil else {
-            throw CreateFailure(code: .classNotRegistered, message: "class '\(className(index))' of entry '\(entryName(index))' is not registered",
-                                path: [entryName(index)])
+            throw CreateFailure(
+                code: .classNotRegistered,
+                message: "class '\(className(index))' of entry '\(entryName(index))' is not registered",
+                path: [entryName(index)])
         }
         return snapshot.classes.functions[slot]
     }
@@ -186,12 +200,16 @@ struct Resolver {
     @inline(__always)
     private func checkDepth(_ depth: Int, _ name: @autoclosure () -> String) throws(CreateFailure) {
         if depth >= maxDepth {
-            throw CreateFailure(code: .limit, message: "creates nested deeper than the create depth limit of \(maxDepth) (references, and creates made inside create callbacks or through providers on this thread, all count)",
-                                path: [name()])
+            throw CreateFailure(
+                code: .limit,
+                message:
+                    "creates nested deeper than the create depth limit of \(maxDepth) (references, and creates made inside create callbacks or through providers on this thread, all count)",
+                path: [name()])
         }
         if !StackGuard.hasRoom(above: thread.pointee.stackLow) {
-            throw CreateFailure(code: .limit, message: "creates nested too deeply for this thread's stack (at depth \(depth))",
-                                path: [name()])
+            throw CreateFailure(
+                code: .limit, message: "creates nested too deeply for this thread's stack (at depth \(depth))",
+                path: [name()])
         }
     }
 
@@ -204,11 +222,15 @@ struct Resolver {
         let cell = unmanagedCell.takeUnretainedValue()
         if let owner = plan.owner {
             // Inherited from a parent: built there, with the parent's names, and owned by it.
-            return try Unmanaged<Registry>.fromOpaque(owner).takeUnretainedValue().singleton(named: entryName(index), depth: depth)
+            return try Unmanaged<Registry>.fromOpaque(owner).takeUnretainedValue().singleton(
+                named: entryName(index), depth: depth)
         }
         if cell.isBeingBuiltByThisThread {
-            throw CreateFailure(code: .cycle, message: "singleton '\(entryName(index))' was asked for while it is being built (a create callback re-entered it)",
-                                path: [entryName(index)])
+            throw CreateFailure(
+                code: .cycle,
+                message:
+                    "singleton '\(entryName(index))' was asked for while it is being built (a create callback re-entered it)",
+                path: [entryName(index)])
         }
         let snapshot = self.snapshot, registry = self.registry, maxDepth = self.maxDepth
         return try cell.obtain { () throws(CreateFailure) -> UnsafeMutableRawPointer in
@@ -223,7 +245,9 @@ struct Resolver {
 
     /// Builds entry `index` afresh (whatever its lifestyle); props (a map or nil) are merged over
     /// its dependencies.
-    mutating func build(_ index: Int, props: UnsafePointer<RawValue>?, depth: Int) throws(CreateFailure) -> UnsafeMutableRawPointer {
+    mutating func build(
+        _ index: Int, props: UnsafePointer<RawValue>?, depth: Int
+    ) throws(CreateFailure) -> UnsafeMutableRawPointer {
         let plan = snapshot.entries.plans[index]
         let functions = try classFunctions(index)
         try checkDepth(depth, entryName(index))
@@ -232,7 +256,10 @@ struct Resolver {
 
         if plan.slotCount == 0 && propsCount == 0 {
             HostFailure.clear()
-            guard let object = CreateNesting.callingHost(thread, at: depth, { create(UnsafeRawPointer(emptyArgumentsMap), functions.context) }) else {
+            guard
+                let object = CreateNesting.callingHost(
+                    thread, at: depth, { create(UnsafeRawPointer(emptyArgumentsMap), functions.context) })
+            else {
                 var failure = createFailed(index)
                 failure.path = [entryName(index)]
                 throw failure
@@ -244,20 +271,23 @@ struct Resolver {
         let slotBytes = (Int(plan.slotCount) + propsCount) * MemoryLayout<RawMapSlot>.stride
         let heldBytes = Int(plan.objectCount) * MemoryLayout<Held>.stride
         let total = argsBytes + slotBytes + heldBytes + Int(plan.scratchBytes)
-        return try withUnsafeTemporaryAllocation(byteCount: total, alignment: 16) { (buffer) throws(CreateFailure) -> UnsafeMutableRawPointer in
+        return try withUnsafeTemporaryAllocation(byteCount: total, alignment: 16) {
+            (buffer) throws(CreateFailure) -> UnsafeMutableRawPointer in
             let base = buffer.baseAddress!
             let args = base.bindMemory(to: RawValue.self, capacity: 1)
             let top = (base + argsBytes).bindMemory(to: RawMapSlot.self, capacity: Int(plan.slotCount) + propsCount)
-            var work = Work(held: (base + argsBytes + slotBytes).bindMemory(to: Held.self, capacity: max(1, Int(plan.objectCount))),
-                            scratch: base + argsBytes + slotBytes + heldBytes)
+            var work = Work(
+                held: (base + argsBytes + slotBytes).bindMemory(to: Held.self, capacity: max(1, Int(plan.objectCount))),
+                scratch: base + argsBytes + slotBytes + heldBytes)
             var n = 0
             do throws(CreateFailure) {
-                for i in 0 ..< Int(plan.slotCount) {
+                for i in 0..<Int(plan.slotCount) {
                     let s = plan.slots.unsafelyUnwrapped + i
                     if let props, ValueRef(props).lookup(s.pointee.key, s.pointee.keyLength) != nil { continue }
                     // Literals (the common slot) inline, without a call.
                     if s.pointee.op == .literal {
-                        (top + n).initialize(to: RawMapSlot(key: s.pointee.key, keyLength: s.pointee.keyLength, value: s.pointee.literal))
+                        (top + n).initialize(
+                            to: RawMapSlot(key: s.pointee.key, keyLength: s.pointee.keyLength, value: s.pointee.literal))
                     } else {
                         (top + n).initialize(to: RawMapSlot(key: s.pointee.key, keyLength: s.pointee.keyLength, value: .null))
                         try evaluate(s.pointee, into: Resolver.valueOf(top + n), &work, depth: depth)
@@ -265,14 +295,17 @@ struct Resolver {
                     n += 1
                 }
                 if let props, let slots = props.pointee.mapSlots {
-                    for i in 0 ..< propsCount {
+                    for i in 0..<propsCount {
                         (top + n).initialize(to: slots[i])
                         n += 1
                     }
                 }
                 args.initialize(to: .borrowedMap(UnsafePointer(top), count: n))
                 HostFailure.clear()
-                guard let object = CreateNesting.callingHost(thread, at: depth, { create(UnsafeRawPointer(args), functions.context) }) else {
+                guard
+                    let object = CreateNesting.callingHost(
+                        thread, at: depth, { create(UnsafeRawPointer(args), functions.context) })
+                else {
                     throw createFailed(index)
                 }
                 settle(&work, borrows: functions.borrowsArguments)
@@ -311,7 +344,9 @@ struct Resolver {
 
     /// Initialises `dest` with the value of one slot: a literal, or objects obtained according to
     /// their lifestyles (recorded in `work` with `dest`, where the receiver may take them).
-    private mutating func evaluate(_ s: PlanSlot, into dest: UnsafeMutablePointer<RawValue>, _ work: inout Work, depth: Int) throws(CreateFailure) {
+    private mutating func evaluate(
+        _ s: PlanSlot, into dest: UnsafeMutablePointer<RawValue>, _ work: inout Work, depth: Int
+    ) throws(CreateFailure) {
         switch s.op {
         case .literal:
             dest.initialize(to: s.literal)
@@ -328,7 +363,9 @@ struct Resolver {
                     return
                 }
                 let object = try build(target, props: nil, depth: depth + 1)
-                graph.append(GraphObject(index: Int32(target), object: object, classSlot: snapshot.entries.plans[target].classSlot, owned: false))
+                graph.append(
+                    GraphObject(
+                        index: Int32(target), object: object, classSlot: snapshot.entries.plans[target].classSlot, owned: false))
                 dest.initialize(to: .object(object))
                 work.append(Held(kind: .graph, object: object, slot: Int32(graph.count - 1), value: dest))
             case .transient:
@@ -344,14 +381,14 @@ struct Resolver {
         case .list:
             let count = Int(s.childCount)
             let elements = work.take(count * MemoryLayout<RawValue>.stride).bindMemory(to: RawValue.self, capacity: count)
-            for i in 0 ..< count {
+            for i in 0..<count {
                 try evaluate(s.children![i], into: elements + i, &work, depth: depth)
             }
             dest.initialize(to: .borrowedList(UnsafePointer(elements), count: count))
         case .map:
             let count = Int(s.childCount)
             let slots = work.take(count * MemoryLayout<RawMapSlot>.stride).bindMemory(to: RawMapSlot.self, capacity: count)
-            for i in 0 ..< count {
+            for i in 0..<count {
                 let c = s.children![i]
                 (slots + i).initialize(to: RawMapSlot(key: c.key, keyLength: c.keyLength, value: .null))
                 try evaluate(c, into: Resolver.valueOf(slots + i), &work, depth: depth)
@@ -402,6 +439,7 @@ struct Resolver {
 
     private func createFailed(_ index: Int) -> CreateFailure {
         let reason = HostFailure.take().map { ": \($0)" } ?? " returned NULL"
-        return CreateFailure(code: .createFailed, message: "create of class '\(className(index))' for entry '\(entryName(index))'\(reason)")
+        return CreateFailure(
+            code: .createFailed, message: "create of class '\(className(index))' for entry '\(entryName(index))'\(reason)")
     }
 }

@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -5,7 +7,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Synchronization
 
 /// Holds a singleton entry's one object: built exactly once even when threads race for it.
 ///
@@ -48,10 +49,12 @@ final class SingletonCell: @unchecked Sendable {
             if builder.load(ordering: .relaxed) == 0 { break }
             if let loop = WaitGraph.loop(waitingFor: self, thread: me) {
                 WaitGraph.unlock()
-                throw CreateFailure(code: .cycle, message: "singletons wait on each other across threads (\(loop.joined(separator: " -> "))): "
-                    + "this thread builds '\(loop[0])' and asks for '\(name)', which another thread builds while it waits, directly or through other threads, for '\(loop[0])'; "
-                    + "break the loop with a provider ({Provider: \(name)}) or by building one of them first",
-                                    path: [name])
+                throw CreateFailure(
+                    code: .cycle,
+                    message: "singletons wait on each other across threads (\(loop.joined(separator: " -> "))): "
+                        + "this thread builds '\(loop[0])' and asks for '\(name)', which another thread builds while it waits, directly or through other threads, for '\(loop[0])'; "
+                        + "break the loop with a provider ({Provider: \(name)}) or by building one of them first",
+                    path: [name])
             }
             WaitGraph.waiting[me] = self
             WaitGraph.wait()
@@ -101,7 +104,7 @@ private enum WaitGraph {
         var names = [cell.name]
         var owner = cell.builderThread
         // Each thread waits for at most one cell and no loop exists yet, so the walk ends.
-        for _ in 0 ... waiting.count {
+        for _ in 0...waiting.count {
             if owner == thread { return [names.last!] + names }
             guard let next = waiting[owner] else { return nil }
             names.append(next.name)

@@ -17,9 +17,11 @@ final class CompiledEntry: @unchecked Sendable {
     /// Keeps the plan's memory alive.
     let arena: Arena
 
-    init(definition: EntryDefinition, plan: EntryPlan, edges: [Int32], targets: [Int32],
-         nameBytes: (UnsafePointer<UInt8>, Int), arena: Arena, inheritedFrom: CompiledEntry? = nil,
-         parent: Unmanaged<Registry>? = nil) {
+    init(
+        definition: EntryDefinition, plan: EntryPlan, edges: [Int32], targets: [Int32],
+        nameBytes: (UnsafePointer<UInt8>, Int), arena: Arena, inheritedFrom: CompiledEntry? = nil,
+        parent: Unmanaged<Registry>? = nil
+    ) {
         self.definition = definition
         self.edges = edges
         self.targets = targets
@@ -100,9 +102,10 @@ final class ClassTable: @unchecked Sendable {
         count = records.count
         let storage = UnsafeMutablePointer<ClassFunctions>.allocate(capacity: max(1, records.count))
         for (i, r) in records.enumerated() {
-            (storage + i).initialize(to: ClassFunctions(
-                create: r?.host.create, destroy: r?.host.destroy, set: r?.host.set,
-                context: r?.host.context, borrowsArguments: r?.host.borrowsArguments ?? false))
+            (storage + i).initialize(
+                to: ClassFunctions(
+                    create: r?.host.create, destroy: r?.host.destroy, set: r?.host.set,
+                    context: r?.host.context, borrowsArguments: r?.host.borrowsArguments ?? false))
         }
         functions = CheckedPointer(storage, count: records.count)
         let arena = self.arena

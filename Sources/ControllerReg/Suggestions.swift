@@ -60,13 +60,13 @@ package enum Suggestions {
         var before = [Int](repeating: infinity, count: m + 1)
         var previous = [Int](repeating: infinity, count: m + 1)
         var current = [Int](repeating: infinity, count: m + 1)
-        for j in 0 ... min(m, cap) { previous[j] = j }
-        for i in 1 ... n {
+        for j in 0...min(m, cap) { previous[j] = j }
+        for i in 1...n {
             let low = max(1, i - cap), high = min(m, i + cap)
             current[low - 1] = low == 1 && i <= cap ? i : infinity
             var rowMin = current[low - 1]
             let x = lower(a[i - 1])
-            for j in low ... high {
+            for j in low...high {
                 let y = lower(b[j - 1])
                 var d = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x == y ? 0 : 1))
                 if i > 1 && j > 1 && x == lower(b[j - 2]) && lower(a[i - 2]) == y { d = min(d, before[j - 2] + 1) }

@@ -34,10 +34,12 @@ struct Transaction {
     /// For a child registry, `inherited` maps names of entries it takes unchanged from its parent to
     /// the parent's compiled entries (so singletons stay the parent's), and `owner` is the parent;
     /// a change to a child's own entries gives `child` (the same checks and messages as a root's).
-    mutating func apply(_ definitions: [EntryDefinition], mode: Mode = .add, removals: [String] = [],
-                        invalidNames: Set<String> = [], decodeProblems: [Diagnostic] = [], namesIncomplete: Bool = false,
-                        inherited: [String: CompiledEntry] = [:], owner: Unmanaged<Registry>? = nil,
-                        child: ChildScope? = nil) -> Result<[CompiledEntry?], ConfigError> {
+    mutating func apply(
+        _ definitions: [EntryDefinition], mode: Mode = .add, removals: [String] = [],
+        invalidNames: Set<String> = [], decodeProblems: [Diagnostic] = [], namesIncomplete: Bool = false,
+        inherited: [String: CompiledEntry] = [:], owner: Unmanaged<Registry>? = nil,
+        child: ChildScope? = nil
+    ) -> Result<[CompiledEntry?], ConfigError> {
         var diagnostics = decodeProblems
         var compiled = base.compiled
         // Suggestions cost a scan of every name: only the first few problems get one.
@@ -50,11 +52,15 @@ struct Transaction {
             if i < 0 {
                 let suggestion = suggestionsLeft > 0 ? Suggestions.closest(to: name, in: base.liveNames) : nil
                 suggestionsLeft -= 1
-                diagnostics.append(Diagnostic(.notFound, "cannot remove '\(name)': no entry by that name\(Suggestions.hint(suggestion))",
-                                              suggestion: suggestion))
+                diagnostics.append(
+                    Diagnostic(
+                        .notFound, "cannot remove '\(name)': no entry by that name\(Suggestions.hint(suggestion))",
+                        suggestion: suggestion))
             } else if let child, !child.own.contains(name) {
-                diagnostics.append(Diagnostic(.invalidArgument,
-                                              "cannot remove '\(name)': it is defined by the parent registry (a child can override it, not remove it)"))
+                diagnostics.append(
+                    Diagnostic(
+                        .invalidArgument,
+                        "cannot remove '\(name)': it is defined by the parent registry (a child can override it, not remove it)"))
             } else if let child, child.parentDefines(name) {
                 // Removing a child's override brings the parent's entry back: the name stays.
             } else {
@@ -91,15 +97,19 @@ struct Transaction {
                     for d in definitions where firstLocation![d.name] == nil { firstLocation![d.name] = d.location }
                 }
                 let first = firstLocation![def.name] ?? nil
-                diagnostics.append(Diagnostic(.duplicate, "entry '\(def.name)' is defined twice\(first.map { " (first at \($0))" } ?? "")",
-                                              at: def.location))
+                diagnostics.append(
+                    Diagnostic(
+                        .duplicate, "entry '\(def.name)' is defined twice\(first.map { " (first at \($0))" } ?? "")",
+                        at: def.location))
                 continue
             }
             if index >= 0 && !removed.contains(index) && mode == .add && (child?.own.contains(def.name) ?? true) {
                 indexOfName[def.name] = nil
                 let prior = base.compiled[index]?.definition.location
-                diagnostics.append(Diagnostic(.duplicate, "entry '\(def.name)' is already defined\(prior.map { " at \($0)" } ?? " (added from code)")",
-                                              at: def.location))
+                diagnostics.append(
+                    Diagnostic(
+                        .duplicate, "entry '\(def.name)' is already defined\(prior.map { " at \($0)" } ?? " (added from code)")",
+                        at: def.location))
                 continue
             }
             if index < 0 {
@@ -157,7 +167,7 @@ struct Transaction {
                 default: continue
                 }
                 let count = single == nil ? refs.count : 1
-                for r in 0 ..< count {
+                for r in 0..<count {
                     let (name, location, isProvider) = single ?? refs[r]
                     let found: Int?
                     if let r = recentName0, r == name {
@@ -182,17 +192,20 @@ struct Transaction {
                         if sawProvider && !isProvider { edges.append(Int32(target)) }
                     } else if !namesIncomplete && !rejected.contains(name) {
                         if allNames == nil {
-                            allNames = base.compiled.enumerated().compactMap { i, c in removed.contains(i) ? nil : c?.definition.name }
+                            allNames =
+                                base.compiled.enumerated().compactMap { i, c in removed.contains(i) ? nil : c?.definition.name }
                                 + accepted.map(\.definition.name)
                         }
                         let def = accepted[k].definition
-                        let suggestion = suggestionsLeft > 0 ? Suggestions.closest(to: name, in: allNames!, excluding: def.name) : nil
+                        let suggestion =
+                            suggestionsLeft > 0 ? Suggestions.closest(to: name, in: allNames!, excluding: def.name) : nil
                         suggestionsLeft -= 1
-                        diagnostics.append(Diagnostic(
-                            .missingReference,
-                            "entry '\(def.name)', key '\(dep.key)': no entry named '\(name)'\(Suggestions.hint(suggestion))"
-                                + (suggestion == nil ? "; if this is text, write \"@\(name)\"" : ""),
-                            at: location ?? dep.location ?? def.location, suggestion: suggestion))
+                        diagnostics.append(
+                            Diagnostic(
+                                .missingReference,
+                                "entry '\(def.name)', key '\(dep.key)': no entry named '\(name)'\(Suggestions.hint(suggestion))"
+                                    + (suggestion == nil ? "; if this is text, write \"@\(name)\"" : ""),
+                                at: location ?? dep.location ?? def.location, suggestion: suggestion))
                     }
                 }
                 if !refs.isEmpty { refs.removeAll(keepingCapacity: true) }
@@ -206,18 +219,24 @@ struct Transaction {
                 guard let c, !removed.contains(i), !replaced.contains(i) else { continue }
                 for t in c.targets where removed.contains(Int(t)) {
                     let name = base.compiled[Int(t)]?.definition.name ?? "?"
-                    diagnostics.append(Diagnostic(.missingReference, "cannot remove '\(name)': entry '\(c.definition.name)' refers to it",
-                                                  at: c.definition.location))
+                    diagnostics.append(
+                        Diagnostic(
+                            .missingReference, "cannot remove '\(name)': entry '\(c.definition.name)' refers to it",
+                            at: c.definition.location))
                 }
             }
         }
 
         // 4. Cycles: a new cycle must pass through a changed entry, so search from those. Checked
         // whatever else is wrong: the graph holds every reference that resolved.
-        diagnostics += findCycles(starts: accepted.map(\.index), total: nextIndex,
-                                  edgesOf: { changedAt[$0] >= 0 ? changedEdges[Int(changedAt[$0])] : base.compiled[$0]?.edges ?? [] },
-                                  definitionOf: { i in i < changedAt.count && changedAt[i] >= 0 ? accepted[Int(changedAt[i])].definition
-                                      : base.compiled[i]?.definition })
+        diagnostics += findCycles(
+            starts: accepted.map(\.index), total: nextIndex,
+            edgesOf: { changedAt[$0] >= 0 ? changedEdges[Int(changedAt[$0])] : base.compiled[$0]?.edges ?? [] },
+            definitionOf: { i in
+                i < changedAt.count && changedAt[i] >= 0
+                    ? accepted[Int(changedAt[i])].definition
+                    : base.compiled[i]?.definition
+            })
         if !diagnostics.isEmpty { return .failure(ConfigError(diagnostics)) }
 
         // 5. Compile.
@@ -228,11 +247,13 @@ struct Transaction {
         for k in accepted.indices {
             let index = accepted[k].index
             let def = accepted[k].definition
-            let plan = compiler.compile(def.dependencies, classSlot: classSlots.slot(for: def.className), lifestyle: def.lifestyle,
-                                        targets: changedTargets[k])
-            compiled[index] = CompiledEntry(definition: def, plan: plan, edges: changedEdges[k],
-                                            targets: changedTargets[k], nameBytes: arena.copy(def.name), arena: arena,
-                                            inheritedFrom: inherited.isEmpty ? nil : inherited[def.name], parent: owner)
+            let plan = compiler.compile(
+                def.dependencies, classSlot: classSlots.slot(for: def.className), lifestyle: def.lifestyle,
+                targets: changedTargets[k])
+            compiled[index] = CompiledEntry(
+                definition: def, plan: plan, edges: changedEdges[k],
+                targets: changedTargets[k], nameBytes: arena.copy(def.name), arena: arena,
+                inheritedFrom: inherited.isEmpty ? nil : inherited[def.name], parent: owner)
         }
         return .success(compiled)
     }
@@ -242,12 +263,18 @@ struct Transaction {
     static func validate(_ def: EntryDefinition, into diagnostics: inout [Diagnostic]) {
         diagnostics += DependencyRule.problems(ofEntry: def)
         for dep in def.dependencies {
-            if dep.value.isContainer && dep.value.nestingDepth(stoppingAfter: DependencyValue.maxNesting) > DependencyValue.maxNesting {
-                diagnostics.append(Diagnostic(.limit, "entry '\(def.name)', key '\(dep.key)': the value nests deeper than \(DependencyValue.maxNesting) levels",
-                                              at: dep.location ?? def.location))
+            if dep.value.isContainer
+                && dep.value.nestingDepth(stoppingAfter: DependencyValue.maxNesting) > DependencyValue.maxNesting
+            {
+                diagnostics.append(
+                    Diagnostic(
+                        .limit,
+                        "entry '\(def.name)', key '\(dep.key)': the value nests deeper than \(DependencyValue.maxNesting) levels",
+                        at: dep.location ?? def.location))
                 continue
             }
-            DependencyRule.problems(of: dep.value, entry: def.name, key: dep.key, fallback: dep.location ?? def.location, into: &diagnostics)
+            DependencyRule.problems(
+                of: dep.value, entry: def.name, key: dep.key, fallback: dep.location ?? def.location, into: &diagnostics)
         }
     }
 
@@ -258,10 +285,12 @@ struct Transaction {
 
     /// Every cycle reachable from `starts` (one per back edge of a depth-first search), each with
     /// its path. Linear in the entries and references walked, plus the cycles reported.
-    private func findCycles(starts: [Int], total: Int, edgesOf: (Int) -> [Int32],
-                            definitionOf: (Int) -> EntryDefinition?) -> [Diagnostic] {
-        var color = [UInt8](repeating: 0, count: total) // 0 unvisited, 1 on the stack, 2 done
-        var depthOf = [Int32](repeating: -1, count: total) // position on the stack while on it
+    private func findCycles(
+        starts: [Int], total: Int, edgesOf: (Int) -> [Int32],
+        definitionOf: (Int) -> EntryDefinition?
+    ) -> [Diagnostic] {
+        var color = [UInt8](repeating: 0, count: total)  // 0 unvisited, 1 on the stack, 2 done
+        var depthOf = [Int32](repeating: -1, count: total)  // position on the stack while on it
         var diagnostics: [Diagnostic] = []
         var unreported = 0
         var stack: [(node: Int, next: Int)] = []
@@ -280,7 +309,8 @@ struct Transaction {
                         stack.append((target, 0))
                     } else if color[target] == 1 {
                         if diagnostics.count < Transaction.maxReportedCycles {
-                            diagnostics.append(cycleDiagnostic(stack[Int(depthOf[target])...].map(\.node), definitionOf: definitionOf))
+                            diagnostics.append(
+                                cycleDiagnostic(stack[Int(depthOf[target])...].map(\.node), definitionOf: definitionOf))
                         } else {
                             unreported += 1
                         }
@@ -292,7 +322,9 @@ struct Transaction {
             }
         }
         if unreported > 0 {
-            diagnostics.append(Diagnostic(.cycle, "\(unreported) more dependency cycles not listed (the first \(Transaction.maxReportedCycles) are)"))
+            diagnostics.append(
+                Diagnostic(
+                    .cycle, "\(unreported) more dependency cycles not listed (the first \(Transaction.maxReportedCycles) are)"))
         }
         return diagnostics
     }

@@ -28,7 +28,8 @@ public enum Value: Sendable, Hashable {
 }
 
 extension Value: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
-    ExpressibleByBooleanLiteral, ExpressibleByNilLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral {
+    ExpressibleByBooleanLiteral, ExpressibleByNilLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
+{
     /// `"text"` is `.string("text")`.
     public init(stringLiteral value: String) { self = .string(value) }
     /// `42` is `.int(42)`.
@@ -85,13 +86,19 @@ extension Value {
         case .int(let v): return .int(v)
         case .double(let v): return .double(v)
         case .object(let o): return o.isRegistryOwned ? .object(o.pointer, registryOwned: true) : .callerObject(o.pointer)
-        case .provider(let p): return RawValue(kind: .provider, flags: RawValue.Flags.callerOwned, a: UInt64(UInt(bitPattern: Unmanaged.passUnretained(p).toOpaque())))
+        case .provider(let p):
+            return RawValue(
+                kind: .provider, flags: RawValue.Flags.callerOwned,
+                a: UInt64(UInt(bitPattern: Unmanaged.passUnretained(p).toOpaque())))
         case .string(var s):
             return s.withUTF8 { HeapValue.string($0.baseAddress, length: $0.count) }
         case .list(let items):
             guard let list = HeapValue.newList() else { return nil }
             for item in items {
-                guard let raw = item.makeRaw(), HeapValue.listAppend(list, value: raw) else { HeapValue.free(list); return nil }
+                guard let raw = item.makeRaw(), HeapValue.listAppend(list, value: raw) else {
+                    HeapValue.free(list)
+                    return nil
+                }
             }
             return takeRoot(list)
         case .map(let dict):
@@ -99,8 +106,15 @@ extension Value {
             for (key, item) in dict.sorted(by: { $0.key < $1.key }) {
                 var key = key
                 guard let raw = item.makeRaw(),
-                      key.withUTF8({ HeapValue.mapSet(map, key: UnsafeRawPointer($0.baseAddress ?? UnsafePointer(emptyKey)), keyLength: $0.count, value: raw) })
-                else { HeapValue.free(map); return nil }
+                    key.withUTF8({
+                        HeapValue.mapSet(
+                            map, key: UnsafeRawPointer($0.baseAddress ?? UnsafePointer(emptyKey)), keyLength: $0.count, value: raw
+                        )
+                    })
+                else {
+                    HeapValue.free(map)
+                    return nil
+                }
             }
             return takeRoot(map)
         }

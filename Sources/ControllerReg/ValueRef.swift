@@ -99,7 +99,9 @@ public struct ValueRef: @unchecked Sendable {
 
     /// The element at `index` of a list, or nil when out of range or not a list.
     @inlinable public subscript(index: Int) -> ValueRef? {
-        guard kind == .list, index >= 0, index < Int(pointer.pointee.count), let e = pointer.pointee.listElements else { return nil }
+        guard kind == .list, index >= 0, index < Int(pointer.pointee.count), let e = pointer.pointee.listElements else {
+            return nil
+        }
         return ValueRef(e + index)
     }
 
@@ -120,34 +122,42 @@ public struct ValueRef: @unchecked Sendable {
     /// The value under `length` key bytes, or nil.
     @inlinable package func lookup(_ key: UnsafePointer<UInt8>, _ length: Int) -> ValueRef? {
         guard kind == .map, let slots = pointer.pointee.mapSlots else { return nil }
-        for i in 0 ..< Int(pointer.pointee.count) where slots[i].keyEquals(key, length) {
-            return ValueRef(UnsafeMutableRawPointer(slots + i).advanced(by: MemoryLayout<RawMapSlot>.offset(of: \.value)!)
-                .assumingMemoryBound(to: RawValue.self))
+        for i in 0..<Int(pointer.pointee.count) where slots[i].keyEquals(key, length) {
+            return ValueRef(
+                UnsafeMutableRawPointer(slots + i).advanced(by: MemoryLayout<RawMapSlot>.offset(of: \.value)!)
+                    .assumingMemoryBound(to: RawValue.self))
         }
         return nil
     }
 
     /// The key at `index` of a map (in order), or nil.
     public func key(at index: Int) -> String? {
-        guard kind == .map, index >= 0, index < Int(pointer.pointee.count), let slots = pointer.pointee.mapSlots else { return nil }
+        guard kind == .map, index >= 0, index < Int(pointer.pointee.count), let slots = pointer.pointee.mapSlots else {
+            return nil
+        }
         return String(decoding: UnsafeBufferPointer(start: slots[index].key, count: slots[index].keyLength), as: UTF8.self)
     }
 
     /// The NUL-terminated key at `index` of a map (valid as long as the map), or nil.
     package func cKey(at index: Int) -> UnsafePointer<CChar>? {
-        guard kind == .map, index >= 0, index < Int(pointer.pointee.count), let slots = pointer.pointee.mapSlots else { return nil }
+        guard kind == .map, index >= 0, index < Int(pointer.pointee.count), let slots = pointer.pointee.mapSlots else {
+            return nil
+        }
         return UnsafeRawPointer(slots[index].key).assumingMemoryBound(to: CChar.self)
     }
 
     /// The value at `index` of a map (in order), or nil.
     public func value(at index: Int) -> ValueRef? {
-        guard kind == .map, index >= 0, index < Int(pointer.pointee.count), let slots = pointer.pointee.mapSlots else { return nil }
-        return ValueRef(UnsafeMutableRawPointer(slots + index).advanced(by: MemoryLayout<RawMapSlot>.offset(of: \.value)!)
-            .assumingMemoryBound(to: RawValue.self))
+        guard kind == .map, index >= 0, index < Int(pointer.pointee.count), let slots = pointer.pointee.mapSlots else {
+            return nil
+        }
+        return ValueRef(
+            UnsafeMutableRawPointer(slots + index).advanced(by: MemoryLayout<RawMapSlot>.offset(of: \.value)!)
+                .assumingMemoryBound(to: RawValue.self))
     }
 
     /// The keys of a map, in order.
-    public var keys: [String] { (0 ..< (kind == .map ? count : 0)).compactMap { key(at: $0) } }
+    public var keys: [String] { (0..<(kind == .map ? count : 0)).compactMap { key(at: $0) } }
 
     /// An owned copy as a Swift `Value` (objects are copied as references).
     public var value: Value {
@@ -159,10 +169,10 @@ public struct ValueRef: @unchecked Sendable {
         case .string: return .string(string!)
         case .object: return .object(ObjectReference(pointer.pointee.pointerA, registryOwned: isRegistryOwned))
         case .provider: return provider.map { .provider($0) } ?? .null
-        case .list: return .list((0 ..< count).map { self[$0]!.value })
+        case .list: return .list((0..<count).map { self[$0]!.value })
         case .map:
             var result: [String: Value] = [:]
-            for i in 0 ..< count { result[key(at: i)!] = value(at: i)!.value }
+            for i in 0..<count { result[key(at: i)!] = value(at: i)!.value }
             return .map(result)
         }
     }
@@ -174,4 +184,5 @@ public struct ValueRef: @unchecked Sendable {
     return UnsafePointer(p)
 }()
 
-@usableFromInline nonisolated(unsafe) let emptyKey: UnsafePointer<UInt8> = UnsafeRawPointer(emptyCString).assumingMemoryBound(to: UInt8.self)
+@usableFromInline nonisolated(unsafe) let emptyKey: UnsafePointer<UInt8> = UnsafeRawPointer(emptyCString).assumingMemoryBound(
+    to: UInt8.self)

@@ -1,4 +1,5 @@
 import ControllerReg
+
 import struct CControllerRegHeader.cr_create_options
 import struct CControllerRegHeader.cr_destroyer
 import struct CControllerRegHeader.cr_owner
@@ -22,8 +23,10 @@ private struct CreateRequest {
     func report(_ object: UnsafeMutableRawPointer?, registryOwned: Bool, _ d: Destroyer) {
         owner?.pointee = object == nil ? ownerNone : registryOwned ? ownerRegistry : ownerReceiver
         if let destroyer, object != nil, !registryOwned {
-            destroyer.pointee = cr_destroyer(destroy: unsafeBitCast(d.destroy, to: (@convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void)?.self),
-                                             user_data: d.context)
+            destroyer.pointee = cr_destroyer(
+                destroy: unsafeBitCast(
+                    d.destroy, to: (@convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void)?.self),
+                user_data: d.context)
         }
     }
 }
@@ -34,7 +37,10 @@ private func request(_ options: UnsafePointer<cr_create_options>?, _ function: S
     guard let options else { return CreateRequest() }
     let version = UnsafeRawPointer(options).load(as: UInt32.self)
     guard version >= 1, version <= knownCreateOptionsVersion else {
-        _ = fail(.invalidArgument, "\(function): options->version is \(version); this library knows cr_create_options version \(knownCreateOptionsVersion) (initialise with CR_CREATE_OPTIONS_INIT)")
+        _ = fail(
+            .invalidArgument,
+            "\(function): options->version is \(version); this library knows cr_create_options version \(knownCreateOptionsVersion) (initialise with CR_CREATE_OPTIONS_INIT)"
+        )
         return nil
     }
     let o = options.pointee
@@ -44,7 +50,9 @@ private func request(_ options: UnsafePointer<cr_create_options>?, _ function: S
 }
 
 @_cdecl("cr_registry_create")
-public func cr_registry_create(_ reg: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ props: OpaquePointer?) -> UnsafeMutableRawPointer? {
+public func cr_registry_create(
+    _ reg: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ props: OpaquePointer?
+) -> UnsafeMutableRawPointer? {
     create(reg, name, props, nil, nil, "cr_registry_create")
 }
 
@@ -54,18 +62,28 @@ public func cr_create(_ name: UnsafePointer<CChar>?, _ props: OpaquePointer?) ->
 }
 
 @_cdecl("cr_registry_create_with")
-public func cr_registry_create_with(_ reg: OpaquePointer?, _ name: UnsafePointer<CChar>?,
-                                    _ options: UnsafePointer<cr_create_options>?) -> UnsafeMutableRawPointer? {
+public func cr_registry_create_with(
+    _ reg: OpaquePointer?, _ name: UnsafePointer<CChar>?,
+    _ options: UnsafePointer<cr_create_options>?
+) -> UnsafeMutableRawPointer? {
     guard let r = request(options, "cr_registry_create_with") else { return nil }
     var d = Destroyer()
     return create(reg, name, r.props, r, &d, "cr_registry_create_with")
 }
 
 @inline(__always)
-private func create(_ reg: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ props: OpaquePointer?, _ request: CreateRequest?,
-                    _ destroyer: UnsafeMutablePointer<Destroyer>?, _ function: StaticString) -> UnsafeMutableRawPointer? {
-    guard let reg else { _ = fail(.invalidArgument, "\(function): reg is NULL"); return nil }
-    guard let name else { _ = fail(.invalidArgument, "\(function): name is NULL"); return nil }
+private func create(
+    _ reg: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ props: OpaquePointer?, _ request: CreateRequest?,
+    _ destroyer: UnsafeMutablePointer<Destroyer>?, _ function: StaticString
+) -> UnsafeMutableRawPointer? {
+    guard let reg else {
+        _ = fail(.invalidArgument, "\(function): reg is NULL")
+        return nil
+    }
+    guard let name else {
+        _ = fail(.invalidArgument, "\(function): name is NULL")
+        return nil
+    }
     let propsValue = props.map { UnsafePointer<RawValue>($0) }
     return withRegistry(reg) { r in
         do throws(ConfigError) {
@@ -95,15 +113,22 @@ public func cr_provider_create(_ provider: OpaquePointer?, _ props: OpaquePointe
 }
 
 @_cdecl("cr_provider_create_with")
-public func cr_provider_create_with(_ provider: OpaquePointer?, _ options: UnsafePointer<cr_create_options>?) -> UnsafeMutableRawPointer? {
+public func cr_provider_create_with(
+    _ provider: OpaquePointer?, _ options: UnsafePointer<cr_create_options>?
+) -> UnsafeMutableRawPointer? {
     guard let r = request(options, "cr_provider_create_with") else { return nil }
     var d = Destroyer()
     return providerCreate(provider, r.props, r, &d, "cr_provider_create_with")
 }
 
-private func providerCreate(_ provider: OpaquePointer?, _ props: OpaquePointer?, _ request: CreateRequest?,
-                            _ destroyer: UnsafeMutablePointer<Destroyer>?, _ function: StaticString) -> UnsafeMutableRawPointer? {
-    guard let provider else { _ = fail(.invalidArgument, "\(function): provider is NULL"); return nil }
+private func providerCreate(
+    _ provider: OpaquePointer?, _ props: OpaquePointer?, _ request: CreateRequest?,
+    _ destroyer: UnsafeMutablePointer<Destroyer>?, _ function: StaticString
+) -> UnsafeMutableRawPointer? {
+    guard let provider else {
+        _ = fail(.invalidArgument, "\(function): provider is NULL")
+        return nil
+    }
     let propsValue = props.map { UnsafePointer<RawValue>($0) }
     return Unmanaged<Provider>.fromOpaque(UnsafeRawPointer(provider))._withUnsafeGuaranteedRef { p in
         do throws(ConfigError) {
@@ -119,7 +144,10 @@ private func providerCreate(_ provider: OpaquePointer?, _ props: OpaquePointer?,
 
 @_cdecl("cr_provider_name")
 public func cr_provider_name(_ provider: OpaquePointer?) -> UnsafePointer<CChar>? {
-    guard let provider else { _ = fail(.invalidArgument, "cr_provider_name: provider is NULL"); return nil }
+    guard let provider else {
+        _ = fail(.invalidArgument, "cr_provider_name: provider is NULL")
+        return nil
+    }
     return Unmanaged<Provider>.fromOpaque(UnsafeRawPointer(provider))._withUnsafeGuaranteedRef { $0.cEntryName }
 }
 

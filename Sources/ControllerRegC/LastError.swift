@@ -1,3 +1,7 @@
+import ControllerReg
+
+import struct CControllerRegHeader.cr_problem
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -5,8 +9,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import ControllerReg
-import struct CControllerRegHeader.cr_problem
 
 /// The calling thread's error record behind cr_last_error_code / _message / _count / _problem.
 ///
@@ -137,7 +139,8 @@ enum LastError {
         let head = diagnostics.count * MemoryLayout<cr_problem>.stride
         var bytes = head
         for d in diagnostics {
-            bytes += (d.location?.file.utf8.count ?? 0) + 1 + d.message.utf8.count + 1 + (d.suggestion.map { $0.utf8.count + 1 } ?? 0)
+            bytes +=
+                (d.location?.file.utf8.count ?? 0) + 1 + d.message.utf8.count + 1 + (d.suggestion.map { $0.utf8.count + 1 } ?? 0)
         }
         guard let block = malloc(max(bytes, 1)) else { return }
         let problems = block.bindMemory(to: cr_problem.self, capacity: diagnostics.count)
@@ -157,10 +160,11 @@ enum LastError {
             let file = copy(d.location?.file ?? "")
             let message = copy(d.message)
             let suggestion = d.suggestion.map(copy)
-            (problems + i).initialize(to: cr_problem(
-                code: d.code.rawValue, file: file,
-                line: UInt32(clamping: d.location?.line ?? 0), column: UInt32(clamping: d.location?.column ?? 0),
-                message: message, suggestion: suggestion))
+            (problems + i).initialize(
+                to: cr_problem(
+                    code: d.code.rawValue, file: file,
+                    line: UInt32(clamping: d.location?.line ?? 0), column: UInt32(clamping: d.location?.column ?? 0),
+                    message: message, suggestion: suggestion))
         }
         r.pointee.block = block
         r.pointee.problems = problems
@@ -170,7 +174,10 @@ enum LastError {
     /// Resets the record (the out-of-memory marker too).
     static func clear() {
         guard let raw = pthread_getspecific(key) else { return }
-        if raw == outOfMemoryMarker { pthread_setspecific(key, nil); return }
+        if raw == outOfMemoryMarker {
+            pthread_setspecific(key, nil)
+            return
+        }
         reset(raw.assumingMemoryBound(to: Record.self))
     }
 }
@@ -229,7 +236,9 @@ public func cr_report_error(_ message: UnsafePointer<CChar>?) {
 }
 
 /// ErrorCode names as C strings with static storage, indexed by code.
-private nonisolated(unsafe) let statusNames: [UnsafePointer<CChar>] = ErrorCode.allCases.map { UnsafePointer(strdup($0.description)!) }
+private nonisolated(unsafe) let statusNames: [UnsafePointer<CChar>] = ErrorCode.allCases.map {
+    UnsafePointer(strdup($0.description)!)
+}
 private let unknownStatus: StaticString = "unknown status"
 
 @_cdecl("cr_status_name")

@@ -1,4 +1,5 @@
 import ControllerReg
+
 import struct CControllerRegHeader.cr_format
 import struct CControllerRegHeader.cr_load_options
 
@@ -46,7 +47,10 @@ private func request(_ options: UnsafePointer<cr_load_options>?, _ function: Sta
     // The version first: it says how much of the struct exists.
     let version = UnsafeRawPointer(options).load(as: UInt32.self)
     guard version >= 1, version <= knownLoadOptionsVersion else {
-        _ = fail(.invalidArgument, "\(function): options->version is \(version); this library knows cr_load_options version \(knownLoadOptionsVersion) (initialise with CR_LOAD_OPTIONS_INIT)")
+        _ = fail(
+            .invalidArgument,
+            "\(function): options->version is \(version); this library knows cr_load_options version \(knownLoadOptionsVersion) (initialise with CR_LOAD_OPTIONS_INIT)"
+        )
         return nil
     }
     let o = options.pointee
@@ -68,41 +72,55 @@ public func cr_load_file(_ reg: OpaquePointer?, _ path: UnsafePointer<CChar>?, _
 }
 
 @_cdecl("cr_load_file_with")
-public func cr_load_file_with(_ reg: OpaquePointer?, _ path: UnsafePointer<CChar>?, _ options: UnsafePointer<cr_load_options>?) -> Int32 {
+public func cr_load_file_with(
+    _ reg: OpaquePointer?, _ path: UnsafePointer<CChar>?, _ options: UnsafePointer<cr_load_options>?
+) -> Int32 {
     guard let r = request(options, "cr_load_file_with") else { return ErrorCode.invalidArgument.rawValue }
     return loadFile(reg, path, r, "cr_load_file_with")
 }
 
 private func loadFile(_ reg: OpaquePointer?, _ path: UnsafePointer<CChar>?, _ r: LoadRequest, _ function: StaticString) -> Int32 {
     guard let path else { return fail(.invalidArgument, "\(function): path is NULL") }
-    return withRegistry(reg) { reg in status { () throws(ConfigError) in try reg.load(path: String(cString: path), format: r.format, mode: r.mode) } }
+    return withRegistry(reg) { reg in
+        status { () throws(ConfigError) in try reg.load(path: String(cString: path), format: r.format, mode: r.mode) }
+    }
         ?? fail(.invalidArgument, "\(function): reg is NULL")
 }
 
 @_cdecl("cr_load_files")
-public func cr_load_files(_ reg: OpaquePointer?, _ paths: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int, _ fmt: cr_format) -> Int32 {
+public func cr_load_files(
+    _ reg: OpaquePointer?, _ paths: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int, _ fmt: cr_format
+) -> Int32 {
     guard let r = request(fmt, 0, "cr_load_files") else { return ErrorCode.invalidArgument.rawValue }
     return loadFiles(reg, paths, count, r, "cr_load_files")
 }
 
 @_cdecl("cr_load_files_with")
-public func cr_load_files_with(_ reg: OpaquePointer?, _ paths: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int,
-                               _ options: UnsafePointer<cr_load_options>?) -> Int32 {
+public func cr_load_files_with(
+    _ reg: OpaquePointer?, _ paths: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int,
+    _ options: UnsafePointer<cr_load_options>?
+) -> Int32 {
     guard let r = request(options, "cr_load_files_with") else { return ErrorCode.invalidArgument.rawValue }
     return loadFiles(reg, paths, count, r, "cr_load_files_with")
 }
 
-private func loadFiles(_ reg: OpaquePointer?, _ paths: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int, _ r: LoadRequest,
-                       _ function: StaticString) -> Int32 {
+private func loadFiles(
+    _ reg: OpaquePointer?, _ paths: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int, _ r: LoadRequest,
+    _ function: StaticString
+) -> Int32 {
     // size_t arrives as Int: a count of 2^63 or more is negative here.
-    guard count >= 0 else { return fail(.invalidArgument, "\(function): count \(UInt(bitPattern: count)) is not a number of paths") }
+    guard count >= 0 else {
+        return fail(.invalidArgument, "\(function): count \(UInt(bitPattern: count)) is not a number of paths")
+    }
     guard paths != nil || count == 0 else { return fail(.invalidArgument, "\(function): paths is NULL") }
     var list: [String] = []
-    for i in 0 ..< count {
+    for i in 0..<count {
         guard let p = paths![i] else { return fail(.invalidArgument, "\(function): paths[\(i)] is NULL") }
         list.append(String(cString: p))
     }
-    return withRegistry(reg) { reg in status { () throws(ConfigError) in try reg.load(paths: list, format: r.format, mode: r.mode) } }
+    return withRegistry(reg) { reg in
+        status { () throws(ConfigError) in try reg.load(paths: list, format: r.format, mode: r.mode) }
+    }
         ?? fail(.invalidArgument, "\(function): reg is NULL")
 }
 
@@ -113,21 +131,29 @@ public func cr_load_string(_ reg: OpaquePointer?, _ text: UnsafePointer<CChar>?,
 }
 
 @_cdecl("cr_load_string_with")
-public func cr_load_string_with(_ reg: OpaquePointer?, _ text: UnsafePointer<CChar>?, _ length: Int,
-                                _ options: UnsafePointer<cr_load_options>?) -> Int32 {
+public func cr_load_string_with(
+    _ reg: OpaquePointer?, _ text: UnsafePointer<CChar>?, _ length: Int,
+    _ options: UnsafePointer<cr_load_options>?
+) -> Int32 {
     guard let r = request(options, "cr_load_string_with") else { return ErrorCode.invalidArgument.rawValue }
     return loadString(reg, text, length, r, "cr_load_string_with")
 }
 
-private func loadString(_ reg: OpaquePointer?, _ text: UnsafePointer<CChar>?, _ length: Int, _ r: LoadRequest,
-                        _ function: StaticString) -> Int32 {
+private func loadString(
+    _ reg: OpaquePointer?, _ text: UnsafePointer<CChar>?, _ length: Int, _ r: LoadRequest,
+    _ function: StaticString
+) -> Int32 {
     guard let registry = withRegistry(reg, { $0 }) else { return fail(.invalidArgument, "\(function): reg is NULL") }
     // size_t arrives as Int: a length of 2^63 or more is negative here, and larger than any limit
     // (the loader checks the others).
     guard length >= 0 else {
-        return fail(.limit, "\(function): input of \(UInt(bitPattern: length)) bytes exceeds the limit of \(registry.limits.config.maxInputBytes) bytes (CR_LIMIT_INPUT_BYTES)")
+        return fail(
+            .limit,
+            "\(function): input of \(UInt(bitPattern: length)) bytes exceeds the limit of \(registry.limits.config.maxInputBytes) bytes (CR_LIMIT_INPUT_BYTES)"
+        )
     }
     guard text != nil || length == 0 else { return fail(.invalidArgument, "\(function): text is NULL") }
     let bytes = UnsafeRawBufferPointer(start: text, count: length)
-    return status { () throws(ConfigError) in try registry.load(bytes: bytes, format: r.format, file: r.sourceName, mode: r.mode) }
+    return status { () throws(ConfigError) in try registry.load(bytes: bytes, format: r.format, file: r.sourceName, mode: r.mode)
+    }
 }

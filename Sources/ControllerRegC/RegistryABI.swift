@@ -1,3 +1,9 @@
+import ControllerReg
+
+import struct CControllerRegHeader.cr_class
+import struct CControllerRegHeader.cr_lifestyle
+import struct CControllerRegHeader.cr_limit
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -5,10 +11,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import ControllerReg
-import struct CControllerRegHeader.cr_class
-import struct CControllerRegHeader.cr_lifestyle
-import struct CControllerRegHeader.cr_limit
 
 // Registries, classes, entries from code and limits: C entry points over `Registry` (loading is
 // in LoadABI.swift, creating in CreateABI.swift).
@@ -30,11 +32,16 @@ func cName(_ p: UnsafePointer<CChar>?, _ what: StaticString, _ function: StaticS
     }
     let length = strlen(p), maxBytes = registry.limits.config.maxStringBytes
     if length > maxBytes {
-        _ = fail(.limit, "\(function): \(what) is \(length) bytes, longer than the string limit of \(maxBytes) bytes (CR_LIMIT_STRING_BYTES)")
+        _ = fail(
+            .limit,
+            "\(function): \(what) is \(length) bytes, longer than the string limit of \(maxBytes) bytes (CR_LIMIT_STRING_BYTES)")
         return nil
     }
     guard let s = String(validatingCString: p) else {
-        _ = fail(.invalidArgument, "\(function): \(what) '\(String(decoding: UnsafeRawBufferPointer(start: p, count: length), as: UTF8.self))' is not valid UTF-8")
+        _ = fail(
+            .invalidArgument,
+            "\(function): \(what) '\(String(decoding: UnsafeRawBufferPointer(start: p, count: length), as: UTF8.self))' is not valid UTF-8"
+        )
         return nil
     }
     return s
@@ -72,7 +79,8 @@ public func cr_registry_free(_ reg: OpaquePointer?) {
 
 @_cdecl("cr_registry_start")
 public func cr_registry_start(_ reg: OpaquePointer?) -> Int32 {
-    withRegistry(reg) { r in status { () throws(ConfigError) in try r.start() } } ?? fail(.invalidArgument, "cr_registry_start: reg is NULL")
+    withRegistry(reg) { r in status { () throws(ConfigError) in try r.start() } }
+        ?? fail(.invalidArgument, "cr_registry_start: reg is NULL")
 }
 
 @_cdecl("cr_add_name_template")
@@ -111,13 +119,18 @@ func hostClass(_ cls: UnsafePointer<cr_class>, userData: UnsafeMutableRawPointer
         borrowsArguments: false)
 }
 
-private func register(_ reg: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ cls: UnsafePointer<cr_class>?,
-                      _ userData: UnsafeMutableRawPointer?, replace: Bool, function: StaticString) -> Int32 {
+private func register(
+    _ reg: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ cls: UnsafePointer<cr_class>?,
+    _ userData: UnsafeMutableRawPointer?, replace: Bool, function: StaticString
+) -> Int32 {
     guard let cls else { return fail(.invalidArgument, "\(function): cls is NULL") }
     let version = cls.pointee.version
     if version > knownClassVersion {
         cls.pointee.release?(userData)
-        return fail(.invalidArgument, "\(function): cls->version is \(version); this library knows cr_class versions 0 and \(knownClassVersion) (a header newer than the library?)")
+        return fail(
+            .invalidArgument,
+            "\(function): cls->version is \(version); this library knows cr_class versions 0 and \(knownClassVersion) (a header newer than the library?)"
+        )
     }
     guard let host = hostClass(cls, userData: userData) else { return fail(.invalidArgument, "\(function): cls->create is NULL") }
     guard let registry = withRegistry(reg, { $0 }) else {
@@ -134,27 +147,37 @@ private func register(_ reg: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ cl
 }
 
 @_cdecl("cr_register_class")
-public func cr_register_class(_ reg: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ cls: UnsafePointer<cr_class>?,
-                              _ userData: UnsafeMutableRawPointer?) -> Int32 {
+public func cr_register_class(
+    _ reg: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ cls: UnsafePointer<cr_class>?,
+    _ userData: UnsafeMutableRawPointer?
+) -> Int32 {
     register(reg, name, cls, userData, replace: false, function: "cr_register_class")
 }
 
 @_cdecl("cr_replace_class")
-public func cr_replace_class(_ reg: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ cls: UnsafePointer<cr_class>?,
-                             _ userData: UnsafeMutableRawPointer?) -> Int32 {
+public func cr_replace_class(
+    _ reg: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ cls: UnsafePointer<cr_class>?,
+    _ userData: UnsafeMutableRawPointer?
+) -> Int32 {
     register(reg, name, cls, userData, replace: true, function: "cr_replace_class")
 }
 
 @_cdecl("cr_add_entry")
-public func cr_add_entry(_ reg: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ className: UnsafePointer<CChar>?,
-                         _ lifestyle: cr_lifestyle, _ dependencies: OpaquePointer?) -> Int32 {
+public func cr_add_entry(
+    _ reg: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ className: UnsafePointer<CChar>?,
+    _ lifestyle: cr_lifestyle, _ dependencies: OpaquePointer?
+) -> Int32 {
     guard let name, let className else { return fail(.invalidArgument, "cr_add_entry: name and class_name must not be NULL") }
     let styles: [Lifestyle] = [.transient, .singleton, .graph]
-    guard Int(lifestyle.rawValue) < styles.count else { return fail(.invalidArgument, "cr_add_entry: unknown lifestyle \(lifestyle.rawValue)") }
+    guard Int(lifestyle.rawValue) < styles.count else {
+        return fail(.invalidArgument, "cr_add_entry: unknown lifestyle \(lifestyle.rawValue)")
+    }
     var map: ValueRef?
     if let dependencies {
         map = ValueRef(UnsafePointer<RawValue>(dependencies))
-        guard map!.kind == .map else { return fail(.invalidArgument, "cr_add_entry: dependencies must be a map, not \(DependencyRule.kindName(map!.kind))") }
+        guard map!.kind == .map else {
+            return fail(.invalidArgument, "cr_add_entry: dependencies must be a map, not \(DependencyRule.kindName(map!.kind))")
+        }
         // Reading recurses once per level: refuse a value nested deeper than configs may be.
         if nestingDepth(map!, stoppingAfter: DependencyValue.maxNesting + 1) > DependencyValue.maxNesting + 1 {
             return fail(.limit, "cr_add_entry: dependencies nest deeper than \(DependencyValue.maxNesting) levels")
@@ -163,7 +186,8 @@ public func cr_add_entry(_ reg: OpaquePointer?, _ name: UnsafePointer<CChar>?, _
     let style = styles[Int(lifestyle.rawValue)]
     guard let registry = withRegistry(reg, { $0 }) else { return fail(.invalidArgument, "cr_add_entry: reg is NULL") }
     guard let entryName = cName(name, "name", "cr_add_entry", registry),
-          let cls = cName(className, "class_name", "cr_add_entry", registry) else { return cr_last_error_code() }
+        let cls = cName(className, "class_name", "cr_add_entry", registry)
+    else { return cr_last_error_code() }
     return status { () throws(ConfigError) in
         try registry.add([EntryDefinition(name: entryName, className: cls, lifestyle: style, reading: map)])
     }
@@ -185,7 +209,9 @@ public func cr_registry_entries(_ reg: OpaquePointer?) -> OpaquePointer? {
     var list: [Value] = []
     list.reserveCapacity(entries.count)
     for e in entries {
-        var m: [String: Value] = ["name": .string(e.name), "class": .string(e.className), "lifestyle": .string(e.lifestyle.rawValue)]
+        var m: [String: Value] = [
+            "name": .string(e.name), "class": .string(e.className), "lifestyle": .string(e.lifestyle.rawValue),
+        ]
         if let d = e.description { m["description"] = .string(d) }
         switch e.tag {
         case .string(let s)?: m["tag"] = .string(s)
@@ -224,7 +250,10 @@ public func cr_registry_set_limit(_ reg: OpaquePointer?, _ cLimit: cr_limit, _ v
 @_cdecl("cr_registry_get_limit")
 public func cr_registry_get_limit(_ reg: OpaquePointer?, _ cLimit: cr_limit) -> Int64 {
     let limit = cLimit.rawValue
-    guard Int(limit) < limitPaths.count else { _ = fail(.invalidArgument, "cr_registry_get_limit: unknown limit \(limit)"); return -1 }
+    guard Int(limit) < limitPaths.count else {
+        _ = fail(.invalidArgument, "cr_registry_get_limit: unknown limit \(limit)")
+        return -1
+    }
     guard let value = withRegistry(reg, { Int64($0.limits[keyPath: limitPaths[Int(limit)]]) }) else {
         _ = fail(.invalidArgument, "cr_registry_get_limit: reg is NULL")
         return -1
@@ -240,7 +269,7 @@ private func nestingDepth(_ root: ValueRef, stoppingAfter limit: Int) -> Int {
         guard v.kind == .list || v.kind == .map else { continue }
         deepest = max(deepest, depth + 1)
         if deepest > limit { return deepest }
-        for i in 0 ..< v.count {
+        for i in 0..<v.count {
             if let child = v.kind == .list ? v[i] : v.value(at: i) { stack.append((child, depth + 1)) }
         }
     }

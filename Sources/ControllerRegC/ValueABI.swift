@@ -1,3 +1,8 @@
+import ControllerReg
+
+import struct CControllerRegHeader.cr_kind
+import struct CControllerRegHeader.cr_owner
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -5,9 +10,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import ControllerReg
-import struct CControllerRegHeader.cr_kind
-import struct CControllerRegHeader.cr_owner
 
 // Building props and reading args: C entry points over `RawValue`, `HeapValue` and `ValueRef`.
 
@@ -15,22 +17,31 @@ import struct CControllerRegHeader.cr_owner
 
 /// A map or list the caller owns and may modify, or nil after recording why not.
 private func ownedContainer(_ v: OpaquePointer?, _ kind: ValueKind, _ function: StaticString) -> UnsafeMutablePointer<RawValue>? {
-    guard let v else { _ = fail(.invalidArgument, "\(function): value is NULL"); return nil }
+    guard let v else {
+        _ = fail(.invalidArgument, "\(function): value is NULL")
+        return nil
+    }
     let p = raw(v)
     guard p.pointee.valueKind == kind else {
-        _ = fail(.invalidArgument, "\(function): expected \(DependencyRule.kindName(kind)), got \(DependencyRule.kindName(p.pointee.valueKind))")
+        _ = fail(
+            .invalidArgument,
+            "\(function): expected \(DependencyRule.kindName(kind)), got \(DependencyRule.kindName(p.pointee.valueKind))")
         return nil
     }
     // Only a root the caller holds (from cr_map_new / cr_list_new) may change: a value inside
     // args, or one already handed to a container, is not the caller's (even if its memory is owned).
     guard p.pointee.flags & RawValue.Flags.owned != 0, p.pointee.flags & RawValue.Flags.heapRoot != 0 else {
-        _ = fail(.invalidArgument, "\(function): the value is read-only (arguments, and values handed to a container, cannot be modified)")
+        _ = fail(
+            .invalidArgument,
+            "\(function): the value is read-only (arguments, and values handed to a container, cannot be modified)")
         return nil
     }
     return p
 }
 
-private func mapSet(_ map: OpaquePointer?, _ key: UnsafePointer<CChar>?, _ function: StaticString, _ make: () -> RawValue?) -> Int32 {
+private func mapSet(
+    _ map: OpaquePointer?, _ key: UnsafePointer<CChar>?, _ function: StaticString, _ make: () -> RawValue?
+) -> Int32 {
     guard let m = ownedContainer(map, .map, function) else { return ErrorCode.invalidArgument.rawValue }
     guard let key else { return fail(.invalidArgument, "\(function): key is NULL") }
     guard let value = make() else { return LastError.outOfMemory(function) }
@@ -51,7 +62,10 @@ private func takeRoot(_ value: OpaquePointer?, into container: OpaquePointer?, _
     guard let value else { return .some(nil) }
     let p = raw(value)
     guard p.pointee.flags & RawValue.Flags.heapRoot != 0 else { return .some(nil) }
-    if value == container { HeapValue.free(p); return .some(nil) }
+    if value == container {
+        HeapValue.free(p)
+        return .some(nil)
+    }
     var v = p.pointee
     v.flags &= ~RawValue.Flags.heapRoot
     free(p)
@@ -60,13 +74,19 @@ private func takeRoot(_ value: OpaquePointer?, into container: OpaquePointer?, _
 
 @_cdecl("cr_map_new")
 public func cr_map_new() -> OpaquePointer? {
-    guard let p = HeapValue.newMap() else { _ = LastError.outOfMemory("cr_map_new"); return nil }
+    guard let p = HeapValue.newMap() else {
+        _ = LastError.outOfMemory("cr_map_new")
+        return nil
+    }
     return OpaquePointer(p)
 }
 
 @_cdecl("cr_list_new")
 public func cr_list_new() -> OpaquePointer? {
-    guard let p = HeapValue.newList() else { _ = LastError.outOfMemory("cr_list_new"); return nil }
+    guard let p = HeapValue.newList() else {
+        _ = LastError.outOfMemory("cr_list_new")
+        return nil
+    }
     return OpaquePointer(p)
 }
 
@@ -108,7 +128,9 @@ public func cr_map_set_value(_ map: OpaquePointer?, _ key: UnsafePointer<CChar>?
         return key == nil ? fail(.invalidArgument, "cr_map_set_value: key is NULL") : ErrorCode.invalidArgument.rawValue
     }
     guard let taken = takeRoot(value, into: map, "cr_map_set_value"), let v = taken else {
-        return fail(.invalidArgument, "cr_map_set_value: value must be a map or list from cr_map_new/cr_list_new, not NULL, borrowed or the map itself")
+        return fail(
+            .invalidArgument,
+            "cr_map_set_value: value must be a map or list from cr_map_new/cr_list_new, not NULL, borrowed or the map itself")
     }
     return mapSet(map, key, "cr_map_set_value") { v }
 }
@@ -117,13 +139,19 @@ public func cr_map_set_value(_ map: OpaquePointer?, _ key: UnsafePointer<CChar>?
 public func cr_list_push_null(_ list: OpaquePointer?) -> Int32 { listPush(list, "cr_list_push_null") { .null } }
 
 @_cdecl("cr_list_push_bool")
-public func cr_list_push_bool(_ list: OpaquePointer?, _ value: Int32) -> Int32 { listPush(list, "cr_list_push_bool") { .bool(value != 0) } }
+public func cr_list_push_bool(_ list: OpaquePointer?, _ value: Int32) -> Int32 {
+    listPush(list, "cr_list_push_bool") { .bool(value != 0) }
+}
 
 @_cdecl("cr_list_push_int")
-public func cr_list_push_int(_ list: OpaquePointer?, _ value: Int64) -> Int32 { listPush(list, "cr_list_push_int") { .int(value) } }
+public func cr_list_push_int(_ list: OpaquePointer?, _ value: Int64) -> Int32 {
+    listPush(list, "cr_list_push_int") { .int(value) }
+}
 
 @_cdecl("cr_list_push_double")
-public func cr_list_push_double(_ list: OpaquePointer?, _ value: Double) -> Int32 { listPush(list, "cr_list_push_double") { .double(value) } }
+public func cr_list_push_double(_ list: OpaquePointer?, _ value: Double) -> Int32 {
+    listPush(list, "cr_list_push_double") { .double(value) }
+}
 
 @_cdecl("cr_list_push_string")
 public func cr_list_push_string(_ list: OpaquePointer?, _ value: UnsafePointer<CChar>?) -> Int32 {
@@ -143,7 +171,9 @@ public func cr_list_push_value(_ list: OpaquePointer?, _ value: OpaquePointer?) 
         return ErrorCode.invalidArgument.rawValue
     }
     guard let taken = takeRoot(value, into: list, "cr_list_push_value"), let v = taken else {
-        return fail(.invalidArgument, "cr_list_push_value: value must be a map or list from cr_map_new/cr_list_new, not NULL, borrowed or the list itself")
+        return fail(
+            .invalidArgument,
+            "cr_list_push_value: value must be a map or list from cr_map_new/cr_list_new, not NULL, borrowed or the list itself")
     }
     return listPush(list, "cr_list_push_value") { v }
 }
@@ -184,64 +214,94 @@ public func cr_value_kind(_ value: OpaquePointer?) -> cr_kind {
 @_cdecl("cr_map_get")
 public func cr_map_get(_ map: OpaquePointer?, _ key: UnsafePointer<CChar>?) -> OpaquePointer? {
     guard let r = read(map, "cr_map_get") else { return nil }
-    guard let key else { LastError.set(.invalidArgument, "cr_map_get: key is NULL"); return nil }
-    guard r.kind == .map else { wrongKind(r, .map, "cr_map_get"); return nil }
+    guard let key else {
+        LastError.set(.invalidArgument, "cr_map_get: key is NULL")
+        return nil
+    }
+    guard r.kind == .map else {
+        wrongKind(r, .map, "cr_map_get")
+        return nil
+    }
     return r.value(forCKey: key).map { OpaquePointer($0.pointer) }
 }
 
 @_cdecl("cr_map_key_at")
 public func cr_map_key_at(_ map: OpaquePointer?, _ index: Int) -> UnsafePointer<CChar>? {
     guard let r = read(map, "cr_map_key_at") else { return nil }
-    guard r.kind == .map else { wrongKind(r, .map, "cr_map_key_at"); return nil }
+    guard r.kind == .map else {
+        wrongKind(r, .map, "cr_map_key_at")
+        return nil
+    }
     return r.cKey(at: index)
 }
 
 @_cdecl("cr_map_value_at")
 public func cr_map_value_at(_ map: OpaquePointer?, _ index: Int) -> OpaquePointer? {
     guard let r = read(map, "cr_map_value_at") else { return nil }
-    guard r.kind == .map else { wrongKind(r, .map, "cr_map_value_at"); return nil }
+    guard r.kind == .map else {
+        wrongKind(r, .map, "cr_map_value_at")
+        return nil
+    }
     return r.value(at: index).map { OpaquePointer($0.pointer) }
 }
 
 @_cdecl("cr_value_bool")
 public func cr_value_bool(_ value: OpaquePointer?) -> Int32 {
     guard let r = read(value, "cr_value_bool") else { return 0 }
-    guard let b = r.bool else { wrongKind(r, .bool, "cr_value_bool"); return 0 }
+    guard let b = r.bool else {
+        wrongKind(r, .bool, "cr_value_bool")
+        return 0
+    }
     return b ? 1 : 0
 }
 
 @_cdecl("cr_value_int")
 public func cr_value_int(_ value: OpaquePointer?) -> Int64 {
     guard let r = read(value, "cr_value_int") else { return 0 }
-    guard let i = r.int else { wrongKind(r, .int, "cr_value_int"); return 0 }
+    guard let i = r.int else {
+        wrongKind(r, .int, "cr_value_int")
+        return 0
+    }
     return i
 }
 
 @_cdecl("cr_value_double")
 public func cr_value_double(_ value: OpaquePointer?) -> Double {
     guard let r = read(value, "cr_value_double") else { return 0 }
-    guard let d = r.double else { wrongKind(r, .double, "cr_value_double"); return 0 }
+    guard let d = r.double else {
+        wrongKind(r, .double, "cr_value_double")
+        return 0
+    }
     return d
 }
 
 @_cdecl("cr_value_string")
 public func cr_value_string(_ value: OpaquePointer?) -> UnsafePointer<CChar>? {
     guard let r = read(value, "cr_value_string") else { return nil }
-    guard let s = r.cString else { wrongKind(r, .string, "cr_value_string"); return nil }
+    guard let s = r.cString else {
+        wrongKind(r, .string, "cr_value_string")
+        return nil
+    }
     return s
 }
 
 @_cdecl("cr_value_string_length")
 public func cr_value_string_length(_ value: OpaquePointer?) -> Int {
     guard let r = read(value, "cr_value_string_length") else { return 0 }
-    guard r.kind == .string else { wrongKind(r, .string, "cr_value_string_length"); return 0 }
+    guard r.kind == .string else {
+        wrongKind(r, .string, "cr_value_string_length")
+        return 0
+    }
     return r.count
 }
 
 @_cdecl("cr_value_object")
 public func cr_value_object(_ value: OpaquePointer?) -> UnsafeMutableRawPointer? {
     guard let r = read(value, "cr_value_object") else { return nil }
-    guard r.kind == .object else { wrongKind(r, .object, "cr_value_object"); return nil }
+    guard r.kind == .object else {
+        wrongKind(r, .object, "cr_value_object")
+        return nil
+    }
     return r.takeObject()
 }
 
@@ -259,7 +319,10 @@ public func cr_value_owner(_ value: OpaquePointer?) -> cr_owner {
 @_cdecl("cr_value_provider")
 public func cr_value_provider(_ value: OpaquePointer?) -> OpaquePointer? {
     guard let r = read(value, "cr_value_provider") else { return nil }
-    guard r.kind == .provider else { wrongKind(r, .provider, "cr_value_provider"); return nil }
+    guard r.kind == .provider else {
+        wrongKind(r, .provider, "cr_value_provider")
+        return nil
+    }
     return r.takeProvider().map { OpaquePointer($0) }
 }
 
@@ -272,6 +335,9 @@ public func cr_value_count(_ value: OpaquePointer?) -> Int {
 @_cdecl("cr_list_at")
 public func cr_list_at(_ list: OpaquePointer?, _ index: Int) -> OpaquePointer? {
     guard let r = read(list, "cr_list_at") else { return nil }
-    guard r.kind == .list else { wrongKind(r, .list, "cr_list_at"); return nil }
+    guard r.kind == .list else {
+        wrongKind(r, .list, "cr_list_at")
+        return nil
+    }
     return r[index].map { OpaquePointer($0.pointer) }
 }

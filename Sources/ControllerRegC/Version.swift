@@ -1,3 +1,6 @@
+import var CControllerRegHeader.CR_VERSION_NUMBER
+import var CControllerRegHeader.CR_VERSION_STRING
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -5,8 +8,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import var CControllerRegHeader.CR_VERSION_NUMBER
-import var CControllerRegHeader.CR_VERSION_STRING
 
 // The library's version, taken from the header's macros (which a test checks against CMake's
 // project version, the one source), so the run-time answer cannot drift from the header.

@@ -66,15 +66,17 @@ struct BinaryPlistParser {
 
     mutating func readTrailer() throws(ConfigError) {
         guard count >= Self.headerSize + 1 + 1 + Self.trailerSize else {
-            throw error("binary plist is truncated: \(count) bytes is too short for a header, an object, an offset table and a trailer", at: count)
+            throw error(
+                "binary plist is truncated: \(count) bytes is too short for a header, an object, an offset table and a trailer",
+                at: count)
         }
         let t = count - Self.trailerSize
         offsetSize = Int(p[t + 6])
         refSize = Int(p[t + 7])
-        guard (1 ... 8).contains(offsetSize) else {
+        guard (1...8).contains(offsetSize) else {
             throw error("binary plist trailer: offset size \(offsetSize) is not in 1...8", at: t + 6)
         }
-        guard (1 ... 8).contains(refSize) else {
+        guard (1...8).contains(refSize) else {
             throw error("binary plist trailer: object reference size \(refSize) is not in 1...8", at: t + 7)
         }
         let objects = readUInt(t + 8, 8)
@@ -86,12 +88,15 @@ struct BinaryPlistParser {
         }
         tableOffset = Int(table)
         guard objects >= 1, objects <= UInt64((t - tableOffset) / offsetSize) else {
-            throw error("binary plist trailer: \(objects) objects do not fit in the offset table (\(t - tableOffset) bytes at \(tableOffset))", at: t + 8)
+            throw error(
+                "binary plist trailer: \(objects) objects do not fit in the offset table (\(t - tableOffset) bytes at \(tableOffset))",
+                at: t + 8)
         }
         objectCount = Int(objects)
         if objectCount > builder.limits.maxNodes {
-            throw ConfigError(.limit, "binary plist has \(objectCount) objects, more than the limit of \(builder.limits.maxNodes) values",
-                              at: builder.location(line: 0, column: t + 8))
+            throw ConfigError(
+                .limit, "binary plist has \(objectCount) objects, more than the limit of \(builder.limits.maxNodes) values",
+                at: builder.location(line: 0, column: t + 8))
         }
         guard tableOffset < Int(Self.openFlag) else {
             throw error("binary plist: files of 2 GiB or more are not supported", at: t + 24)
@@ -101,11 +106,12 @@ struct BinaryPlistParser {
         }
         topObject = Int(top)
         self.objects = .allocate(capacity: objectCount)
-        for index in 0 ..< objectCount {
+        for index in 0..<objectCount {
             let offset = readUInt(tableOffset + index * offsetSize, offsetSize)
             guard offset >= UInt64(Self.headerSize), offset < UInt64(tableOffset) else {
-                throw error("binary plist: offset \(offset) of object \(index) is outside the object area (\(Self.headerSize)..<\(tableOffset))",
-                            at: tableOffset + index * offsetSize)
+                throw error(
+                    "binary plist: offset \(offset) of object \(index) is outside the object area (\(Self.headerSize)..<\(tableOffset))",
+                    at: tableOffset + index * offsetSize)
             }
             self.objects[index] = UInt32(offset)
         }
@@ -143,7 +149,9 @@ struct BinaryPlistParser {
                 let refAt = frame.refs + slot * refSize
                 let ref = readRef(refAt)
                 guard ref < limit else {
-                    throw error("binary plist: reference \(ref) in object \(frame.object) is not less than the object count \(objectCount)", at: refAt)
+                    throw error(
+                        "binary plist: reference \(ref) in object \(frame.object) is not less than the object count \(objectCount)",
+                        at: refAt)
                 }
                 let child = Int(ref)
                 let entry = objects[child]
@@ -211,7 +219,7 @@ struct BinaryPlistParser {
             let (n, start) = try lengthAndStart(at: off, unit: 1, what: "string")
             try spend(n, at: off)
             var any: UInt8 = 0
-            for k in start ..< start + n { any |= p[k] }
+            for k in start..<start + n { any |= p[k] }
             if any >= 0x80 {
                 var bad = start
                 while p[bad] < 0x80 { bad += 1 }
@@ -299,7 +307,9 @@ struct BinaryPlistParser {
             i += 1
             var scalar = unit
             if unit >= 0xD800, unit <= 0xDBFF {
-                guard i < n else { throw error("binary plist: UTF-16 string ends with an unpaired surrogate", at: start + 2 * (i - 1)) }
+                guard i < n else {
+                    throw error("binary plist: UTF-16 string ends with an unpaired surrogate", at: start + 2 * (i - 1))
+                }
                 let next = UInt32(p[start + 2 * i]) << 8 | UInt32(p[start + 2 * i + 1])
                 guard next >= 0xDC00, next <= 0xDFFF else {
                     throw error("binary plist: UTF-16 string has an unpaired high surrogate", at: start + 2 * (i - 1))
@@ -340,7 +350,7 @@ struct BinaryPlistParser {
     @inline(__always)
     func readUInt(_ at: Int, _ size: Int) -> UInt64 {
         var v: UInt64 = 0
-        for k in 0 ..< size { v = v << 8 | UInt64(p[at + k]) }
+        for k in 0..<size { v = v << 8 | UInt64(p[at + k]) }
         return v
     }
 
@@ -356,8 +366,10 @@ struct BinaryPlistParser {
     mutating func spend(_ bytes: Int, at off: Int) throws(ConfigError) {
         stringBudget -= bytes
         if stringBudget < 0 {
-            throw ConfigError(.limit, "binary plist strings expand to more than \(max(builder.limits.maxInputBytes, 1 << 20)) bytes (shared objects referenced too often)",
-                              at: builder.location(line: 0, column: off))
+            throw ConfigError(
+                .limit,
+                "binary plist strings expand to more than \(max(builder.limits.maxInputBytes, 1 << 20)) bytes (shared objects referenced too often)",
+                at: builder.location(line: 0, column: off))
         }
     }
 

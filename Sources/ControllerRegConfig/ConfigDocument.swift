@@ -138,7 +138,7 @@ public struct ConfigDocument: Sendable {
     public func withBytes<R>(of index: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
         let n = nodes[index]
         return try strings.withUnsafeBufferPointer { all in
-            try body(UnsafeBufferPointer(rebasing: all[Int(n.payload) ..< Int(n.payload) + Int(n.extent)]))
+            try body(UnsafeBufferPointer(rebasing: all[Int(n.payload)..<Int(n.payload) + Int(n.extent)]))
         }
     }
 

@@ -13,15 +13,19 @@ public enum ConfigLoader {
     /// Parses `bytes` as `format` (`.auto` sniffs the content). `file` names the source in locations.
     /// Problems that do not stop reading (duplicate keys) are thrown, unless `keepingProblems`:
     /// then the document carries them in `problems` for the caller to report with its own.
-    public static func parse(_ bytes: UnsafeRawBufferPointer, format: ConfigFormat, file: String = "<string>",
-                             limits: ConfigLimits = ConfigLimits(), keepingProblems: Bool = false) throws(ConfigError) -> ConfigDocument {
+    public static func parse(
+        _ bytes: UnsafeRawBufferPointer, format: ConfigFormat, file: String = "<string>",
+        limits: ConfigLimits = ConfigLimits(), keepingProblems: Bool = false
+    ) throws(ConfigError) -> ConfigDocument {
         let doc = try parseDocument(bytes, format: format, file: file, limits: limits)
         if !keepingProblems && !doc.problems.isEmpty { throw ConfigError(doc.problems) }
         return doc
     }
 
-    private static func parseDocument(_ bytes: UnsafeRawBufferPointer, format: ConfigFormat, file: String,
-                                      limits: ConfigLimits) throws(ConfigError) -> ConfigDocument {
+    private static func parseDocument(
+        _ bytes: UnsafeRawBufferPointer, format: ConfigFormat, file: String,
+        limits: ConfigLimits
+    ) throws(ConfigError) -> ConfigDocument {
         if bytes.count > limits.maxInputBytes {
             throw ConfigError(.limit, "\(file): input of \(bytes.count) bytes exceeds the limit of \(limits.maxInputBytes) bytes")
         }
@@ -34,23 +38,29 @@ public enum ConfigLoader {
     }
 
     /// Parses a byte array; see `parse(_:format:file:limits:)`.
-    public static func parse(_ bytes: [UInt8], format: ConfigFormat, file: String = "<string>",
-                             limits: ConfigLimits = ConfigLimits(), keepingProblems: Bool = false) throws(ConfigError) -> ConfigDocument {
+    public static func parse(
+        _ bytes: [UInt8], format: ConfigFormat, file: String = "<string>",
+        limits: ConfigLimits = ConfigLimits(), keepingProblems: Bool = false
+    ) throws(ConfigError) -> ConfigDocument {
         try withUnsafeBytesTyped(bytes) { (raw) throws(ConfigError) in
             try parse(raw, format: format, file: file, limits: limits, keepingProblems: keepingProblems)
         }
     }
 
     /// Parses a string; see `parse(_:format:file:limits:)`.
-    public static func parse(_ text: String, format: ConfigFormat, file: String = "<string>",
-                             limits: ConfigLimits = ConfigLimits(), keepingProblems: Bool = false) throws(ConfigError) -> ConfigDocument {
+    public static func parse(
+        _ text: String, format: ConfigFormat, file: String = "<string>",
+        limits: ConfigLimits = ConfigLimits(), keepingProblems: Bool = false
+    ) throws(ConfigError) -> ConfigDocument {
         try parse(Array(text.utf8), format: format, file: file, limits: limits, keepingProblems: keepingProblems)
     }
 
     /// Reads and parses the file at `path`. `.auto` uses the extension, else sniffs the content;
     /// `keepingProblems` as for `parse`.
-    public static func load(path: String, format: ConfigFormat = .auto, limits: ConfigLimits = ConfigLimits(),
-                            keepingProblems: Bool = false) throws(ConfigError) -> ConfigDocument {
+    public static func load(
+        path: String, format: ConfigFormat = .auto, limits: ConfigLimits = ConfigLimits(),
+        keepingProblems: Bool = false
+    ) throws(ConfigError) -> ConfigDocument {
         let bytes = try readFile(path, limit: limits.maxInputBytes)
         let chosen = format == .auto ? (ConfigFormat.fromExtension(of: path) ?? .auto) : format
         return try parse(bytes, format: chosen, file: path, limits: limits, keepingProblems: keepingProblems)
@@ -94,7 +104,8 @@ public enum ConfigLoader {
 
 /// `withUnsafeBytes` that keeps the closure's typed error.
 @inlinable
-func withUnsafeBytesTyped<R>(_ bytes: [UInt8], _ body: (UnsafeRawBufferPointer) throws(ConfigError) -> R) throws(ConfigError) -> R {
+func withUnsafeBytesTyped<R>(_ bytes: [UInt8], _ body: (UnsafeRawBufferPointer) throws(ConfigError) -> R) throws(ConfigError) -> R
+{
     let result: Result<R, ConfigError> = bytes.withUnsafeBytes { raw in
         do throws(ConfigError) { return .success(try body(raw)) } catch { return .failure(error) }
     }

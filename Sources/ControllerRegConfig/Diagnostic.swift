@@ -50,7 +50,8 @@ public struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// Creates an error from diagnostics (sorted by location, unlocated ones last; never empty).
     public init(_ diagnostics: [Diagnostic]) {
-        self.diagnostics = diagnostics.isEmpty
+        self.diagnostics =
+            diagnostics.isEmpty
             ? [Diagnostic(.invalidArgument, "unknown error")]
             : ConfigError.sorted(diagnostics)
     }

@@ -64,17 +64,25 @@ public struct DocumentBuilder {
 
     /// Adds a boolean.
     @inlinable public mutating func addBool(_ value: Bool, line: Int, column: Int) throws(ConfigError) {
-        try append(ConfigNode(kind: .bool, line: UInt32(clamping: line), column: UInt32(clamping: column), payload: value ? 1 : 0, extent: 0))
+        try append(
+            ConfigNode(
+                kind: .bool, line: UInt32(clamping: line), column: UInt32(clamping: column), payload: value ? 1 : 0, extent: 0))
     }
 
     /// Adds an integer.
     @inlinable public mutating func addInt(_ value: Int64, line: Int, column: Int) throws(ConfigError) {
-        try append(ConfigNode(kind: .int, line: UInt32(clamping: line), column: UInt32(clamping: column), payload: UInt64(bitPattern: value), extent: 0))
+        try append(
+            ConfigNode(
+                kind: .int, line: UInt32(clamping: line), column: UInt32(clamping: column), payload: UInt64(bitPattern: value),
+                extent: 0))
     }
 
     /// Adds a floating-point number.
     @inlinable public mutating func addDouble(_ value: Double, line: Int, column: Int) throws(ConfigError) {
-        try append(ConfigNode(kind: .double, line: UInt32(clamping: line), column: UInt32(clamping: column), payload: value.bitPattern, extent: 0))
+        try append(
+            ConfigNode(
+                kind: .double, line: UInt32(clamping: line), column: UInt32(clamping: column), payload: value.bitPattern,
+                extent: 0))
     }
 
     /// Adds a string whose bytes (valid UTF-8, checked by the loader) are copied.
@@ -112,11 +120,14 @@ public struct DocumentBuilder {
         strings.append(0)
         pendingStringStart = -1
         if length > limits.maxStringBytes {
-            throw ConfigError(.limit, "string of \(length) bytes exceeds the limit of \(limits.maxStringBytes) bytes",
-                              at: location(line: line, column: column))
+            throw ConfigError(
+                .limit, "string of \(length) bytes exceeds the limit of \(limits.maxStringBytes) bytes",
+                at: location(line: line, column: column))
         }
-        try append(ConfigNode(kind: .string, line: UInt32(clamping: line), column: UInt32(clamping: column),
-                              payload: UInt64(start), extent: UInt32(length)))
+        try append(
+            ConfigNode(
+                kind: .string, line: UInt32(clamping: line), column: UInt32(clamping: column),
+                payload: UInt64(start), extent: UInt32(length)))
     }
 
     /// Opens a list; close it with `endContainer`.
@@ -149,12 +160,13 @@ public struct DocumentBuilder {
         let end = nodes[index].isContainer ? Int(nodes[index].extent) : index + 1
         let size = end - index
         if nodes.count + size > limits.maxNodes {
-            throw ConfigError(.limit, "the document has more than \(limits.maxNodes) values",
-                              at: location(line: Int(nodes[index].line), column: Int(nodes[index].column)))
+            throw ConfigError(
+                .limit, "the document has more than \(limits.maxNodes) values",
+                at: location(line: Int(nodes[index].line), column: Int(nodes[index].column)))
         }
         noteChild()
         let delta = nodes.count - index
-        for i in index ..< end {
+        for i in index..<end {
             var n = nodes[i]
             if n.isContainer { n.extent = UInt32(Int(n.extent) + delta) }
             nodes.append(n)
@@ -169,22 +181,25 @@ public struct DocumentBuilder {
     public func finish() throws(ConfigError) -> ConfigDocument {
         if let top = open.last {
             let n = nodes[top.index]
-            throw ConfigError(.syntax, "unterminated \(n.kind == .map ? "map" : "list")",
-                              at: location(line: Int(n.line), column: Int(n.column)))
+            throw ConfigError(
+                .syntax, "unterminated \(n.kind == .map ? "map" : "list")",
+                at: location(line: Int(n.line), column: Int(n.column)))
         }
-        return ConfigDocument(file: file, nodes: nodes, strings: strings, problems: diagnostics, duplicateKeys: duplicateKeys.sorted())
+        return ConfigDocument(
+            file: file, nodes: nodes, strings: strings, problems: diagnostics, duplicateKeys: duplicateKeys.sorted())
     }
 
     // MARK: - Internals
 
     @inlinable mutating func noteChild() {
-        topChildren &+= 1 // also counts top-level nodes, which nothing reads
+        topChildren &+= 1  // also counts top-level nodes, which nothing reads
     }
 
     @inlinable mutating func append(_ node: ConfigNode) throws(ConfigError) {
         if nodes.count >= limits.maxNodes {
-            throw ConfigError(.limit, "the document has more than \(limits.maxNodes) values",
-                              at: location(line: Int(node.line), column: Int(node.column)))
+            throw ConfigError(
+                .limit, "the document has more than \(limits.maxNodes) values",
+                at: location(line: Int(node.line), column: Int(node.column)))
         }
         noteChild()
         nodes.append(node)
@@ -192,8 +207,9 @@ public struct DocumentBuilder {
 
     @inlinable mutating func beginContainer(_ kind: ConfigNode.Kind, line: Int, column: Int) throws(ConfigError) {
         if open.count >= limits.maxDepth {
-            throw ConfigError(.limit, "nesting deeper than the limit of \(limits.maxDepth) levels",
-                              at: location(line: line, column: column))
+            throw ConfigError(
+                .limit, "nesting deeper than the limit of \(limits.maxDepth) levels",
+                at: location(line: line, column: column))
         }
         try append(ConfigNode(kind: kind, line: UInt32(clamping: line), column: UInt32(clamping: column), payload: 0, extent: 0))
         open.append((nodes.count - 1, topChildren))
@@ -238,15 +254,16 @@ public struct DocumentBuilder {
         strings.withUnsafeBytes { all in
             func bytes(_ k: Int) -> UnsafeRawBufferPointer {
                 let n = nodes[k]
-                return UnsafeRawBufferPointer(rebasing: all[Int(n.payload) ..< Int(n.payload) + Int(n.extent)])
+                return UnsafeRawBufferPointer(rebasing: all[Int(n.payload)..<Int(n.payload) + Int(n.extent)])
             }
             func report(_ dup: Int, _ first: Int) {
                 duplicateKeys.append(dup)
                 let f = nodes[first], d = nodes[dup]
-                diagnostics.append(Diagnostic(
-                    .duplicate,
-                    "duplicate key '\(String(decoding: bytes(dup), as: UTF8.self))' (first defined at line \(f.line), column \(f.column))",
-                    at: location(line: Int(d.line), column: Int(d.column))))
+                diagnostics.append(
+                    Diagnostic(
+                        .duplicate,
+                        "duplicate key '\(String(decoding: bytes(dup), as: UTF8.self))' (first defined at line \(f.line), column \(f.column))",
+                        at: location(line: Int(d.line), column: Int(d.column))))
             }
             // Length first, then memcmp (elementsEqual compares byte by byte through generics).
             func same(_ x: UnsafeRawBufferPointer, _ y: UnsafeRawBufferPointer) -> Bool {
@@ -290,11 +307,12 @@ public struct DocumentBuilder {
         duplicateKeys.append(dup)
         let f = nodes[first], d = nodes[dup]
         let text = strings.withUnsafeBufferPointer { all in
-            String(decoding: UnsafeBufferPointer(rebasing: all[Int(d.payload) ..< Int(d.payload) + Int(d.extent)]), as: UTF8.self)
+            String(decoding: UnsafeBufferPointer(rebasing: all[Int(d.payload)..<Int(d.payload) + Int(d.extent)]), as: UTF8.self)
         }
-        diagnostics.append(Diagnostic(
-            .duplicate,
-            "duplicate key '\(text)' (first defined at line \(f.line), column \(f.column))",
-            at: location(line: Int(d.line), column: Int(d.column))))
+        diagnostics.append(
+            Diagnostic(
+                .duplicate,
+                "duplicate key '\(text)' (first defined at line \(f.line), column \(f.column))",
+                at: location(line: Int(d.line), column: Int(d.column))))
     }
 }

@@ -5,9 +5,9 @@ package enum HexDigits {
     @inline(__always)
     package static func value(_ b: UInt8) -> UInt8? {
         switch b {
-        case UInt8(ascii: "0") ... UInt8(ascii: "9"): return b &- 0x30
-        case UInt8(ascii: "a") ... UInt8(ascii: "f"): return b &- 0x57
-        case UInt8(ascii: "A") ... UInt8(ascii: "F"): return b &- 0x37
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return b &- 0x30
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return b &- 0x57
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return b &- 0x37
         default: return nil
         }
     }

@@ -8,8 +8,9 @@ enum JSONParser {
         guard let base = bytes.baseAddress, bytes.count > 0 else {
             throw ConfigError(.syntax, "empty input: expected a JSON value", at: SourceLocation(file: file, line: 1, column: 1))
         }
-        var reader = JSONReader(base: base.assumingMemoryBound(to: UInt8.self), count: bytes.count, file: file,
-                                limits: limits)
+        var reader = JSONReader(
+            base: base.assumingMemoryBound(to: UInt8.self), count: bytes.count, file: file,
+            limits: limits)
         try reader.run()
         return try reader.builder.finish()
     }
@@ -111,7 +112,7 @@ struct JSONReader {
                 }
             case UInt8(ascii: "\""):
                 try parseString()
-            case UInt8(ascii: "-"), UInt8(ascii: "0") ... UInt8(ascii: "9"):
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
                 try parseNumber()
             case UInt8(ascii: "t"):
                 try parseLiteral("true", 0x65_75_72_74)
@@ -260,13 +261,18 @@ struct JSONReader {
             var next = i &+ 6
             if first >= 0xD800 && first <= 0xDBFF {
                 guard at(next) == UInt8(ascii: "\\"), at(next &+ 1) == UInt8(ascii: "u"),
-                      let low = hex4(at: next &+ 2), low >= 0xDC00 && low <= 0xDFFF else {
-                    throw fail("lone surrogate \\u\(HexDigits.text(first, digits: 4)) in a string: a high surrogate must be followed by a low surrogate escape (\\uDC00-\\uDFFF)", at: i)
+                    let low = hex4(at: next &+ 2), low >= 0xDC00 && low <= 0xDFFF
+                else {
+                    throw fail(
+                        "lone surrogate \\u\(HexDigits.text(first, digits: 4)) in a string: a high surrogate must be followed by a low surrogate escape (\\uDC00-\\uDFFF)",
+                        at: i)
                 }
                 value = 0x10000 &+ ((first &- 0xD800) << 10) &+ (low &- 0xDC00)
                 next &+= 6
             } else if first >= 0xDC00 && first <= 0xDFFF {
-                throw fail("lone surrogate \\u\(HexDigits.text(first, digits: 4)) in a string: a low surrogate must follow a high surrogate (\\uD800-\\uDBFF)", at: i)
+                throw fail(
+                    "lone surrogate \\u\(HexDigits.text(first, digits: 4)) in a string: a low surrogate must follow a high surrogate (\\uD800-\\uDBFF)",
+                    at: i)
             }
             guard let scalar = Unicode.Scalar(value) else {
                 throw fail("invalid \\u escape in a string", at: i)
@@ -275,7 +281,8 @@ struct JSONReader {
             return next
         default:
             if i &+ 1 >= end { throw unterminatedString(quote) }
-            throw fail("invalid escape '\\\(printable(e))' in a string (allowed: \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)", at: i)
+            throw fail(
+                "invalid escape '\\\(printable(e))' in a string (allowed: \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)", at: i)
         }
         return i &+ 2
     }
@@ -284,7 +291,7 @@ struct JSONReader {
     func hex4(at i: Int) -> UInt32? {
         guard end &- i >= 4 else { return nil }
         var value: UInt32 = 0
-        for k in 0 ..< 4 {
+        for k in 0..<4 {
             guard let d = HexDigits.value(p[i &+ k]) else { return nil }
             value = value << 4 | UInt32(d)
         }
@@ -425,8 +432,8 @@ struct JSONReader {
             var j = i
             while j < end && isWord(p[j]) && j &- i < 24 { j &+= 1 }
             return "'\(text(i, j))'"
-        case 0x21 ... 0x7E: return "'\(String(UnicodeScalar(c)))'"
-        case 0x80 ... 0xFF: return "byte 0x\(HexDigits.text(UInt32(c), digits: 2)) (non-ASCII text outside a string)"
+        case 0x21...0x7E: return "'\(String(UnicodeScalar(c)))'"
+        case 0x80...0xFF: return "byte 0x\(HexDigits.text(UInt32(c), digits: 2)) (non-ASCII text outside a string)"
         default: return "control character 0x\(HexDigits.text(UInt32(c), digits: 2))"
         }
     }
@@ -472,7 +479,8 @@ struct JSONReader {
 
     @inline(never) func afterValueError(_ top: Frame) -> ConfigError {
         if pos >= end { return unclosed(top, expecting: top.isMap ? "',' or '}'" : "',' or ']'") }
-        var message = top.isMap
+        var message =
+            top.isMap
             ? "expected ',' or '}' after a value in an object, found \(describe(pos))"
             : "expected ',' or ']' after a value in an array, found \(describe(pos))"
         let c = at(pos)
@@ -487,7 +495,9 @@ struct JSONReader {
     /// The input ended inside the container `top`.
     @inline(never) func unclosed(_ top: Frame, expecting: String) -> ConfigError {
         let what = top.isMap ? "object" : "array"
-        return fail("unexpected end of input: expected \(expecting); the \(what) opened at line \(top.line), column \(top.column) is not closed", at: pos)
+        return fail(
+            "unexpected end of input: expected \(expecting); the \(what) opened at line \(top.line), column \(top.column) is not closed",
+            at: pos)
     }
 
     @inline(never) func unterminatedString(_ quote: Int) -> ConfigError {
@@ -500,7 +510,9 @@ struct JSONReader {
         switch c {
         case 0x0A, 0x0D: message = "line break inside a string (write it as \\n, or close the string with '\"')"
         case 0x09: message = "tab character inside a string must be escaped as \\t"
-        default: message = "control character 0x\(HexDigits.text(UInt32(c), digits: 2)) inside a string must be escaped as \\u00\(HexDigits.text(UInt32(c), digits: 2))"
+        default:
+            message =
+                "control character 0x\(HexDigits.text(UInt32(c), digits: 2)) inside a string must be escaped as \\u00\(HexDigits.text(UInt32(c), digits: 2))"
         }
         return fail(message, at: i)
     }

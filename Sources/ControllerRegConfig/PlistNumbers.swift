@@ -100,7 +100,7 @@ enum PlistNumbers {
 
     static func lowercaseEquals(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, _ word: StaticString) -> Bool {
         guard end - start == word.utf8CodeUnitCount else { return false }
-        for k in 0 ..< word.utf8CodeUnitCount where p[start + k] | 0x20 != word.utf8Start[k] { return false }
+        for k in 0..<word.utf8CodeUnitCount where p[start + k] | 0x20 != word.utf8Start[k] { return false }
         return true
     }
 }

@@ -5,8 +5,9 @@ enum PlistParser {
         if bytes.count >= 6, bytes.starts(with: "bplist".utf8) {
             guard bytes.count >= 8, bytes.starts(with: "bplist00".utf8) else {
                 let version = String(decoding: bytes.prefix(8), as: UTF8.self)
-                throw ConfigError(.syntax, "unsupported binary plist version '\(version)' (only bplist00 is supported)",
-                                  at: SourceLocation(file: file, line: 0, column: 0))
+                throw ConfigError(
+                    .syntax, "unsupported binary plist version '\(version)' (only bplist00 is supported)",
+                    at: SourceLocation(file: file, line: 0, column: 0))
             }
             return try BinaryPlistParser.parse(bytes, file: file, limits: limits)
         }

@@ -9,15 +9,15 @@ package func utf8SequenceLength(_ p: UnsafePointer<UInt8>, _ i: Int, _ end: Int)
     let b0 = p[i]
     @inline(__always) func cont(_ k: Int) -> Bool { i + k < end && p[i + k] & 0xC0 == 0x80 }
     switch b0 {
-    case 0xC2 ... 0xDF:
+    case 0xC2...0xDF:
         return cont(1) ? 2 : 0
-    case 0xE0 ... 0xEF:
+    case 0xE0...0xEF:
         guard i + 2 < end else { return 0 }
         let b1 = p[i + 1]
         let lo: UInt8 = b0 == 0xE0 ? 0xA0 : 0x80
         let hi: UInt8 = b0 == 0xED ? 0x9F : 0xBF
         return b1 >= lo && b1 <= hi && cont(2) ? 3 : 0
-    case 0xF0 ... 0xF4:
+    case 0xF0...0xF4:
         guard i + 3 < end else { return 0 }
         let b1 = p[i + 1]
         let lo: UInt8 = b0 == 0xF0 ? 0x90 : 0x80
@@ -33,7 +33,10 @@ package func utf8SequenceLength(_ p: UnsafePointer<UInt8>, _ i: Int, _ end: Int)
 package func firstInvalidUTF8(_ p: UnsafePointer<UInt8>, from start: Int, to end: Int) -> Int? {
     var i = start
     while i < end {
-        if p[i] < 0x80 { i += 1; continue }
+        if p[i] < 0x80 {
+            i += 1
+            continue
+        }
         let n = utf8SequenceLength(p, i, end)
         if n == 0 { return i }
         i += n

@@ -42,8 +42,9 @@ struct XMLPlistParser {
         guard let base = bytes.baseAddress, bytes.count > 0 else {
             throw ConfigError(.syntax, "expected <plist>, found end of input", at: SourceLocation(file: file, line: 1, column: 1))
         }
-        var parser = XMLPlistParser(p: base.assumingMemoryBound(to: UInt8.self), end: bytes.count,
-                                    builder: DocumentBuilder(file: file, limits: limits, expectedBytes: bytes.count))
+        var parser = XMLPlistParser(
+            p: base.assumingMemoryBound(to: UInt8.self), end: bytes.count,
+            builder: DocumentBuilder(file: file, limits: limits, expectedBytes: bytes.count))
         return try parser.parseDocument()
     }
 
@@ -140,7 +141,9 @@ struct XMLPlistParser {
         while true {
             try skipMisc()
             guard pos < end else {
-                if let top = stack.last { throw syntax("expected </\(top.isDict ? "dict" : "array")>, found end of input", at: pos) }
+                if let top = stack.last {
+                    throw syntax("expected </\(top.isDict ? "dict" : "array")>, found end of input", at: pos)
+                }
                 throw syntax("expected a value in <plist>, found end of input", at: pos)
             }
             let tagPos = pos
@@ -220,8 +223,9 @@ struct XMLPlistParser {
                 }
                 try builder.addBool(kind == .true, line: line, column: column)
             case .date, .data:
-                throw ConfigError(.schema, "plist <\(name(tag.name, tag.length))> values are not supported in configs",
-                                  at: builder.location(line: line, column: column))
+                throw ConfigError(
+                    .schema, "plist <\(name(tag.name, tag.length))> values are not supported in configs",
+                    at: builder.location(line: line, column: column))
             case .plist:
                 throw syntax("unexpected <plist> inside <plist>", at: tagPos)
             case .unknown:
@@ -332,7 +336,8 @@ struct XMLPlistParser {
     mutating func expectEndTag(_ nameStart: Int, _ length: Int) throws(ConfigError) {
         // Fast path: `</name>` exactly.
         if pos + length + 3 <= end, p[pos] == UInt8(ascii: "<"), p[pos + 1] == UInt8(ascii: "/"),
-           p[pos + 2 + length] == UInt8(ascii: ">"), memcmp(p + pos + 2, p + nameStart, length) == 0 {
+            p[pos + 2 + length] == UInt8(ascii: ">"), memcmp(p + pos + 2, p + nameStart, length) == 0
+        {
             pos += length + 3
             return
         }
@@ -464,9 +469,10 @@ struct XMLPlistParser {
     /// The error for a dict key (the node just added) that has no value, located at the key.
     func keyWithoutValue() -> ConfigError {
         let n = builder.nodes[builder.nodes.count - 1]
-        let key = String(decoding: builder.strings[Int(n.payload) ..< Int(n.payload) + Int(n.extent)], as: UTF8.self)
-        return ConfigError(.syntax, "key '\(key)' in <dict> has no value",
-                           at: builder.location(line: Int(n.line), column: Int(n.column)))
+        let key = String(decoding: builder.strings[Int(n.payload)..<Int(n.payload) + Int(n.extent)], as: UTF8.self)
+        return ConfigError(
+            .syntax, "key '\(key)' in <dict> has no value",
+            at: builder.location(line: Int(n.line), column: Int(n.column)))
     }
 
     /// 1-based line and column of byte `at`. Counting moves forward from the last position asked

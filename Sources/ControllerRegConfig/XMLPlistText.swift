@@ -64,7 +64,9 @@ extension XMLPlistParser {
     /// Throws unless the control byte at `i` is a CR (tab and LF never reach here).
     mutating func checkControl(at i: Int) throws(ConfigError) {
         if p[i] != 0x0D {
-            throw syntax("control character U+\(hex4(UInt32(p[i]))) is not allowed in XML (XML 1.0 section 2.2); write it in a <data> element or leave it out", at: i)
+            throw syntax(
+                "control character U+\(hex4(UInt32(p[i]))) is not allowed in XML (XML 1.0 section 2.2); write it in a <data> element or leave it out",
+                at: i)
         }
     }
 
@@ -115,7 +117,10 @@ extension XMLPlistParser {
             var valid = i < semi
             while i < semi {
                 let digit = hex ? HexDigits.value(p[i]) : (p[i] &- UInt8(ascii: "0") < 10 ? p[i] &- UInt8(ascii: "0") : nil)
-                guard let d = digit else { valid = false; break }
+                guard let d = digit else {
+                    valid = false
+                    break
+                }
                 value = min(value * (hex ? 16 : 10) + UInt32(d), 0x110000)
                 i += 1
             }
@@ -135,7 +140,9 @@ extension XMLPlistParser {
         case 4 where has("quot;", at: start): byte = UInt8(ascii: "\"")
         case 4 where has("apos;", at: start): byte = UInt8(ascii: "'")
         default:
-            throw syntax("unknown entity '\(text(amp, semi + 1))' (only &lt; &gt; &amp; &quot; &apos; and character references are supported)", at: amp)
+            throw syntax(
+                "unknown entity '\(text(amp, semi + 1))' (only &lt; &gt; &amp; &quot; &apos; and character references are supported)",
+                at: amp)
         }
         builder.appendStringByte(byte)
         return semi + 1

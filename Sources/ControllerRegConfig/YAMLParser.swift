@@ -1,4 +1,5 @@
 import CYaml
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -56,8 +57,13 @@ enum YAMLParser {
             // Reader errors (invalid UTF-8, control characters) carry a byte offset, not a mark.
             let offset = min(parser.problem_offset, bytes.count)
             var line = 1, column = 1
-            for b in UnsafeRawBufferPointer(rebasing: bytes[0 ..< offset]) {
-                if b == 0x0A { line += 1; column = 1 } else if b & 0xC0 != 0x80 { column += 1 }
+            for b in UnsafeRawBufferPointer(rebasing: bytes[0..<offset]) {
+                if b == 0x0A {
+                    line += 1
+                    column = 1
+                } else if b & 0xC0 != 0x80 {
+                    column += 1
+                }
             }
             var message = "invalid input: \(problem)"
             if parser.problem_value >= 0 {
@@ -224,8 +230,10 @@ private struct YAMLEventReader {
     }
 
     /// The value of a scalar with an explicit `!!int`, `!!float`, `!!bool` or `!!null` tag.
-    func typed(_ tag: YAMLTag, _ value: UnsafeRawBufferPointer, tag raw: UnsafePointer<UInt8>,
-               _ mark: yaml_mark_t) throws(ConfigError) -> YAMLScalar {
+    func typed(
+        _ tag: YAMLTag, _ value: UnsafeRawBufferPointer, tag raw: UnsafePointer<UInt8>,
+        _ mark: yaml_mark_t
+    ) throws(ConfigError) -> YAMLScalar {
         let resolved = try YAMLScalar.resolve(value, location: location(mark))
         switch (tag, resolved) {
         case (.int, .int), (.float, .double), (.bool, .bool), (.null, .null):
@@ -259,8 +267,10 @@ private struct YAMLEventReader {
 
     // MARK: - Collections
 
-    mutating func container(_ kind: ConfigNode.Kind, tag: UnsafeMutablePointer<UInt8>?, anchor: UnsafeMutablePointer<UInt8>?,
-                            _ mark: yaml_mark_t) throws(ConfigError) {
+    mutating func container(
+        _ kind: ConfigNode.Kind, tag: UnsafeMutablePointer<UInt8>?, anchor: UnsafeMutablePointer<UInt8>?,
+        _ mark: yaml_mark_t
+    ) throws(ConfigError) {
         let what = kind == .map ? "a map" : "a list"
         assert(keyNext == builder.expectsKey)
         if keyNext {
@@ -318,8 +328,9 @@ private struct YAMLEventReader {
         let node = builder.nodes[target.index]
         let size = node.isContainer ? Int(node.extent) - target.index : 1
         if size > limits.maxAliasExpansion - expanded {
-            throw ConfigError(.limit, "aliases expand to more than the limit of \(limits.maxAliasExpansion) values",
-                              at: location(mark))
+            throw ConfigError(
+                .limit, "aliases expand to more than the limit of \(limits.maxAliasExpansion) values",
+                at: location(mark))
         }
         expanded += size
         let copy = builder.nodeCount
@@ -337,11 +348,16 @@ enum YAMLTag {
 
     init(_ tag: UnsafePointer<UInt8>) {
         // "!" alone is the non-specific tag; the standard ones arrive resolved as "tag:yaml.org,2002:x".
-        if tag[0] == UInt8(ascii: "!") && tag[0 + 1] == 0 { self = .nonSpecific; return }
+        if tag[0] == UInt8(ascii: "!") && tag[0 + 1] == 0 {
+            self = .nonSpecific
+            return
+        }
         let prefix: StaticString = "tag:yaml.org,2002:"
         let n = prefix.utf8CodeUnitCount
-        if strncmp(UnsafeRawPointer(tag).assumingMemoryBound(to: CChar.self),
-                   UnsafeRawPointer(prefix.utf8Start).assumingMemoryBound(to: CChar.self), n) != 0 {
+        if strncmp(
+            UnsafeRawPointer(tag).assumingMemoryBound(to: CChar.self),
+            UnsafeRawPointer(prefix.utf8Start).assumingMemoryBound(to: CChar.self), n) != 0
+        {
             self = .other
             return
         }
@@ -349,14 +365,23 @@ enum YAMLTag {
         func equals(_ s: StaticString) -> Bool {
             strcmp(rest, UnsafeRawPointer(s.utf8Start).assumingMemoryBound(to: CChar.self)) == 0
         }
-        if equals("str") { self = .str }
-        else if equals("int") { self = .int }
-        else if equals("float") { self = .float }
-        else if equals("bool") { self = .bool }
-        else if equals("null") { self = .null }
-        else if equals("map") { self = .map }
-        else if equals("seq") { self = .seq }
-        else { self = .other }
+        if equals("str") {
+            self = .str
+        } else if equals("int") {
+            self = .int
+        } else if equals("float") {
+            self = .float
+        } else if equals("bool") {
+            self = .bool
+        } else if equals("null") {
+            self = .null
+        } else if equals("map") {
+            self = .map
+        } else if equals("seq") {
+            self = .seq
+        } else {
+            self = .other
+        }
     }
 
     /// The tag as a person would write it (`!!binary` rather than `tag:yaml.org,2002:binary`).
@@ -373,7 +398,9 @@ enum YAMLScalar: Equatable {
     case null, bool(Bool), int(Int64), double(Double), string
 
     /// Resolves a plain scalar. Throws `.syntax` for an integer that does not fit in 64 bits.
-    static func resolve(_ v: UnsafeRawBufferPointer, location: @autoclosure () -> SourceLocation) throws(ConfigError) -> YAMLScalar {
+    static func resolve(
+        _ v: UnsafeRawBufferPointer, location: @autoclosure () -> SourceLocation
+    ) throws(ConfigError) -> YAMLScalar {
         let n = v.count
         if n == 0 { return .null }
         let c = v[0]
@@ -386,7 +413,7 @@ enum YAMLScalar: Equatable {
             return n == 4 && (matches(v, "true") || matches(v, "True") || matches(v, "TRUE")) ? .bool(true) : .string
         case UInt8(ascii: "f"), UInt8(ascii: "F"):
             return n == 5 && (matches(v, "false") || matches(v, "False") || matches(v, "FALSE")) ? .bool(false) : .string
-        case UInt8(ascii: "0") ... UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "+"), UInt8(ascii: "."):
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "+"), UInt8(ascii: "."):
             return try number(v, location: location())
         default:
             return .string
@@ -402,14 +429,15 @@ enum YAMLScalar: Equatable {
     static func isDigit(_ b: UInt8) -> Bool { b &- UInt8(ascii: "0") < 10 }
 
     /// Ints (`[-+]?[0-9]+`, `0o[0-7]+`, `0x[0-9a-fA-F]+`), floats and `.inf`/`.nan`; anything else is a string.
-    static func number(_ v: UnsafeRawBufferPointer, location: @autoclosure () -> SourceLocation) throws(ConfigError) -> YAMLScalar {
+    static func number(_ v: UnsafeRawBufferPointer, location: @autoclosure () -> SourceLocation) throws(ConfigError) -> YAMLScalar
+    {
         let n = v.count
         // Octal and hexadecimal (unsigned only in the core schema).
         if n > 2 && v[0] == UInt8(ascii: "0") && (v[1] == UInt8(ascii: "o") || v[1] == UInt8(ascii: "x")) {
             let hex = v[1] == UInt8(ascii: "x")
             var value: UInt64 = 0
             var overflow = false
-            for i in 2 ..< n {
+            for i in 2..<n {
                 let b = v[i]
                 let d: UInt8
                 if hex {
@@ -506,7 +534,8 @@ enum YAMLScalar: Equatable {
     /// so the String it needs does not matter).
     static func slowDouble(_ v: UnsafeRawBufferPointer) -> YAMLScalar {
         guard let base = v.baseAddress,
-              let d = DecimalNumber.parseDouble(base.assumingMemoryBound(to: UInt8.self), count: v.count) else { return .string }
+            let d = DecimalNumber.parseDouble(base.assumingMemoryBound(to: UInt8.self), count: v.count)
+        else { return .string }
         return .double(d)
     }
 }

@@ -32,14 +32,16 @@ public struct CheckReport: Sendable {
         if let classes {
             let known = classes.sorted()
             for entry in entries where !classes.contains(entry.className) {
-                diagnostics.append(Diagnostic(
-                    .classNotRegistered,
-                    "entry '\(entry.name)': class '\(entry.className)' is not provided by the host\(Suggestions.hint(for: entry.className, in: known))",
-                    at: entry.location))
+                diagnostics.append(
+                    Diagnostic(
+                        .classNotRegistered,
+                        "entry '\(entry.name)': class '\(entry.className)' is not provided by the host\(Suggestions.hint(for: entry.className, in: known))",
+                        at: entry.location))
             }
         }
-        return CheckReport(files: files, diagnostics: ConfigError(diagnostics).diagnosticsOrEmpty(diagnostics.isEmpty),
-                           entryCount: entries.count)
+        return CheckReport(
+            files: files, diagnostics: ConfigError(diagnostics).diagnosticsOrEmpty(diagnostics.isEmpty),
+            entryCount: entries.count)
     }
 
     /// One line per problem, `file:line:column: error: message [code]`, then a summary line.

@@ -95,7 +95,10 @@ public enum ConfigWriter {
             for (i, u) in s.unicodeScalars.enumerated() {
                 let letter = (u >= "a" && u <= "z") || (u >= "A" && u <= "Z") || u == "_"
                 let ok = letter || (i == 0 ? u == "/" : ((u >= "0" && u <= "9") || u == "." || u == "/" || u == "-" || u == " "))
-                if !ok { plain = false; break }
+                if !ok {
+                    plain = false
+                    break
+                }
             }
         }
         if plain { return s }
@@ -129,7 +132,8 @@ public enum ConfigWriter {
     /// Pretty-printed RFC 8259 JSON (two-space indent, keys in written order).
     public static func json(_ doc: ConfigDocument) throws(ToolError) -> String {
         guard let root = doc.root else {
-            throw ToolError(.schema, "an empty document cannot be written as JSON", at: SourceLocation(file: doc.file, line: 1, column: 1))
+            throw ToolError(
+                .schema, "an empty document cannot be written as JSON", at: SourceLocation(file: doc.file, line: 1, column: 1))
         }
         var out = ""
         try jsonValue(doc, root, indent: "", into: &out)
@@ -145,12 +149,16 @@ public enum ConfigWriter {
         case .int: out += String(n.int)
         case .double:
             guard n.double.isFinite else {
-                throw ToolError(.type, "\(n.double) cannot be written in JSON (it has no NaN or infinity)", at: doc.location(of: node))
+                throw ToolError(
+                    .type, "\(n.double) cannot be written in JSON (it has no NaN or infinity)", at: doc.location(of: node))
             }
             out += floatText(n.double)
         case .string: out += JSONText.quote(doc.string(at: node))
         case .list:
-            if n.count == 0 { out += "[]"; return }
+            if n.count == 0 {
+                out += "[]"
+                return
+            }
             out += "[\n"
             for (i, e) in doc.elements(of: node).enumerated() {
                 out += inner
@@ -159,7 +167,10 @@ public enum ConfigWriter {
             }
             out += indent + "]"
         case .map:
-            if n.count == 0 { out += "{}"; return }
+            if n.count == 0 {
+                out += "{}"
+                return
+            }
             out += "{\n"
             for (i, (k, v)) in doc.pairs(of: node).enumerated() {
                 out += inner + JSONText.quote(doc.string(at: k)) + ": "
@@ -185,7 +196,9 @@ public enum ConfigWriter {
         let n = doc.nodes[node]
         switch n.kind {
         case .null:
-            throw ToolError(.type, "null cannot be written in a property list (plists have no null); remove the value or use a string", at: doc.location(of: node))
+            throw ToolError(
+                .type, "null cannot be written in a property list (plists have no null); remove the value or use a string",
+                at: doc.location(of: node))
         case .bool: out += indent + (n.bool ? "<true/>" : "<false/>") + "\n"
         case .int: out += indent + "<integer>\(n.int)</integer>\n"
         case .double:
@@ -194,12 +207,18 @@ public enum ConfigWriter {
             out += indent + "<real>\(text)</real>\n"
         case .string: out += indent + "<string>" + (try xmlText(doc, node)) + "</string>\n"
         case .list:
-            if n.count == 0 { out += indent + "<array/>\n"; return }
+            if n.count == 0 {
+                out += indent + "<array/>\n"
+                return
+            }
             out += indent + "<array>\n"
             for e in doc.elements(of: node) { try xmlValue(doc, e, indent: indent + "\t", into: &out) }
             out += indent + "</array>\n"
         case .map:
-            if n.count == 0 { out += indent + "<dict/>\n"; return }
+            if n.count == 0 {
+                out += indent + "<dict/>\n"
+                return
+            }
             out += indent + "<dict>\n"
             for (k, v) in doc.pairs(of: node) {
                 out += indent + "\t<key>" + (try xmlText(doc, k)) + "</key>\n"
@@ -221,7 +240,10 @@ public enum ConfigWriter {
             case "\t", "\n": out.unicodeScalars.append(u)
             default:
                 if u.value < 0x20 || u.value == 0xFFFE || u.value == 0xFFFF {
-                    throw ToolError(.type, "the control character U+\(HexDigits.text(u.value, digits: 4)) cannot be written in an XML property list; use --binary", at: doc.location(of: node))
+                    throw ToolError(
+                        .type,
+                        "the control character U+\(HexDigits.text(u.value, digits: 4)) cannot be written in an XML property list; use --binary",
+                        at: doc.location(of: node))
                 }
                 out.unicodeScalars.append(u)
             }
@@ -242,16 +264,32 @@ public enum ConfigWriter {
         offsets.reserveCapacity(nodes.count)
 
         func be(_ value: UInt64, _ size: Int) {
-            for i in stride(from: size - 1, through: 0, by: -1) { out.append(UInt8(truncatingIfNeeded: value >> (8 * UInt64(i)))) }
+            for i in stride(from: size - 1, through: 0, by: -1) {
+                out.append(UInt8(truncatingIfNeeded: value >> (8 * UInt64(i))))
+            }
         }
         func intObject(_ v: Int64) {
-            if v >= 0 && v <= 0xFF { out.append(0x10); be(UInt64(v), 1) }
-            else if v >= 0 && v <= 0xFFFF { out.append(0x11); be(UInt64(v), 2) }
-            else if v >= 0 && v <= 0xFFFF_FFFF { out.append(0x12); be(UInt64(v), 4) }
-            else { out.append(0x13); be(UInt64(bitPattern: v), 8) }
+            if v >= 0 && v <= 0xFF {
+                out.append(0x10)
+                be(UInt64(v), 1)
+            } else if v >= 0 && v <= 0xFFFF {
+                out.append(0x11)
+                be(UInt64(v), 2)
+            } else if v >= 0 && v <= 0xFFFF_FFFF {
+                out.append(0x12)
+                be(UInt64(v), 4)
+            } else {
+                out.append(0x13)
+                be(UInt64(bitPattern: v), 8)
+            }
         }
         func marker(_ type: UInt8, _ count: Int) {
-            if count < 15 { out.append(type << 4 | UInt8(count)) } else { out.append(type << 4 | 0x0F); intObject(Int64(count)) }
+            if count < 15 {
+                out.append(type << 4 | UInt8(count))
+            } else {
+                out.append(type << 4 | 0x0F)
+                intObject(Int64(count))
+            }
         }
 
         for i in 0..<nodes.count {
@@ -259,10 +297,14 @@ public enum ConfigWriter {
             let n = nodes[i]
             switch n.kind {
             case .null:
-                throw ToolError(.type, "null cannot be written in a property list (plists have no null); remove the value or use a string", at: doc.location(of: i))
+                throw ToolError(
+                    .type, "null cannot be written in a property list (plists have no null); remove the value or use a string",
+                    at: doc.location(of: i))
             case .bool: out.append(n.bool ? 0x09 : 0x08)
             case .int: intObject(n.int)
-            case .double: out.append(0x23); be(n.double.bitPattern, 8)
+            case .double:
+                out.append(0x23)
+                be(n.double.bitPattern, 8)
             case .string:
                 let s = doc.string(at: i)
                 if s.utf8.allSatisfy({ $0 < 0x80 }) {
@@ -287,11 +329,11 @@ public enum ConfigWriter {
         let tableOffset = out.count
         let offsetSize = tableOffset < 0x100 ? 1 : tableOffset < 0x10000 ? 2 : tableOffset < 0x1_0000_0000 ? 4 : 8
         for o in offsets { be(UInt64(o), offsetSize) }
-        out += [0, 0, 0, 0, 0, 0] // unused + sort version
+        out += [0, 0, 0, 0, 0, 0]  // unused + sort version
         out.append(UInt8(offsetSize))
         out.append(UInt8(refSize))
         be(UInt64(nodes.count), 8)
-        be(0, 8) // top object: the root node
+        be(0, 8)  // top object: the root node
         be(UInt64(tableOffset), 8)
         return out
     }

@@ -1,4 +1,5 @@
 import ControllerReg
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -68,7 +69,9 @@ public enum GraphRenderer {
     /// Renders DOT text to SVG by running Graphviz's `dot -Tsvg`, found in `searchPath` (default: PATH).
     public static func svg(fromDot text: String, searchPath: String? = nil) throws(ToolError) -> String {
         guard let exe = Subprocess.find("dot", path: searchPath) else {
-            throw ToolError("SVG output needs Graphviz's 'dot', which is not on PATH: install the 'graphviz' package (e.g. apt-get install graphviz, brew install graphviz) or use --format dot")
+            throw ToolError(
+                "SVG output needs Graphviz's 'dot', which is not on PATH: install the 'graphviz' package (e.g. apt-get install graphviz, brew install graphviz) or use --format dot"
+            )
         }
         let result = try Subprocess.run(exe, ["-Tsvg"], input: Array(text.utf8))
         guard result.status == 0 else {
@@ -91,7 +94,9 @@ public enum Subprocess {
     }
 
     /// Runs `exe args...` with `input` on its stdin; returns its exit status, stdout and stderr.
-    public static func run(_ exe: String, _ args: [String], input: [UInt8]) throws(ToolError) -> (status: Int32, stdout: [UInt8], stderr: [UInt8]) {
+    public static func run(
+        _ exe: String, _ args: [String], input: [UInt8]
+    ) throws(ToolError) -> (status: Int32, stdout: [UInt8], stderr: [UInt8]) {
         var inPipe: [Int32] = [0, 0], outPipe: [Int32] = [0, 0], errPipe: [Int32] = [0, 0]
         guard pipe(&inPipe) == 0, pipe(&outPipe) == 0, pipe(&errPipe) == 0 else {
             throw ToolError("cannot create a pipe: \(String(cString: strerror(errno)))")
@@ -107,28 +112,43 @@ public enum Subprocess {
         defer { for p in argv { free(p) } }
         var pid = pid_t()
         let rc = posix_spawn(&pid, exe, &actions, nil, argv, environ)
-        close(inPipe[0]); close(outPipe[1]); close(errPipe[1])
+        close(inPipe[0])
+        close(outPipe[1])
+        close(errPipe[1])
         guard rc == 0 else {
-            close(inPipe[1]); close(outPipe[0]); close(errPipe[0])
+            close(inPipe[1])
+            close(outPipe[0])
+            close(errPipe[0])
             throw ToolError("cannot run '\(exe)': \(String(cString: strerror(rc)))")
         }
         // Feed stdin and drain both outputs with poll, so a large graph cannot deadlock.
         var stdout: [UInt8] = [], stderr: [UInt8] = []
         var written = 0
         var inFD: Int32 = inPipe[1]
-        if input.isEmpty { close(inFD); inFD = -1 }
+        if input.isEmpty {
+            close(inFD)
+            inFD = -1
+        }
         var open = (out: true, err: true)
         signal(SIGPIPE, SIG_IGN)
         var buffer = [UInt8](repeating: 0, count: 65536)
         while open.out || open.err || inFD >= 0 {
-            var fds = [pollfd(fd: inFD, events: Int16(POLLOUT), revents: 0),
-                       pollfd(fd: open.out ? outPipe[0] : -1, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: open.err ? errPipe[0] : -1, events: Int16(POLLIN), revents: 0)]
-            if poll(&fds, 3, -1) < 0 { if errno == EINTR { continue }; break }
+            var fds = [
+                pollfd(fd: inFD, events: Int16(POLLOUT), revents: 0),
+                pollfd(fd: open.out ? outPipe[0] : -1, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: open.err ? errPipe[0] : -1, events: Int16(POLLIN), revents: 0),
+            ]
+            if poll(&fds, 3, -1) < 0 {
+                if errno == EINTR { continue }
+                break
+            }
             if inFD >= 0, fds[0].revents != 0 {
                 let n = input.withUnsafeBytes { write(inFD, $0.baseAddress! + written, input.count - written) }
                 if n > 0 { written += n }
-                if n < 0 || written == input.count { close(inFD); inFD = -1 }
+                if n < 0 || written == input.count {
+                    close(inFD)
+                    inFD = -1
+                }
             }
             for (i, fd) in [(1, outPipe[0]), (2, errPipe[0])] where fds[i].revents != 0 {
                 let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
@@ -139,7 +159,8 @@ public enum Subprocess {
                 }
             }
         }
-        close(outPipe[0]); close(errPipe[0])
+        close(outPipe[0])
+        close(errPipe[0])
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         let exit = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)

@@ -137,7 +137,7 @@ public struct NameConstantsGenerator: Sendable {
             switch b {
             case UInt8(ascii: "\""): out += "\\\""
             case UInt8(ascii: "\\"): out += "\\\\"
-            case UInt8(ascii: "?"): out += "\\?" // no trigraphs
+            case UInt8(ascii: "?"): out += "\\?"  // no trigraphs
             case 0x20...0x7E: out.unicodeScalars.append(Unicode.Scalar(b))
             default:
                 let o = String(b, radix: 8)
@@ -154,7 +154,11 @@ public struct NameConstantsGenerator: Sendable {
             case "\"": out += "\\\""
             case "\\": out += "\\\\"
             default:
-                if u.value < 0x20 || u.value == 0x7F { out += "\\u{\(HexDigits.text(u.value, digits: 1, uppercase: false))}" } else { out.unicodeScalars.append(u) }
+                if u.value < 0x20 || u.value == 0x7F {
+                    out += "\\u{\(HexDigits.text(u.value, digits: 1, uppercase: false))}"
+                } else {
+                    out.unicodeScalars.append(u)
+                }
             }
         }
         return out + "\""
@@ -169,7 +173,9 @@ public struct NameConstantsGenerator: Sendable {
             default:
                 if u.value < 0x20 || u.value == 0x7F {
                     out += "\\x" + HexDigits.text(u.value, digits: 2, uppercase: false)
-                } else { out.unicodeScalars.append(u) }
+                } else {
+                    out.unicodeScalars.append(u)
+                }
             }
         }
         return out + "\""

@@ -67,9 +67,9 @@ public struct PlanExplainer {
 
     struct State {
         var order: [String] = []
-        var built: Set<String> = []      // singletons and graph-scoped entries already made in this create
+        var built: Set<String> = []  // singletons and graph-scoped entries already made in this create
         var providers: [String] = []
-        var expanded: Set<String> = []   // for the tree: entries shown in full once
+        var expanded: Set<String> = []  // for the tree: entries shown in full once
     }
 
     /// Records creation order for `entry` (its references first, in slot order).
@@ -103,8 +103,10 @@ public struct PlanExplainer {
         return lines
     }
 
-    func renderValue(_ key: String, _ value: DependencyView, branch: String, childPrefix: String,
-                     state: inout State, colour: Bool) -> [String] {
+    func renderValue(
+        _ key: String, _ value: DependencyView, branch: String, childPrefix: String,
+        state: inout State, colour: Bool
+    ) -> [String] {
         let label = key.isEmpty ? "" : "\(key): "
         switch value {
         case .reference(let name):
@@ -122,7 +124,8 @@ public struct PlanExplainer {
         case .list(let items):
             if items.isEmpty { return ["\(branch)\(label)[] (empty list)"] }
             return ["\(branch)\(label)list of \(items.count)"]
-                + render(items.enumerated().map { ("[\($0.offset)]", $0.element) }, prefix: childPrefix, state: &state, colour: colour)
+                + render(
+                    items.enumerated().map { ("[\($0.offset)]", $0.element) }, prefix: childPrefix, state: &state, colour: colour)
         case .map(let pairs):
             if pairs.isEmpty { return ["\(branch)\(label){} (empty map)"] }
             return ["\(branch)\(label)map of \(pairs.count)"] + render(pairs, prefix: childPrefix, state: &state, colour: colour)

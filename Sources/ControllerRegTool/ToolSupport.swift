@@ -1,4 +1,5 @@
 import ControllerReg
+
 import var CControllerRegHeader.CR_VERSION_STRING
 
 /// The tool's version, printed by `controllerreg --version`: the library's, from the header's

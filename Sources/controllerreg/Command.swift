@@ -1,6 +1,7 @@
 import ArgumentParser
 import ControllerReg
 import ControllerRegTool
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -10,9 +11,9 @@ import Darwin
 #endif
 
 let exitCodesHelp = """
-Exit status: 0 success (check: no problem), 1 problems found or the operation failed, \
-2 the command line is wrong.
-"""
+    Exit status: 0 success (check: no problem), 1 problems found or the operation failed, \
+    2 the command line is wrong.
+    """
 
 @main
 struct Controllerreg: ParsableCommand {
@@ -20,11 +21,11 @@ struct Controllerreg: ParsableCommand {
         commandName: "controllerreg",
         abstract: "Check, inspect and convert controllerreg config files.",
         discussion: """
-        Every subcommand reads configs with the library's own loaders and schema (YAML, JSON, \
-        plist), so it reports exactly what an application loading them would.
+            Every subcommand reads configs with the library's own loaders and schema (YAML, JSON, \
+            plist), so it reports exactly what an application loading them would.
 
-        \(exitCodesHelp)
-        """,
+            \(exitCodesHelp)
+            """,
         version: ToolVersion.string,
         subcommands: [Check.self, Gen.self, Graph.self, Convert.self, Explain.self]
     )
@@ -44,7 +45,7 @@ struct Controllerreg: ParsableCommand {
         } catch {
             let code = exitCode(for: error)
             if code == .success {
-                exit(withError: error) // help, --version
+                exit(withError: error)  // help, --version
             }
             var message = fullMessage(for: error)
             if message.hasPrefix("Error: ") { message.removeFirst("Error: ".count) }
@@ -91,7 +92,10 @@ enum Output {
         var done = 0
         while done < bytes.count {
             let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + done, bytes.count - done) }
-            if n < 0 { if errno == EINTR { continue }; return }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return
+            }
             done += n
         }
     }
@@ -99,7 +103,10 @@ enum Output {
     /// Writes to `path`, or stdout for nil or `-`. Writes a temporary file and renames it, so a
     /// failure never leaves half a header behind for a build to pick up.
     static func emit(_ bytes: [UInt8], to path: String?) throws(ToolError) {
-        guard let path, path != "-" else { writeAll(1, bytes); return }
+        guard let path, path != "-" else {
+            writeAll(1, bytes)
+            return
+        }
         let temp = path + ".tmp\(getpid())"
         let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         if fd < 0 { throw ToolError("cannot write '\(path)': \(String(cString: strerror(errno)))") }
@@ -109,7 +116,8 @@ enum Output {
             if n < 0 {
                 if errno == EINTR { continue }
                 let reason = String(cString: strerror(errno))
-                close(fd); unlink(temp)
+                close(fd)
+                unlink(temp)
                 throw ToolError("cannot write '\(path)': \(reason)")
             }
             done += n
@@ -128,12 +136,12 @@ struct Check: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Validate config files together, as the library would load them.",
         discussion: """
-        Loads every FILE as one transaction into a fresh registry and prints every problem as \
-        file:line:column. With --classes or --classes-file, also reports entries whose ClassName \
-        is not in the list (the classes your host registers).
+            Loads every FILE as one transaction into a fresh registry and prints every problem as \
+            file:line:column. With --classes or --classes-file, also reports entries whose ClassName \
+            is not in the list (the classes your host registers).
 
-        Exit status: 0 no problem, 1 problems found, 2 the command line is wrong.
-        """
+            Exit status: 0 no problem, 1 problems found, 2 the command line is wrong.
+            """
     )
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case text, json }
@@ -147,7 +155,10 @@ struct Check: ParsableCommand {
     @Option(help: ArgumentHelp("Class names the host provides, comma-separated.", valueName: "NAME,..."))
     var classes: String?
 
-    @Option(help: ArgumentHelp("A file of class names the host provides (one or more a line, commas or blanks between, # comments).", valueName: "FILE"))
+    @Option(
+        help: ArgumentHelp(
+            "A file of class names the host provides (one or more a line, commas or blanks between, # comments).",
+            valueName: "FILE"))
     var classesFile: String?
 
     mutating func validate() throws {
@@ -180,14 +191,14 @@ struct Gen: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Generate constants for every entry name (C, C++, Swift, Python).",
         discussion: """
-        C: #define PREFIX<Name> "Name" (default prefix CR_ENTRY_). C++: inline constexpr char arrays \
-        in a namespace. Swift: an enum with a static let per name (and `all`). Python: a module of \
-        string constants with __all__. Names are made into identifiers (characters other than \
-        letters, digits and _ become _, a leading digit gets a _, keywords get a trailing _), \
-        sorted, and two names that become the same identifier are an error.
+            C: #define PREFIX<Name> "Name" (default prefix CR_ENTRY_). C++: inline constexpr char arrays \
+            in a namespace. Swift: an enum with a static let per name (and `all`). Python: a module of \
+            string constants with __all__. Names are made into identifiers (characters other than \
+            letters, digits and _ become _, a leading digit gets a _, keywords get a trailing _), \
+            sorted, and two names that become the same identifier are an error.
 
-        \(exitCodesHelp)
-        """
+            \(exitCodesHelp)
+            """
     )
 
     @Option(help: "Language: c, cpp, swift or python.")
@@ -225,12 +236,12 @@ struct Graph: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Draw the dependency graph (Graphviz DOT or SVG).",
         discussion: """
-        One box per entry with its class; reference edges labelled with the key they are injected \
-        under, provider edges dashed, singletons with a double border, eager entries bold. SVG is \
-        rendered by Graphviz's `dot` (package `graphviz`).
+            One box per entry with its class; reference edges labelled with the key they are injected \
+            under, provider edges dashed, singletons with a double border, eager entries bold. SVG is \
+            rendered by Graphviz's `dot` (package `graphviz`).
 
-        \(exitCodesHelp)
-        """
+            \(exitCodesHelp)
+            """
     )
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case dot, svg }
@@ -264,12 +275,12 @@ struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Convert a config between YAML, JSON and plist.",
         discussion: """
-        Values keep their kinds and keys their order, so the output loads as the same registry. \
-        A value the target cannot hold is an error at its place: null in a plist, NaN or infinity \
-        in JSON, control characters in an XML plist (use --binary).
+            Values keep their kinds and keys their order, so the output loads as the same registry. \
+            A value the target cannot hold is an error at its place: null in a plist, NaN or infinity \
+            in JSON, control characters in an XML plist (use --binary).
 
-        \(exitCodesHelp)
-        """
+            \(exitCodesHelp)
+            """
     )
 
     @Argument(help: "The config file to convert.")
@@ -307,12 +318,12 @@ struct Explain: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show the plan for creating one entry, as a tree.",
         discussion: """
-        Usage: controllerreg explain FILE... NAME (the last argument is the entry). Shows every \
-        argument the host's create receives, what gets created for it (with class and lifestyle), \
-        and the order objects are built in.
+            Usage: controllerreg explain FILE... NAME (the last argument is the entry). Shows every \
+            argument the host's create receives, what gets created for it (with class and lifestyle), \
+            and the order objects are built in.
 
-        \(exitCodesHelp)
-        """
+            \(exitCodesHelp)
+            """
     )
 
     @Argument(help: ArgumentHelp("Config files, loaded together, then the entry name.", valueName: "FILE... NAME"))

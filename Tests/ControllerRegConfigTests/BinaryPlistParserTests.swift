@@ -1,10 +1,13 @@
 import Testing
+
 @testable import ControllerRegConfig
 
 /// Assembles a bplist00 file from encoded objects (object i is `objects[i]`), with a correct
 /// offset table and trailer unless the caller overrides trailer fields.
-func bplist(_ objects: [[UInt8]], top: UInt64 = 0, offsetSize: UInt8 = 1, refSize: UInt8 = 1,
-            objectCount: UInt64? = nil, tableOffset: UInt64? = nil, offsets: [Int]? = nil) -> [UInt8] {
+func bplist(
+    _ objects: [[UInt8]], top: UInt64 = 0, offsetSize: UInt8 = 1, refSize: UInt8 = 1,
+    objectCount: UInt64? = nil, tableOffset: UInt64? = nil, offsets: [Int]? = nil
+) -> [UInt8] {
     var bytes = Array("bplist00".utf8)
     var computed: [Int] = []
     for o in objects {
@@ -13,9 +16,9 @@ func bplist(_ objects: [[UInt8]], top: UInt64 = 0, offsetSize: UInt8 = 1, refSiz
     }
     let table = bytes.count
     for off in offsets ?? computed {
-        for k in (0 ..< Int(offsetSize)).reversed() { bytes.append(UInt8(truncatingIfNeeded: off >> (8 * k))) }
+        for k in (0..<Int(offsetSize)).reversed() { bytes.append(UInt8(truncatingIfNeeded: off >> (8 * k))) }
     }
-    func be64(_ v: UInt64) -> [UInt8] { (0 ..< 8).reversed().map { UInt8(truncatingIfNeeded: v >> (8 * UInt64($0))) } }
+    func be64(_ v: UInt64) -> [UInt8] { (0..<8).reversed().map { UInt8(truncatingIfNeeded: v >> (8 * UInt64($0))) } }
     bytes += [0, 0, 0, 0, 0, 0, offsetSize, refSize]
     bytes += be64(objectCount ?? UInt64(objects.count))
     bytes += be64(top)
@@ -36,7 +39,9 @@ func parseBinary(_ bytes: [UInt8], limits: ConfigLimits = ConfigLimits()) throws
     }
 }
 
-func binaryError(_ bytes: [UInt8], limits: ConfigLimits = ConfigLimits(), sourceLocation: Testing.SourceLocation = #_sourceLocation) -> ConfigError? {
+func binaryError(
+    _ bytes: [UInt8], limits: ConfigLimits = ConfigLimits(), sourceLocation: Testing.SourceLocation = #_sourceLocation
+) -> ConfigError? {
     do {
         _ = try parseBinary(bytes, limits: limits)
         Issue.record("expected an error", sourceLocation: sourceLocation)
@@ -52,7 +57,7 @@ func binaryError(_ bytes: [UInt8], limits: ConfigLimits = ConfigLimits(), source
         let bin = try ConfigLoader.load(path: fixturePath("example-binary.plist"))
         #expect(xml.nodes.count == bin.nodes.count)
         #expect(xml.nodes.count == 21)
-        for i in 0 ..< min(xml.nodes.count, bin.nodes.count) {
+        for i in 0..<min(xml.nodes.count, bin.nodes.count) {
             let a = xml.nodes[i], b = bin.nodes[i]
             #expect(a.kind == b.kind, "node \(i)")
             #expect(b.line == 0 && a.line > 0)
@@ -74,7 +79,7 @@ func arrayObject(_ refs: [UInt8]) -> [UInt8] {
     @Test func everyValueKind() throws {
         let long = Array("abcdefghijklmnopqrst".utf8)
         let objects: [[UInt8]] = [
-            arrayObject(Array(1 ... 15)),
+            arrayObject(Array(1...15)),
             [0x00],
             [0x08],
             [0x09],
@@ -85,7 +90,7 @@ func arrayObject(_ refs: [UInt8]) -> [UInt8] {
             [0x14] + [UInt8](repeating: 0, count: 8) + [0x7F] + [UInt8](repeating: 0xFF, count: 7),
             [0x14] + [UInt8](repeating: 0xFF, count: 8) + [0x80] + [UInt8](repeating: 0, count: 7),
             [0x22, 0x3F, 0xC0, 0x00, 0x00],
-            [0x23] + (0 ..< 8).reversed().map { UInt8(truncatingIfNeeded: (-2.25).bitPattern >> (8 * UInt64($0))) },
+            [0x23] + (0..<8).reversed().map { UInt8(truncatingIfNeeded: (-2.25).bitPattern >> (8 * UInt64($0))) },
             ascii("hi"),
             [0x63, 0x00, 0xE9, 0xD8, 0x3D, 0xDE, 0x00],
             [0xD1, 12, 3],
@@ -107,7 +112,7 @@ func arrayObject(_ refs: [UInt8]) -> [UInt8] {
         #expect(doc.string(at: 15) == "hi" && n[16].bool)
         #expect(doc.string(at: 17) == "abcdefghijklmnopqrst")
         // Locations are byte offsets of the objects.
-        let offsetOfObject12 = 8 + objects[0 ..< 12].reduce(0) { $0 + $1.count }
+        let offsetOfObject12 = 8 + objects[0..<12].reduce(0) { $0 + $1.count }
         #expect(doc.location(of: 12) == ControllerRegConfig.SourceLocation(file: "b.plist", line: 0, column: offsetOfObject12))
         #expect("\(doc.location(of: 0))" == "b.plist:byte 8")
     }
@@ -135,8 +140,10 @@ func arrayObject(_ refs: [UInt8]) -> [UInt8] {
 }
 
 @Suite struct BinaryPlistErrorTests {
-    func check(_ bytes: [UInt8], _ code: ErrorCode, _ message: String, at column: Int? = nil,
-               limits: ConfigLimits = ConfigLimits(), sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+    func check(
+        _ bytes: [UInt8], _ code: ErrorCode, _ message: String, at column: Int? = nil,
+        limits: ConfigLimits = ConfigLimits(), sourceLocation: Testing.SourceLocation = #_sourceLocation
+    ) {
         guard let error = binaryError(bytes, limits: limits, sourceLocation: sourceLocation) else { return }
         let d = error.diagnostics[0]
         #expect(d.code == code, sourceLocation: sourceLocation)
@@ -146,28 +153,46 @@ func arrayObject(_ refs: [UInt8]) -> [UInt8] {
     }
 
     @Test func truncatedAndBadTrailer() {
-        check(Array("bplist00".utf8) + [0x09], .syntax,
-              "binary plist is truncated: 9 bytes is too short for a header, an object, an offset table and a trailer")
+        check(
+            Array("bplist00".utf8) + [0x09], .syntax,
+            "binary plist is truncated: 9 bytes is too short for a header, an object, an offset table and a trailer")
         let one = [ascii("hello")]
         let good = bplist(one)
         check(Array(good.dropLast()), .syntax, "binary plist trailer: offset size 0 is not in 1...8")
         check(bplist(one, offsetSize: 0), .syntax, "binary plist trailer: offset size 0 is not in 1...8", at: good.count - 1 - 26)
-        check(bplist(one, refSize: 9), .syntax, "binary plist trailer: object reference size 9 is not in 1...8", at: good.count - 25)
-        check(bplist([[0x09]], tableOffset: 1 << 40), .syntax, "binary plist trailer: offset table offset 1099511627776 is outside the file")
+        check(
+            bplist(one, refSize: 9), .syntax, "binary plist trailer: object reference size 9 is not in 1...8", at: good.count - 25
+        )
+        check(
+            bplist([[0x09]], tableOffset: 1 << 40), .syntax,
+            "binary plist trailer: offset table offset 1099511627776 is outside the file")
         check(bplist([[0x09]], tableOffset: 4), .syntax, "binary plist trailer: offset table offset 4 is outside the file")
-        check(bplist([[0x09]], objectCount: 0), .syntax, "binary plist trailer: 0 objects do not fit in the offset table (1 bytes at 9)")
-        check(bplist([[0x09]], objectCount: UInt64.max), .syntax,
-              "binary plist trailer: 18446744073709551615 objects do not fit in the offset table (1 bytes at 9)")
+        check(
+            bplist([[0x09]], objectCount: 0), .syntax,
+            "binary plist trailer: 0 objects do not fit in the offset table (1 bytes at 9)")
+        check(
+            bplist([[0x09]], objectCount: UInt64.max), .syntax,
+            "binary plist trailer: 18446744073709551615 objects do not fit in the offset table (1 bytes at 9)")
         check(bplist([[0x09]], top: 1), .syntax, "binary plist trailer: top object 1 is not less than the object count 1")
-        check(Array("bplist01".utf8) + good.dropFirst(8), .syntax, "unsupported binary plist version 'bplist01' (only bplist00 is supported)")
+        check(
+            Array("bplist01".utf8) + good.dropFirst(8), .syntax,
+            "unsupported binary plist version 'bplist01' (only bplist00 is supported)")
     }
 
     @Test func offsetsAndReferences() {
-        check(bplist([[0x09]], offsets: [200]), .syntax, "binary plist: offset 200 of object 0 is outside the object area (8..<9)", at: 9)
+        check(
+            bplist([[0x09]], offsets: [200]), .syntax, "binary plist: offset 200 of object 0 is outside the object area (8..<9)",
+            at: 9)
         check(bplist([[0x09]], offsets: [3]), .syntax, "binary plist: offset 3 of object 0 is outside the object area (8..<9)")
-        check(bplist([arrayObject([5])]), .syntax, "binary plist: reference 5 in object 0 is not less than the object count 1", at: 9)
-        check(bplist([[0x5F, 0x13] + [UInt8](repeating: 0xFF, count: 8)]), .syntax, "binary plist: string count 18446744073709551615 is larger than the file", at: 8)
-        check(bplist([[0xAF, 0x12, 0x00, 0x01, 0x00, 0x00, 0x00]]), .syntax, "binary plist: array count 65536 is larger than the file", at: 8)
+        check(
+            bplist([arrayObject([5])]), .syntax, "binary plist: reference 5 in object 0 is not less than the object count 1",
+            at: 9)
+        check(
+            bplist([[0x5F, 0x13] + [UInt8](repeating: 0xFF, count: 8)]), .syntax,
+            "binary plist: string count 18446744073709551615 is larger than the file", at: 8)
+        check(
+            bplist([[0xAF, 0x12, 0x00, 0x01, 0x00, 0x00, 0x00]]), .syntax,
+            "binary plist: array count 65536 is larger than the file", at: 8)
         check(bplist([[0xA3, 0x00]]), .syntax, "binary plist: array of 3 elements at byte 8 runs past the object area", at: 8)
         check(bplist([[0x5E, 0x41]]), .syntax, "binary plist: string of 14 elements at byte 8 runs past the object area")
         check(bplist([[0x13, 0x00]]), .syntax, "binary plist: integer at byte 8 runs past the object area")
@@ -179,26 +204,35 @@ func arrayObject(_ refs: [UInt8]) -> [UInt8] {
         // dict {k: [dict]}: obj0 dict, obj1 "k", obj2 array containing obj0.
         check(bplist([[0xD1, 1, 2], ascii("k"), arrayObject([0])]), .syntax, "binary plist: object 0 contains itself", at: 8)
         // A cycle not through the top: [[x] where x contains itself].
-        check(bplist([arrayObject([1]), arrayObject([2]), arrayObject([1])]), .syntax, "binary plist: object 1 contains itself", at: 10)
+        check(
+            bplist([arrayObject([1]), arrayObject([2]), arrayObject([1])]), .syntax, "binary plist: object 1 contains itself",
+            at: 10)
     }
 
     @Test func unsupportedAndMalformedObjects() {
-        check(bplist([[0x33] + [UInt8](repeating: 0, count: 8)]), .schema, "plist date values are not supported in configs", at: 8)
+        check(
+            bplist([[0x33] + [UInt8](repeating: 0, count: 8)]), .schema, "plist date values are not supported in configs", at: 8)
         check(bplist([[0x42, 0x01, 0x02]]), .schema, "plist data values are not supported in configs", at: 8)
         check(bplist([[0x80, 0x01]]), .schema, "plist UID values are not supported in configs")
         check(bplist([[0xC0]]), .schema, "plist set values are not supported in configs")
         check(bplist([[0x70]]), .syntax, "binary plist: unknown object marker 0x70")
         check(bplist([[0x0F]]), .syntax, "binary plist: unknown object marker 0x0F")
         check(bplist([[0x21, 0, 0]]), .syntax, "binary plist: real of unsupported size (marker 0x21)")
-        check(bplist([[0x15] + [UInt8](repeating: 0, count: 32)]), .syntax, "binary plist: integer of unsupported size (marker 0x15)")
-        check(bplist([[0x14] + [UInt8](repeating: 0, count: 7) + [1] + [UInt8](repeating: 0, count: 8)]), .syntax,
-              "binary plist: 128-bit integer does not fit in 64 bits")
-        check(bplist([[0x14] + [UInt8](repeating: 0, count: 8) + [0x80] + [UInt8](repeating: 0, count: 7)]), .syntax,
-              "binary plist: 128-bit integer does not fit in 64 bits")
+        check(
+            bplist([[0x15] + [UInt8](repeating: 0, count: 32)]), .syntax,
+            "binary plist: integer of unsupported size (marker 0x15)")
+        check(
+            bplist([[0x14] + [UInt8](repeating: 0, count: 7) + [1] + [UInt8](repeating: 0, count: 8)]), .syntax,
+            "binary plist: 128-bit integer does not fit in 64 bits")
+        check(
+            bplist([[0x14] + [UInt8](repeating: 0, count: 8) + [0x80] + [UInt8](repeating: 0, count: 7)]), .syntax,
+            "binary plist: 128-bit integer does not fit in 64 bits")
         check(bplist([[0xD1, 1, 1], [0x10, 1]]), .syntax, "binary plist: dict key (object 1) is not a string", at: 11)
         check(bplist([[0x52, 0x41, 0xC3]]), .syntax, "binary plist: ASCII string contains the non-ASCII byte 0xC3", at: 10)
         check(bplist([[0x61, 0xD8, 0x00]]), .syntax, "binary plist: UTF-16 string ends with an unpaired surrogate", at: 9)
-        check(bplist([[0x62, 0xD8, 0x00, 0x00, 0x41]]), .syntax, "binary plist: UTF-16 string has an unpaired high surrogate", at: 9)
+        check(
+            bplist([[0x62, 0xD8, 0x00, 0x00, 0x41]]), .syntax, "binary plist: UTF-16 string has an unpaired high surrogate", at: 9
+        )
         check(bplist([[0x61, 0xDC, 0x00]]), .syntax, "binary plist: UTF-16 string has an unpaired low surrogate", at: 9)
     }
 
@@ -206,7 +240,7 @@ func arrayObject(_ refs: [UInt8]) -> [UInt8] {
         // 10,000 nested arrays, each referring to the next (2-byte refs and offsets).
         let depth = 10_000
         var objects: [[UInt8]] = []
-        for i in 0 ..< depth { objects.append([0xA1, UInt8((i + 1) >> 8), UInt8((i + 1) & 0xFF)]) }
+        for i in 0..<depth { objects.append([0xA1, UInt8((i + 1) >> 8), UInt8((i + 1) & 0xFF)]) }
         objects.append([0xA0])
         let file = bplist(objects, offsetSize: 2, refSize: 2)
         guard let error = binaryError(file) else { return }
@@ -217,7 +251,7 @@ func arrayObject(_ refs: [UInt8]) -> [UInt8] {
     @Test func sharedObjectBlowUpIsBounded() {
         // 40 levels of [x, x]: 2^40 values if expanded; the node limit stops it.
         var objects: [[UInt8]] = []
-        for i in 0 ..< 40 { objects.append(arrayObject([UInt8(i + 1), UInt8(i + 1)])) }
+        for i in 0..<40 { objects.append(arrayObject([UInt8(i + 1), UInt8(i + 1)])) }
         objects.append([0x09])
         var limits = ConfigLimits()
         limits.maxNodes = 100_000
@@ -225,7 +259,7 @@ func arrayObject(_ refs: [UInt8]) -> [UInt8] {
         // One 1,000-byte string referenced 1,100 times expands past the 1 MiB string budget.
         let big = [UInt8](repeating: 0x61, count: 1000)
         var refs: [UInt8] = [0xAF, 0x11, 0x04, 0x4C]
-        for _ in 0 ..< 1100 { refs += [0x00, 0x01] }
+        for _ in 0..<1100 { refs += [0x00, 0x01] }
         let file = bplist([refs, [0x5F, 0x11, 0x03, 0xE8] + big], offsetSize: 2, refSize: 2)
         limits = ConfigLimits()
         limits.maxInputBytes = 8192
@@ -237,7 +271,9 @@ func arrayObject(_ refs: [UInt8]) -> [UInt8] {
     @Test func objectCountIsBoundedByTheNodeLimit() {
         var limits = ConfigLimits()
         limits.maxNodes = 2
-        check(bplist([arrayObject([1, 2]), [0x09], [0x08]]), .limit, "binary plist has 3 objects, more than the limit of 2 values", limits: limits)
+        check(
+            bplist([arrayObject([1, 2]), [0x09], [0x08]]), .limit, "binary plist has 3 objects, more than the limit of 2 values",
+            limits: limits)
     }
 
     @Test func scalarTopObject() throws {
@@ -249,11 +285,11 @@ func arrayObject(_ refs: [UInt8]) -> [UInt8] {
         let good = try ConfigLoader.readFile(fixturePath("example-binary.plist"))
         _ = try parseBinary(good)
         // Every truncation.
-        for length in 8 ..< good.count {
-            #expect(throws: ConfigError.self) { _ = try parseBinary(Array(good[0 ..< length])) }
+        for length in 8..<good.count {
+            #expect(throws: ConfigError.self) { _ = try parseBinary(Array(good[0..<length])) }
         }
         // Every single-byte corruption parses or fails cleanly.
-        for i in 8 ..< good.count {
+        for i in 8..<good.count {
             for value: UInt8 in [0x00, 0x01, 0x0F, 0x7F, 0x80, 0xFF] {
                 var bad = good
                 bad[i] = value

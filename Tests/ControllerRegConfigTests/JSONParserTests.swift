@@ -1,4 +1,5 @@
 import Testing
+
 @testable import ControllerRegConfig
 
 // MARK: - Helpers
@@ -27,11 +28,14 @@ private func failure(_ text: String, limits: ConfigLimits = ConfigLimits()) -> C
 
 /// Checks that `bytes` is rejected with one diagnostic of `code` whose message contains
 /// `message`, at `line`:`column`.
-private func expectRejected(bytes: [UInt8], _ message: String, line: Int, column: Int, code: ErrorCode = .syntax,
-                            sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+private func expectRejected(
+    bytes: [UInt8], _ message: String, line: Int, column: Int, code: ErrorCode = .syntax,
+    sourceLocation: Testing.SourceLocation = #_sourceLocation
+) {
     guard let error = failure(bytes: bytes) else {
-        Issue.record("expected \(code) error for \(String(decoding: bytes, as: UTF8.self).debugDescription)",
-                     sourceLocation: sourceLocation)
+        Issue.record(
+            "expected \(code) error for \(String(decoding: bytes, as: UTF8.self).debugDescription)",
+            sourceLocation: sourceLocation)
         return
     }
     #expect(error.diagnostics.count == 1, "\(error)", sourceLocation: sourceLocation)
@@ -43,11 +47,12 @@ private func expectRejected(bytes: [UInt8], _ message: String, line: Int, column
     #expect(d.location?.column == column, "\(error)", sourceLocation: sourceLocation)
 }
 
-private func expectRejected(_ text: String, _ message: String, line: Int = 1, column: Int, code: ErrorCode = .syntax,
-                            sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+private func expectRejected(
+    _ text: String, _ message: String, line: Int = 1, column: Int, code: ErrorCode = .syntax,
+    sourceLocation: Testing.SourceLocation = #_sourceLocation
+) {
     expectRejected(bytes: Array(text.utf8), message, line: line, column: column, code: code, sourceLocation: sourceLocation)
 }
-
 
 private func kinds(_ doc: ConfigDocument) -> [ConfigNode.Kind] { doc.nodes.map(\.kind) }
 
@@ -93,12 +98,13 @@ private func kinds(_ doc: ConfigDocument) -> [ConfigNode.Kind] { doc.nodes.map(\
 
     @Test func nestedStructure() throws {
         let doc = try parse(#"{"a": [1, {"b": null}, "x"], "c": {}, "d": [[], [true]]}"#)
-        #expect(kinds(doc) == [
-            .map,
-            .string, .list, .int, .map, .string, .null, .string,
-            .string, .map,
-            .string, .list, .list, .list, .bool,
-        ])
+        #expect(
+            kinds(doc) == [
+                .map,
+                .string, .list, .int, .map, .string, .null, .string,
+                .string, .map,
+                .string, .list, .list, .list, .bool,
+            ])
         #expect(doc.nodes[0].count == 3 && doc.nodes[0].extent == 15)
         #expect(doc.nodes[2].count == 3 && doc.nodes[2].extent == 8)
         #expect(doc.nodes[4].count == 1 && doc.nodes[4].extent == 7)
@@ -122,18 +128,18 @@ private func kinds(_ doc: ConfigDocument) -> [ConfigNode.Kind] { doc.nodes.map(\
         let text = "{\n  \"name\": \"x\",\n\t\"list\": [1,\n    2.5, true],\r\n  \"m\" : {\"k\": null}\r}"
         let doc = try parse(text)
         func pos(_ i: Int) -> [Int] { [Int(doc.nodes[i].line), Int(doc.nodes[i].column)] }
-        #expect(pos(0) == [1, 1])      // {
-        #expect(pos(1) == [2, 3])      // "name"
-        #expect(pos(2) == [2, 11])     // "x"
-        #expect(pos(3) == [3, 2])      // "list" after a tab
-        #expect(pos(4) == [3, 10])     // [
-        #expect(pos(5) == [3, 11])     // 1
-        #expect(pos(6) == [4, 5])      // 2.5
-        #expect(pos(7) == [4, 10])     // true
-        #expect(pos(8) == [5, 3])      // "m" after CRLF
-        #expect(pos(9) == [5, 9])      // {
-        #expect(pos(10) == [5, 10])    // "k"
-        #expect(pos(11) == [5, 15])    // null
+        #expect(pos(0) == [1, 1])  // {
+        #expect(pos(1) == [2, 3])  // "name"
+        #expect(pos(2) == [2, 11])  // "x"
+        #expect(pos(3) == [3, 2])  // "list" after a tab
+        #expect(pos(4) == [3, 10])  // [
+        #expect(pos(5) == [3, 11])  // 1
+        #expect(pos(6) == [4, 5])  // 2.5
+        #expect(pos(7) == [4, 10])  // true
+        #expect(pos(8) == [5, 3])  // "m" after CRLF
+        #expect(pos(9) == [5, 9])  // {
+        #expect(pos(10) == [5, 10])  // "k"
+        #expect(pos(11) == [5, 15])  // null
         #expect(doc.location(of: 6) == ControllerRegConfig.SourceLocation(file: "t.json", line: 4, column: 5))
         // A lone CR counts as a line break too.
         let cr = try parse("[\r1,\r\r 2]")
@@ -158,7 +164,7 @@ private func kinds(_ doc: ConfigDocument) -> [ConfigNode.Kind] { doc.nodes.map(\
         #expect(doc.string(at: 1) == "héllo wörld € 😀 ﻿ 中文")
         #expect(doc.string(at: 2) == String(repeating: "abcdefgh", count: 100))
         // Special bytes at every offset relative to the 8-byte scan.
-        for offset in 0 ..< 20 {
+        for offset in 0..<20 {
             let prefix = String(repeating: "p", count: offset)
             let suffix = String(repeating: "s", count: 19 - offset)
             var d = try parse("\"\(prefix)\\n\(suffix)\"")
@@ -168,8 +174,9 @@ private func kinds(_ doc: ConfigDocument) -> [ConfigNode.Kind] { doc.nodes.map(\
             d = try parse("[\"\(prefix)\", \"\(suffix)\"]")
             #expect(d.string(at: 1) == prefix && d.string(at: 2) == suffix)
             expectRejected("\"\(prefix)\u{1F}\(suffix)\"", "control character 0x1F", column: offset + 2)
-            expectRejected(bytes: [0x22] + Array(prefix.utf8) + [0xFF] + Array(suffix.utf8) + [0x22],
-                           "invalid UTF-8", line: 1, column: offset + 2)
+            expectRejected(
+                bytes: [0x22] + Array(prefix.utf8) + [0xFF] + Array(suffix.utf8) + [0x22],
+                "invalid UTF-8", line: 1, column: offset + 2)
         }
     }
 
@@ -182,7 +189,8 @@ private func kinds(_ doc: ConfigDocument) -> [ConfigNode.Kind] { doc.nodes.map(\
         expectRejected("9223372036854775808", "integer 9223372036854775808 does not fit in 64 bits", column: 1)
         expectRejected("-9223372036854775809", "integer -9223372036854775809 does not fit in 64 bits", column: 1)
         expectRejected("[1,\n 18446744073709551616]", "does not fit in 64 bits", line: 2, column: 2)
-        expectRejected("123456789012345678901234567890", "integer 123456789012345678901234567890 does not fit in 64 bits", column: 1)
+        expectRejected(
+            "123456789012345678901234567890", "integer 123456789012345678901234567890 does not fit in 64 bits", column: 1)
     }
 
     @Test func doublesRoundTrip() throws {
@@ -205,7 +213,7 @@ private func kinds(_ doc: ConfigDocument) -> [ConfigNode.Kind] { doc.nodes.map(\
         }
         // Round-trip: the shortest printed form of many doubles parses back to the same bits.
         var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-        for _ in 0 ..< 2000 {
+        for _ in 0..<2000 {
             state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             let d = Double(bitPattern: state >> 2 | 0x3000_0000_0000_0000 & state)
             guard d.isFinite else { continue }
@@ -216,7 +224,8 @@ private func kinds(_ doc: ConfigDocument) -> [ConfigNode.Kind] { doc.nodes.map(\
         }
         expectRejected("1e400", "number 1e400 is too large", column: 1)
         expectRejected("[ -1.8e308]", "number -1.8e308 is too large", column: 3)
-        expectRejected("1" + String(repeating: "0", count: 400) + ".0", "is too large for a 64-bit floating-point value", column: 1)
+        expectRejected(
+            "1" + String(repeating: "0", count: 400) + ".0", "is too large for a 64-bit floating-point value", column: 1)
     }
 
     @Test func exampleFixtureParses() throws {
@@ -312,23 +321,23 @@ private func kinds(_ doc: ConfigDocument) -> [ConfigNode.Kind] { doc.nodes.map(\
 
     @Test func rejectsInvalidUTF8() {
         let bad: [[UInt8]] = [
-            [0xC0, 0x80],             // overlong NUL
-            [0xC1, 0xBF],             // overlong
-            [0xE0, 0x80, 0x80],       // overlong 3-byte
-            [0xE0, 0x9F, 0xBF],       // overlong 3-byte
-            [0xF0, 0x80, 0x80, 0x80], // overlong 4-byte
-            [0xF0, 0x8F, 0xBF, 0xBF], // overlong 4-byte
-            [0xED, 0xA0, 0x80],       // UTF-8-encoded surrogate U+D800
-            [0xED, 0xBF, 0xBF],       // U+DFFF
-            [0xF4, 0x90, 0x80, 0x80], // above U+10FFFF
-            [0xF5, 0x80, 0x80, 0x80], // lead > 0xF4
+            [0xC0, 0x80],  // overlong NUL
+            [0xC1, 0xBF],  // overlong
+            [0xE0, 0x80, 0x80],  // overlong 3-byte
+            [0xE0, 0x9F, 0xBF],  // overlong 3-byte
+            [0xF0, 0x80, 0x80, 0x80],  // overlong 4-byte
+            [0xF0, 0x8F, 0xBF, 0xBF],  // overlong 4-byte
+            [0xED, 0xA0, 0x80],  // UTF-8-encoded surrogate U+D800
+            [0xED, 0xBF, 0xBF],  // U+DFFF
+            [0xF4, 0x90, 0x80, 0x80],  // above U+10FFFF
+            [0xF5, 0x80, 0x80, 0x80],  // lead > 0xF4
             [0xFF],
             [0xFE],
-            [0x80],                   // lone continuation
+            [0x80],  // lone continuation
             [0xBF],
-            [0xE2, 0x82],             // truncated before the quote
-            [0xC3, 0x41],             // missing continuation
-            [0xF0, 0x9F, 0x98],       // truncated 4-byte
+            [0xE2, 0x82],  // truncated before the quote
+            [0xC3, 0x41],  // missing continuation
+            [0xF0, 0x9F, 0x98],  // truncated 4-byte
             [0xE2, 0x28, 0xA1],
         ]
         for seq in bad {
@@ -355,13 +364,15 @@ private func kinds(_ doc: ConfigDocument) -> [ConfigNode.Kind] { doc.nodes.map(\
         expectRejected("\"a\" \"b\"", "unexpected '\"' after the JSON value", column: 5)
         expectRejected("[1 2]", "expected ',' or ']' after a value in an array, found '2' (missing comma?)", column: 4)
         expectRejected("[1}", "expected ',' or ']' after a value in an array, found '}'", column: 3)
-        expectRejected("{\"a\": 1 \"b\": 2}", "expected ',' or '}' after a value in an object, found '\"' (missing comma?)", column: 9)
+        expectRejected(
+            "{\"a\": 1 \"b\": 2}", "expected ',' or '}' after a value in an object, found '\"' (missing comma?)", column: 9)
         expectRejected("{\"a\": 1]", "expected ',' or '}' after a value in an object, found ']'", column: 8)
         expectRejected("{\"a\" 1}", "expected ':' after the key \"a\", found '1'", column: 6)
         expectRejected("{\"a\"}", "expected ':' after the key \"a\", found '}'", column: 5)
         expectRejected("{\"a\":}", "expected a value, found '}'", column: 6)
         expectRejected("{\"a\" = 1}", "expected ':'", column: 6)
-        expectRejected("[", "unexpected end of input: expected a value; the array opened at line 1, column 1 is not closed", column: 2)
+        expectRejected(
+            "[", "unexpected end of input: expected a value; the array opened at line 1, column 1 is not closed", column: 2)
         expectRejected("{\n\"a\": [1,\n", "the array opened at line 2, column 6 is not closed", line: 3, column: 1)
         expectRejected("{\"a\":", "expected a value; the object opened at line 1, column 1 is not closed", column: 6)
         expectRejected("{\"a\"", "expected ':'; the object opened", column: 5)
@@ -390,15 +401,15 @@ private func kinds(_ doc: ConfigDocument) -> [ConfigNode.Kind] { doc.nodes.map(\
 
     @Test func severalDuplicatesReportedAtOnce() {
         // Two in small maps, one in a large map (the hashed path), one nested in a list.
-        let big = (0 ..< 20).map { "\"k\($0)\": \($0)" }.joined(separator: ", ")
+        let big = (0..<20).map { "\"k\($0)\": \($0)" }.joined(separator: ", ")
         let text = """
-        {
-          "x": {"a": 1, "b": 2, "a": 3},
-          "y": {\(big), "k7": 0},
-          "z": [{"q": 1, "q": 2}],
-          "x": null
-        }
-        """
+            {
+              "x": {"a": 1, "b": 2, "a": 3},
+              "y": {\(big), "k7": 0},
+              "z": [{"q": 1, "q": 2}],
+              "x": null
+            }
+            """
         guard let error = failure(text) else {
             Issue.record("duplicates accepted")
             return
@@ -461,10 +472,11 @@ private func kinds(_ doc: ConfigDocument) -> [ConfigNode.Kind] { doc.nodes.map(\
             state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return Int(truncatingIfNeeded: state >> 33)
         }
-        let alphabet = Array(#"{}[],:"\/ue0123456789-+.Eeaflnrstx "#.utf8) + [0x00, 0x0A, 0x0D, 0x09, 0x80, 0xC3, 0xED, 0xF4, 0xFF]
-        for _ in 0 ..< 5000 {
+        let alphabet =
+            Array(#"{}[],:"\/ue0123456789-+.Eeaflnrstx "#.utf8) + [0x00, 0x0A, 0x0D, 0x09, 0x80, 0xC3, 0xED, 0xF4, 0xFF]
+        for _ in 0..<5000 {
             var bytes = seed
-            for _ in 0 ..< 1 + next() % 4 {
+            for _ in 0..<1 + next() % 4 {
                 let i = next() % bytes.count
                 switch next() % 3 {
                 case 0: bytes[i] = alphabet[next() % alphabet.count]

@@ -1,10 +1,12 @@
+import Testing
+
+@testable import ControllerRegConfig
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Testing
-@testable import ControllerRegConfig
 
 /// Throughput check, run by hand and only printed (never asserted):
 ///
@@ -27,7 +29,7 @@ import Testing
         let clock = ContinuousClock()
         var best = Duration.seconds(1000)
         var nodes = 0
-        for _ in 0 ..< 30 {
+        for _ in 0..<30 {
             let start = clock.now
             let doc = try ConfigLoader.parse(bytes, format: .json, file: path)
             let elapsed = clock.now - start

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import ControllerRegConfig
 
 // The JSON, YAML and XML plist loaders share one reading of number text (`DecimalNumber`,
@@ -35,9 +36,11 @@ private let formats: [ConfigFormat] = [.json, .yaml, .plist]
 
     @Test func randomDecimalsAgreeWithTheStandardLibrary() throws {
         var rng = SystemRandomNumberGenerator()
-        for _ in 0 ..< 2000 {
-            let digits = (0 ..< Int.random(in: 1 ... 20, using: &rng)).map { _ in String(Int.random(in: 0 ... 9, using: &rng)) }.joined()
-            let text = "\(Int.random(in: 1 ... 9, using: &rng))\(digits.prefix(3)).\(digits)e\(Int.random(in: -30 ... 30, using: &rng))"
+        for _ in 0..<2000 {
+            let digits = (0..<Int.random(in: 1...20, using: &rng)).map { _ in String(Int.random(in: 0...9, using: &rng)) }
+                .joined()
+            let text =
+                "\(Int.random(in: 1 ... 9, using: &rng))\(digits.prefix(3)).\(digits)e\(Int.random(in: -30 ... 30, using: &rng))"
             let expected = Double(text)!
             for format in formats {
                 let node = try value(text, format)
@@ -55,7 +58,8 @@ private let formats: [ConfigFormat] = [.json, .yaml, .plist]
             #expect(throws: ConfigError.self, "yaml \(text)") { try value(text, .yaml) }
         }
         let plist = { (t: String) throws(ConfigError) -> ConfigNode in
-            try ConfigLoader.parse("<plist><integer>\(t)</integer></plist>", format: .plist, file: "n", limits: ConfigLimits()).nodes[0]
+            try ConfigLoader.parse("<plist><integer>\(t)</integer></plist>", format: .plist, file: "n", limits: ConfigLimits())
+                .nodes[0]
         }
         #expect(try plist("-9223372036854775808").int == Int64.min)
         #expect(try plist("0x7fffffffffffffff").int == Int64.max)
@@ -64,12 +68,16 @@ private let formats: [ConfigFormat] = [.json, .yaml, .plist]
 
     @Test func hexDigitsReadTheSameEverywhere() throws {
         #expect(try value("0x1fA", .yaml).int == 0x1FA)
-        #expect(try ConfigLoader.parse("<plist><integer>0x1fA</integer></plist>", format: .plist, file: "n",
-                                       limits: ConfigLimits()).nodes[0].int == 0x1FA)
+        #expect(
+            try ConfigLoader.parse(
+                "<plist><integer>0x1fA</integer></plist>", format: .plist, file: "n",
+                limits: ConfigLimits()
+            ).nodes[0].int == 0x1FA)
         let json = try ConfigLoader.parse(#""\u00e9\u00C9""#, format: .json, file: "n", limits: ConfigLimits())
         #expect(json.string(at: 0) == "éÉ")
-        let xml = try ConfigLoader.parse("<plist><string>&#xe9;&#xC9;&#233;</string></plist>", format: .plist, file: "n",
-                                         limits: ConfigLimits())
+        let xml = try ConfigLoader.parse(
+            "<plist><string>&#xe9;&#xC9;&#233;</string></plist>", format: .plist, file: "n",
+            limits: ConfigLimits())
         #expect(xml.string(at: 0) == "éÉé")
         #expect(HexDigits.value(UInt8(ascii: "g")) == nil && HexDigits.value(UInt8(ascii: "/")) == nil)
         #expect(HexDigits.text(0xAB, digits: 4) == "00AB" && HexDigits.text(0xAB, digits: 1, uppercase: false) == "ab")

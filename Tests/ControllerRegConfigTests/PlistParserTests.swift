@@ -1,8 +1,10 @@
 import Testing
+
 @testable import ControllerRegConfig
 
 /// Parses `text` with the plist loader.
-func plist(_ text: String, file: String = "t.plist", limits: ConfigLimits = ConfigLimits()) throws(ConfigError) -> ConfigDocument {
+func plist(_ text: String, file: String = "t.plist", limits: ConfigLimits = ConfigLimits()) throws(ConfigError) -> ConfigDocument
+{
     try withUnsafeBytesTyped(Array(text.utf8)) { (raw) throws(ConfigError) in
         try ConfigLoader.parse(raw, format: .plist, file: file, limits: limits)
     }
@@ -21,7 +23,9 @@ func wrap(_ value: String) -> String {
 }
 
 /// The error thrown by parsing `text` (fails the test if none is thrown).
-func plistError(_ text: String, limits: ConfigLimits = ConfigLimits(), sourceLocation: Testing.SourceLocation = #_sourceLocation) -> ConfigError? {
+func plistError(
+    _ text: String, limits: ConfigLimits = ConfigLimits(), sourceLocation: Testing.SourceLocation = #_sourceLocation
+) -> ConfigError? {
     do {
         _ = try plist(text, limits: limits)
         Issue.record("expected an error", sourceLocation: sourceLocation)
@@ -31,30 +35,31 @@ func plistError(_ text: String, limits: ConfigLimits = ConfigLimits(), sourceLoc
     }
 }
 
-
 @Suite struct XMLPlistTests {
     @Test func scalars() throws {
-        let doc = try plist(wrap("""
-        <array>
-          <string>hello</string>
-          <integer>42</integer>
-          <integer>-7</integer>
-          <integer>+0x1F</integer>
-          <integer>-9223372036854775808</integer>
-          <real>1.5</real>
-          <real>-2.5e3</real>
-          <true/>
-          <false/>
-          <string/>
-          <dict/>
-          <array/>
-          <key>k</key>
-          <real>nan</real>
-          <real>+infinity</real>
-          <real>-infinity</real>
-          <true></true>
-        </array>
-        """))
+        let doc = try plist(
+            wrap(
+                """
+                <array>
+                  <string>hello</string>
+                  <integer>42</integer>
+                  <integer>-7</integer>
+                  <integer>+0x1F</integer>
+                  <integer>-9223372036854775808</integer>
+                  <real>1.5</real>
+                  <real>-2.5e3</real>
+                  <true/>
+                  <false/>
+                  <string/>
+                  <dict/>
+                  <array/>
+                  <key>k</key>
+                  <real>nan</real>
+                  <real>+infinity</real>
+                  <real>-infinity</real>
+                  <true></true>
+                </array>
+                """))
         let n = doc.nodes
         #expect(n[0].kind == .list && n[0].count == 17 && Int(n[0].extent) == n.count)
         #expect(doc.string(at: 1) == "hello")
@@ -78,18 +83,20 @@ func plistError(_ text: String, limits: ConfigLimits = ConfigLimits(), sourceLoc
 
 @Suite struct XMLPlistStructureTests {
     @Test func nestingCountsAndExtents() throws {
-        let doc = try plist(wrap("""
-        <dict>
-          <key>a</key>
-          <array>
-            <integer>1</integer>
-            <dict><key>x</key><string>y</string></dict>
-            <array><array/></array>
-          </array>
-          <key>b</key>
-          <dict/>
-        </dict>
-        """))
+        let doc = try plist(
+            wrap(
+                """
+                <dict>
+                  <key>a</key>
+                  <array>
+                    <integer>1</integer>
+                    <dict><key>x</key><string>y</string></dict>
+                    <array><array/></array>
+                  </array>
+                  <key>b</key>
+                  <dict/>
+                </dict>
+                """))
         let n = doc.nodes
         #expect(n.count == 11)
         #expect(n[0].kind == .map && n[0].count == 2 && n[0].extent == 11)
@@ -106,17 +113,19 @@ func plistError(_ text: String, limits: ConfigLimits = ConfigLimits(), sourceLoc
     }
 
     @Test func textEntitiesCDATAAndWhitespace() throws {
-        let doc = try plist(wrap("""
-        <array>
-        <string>a &lt;b&gt; &amp; &quot;c&quot; &apos;d&apos;</string>
-        <string>&#65;&#x42;&#x1F600;&#233;</string>
-        <string><![CDATA[<not> &markup;]]>!</string>
-        <string>  two\n  lines\t</string>
-        <string>x<!-- hidden -->y</string>
-        <string>héllo wörld ✓ 😀</string>
-        <key>as value</key>
-        </array>
-        """))
+        let doc = try plist(
+            wrap(
+                """
+                <array>
+                <string>a &lt;b&gt; &amp; &quot;c&quot; &apos;d&apos;</string>
+                <string>&#65;&#x42;&#x1F600;&#233;</string>
+                <string><![CDATA[<not> &markup;]]>!</string>
+                <string>  two\n  lines\t</string>
+                <string>x<!-- hidden -->y</string>
+                <string>héllo wörld ✓ 😀</string>
+                <key>as value</key>
+                </array>
+                """))
         #expect(doc.string(at: 1) == "a <b> & \"c\" 'd'")
         #expect(doc.string(at: 2) == "AB😀é")
         #expect(doc.string(at: 3) == "<not> &markup;!")
@@ -127,23 +136,25 @@ func plistError(_ text: String, limits: ConfigLimits = ConfigLimits(), sourceLoc
     }
 
     @Test func numbers() throws {
-        let doc = try plist(wrap("""
-        <array>
-        <integer> 9223372036854775807 </integer>
-        <integer>0x7FFFFFFFFFFFFFFF</integer>
-        <integer>-0x10</integer>
-        <integer>0</integer>
-        <real>0.1</real>
-        <real>1e-300</real>
-        <real>12345678901234567890.5</real>
-        <real>.5</real>
-        <real>5.</real>
-        <real>-0</real>
-        <real>inf</real>
-        <real>3</real>
-        <real>2.2250738585072014E-308</real>
-        </array>
-        """))
+        let doc = try plist(
+            wrap(
+                """
+                <array>
+                <integer> 9223372036854775807 </integer>
+                <integer>0x7FFFFFFFFFFFFFFF</integer>
+                <integer>-0x10</integer>
+                <integer>0</integer>
+                <real>0.1</real>
+                <real>1e-300</real>
+                <real>12345678901234567890.5</real>
+                <real>.5</real>
+                <real>5.</real>
+                <real>-0</real>
+                <real>inf</real>
+                <real>3</real>
+                <real>2.2250738585072014E-308</real>
+                </array>
+                """))
         let n = doc.nodes
         #expect(n[1].int == Int64.max && n[2].int == Int64.max && n[3].int == -16 && n[4].int == 0)
         #expect(n[5].double == 0.1)
@@ -156,7 +167,8 @@ func plistError(_ text: String, limits: ConfigLimits = ConfigLimits(), sourceLoc
     }
 
     @Test func locations() throws {
-        let text = "<plist>\n<dict>\n  <key>a</key>\n\t<string>b</string>\n  <key>c</key> <integer>1</integer>\n</dict>\n</plist>\n"
+        let text =
+            "<plist>\n<dict>\n  <key>a</key>\n\t<string>b</string>\n  <key>c</key> <integer>1</integer>\n</dict>\n</plist>\n"
         let doc = try plist(text)
         #expect(doc.location(of: 0) == ControllerRegConfig.SourceLocation(file: "t.plist", line: 2, column: 1))
         #expect(doc.location(of: 1).line == 3 && doc.location(of: 1).column == 3)
@@ -168,7 +180,8 @@ func plistError(_ text: String, limits: ConfigLimits = ConfigLimits(), sourceLoc
 
     @Test func prologVariants() throws {
         // BOM, comments everywhere, DOCTYPE, no XML declaration, no version attribute.
-        let text = "\u{FEFF}<!-- top -->\n<!DOCTYPE plist SYSTEM \"file:///etc/passwd\">\n<!-- c -->\n<plist>\n<!-- c --><array><!-- c --><true/><!-- c --></array><!-- c -->\n</plist>\n<!-- trailing -->\n  "
+        let text =
+            "\u{FEFF}<!-- top -->\n<!DOCTYPE plist SYSTEM \"file:///etc/passwd\">\n<!-- c -->\n<plist>\n<!-- c --><array><!-- c --><true/><!-- c --></array><!-- c -->\n</plist>\n<!-- trailing -->\n  "
         let doc = try plist(text)
         #expect(doc.nodes.count == 2 && doc.nodes[1].bool)
         let attr = try plist("<?xml version='1.0'?><plist version='1.0' a=\"b\"><string attr = 'x'>v</string ></plist>")
@@ -199,8 +212,10 @@ func plistError(_ text: String, limits: ConfigLimits = ConfigLimits(), sourceLoc
 
 @Suite struct XMLPlistErrorTests {
     /// Checks code, message and (when given) line:column of the error from `text`.
-    func check(_ text: String, _ code: ErrorCode, _ message: String, line: Int? = nil, column: Int? = nil,
-               limits: ConfigLimits = ConfigLimits(), sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+    func check(
+        _ text: String, _ code: ErrorCode, _ message: String, line: Int? = nil, column: Int? = nil,
+        limits: ConfigLimits = ConfigLimits(), sourceLocation: Testing.SourceLocation = #_sourceLocation
+    ) {
         guard let error = plistError(text, limits: limits, sourceLocation: sourceLocation) else { return }
         let d = error.diagnostics[0]
         #expect(d.code == code, sourceLocation: sourceLocation)
@@ -227,7 +242,9 @@ func plistError(_ text: String, limits: ConfigLimits = ConfigLimits(), sourceLoc
         check("hello", .syntax, "expected <plist>, found text", line: 1, column: 1)
         check("<plist/>", .syntax, "<plist> is empty; it must contain exactly one value")
         check("<plist></plist>", .syntax, "<plist> is empty; it must contain exactly one value")
-        check("<plist><true/><false/></plist>", .syntax, "<plist> must contain exactly one value, found a second <false>", line: 1, column: 15)
+        check(
+            "<plist><true/><false/></plist>", .syntax, "<plist> must contain exactly one value, found a second <false>", line: 1,
+            column: 15)
         check("<plist><plist/></plist>", .syntax, "unexpected <plist> inside <plist>")
         check("<plist><true/></plist>\n<x/>", .syntax, "unexpected content after </plist>", line: 2, column: 1)
         check("<plist><true/></plist>junk", .syntax, "unexpected content after </plist>", line: 1, column: 23)
@@ -235,27 +252,41 @@ func plistError(_ text: String, limits: ConfigLimits = ConfigLimits(), sourceLoc
     }
 
     @Test func dictPairs() {
-        check("<plist><dict>\n<string>v</string></dict></plist>", .syntax, "expected <key> in <dict>, found <string>", line: 2, column: 1)
-        check("<plist><dict><key>lonely</key>\n</dict></plist>", .syntax, "key 'lonely' in <dict> has no value", line: 1, column: 14)
-        check("<plist><dict><key>a</key><key>b</key></dict></plist>", .syntax, "key 'a' in <dict> has no value", line: 1, column: 14)
+        check(
+            "<plist><dict>\n<string>v</string></dict></plist>", .syntax, "expected <key> in <dict>, found <string>", line: 2,
+            column: 1)
+        check(
+            "<plist><dict><key>lonely</key>\n</dict></plist>", .syntax, "key 'lonely' in <dict> has no value", line: 1, column: 14
+        )
+        check(
+            "<plist><dict><key>a</key><key>b</key></dict></plist>", .syntax, "key 'a' in <dict> has no value", line: 1, column: 14
+        )
     }
 
     @Test func dtdSubsetsAndEntitiesRejected() {
         let msg = "DTD subsets and entity declarations are not supported"
-        check("<?xml version=\"1.0\"?>\n<!DOCTYPE plist [ <!ENTITY x \"boom\"> ]>\n<plist><string>&x;</string></plist>", .syntax, msg, line: 2, column: 1)
+        check(
+            "<?xml version=\"1.0\"?>\n<!DOCTYPE plist [ <!ENTITY x \"boom\"> ]>\n<plist><string>&x;</string></plist>", .syntax,
+            msg, line: 2, column: 1)
         check("<!DOCTYPE plist SYSTEM \"http://example.com/x.dtd\" [ ]><plist><true/></plist>", .syntax, msg)
         check("<!ENTITY x SYSTEM \"file:///etc/passwd\"><plist><true/></plist>", .syntax, msg, line: 1, column: 1)
         check("<plist><array><!ENTITY x \"y\"></array></plist>", .syntax, msg, line: 1, column: 15)
     }
 
     @Test func dataAndDateRejected() {
-        check("<plist>\n<array>\n  <data>AAAA</data></array></plist>", .schema, "plist <data> values are not supported in configs", line: 3, column: 3)
-        check("<plist><date>2020-01-01T00:00:00Z</date></plist>", .schema, "plist <date> values are not supported in configs", line: 1, column: 8)
+        check(
+            "<plist>\n<array>\n  <data>AAAA</data></array></plist>", .schema, "plist <data> values are not supported in configs",
+            line: 3, column: 3)
+        check(
+            "<plist><date>2020-01-01T00:00:00Z</date></plist>", .schema, "plist <date> values are not supported in configs",
+            line: 1, column: 8)
     }
 
     @Test func entityErrors() {
-        check("<plist><string>a &nbsp; b</string></plist>", .syntax,
-              "unknown entity '&nbsp;' (only &lt; &gt; &amp; &quot; &apos; and character references are supported)", line: 1, column: 18)
+        check(
+            "<plist><string>a &nbsp; b</string></plist>", .syntax,
+            "unknown entity '&nbsp;' (only &lt; &gt; &amp; &quot; &apos; and character references are supported)", line: 1,
+            column: 18)
         check("<plist><string>&#xD800;</string></plist>", .syntax, "invalid character reference '&#xD800;'", line: 1, column: 16)
         check("<plist><string>&#x110000;</string></plist>", .syntax, "invalid character reference '&#x110000;'")
         check("<plist><string>&#0;</string></plist>", .syntax, "invalid character reference '&#0;'")
@@ -270,7 +301,9 @@ func plistError(_ text: String, limits: ConfigLimits = ConfigLimits(), sourceLoc
             bytes += bad
             bytes += Array("</string></plist>".utf8)
             do {
-                _ = try withUnsafeBytesTyped(bytes) { (raw) throws(ConfigError) in try PlistParser.parse(raw, file: "t.plist", limits: ConfigLimits()) }
+                _ = try withUnsafeBytesTyped(bytes) { (raw) throws(ConfigError) in
+                    try PlistParser.parse(raw, file: "t.plist", limits: ConfigLimits())
+                }
                 Issue.record("accepted invalid UTF-8 \(bad)")
             } catch {
                 #expect(error.code == .syntax)
@@ -281,9 +314,15 @@ func plistError(_ text: String, limits: ConfigLimits = ConfigLimits(), sourceLoc
     }
 
     @Test func numberErrors() {
-        check("<plist><integer>9223372036854775808</integer></plist>", .syntax, "integer '9223372036854775808' is out of the 64-bit range", line: 1, column: 8)
-        check("<plist><integer>-9223372036854775809</integer></plist>", .syntax, "integer '-9223372036854775809' is out of the 64-bit range")
-        check("<plist><integer>0x10000000000000000</integer></plist>", .syntax, "integer '0x10000000000000000' is out of the 64-bit range")
+        check(
+            "<plist><integer>9223372036854775808</integer></plist>", .syntax,
+            "integer '9223372036854775808' is out of the 64-bit range", line: 1, column: 8)
+        check(
+            "<plist><integer>-9223372036854775809</integer></plist>", .syntax,
+            "integer '-9223372036854775809' is out of the 64-bit range")
+        check(
+            "<plist><integer>0x10000000000000000</integer></plist>", .syntax,
+            "integer '0x10000000000000000' is out of the 64-bit range")
         check("<plist><integer>12abc</integer></plist>", .syntax, "invalid integer '12abc'")
         check("<plist><integer>1.5</integer></plist>", .syntax, "invalid integer '1.5'")
         check("<plist><integer/></plist>", .syntax, "invalid integer ''")
@@ -296,9 +335,9 @@ func plistError(_ text: String, limits: ConfigLimits = ConfigLimits(), sourceLoc
     @Test func everyTruncationOfTheFixtureIsAnError() throws {
         let good = try ConfigLoader.readFile(fixturePath("example.plist"))
         let end = good.lastIndex(of: UInt8(ascii: ">"))!
-        for length in 0 ... end {
+        for length in 0...end {
             #expect(throws: ConfigError.self) {
-                _ = try withUnsafeBytesTyped(Array(good[0 ..< length])) { (raw) throws(ConfigError) in
+                _ = try withUnsafeBytesTyped(Array(good[0..<length])) { (raw) throws(ConfigError) in
                     try PlistParser.parse(raw, file: "t.plist", limits: ConfigLimits())
                 }
             }
@@ -321,7 +360,9 @@ func plistError(_ text: String, limits: ConfigLimits = ConfigLimits(), sourceLoc
 /// XML 1.0 text rules (issue 12 item 10): line ends normalised, forbidden characters rejected.
 @Suite struct XMLPlistCharacterTests {
     @Test func lineEndsBecomeLF() throws {
-        let doc = try plist(wrap("<dict><key>a\r\nb</key><string>x\r\ny\rz\r\n</string><key>c</key><string><![CDATA[p\r\nq\rr]]></string></dict>"))
+        let doc = try plist(
+            wrap("<dict><key>a\r\nb</key><string>x\r\ny\rz\r\n</string><key>c</key><string><![CDATA[p\r\nq\rr]]></string></dict>")
+        )
         #expect(doc.string(at: 1) == "a\nb")
         #expect(doc.string(at: 2) == "x\ny\nz\n")
         #expect(doc.string(at: 4) == "p\nq\nr")
@@ -336,12 +377,16 @@ func plistError(_ text: String, limits: ConfigLimits = ConfigLimits(), sourceLoc
         #expect(xml.string(at: 2) == yaml.string(at: 2))
     }
 
-    @Test(arguments: ["a\u{1}b", "a\u{1B}b", "a\u{FFFE}b", "a\u{FFFF}b", "a&#1;b", "a&#x1F;b", "a&#xFFFE;b", "a&#65535;b",
-                      "<![CDATA[a\u{7}b]]>"])
+    @Test(arguments: [
+        "a\u{1}b", "a\u{1B}b", "a\u{FFFE}b", "a\u{FFFF}b", "a&#1;b", "a&#x1F;b", "a&#xFFFE;b", "a&#65535;b",
+        "<![CDATA[a\u{7}b]]>",
+    ])
     func charactersXMLForbidsAreSyntaxErrors(content: String) {
         let error = plistError(wrap("<string>\(content)</string>"))
         #expect(error?.code == .syntax)
-        #expect(error?.description.contains("XML") == true || error?.description.contains("character reference") == true, "\(String(describing: error))")
+        #expect(
+            error?.description.contains("XML") == true || error?.description.contains("character reference") == true,
+            "\(String(describing: error))")
     }
 
     @Test func tabsAndLineFeedsStay() throws {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import ControllerRegConfig
 
 private func load(_ text: String, limits: ConfigLimits = ConfigLimits()) throws(ConfigError) -> ConfigDocument {
@@ -6,8 +7,10 @@ private func load(_ text: String, limits: ConfigLimits = ConfigLimits()) throws(
 }
 
 /// Parses `text`, which must fail, and returns the error.
-private func failure(_ text: String, limits: ConfigLimits = ConfigLimits(),
-                     sourceLocation: Testing.SourceLocation = #_sourceLocation) -> ConfigError? {
+private func failure(
+    _ text: String, limits: ConfigLimits = ConfigLimits(),
+    sourceLocation: Testing.SourceLocation = #_sourceLocation
+) -> ConfigError? {
     do {
         let doc = try load(text, limits: limits)
         Issue.record("expected an error, got \(doc.nodes.count) nodes", sourceLocation: sourceLocation)
@@ -18,9 +21,11 @@ private func failure(_ text: String, limits: ConfigLimits = ConfigLimits(),
 }
 
 /// Checks the first diagnostic of a failing parse.
-private func expectFailure(_ text: String, _ code: ErrorCode, _ message: String, line: Int, column: Int,
-                           limits: ConfigLimits = ConfigLimits(),
-                           sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+private func expectFailure(
+    _ text: String, _ code: ErrorCode, _ message: String, line: Int, column: Int,
+    limits: ConfigLimits = ConfigLimits(),
+    sourceLocation: Testing.SourceLocation = #_sourceLocation
+) {
     guard let error = failure(text, limits: limits, sourceLocation: sourceLocation) else { return }
     let d = error.diagnostics[0]
     #expect(d.code == code, "\(error)", sourceLocation: sourceLocation)
@@ -46,8 +51,10 @@ enum Expected: Sendable, CustomStringConvertible {
     }
 }
 
-private func check(_ doc: ConfigDocument, _ index: Int, _ expected: Expected,
-                   sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+private func check(
+    _ doc: ConfigDocument, _ index: Int, _ expected: Expected,
+    sourceLocation: Testing.SourceLocation = #_sourceLocation
+) {
     let n = doc.nodes[index]
     switch expected {
     case .null: #expect(n.kind == .null, sourceLocation: sourceLocation)
@@ -174,7 +181,8 @@ private func check(_ doc: ConfigDocument, _ index: Int, _ expected: Expected,
     // MARK: - Collections
 
     @Test func blockCollections() throws {
-        let doc = try load("""
+        let doc = try load(
+            """
             name: demo
             items:
               - 1
@@ -209,7 +217,10 @@ private func check(_ doc: ConfigDocument, _ index: Int, _ expected: Expected,
         let n = doc.nodes
         #expect(n[0].kind == .map && n[0].count == 2 && Int(n[0].extent) == n.count)
         #expect(n[2].kind == .list && n[2].count == 4)
-        check(doc, 3, .int(1)); check(doc, 4, .double(2.5)); check(doc, 5, .string("s")); check(doc, 6, .null)
+        check(doc, 3, .int(1))
+        check(doc, 4, .double(2.5))
+        check(doc, 5, .string("s"))
+        check(doc, 6, .null)
         #expect(n[8].kind == .map && n[8].count == 2)
         check(doc, 10, .bool(true))
         #expect(n[12].kind == .list && n[12].count == 2)
@@ -226,7 +237,8 @@ private func check(_ doc: ConfigDocument, _ index: Int, _ expected: Expected,
     }
 
     @Test func locations() throws {
-        let doc = try load("""
+        let doc = try load(
+            """
             # comment
             top:
               key: value
@@ -236,19 +248,19 @@ private func check(_ doc: ConfigDocument, _ index: Int, _ expected: Expected,
             flow: {x: 1}
             """)
         func loc(_ i: Int) -> (Int, Int) { (Int(doc.nodes[i].line), Int(doc.nodes[i].column)) }
-        #expect(loc(0) == (2, 1))   // the root map starts at its first key
-        #expect(loc(1) == (2, 1))   // "top"
-        #expect(loc(2) == (3, 3))   // inner map
-        #expect(loc(3) == (3, 3))   // "key"
-        #expect(loc(4) == (3, 8))   // "value"
-        #expect(loc(5) == (4, 3))   // "list"
-        #expect(loc(6) == (5, 5))   // the list
-        #expect(loc(7) == (5, 7))   // 12
-        #expect(loc(8) == (6, 9))   // "quoted"
-        #expect(loc(9) == (7, 1))   // "flow"
+        #expect(loc(0) == (2, 1))  // the root map starts at its first key
+        #expect(loc(1) == (2, 1))  // "top"
+        #expect(loc(2) == (3, 3))  // inner map
+        #expect(loc(3) == (3, 3))  // "key"
+        #expect(loc(4) == (3, 8))  // "value"
+        #expect(loc(5) == (4, 3))  // "list"
+        #expect(loc(6) == (5, 5))  // the list
+        #expect(loc(7) == (5, 7))  // 12
+        #expect(loc(8) == (6, 9))  // "quoted"
+        #expect(loc(9) == (7, 1))  // "flow"
         #expect(loc(10) == (7, 7))  // {
         #expect(loc(11) == (7, 8))  // x
-        #expect(loc(12) == (7, 11)) // 1
+        #expect(loc(12) == (7, 11))  // 1
         #expect(doc.location(of: 4) == ControllerRegConfig.SourceLocation(file: "t.yaml", line: 3, column: 8))
     }
 
@@ -295,8 +307,9 @@ private func check(_ doc: ConfigDocument, _ index: Int, _ expected: Expected,
     // MARK: - Merge keys
 
     @Test func mergeKeysAreRejected() {
-        expectFailure("base: &b {x: 1}\nderived:\n  <<: *b\n  y: 2\n", .schema,
-                      "merge keys ('<<') are not supported; write the keys out", line: 3, column: 3)
+        expectFailure(
+            "base: &b {x: 1}\nderived:\n  <<: *b\n  y: 2\n", .schema,
+            "merge keys ('<<') are not supported; write the keys out", line: 3, column: 3)
     }
 
     @Test func quotedLessLessIsAPlainKey() throws {
@@ -307,7 +320,8 @@ private func check(_ doc: ConfigDocument, _ index: Int, _ expected: Expected,
     // MARK: - Anchors and aliases
 
     @Test func aliasesCopySubtrees() throws {
-        let doc = try load("""
+        let doc = try load(
+            """
             base: &b
               x: 1
               l: [a, &s str]
@@ -358,7 +372,7 @@ private func check(_ doc: ConfigDocument, _ index: Int, _ expected: Expected,
     @Test func billionLaughsIsRejectedQuickly() {
         var text = "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n"
         let names = ["a", "b", "c", "d", "e", "f", "g", "h", "i"]
-        for level in 1 ..< names.count {
+        for level in 1..<names.count {
             let prev = "*" + names[level - 1]
             text += "\(names[level]): &\(names[level]) [\(Array(repeating: prev, count: 10).joined(separator: ","))]\n"
         }
@@ -386,7 +400,7 @@ private func check(_ doc: ConfigDocument, _ index: Int, _ expected: Expected,
         #expect(error.diagnostics[0].message.contains("nesting deeper than the limit of 128"))
         let unclosed = String(repeating: "[", count: 10_000)
         #expect(failure(unclosed)?.code == .limit)
-        let block = (0 ..< 200).map { String(repeating: " ", count: $0) + "k:" }.joined(separator: "\n") + " 1\n"
+        let block = (0..<200).map { String(repeating: " ", count: $0) + "k:" }.joined(separator: "\n") + " 1\n"
         #expect(failure(block)?.code == .limit)
     }
 
@@ -476,9 +490,11 @@ private func check(_ doc: ConfigDocument, _ index: Int, _ expected: Expected,
     }
 
     @Test func neverCrashesOnOddInput() {
-        let inputs = ["&", "*", "!", "? ", ":", "- - - -", "{", "}", "[", "]", "|", ">", "---\n...\n---", "%YAML 2.0\n---\n",
-                      "%TAG ! tag:example.com,2000:\n--- !foo 1", "&a *a", "a: &a\nb: *a", "\u{FEFF}a: 1",
-                      "a: |\n  x\n y", String(repeating: "{a: ", count: 300), "'", "\"\\x\"", "\"\\uD800\""]
+        let inputs = [
+            "&", "*", "!", "? ", ":", "- - - -", "{", "}", "[", "]", "|", ">", "---\n...\n---", "%YAML 2.0\n---\n",
+            "%TAG ! tag:example.com,2000:\n--- !foo 1", "&a *a", "a: &a\nb: *a", "\u{FEFF}a: 1",
+            "a: |\n  x\n y", String(repeating: "{a: ", count: 300), "'", "\"\\x\"", "\"\\uD800\"",
+        ]
         for input in inputs {
             _ = try? load(input)
         }
@@ -487,7 +503,10 @@ private func check(_ doc: ConfigDocument, _ index: Int, _ expected: Expected,
     @Test func bomAndUTF16() throws {
         #expect(try load("\u{FEFF}a: 1\n").nodes.count == 3)
         var utf16: [UInt8] = [0xFF, 0xFE]
-        for u in "a: 1\n".utf16 { utf16.append(UInt8(u & 0xFF)); utf16.append(UInt8(u >> 8)) }
+        for u in "a: 1\n".utf16 {
+            utf16.append(UInt8(u & 0xFF))
+            utf16.append(UInt8(u >> 8))
+        }
         let doc = try ConfigLoader.parse(utf16, format: .yaml)
         check(doc, 2, .int(1))
     }
@@ -510,7 +529,8 @@ private func check(_ doc: ConfigDocument, _ index: Int, _ expected: Expected,
         check(doc, fields[1].value, .string("The first screen"))
         check(doc, fields[2].value, .int(1))
         let deps = doc.pairs(of: fields[3].value)
-        #expect(deps.map { doc.string(at: $0.key) } == ["dependentString", "dependentInt", "dependentBool", "test2ViewController"])
+        #expect(
+            deps.map { doc.string(at: $0.key) } == ["dependentString", "dependentInt", "dependentBool", "test2ViewController"])
         check(doc, deps[0].value, .string("@Yes, you can inject a string using the config file"))
         check(doc, deps[1].value, .int(1000))
         check(doc, deps[2].value, .bool(true))

@@ -1,6 +1,7 @@
 import ControllerReg
 import Synchronization
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,7 +15,7 @@ struct ConcurrencyTests {
         let stop = Atomic<Bool>(false)
         let bad = Atomic<Int>(0)
         let creates = Atomic<Int>(0)
-        let threads = (0 ..< 4).map { _ in
+        let threads = (0..<4).map { _ in
             Thread {
                 while !stop.load(ordering: .relaxed) {
                     do {
@@ -27,7 +28,7 @@ struct ConcurrencyTests {
                 }
             }
         }
-        for i in 0 ..< 200 {
+        for i in 0..<200 {
             try r.load(text: "N\(i): {ClassName: W\(i), Dependencies: {a: A}}")
             try registerWidgets(r, ["W\(i)"])
             _ = try r.create("N\(i)", as: Widget.self)
@@ -48,11 +49,13 @@ final class Thread: @unchecked Sendable {
     init(_ body: @escaping @Sendable () -> Void) {
         self.body = body
         let context = Unmanaged.passRetained(self).toOpaque()
-        pthread_create(&handle, nil, { raw in
-            let t = Unmanaged<Thread>.fromOpaque(raw!).takeRetainedValue()
-            t.body()
-            return nil
-        }, context)
+        pthread_create(
+            &handle, nil,
+            { raw in
+                let t = Unmanaged<Thread>.fromOpaque(raw!).takeRetainedValue()
+                t.body()
+                return nil
+            }, context)
     }
 
     func join() { pthread_join(handle, nil) }

@@ -52,23 +52,24 @@ struct CreateTests {
         try r.register(className: "Holder") { args in
             let items = args["items"]!
             seen.withLock { s in
-                for i in 0 ..< items.count { s.append(items[i]!.kind) }
+                for i in 0..<items.count { s.append(items[i]!.kind) }
                 s.append(args["nested"]!["inner"]![0]!.kind)
                 s.append(args["nested"]!["text"]!.kind)
                 s.append(args["plain"]![1]!.kind)
             }
             return Widget(className: "Holder", args: args)
         }
-        try r.load(text: """
-        H:
-          ClassName: Holder
-          Dependencies:
-            items: [A, B, "@lit", 4]
-            nested: {inner: [A], text: "@t"}
-            plain: [1, "@two"]
-        A: W
-        B: W
-        """)
+        try r.load(
+            text: """
+                H:
+                  ClassName: Holder
+                  Dependencies:
+                    items: [A, B, "@lit", 4]
+                    nested: {inner: [A], text: "@t"}
+                    plain: [1, "@two"]
+                A: W
+                B: W
+                """)
         _ = try r.create("H", as: Widget.self)
         #expect(seen.withLock { $0 } == [.object, .object, .string, .int, .object, .string, .string])
     }
@@ -96,13 +97,14 @@ struct CreateTests {
         let r = Registry()
         let log = CallLog()
         try registerWidgets(r, ["W", "Bad"], log: log, failing: ["Bad"])
-        try r.load(text: """
-        A: {ClassName: W, Dependencies: {b: B, c: C, d: D}}
-        B: {ClassName: W, Dependencies: {e: E}}
-        C: Bad
-        D: W
-        E: W
-        """)
+        try r.load(
+            text: """
+                A: {ClassName: W, Dependencies: {b: B, c: C, d: D}}
+                B: {ClassName: W, Dependencies: {e: E}}
+                C: Bad
+                D: W
+                E: W
+                """)
         let e = expectError { _ = try r.create("A") }
         #expect(e?.code == .createFailed)
         #expect(e?.description.contains("Bad refuses") == true)
@@ -132,7 +134,8 @@ struct CreateTests {
         limits.maxCreateDepth = 5
         let r = Registry(limits: limits)
         try registerWidgets(r, ["W"])
-        let chain = (0 ..< 10).map { "E\($0): {ClassName: W, Dependencies: {next: E\($0 + 1)}}" }.joined(separator: "\n") + "\nE10: W"
+        let chain =
+            (0..<10).map { "E\($0): {ClassName: W, Dependencies: {next: E\($0 + 1)}}" }.joined(separator: "\n") + "\nE10: W"
         try r.load(text: chain)
         #expect(expectError { _ = try r.create("E0") }?.code == .limit)
         #expect(try r.create("E6", as: Widget.self).className == "W")

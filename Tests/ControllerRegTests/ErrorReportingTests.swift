@@ -13,7 +13,7 @@ struct ErrorReportingTests {
         #expect(d("Tset1", "Test1") == 1)
         #expect(d("provider", "Provider") == 0)
         #expect(d("", "abc") == 3)
-        #expect(d("abcdef", "uvwxyz", cap: 2) == 3) // stops at the cap
+        #expect(d("abcdef", "uvwxyz", cap: 2) == 3)  // stops at the cap
         let long = String(repeating: "A", count: 64_000)
         #expect(d(long + "1", long + "2", cap: 8) == 1)
     }
@@ -50,7 +50,7 @@ struct ErrorReportingTests {
     }
 
     @Test func onlyTheFirstProblemsGetSuggestions() {
-        let lines = (0 ..< 100).map { "E\($0)x: {ClassName: C, Dependencies: {a: T\($0)x}}\nT\($0)y: C" }
+        let lines = (0..<100).map { "E\($0)x: {ClassName: C, Dependencies: {a: T\($0)x}}\nT\($0)y: C" }
         let e = expectError { try Registry().load(text: lines.joined(separator: "\n")) }
         #expect(e?.diagnostics.count == 100)
         #expect(e?.diagnostics.filter { $0.suggestion != nil }.count == Suggestions.maxSuggestedProblems)
@@ -60,7 +60,7 @@ struct ErrorReportingTests {
 
     @Test func aLongCycleNamesItsFirstAndLastParts() {
         let n = 2_000
-        var text = (0 ..< n - 1).map { "E\($0): {ClassName: C, Dependencies: {next: E\($0 + 1)}}" }
+        var text = (0..<n - 1).map { "E\($0): {ClassName: C, Dependencies: {next: E\($0 + 1)}}" }
         text.append("E\(n - 1): {ClassName: C, Dependencies: {next: E0}}")
         let e = expectError { try Registry().load(text: text.joined(separator: "\n")) }
         #expect(e?.code == .cycle)
@@ -102,9 +102,9 @@ struct ErrorReportingTests {
 
     @Test func theCodeOfAManyProblemLoadDoesNotDependOnLineOrder() {
         let lines = [
-            "A: {ClassName: C, Dependencies: {x: A}}",          // cycle
-            "B: {ClassName: C, Dependencies: {y: Nowhere}}",    // missing reference
-            "D: {ClassName: C, Unknown: 1}",                    // schema
+            "A: {ClassName: C, Dependencies: {x: A}}",  // cycle
+            "B: {ClassName: C, Dependencies: {y: Nowhere}}",  // missing reference
+            "D: {ClassName: C, Unknown: 1}",  // schema
         ]
         var codes = Set<ErrorCode>()
         for order in [[0, 1, 2], [2, 1, 0], [1, 2, 0], [1, 0, 2]] {
@@ -133,13 +133,16 @@ struct ErrorReportingTests {
 
     @Test func aBrokenFileDoesNotHideTheOthersProblems() throws {
         let dir = "/tmp/controllerreg-every-problem-\(UInt32.random(in: 0 ... .max))"
-        let good = "A: {ClassName: C, Dependencies: {x: A}}\nB: {ClassName: C, Bogus: 1}\nR: {ClassName: C, Dependencies: {y: DefinedInBad}}\n"
+        let good =
+            "A: {ClassName: C, Dependencies: {x: A}}\nB: {ClassName: C, Bogus: 1}\nR: {ClassName: C, Dependencies: {y: DefinedInBad}}\n"
         try writeFile(dir + "/good.yaml", good)
         try writeFile(dir + "/bad.yaml", "X: [unclosed\n")
         for paths in [["good.yaml", "bad.yaml", "missing.yaml"], ["missing.yaml", "bad.yaml", "good.yaml"]] {
             let e = expectError { try Registry().load(paths: paths.map { dir + "/" + $0 }) }
             let codes = (e?.diagnostics ?? []).map(\.code)
-            #expect(codes.contains(.syntax) && codes.contains(.io) && codes.contains(.schema) && codes.contains(.cycle), "\(String(describing: e))")
+            #expect(
+                codes.contains(.syntax) && codes.contains(.io) && codes.contains(.schema) && codes.contains(.cycle),
+                "\(String(describing: e))")
             // The unreadable files may define 'DefinedInBad': not reported as missing.
             #expect(!codes.contains(.missingReference))
             #expect(e?.code == .io)
@@ -154,7 +157,7 @@ struct ErrorReportingTests {
         let fromChild = expectError { try child.add(twice) }
         #expect(fromRoot?.diagnostics.map(\.message) == fromChild?.diagnostics.map(\.message))
         try root.add([EntryDefinition(name: "P", className: "C")])
-        try child.add([EntryDefinition(name: "P", className: "D")]) // a child may override its parent's entry
+        try child.add([EntryDefinition(name: "P", className: "D")])  // a child may override its parent's entry
         try child.add([EntryDefinition(name: "Q", className: "C")])
         let again = expectError { try child.add([EntryDefinition(name: "Q", className: "C")]) }
         let againRoot = expectError { try root.add([EntryDefinition(name: "P", className: "C")]) }

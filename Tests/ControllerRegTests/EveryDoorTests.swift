@@ -19,22 +19,31 @@ struct EveryDoorTests {
     }
 
     static let cases: [Case] = [
-        Case(yaml: "''", value: "", code: .schema,
-             message: "entry 'E', key 'd': an empty string is not an entry name; write \"@\" for an empty literal string"),
-        Case(yaml: "{Provider: '@x'}", value: ["Provider": "@x"], code: .schema,
-             message: "entry 'E', key 'd': Provider must name an entry, not a literal ('@x')"),
-        Case(yaml: "{Provider: ''}", value: ["Provider": ""], code: .schema,
-             message: "entry 'E', key 'd': Provider must name an entry (a non-empty string), found an empty string"),
-        Case(yaml: "{Provider: 5}", value: ["Provider": 5], code: .schema,
-             message: "entry 'E', key 'd': Provider must name an entry (a non-empty string), found an integer"),
-        Case(yaml: "{Provider: X, Other: 1}", value: ["Provider": "X", "Other": 1], code: .schema,
-             message: "entry 'E', key 'd': a provider is written {Provider: EntryName} with no other keys"),
-        Case(yaml: "{provider: X}", value: ["provider": "X"], code: .schema,
-             message: "entry 'E', key 'd': 'provider' is not a dependency form: forms are case-sensitive; write {Provider: EntryName}"),
-        Case(yaml: "[ok, '']", value: ["@ok", ""], code: .schema,
-             message: "entry 'E', key 'd': an empty string is not an entry name; write \"@\" for an empty literal string"),
-        Case(yaml: "Hello world", value: "Hello world", code: .missingReference,
-             message: "entry 'E', key 'd': no entry named 'Hello world'; if this is text, write \"@Hello world\""),
+        Case(
+            yaml: "''", value: "", code: .schema,
+            message: "entry 'E', key 'd': an empty string is not an entry name; write \"@\" for an empty literal string"),
+        Case(
+            yaml: "{Provider: '@x'}", value: ["Provider": "@x"], code: .schema,
+            message: "entry 'E', key 'd': Provider must name an entry, not a literal ('@x')"),
+        Case(
+            yaml: "{Provider: ''}", value: ["Provider": ""], code: .schema,
+            message: "entry 'E', key 'd': Provider must name an entry (a non-empty string), found an empty string"),
+        Case(
+            yaml: "{Provider: 5}", value: ["Provider": 5], code: .schema,
+            message: "entry 'E', key 'd': Provider must name an entry (a non-empty string), found an integer"),
+        Case(
+            yaml: "{Provider: X, Other: 1}", value: ["Provider": "X", "Other": 1], code: .schema,
+            message: "entry 'E', key 'd': a provider is written {Provider: EntryName} with no other keys"),
+        Case(
+            yaml: "{provider: X}", value: ["provider": "X"], code: .schema,
+            message:
+                "entry 'E', key 'd': 'provider' is not a dependency form: forms are case-sensitive; write {Provider: EntryName}"),
+        Case(
+            yaml: "[ok, '']", value: ["@ok", ""], code: .schema,
+            message: "entry 'E', key 'd': an empty string is not an entry name; write \"@\" for an empty literal string"),
+        Case(
+            yaml: "Hello world", value: "Hello world", code: .missingReference,
+            message: "entry 'E', key 'd': no entry named 'Hello world'; if this is text, write \"@Hello world\""),
         Case(name: "", yaml: "'@x'", value: "@x", code: .schema, message: "an entry name must not be empty"),
         Case(className: "", yaml: "'@x'", value: "@x", code: .schema, message: "the class name of entry 'E' must not be empty"),
     ]
@@ -49,7 +58,9 @@ struct EveryDoorTests {
     func throughAdd(_ c: Case) -> Diagnostic? {
         expectError {
             let value = try DependencyValue(reading: c.value)
-            try Registry().add([EntryDefinition(name: c.name, className: c.className, dependencies: [Dependency(key: "d", value: value)])])
+            try Registry().add([
+                EntryDefinition(name: c.name, className: c.className, dependencies: [Dependency(key: "d", value: value)])
+            ])
         }?.diagnostics.first
     }
 
@@ -68,10 +79,18 @@ struct EveryDoorTests {
     @Test func valuesBuiltInSwiftAreCheckedLikeConfigs() {
         // The Swift API's own values, not read from a Value: the same checks in the transaction.
         let r = Registry()
-        let empty = expectError { try r.add([EntryDefinition(name: "E", className: "C", dependencies: [Dependency(key: "d", value: .reference("", at: nil))])]) }
+        let empty = expectError {
+            try r.add([
+                EntryDefinition(name: "E", className: "C", dependencies: [Dependency(key: "d", value: .reference("", at: nil))])
+            ])
+        }
         #expect(empty?.code == .schema)
         #expect(empty?.diagnostics.first?.message == Self.cases[0].message)
-        let literal = expectError { try r.add([EntryDefinition(name: "E", className: "C", dependencies: [Dependency(key: "d", value: .provider("@x", at: nil))])]) }
+        let literal = expectError {
+            try r.add([
+                EntryDefinition(name: "E", className: "C", dependencies: [Dependency(key: "d", value: .provider("@x", at: nil))])
+            ])
+        }
         #expect(literal?.diagnostics.first?.message == Self.cases[1].message)
         let noName = expectError { try r.add([EntryDefinition(name: "", className: "C")]) }
         #expect(noName?.code == .schema)
@@ -81,15 +100,18 @@ struct EveryDoorTests {
     @Test func aPlainMapMayHoldAKeyNamedLikeAForm() throws {
         let r = Registry()
         try r.load(text: "E: {ClassName: C, Dependencies: {cloud: {provider: '@aws', region: '@eu'}}}")
-        #expect(r.entry(named: "E")?.dependencies.first?.value == .map([
-            Dependency(key: "provider", value: .string("aws")), Dependency(key: "region", value: .string("eu")),
-        ]))
+        #expect(
+            r.entry(named: "E")?.dependencies.first?.value
+                == .map([
+                    Dependency(key: "provider", value: .string("aws")), Dependency(key: "region", value: .string("eu")),
+                ]))
     }
 
     @Test func theRuleReadsBackWhatItWrites() throws {
         let values: [DependencyValue] = [
             .string(""), .string("@at"), .reference("Name", at: nil), .provider("P", at: nil),
-            .list([.int(1), .string("x"), .reference("R", at: nil)]), .map([Dependency(key: "k", value: .provider("Q", at: nil))]),
+            .list([.int(1), .string("x"), .reference("R", at: nil)]),
+            .map([Dependency(key: "k", value: .provider("Q", at: nil))]),
         ]
         for v in values { #expect(try DependencyValue(reading: DependencyRule.written(v)) == v) }
     }

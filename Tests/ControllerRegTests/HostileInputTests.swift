@@ -1,10 +1,11 @@
+import ControllerReg
+import Testing
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import ControllerReg
-import Testing
 
 /// Hostile and broken configs. Every case checks the error code, and that the registry is exactly as
 /// it was (same entries, and a create still works). Cases that are legal input check what loads.
@@ -19,8 +20,10 @@ struct HostileInputTests {
     }
 
     /// Loads `bytes` and expects `code`; then checks the registry is unchanged and still creates.
-    func expectRejected(_ bytes: [UInt8], _ format: ConfigFormat, _ code: ErrorCode, limits: RegistryLimits = RegistryLimits(),
-                        containing text: String? = nil, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
+    func expectRejected(
+        _ bytes: [UInt8], _ format: ConfigFormat, _ code: ErrorCode, limits: RegistryLimits = RegistryLimits(),
+        containing text: String? = nil, sourceLocation: Testing.SourceLocation = #_sourceLocation
+    ) throws {
         let r = try Self.baseline(limits: limits)
         let before = r.entries
         let e = expectError { try bytes.withUnsafeBytes { raw in try r.load(bytes: raw, format: format) } }
@@ -32,8 +35,10 @@ struct HostileInputTests {
         #expect(made.children["b"]?.className == "W", sourceLocation: sourceLocation)
     }
 
-    func expectRejected(_ text: String, _ format: ConfigFormat, _ code: ErrorCode, limits: RegistryLimits = RegistryLimits(),
-                        containing: String? = nil, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
+    func expectRejected(
+        _ text: String, _ format: ConfigFormat, _ code: ErrorCode, limits: RegistryLimits = RegistryLimits(),
+        containing: String? = nil, sourceLocation: Testing.SourceLocation = #_sourceLocation
+    ) throws {
         try expectRejected(Array(text.utf8), format, code, limits: limits, containing: containing, sourceLocation: sourceLocation)
     }
 
@@ -47,11 +52,12 @@ struct HostileInputTests {
     // MARK: Encoding
 
     @Test func invalidUTF8() throws {
-        let bad: [UInt8] = [0xC3, 0x28] // a lead byte followed by a non-continuation byte
+        let bad: [UInt8] = [0xC3, 0x28]  // a lead byte followed by a non-continuation byte
         try expectRejected(Array("{\"A\": \"".utf8) + bad + Array("\"}".utf8), .json, .syntax)
         try expectRejected(Array("A: \"".utf8) + bad + Array("\"\n".utf8), .yaml, .syntax)
         try expectRejected(Array("A: ".utf8) + [0xFF, 0xFE] + Array("\n".utf8), .yaml, .syntax)
-        try expectRejected(Array("<plist><dict><key>A</key><string>".utf8) + bad + Array("</string></dict></plist>".utf8), .plist, .syntax)
+        try expectRejected(
+            Array("<plist><dict><key>A</key><string>".utf8) + bad + Array("</string></dict></plist>".utf8), .plist, .syntax)
         // An overlong encoding of '/' and a UTF-16 surrogate encoded in UTF-8.
         try expectRejected(Array("{\"A\": \"".utf8) + [0xC0, 0xAF] + Array("\"}".utf8), .json, .syntax)
         try expectRejected(Array("{\"A\": \"".utf8) + [0xED, 0xA0, 0x80] + Array("\"}".utf8), .json, .syntax)
@@ -64,7 +70,8 @@ struct HostileInputTests {
         // An escaped NUL is text, but names (entry, class, reference) cannot hold one.
         try expectRejected("{\"A\\u0000B\": \"W\"}", .json, .schema, containing: "NUL")
         try expectRejected("{\"A\": \"W\\u0000\"}", .json, .schema, containing: "NUL")
-        try expectRejected("{\"A\": {\"ClassName\": \"W\", \"Dependencies\": {\"x\": \"Base1\\u0000\"}}}", .json, .schema, containing: "NUL")
+        try expectRejected(
+            "{\"A\": {\"ClassName\": \"W\", \"Dependencies\": {\"x\": \"Base1\\u0000\"}}}", .json, .schema, containing: "NUL")
         // As a literal it is data and loads, whole.
         let e = try accepted("{\"A\": {\"ClassName\": \"W\", \"Dependencies\": {\"x\": \"@a\\u0000b\"}}}", .json)
         #expect(e.first?.dependencies.first?.value == .string("a\u{0}b"))
@@ -114,12 +121,14 @@ struct HostileInputTests {
     }
 
     static func deepYAML(_ depth: Int) -> String {
-        "A: {ClassName: W, Dependencies: {x: " + String(repeating: "[", count: depth) + String(repeating: "]", count: depth) + "}}\n"
+        "A: {ClassName: W, Dependencies: {x: " + String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
+            + "}}\n"
     }
 
     static func deepPlist(_ depth: Int) -> String {
         "<plist><dict><key>A</key><dict><key>ClassName</key><string>W</string><key>Dependencies</key><dict><key>x</key>"
-            + String(repeating: "<array>", count: depth) + String(repeating: "</array>", count: depth) + "</dict></dict></dict></plist>"
+            + String(repeating: "<array>", count: depth) + String(repeating: "</array>", count: depth)
+            + "</dict></dict></dict></plist>"
     }
 
     @Test func tenThousandDeepNesting() throws {
@@ -131,7 +140,8 @@ struct HostileInputTests {
         var huge = RegistryLimits()
         huge.config.maxDepth = .max
         huge.maxCreateDepth = .max
-        try expectRejected(Self.deepJSON(10_000), .json, .limit, limits: huge, containing: "deeper than \(DependencyValue.maxNesting) levels")
+        try expectRejected(
+            Self.deepJSON(10_000), .json, .limit, limits: huge, containing: "deeper than \(DependencyValue.maxNesting) levels")
         try expectRejected(Self.deepYAML(10_000), .yaml, .limit, limits: huge)
         try expectRejected(Self.deepPlist(10_000), .plist, .limit, limits: huge)
         // Just under the ceiling loads and creates.
@@ -142,10 +152,12 @@ struct HostileInputTests {
 
     @Test func deepValuesFromCodeAreRefused() throws {
         var v = DependencyValue.reference("Base1", at: nil)
-        for _ in 0 ..< 1_000 { v = .list([v]) }
+        for _ in 0..<1_000 { v = .list([v]) }
         let r = try Self.baseline()
         let before = r.entries
-        let e = expectError { try r.add([EntryDefinition(name: "Deep", className: "W", dependencies: [Dependency(key: "x", value: v)])]) }
+        let e = expectError {
+            try r.add([EntryDefinition(name: "Deep", className: "W", dependencies: [Dependency(key: "x", value: v)])])
+        }
         #expect(e?.code == .limit)
         #expect(r.entries == before)
     }
@@ -153,11 +165,17 @@ struct HostileInputTests {
     @Test func deepReferenceChains() throws {
         // Over the create depth limit: CR_ERR_LIMIT naming it; with the limit raised as far as it goes,
         // the stack guard stops a chain that would not fit the thread's stack.
-        let chain = (0 ..< 20_000).map { "E\($0): {ClassName: W, Dependencies: {n: E\($0 + 1)}}" }.joined(separator: "\n") + "\nE20000: W\n"
+        let chain =
+            (0..<20_000).map { "E\($0): {ClassName: W, Dependencies: {n: E\($0 + 1)}}" }.joined(separator: "\n") + "\nE20000: W\n"
         let r = try Self.baseline()
         try r.load(text: chain)
         #expect(expectError { _ = try r.create("E0") }?.code == .limit)
-        try r.setLimits({ var l = r.limits; l.maxCreateDepth = .max; return l }())
+        try r.setLimits(
+            {
+                var l = r.limits
+                l.maxCreateDepth = .max
+                return l
+            }())
         let e = expectError { _ = try r.create("E0") }
         #expect(e?.code == .limit)
         #expect(e?.description.contains("stack") == true)
@@ -180,8 +198,9 @@ struct HostileInputTests {
     @Test func nodeCountLimit() throws {
         var limits = RegistryLimits()
         limits.config.maxNodes = 50
-        try expectRejected("A: {ClassName: W, Dependencies: {x: [" + Array(repeating: "1", count: 100).joined(separator: ",") + "]}}", .yaml,
-                           .limit, limits: limits)
+        try expectRejected(
+            "A: {ClassName: W, Dependencies: {x: [" + Array(repeating: "1", count: 100).joined(separator: ",") + "]}}", .yaml,
+            .limit, limits: limits)
     }
 
     // MARK: Numbers
@@ -190,10 +209,13 @@ struct HostileInputTests {
         for text in ["99999999999999999999", "-9223372036854775809", "18446744073709551616"] {
             try expectRejected("{\"A\": {\"ClassName\": \"W\", \"Dependencies\": {\"x\": \(text)}}}", .json, .syntax)
             try expectRejected("A: {ClassName: W, Dependencies: {x: \(text)}}\n", .yaml, .syntax)
-            try expectRejected("<plist><dict><key>A</key><dict><key>ClassName</key><string>W</string><key>Dependencies</key><dict><key>x</key><integer>\(text)</integer></dict></dict></dict></plist>", .plist, .syntax)
+            try expectRejected(
+                "<plist><dict><key>A</key><dict><key>ClassName</key><string>W</string><key>Dependencies</key><dict><key>x</key><integer>\(text)</integer></dict></dict></dict></plist>",
+                .plist, .syntax)
         }
         // The extremes themselves load exactly.
-        let e = try accepted("{\"A\": {\"ClassName\": \"W\", \"Dependencies\": {\"a\": 9223372036854775807, \"b\": -9223372036854775808}}}", .json)
+        let e = try accepted(
+            "{\"A\": {\"ClassName\": \"W\", \"Dependencies\": {\"a\": 9223372036854775807, \"b\": -9223372036854775808}}}", .json)
         #expect(e.first?.dependencies.map(\.value) == [.int(.max), .int(.min)])
     }
 
@@ -209,7 +231,8 @@ struct HostileInputTests {
     @Test func duplicateKeys() throws {
         try expectRejected("{\"A\": \"W\", \"A\": \"W\"}", .json, .duplicate)
         try expectRejected("A: W\nA: W\n", .yaml, .duplicate)
-        try expectRejected("<plist><dict><key>A</key><string>W</string><key>A</key><string>W</string></dict></plist>", .plist, .duplicate)
+        try expectRejected(
+            "<plist><dict><key>A</key><string>W</string><key>A</key><string>W</string></dict></plist>", .plist, .duplicate)
         try expectRejected("{\"A\": {\"ClassName\": \"W\", \"ClassName\": \"V\"}}", .json, .duplicate)
         // A name the registry already has.
         try expectRejected("Base1: W\n", .yaml, .duplicate)
@@ -263,20 +286,23 @@ struct HostileInputTests {
     // MARK: Plists
 
     /// A binary plist: one dict {"A": "W"} by hand, with the offset table and trailer to mangle.
-    static func binaryPlist(offsetOf object: Int? = nil, to value: UInt8 = 0, topObject: UInt8 = 0, selfRef: Bool = false) -> [UInt8] {
+    static func binaryPlist(
+        offsetOf object: Int? = nil, to value: UInt8 = 0, topObject: UInt8 = 0, selfRef: Bool = false
+    ) -> [UInt8] {
         var b = Array("bplist00".utf8)
         var offsets: [UInt8] = []
-        offsets.append(UInt8(b.count)) // object 0: dict with 1 pair: key ref 1, value ref selfRef ? 0 : 2
+        offsets.append(UInt8(b.count))  // object 0: dict with 1 pair: key ref 1, value ref selfRef ? 0 : 2
         b += [0xD1, 0x01, selfRef ? 0x00 : 0x02]
-        offsets.append(UInt8(b.count)) // object 1: "A"
+        offsets.append(UInt8(b.count))  // object 1: "A"
         b += [0x51, 0x41]
-        offsets.append(UInt8(b.count)) // object 2: "W"
+        offsets.append(UInt8(b.count))  // object 2: "W"
         b += [0x51, 0x57]
         if let object { offsets[object] = value }
         let tableOffset = b.count
         b += offsets
         // Trailer: 6 unused, offset int size 1, ref size 1, 3 objects, top object, table offset.
-        b += [0, 0, 0, 0, 0, 0, 1, 1] + [0, 0, 0, 0, 0, 0, 0, 3] + [0, 0, 0, 0, 0, 0, 0, topObject]
+        b +=
+            [0, 0, 0, 0, 0, 0, 1, 1] + [0, 0, 0, 0, 0, 0, 0, 3] + [0, 0, 0, 0, 0, 0, 0, topObject]
             + [0, 0, 0, 0, 0, 0, 0, UInt8(tableOffset)]
         return b
     }
@@ -293,7 +319,7 @@ struct HostileInputTests {
         try expectRejected(Self.binaryPlist(topObject: 7), .plist, .syntax)
         try expectRejected(Self.binaryPlist(selfRef: true), .plist, .syntax)
         let whole = Self.binaryPlist()
-        for n in 0 ..< whole.count {
+        for n in 0..<whole.count {
             let r = try Self.baseline()
             let e = expectError { try Array(whole[..<n]).withUnsafeBytes { try r.load(bytes: $0, format: .plist) } }
             #expect(e != nil, "truncated to \(n) bytes")
@@ -304,29 +330,32 @@ struct HostileInputTests {
     @Test func xmlPlistEntities() throws {
         // An external entity is never read: DOCTYPE internal subsets are refused outright.
         let external = """
-        <?xml version="1.0"?>
-        <!DOCTYPE plist [<!ENTITY x SYSTEM "file:///etc/passwd">]>
-        <plist><dict><key>A</key><string>&x;</string></dict></plist>
-        """
+            <?xml version="1.0"?>
+            <!DOCTYPE plist [<!ENTITY x SYSTEM "file:///etc/passwd">]>
+            <plist><dict><key>A</key><string>&x;</string></dict></plist>
+            """
         try expectRejected(external, .plist, .syntax)
         let r = Registry()
         let e = expectError { try r.load(text: external, format: .plist) }
         #expect(e?.description.contains("root:") == false)
         // Entity expansion ("billion laughs" in XML) is refused the same way.
-        try expectRejected("""
-        <?xml version="1.0"?>
-        <!DOCTYPE plist [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]>
-        <plist><dict><key>A</key><string>&b;</string></dict></plist>
-        """, .plist, .syntax)
+        try expectRejected(
+            """
+            <?xml version="1.0"?>
+            <!DOCTYPE plist [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]>
+            <plist><dict><key>A</key><string>&b;</string></dict></plist>
+            """, .plist, .syntax)
         // An undefined entity reference, and a parameter entity.
         try expectRejected("<plist><dict><key>A</key><string>&x;</string></dict></plist>", .plist, .syntax)
-        try expectRejected("<!DOCTYPE plist [<!ENTITY % p SYSTEM \"http://example.invalid/\"> %p;]><plist><dict/></plist>", .plist, .syntax)
+        try expectRejected(
+            "<!DOCTYPE plist [<!ENTITY % p SYSTEM \"http://example.invalid/\"> %p;]><plist><dict/></plist>", .plist, .syntax)
         // The standard public DOCTYPE (no internal subset) and predefined/char entities are fine.
-        let ok = try accepted("""
-        <?xml version="1.0" encoding="UTF-8"?>
-        <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
-        <plist version="1.0"><dict><key>A&amp;&#66;</key><string>W</string></dict></plist>
-        """, .plist)
+        let ok = try accepted(
+            """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+            <plist version="1.0"><dict><key>A&amp;&#66;</key><string>W</string></dict></plist>
+            """, .plist)
         #expect(ok.map(\.name) == ["A&B"])
     }
 
@@ -353,8 +382,10 @@ struct HostileInputTests {
         let before = r.entries
         // A directory, a FIFO (no writer: must not block), a missing file, a dangling symlink, a
         // symlink loop, /dev/null (a device), an empty path.
-        for path in ["\(dir)/sub.yaml", "\(dir)/fifo.yaml", "\(dir)/missing.yaml", "\(dir)/dangling.yaml", "\(dir)/loop.yaml",
-                     "/dev/null", ""] {
+        for path in [
+            "\(dir)/sub.yaml", "\(dir)/fifo.yaml", "\(dir)/missing.yaml", "\(dir)/dangling.yaml", "\(dir)/loop.yaml",
+            "/dev/null", "",
+        ] {
             let e = expectError { try r.load(path: path) }
             #expect(e?.code == .io, "\(path): \(String(describing: e))")
             #expect(r.entries == before)

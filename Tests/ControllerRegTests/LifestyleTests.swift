@@ -17,10 +17,11 @@ struct LifestyleTests {
             log.record("S")
             return Service(log)
         }
-        try r!.load(text: """
-        Service: {ClassName: S, Lifestyle: singleton}
-        A: {ClassName: W, Dependencies: {s: Service}}
-        """)
+        try r!.load(
+            text: """
+                Service: {ClassName: S, Lifestyle: singleton}
+                A: {ClassName: W, Dependencies: {s: Service}}
+                """)
         do {
             let a1 = try r!.create("A", as: Widget.self)
             let a2 = try r!.create("A", as: Widget.self)
@@ -41,7 +42,10 @@ struct LifestyleTests {
         final class Tracked: @unchecked Sendable {
             let name: String
             let order: CallLog
-            init(_ name: String, _ order: CallLog) { self.name = name; self.order = order }
+            init(_ name: String, _ order: CallLog) {
+                self.name = name
+                self.order = order
+            }
             deinit { order.record(name) }
         }
         do {
@@ -49,11 +53,12 @@ struct LifestyleTests {
             for cls in ["First", "Second", "Third"] {
                 try r.register(className: cls) { _ in Tracked(cls, order) }
             }
-            try r.load(text: """
-            One: {ClassName: First, Lifestyle: singleton}
-            Two: {ClassName: Second, Lifestyle: singleton, Dependencies: {one: One}}
-            Three: {ClassName: Third, Lifestyle: singleton}
-            """)
+            try r.load(
+                text: """
+                    One: {ClassName: First, Lifestyle: singleton}
+                    Two: {ClassName: Second, Lifestyle: singleton, Dependencies: {one: One}}
+                    Three: {ClassName: Third, Lifestyle: singleton}
+                    """)
             _ = try r.create("Two")
             _ = try r.create("Three")
             r.close()
@@ -69,17 +74,17 @@ struct LifestyleTests {
     }
 
     @Test func eightThreadsRacingTheFirstCreateBuildASingletonOnce() throws {
-        for _ in 0 ..< 20 {
+        for _ in 0..<20 {
             let r = Registry()
             let calls = Atomic<Int>(0)
             try r.register(className: "Slow") { args in
                 calls.add(1, ordering: .relaxed)
-                for _ in 0 ..< 10_000 { _ = calls.load(ordering: .relaxed) }
+                for _ in 0..<10_000 { _ = calls.load(ordering: .relaxed) }
                 return Widget(className: "Slow", args: args)
             }
             try r.load(text: "S: {ClassName: Slow, Lifestyle: singleton}")
             let seen = Mutex<Set<UInt>>([])
-            let threads = (0 ..< 8).map { _ in
+            let threads = (0..<8).map { _ in
                 Thread {
                     if let p = try? r.create("S") {
                         let bits = UInt(bitPattern: p)
@@ -108,12 +113,13 @@ struct LifestyleTests {
         let log = CallLog()
         let r = Registry()
         try registerWidgets(r, ["W", "Ctx"], log: log)
-        try r.load(text: """
-        Top: {ClassName: W, Dependencies: {left: Left, right: Right}}
-        Left: {ClassName: W, Dependencies: {ctx: Context}}
-        Right: {ClassName: W, Dependencies: {ctx: Context}}
-        Context: {ClassName: Ctx, Lifestyle: graph}
-        """)
+        try r.load(
+            text: """
+                Top: {ClassName: W, Dependencies: {left: Left, right: Right}}
+                Left: {ClassName: W, Dependencies: {ctx: Context}}
+                Right: {ClassName: W, Dependencies: {ctx: Context}}
+                Context: {ClassName: Ctx, Lifestyle: graph}
+                """)
         let top = try r.create("Top", as: Widget.self)
         let l = top.children["left"]!.children["ctx"]!
         let rr = top.children["right"]!.children["ctx"]!
@@ -128,11 +134,12 @@ struct LifestyleTests {
         let log = CallLog()
         let r = Registry()
         try registerWidgets(r, ["W"], log: log)
-        try r.load(text: """
-        Late: {ClassName: W, Lifestyle: singleton, Eager: true, Dependencies: {db: Database}}
-        Database: {ClassName: W, Lifestyle: singleton, Eager: true}
-        Lazy: {ClassName: W, Lifestyle: singleton}
-        """)
+        try r.load(
+            text: """
+                Late: {ClassName: W, Lifestyle: singleton, Eager: true, Dependencies: {db: Database}}
+                Database: {ClassName: W, Lifestyle: singleton, Eager: true}
+                Lazy: {ClassName: W, Lifestyle: singleton}
+                """)
         try r.start()
         #expect(log.all.count == 2)
         let r2 = Registry()
@@ -154,17 +161,20 @@ struct LifestyleTests {
             held.withLock { $0 = args["detail"]?.provider }
             return Widget(className: "List", args: args)
         }
-        try r.load(text: """
-        ListScreen: {ClassName: List, Dependencies: {detail: {Provider: DetailScreen}}}
-        DetailScreen: {ClassName: Detail, Dependencies: {back: {Provider: ListScreen}}}
-        """)
+        try r.load(
+            text: """
+                ListScreen: {ClassName: List, Dependencies: {detail: {Provider: DetailScreen}}}
+                DetailScreen: {ClassName: Detail, Dependencies: {back: {Provider: ListScreen}}}
+                """)
         _ = try r.create("ListScreen", as: Widget.self)
         let provider = try #require(held.withLock { $0 })
         #expect(provider.entryName == "DetailScreen")
         let detail = try provider.create(props: ["id": 7], as: Widget.self)
         #expect(detail.args["id"] == .int(7))
         #expect(detail.args["back"]?.kind == .provider)
-        #expect(expectError { try r.load(text: "X: {ClassName: W, Dependencies: {p: {Provider: Nowhere}}}") }?.code == .missingReference)
+        #expect(
+            expectError { try r.load(text: "X: {ClassName: W, Dependencies: {p: {Provider: Nowhere}}}") }?.code
+                == .missingReference)
         #expect(expectError { try r.load(text: "Y: {ClassName: W, Dependencies: {y: Y}}") }?.code == .cycle)
     }
 
@@ -173,17 +183,22 @@ struct LifestyleTests {
         let r = Registry()
         let log = CallLog()
         try registerWidgets(r, ["Service"], log: log)
-        try r.register(className: "ScreenClass", .swift(create: { _ in Screen() }, setter: { object, key, value in
-            if key == "bad" { throw TestFailure(message: "no such property") }
-            (object as! Screen).values[key] = value.value
-        }))
+        try r.register(
+            className: "ScreenClass",
+            .swift(
+                create: { _ in Screen() },
+                setter: { object, key, value in
+                    if key == "bad" { throw TestFailure(message: "no such property") }
+                    (object as! Screen).values[key] = value.value
+                }))
         try r.register(className: "Plain") { _ in Screen() }
-        try r.load(text: """
-        Home: {ClassName: ScreenClass, Dependencies: {title: "@Home", count: 3, service: Svc}}
-        Broken: {ClassName: ScreenClass, Dependencies: {title: "@x", bad: 1, later: Svc}}
-        NoSet: {ClassName: Plain, Dependencies: {a: 1}}
-        Svc: Service
-        """)
+        try r.load(
+            text: """
+                Home: {ClassName: ScreenClass, Dependencies: {title: "@Home", count: 3, service: Svc}}
+                Broken: {ClassName: ScreenClass, Dependencies: {title: "@x", bad: 1, later: Svc}}
+                NoSet: {ClassName: Plain, Dependencies: {a: 1}}
+                Svc: Service
+                """)
         let screen = Screen()
         try r.inject("Home", into: screen)
         #expect(screen.values["title"] == .string("Home"))
@@ -206,10 +221,10 @@ struct LifestyleTests {
         try r.addNameTemplate("{name}ViewController")
         try r.addNameTemplate("{name}Controller")
         try r.load(text: "Car: BikeController")
-        #expect(try r.create("Car", as: Widget.self).className == "BikeController")   // entry first
-        #expect(try r.create("Bike", as: Widget.self).className == "BikeViewController") // first template
+        #expect(try r.create("Car", as: Widget.self).className == "BikeController")  // entry first
+        #expect(try r.create("Bike", as: Widget.self).className == "BikeViewController")  // first template
         #expect(try r.create("Truck", props: ["n": 1], as: Widget.self).args["n"] == .int(1))
-        #expect(try r.create("TruckController", as: Widget.self).className == "TruckController") // exact class
+        #expect(try r.create("TruckController", as: Widget.self).className == "TruckController")  // exact class
         #expect(expectError { _ = try r.create("Plane") }?.code == .notFound)
         #expect(expectError { try r.addNameTemplate("NoPlaceholder") }?.code == .invalidArgument)
     }
@@ -217,10 +232,18 @@ struct LifestyleTests {
     @Test func dynamicEntriesFollowTheSameRules() throws {
         let r = Registry()
         try registerWidgets(r, ["W"])
-        try r.add([EntryDefinition(name: "A", className: "W", dependencies: [Dependency(key: "b", value: .reference("B", at: nil))])
-                   , EntryDefinition(name: "B", className: "W", description: "bee", tag: .int(2))])
+        try r.add([
+            EntryDefinition(name: "A", className: "W", dependencies: [Dependency(key: "b", value: .reference("B", at: nil))]),
+            EntryDefinition(name: "B", className: "W", description: "bee", tag: .int(2)),
+        ])
         #expect(try r.create("A", as: Widget.self).children["b"] != nil)
-        #expect(expectError { try r.add([EntryDefinition(name: "C", className: "W", dependencies: [Dependency(key: "x", value: .reference("Nope", at: nil))])]) }?.code == .missingReference)
+        #expect(
+            expectError {
+                try r.add([
+                    EntryDefinition(
+                        name: "C", className: "W", dependencies: [Dependency(key: "x", value: .reference("Nope", at: nil))])
+                ])
+            }?.code == .missingReference)
         #expect(expectError { try r.remove(entriesNamed: ["B"]) }?.description.contains("entry 'A' refers to it") == true)
         try r.remove(entriesNamed: ["A"])
         try r.remove(entriesNamed: ["B"])
@@ -244,11 +267,12 @@ struct LifestyleTests {
     @Test func childRegistriesFallBackAndOverride() throws {
         let parent = Registry()
         try registerWidgets(parent, ["Screen", "RealNet", "Cache"])
-        try parent.load(text: """
-        Home: {ClassName: Screen, Dependencies: {net: Network}}
-        Network: RealNet
-        Shared: {ClassName: Cache, Lifestyle: singleton}
-        """)
+        try parent.load(
+            text: """
+                Home: {ClassName: Screen, Dependencies: {net: Network}}
+                Network: RealNet
+                Shared: {ClassName: Cache, Lifestyle: singleton}
+                """)
         var child: Registry? = Registry(parent: parent)
         try registerWidgets(child!, ["MockNet"])
         try child!.load(text: "Network: MockNet\nExtra: {ClassName: Screen, Dependencies: {c: Shared}}")
@@ -275,7 +299,7 @@ struct LifestyleTests {
         try parent.load(text: "A: {ClassName: W, Dependencies: {b: B}}\nB: W\nS: {ClassName: W, Lifestyle: singleton}")
         let stop = Atomic<Bool>(false)
         let failures = Atomic<Int>(0)
-        let threads = (0 ..< 3).map { _ in
+        let threads = (0..<3).map { _ in
             Thread {
                 while !stop.load(ordering: .relaxed) {
                     if (try? parent.create("A", as: Widget.self)) == nil { failures.add(1, ordering: .relaxed) }
@@ -283,7 +307,7 @@ struct LifestyleTests {
                 }
             }
         }
-        for i in 0 ..< 200 {
+        for i in 0..<200 {
             let child = Registry(parent: parent)
             try child.load(text: "X\(i): {ClassName: W, Dependencies: {a: A, s: S}}")
             _ = try child.create("X\(i)", as: Widget.self)
@@ -307,10 +331,11 @@ struct ProviderLifetimeTests {
             held.withLock { $0 = args["detail"]?.provider }
             return Widget(className: "Keeper", args: args, log: log)
         }
-        try r!.load(text: """
-        Keeper: {ClassName: Keeper, Lifestyle: singleton, Dependencies: {detail: {Provider: Detail}}}
-        Detail: Detail
-        """)
+        try r!.load(
+            text: """
+                Keeper: {ClassName: Keeper, Lifestyle: singleton, Dependencies: {detail: {Provider: Detail}}}
+                Detail: Detail
+                """)
         _ = try r!.create("Keeper")
         let provider = try #require(held.withLock { $0 })
         _ = try provider.create(as: Widget.self)

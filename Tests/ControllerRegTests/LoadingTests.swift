@@ -13,9 +13,11 @@ struct LoadingTests {
             #expect(other.entries == yaml.entries, "\(file)")
         }
         let test1 = try #require(yaml.entry(named: "Test1"))
-        #expect(test1.dependencies.map(\.value) == [
-            .string("Yes, you can inject a string using the config file"), .int(1000), .bool(true), .reference("Test2", at: nil),
-        ])
+        #expect(
+            test1.dependencies.map(\.value) == [
+                .string("Yes, you can inject a string using the config file"), .int(1000), .bool(true),
+                .reference("Test2", at: nil),
+            ])
         #expect(test1.location == SourceLocation(file: fixturePath("example.yaml"), line: 2, column: 1))
     }
 
@@ -36,10 +38,14 @@ struct LoadingTests {
     @Test(arguments: [
         ("A: {ClassName: C, Dependencies: {x: A}}", "A -> A"),
         ("A: {ClassName: C, Dependencies: {x: B}}\nB: {ClassName: C, Dependencies: {y: A}}", "A -> B -> A"),
-        ("A: {ClassName: C, Dependencies: {x: B}}\nB: {ClassName: C, Dependencies: {y: C}}\nC: {ClassName: C, Dependencies: {z: [A]}}",
-         "A -> B -> C -> A"),
-        ("B: {ClassName: C, Dependencies: {y: [{k: C}]}}\nC: {ClassName: C, Dependencies: {z: B}}\nA: {ClassName: C, Dependencies: {x: B}}",
-         "B -> C -> B"),
+        (
+            "A: {ClassName: C, Dependencies: {x: B}}\nB: {ClassName: C, Dependencies: {y: C}}\nC: {ClassName: C, Dependencies: {z: [A]}}",
+            "A -> B -> C -> A"
+        ),
+        (
+            "B: {ClassName: C, Dependencies: {y: [{k: C}]}}\nC: {ClassName: C, Dependencies: {z: B}}\nA: {ClassName: C, Dependencies: {x: B}}",
+            "B -> C -> B"
+        ),
     ])
     func cyclesAreFoundWithTheirPath(text: String, path: String) {
         let r = Registry()
@@ -73,10 +79,11 @@ struct LoadingTests {
     @Test func everyProblemOfOneLoadIsReported() {
         let r = Registry()
         let e = expectError {
-            try r.load(text: """
-            A: {ClassName: C, Dependencies: {x: Missing1}}
-            B: {ClassName: C, Dependencies: {y: Missing2, z: [Missing3]}}
-            """)
+            try r.load(
+                text: """
+                    A: {ClassName: C, Dependencies: {x: Missing1}}
+                    B: {ClassName: C, Dependencies: {y: Missing2, z: [Missing3]}}
+                    """)
         }
         #expect(e?.diagnostics.count == 3)
         #expect(e?.diagnostics.allSatisfy { $0.code == .missingReference } == true)

@@ -23,27 +23,31 @@ struct OwnershipTests {
     private func registry(_ t: Taker) throws -> Registry {
         let r = Registry()
         let context = Unmanaged.passUnretained(t).toOpaque()
-        try r.register(className: "Leaf", HostClass(
-            create: { _, c in
-                Unmanaged<Taker>.fromOpaque(c!).takeUnretainedValue().created.add(1, ordering: .relaxed)
-                return UnsafeMutableRawPointer.allocate(byteCount: 8, alignment: 8)
-            },
-            destroy: { o, c in
-                Unmanaged<Taker>.fromOpaque(c!).takeUnretainedValue().destroyed.add(1, ordering: .relaxed)
-                o.deallocate()
-            },
-            context: context))
-        try r.register(className: "Taker", HostClass(
-            create: { args, c in
-                let t = Unmanaged<Taker>.fromOpaque(c!).takeUnretainedValue()
-                let map = ValueRef(args.assumingMemoryBound(to: RawValue.self))
-                for key in t.take {
-                    if let p = map[key]?.takeObject() { t.taken.withLock { $0.append(UInt(bitPattern: p)) } }
-                }
-                return t.fail ? nil : UnsafeMutableRawPointer.allocate(byteCount: 8, alignment: 8)
-            },
-            destroy: { o, _ in o.deallocate() },
-            context: context))
+        try r.register(
+            className: "Leaf",
+            HostClass(
+                create: { _, c in
+                    Unmanaged<Taker>.fromOpaque(c!).takeUnretainedValue().created.add(1, ordering: .relaxed)
+                    return UnsafeMutableRawPointer.allocate(byteCount: 8, alignment: 8)
+                },
+                destroy: { o, c in
+                    Unmanaged<Taker>.fromOpaque(c!).takeUnretainedValue().destroyed.add(1, ordering: .relaxed)
+                    o.deallocate()
+                },
+                context: context))
+        try r.register(
+            className: "Taker",
+            HostClass(
+                create: { args, c in
+                    let t = Unmanaged<Taker>.fromOpaque(c!).takeUnretainedValue()
+                    let map = ValueRef(args.assumingMemoryBound(to: RawValue.self))
+                    for key in t.take {
+                        if let p = map[key]?.takeObject() { t.taken.withLock { $0.append(UInt(bitPattern: p)) } }
+                    }
+                    return t.fail ? nil : UnsafeMutableRawPointer.allocate(byteCount: 8, alignment: 8)
+                },
+                destroy: { o, _ in o.deallocate() },
+                context: context))
         try r.load(text: "L: Leaf\nT: {ClassName: Taker, Dependencies: {a: L, b: L, more: [L]}}")
         return r
     }

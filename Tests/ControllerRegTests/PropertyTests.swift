@@ -23,9 +23,12 @@ struct PropertyTests {
     enum Format: CaseIterable { case json, yaml, plist }
 
     static let classes = ["W", "C"]
-    static let baseline = "Base0: W\nBase1: {ClassName: C, Dependencies: {b: Base0}}\nBase2: {ClassName: W, Lifestyle: singleton}\n"
+    static let baseline =
+        "Base0: W\nBase1: {ClassName: C, Dependencies: {b: Base0}}\nBase2: {ClassName: W, Lifestyle: singleton}\n"
     static let baselineNames = ["Base0", "Base1", "Base2"]
-    static let strings = ["", "plain", "with \"quotes\"", "back\\slash", "é ü 中文 🙂", "line\nbreak", "tab\there", "<tag> & amp;", "@at"]
+    static let strings = [
+        "", "plain", "with \"quotes\"", "back\\slash", "é ü 中文 🙂", "line\nbreak", "tab\there", "<tag> & amp;", "@at",
+    ]
     static let doubles: [Double] = [0.5, -2.25, 1e300, 3.0, 1.5e-7, -0.0]
     static let ints: [Int64] = [0, 1, -1, 1000, .max, .min, 42]
 
@@ -41,7 +44,7 @@ struct PropertyTests {
         case 4: return .string(rng.pick(strings))
         case 5: return names.isEmpty ? .string("none") : .reference(rng.pick(names), at: nil)
         case 6: return .provider(rng.pick(all), at: nil)
-        case 7: return .list((0 ..< rng.int(4)).map { _ in value(&rng, depth: depth + 1, names: names, all: all, format: format) })
+        case 7: return .list((0..<rng.int(4)).map { _ in value(&rng, depth: depth + 1, names: names, all: all, format: format) })
         default:
             return .map(dependencies(&rng, depth: depth + 1, names: names, all: all, format: format))
         }
@@ -57,17 +60,18 @@ struct PropertyTests {
     /// to earlier entries of their own config.
     static func config(_ rng: inout Rng, format: Format) -> [EntryDefinition] {
         let count = 1 + rng.int(8)
-        let names = (0 ..< count).map { "E\($0)_\(rng.int(1000))" }
+        let names = (0..<count).map { "E\($0)_\(rng.int(1000))" }
         var defs: [EntryDefinition] = []
         for (i, name) in names.enumerated() {
             let earlier = baselineNames + Array(names[..<i])
             let lifestyle = rng.pick(Lifestyle.allCases)
-            defs.append(EntryDefinition(
-                name: name, className: rng.pick(classes),
-                description: rng.chance(30) ? rng.pick(strings) : nil,
-                tag: rng.chance(30) ? (rng.chance(50) ? .int(rng.pick(ints)) : .string(rng.pick(strings))) : nil,
-                dependencies: dependencies(&rng, depth: 0, names: earlier, all: baselineNames + names, format: format),
-                lifestyle: lifestyle, eager: lifestyle == .singleton && rng.chance(50)))
+            defs.append(
+                EntryDefinition(
+                    name: name, className: rng.pick(classes),
+                    description: rng.chance(30) ? rng.pick(strings) : nil,
+                    tag: rng.chance(30) ? (rng.chance(50) ? .int(rng.pick(ints)) : .string(rng.pick(strings))) : nil,
+                    dependencies: dependencies(&rng, depth: 0, names: earlier, all: baselineNames + names, format: format),
+                    lifestyle: lifestyle, eager: lifestyle == .singleton && rng.chance(50)))
         }
         return defs
     }
@@ -140,7 +144,8 @@ struct PropertyTests {
         case .reference(let n, _): return "<string>\(xmlEscape(n))</string>"
         case .provider(let n, _): return "<dict><key>Provider</key><string>\(xmlEscape(n))</string></dict>"
         case .list(let items): return "<array>" + items.map(plist).joined() + "</array>"
-        case .map(let deps): return "<dict>" + deps.map { "<key>\(xmlEscape($0.key))</key>" + plist($0.value) }.joined() + "</dict>"
+        case .map(let deps):
+            return "<dict>" + deps.map { "<key>\(xmlEscape($0.key))</key>" + plist($0.value) }.joined() + "</dict>"
         }
     }
 
@@ -162,10 +167,11 @@ struct PropertyTests {
     /// The config text; `extra` adds raw entries (already in the format) at the end.
     static func text(_ defs: [EntryDefinition], _ format: Format, extra: [String] = []) -> String {
         switch format {
-        case .json, .yaml: // JSON text is YAML 1.2 flow style, read by the YAML loader here
+        case .json, .yaml:  // JSON text is YAML 1.2 flow style, read by the YAML loader here
             return "{" + (defs.map(json) + extra).joined(separator: ",\n") + "}"
         case .plist:
-            return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<plist version=\"1.0\"><dict>" + (defs.map(plist) + extra).joined() + "</dict></plist>"
+            return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<plist version=\"1.0\"><dict>"
+                + (defs.map(plist) + extra).joined() + "</dict></plist>"
         }
     }
 
@@ -188,7 +194,7 @@ struct PropertyTests {
 
     @Test(arguments: Format.allCases)
     func aGoodLoadGivesExactlyTheEntriesWritten(format: Format) throws {
-        for seed in UInt64(1) ... 150 {
+        for seed in UInt64(1)...150 {
             var rng = Rng(state: seed &* 7919 &+ UInt64(Format.allCases.firstIndex(of: format)!))
             let defs = Self.config(&rng, format: format)
             let text = Self.text(defs, format)
@@ -213,12 +219,12 @@ struct PropertyTests {
 
     enum Breakage: CaseIterable {
         case missingReference, cycle, selfReference, duplicateOfExisting, duplicateInside, duplicateKey, unknownKey,
-             wrongType, emptyName, truncated, garbageAppended, entryLimit, depthLimit
+            wrongType, emptyName, truncated, garbageAppended, entryLimit, depthLimit
     }
 
     @Test(arguments: Format.allCases)
     func aBrokenLoadLeavesTheRegistryExactlyAsItWas(format: Format) throws {
-        for seed in UInt64(1) ... 150 {
+        for seed in UInt64(1)...150 {
             var rng = Rng(state: seed &* 104_729 &+ UInt64(Format.allCases.firstIndex(of: format)!))
             var defs = Self.config(&rng, format: format)
             let breakage = rng.pick(Breakage.allCases)
@@ -230,11 +236,13 @@ struct PropertyTests {
             }
             switch breakage {
             case .missingReference:
-                defs[i].dependencies.append(Dependency(key: "zz_missing", value: .list([.reference("NoSuchEntry\(seed)", at: nil)])))
+                defs[i].dependencies.append(
+                    Dependency(key: "zz_missing", value: .list([.reference("NoSuchEntry\(seed)", at: nil)])))
             case .cycle:
                 // The first entry refers to the last, and the last to the first.
                 defs[0].dependencies.append(Dependency(key: "zz_a", value: .reference(defs[defs.count - 1].name, at: nil)))
-                defs[defs.count - 1].dependencies.append(Dependency(key: "zz_b", value: .map([Dependency(key: "x", value: .reference(defs[0].name, at: nil))])))
+                defs[defs.count - 1].dependencies.append(
+                    Dependency(key: "zz_b", value: .map([Dependency(key: "x", value: .reference(defs[0].name, at: nil))])))
             case .selfReference:
                 defs[i].dependencies.append(Dependency(key: "zz_self", value: .reference(defs[i].name, at: nil)))
             case .duplicateOfExisting:
@@ -244,11 +252,17 @@ struct PropertyTests {
             case .duplicateKey:
                 defs[i].dependencies += [Dependency(key: "zz_dup", value: .int(1)), Dependency(key: "zz_dup", value: .int(2))]
             case .unknownKey:
-                extra.append(format == .plist ? raw("Extra\(seed)", "<dict><key>ClassName</key><string>W</string><key>Colour</key><string>red</string></dict>")
-                                             : raw("Extra\(seed)", "{\"ClassName\": \"W\", \"Colour\": \"red\"}"))
+                extra.append(
+                    format == .plist
+                        ? raw(
+                            "Extra\(seed)",
+                            "<dict><key>ClassName</key><string>W</string><key>Colour</key><string>red</string></dict>")
+                        : raw("Extra\(seed)", "{\"ClassName\": \"W\", \"Colour\": \"red\"}"))
             case .wrongType:
-                extra.append(format == .plist ? raw("Extra\(seed)", "<dict><key>ClassName</key><integer>7</integer></dict>")
-                                             : raw("Extra\(seed)", "{\"ClassName\": 7}"))
+                extra.append(
+                    format == .plist
+                        ? raw("Extra\(seed)", "<dict><key>ClassName</key><integer>7</integer></dict>")
+                        : raw("Extra\(seed)", "{\"ClassName\": 7}"))
             case .emptyName:
                 extra.append(format == .plist ? raw("", "<string>W</string>") : raw("", "\"W\""))
             case .truncated, .garbageAppended:
@@ -273,8 +287,12 @@ struct PropertyTests {
             let before = r.entries
             let e = expectError { try r.load(text: text, format: Self.configFormat(format)) }
             #expect(e != nil, "seed \(seed) (\(format), \(breakage)) loaded:\n\(text)")
-            if breakage == .entryLimit || breakage == .depthLimit { #expect(e?.code == .limit, "seed \(seed): \(String(describing: e))") }
-            if breakage == .cycle || breakage == .selfReference { #expect(e?.code == .cycle, "seed \(seed): \(String(describing: e))") }
+            if breakage == .entryLimit || breakage == .depthLimit {
+                #expect(e?.code == .limit, "seed \(seed): \(String(describing: e))")
+            }
+            if breakage == .cycle || breakage == .selfReference {
+                #expect(e?.code == .cycle, "seed \(seed): \(String(describing: e))")
+            }
             if breakage == .missingReference { #expect(e?.code == .missingReference, "seed \(seed): \(String(describing: e))") }
             // Exactly as it was, and still working.
             #expect(r.entries == before, "seed \(seed) (\(format), \(breakage))")
@@ -284,7 +302,9 @@ struct PropertyTests {
             if breakage != .duplicateOfExisting, breakage != .entryLimit {
                 let good = Self.config(&rng, format: format)
                 try r.setLimits(RegistryLimits())
-                #expect(throws: Never.self, "seed \(seed)") { try r.load(text: Self.text(good, format), format: Self.configFormat(format)) }
+                #expect(throws: Never.self, "seed \(seed)") {
+                    try r.load(text: Self.text(good, format), format: Self.configFormat(format))
+                }
                 #expect(r.entries == before + good)
             }
         }
@@ -299,4 +319,3 @@ extension Array {
         return Array(a.prefix(n))
     }
 }
-

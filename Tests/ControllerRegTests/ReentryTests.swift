@@ -1,6 +1,7 @@
 import ControllerReg
 import Synchronization
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -47,15 +48,17 @@ struct ReentryTests {
     @Test func releaseMayCallBackIntoTheRegistry() throws {
         let r = Registry()
         let status = Mutex<[String]>([])
-        let old = HostClass(create: { _, _ in UnsafeMutableRawPointer(bitPattern: 1) }, release: {
-            do {
-                try registerWidgets(r, ["FromRelease"])
-                try r.load(text: "Made: FromRelease")
-                status.withLock { $0.append("ok") }
-            } catch {
-                status.withLock { $0.append("\(error)") }
-            }
-        })
+        let old = HostClass(
+            create: { _, _ in UnsafeMutableRawPointer(bitPattern: 1) },
+            release: {
+                do {
+                    try registerWidgets(r, ["FromRelease"])
+                    try r.load(text: "Made: FromRelease")
+                    status.withLock { $0.append("ok") }
+                } catch {
+                    status.withLock { $0.append("\(error)") }
+                }
+            })
         try r.register(className: "Swapped", old)
         try r.replaceClass("Swapped", HostClass(create: { _, _ in UnsafeMutableRawPointer(bitPattern: 1) }))
         // The old class goes once no create can still see it (other tests' creates run in

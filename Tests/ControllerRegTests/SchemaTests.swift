@@ -3,7 +3,8 @@ import Testing
 
 @Suite("Entry schema")
 struct SchemaTests {
-    func decode(_ text: String, _ format: ConfigFormat = .yaml) throws -> (entries: [EntryDefinition], diagnostics: [Diagnostic]) {
+    func decode(_ text: String, _ format: ConfigFormat = .yaml) throws -> (entries: [EntryDefinition], diagnostics: [Diagnostic])
+    {
         let result = EntryDecoder.decode(try ConfigLoader.parse(text, format: format, file: "t.yaml"))
         return (result.entries, result.diagnostics)
     }
@@ -19,7 +20,7 @@ struct SchemaTests {
     /// share a cache slot and must still come out as themselves.
     @Test func repeatedAndLookAlikeStringsKeepTheirText() throws {
         var lines: [String] = []
-        for i in 0 ..< 40 {
+        for i in 0..<40 {
             let mid = String(UnicodeScalar(UInt8(65 + i % 26))) + String(i / 26)
             lines.append("E\(i):")
             lines.append("  ClassName: ClassPrefix_\(mid)_ClassSuffix")
@@ -41,14 +42,15 @@ struct SchemaTests {
     }
 
     @Test func fullEntry() throws {
-        let (entries, problems) = try decode("""
-        A:
-          ClassName: AClass
-          Description: the A
-          Tag: 7
-          Dependencies: {x: B, s: "@lit", e: "@", n: 1, f: 2.5, b: false, z: null}
-        B: {ClassName: BClass, Tag: bee}
-        """)
+        let (entries, problems) = try decode(
+            """
+            A:
+              ClassName: AClass
+              Description: the A
+              Tag: 7
+              Dependencies: {x: B, s: "@lit", e: "@", n: 1, f: 2.5, b: false, z: null}
+            B: {ClassName: BClass, Tag: bee}
+            """)
         #expect(problems.isEmpty)
         #expect(entries.count == 2)
         let a = entries[0]
@@ -57,34 +59,39 @@ struct SchemaTests {
         #expect(a.tag == .int(7))
         #expect(entries[1].tag == .string("bee"))
         #expect(a.dependencies.map(\.key) == ["x", "s", "e", "n", "f", "b", "z"])
-        #expect(a.dependencies.map(\.value) == [
-            .reference("B", at: nil), .string("lit"), .string(""), .int(1), .double(2.5), .bool(false), .null,
-        ])
+        #expect(
+            a.dependencies.map(\.value) == [
+                .reference("B", at: nil), .string("lit"), .string(""), .int(1), .double(2.5), .bool(false), .null,
+            ])
     }
 
     @Test func nestedListsAndMapsKeepTheStringRule() throws {
-        let (entries, problems) = try decode("""
-        A:
-          ClassName: AClass
-          Dependencies:
-            items: [B, "@b", 3]
-            nested: {inner: [B], text: "@t"}
-        B: BClass
-        """)
+        let (entries, problems) = try decode(
+            """
+            A:
+              ClassName: AClass
+              Dependencies:
+                items: [B, "@b", 3]
+                nested: {inner: [B], text: "@t"}
+            B: BClass
+            """)
         #expect(problems.isEmpty)
         #expect(entries[0].dependencies[0].value == .list([.reference("B", at: nil), .string("b"), .int(3)]))
-        #expect(entries[0].dependencies[1].value == .map([
-            Dependency(key: "inner", value: .list([.reference("B", at: nil)])),
-            Dependency(key: "text", value: .string("t")),
-        ]))
+        #expect(
+            entries[0].dependencies[1].value
+                == .map([
+                    Dependency(key: "inner", value: .list([.reference("B", at: nil)])),
+                    Dependency(key: "text", value: .string("t")),
+                ]))
     }
 
     @Test func unknownKeyIsNamedWithLocationAndSuggestion() throws {
-        let (_, problems) = try decode("""
-        Test1:
-          ClassName: X
-          Dependecies: {a: 1}
-        """)
+        let (_, problems) = try decode(
+            """
+            Test1:
+              ClassName: X
+              Dependecies: {a: 1}
+            """)
         #expect(problems.count == 1)
         #expect(problems[0].code == .schema)
         #expect(problems[0].location == SourceLocation(file: "t.yaml", line: 3, column: 3))
@@ -111,12 +118,13 @@ struct SchemaTests {
     }
 
     @Test func everyProblemIsReported() throws {
-        let (entries, problems) = try decode("""
-        A: {ClassName: X, Bogus: 1}
-        B: 5
-        C: {Description: d}
-        D: Fine
-        """)
+        let (entries, problems) = try decode(
+            """
+            A: {ClassName: X, Bogus: 1}
+            B: 5
+            C: {Description: d}
+            D: Fine
+            """)
         #expect(problems.count == 3)
         #expect(problems.map { $0.location?.line } == [1, 2, 3])
         #expect(entries.map(\.name) == ["D"])

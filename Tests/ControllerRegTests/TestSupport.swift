@@ -70,12 +70,12 @@ func fixturePath(_ name: String, file: StaticString = #filePath) -> String {
 }
 
 let exampleYAML = """
-Test1:
-  ClassName: Test1ViewController
-  Dependencies:
-    dependentString: "@Yes, you can inject a string using the config file"
-    dependentInt: 1000
-    dependentBool: true
-    test2ViewController: Test2
-Test2: Test2ViewController
-"""
+    Test1:
+      ClassName: Test1ViewController
+      Dependencies:
+        dependentString: "@Yes, you can inject a string using the config file"
+        dependentInt: 1000
+        dependentBool: true
+        test2ViewController: Test2
+    Test2: Test2ViewController
+    """

@@ -18,7 +18,10 @@ import Testing
         #expect(!report.isClean)
         let lines = report.text().split(separator: "\n").map(String.init)
         #expect(lines.contains { $0.hasPrefix(dir + "/a.yaml:5:8: error: entry 'A', key 'c': no entry named 'Missing'") })
-        #expect(lines.contains { $0.hasPrefix(dir + "/b.yaml:3:3: error: unknown key 'Dependnecies'") && $0.contains("did you mean 'Dependencies'") })
+        #expect(
+            lines.contains {
+                $0.hasPrefix(dir + "/b.yaml:3:3: error: unknown key 'Dependnecies'") && $0.contains("did you mean 'Dependencies'")
+            })
         #expect(lines.last == "2 files: 2 problems")
     }
 

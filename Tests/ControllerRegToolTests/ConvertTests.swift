@@ -5,38 +5,38 @@ import Testing
 @Suite struct ConvertTests {
     /// Values that stress quoting and typing in every format.
     static let tricky = """
-    Tricky:
-      ClassName: Tricky
-      Tag: -7
-      Description: "line one\\nline two\\ttab \\"quoted\\" back\\\\slash é 日本"
-      Dependencies:
-        looksTrue: "@true"
-        strTrue: "true"
-        strNull: "null"
-        strYes: "yes"
-        strInt: "123"
-        strFloat: "1.5"
-        strDotInf: ".inf"
-        colon: "@a: b"
-        hash: "@x #y"
-        lead: "@ lead"
-        trail: "@trail "
-        dash: "- x"
-        empty: "@"
-        ints: [0, -1, 9223372036854775807, -9223372036854775808]
-        doubles: [1.0, -0.0, 1.0e-05, 1.5e+300, 0.1]
-        nested: {a: [{b: [true, false]}], c: {}, d: []}
-        ref: Other
-    Other: OtherClass
-    "odd key: #1": {ClassName: "K"}
-    "true": T1
-    "null": T2
-    "yes": T3
-    "123": T4
-    "1.5": T5
-    ".inf": T6
-    "- x": T7
-    """
+        Tricky:
+          ClassName: Tricky
+          Tag: -7
+          Description: "line one\\nline two\\ttab \\"quoted\\" back\\\\slash é 日本"
+          Dependencies:
+            looksTrue: "@true"
+            strTrue: "true"
+            strNull: "null"
+            strYes: "yes"
+            strInt: "123"
+            strFloat: "1.5"
+            strDotInf: ".inf"
+            colon: "@a: b"
+            hash: "@x #y"
+            lead: "@ lead"
+            trail: "@trail "
+            dash: "- x"
+            empty: "@"
+            ints: [0, -1, 9223372036854775807, -9223372036854775808]
+            doubles: [1.0, -0.0, 1.0e-05, 1.5e+300, 0.1]
+            nested: {a: [{b: [true, false]}], c: {}, d: []}
+            ref: Other
+        Other: OtherClass
+        "odd key: #1": {ClassName: "K"}
+        "true": T1
+        "null": T2
+        "yes": T3
+        "123": T4
+        "1.5": T5
+        ".inf": T6
+        "- x": T7
+        """
 
     func parse(_ bytes: [UInt8], _ format: ConfigFormat, file: String) throws -> ConfigDocument {
         try ConfigLoader.parse(bytes, format: format, file: file)
@@ -56,7 +56,8 @@ import Testing
 
     @Test(arguments: [Paths.example, Paths.graphFixture, "tricky"])
     func yamlJsonYamlKeepsTheDocument(_ source: String) throws {
-        let original = source == "tricky" ? try ConfigLoader.parse(Self.tricky, format: .yaml) : try ConfigLoader.load(path: source)
+        let original =
+            source == "tricky" ? try ConfigLoader.parse(Self.tricky, format: .yaml) : try ConfigLoader.load(path: source)
         let json = try ConfigWriter.write(original, to: .json)
         let fromJSON = try parse(json, .json, file: "j")
         #expect(sameDocument(original, fromJSON), "\(String(decoding: json, as: UTF8.self))")
@@ -67,8 +68,9 @@ import Testing
     }
 
     /// YAML -> JSON -> plist -> YAML gives the same registry (needs the plist loader).
-    @Test(.enabled(if: plistLoaderAvailable, "the plist loader is not in the core yet"),
-          arguments: [false, true])
+    @Test(
+        .enabled(if: plistLoaderAvailable, "the plist loader is not in the core yet"),
+        arguments: [false, true])
     func yamlJsonPlistYamlRoundTrip(binary: Bool) throws {
         // Plists have no null: use the documents without one.
         for source in [Paths.example, Paths.graphFixture.replacingNull()] {
@@ -94,28 +96,32 @@ import Testing
         writeBytes(dir + "/t.plist", plist)
         writeBytes(dir + "/t.json", try ConfigWriter.write(doc, to: .json))
         let script = """
-        import json, plistlib, math
-        p = plistlib.load(open('\(dir)/t.plist', 'rb'))
-        j = json.load(open('\(dir)/t.json'))
-        def same(a, b):
-            if isinstance(a, float) or isinstance(b, float):
-                return type(a) is type(b) and (a == b and math.copysign(1, a) == math.copysign(1, b))
-            if isinstance(a, dict):
-                return list(a.keys()) == list(b.keys()) and all(same(a[k], b[k]) for k in a)
-            if isinstance(a, list):
-                return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
-            return type(a) is type(b) and a == b
-        assert same(p, j), (p, j)
-        """
+            import json, plistlib, math
+            p = plistlib.load(open('\(dir)/t.plist', 'rb'))
+            j = json.load(open('\(dir)/t.json'))
+            def same(a, b):
+                if isinstance(a, float) or isinstance(b, float):
+                    return type(a) is type(b) and (a == b and math.copysign(1, a) == math.copysign(1, b))
+                if isinstance(a, dict):
+                    return list(a.keys()) == list(b.keys()) and all(same(a[k], b[k]) for k in a)
+                if isinstance(a, list):
+                    return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+                return type(a) is type(b) and a == b
+            assert same(p, j), (p, j)
+            """
         let r = try Subprocess.run(python, ["-c", script], input: [])
         #expect(r.status == 0, "\(String(decoding: r.stderr, as: UTF8.self))")
     }
 
     @Test func whatAFormatCannotHoldIsAnError() throws {
-        let doc = try ConfigLoader.parse("A:\n  ClassName: X\n  Dependencies: {n: null, f: .inf, c: \"\\x01\"}\n", format: .yaml, file: "in.yaml")
+        let doc = try ConfigLoader.parse(
+            "A:\n  ClassName: X\n  Dependencies: {n: null, f: .inf, c: \"\\x01\"}\n", format: .yaml, file: "in.yaml")
         #expect(throws: ToolError.self) { try ConfigWriter.write(doc, to: .plist) }
         do { _ = try ConfigWriter.write(doc, to: .plist, binary: true) } catch {
-            #expect(error.description == "in.yaml:3:21: null cannot be written in a property list (plists have no null); remove the value or use a string")
+            #expect(
+                error.description
+                    == "in.yaml:3:21: null cannot be written in a property list (plists have no null); remove the value or use a string"
+            )
         }
         do { _ = try ConfigWriter.write(doc, to: .json) } catch {
             #expect(error.description == "in.yaml:3:30: inf cannot be written in JSON (it has no NaN or infinity)")

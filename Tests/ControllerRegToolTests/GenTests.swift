@@ -32,7 +32,9 @@ import Testing
             _ = try g.generate(names: ["a-b", "a_b", "x.y", "x_y"], sources: [])
         } catch {
             #expect(error.diagnostics.count == 2)
-            #expect(error.diagnostics[0].message == "entry names 'a-b' and 'a_b' both become the identifier 'CR_ENTRY_a_b'; rename one of them")
+            #expect(
+                error.diagnostics[0].message
+                    == "entry names 'a-b' and 'a_b' both become the identifier 'CR_ENTRY_a_b'; rename one of them")
         }
     }
 
@@ -61,19 +63,26 @@ import Testing
         let names = try ConfigSet.entries(paths: [Paths.graphFixture]).map(\.name) + ["q\"uote", "é", "tri??="]
         if let cc = Subprocess.find("cc") {
             writeFile(dir + "/names.h", try NameConstantsGenerator(language: .c).generate(names: names, sources: []))
-            let r = try Subprocess.run(cc, ["-std=c99", "-Wall", "-Werror", "-fsyntax-only", "-x", "c", "-include", dir + "/names.h", "-"],
-                                       input: Array("int main(void) { return CR_ENTRY_App[0] == 'A' ? 0 : 1; }\n".utf8))
+            let r = try Subprocess.run(
+                cc, ["-std=c99", "-Wall", "-Werror", "-fsyntax-only", "-x", "c", "-include", dir + "/names.h", "-"],
+                input: Array("int main(void) { return CR_ENTRY_App[0] == 'A' ? 0 : 1; }\n".utf8))
             #expect(r.status == 0, "\(String(decoding: r.stderr, as: UTF8.self))")
         }
         if let cxx = Subprocess.find("c++") {
             writeFile(dir + "/names.hpp", try NameConstantsGenerator(language: .cpp).generate(names: names, sources: []))
-            let r = try Subprocess.run(cxx, ["-std=c++17", "-Wall", "-Werror", "-fsyntax-only", "-x", "c++", "-include", dir + "/names.hpp", "-"],
-                                       input: Array("static_assert(EntryNames::class_[0] == 'c', \"\");\nint main() { return 0; }\n".utf8))
+            let r = try Subprocess.run(
+                cxx, ["-std=c++17", "-Wall", "-Werror", "-fsyntax-only", "-x", "c++", "-include", dir + "/names.hpp", "-"],
+                input: Array("static_assert(EntryNames::class_[0] == 'c', \"\");\nint main() { return 0; }\n".utf8))
             #expect(r.status == 0, "\(String(decoding: r.stderr, as: UTF8.self))")
         }
         if let python = Subprocess.find("python3") {
             writeFile(dir + "/names.py", try NameConstantsGenerator(language: .python).generate(names: names, sources: []))
-            let r = try Subprocess.run(python, ["-c", "import sys; sys.path.insert(0, '\(dir)'); import names; assert names.web_view == 'web-view'; assert names.class_ == 'class'; assert names.q_uote == 'q\"uote'"], input: [])
+            let r = try Subprocess.run(
+                python,
+                [
+                    "-c",
+                    "import sys; sys.path.insert(0, '\(dir)'); import names; assert names.web_view == 'web-view'; assert names.class_ == 'class'; assert names.q_uote == 'q\"uote'",
+                ], input: [])
             #expect(r.status == 0, "\(String(decoding: r.stderr, as: UTF8.self))")
         }
     }

@@ -11,7 +11,10 @@ import Testing
 
     @Test func edgesCarryKeyPaths() throws {
         let app = try #require(try ConfigSet.entries(paths: [Paths.graphFixture]).first { $0.name == "App" })
-        #expect(app.edges.map { "\($0.key)->\($0.to)" } == ["screens[0]->Home", "screens[1]->Settings", "services.log->Logger", "services.store->Store"])
+        #expect(
+            app.edges.map { "\($0.key)->\($0.to)" } == [
+                "screens[0]->Home", "screens[1]->Settings", "services.log->Logger", "services.store->Store",
+            ])
         #expect(app.edges.allSatisfy { $0.kind == .reference })
     }
 
@@ -85,7 +88,7 @@ private final class CreationLog: Sendable {
         let text = try PlanExplainer(registry: registry).explain("App")
         let order = text.split(separator: "\n").drop { !$0.hasPrefix("Creation order") }.dropFirst()
             .prefix { $0.hasPrefix("  ") }
-            .map { line in String(line[line.index(after: line.firstIndex(of: "(")!) ..< line.firstIndex(of: ")")!]) }
+            .map { line in String(line[line.index(after: line.firstIndex(of: "(")!)..<line.firstIndex(of: ")")!]) }
         #expect(!order.isEmpty)
         #expect(order == log.all)
     }

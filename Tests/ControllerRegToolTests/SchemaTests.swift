@@ -1,6 +1,7 @@
 import ControllerReg
 import ControllerRegTool
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,8 +15,14 @@ import Glibc
         var out: [(String, Bool)] = []
         for path in listFiles(Paths.fixtures) {
             guard ConfigFormat.fromExtension(of: path) != nil else { continue }
-            if path.contains("/schema/valid/") { out.append((path, true)); continue }
-            if path.contains("/schema/invalid/") { out.append((path, false)); continue }
+            if path.contains("/schema/valid/") {
+                out.append((path, true))
+                continue
+            }
+            if path.contains("/schema/invalid/") {
+                out.append((path, false))
+                continue
+            }
             // Other fixtures: the library decides. Files that do not parse are not the schema's business.
             guard let doc = try? ConfigLoader.load(path: path) else { continue }
             out.append((path, EntryDecoder.decode(doc).diagnostics.isEmpty))
@@ -41,23 +48,23 @@ import Glibc
         }
         writeFile(dir + "/list.tsv", list)
         let script = """
-        import json, sys
-        try:
-            import jsonschema
-        except ImportError:
-            sys.exit("the python3 jsonschema module is not installed (apt-get install python3-jsonschema)")
-        schema = json.load(open(sys.argv[1]))
-        jsonschema.Draft7Validator.check_schema(schema)
-        v = jsonschema.Draft7Validator(schema)
-        bad = 0
-        for line in open(sys.argv[2]):
-            want, json_path, source = line.rstrip('\\n').split('\\t')
-            errors = list(v.iter_errors(json.load(open(json_path))))
-            if (want == 'valid') != (not errors):
-                bad += 1
-                print(f"{source}: expected {want}, got {[e.message for e in errors] or 'valid'}")
-        sys.exit(1 if bad else 0)
-        """
+            import json, sys
+            try:
+                import jsonschema
+            except ImportError:
+                sys.exit("the python3 jsonschema module is not installed (apt-get install python3-jsonschema)")
+            schema = json.load(open(sys.argv[1]))
+            jsonschema.Draft7Validator.check_schema(schema)
+            v = jsonschema.Draft7Validator(schema)
+            bad = 0
+            for line in open(sys.argv[2]):
+                want, json_path, source = line.rstrip('\\n').split('\\t')
+                errors = list(v.iter_errors(json.load(open(json_path))))
+                if (want == 'valid') != (not errors):
+                    bad += 1
+                    print(f"{source}: expected {want}, got {[e.message for e in errors] or 'valid'}")
+            sys.exit(1 if bad else 0)
+            """
         let r = try Subprocess.run(python, ["-c", script, Paths.schema, dir + "/list.tsv"], input: [])
         #expect(r.status == 0, "\(String(decoding: r.stdout + r.stderr, as: UTF8.self))")
     }

@@ -1,6 +1,7 @@
 import ControllerReg
 import ControllerRegTool
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -11,8 +12,8 @@ import Darwin
 enum Paths {
     static let testsDir: String = {
         var p = "\(#filePath)"
-        p = String(p[..<p.lastIndex(of: "/")!]) // …/Tests/ControllerRegToolTests
-        return String(p[..<p.lastIndex(of: "/")!]) // …/Tests
+        p = String(p[..<p.lastIndex(of: "/")!])  // …/Tests/ControllerRegToolTests
+        return String(p[..<p.lastIndex(of: "/")!])  // …/Tests
     }()
     static let root = String(testsDir[..<testsDir.lastIndex(of: "/")!])
     static let fixtures = testsDir + "/Fixtures"
@@ -64,7 +65,8 @@ func expectGolden(_ actual: String, _ name: String, sourceLocation: SourceLocati
         return
     }
     guard let expected = readText(path) else {
-        Issue.record("missing golden file \(path) (run with CONTROLLERREG_UPDATE_GOLDEN=1 to create it)", sourceLocation: sourceLocation)
+        Issue.record(
+            "missing golden file \(path) (run with CONTROLLERREG_UPDATE_GOLDEN=1 to create it)", sourceLocation: sourceLocation)
         return
     }
     #expect(actual == expected, "output differs from \(name)", sourceLocation: sourceLocation)

@@ -67,11 +67,11 @@ namespace controllerreg {
 
 /// One problem of a failed library call (a cr_problem, copied).
 struct Problem {
-    int code = CR_OK;                       ///< cr_status of this problem
-    std::string file;                       ///< "" when the problem has no place
-    uint32_t line = 0, column = 0;          ///< 1-based; 0 when unknown
-    std::string message;                    ///< the problem alone, without "file:line:column: "
-    std::optional<std::string> suggestion;  ///< a suggested name ("did you mean"), if any
+    int code = CR_OK;                      ///< cr_status of this problem
+    std::string file;                      ///< "" when the problem has no place
+    uint32_t line = 0, column = 0;         ///< 1-based; 0 when unknown
+    std::string message;                   ///< the problem alone, without "file:line:column: "
+    std::optional<std::string> suggestion; ///< a suggested name ("did you mean"), if any
 };
 
 /// A failed library call: code() is its cr_status, what() the library's whole message, problems()
@@ -230,20 +230,40 @@ inline const char *version() noexcept { return cr_version(); }
 enum class Format { Auto = CR_FORMAT_AUTO, Json = CR_FORMAT_JSON, Yaml = CR_FORMAT_YAML, Plist = CR_FORMAT_PLIST };
 
 /// Value kinds (cr_kind).
-enum class Kind { Null = CR_NULL, Bool = CR_BOOL, Int = CR_INT, Double = CR_DOUBLE, String = CR_STRING,
-                  List = CR_LIST, Map = CR_MAP, Object = CR_OBJECT, Provider = CR_PROVIDER };
+enum class Kind {
+    Null = CR_NULL,
+    Bool = CR_BOOL,
+    Int = CR_INT,
+    Double = CR_DOUBLE,
+    String = CR_STRING,
+    List = CR_LIST,
+    Map = CR_MAP,
+    Object = CR_OBJECT,
+    Provider = CR_PROVIDER
+};
 
 /// Who owns an object found in args (cr_owner).
-enum class Owner { None = CR_OWNER_NONE, Receiver = CR_OWNER_RECEIVER, Registry = CR_OWNER_REGISTRY,
-                   Caller = CR_OWNER_CALLER, Shared = CR_OWNER_SHARED };
+enum class Owner {
+    None = CR_OWNER_NONE,
+    Receiver = CR_OWNER_RECEIVER,
+    Registry = CR_OWNER_REGISTRY,
+    Caller = CR_OWNER_CALLER,
+    Shared = CR_OWNER_SHARED
+};
 
 /// Entry lifestyles (cr_lifestyle).
 enum class Lifestyle { Transient = CR_LIFESTYLE_TRANSIENT, Singleton = CR_LIFESTYLE_SINGLETON, Graph = CR_LIFESTYLE_GRAPH };
 
 /// Registry limits (cr_limit).
-enum class LimitKind { InputBytes = CR_LIMIT_INPUT_BYTES, Depth = CR_LIMIT_DEPTH, Nodes = CR_LIMIT_NODES,
-                       StringBytes = CR_LIMIT_STRING_BYTES, AliasExpansion = CR_LIMIT_ALIAS_EXPANSION,
-                       Entries = CR_LIMIT_ENTRIES, CreateDepth = CR_LIMIT_CREATE_DEPTH };
+enum class LimitKind {
+    InputBytes = CR_LIMIT_INPUT_BYTES,
+    Depth = CR_LIMIT_DEPTH,
+    Nodes = CR_LIMIT_NODES,
+    StringBytes = CR_LIMIT_STRING_BYTES,
+    AliasExpansion = CR_LIMIT_ALIAS_EXPANSION,
+    Entries = CR_LIMIT_ENTRIES,
+    CreateDepth = CR_LIMIT_CREATE_DEPTH
+};
 
 /// A readable name for a kind ("int", "map", ...).
 inline const char *kind_name(Kind k) noexcept {
@@ -300,9 +320,7 @@ template <class Base, class Derived> Ptr<Base> ptr_cast(Ptr<Derived> &&p) noexce
 
 namespace detail {
 /// A per-type address: the type tag of objects made by C++ classes (no RTTI, no exceptions).
-template <class T> struct TypeTag {
-    static constexpr char id = 0;
-};
+template <class T> struct TypeTag { static constexpr char id = 0; };
 template <class T> constexpr const void *type_tag() noexcept { return &TypeTag<std::remove_cv_t<T>>::id; }
 
 template <class U> void delete_as(void *object, void *) noexcept { delete static_cast<U *>(object); }
@@ -310,8 +328,8 @@ template <class U> void delete_as(void *object, void *) noexcept { delete static
 /// What every class registered from C++ keeps in its user_data, first: how to recognise and
 /// destroy its objects (the destroyer's user_data is this box).
 struct ClassBoxBase {
-    const void *tag;        ///< type_tag<the factory's type>()
-    const char *type_name;  ///< typeid(the factory's type).name(), for messages
+    const void *tag;       ///< type_tag<the factory's type>()
+    const char *type_name; ///< typeid(the factory's type).name(), for messages
     void (*delete_object)(void *object) noexcept;
 };
 /// The destroy callback of every class registered from C++ (so a destroyer names its box).
@@ -331,8 +349,8 @@ template <class T> Ptr<T> adopt(void *object, cr_owner owner, const cr_destroyer
         auto *box = static_cast<const ClassBoxBase *>(destroyer.user_data);
         if (box->tag != type_tag<T>()) {
             if (owner == CR_OWNER_RECEIVER) destroyer.destroy(object, destroyer.user_data);
-            throw TypeError(std::string("create<T>(\"") + name + "\"): the entry's class makes " + box->type_name +
-                            ", not " + typeid(T).name() + " (create the factory's type; ptr_cast converts to a base)");
+            throw TypeError(std::string("create<T>(\"") + name + "\"): the entry's class makes " + box->type_name + ", not " +
+                            typeid(T).name() + " (create the factory's type; ptr_cast converts to a base)");
         }
         // T is the factory's type: delete it as T, so the Ptr may outlive the class and registry.
         if (owner == CR_OWNER_RECEIVER) deleter = Deleter<T>{&delete_as<std::remove_cv_t<T>>, nullptr, 0};
@@ -469,12 +487,14 @@ public:
         return take_impl<T>(nullptr, destroyer);
     }
     /// take_as<T>() on the value under `key`. Throws std::out_of_range if absent, TypeError.
-    template <class T> Ptr<T> take(const char *key, cr_destroyer destroyer = {&detail::delete_as<std::remove_cv_t<T>>, nullptr}) const {
+    template <class T>
+    Ptr<T> take(const char *key, cr_destroyer destroyer = {&detail::delete_as<std::remove_cv_t<T>>, nullptr}) const {
         const cr_value *e = lookup(key);
         if (!e) throw std::out_of_range(std::string("missing key '") + key + "'");
         return Value(e).template take_impl<T>(key, destroyer);
     }
-    template <class T> Ptr<T> take(const std::string &key, cr_destroyer destroyer = {&detail::delete_as<std::remove_cv_t<T>>, nullptr}) const {
+    template <class T>
+    Ptr<T> take(const std::string &key, cr_destroyer destroyer = {&detail::delete_as<std::remove_cv_t<T>>, nullptr}) const {
         return take<T>(key.c_str(), destroyer);
     }
 
@@ -512,7 +532,8 @@ private:
         return TypeError(where + "expected " + expected + ", got " + kind_name(kind()));
     }
     void expect(Kind k, const char *what) const {
-        if (kind() != k) throw TypeError(std::string(what ? what : "value") + ": expected " + kind_name(k) + ", got " + kind_name(kind()));
+        if (kind() != k)
+            throw TypeError(std::string(what ? what : "value") + ": expected " + kind_name(k) + ", got " + kind_name(kind()));
     }
 
     // Reads the value as T. The common kinds are read with one call; the kind is only checked when
@@ -533,7 +554,8 @@ private:
                 if constexpr (std::is_unsigned_v<U>)
                     fits = n >= 0 && static_cast<uint64_t>(n) <= static_cast<uint64_t>(std::numeric_limits<U>::max());
                 else
-                    fits = n >= static_cast<int64_t>(std::numeric_limits<U>::min()) && n <= static_cast<int64_t>(std::numeric_limits<U>::max());
+                    fits = n >= static_cast<int64_t>(std::numeric_limits<U>::min()) &&
+                        n <= static_cast<int64_t>(std::numeric_limits<U>::max());
                 if (!fits)
                     throw std::out_of_range((key ? std::string("'") + key + "': " : std::string()) + std::to_string(n) +
                                             " does not fit the requested integer type");
@@ -568,7 +590,8 @@ private:
             U out;
             std::size_t n = size();
             out.reserve(n);
-            for (std::size_t i = 0; i < n; ++i) out.push_back(Value(cr_list_at(v_, i)).template convert<typename U::value_type>(key));
+            for (std::size_t i = 0; i < n; ++i)
+                out.push_back(Value(cr_list_at(v_, i)).template convert<typename U::value_type>(key));
             return out;
         } else {
             static_assert(detail::always_false<T>::value, "controllerreg::Value::as<T>: unsupported type");
@@ -601,7 +624,8 @@ public:
     template <class I, std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool> && !std::is_same_v<I, char>, int> = 0>
     PropValue(I n) : type_(Type::Int), i_(static_cast<int64_t>(n)) {
         if constexpr (std::is_unsigned_v<I> && sizeof(I) >= sizeof(int64_t))
-            if (n > static_cast<I>(std::numeric_limits<int64_t>::max())) throw std::out_of_range("integer prop out of the int64_t range");
+            if (n > static_cast<I>(std::numeric_limits<int64_t>::max()))
+                throw std::out_of_range("integer prop out of the int64_t range");
     }
     PropValue(double d) noexcept : type_(Type::Double), d_(d) {}
     PropValue(float d) noexcept : type_(Type::Double), d_(d) {}
@@ -610,7 +634,8 @@ public:
     PropValue(std::string_view s) : type_(Type::String), s_(s) {}
     /// An object pointer (not owned by the props: Owner::Caller in args, the caller keeps it).
     template <class T, std::enable_if_t<!std::is_same_v<std::remove_cv_t<T>, char>, int> = 0>
-    PropValue(T *object) noexcept : type_(object ? Type::Object : Type::Null), o_(const_cast<void *>(static_cast<const void *>(object))) {}
+    PropValue(T *object) noexcept
+        : type_(object ? Type::Object : Type::Null), o_(const_cast<void *>(static_cast<const void *>(object))) {}
 
     /// A nested list.
     static PropValue list(std::vector<PropValue> items) {
@@ -637,7 +662,10 @@ public:
         case Type::Bool: rc = cr_map_set_bool(map, key, static_cast<int>(i_)); break;
         case Type::Int: rc = cr_map_set_int(map, key, i_); break;
         case Type::Double: rc = cr_map_set_double(map, key, d_); break;
-        case Type::String: check_string(); rc = cr_map_set_string(map, key, s_.c_str()); break;
+        case Type::String:
+            check_string();
+            rc = cr_map_set_string(map, key, s_.c_str());
+            break;
         case Type::Object: rc = cr_map_set_object(map, key, o_); break;
         case Type::List:
         case Type::Map: rc = cr_map_set_value(map, key, build_container()); break;
@@ -652,7 +680,10 @@ public:
         case Type::Bool: rc = cr_list_push_bool(list, static_cast<int>(i_)); break;
         case Type::Int: rc = cr_list_push_int(list, i_); break;
         case Type::Double: rc = cr_list_push_double(list, d_); break;
-        case Type::String: check_string(); rc = cr_list_push_string(list, s_.c_str()); break;
+        case Type::String:
+            check_string();
+            rc = cr_list_push_string(list, s_.c_str());
+            break;
         case Type::Object: rc = cr_list_push_object(list, o_); break;
         case Type::List:
         case Type::Map: rc = cr_list_push_value(list, build_container()); break;
@@ -737,9 +768,7 @@ private:
 // Classes registered from C++
 
 namespace detail {
-template <class R> struct factory_result {
-    static constexpr bool valid = false;
-};
+template <class R> struct factory_result { static constexpr bool valid = false; };
 template <class U> struct factory_result<U *> {
     static constexpr bool valid = true;
     using type = U;
@@ -758,9 +787,7 @@ struct NoSetter {};
 inline void report_current_exception() noexcept {
     try {
         throw;
-    } catch (const std::exception &e) {
-        cr_report_error(e.what());
-    } catch (...) {
+    } catch (const std::exception &e) { cr_report_error(e.what()); } catch (...) {
         cr_report_error("unknown C++ exception");
     }
 }
@@ -773,7 +800,8 @@ template <class F, class S> struct ClassBox : ClassBoxBase {
     S setter;
 
     ClassBox(F f, S s)
-        : ClassBoxBase{type_tag<Object>(), typeid(Object).name(), &delete_object_as}, factory(std::move(f)), setter(std::move(s)) {}
+        : ClassBoxBase{type_tag<Object>(), typeid(Object).name(), &delete_object_as}, factory(std::move(f)),
+          setter(std::move(s)) {}
 
     static void delete_object_as(void *object) noexcept { delete static_cast<Object *>(object); }
 
@@ -783,9 +811,7 @@ template <class F, class S> struct ClassBox : ClassBoxBase {
             Object *object = factory_result<Result>::release(box->factory(Args(args)));
             if (!object) cr_report_error("the factory returned null");
             return const_cast<void *>(static_cast<const void *>(object));
-        } catch (...) {
-            report_current_exception();
-        }
+        } catch (...) { report_current_exception(); }
         return nullptr;
     }
     static int set(void *object, const char *key, const cr_value *value, void *user_data) noexcept {
@@ -793,9 +819,7 @@ template <class F, class S> struct ClassBox : ClassBoxBase {
         try {
             box->setter(*static_cast<Object *>(object), std::string_view(key), Value(value));
             return 0;
-        } catch (...) {
-            report_current_exception();
-        }
+        } catch (...) { report_current_exception(); }
         return 1;
     }
     static void release(void *user_data) noexcept { delete static_cast<ClassBox *>(user_data); }
@@ -880,9 +904,10 @@ public:
     /// value), called once per dependency; take objects from `value` with take_as<T>().
     template <class F, class S, std::enable_if_t<std::is_invocable_v<std::decay_t<F> &, Args>, int> = 0>
     void register_class(const std::string &class_name, F &&factory, S &&setter) {
-        static_assert(std::is_invocable_v<std::decay_t<S> &, typename detail::ClassBox<std::decay_t<F>, std::decay_t<S>>::Object &,
-                                          std::string_view, Value>,
-                      "the setter must be callable as setter(U &object, std::string_view key, controllerreg::Value value)");
+        static_assert(
+            std::is_invocable_v<std::decay_t<S> &, typename detail::ClassBox<std::decay_t<F>, std::decay_t<S>>::Object &,
+                                std::string_view, Value>,
+            "the setter must be callable as setter(U &object, std::string_view key, controllerreg::Value value)");
         register_impl(class_name, std::forward<F>(factory), std::forward<S>(setter), false);
     }
     /// Like register_class, but replaces a class already registered under the name.
@@ -895,7 +920,9 @@ public:
         detail::check(cr_register_class(handle(), class_name.c_str(), &cls, user_data));
     }
     /// Adds a class-name template such as "{name}ViewController" (convention over configuration).
-    void add_name_template(const std::string &name_template) { detail::check(cr_add_name_template(handle(), name_template.c_str())); }
+    void add_name_template(const std::string &name_template) {
+        detail::check(cr_add_name_template(handle(), name_template.c_str()));
+    }
 
     // -- configs and entries --------------------------------------------------------------------
 
@@ -924,7 +951,8 @@ public:
     /// another string a reference, {"Provider": "Name"} a provider). Validated like a file.
     void add_entry(const std::string &name, const std::string &class_name, Lifestyle lifestyle = Lifestyle::Transient,
                    const Props &dependencies = Props()) {
-        detail::check(cr_add_entry(handle(), name.c_str(), class_name.c_str(), static_cast<cr_lifestyle>(lifestyle), dependencies.get()));
+        detail::check(
+            cr_add_entry(handle(), name.c_str(), class_name.c_str(), static_cast<cr_lifestyle>(lifestyle), dependencies.get()));
     }
     /// Removes an entry (fails if another entry refers to it). Throws NotFound, ...
     void remove_entry(const std::string &name) { detail::check(cr_remove_entry(handle(), name.c_str())); }
@@ -941,7 +969,9 @@ public:
             info.name = e.get<std::string>("name");
             info.class_name = e.get<std::string>("class");
             auto lifestyle = e.get<std::string_view>("lifestyle");
-            info.lifestyle = lifestyle == "singleton" ? Lifestyle::Singleton : lifestyle == "graph" ? Lifestyle::Graph : Lifestyle::Transient;
+            info.lifestyle = lifestyle == "singleton" ? Lifestyle::Singleton
+                : lifestyle == "graph"                ? Lifestyle::Graph
+                                                      : Lifestyle::Transient;
             info.description = e.find<std::string>("description");
             if (auto tag = e.find_value("tag")) {
                 auto text = [](Value t) { return t.kind() == Kind::Int ? std::to_string(t.as<int64_t>()) : t.as<std::string>(); };
@@ -966,7 +996,9 @@ public:
         return Registry(child, true);
     }
     /// Sets a limit for later loads and creates (value >= 1). Throws InvalidArgument.
-    void set_limit(LimitKind limit, int64_t value) { detail::check(cr_registry_set_limit(handle(), static_cast<cr_limit>(limit), value)); }
+    void set_limit(LimitKind limit, int64_t value) {
+        detail::check(cr_registry_set_limit(handle(), static_cast<cr_limit>(limit), value));
+    }
     /// The current value of a limit.
     int64_t limit(LimitKind limit) const {
         int64_t v = cr_registry_get_limit(handle(), static_cast<cr_limit>(limit));
@@ -1026,13 +1058,15 @@ private:
 
     template <class F, class S> void register_impl(const std::string &class_name, F &&factory, S &&setter, bool replace) {
         using Box = detail::ClassBox<std::decay_t<F>, std::decay_t<S>>;
-        static_assert(std::is_invocable_v<std::decay_t<F> &, Args>, "the factory must be callable as factory(controllerreg::Args)");
+        static_assert(std::is_invocable_v<std::decay_t<F> &, Args>,
+                      "the factory must be callable as factory(controllerreg::Args)");
         static_assert(detail::factory_result<typename Box::Result>::valid, "the factory must return T* or std::unique_ptr<T>");
         cr_registry *reg = handle();
         cr_class cls = Box::make_class();
         auto *box = new Box(std::forward<F>(factory), std::forward<S>(setter));
         // On failure the library calls cls.release(box) itself, so the box is never leaked.
-        detail::check(replace ? cr_replace_class(reg, class_name.c_str(), &cls, box) : cr_register_class(reg, class_name.c_str(), &cls, box));
+        detail::check(replace ? cr_replace_class(reg, class_name.c_str(), &cls, box)
+                              : cr_register_class(reg, class_name.c_str(), &cls, box));
     }
 
     cr_registry *reg_ = nullptr;

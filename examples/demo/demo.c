@@ -22,7 +22,7 @@ typedef struct Test1ViewController {
     Test2ViewController *tabs[4];
     size_t tabCount;
     char *font;
-    char *color;   /* from props */
+    char *color;    /* from props */
     int64_t number; /* from props */
 } Test1ViewController;
 
@@ -89,8 +89,8 @@ int main(int argc, char **argv) {
 
     cr_registry *reg = cr_registry_new();
     if (!reg) return fail("cr_registry_new");
-    cr_class test1 = { .create = test1_create, .destroy = test1_destroy };
-    cr_class test2 = { .create = test2_create, .destroy = test2_destroy };
+    cr_class test1 = {.create = test1_create, .destroy = test1_destroy};
+    cr_class test2 = {.create = test2_create, .destroy = test2_destroy};
     if (cr_register_class(reg, "Test1ViewController", &test1, NULL) != CR_OK) return fail("cr_register_class");
     if (cr_register_class(reg, "Test2ViewController", &test2, NULL) != CR_OK) return fail("cr_register_class");
     if (cr_load_file(reg, path, CR_FORMAT_AUTO) != CR_OK) {

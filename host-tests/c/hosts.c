@@ -133,13 +133,16 @@ void check_example_object(const char *file, int line, Test1ViewController *t, in
     check_record(t->magic == TEST1_MAGIC, file, line, "example object is a Test1ViewController");
     check_record(t->dependentStringKind == CR_STRING && t->dependentString &&
                      strcmp(t->dependentString, "Yes, you can inject a string using the config file") == 0,
-                 file, line, check_format("dependentString is \"%s\" (kind %d)", t->dependentString ? t->dependentString : "(null)", t->dependentStringKind));
-    check_record(t->dependentIntKind == CR_INT && t->dependentInt == 1000, file, line,
-                 check_format("dependentInt is %" PRId64 " (kind %d), expected 1000 (CR_INT)", t->dependentInt, t->dependentIntKind));
+                 file, line,
+                 check_format("dependentString is \"%s\" (kind %d)", t->dependentString ? t->dependentString : "(null)",
+                              t->dependentStringKind));
+    check_record(
+        t->dependentIntKind == CR_INT && t->dependentInt == 1000, file, line,
+        check_format("dependentInt is %" PRId64 " (kind %d), expected 1000 (CR_INT)", t->dependentInt, t->dependentIntKind));
     check_record(t->dependentBoolKind == CR_BOOL && t->dependentBool == 1, file, line,
                  check_format("dependentBool is %d (kind %d), expected 1 (CR_BOOL)", t->dependentBool, t->dependentBoolKind));
-    check_record(t->test2Kind == CR_OBJECT && t->test2ViewController && t->test2ViewController->magic == TEST2_MAGIC,
-                 file, line, check_format("test2ViewController is kind %d, expected a Test2ViewController object", t->test2Kind));
+    check_record(t->test2Kind == CR_OBJECT && t->test2ViewController && t->test2ViewController->magic == TEST2_MAGIC, file, line,
+                 check_format("test2ViewController is kind %d, expected a Test2ViewController object", t->test2Kind));
     check_record(t->test2Owner == CR_OWNER_RECEIVER, file, line,
                  check_format("test2ViewController owner is %d, expected CR_OWNER_RECEIVER", (int)t->test2Owner));
     if (with_props) {
@@ -167,8 +170,10 @@ static int node_keep(Node *n, void *object) {
 static void node_collect(Node *n, const cr_value *v) {
     switch (cr_value_kind(v)) {
     case CR_OBJECT:
-        if (cr_value_owner(v) == CR_OWNER_RECEIVER) node_keep(n, cr_value_object(v));
-        else if (cr_value_owner(v) == CR_OWNER_CALLER) n->callerObjects++;
+        if (cr_value_owner(v) == CR_OWNER_RECEIVER)
+            node_keep(n, cr_value_object(v));
+        else if (cr_value_owner(v) == CR_OWNER_CALLER)
+            n->callerObjects++;
         break;
     case CR_LIST:
         for (size_t i = 0; i < cr_value_count(v); i++) node_collect(n, cr_list_at(v, i));
@@ -176,8 +181,7 @@ static void node_collect(Node *n, const cr_value *v) {
     case CR_MAP:
         for (size_t i = 0; i < cr_value_count(v); i++) node_collect(n, cr_map_value_at(v, i));
         break;
-    default:
-        break;
+    default: break;
     }
 }
 
@@ -237,9 +241,7 @@ int file_exists(const char *path) {
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-int load_text(cr_registry *reg, const char *text, cr_format format) {
-    return cr_load_string(reg, text, strlen(text), format);
-}
+int load_text(cr_registry *reg, const char *text, cr_format format) { return cr_load_string(reg, text, strlen(text), format); }
 
 int load_yaml(cr_registry *reg, const char *text) { return load_text(reg, text, CR_FORMAT_YAML); }
 

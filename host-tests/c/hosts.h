@@ -10,13 +10,13 @@
 /* Counters passed as a class's user_data. Updated under a lock (tests use threads). */
 typedef struct host_stats {
     pthread_mutex_t lock;
-    int creates;      /* successful create calls */
-    int failures;     /* create calls that returned NULL on purpose */
-    int destroys;     /* destroy calls */
-    int releases;     /* release callback calls */
-    int fail;         /* when non-zero, create reports `fail_message` and returns NULL */
+    int creates;  /* successful create calls */
+    int failures; /* create calls that returned NULL on purpose */
+    int destroys; /* destroy calls */
+    int releases; /* release callback calls */
+    int fail;     /* when non-zero, create reports `fail_message` and returns NULL */
     const char *fail_message;
-    int version;      /* stamped into the objects made with these stats */
+    int version;          /* stamped into the objects made with these stats */
     void *last_user_data; /* the user_data the last callback received */
 } host_stats;
 
@@ -65,7 +65,7 @@ typedef struct Node {
     host_stats *stats;
     size_t argCount;
     int argsKind;
-    void **owned;        /* objects received (CR_OWNER_RECEIVER) */
+    void **owned; /* objects received (CR_OWNER_RECEIVER) */
     const cr_class **ownedClasses;
     void **ownedUserData;
     size_t ownedCount;

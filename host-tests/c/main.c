@@ -9,14 +9,8 @@ static const struct {
     const char *name;
     void (*run)(void);
 } groups[] = {
-    {"example", test_example},
-    {"semantics", test_semantics},
-    {"errors", test_errors},
-    {"ownership", test_ownership},
-    {"threads", test_threads},
-    {"features", test_features},
-    {"reliability", test_reliability},
-    {"abi", test_abi},
+    {"example", test_example}, {"semantics", test_semantics}, {"errors", test_errors},           {"ownership", test_ownership},
+    {"threads", test_threads}, {"features", test_features},   {"reliability", test_reliability}, {"abi", test_abi},
     {"reentry", test_reentry},
 };
 

@@ -34,9 +34,10 @@ static void create_with_reports_owner_and_destroyer(void) {
     stats_init(&s2);
     cr_registry *reg = cr_registry_new();
     CHECK_STATUS(register_example_classes(reg, &s1, &s2), CR_OK);
-    CHECK_STATUS(load_yaml(reg, "T: Test2ViewController\n"
-                                "S: {ClassName: Test2ViewController, Lifestyle: singleton}\n"
-                                "Missing: NoSuchClass\n"),
+    CHECK_STATUS(load_yaml(reg,
+                           "T: Test2ViewController\n"
+                           "S: {ClassName: Test2ViewController, Lifestyle: singleton}\n"
+                           "Missing: NoSuchClass\n"),
                  CR_OK);
 
     /* A transient: the caller's, destroyed through the destroyer without naming its class. */
@@ -195,10 +196,11 @@ static void provider_create_with(void) {
     CHECK_STATUS(register_example_classes(reg, &s1, &s2), CR_OK);
     static const cr_class keeper = {.create = keeper_create};
     CHECK_STATUS(cr_register_class(reg, "Keeper", &keeper, NULL), CR_OK);
-    CHECK_STATUS(load_yaml(reg, "T: Test2ViewController\n"
-                                "S: {ClassName: Test2ViewController, Lifestyle: singleton}\n"
-                                "K1: {ClassName: Keeper, Dependencies: {p: {Provider: T}}}\n"
-                                "K2: {ClassName: Keeper, Dependencies: {p: {Provider: S}}}\n"),
+    CHECK_STATUS(load_yaml(reg,
+                           "T: Test2ViewController\n"
+                           "S: {ClassName: Test2ViewController, Lifestyle: singleton}\n"
+                           "K1: {ClassName: Keeper, Dependencies: {p: {Provider: T}}}\n"
+                           "K2: {ClassName: Keeper, Dependencies: {p: {Provider: S}}}\n"),
                  CR_OK);
     cr_owner owner = CR_OWNER_SHARED;
     cr_destroyer d = {noop_destroy, NULL};

@@ -9,12 +9,12 @@
 #include <unistd.h>
 
 /* The call returns `expected` and records CR_ERR_INVALID_ARGUMENT (cleared first). */
-#define CHECK_INVALID(call, expected)                                                                    \
-    do {                                                                                                 \
-        cr_clear_error();                                                                                \
-        CHECK((call) == (expected));                                                                     \
-        CHECK_LAST_ERROR(CR_ERR_INVALID_ARGUMENT);                                                       \
-        CHECK(cr_last_error_message()[0] != '\0');                                                       \
+#define CHECK_INVALID(call, expected)              \
+    do {                                           \
+        cr_clear_error();                          \
+        CHECK((call) == (expected));               \
+        CHECK_LAST_ERROR(CR_ERR_INVALID_ARGUMENT); \
+        CHECK(cr_last_error_message()[0] != '\0'); \
     } while (0)
 
 static cr_registry *example_registry(host_stats *s1, host_stats *s2) {
@@ -221,8 +221,9 @@ static void cycles(void) {
     CHECK_CONTAINS(cr_last_error_message(), "A -> B -> C -> A");
     CHECK_STATUS(load_yaml(reg, "Self:\n  ClassName: Node\n  Dependencies:\n    inner: {list: [Self]}\n"), CR_ERR_CYCLE);
     CHECK_CONTAINS(cr_last_error_message(), "Self -> Self");
-    CHECK_STATUS(load_text(reg, "{\"X\": {\"ClassName\": \"Node\", \"Dependencies\": {\"y\": \"Y\"}},"
-                                " \"Y\": {\"ClassName\": \"Node\", \"Dependencies\": {\"x\": [\"X\"]}}}",
+    CHECK_STATUS(load_text(reg,
+                           "{\"X\": {\"ClassName\": \"Node\", \"Dependencies\": {\"y\": \"Y\"}},"
+                           " \"Y\": {\"ClassName\": \"Node\", \"Dependencies\": {\"x\": [\"X\"]}}}",
                            CR_FORMAT_JSON),
                  CR_ERR_CYCLE);
     CHECK_CONTAINS(cr_last_error_message(), "X -> Y -> X");
@@ -309,7 +310,8 @@ static void failed_load_leaves_registry_unchanged(void) {
     CHECK_EXAMPLE_OBJECT(t, 0);
     if (t) test1_destroy(t, NULL);
     /* And a good load afterwards works, referring to the earlier entries. */
-    CHECK_STATUS(load_yaml(reg, "NewOne:\n  ClassName: Test1ViewController\n  Dependencies: {test2ViewController: Test2}\n"), CR_OK);
+    CHECK_STATUS(load_yaml(reg, "NewOne:\n  ClassName: Test1ViewController\n  Dependencies: {test2ViewController: Test2}\n"),
+                 CR_OK);
     t = cr_registry_create(reg, "NewOne", NULL);
     CHECK(t && t->test2ViewController && t->test2ViewController->magic == TEST2_MAGIC);
     if (t) test1_destroy(t, NULL);
@@ -370,8 +372,10 @@ static void huge_integers(void) {
     cr_class numbers = {.create = numbers_create};
     cr_registry *reg = cr_registry_new();
     CHECK_STATUS(cr_register_class(reg, "Numbers", &numbers, seen), CR_OK);
-    CHECK_STATUS(load_yaml(reg, "N:\n  ClassName: Numbers\n  Dependencies:\n    max: 9223372036854775807\n    min: -9223372036854775808\n"),
-                 CR_OK);
+    CHECK_STATUS(
+        load_yaml(reg,
+                  "N:\n  ClassName: Numbers\n  Dependencies:\n    max: 9223372036854775807\n    min: -9223372036854775808\n"),
+        CR_OK);
     void *o = cr_registry_create(reg, "N", NULL);
     CHECK(o != NULL);
     free(o);
@@ -379,7 +383,9 @@ static void huge_integers(void) {
     CHECK(seen[1] == INT64_MIN);
     CHECK_INT(seen[2], CR_INT);
     CHECK_INT(seen[3], CR_INT);
-    CHECK_STATUS(load_text(reg, "{\"J\": {\"ClassName\": \"Numbers\", \"Dependencies\": {\"max\": 9223372036854775807, \"min\": -9223372036854775808}}}",
+    CHECK_STATUS(load_text(reg,
+                           "{\"J\": {\"ClassName\": \"Numbers\", \"Dependencies\": {\"max\": 9223372036854775807, \"min\": "
+                           "-9223372036854775808}}}",
                            CR_FORMAT_JSON),
                  CR_OK);
     memset(seen, 0, sizeof seen);
@@ -390,10 +396,12 @@ static void huge_integers(void) {
     int rc = load_yaml(reg, "Y:\n  ClassName: Numbers\n  Dependencies:\n    max: 99999999999999999999999999\n");
     CHECK(rc != CR_OK);
     CHECK_CONTAINS(cr_last_error_message(), "<string>:4:");
-    rc = load_text(reg, "{\"Z\": {\"ClassName\": \"Numbers\", \"Dependencies\": {\"max\": 9223372036854775808}}}", CR_FORMAT_JSON);
+    rc =
+        load_text(reg, "{\"Z\": {\"ClassName\": \"Numbers\", \"Dependencies\": {\"max\": 9223372036854775808}}}", CR_FORMAT_JSON);
     CHECK(rc != CR_OK);
     CHECK_CONTAINS(cr_last_error_message(), "<string>:1:");
-    rc = load_text(reg, "{\"W\": {\"ClassName\": \"Numbers\", \"Dependencies\": {\"max\": -99999999999999999999999}}}", CR_FORMAT_JSON);
+    rc = load_text(reg, "{\"W\": {\"ClassName\": \"Numbers\", \"Dependencies\": {\"max\": -99999999999999999999999}}}",
+                   CR_FORMAT_JSON);
     CHECK(rc != CR_OK);
     cr_registry_free(reg);
 }
@@ -414,7 +422,7 @@ static void deep_reference_chain(void) {
     CHECK(cr_registry_create(reg, "E0", NULL) == NULL);
     CHECK_LAST_ERROR(CR_ERR_LIMIT);
     CHECK_INT(stats_get(&s, &s.creates), stats_get(&s, &s.destroys)); /* nothing leaked */
-    Node *n = cr_registry_create(reg, "E100", NULL); /* 200 deep: within the limit */
+    Node *n = cr_registry_create(reg, "E100", NULL);                  /* 200 deep: within the limit */
     CHECK(n != NULL);
     if (n) node_destroy(n, &s);
     CHECK_INT(stats_get(&s, &s.creates), stats_get(&s, &s.destroys));
@@ -485,7 +493,8 @@ static void borrowed_args_and_kinds(void) {
     cr_class cls = {.create = args_probe_create};
     cr_registry *reg = cr_registry_new();
     CHECK_STATUS(cr_register_class(reg, "Probe", &cls, &p), CR_OK);
-    CHECK_STATUS(load_yaml(reg, "P:\n  ClassName: Probe\n  Dependencies: {s: \"@text\", i: 42, list: [1, 2], m: {a: 1}}\n"), CR_OK);
+    CHECK_STATUS(load_yaml(reg, "P:\n  ClassName: Probe\n  Dependencies: {s: \"@text\", i: 42, list: [1, 2], m: {a: 1}}\n"),
+                 CR_OK);
     void *o = cr_registry_create(reg, "P", NULL);
     CHECK(o != NULL && p.ran);
     free(o);
@@ -571,7 +580,7 @@ static void null_arguments(void) {
     CHECK_INVALID(cr_map_set_string(map, "k", NULL), CR_ERR_INVALID_ARGUMENT);
     CHECK_INVALID(cr_map_set_object(NULL, "k", map), CR_ERR_INVALID_ARGUMENT);
     CHECK_INVALID(cr_map_set_object(map, NULL, map), CR_ERR_INVALID_ARGUMENT);
-    CHECK_INVALID(cr_map_set_value(NULL, "k", cr_map_new()), CR_ERR_INVALID_ARGUMENT); /* value freed */
+    CHECK_INVALID(cr_map_set_value(NULL, "k", cr_map_new()), CR_ERR_INVALID_ARGUMENT);  /* value freed */
     CHECK_INVALID(cr_map_set_value(map, NULL, cr_list_new()), CR_ERR_INVALID_ARGUMENT); /* value freed */
     CHECK_INVALID(cr_map_set_value(map, "k", NULL), CR_ERR_INVALID_ARGUMENT);
     CHECK_INVALID(cr_map_set_int(list, "k", 1), CR_ERR_INVALID_ARGUMENT); /* not a map */
@@ -601,7 +610,7 @@ static void null_arguments(void) {
     CHECK_INT(cr_value_kind(NULL), CR_NULL);
     CHECK_INT(cr_value_owner(NULL), CR_OWNER_NONE);
     cr_clear_error();
-    cr_value_free(NULL); /* ignored */
+    cr_value_free(NULL);   /* ignored */
     cr_report_error(NULL); /* ignored */
     CHECK_LAST_ERROR(CR_OK);
     CHECK_STR(cr_status_name(CR_OK) ? "ok" : NULL, "ok");
@@ -621,7 +630,8 @@ static host_stats shared_s1, shared_s2;
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif
-static void shared_registry(void) {
+static void
+shared_registry(void) {
     cr_registry *shared = cr_shared();
     CHECK(shared != NULL);
     CHECK(cr_shared() == shared);
@@ -704,12 +714,32 @@ static cr_value *door_value(int which) {
     cr_value *v;
     switch (which) {
     case 0: return NULL; /* d: "" is set directly */
-    case 1: v = cr_map_new(); cr_map_set_string(v, "Provider", "@x"); return v;
-    case 2: v = cr_map_new(); cr_map_set_string(v, "Provider", ""); return v;
-    case 3: v = cr_map_new(); cr_map_set_int(v, "Provider", 5); return v;
-    case 4: v = cr_map_new(); cr_map_set_string(v, "Provider", "X"); cr_map_set_int(v, "Other", 1); return v;
-    case 5: v = cr_map_new(); cr_map_set_string(v, "provider", "X"); return v;
-    case 6: v = cr_list_new(); cr_list_push_string(v, "@ok"); cr_list_push_string(v, ""); return v;
+    case 1:
+        v = cr_map_new();
+        cr_map_set_string(v, "Provider", "@x");
+        return v;
+    case 2:
+        v = cr_map_new();
+        cr_map_set_string(v, "Provider", "");
+        return v;
+    case 3:
+        v = cr_map_new();
+        cr_map_set_int(v, "Provider", 5);
+        return v;
+    case 4:
+        v = cr_map_new();
+        cr_map_set_string(v, "Provider", "X");
+        cr_map_set_int(v, "Other", 1);
+        return v;
+    case 5:
+        v = cr_map_new();
+        cr_map_set_string(v, "provider", "X");
+        return v;
+    case 6:
+        v = cr_list_new();
+        cr_list_push_string(v, "@ok");
+        cr_list_push_string(v, "");
+        return v;
     default: return NULL;
     }
 }
@@ -722,7 +752,8 @@ static void every_door_agrees(void) {
     } cases[] = {
         {"E", "C", "''", "", CR_ERR_SCHEMA,
          "entry 'E', key 'd': an empty string is not an entry name; write \"@\" for an empty literal string"},
-        {"E", "C", "{Provider: '@x'}", NULL, CR_ERR_SCHEMA, "entry 'E', key 'd': Provider must name an entry, not a literal ('@x')"},
+        {"E", "C", "{Provider: '@x'}", NULL, CR_ERR_SCHEMA,
+         "entry 'E', key 'd': Provider must name an entry, not a literal ('@x')"},
         {"E", "C", "{Provider: ''}", NULL, CR_ERR_SCHEMA,
          "entry 'E', key 'd': Provider must name an entry (a non-empty string), found an empty string"},
         {"E", "C", "{Provider: 5}", NULL, CR_ERR_SCHEMA,

@@ -20,8 +20,9 @@ static void example_from(const char *fixture, cr_format format) {
     CHECK(reg != NULL);
     CHECK_STATUS(register_example_classes(reg, &s1, &s2), CR_OK);
     int rc = cr_load_file(reg, path, format);
-    if (!check_record(rc == CR_OK, __FILE__, __LINE__,
-                      check_format("cr_load_file(%s, format %d) returned %d: %s", fixture, (int)format, rc, cr_last_error_message()))) {
+    if (!check_record(
+            rc == CR_OK, __FILE__, __LINE__,
+            check_format("cr_load_file(%s, format %d) returned %d: %s", fixture, (int)format, rc, cr_last_error_message()))) {
         cr_registry_free(reg);
         return;
     }
@@ -60,20 +61,18 @@ static void example_from(const char *fixture, cr_format format) {
 
 /* The same example loaded from text with format sniffing. */
 static void example_from_string(void) {
-    static const char yaml[] =
-        "Test1:\n"
-        "  ClassName: Test1ViewController\n"
-        "  Dependencies:\n"
-        "    dependentString: \"@Yes, you can inject a string using the config file\"\n"
-        "    dependentInt: 1000\n"
-        "    dependentBool: true\n"
-        "    test2ViewController: Test2\n"
-        "Test2: Test2ViewController\n";
-    static const char json[] =
-        "{\"Test1\": {\"ClassName\": \"Test1ViewController\", \"Dependencies\": {"
-        "\"dependentString\": \"@Yes, you can inject a string using the config file\","
-        "\"dependentInt\": 1000, \"dependentBool\": true, \"test2ViewController\": \"Test2\"}},"
-        "\"Test2\": \"Test2ViewController\"}";
+    static const char yaml[] = "Test1:\n"
+                               "  ClassName: Test1ViewController\n"
+                               "  Dependencies:\n"
+                               "    dependentString: \"@Yes, you can inject a string using the config file\"\n"
+                               "    dependentInt: 1000\n"
+                               "    dependentBool: true\n"
+                               "    test2ViewController: Test2\n"
+                               "Test2: Test2ViewController\n";
+    static const char json[] = "{\"Test1\": {\"ClassName\": \"Test1ViewController\", \"Dependencies\": {"
+                               "\"dependentString\": \"@Yes, you can inject a string using the config file\","
+                               "\"dependentInt\": 1000, \"dependentBool\": true, \"test2ViewController\": \"Test2\"}},"
+                               "\"Test2\": \"Test2ViewController\"}";
     const char *texts[] = {yaml, json};
     for (int i = 0; i < 2; i++) {
         host_stats s1, s2;

@@ -44,8 +44,10 @@ static void test_singletons(void) {
     cr_registry *reg = cr_registry_new();
     CHECK_INT(cr_register_class(reg, "Node", &node_class, &nodes), CR_OK);
     CHECK_INT(cr_register_class(reg, "Svc", &node_class, &svc), CR_OK);
-    CHECK_INT(load_yaml(reg, "Service: {ClassName: Svc, Lifestyle: singleton}\n"
-                             "A: {ClassName: Node, Dependencies: {s: Service}}\n"), CR_OK);
+    CHECK_INT(load_yaml(reg,
+                        "Service: {ClassName: Svc, Lifestyle: singleton}\n"
+                        "A: {ClassName: Node, Dependencies: {s: Service}}\n"),
+              CR_OK);
     Node *a1 = cr_registry_create(reg, "A", NULL);
     Node *a2 = cr_registry_create(reg, "A", NULL);
     CHECK(a1 && a2);
@@ -77,9 +79,11 @@ static void test_singletons(void) {
     CHECK_INT(cr_register_class(reg, "First", &named, "first"), CR_OK);
     CHECK_INT(cr_register_class(reg, "Second", &named, "second"), CR_OK);
     CHECK_INT(cr_register_class(reg, "Third", &named, "third"), CR_OK);
-    CHECK_INT(load_yaml(reg, "One: {ClassName: First, Lifestyle: singleton}\n"
-                             "Two: {ClassName: Second, Lifestyle: singleton, Dependencies: {one: One}}\n"
-                             "Three: {ClassName: Third, Lifestyle: singleton}\n"), CR_OK);
+    CHECK_INT(load_yaml(reg,
+                        "One: {ClassName: First, Lifestyle: singleton}\n"
+                        "Two: {ClassName: Second, Lifestyle: singleton, Dependencies: {one: One}}\n"
+                        "Three: {ClassName: Third, Lifestyle: singleton}\n"),
+              CR_OK);
     CHECK(cr_registry_create(reg, "Two", NULL) != NULL);
     CHECK(cr_registry_create(reg, "Three", NULL) != NULL);
     cr_registry_free(reg);
@@ -129,10 +133,12 @@ static void test_graph_lifestyle(void) {
     cr_registry *reg = cr_registry_new();
     cr_register_class(reg, "Node", &node_class, &nodes);
     cr_register_class(reg, "Ctx", &node_class, &ctx);
-    CHECK_INT(load_yaml(reg, "Top: {ClassName: Node, Dependencies: {left: Left, right: Right}}\n"
-                             "Left: {ClassName: Node, Dependencies: {ctx: Context}}\n"
-                             "Right: {ClassName: Node, Dependencies: {ctx: Context}}\n"
-                             "Context: {ClassName: Ctx, Lifestyle: graph}\n"), CR_OK);
+    CHECK_INT(load_yaml(reg,
+                        "Top: {ClassName: Node, Dependencies: {left: Left, right: Right}}\n"
+                        "Left: {ClassName: Node, Dependencies: {ctx: Context}}\n"
+                        "Right: {ClassName: Node, Dependencies: {ctx: Context}}\n"
+                        "Context: {ClassName: Ctx, Lifestyle: graph}\n"),
+              CR_OK);
     Node *top = cr_registry_create(reg, "Top", NULL);
     CHECK(top != NULL && top->ownedCount == 2);
     CHECK_INT(stats_get(&ctx, &ctx.creates), 1);
@@ -151,9 +157,11 @@ static void test_eager_start(void) {
     stats_init(&s);
     cr_registry *reg = cr_registry_new();
     cr_register_class(reg, "Node", &node_class, &s);
-    CHECK_INT(load_yaml(reg, "Late: {ClassName: Node, Lifestyle: singleton, Eager: true, Dependencies: {db: Database}}\n"
-                             "Database: {ClassName: Node, Lifestyle: singleton, Eager: true}\n"
-                             "Lazy: {ClassName: Node, Lifestyle: singleton}\n"), CR_OK);
+    CHECK_INT(load_yaml(reg,
+                        "Late: {ClassName: Node, Lifestyle: singleton, Eager: true, Dependencies: {db: Database}}\n"
+                        "Database: {ClassName: Node, Lifestyle: singleton, Eager: true}\n"
+                        "Lazy: {ClassName: Node, Lifestyle: singleton}\n"),
+              CR_OK);
     CHECK_INT(cr_registry_start(reg), CR_OK);
     CHECK_INT(stats_get(&s, &s.creates), 2);
     cr_registry_free(reg);
@@ -201,8 +209,10 @@ static void test_providers(void) {
     cr_registry *reg = cr_registry_new();
     cr_register_class(reg, "List", &screen_class, NULL);
     cr_register_class(reg, "Detail", &screen_class, NULL);
-    CHECK_INT(load_yaml(reg, "ListScreen: {ClassName: List, Dependencies: {detail: {Provider: DetailScreen}}}\n"
-                             "DetailScreen: {ClassName: Detail, Dependencies: {back: {Provider: ListScreen}}}\n"), CR_OK);
+    CHECK_INT(load_yaml(reg,
+                        "ListScreen: {ClassName: List, Dependencies: {detail: {Provider: DetailScreen}}}\n"
+                        "DetailScreen: {ClassName: Detail, Dependencies: {back: {Provider: ListScreen}}}\n"),
+              CR_OK);
     Screen *list = cr_registry_create(reg, "ListScreen", NULL);
     CHECK(list != NULL && list->detail != NULL);
     if (list && list->detail) {
@@ -216,8 +226,10 @@ static void test_providers(void) {
     }
     if (list) screen_destroy(list, NULL);
     /* A provider of a singleton hands out the registry's object, and says so. */
-    CHECK_INT(load_yaml(reg, "Single: {ClassName: Detail, Lifestyle: singleton}\n"
-                             "Holder: {ClassName: List, Dependencies: {detail: {Provider: Single}}}\n"), CR_OK);
+    CHECK_INT(load_yaml(reg,
+                        "Single: {ClassName: Detail, Lifestyle: singleton}\n"
+                        "Holder: {ClassName: List, Dependencies: {detail: {Provider: Single}}}\n"),
+              CR_OK);
     Screen *holder = cr_registry_create(reg, "Holder", NULL);
     CHECK(holder != NULL && holder->detail != NULL);
     if (holder && holder->detail) {
@@ -255,9 +267,12 @@ static int view_set(void *object, const char *key, const cr_value *value, void *
     (void)user_data;
     View *v = object;
     v->sets++;
-    if (strcmp(key, "title") == 0) snprintf(v->title, sizeof v->title, "%s", cr_value_string(value));
-    else if (strcmp(key, "count") == 0) v->count = cr_value_int(value);
-    else if (strcmp(key, "service") == 0) v->service = cr_value_object(value);
+    if (strcmp(key, "title") == 0)
+        snprintf(v->title, sizeof v->title, "%s", cr_value_string(value));
+    else if (strcmp(key, "count") == 0)
+        v->count = cr_value_int(value);
+    else if (strcmp(key, "service") == 0)
+        v->service = cr_value_object(value);
     else {
         cr_report_error("unknown property");
         return 1;
@@ -273,10 +288,12 @@ static void test_inject(void) {
     cr_register_class(reg, "ViewClass", &view, "view");
     cr_register_class(reg, "Plain", &node_class, &svc);
     cr_register_class(reg, "Service", &node_class, &svc);
-    CHECK_INT(load_yaml(reg, "Home: {ClassName: ViewClass, Dependencies: {title: \"@Home\", count: 3, service: Svc}}\n"
-                             "Broken: {ClassName: ViewClass, Dependencies: {title: \"@x\", bogus: 1, later: Svc}}\n"
-                             "NoSet: {ClassName: Plain, Dependencies: {a: 1}}\n"
-                             "Svc: Service\n"), CR_OK);
+    CHECK_INT(load_yaml(reg,
+                        "Home: {ClassName: ViewClass, Dependencies: {title: \"@Home\", count: 3, service: Svc}}\n"
+                        "Broken: {ClassName: ViewClass, Dependencies: {title: \"@x\", bogus: 1, later: Svc}}\n"
+                        "NoSet: {ClassName: Plain, Dependencies: {a: 1}}\n"
+                        "Svc: Service\n"),
+              CR_OK);
     View v = {{0}, 0, NULL, 0};
     CHECK_INT(cr_inject(reg, "Home", &v), CR_OK);
     CHECK_STR(v.title, "Home");
@@ -382,9 +399,11 @@ static void test_child_registries(void) {
     cr_register_class(app, "Screen", &node_class, &screens);
     cr_register_class(app, "RealNet", &node_class, &real);
     cr_register_class(app, "Cache", &node_class, &cache);
-    CHECK_INT(load_yaml(app, "Home: {ClassName: Screen, Dependencies: {net: Network, cache: Shared}}\n"
-                             "Network: RealNet\n"
-                             "Shared: {ClassName: Cache, Lifestyle: singleton}\n"), CR_OK);
+    CHECK_INT(load_yaml(app,
+                        "Home: {ClassName: Screen, Dependencies: {net: Network, cache: Shared}}\n"
+                        "Network: RealNet\n"
+                        "Shared: {ClassName: Cache, Lifestyle: singleton}\n"),
+              CR_OK);
     cr_registry *test = cr_registry_new_child(app);
     CHECK(test != NULL);
     cr_register_class(test, "MockNet", &node_class, &mock);

@@ -12,7 +12,8 @@ static void owners_in_args(void) {
     stats_init(&s);
     cr_registry *reg = cr_registry_new();
     CHECK_STATUS(cr_register_class(reg, "Node", &node_class, &s), CR_OK);
-    CHECK_STATUS(load_yaml(reg, "Leaf: Node\nRoot:\n  ClassName: Node\n  Dependencies: {a: Leaf, list: [Leaf, {x: Leaf}]}\n"), CR_OK);
+    CHECK_STATUS(load_yaml(reg, "Leaf: Node\nRoot:\n  ClassName: Node\n  Dependencies: {a: Leaf, list: [Leaf, {x: Leaf}]}\n"),
+                 CR_OK);
     int mine1 = 1, mine2 = 2;
     cr_value *props = cr_map_new();
     cr_value *extra = cr_list_new();
@@ -149,9 +150,9 @@ static const cr_class leaf_class = {.create = leaf_create, .destroy = leaf_destr
 
 /* A receiver that reads the keys in `take` (objects and providers), then fails or succeeds. */
 typedef struct {
-    const char *take[4]; /* NULL-terminated */
+    const char *take[4];  /* NULL-terminated */
     const char *fail_key; /* set: fail at this key (after reading it); create: fail if non-NULL */
-    void *got[4];        /* objects read, in `take` order */
+    void *got[4];         /* objects read, in `take` order */
     cr_owner owners[4];
     cr_provider *provider;
 } taker;
@@ -160,8 +161,10 @@ static int taker_read(taker *t, const char *key, const cr_value *v) {
     for (int i = 0; i < 4 && t->take[i]; i++) {
         if (strcmp(t->take[i], key) != 0) continue;
         t->owners[i] = cr_value_owner(v);
-        if (cr_value_kind(v) == CR_PROVIDER) t->provider = cr_value_provider(v);
-        else t->got[i] = cr_value_object(v);
+        if (cr_value_kind(v) == CR_PROVIDER)
+            t->provider = cr_value_provider(v);
+        else
+            t->got[i] = cr_value_object(v);
     }
     return t->fail_key && strcmp(t->fail_key, key) == 0;
 }
@@ -254,8 +257,9 @@ static void graph_objects(void) {
         CHECK_STATUS(cr_register_class(reg, "Leaf", &leaf_class, &leaves), CR_OK);
         CHECK_STATUS(cr_register_class(reg, "First", &taker_class, &first), CR_OK);
         CHECK_STATUS(cr_register_class(reg, "Later", &taker_class, &later), CR_OK);
-        CHECK_STATUS(load_yaml(reg, "G: {ClassName: Leaf, Lifestyle: graph}\nX: {ClassName: First, Dependencies: {g: G}}\n"
-                                    "Root: {ClassName: Later, Dependencies: {x: X, g: G}}\n"),
+        CHECK_STATUS(load_yaml(reg,
+                               "G: {ClassName: Leaf, Lifestyle: graph}\nX: {ClassName: First, Dependencies: {g: G}}\n"
+                               "Root: {ClassName: Later, Dependencies: {x: X, g: G}}\n"),
                      CR_OK);
         void *root = cr_registry_create(reg, "Root", NULL);
         CHECK(root != NULL);
@@ -280,7 +284,8 @@ static void providers(void) {
     for (int fail = 0; fail < 2; fail++) {
         leaf_stats leaves = {0, 0};
         taker t = {.take = {"p"}, .fail_key = fail ? "yes" : NULL};
-        cr_registry *reg = taker_registry(&leaves, &t, "L: Leaf\nT: {ClassName: Taker, Dependencies: {p: {Provider: L}, q: {Provider: L}}}\n");
+        cr_registry *reg =
+            taker_registry(&leaves, &t, "L: Leaf\nT: {ClassName: Taker, Dependencies: {p: {Provider: L}, q: {Provider: L}}}\n");
         void *made = cr_registry_create(reg, "T", NULL);
         CHECK(fail ? made == NULL : made != NULL);
         CHECK(t.provider != NULL);
@@ -302,7 +307,8 @@ static void inject_takes_per_key(void) {
     for (int fail = 0; fail < 2; fail++) {
         leaf_stats leaves = {0, 0};
         taker t = {.take = {"a", "b"}, .fail_key = fail ? "b" : NULL};
-        cr_registry *reg = taker_registry(&leaves, &t, "L: Leaf\nT: {ClassName: Taker, Dependencies: {a: L, b: L, c: L, d: L}}\n");
+        cr_registry *reg =
+            taker_registry(&leaves, &t, "L: Leaf\nT: {ClassName: Taker, Dependencies: {a: L, b: L, c: L, d: L}}\n");
         int target = 0;
         CHECK_STATUS(cr_inject(reg, "T", &target), fail ? CR_ERR_CREATE_FAILED : CR_OK);
         /* a and b were read; c (and d) were not (on failure, never even offered). */

@@ -61,8 +61,8 @@ typedef struct {
     cr_registry *reg;
     rendezvous meet;
     pthread_mutex_t lock;
-    int first_calls; /* builders that have met already */
-    int cycles;      /* nested creates that failed with CR_ERR_CYCLE */
+    int first_calls;  /* builders that have met already */
+    int cycles;       /* nested creates that failed with CR_ERR_CYCLE */
     int other_errors; /* neither the cycle nor a create that failed because of it */
     char message[1024];
 } pair_state;
@@ -125,7 +125,8 @@ static void singletons_waiting_on_each_other(void) {
     cr_class cls = {.create = pair_create, .destroy = pair_destroy};
     CHECK_STATUS(cr_register_class(s.reg, "ClassA", &cls, &a), CR_OK);
     CHECK_STATUS(cr_register_class(s.reg, "ClassB", &cls, &b), CR_OK);
-    CHECK_STATUS(load_yaml(s.reg, "A: {ClassName: ClassA, Lifestyle: singleton}\nB: {ClassName: ClassB, Lifestyle: singleton}\n"), CR_OK);
+    CHECK_STATUS(load_yaml(s.reg, "A: {ClassName: ClassA, Lifestyle: singleton}\nB: {ClassName: ClassB, Lifestyle: singleton}\n"),
+                 CR_OK);
     asker one = {s.reg, "A", NULL, -1}, two = {s.reg, "B", NULL, -1};
     pthread_t t1, t2;
     CHECK_INT(pthread_create(&t1, NULL, ask, &one), 0);
@@ -260,7 +261,7 @@ static void release_inside_free(void) {
 typedef struct {
     cr_registry *reg;
     pthread_mutex_t lock;
-    int calls;      /* create callbacks entered */
+    int calls; /* create callbacks entered */
     int limit_errors;
     int other_errors;
     int use_provider;
@@ -268,8 +269,10 @@ typedef struct {
 
 static void record_nested_failure(nest_state *s) {
     pthread_mutex_lock(&s->lock);
-    if (cr_last_error_code() == CR_ERR_LIMIT) s->limit_errors++;
-    else if (cr_last_error_code() != CR_ERR_CREATE_FAILED) s->other_errors++;
+    if (cr_last_error_code() == CR_ERR_LIMIT)
+        s->limit_errors++;
+    else if (cr_last_error_code() != CR_ERR_CREATE_FAILED)
+        s->other_errors++;
     pthread_mutex_unlock(&s->lock);
 }
 
@@ -298,9 +301,10 @@ static void nest_init(nest_state *s, int use_provider, int64_t depth_limit) {
     s->reg = cr_registry_new();
     cr_class cls = {.create = nest_create};
     CHECK_STATUS(cr_register_class(s->reg, "NestClass", &cls, s), CR_OK);
-    CHECK_STATUS(load_yaml(s->reg, use_provider ? "Nest: {ClassName: NestClass, Dependencies: {self: {Provider: Nest}}}\n"
-                                                : "Nest: NestClass\n"),
-                 CR_OK);
+    CHECK_STATUS(
+        load_yaml(s->reg,
+                  use_provider ? "Nest: {ClassName: NestClass, Dependencies: {self: {Provider: Nest}}}\n" : "Nest: NestClass\n"),
+        CR_OK);
     if (depth_limit > 0) CHECK_STATUS(cr_registry_set_limit(s->reg, CR_LIMIT_CREATE_DEPTH, depth_limit), CR_OK);
 }
 

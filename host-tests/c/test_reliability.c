@@ -66,7 +66,6 @@ static void args_are_read_only(void) {
     cr_registry_free(reg);
 }
 
-
 /* ---- Deep input with every limit raised: CR_ERR_LIMIT, never a stack overflow ----------------- */
 
 /* Owns what it receives: a token frees the objects in its args at once (it keeps none). */
@@ -94,13 +93,15 @@ static char *deep_config(const char *fmt, int depth, size_t *length) {
         for (int i = 0; i < depth; i++) buf[n++] = ']';
         n += (size_t)sprintf(buf + n, "}}\n");
     } else if (strcmp(fmt, "plist") == 0) {
-        n += (size_t)sprintf(buf + n, "<plist><dict><key>A</key><dict><key>ClassName</key><string>Token</string>"
-                                      "<key>Dependencies</key><dict><key>x</key>");
+        n += (size_t)sprintf(buf + n,
+                             "<plist><dict><key>A</key><dict><key>ClassName</key><string>Token</string>"
+                             "<key>Dependencies</key><dict><key>x</key>");
         for (int i = 0; i < depth; i++) n += (size_t)sprintf(buf + n, "<array>");
         for (int i = 0; i < depth; i++) n += (size_t)sprintf(buf + n, "</array>");
         n += (size_t)sprintf(buf + n, "</dict></dict></dict></plist>");
     } else { /* "chain": E0 -> E1 -> ... -> E<depth> */
-        for (int i = 0; i < depth; i++) n += (size_t)sprintf(buf + n, "E%d: {ClassName: Token, Dependencies: {n: E%d}}\n", i, i + 1);
+        for (int i = 0; i < depth; i++)
+            n += (size_t)sprintf(buf + n, "E%d: {ClassName: Token, Dependencies: {n: E%d}}\n", i, i + 1);
         n += (size_t)sprintf(buf + n, "E%d: Token\n", depth);
     }
     *length = n;
@@ -196,12 +197,21 @@ static void deep_values(void) {
 
 static int made, destroyed, fail_after = -1, sets;
 
-typedef struct counted { int magic; size_t n; void *kids[8]; cr_provider *providers[8]; size_t np; } counted;
+typedef struct counted {
+    int magic;
+    size_t n;
+    void *kids[8];
+    cr_provider *providers[8];
+    size_t np;
+} counted;
 
 static void counted_destroy(void *o, void *user_data) {
     (void)user_data;
     counted *c = o;
-    if (c->magic != 0xC0C0) { destroyed += 1000; return; } /* a double destroy shows in the count */
+    if (c->magic != 0xC0C0) {
+        destroyed += 1000;
+        return;
+    } /* a double destroy shows in the count */
     c->magic = 0;
     for (size_t i = 0; i < c->n; i++) counted_destroy(c->kids[i], NULL);
     for (size_t i = 0; i < c->np; i++) cr_provider_free(c->providers[i]);
@@ -223,8 +233,7 @@ static void adopt(counted *c, const cr_value *v) {
     case CR_MAP:
         for (size_t i = 0; i < cr_value_count(v); i++) adopt(c, cr_map_value_at(v, i));
         break;
-    default:
-        break;
+    default: break;
     }
 }
 
@@ -251,12 +260,12 @@ static int counted_set(void *object, const char *key, const cr_value *value, voi
 }
 
 static void failed_creates_mid_graph(void) {
-    static const char config[] =
-        "S: {ClassName: K, Lifestyle: singleton}\n"
-        "G: {ClassName: K, Lifestyle: graph}\n"
-        "L: K\n"
-        "M: {ClassName: K, Dependencies: {l: L, g: G, s: S}}\n"
-        "Top: {ClassName: K, Dependencies: {a: M, p: {Provider: L}, list: [L, G, {deep: [M, L]}], s: S, b: M, q: {Provider: M}}}\n";
+    static const char config[] = "S: {ClassName: K, Lifestyle: singleton}\n"
+                                 "G: {ClassName: K, Lifestyle: graph}\n"
+                                 "L: K\n"
+                                 "M: {ClassName: K, Dependencies: {l: L, g: G, s: S}}\n"
+                                 "Top: {ClassName: K, Dependencies: {a: M, p: {Provider: L}, list: [L, G, {deep: [M, L]}], s: S, "
+                                 "b: M, q: {Provider: M}}}\n";
     static const cr_class cls = {.create = counted_create, .destroy = counted_destroy, .set = counted_set};
     /* A full create makes this many objects (the singleton once per registry). */
     int full;

@@ -30,7 +30,7 @@ static void props_win(void) {
         CHECK_INT(t->dependentInt, -7);
         CHECK_INT(t->dependentBool, 1); /* not overridden */
         CHECK_INT(t->argCount, 4);      /* same keys, not duplicated */
-        test1_destroy(t, NULL);          /* does not touch `mine` (caller-owned) */
+        test1_destroy(t, NULL);         /* does not touch `mine` (caller-owned) */
     }
     CHECK_INT(stats_get(&s2, &s2.creates), 0); /* the overridden Test2 reference was never built */
     CHECK_INT(stats_get(&s2, &s2.destroys), 0);
@@ -121,7 +121,7 @@ static void *nested_create(const cr_value *args, void *user_data) {
     CHECK(fabs(cr_value_double(cr_list_at(lits, 3)) - 2.5) < 1e-12);
     CHECK_INT(cr_value_kind(cr_list_at(lits, 4)), CR_NULL);
     CHECK_INT(cr_value_kind(cr_list_at(lits, 5)), CR_STRING);
-    CHECK_STR(cr_value_string(cr_list_at(lits, 5)), ""); /* "@" alone is the empty string */
+    CHECK_STR(cr_value_string(cr_list_at(lits, 5)), "");    /* "@" alone is the empty string */
     CHECK_STR(cr_value_string(cr_list_at(lits, 6)), "@at"); /* "@@at" keeps the second @ */
 
     /* maps nest, with references and literals at any depth */

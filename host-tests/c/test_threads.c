@@ -129,12 +129,11 @@ static void concurrent_creates_and_loads(void) {
     CHECK_LAST_ERROR(CR_ERR_NOT_FOUND);
     CHECK(st.total_creates >= READERS * st.iterations);
     CHECK_INT(stats_get(&s1, &s1.creates), st.total_creates);
-    CHECK_INT(stats_get(&st.v1, &st.v1.creates) + stats_get(&st.v2, &st.v2.creates) -
-                  (stats_get(&st.extra, &st.extra.creates)),
+    CHECK_INT(stats_get(&st.v1, &st.v1.creates) + stats_get(&st.v2, &st.v2.creates) - (stats_get(&st.extra, &st.extra.creates)),
               st.total_creates);
     /* Which versions the readers saw depends on scheduling: report it, do not require it. */
-    check_note("Test2 built by class version 1: %d, version 2: %d; Test1 creates: %d",
-               stats_get(&st.v1, &st.v1.creates), stats_get(&st.v2, &st.v2.creates), st.total_creates);
+    check_note("Test2 built by class version 1: %d, version 2: %d; Test1 creates: %d", stats_get(&st.v1, &st.v1.creates),
+               stats_get(&st.v2, &st.v2.creates), st.total_creates);
     cr_registry_free(st.reg);
     /* Every replaced class and the final ones were released: v1 registered rounds/2+1 times, etc. */
     int rounds = st.iterations / 20 + 5;

@@ -162,7 +162,8 @@ void threads() {
     for (int i = 0; i < 4; i++) {
         pool.emplace_back([&] {
             for (int k = 0; k < iterations; k++) {
-                std::unique_ptr<Test1ViewController> t(static_cast<Test1ViewController *>(cr_registry_create(reg, "Test1", nullptr)));
+                std::unique_ptr<Test1ViewController> t(
+                    static_cast<Test1ViewController *>(cr_registry_create(reg, "Test1", nullptr)));
                 if (t && t->dependentInt == 1000 && t->test2ViewController) good++;
             }
         });
@@ -170,10 +171,10 @@ void threads() {
     std::thread loader([&] {
         for (int k = 0; !stop.load(); k++) {
             std::string text = "More" + std::to_string(k) + ":\n  ClassName: Test2ViewController\n  Dependencies: {title: \"@t" +
-                               std::to_string(k) + "\"}\n";
+                std::to_string(k) + "\"}\n";
             if (cr_load_string(reg, text.data(), text.size(), CR_FORMAT_YAML) != CR_OK) break;
-            std::unique_ptr<Test2ViewController> m(static_cast<Test2ViewController *>(
-                cr_registry_create(reg, ("More" + std::to_string(k)).c_str(), nullptr)));
+            std::unique_ptr<Test2ViewController> m(
+                static_cast<Test2ViewController *>(cr_registry_create(reg, ("More" + std::to_string(k)).c_str(), nullptr)));
             CHECK(m && m->title == "t" + std::to_string(k));
             if (k > 2000) break;
         }

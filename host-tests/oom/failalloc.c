@@ -14,9 +14,9 @@ extern void *__libc_calloc(size_t count, size_t size);
 extern void *__libc_realloc(void *p, size_t size);
 extern void *__libc_memalign(size_t alignment, size_t size);
 
-static long countdown;  /* allocations left before the one that fails; 0 = disarmed */
-static long counted;    /* allocations seen while armed */
-static int injected;    /* whether the failure has happened */
+static long countdown; /* allocations left before the one that fails; 0 = disarmed */
+static long counted;   /* allocations seen while armed */
+static int injected;   /* whether the failure has happened */
 
 /* Fails the nth allocation from now (n >= 1). */
 void failalloc_arm(long n) {

@@ -30,35 +30,39 @@ static int (*injected)(void);
 static int pool[64];
 static int pool_next;
 static void *create_object(const cr_value *args, void *user_data) {
-    (void)args; (void)user_data;
+    (void)args;
+    (void)user_data;
     return &pool[pool_next++ % 64];
 }
-static void destroy_object(void *object, void *user_data) { (void)object; (void)user_data; }
+static void destroy_object(void *object, void *user_data) {
+    (void)object;
+    (void)user_data;
+}
 static const cr_class object_class = {.create = create_object, .destroy = destroy_object};
 
-static const char yaml[] =
-    "Leaf: LeafClass\n"
-    "Node:\n"
-    "  ClassName: NodeClass\n"
-    "  Description: a node\n"
-    "  Tag: 1\n"
-    "  Dependencies:\n"
-    "    title: \"@Hello, world\"\n"
-    "    count: 3\n"
-    "    ratio: 1.5\n"
-    "    enabled: true\n"
-    "    leaf: Leaf\n"
-    "    items: [Leaf, \"@x\", 2]\n"
-    "    options: {left: Leaf, right: \"@y\"}\n"
-    "    later: {Provider: Leaf}\n"
-    "Single:\n"
-    "  ClassName: LeafClass\n"
-    "  Lifestyle: singleton\n"
-    "  Dependencies: {node: Node}\n";
+static const char yaml[] = "Leaf: LeafClass\n"
+                           "Node:\n"
+                           "  ClassName: NodeClass\n"
+                           "  Description: a node\n"
+                           "  Tag: 1\n"
+                           "  Dependencies:\n"
+                           "    title: \"@Hello, world\"\n"
+                           "    count: 3\n"
+                           "    ratio: 1.5\n"
+                           "    enabled: true\n"
+                           "    leaf: Leaf\n"
+                           "    items: [Leaf, \"@x\", 2]\n"
+                           "    options: {left: Leaf, right: \"@y\"}\n"
+                           "    later: {Provider: Leaf}\n"
+                           "Single:\n"
+                           "  ClassName: LeafClass\n"
+                           "  Lifestyle: singleton\n"
+                           "  Dependencies: {node: Node}\n";
 static const char json[] =
     "{\"Leaf\": \"LeafClass\", \"Node\": {\"ClassName\": \"NodeClass\", \"Description\": \"a node\", \"Tag\": 1,"
     " \"Dependencies\": {\"title\": \"@Hello, world\", \"count\": 3, \"ratio\": 1.5, \"enabled\": true, \"leaf\": \"Leaf\","
-    " \"items\": [\"Leaf\", \"@x\", 2], \"options\": {\"left\": \"Leaf\", \"right\": \"@y\"}, \"later\": {\"Provider\": \"Leaf\"}}},"
+    " \"items\": [\"Leaf\", \"@x\", 2], \"options\": {\"left\": \"Leaf\", \"right\": \"@y\"}, \"later\": {\"Provider\": "
+    "\"Leaf\"}}},"
     " \"Single\": {\"ClassName\": \"LeafClass\", \"Lifestyle\": \"singleton\", \"Dependencies\": {\"node\": \"Node\"}}}";
 static const char plist[] =
     "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<plist version=\"1.0\"><dict>"
@@ -141,11 +145,16 @@ static void run_props(void) {
 }
 
 static void scenario(const char *name, cr_registry *reg) {
-    if (!strcmp(name, "load-yaml")) run_load(reg, yaml, CR_FORMAT_YAML);
-    else if (!strcmp(name, "load-json")) run_load(reg, json, CR_FORMAT_JSON);
-    else if (!strcmp(name, "load-plist")) run_load(reg, plist, CR_FORMAT_PLIST);
-    else if (!strcmp(name, "create")) run_create(reg);
-    else if (!strcmp(name, "props")) run_props();
+    if (!strcmp(name, "load-yaml"))
+        run_load(reg, yaml, CR_FORMAT_YAML);
+    else if (!strcmp(name, "load-json"))
+        run_load(reg, json, CR_FORMAT_JSON);
+    else if (!strcmp(name, "load-plist"))
+        run_load(reg, plist, CR_FORMAT_PLIST);
+    else if (!strcmp(name, "create"))
+        run_create(reg);
+    else if (!strcmp(name, "props"))
+        run_props();
     else if (!strcmp(name, "registry")) {
         cr_registry *r = cr_registry_new();
         note(r == NULL);
@@ -161,7 +170,9 @@ enum { EXIT_OK = 10, EXIT_NOMEM = 11, EXIT_OTHER = 12, EXIT_NOT_REACHED = 13 };
 
 int main(int argc, char **argv) {
     if (argc < 2) {
-        fprintf(stderr, "usage: LD_PRELOAD=failalloc.so oom-host load-yaml|load-json|load-plist|create|props|registry [--warm] [--verbose] [--only N]\n");
+        fprintf(stderr,
+                "usage: LD_PRELOAD=failalloc.so oom-host load-yaml|load-json|load-plist|create|props|registry [--warm] "
+                "[--verbose] [--only N]\n");
         return 2;
     }
     const char *name = argv[1];
@@ -190,7 +201,10 @@ int main(int argc, char **argv) {
     for (n = only ? only : 1;; n++) {
         fflush(stdout);
         pid_t pid = only ? 0 : fork(); /* --only N: that run alone, in this process (for a debugger) */
-        if (pid < 0) { perror("fork"); return 2; }
+        if (pid < 0) {
+            perror("fork");
+            return 2;
+        }
         if (pid == 0) {
             alarm(20); /* a hang counts as a crash */
             cr_registry *reg = setup(needs_load);
@@ -215,18 +229,23 @@ int main(int argc, char **argv) {
             fprintf(stderr, "oom-host: %s: the scenario cannot run (see above)\n", name);
             return 2;
         }
-        if (WIFEXITED(status) && WEXITSTATUS(status) == EXIT_OK) counts[0]++;
-        else if (WIFEXITED(status) && WEXITSTATUS(status) == EXIT_NOMEM) counts[1]++;
-        else if (WIFEXITED(status) && WEXITSTATUS(status) == EXIT_OTHER) counts[2]++;
+        if (WIFEXITED(status) && WEXITSTATUS(status) == EXIT_OK)
+            counts[0]++;
+        else if (WIFEXITED(status) && WEXITSTATUS(status) == EXIT_NOMEM)
+            counts[1]++;
+        else if (WIFEXITED(status) && WEXITSTATUS(status) == EXIT_OTHER)
+            counts[2]++;
         else {
             counts[3]++;
             if (verbose) {
-                if (WIFSIGNALED(status)) fprintf(stderr, "  N=%ld: killed by signal %d\n", n, WTERMSIG(status));
-                else fprintf(stderr, "  N=%ld: exit status %d\n", n, WEXITSTATUS(status));
+                if (WIFSIGNALED(status))
+                    fprintf(stderr, "  N=%ld: killed by signal %d\n", n, WTERMSIG(status));
+                else
+                    fprintf(stderr, "  N=%ld: exit status %d\n", n, WEXITSTATUS(status));
             }
         }
     }
-    printf("%s%s points=%ld ok=%ld nomem=%ld other=%ld crash=%ld\n", name, warm ? " (warm)" : "", n - 1,
-           counts[0], counts[1], counts[2], counts[3]);
+    printf("%s%s points=%ld ok=%ld nomem=%ld other=%ld crash=%ld\n", name, warm ? " (warm)" : "", n - 1, counts[0], counts[1],
+           counts[2], counts[3]);
     return 0;
 }

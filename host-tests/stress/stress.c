@@ -24,7 +24,12 @@ static atomic_long live_objects, made_objects, failures, releases_due, releases_
 static atomic_int stop;
 
 /* An object owns the CR_OWNER_RECEIVER objects it was given and destroys them with itself. */
-typedef struct object { unsigned magic; int version; size_t nkids; struct object *kids[16]; } object;
+typedef struct object {
+    unsigned magic;
+    int version;
+    size_t nkids;
+    struct object *kids[16];
+} object;
 
 static void fail(const char *what, const char *detail) {
     if (atomic_fetch_add(&failures, 1) < 10) fprintf(stderr, "stress: %s: %s\n", what, detail ? detail : "");
@@ -33,7 +38,10 @@ static void fail(const char *what, const char *detail) {
 static void object_destroy(void *o, void *user_data) {
     (void)user_data;
     object *ob = o;
-    if (!ob || ob->magic != MAGIC) { fail("destroy of a bad object", NULL); return; }
+    if (!ob || ob->magic != MAGIC) {
+        fail("destroy of a bad object", NULL);
+        return;
+    }
     ob->magic = 0;
     for (size_t i = 0; i < ob->nkids; i++) object_destroy(ob->kids[i], NULL);
     free(ob);
@@ -47,10 +55,15 @@ static void walk(const cr_value *v, object *into) {
         cr_owner owner = cr_value_owner(v);
         if (owner == CR_OWNER_CALLER) break;
         object *o = cr_value_object(v);
-        if (!o || o->magic != MAGIC) { fail("dead object in args", NULL); break; }
+        if (!o || o->magic != MAGIC) {
+            fail("dead object in args", NULL);
+            break;
+        }
         if (into && owner == CR_OWNER_RECEIVER) {
-            if (into->nkids < 16) into->kids[into->nkids++] = o;
-            else fail("too many objects", NULL);
+            if (into->nkids < 16)
+                into->kids[into->nkids++] = o;
+            else
+                fail("too many objects", NULL);
         }
         break;
     }
@@ -62,8 +75,10 @@ static void walk(const cr_value *v, object *into) {
             cr_create_options co = CR_CREATE_OPTIONS_INIT;
             co.owner = &owner;
             void *made = cr_provider_create_with(p, &co);
-            if (made && owner == CR_OWNER_RECEIVER) object_destroy(made, NULL);
-            else if (made && owner != CR_OWNER_REGISTRY) fail("provider owner", NULL);
+            if (made && owner == CR_OWNER_RECEIVER)
+                object_destroy(made, NULL);
+            else if (made && owner != CR_OWNER_REGISTRY)
+                fail("provider owner", NULL);
             cr_provider_free(p);
         }
         break;
@@ -73,8 +88,7 @@ static void walk(const cr_value *v, object *into) {
     case CR_MAP:
         for (size_t i = 0; i < cr_value_count(v); i++) walk(cr_map_value_at(v, i), into);
         break;
-    default:
-        break;
+    default: break;
     }
 }
 
@@ -118,8 +132,10 @@ static void create_and_drop(cr_registry *reg, const char *name, int may_fail) {
         if (!may_fail) fail(name, cr_last_error_message());
         return;
     }
-    if (owner == CR_OWNER_RECEIVER) object_destroy(o, NULL);
-    else if (owner != CR_OWNER_REGISTRY) fail("bad owner", name);
+    if (owner == CR_OWNER_RECEIVER)
+        object_destroy(o, NULL);
+    else if (owner != CR_OWNER_REGISTRY)
+        fail("bad owner", name);
 }
 
 static void *creator(void *arg) {
@@ -148,8 +164,7 @@ static void *loader(void *arg) {
         cr_load_options lo = CR_LOAD_OPTIONS_INIT;
         lo.format = CR_FORMAT_YAML;
         lo.flags = CR_LOAD_OVERRIDE;
-        if (cr_load_string_with(root, over, sizeof over - 1, &lo) != CR_OK)
-            fail("override", cr_last_error_message());
+        if (cr_load_string_with(root, over, sizeof over - 1, &lo) != CR_OK) fail("override", cr_last_error_message());
         snprintf(text, sizeof text, "Dyn%u", rand_r(&seed) % 8);
         rc = cr_remove_entry(root, text);
         if (rc != CR_OK && rc != CR_ERR_NOT_FOUND) fail("remove", cr_last_error_message());
@@ -197,7 +212,10 @@ static void *childish(void *arg) {
                                "Own: {ClassName: Obj, Dependencies: {top: Top, s: OwnSingle, g: Shared}}\n";
     while (!atomic_load(&stop)) {
         cr_registry *child = cr_registry_new_child(root);
-        if (!child) { fail("child", cr_last_error_message()); continue; }
+        if (!child) {
+            fail("child", cr_last_error_message());
+            continue;
+        }
         if (cr_load_string(child, over, sizeof over - 1, CR_FORMAT_YAML) != CR_OK) fail("child load", cr_last_error_message());
         for (int i = 0; i < 20; i++) {
             create_and_drop(child, "Own", 0);

@@ -1,3 +1,8 @@
+import CControllerRegHeader
+import ControllerReg
+import ControllerRegC  // links libcontrollerreg.so; its cr_* functions are called through the C header, as a C host does
+import Swinject
+
 // Swift benchmark: the create cases through Swinject, through controllerreg's C ABI (the exported
 // cr_* functions of libcontrollerreg.so, declared by include/controllerreg.h), through its Swift API and hand-wired, as interleaved A/B
 // pairs in one process (the Swift twin of Benchmarks/c/pairbench.h; see Benchmarks/README.md).
@@ -8,10 +13,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import CControllerRegHeader
-import ControllerReg
-import ControllerRegC // links libcontrollerreg.so; its cr_* functions are called through the C header, as a C host does
-import Swinject
 
 // MARK: pairs
 
@@ -44,14 +45,14 @@ nonisolated(unsafe) var rawSink: UnsafeMutableRawPointer?
 /// Runs `op` `n` times; callgrind counts only inside this function (never inlined).
 @inline(never)
 func pb_measured_region(_ op: () -> Void, _ n: Int) {
-    for _ in 0 ..< n { op() }
+    for _ in 0..<n { op() }
 }
 
 /// Nanoseconds of `n` runs of `op`.
 @inline(never)
 func block(_ op: () -> Void, _ n: Int) -> Double {
     let t0 = nowNs()
-    for _ in 0 ..< n { op() }
+    for _ in 0..<n { op() }
     return nowNs() - t0
 }
 
@@ -70,18 +71,25 @@ func calibrate(_ op: () -> Void) -> Int {
 
 /// One interleaved A/B pair: blocks of A and B in alternating order, ns per operation; one PAIR line.
 func pair(_ a: String, _ b: String, _ ops: [String: () -> Void]) {
-    guard let opA = ops[a], let opB = ops[b] else { fputs("SwiftBench: no operation \(a) or \(b)\n", stderr); exit(2) }
+    guard let opA = ops[a], let opB = ops[b] else {
+        fputs("SwiftBench: no operation \(a) or \(b)\n", stderr)
+        exit(2)
+    }
     let na = calibrate(opA), nb = calibrate(opB)
     var sa: [Double] = [], sb: [Double] = []
-    for i in 0 ..< pairCount {
+    for i in 0..<pairCount {
         if i % 2 == 0 {
-            sa.append(block(opA, na) / Double(na)); sb.append(block(opB, nb) / Double(nb))
+            sa.append(block(opA, na) / Double(na))
+            sb.append(block(opB, nb) / Double(nb))
         } else {
-            sb.append(block(opB, nb) / Double(nb)); sa.append(block(opA, na) / Double(na))
+            sb.append(block(opB, nb) / Double(nb))
+            sa.append(block(opA, na) / Double(na))
         }
     }
     func list(_ s: [Double]) -> String { s.map { String(Double(Int($0 * 10000)) / 10000) }.joined(separator: ", ") }
-    print("PAIR {\"a\": \"\(a)\", \"b\": \"\(b)\", \"unit\": \"ns/op\", \"a_samples\": [\(list(sa))], \"b_samples\": [\(list(sb))]}")
+    print(
+        "PAIR {\"a\": \"\(a)\", \"b\": \"\(b)\", \"unit\": \"ns/op\", \"a_samples\": [\(list(sa))], \"b_samples\": [\(list(sb))]}"
+    )
     fflush(stdout)
 }
 
@@ -92,20 +100,71 @@ final class Node {
     let a: Leaf, b: Leaf
     let title: String, count: Int, ratio: Double
     init(a: Leaf, b: Leaf, title: String, count: Int, ratio: Double) {
-        self.a = a; self.b = b; self.title = title; self.count = count; self.ratio = ratio
+        self.a = a
+        self.b = b
+        self.title = title
+        self.count = count
+        self.ratio = ratio
     }
 }
 final class Shared {}
-final class Holder { let shared: Shared; init(_ s: Shared) { shared = s } }
-final class Left { let h: Holder; init(_ h: Holder) { self.h = h } }
-final class Right { let h: Holder; init(_ h: Holder) { self.h = h } }
-final class Pair { let left: Left, right: Right; init(_ l: Left, _ r: Right) { left = l; right = r } }
+final class Holder {
+    let shared: Shared
+    init(_ s: Shared) { shared = s }
+}
+final class Left {
+    let h: Holder
+    init(_ h: Holder) { self.h = h }
+}
+final class Right {
+    let h: Holder
+    init(_ h: Holder) { self.h = h }
+}
+final class Pair {
+    let left: Left, right: Right
+    init(_ l: Left, _ r: Right) {
+        left = l
+        right = r
+    }
+}
 final class Single {}
-final class C0 {}; final class C1 { let n: C0; init(_ n: C0) { self.n = n } }
-final class C2 { let n: C1; init(_ n: C1) { self.n = n } }; final class C3 { let n: C2; init(_ n: C2) { self.n = n } }
-final class C4 { let n: C3; init(_ n: C3) { self.n = n } }; final class C5 { let n: C4; init(_ n: C4) { self.n = n } }
-final class C6 { let n: C5; init(_ n: C5) { self.n = n } }; final class C7 { let n: C6; init(_ n: C6) { self.n = n } }
-final class C8 { let n: C7; init(_ n: C7) { self.n = n } }; final class C9 { let n: C8; init(_ n: C8) { self.n = n } }
+final class C0 {}
+final class C1 {
+    let n: C0
+    init(_ n: C0) { self.n = n }
+}
+final class C2 {
+    let n: C1
+    init(_ n: C1) { self.n = n }
+}
+final class C3 {
+    let n: C2
+    init(_ n: C2) { self.n = n }
+}
+final class C4 {
+    let n: C3
+    init(_ n: C3) { self.n = n }
+}
+final class C5 {
+    let n: C4
+    init(_ n: C4) { self.n = n }
+}
+final class C6 {
+    let n: C5
+    init(_ n: C5) { self.n = n }
+}
+final class C7 {
+    let n: C6
+    init(_ n: C6) { self.n = n }
+}
+final class C8 {
+    let n: C7
+    init(_ n: C7) { self.n = n }
+}
+final class C9 {
+    let n: C8
+    init(_ n: C8) { self.n = n }
+}
 
 // MARK: Swinject
 
@@ -152,7 +211,13 @@ typealias CreateFn = @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -
 typealias DestroyFn = @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void
 
 struct CLeaf { var id: Int64 }
-struct CNode { var a: UnsafeMutableRawPointer?; var b: UnsafeMutableRawPointer?; var title: (Int64, Int64, Int64); var count: Int64; var ratio: Double }
+struct CNode {
+    var a: UnsafeMutableRawPointer?
+    var b: UnsafeMutableRawPointer?
+    var title: (Int64, Int64, Int64)
+    var count: Int64
+    var ratio: Double
+}
 
 let leafCreate: CreateFn = { _, _ in
     let p = malloc(MemoryLayout<CLeaf>.size)!
@@ -162,11 +227,12 @@ let leafCreate: CreateFn = { _, _ in
 let plainDestroy: DestroyFn = { o, _ in free(o) }
 let nodeCreate: CreateFn = { args, _ in
     let p = malloc(MemoryLayout<CNode>.size)!.bindMemory(to: CNode.self, capacity: 1)
-    var n = CNode(a: CControllerRegHeader.cr_value_object(CControllerRegHeader.cr_map_get(args, "a")),
-                  b: CControllerRegHeader.cr_value_object(CControllerRegHeader.cr_map_get(args, "b")),
-                  title: (0, 0, 0),
-                  count: CControllerRegHeader.cr_value_int(CControllerRegHeader.cr_map_get(args, "count")),
-                  ratio: CControllerRegHeader.cr_value_double(CControllerRegHeader.cr_map_get(args, "ratio")))
+    var n = CNode(
+        a: CControllerRegHeader.cr_value_object(CControllerRegHeader.cr_map_get(args, "a")),
+        b: CControllerRegHeader.cr_value_object(CControllerRegHeader.cr_map_get(args, "b")),
+        title: (0, 0, 0),
+        count: CControllerRegHeader.cr_value_int(CControllerRegHeader.cr_map_get(args, "count")),
+        ratio: CControllerRegHeader.cr_value_double(CControllerRegHeader.cr_map_get(args, "ratio")))
     if let s = CControllerRegHeader.cr_value_string(CControllerRegHeader.cr_map_get(args, "title")) {
         withUnsafeMutableBytes(of: &n.title) { t in
             let len = min(strlen(s), 23)
@@ -179,7 +245,9 @@ let nodeCreate: CreateFn = { args, _ in
 let nodeDestroy: DestroyFn = { o, _ in
     guard let o else { return }
     let n = o.assumingMemoryBound(to: CNode.self)
-    free(n.pointee.a); free(n.pointee.b); free(o)
+    free(n.pointee.a)
+    free(n.pointee.b)
+    free(o)
 }
 let linkCreate: CreateFn = { args, _ in
     let p = malloc(8)!
@@ -189,13 +257,17 @@ let linkCreate: CreateFn = { args, _ in
 }
 let linkDestroy: DestroyFn = { o, _ in
     var l = o
-    while let c = l { l = c.load(as: UnsafeMutableRawPointer?.self); free(c) }
+    while let c = l {
+        l = c.load(as: UnsafeMutableRawPointer?.self)
+        free(c)
+    }
 }
 // Holder: (shared, owns); Pair: (left, right)
 let holderCreate: CreateFn = { args, _ in
     let p = malloc(16)!.bindMemory(to: (UnsafeMutableRawPointer?, Int).self, capacity: 1)
     let s = CControllerRegHeader.cr_map_get(args, "shared")
-    p.initialize(to: (CControllerRegHeader.cr_value_object(s), CControllerRegHeader.cr_value_owner(s) == CR_OWNER_RECEIVER ? 1 : 0))
+    p.initialize(
+        to: (CControllerRegHeader.cr_value_object(s), CControllerRegHeader.cr_value_owner(s) == CR_OWNER_RECEIVER ? 1 : 0))
     return UnsafeMutableRawPointer(p)
 }
 func destroyHolder(_ o: UnsafeMutableRawPointer?) {
@@ -207,39 +279,44 @@ func destroyHolder(_ o: UnsafeMutableRawPointer?) {
 let holderDestroy: DestroyFn = { o, _ in destroyHolder(o) }
 let pairCreate: CreateFn = { args, _ in
     let p = malloc(16)!.bindMemory(to: (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?).self, capacity: 1)
-    p.initialize(to: (CControllerRegHeader.cr_value_object(CControllerRegHeader.cr_map_get(args, "left")),
-                      CControllerRegHeader.cr_value_object(CControllerRegHeader.cr_map_get(args, "right"))))
+    p.initialize(
+        to: (
+            CControllerRegHeader.cr_value_object(CControllerRegHeader.cr_map_get(args, "left")),
+            CControllerRegHeader.cr_value_object(CControllerRegHeader.cr_map_get(args, "right"))
+        ))
     return UnsafeMutableRawPointer(p)
 }
 let pairDestroy: DestroyFn = { o, _ in
     guard let o else { return }
     let p = o.load(as: (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?).self)
-    destroyHolder(p.0); destroyHolder(p.1); free(o)
+    destroyHolder(p.0)
+    destroyHolder(p.1)
+    free(o)
 }
 
 let config = """
-Leaf: Leaf
-LeafB: Leaf
-Node:
-  ClassName: Node
-  Dependencies: {a: Leaf, b: LeafB, title: "@Home screen", count: 3, ratio: 0.5}
-Single: {ClassName: Leaf, Lifestyle: singleton}
-Shared: {ClassName: Leaf, Lifestyle: graph}
-Left: {ClassName: Holder, Dependencies: {shared: Shared}}
-Right: {ClassName: Holder, Dependencies: {shared: Shared}}
-Diamond: {ClassName: Pair, Dependencies: {left: Left, right: Right}}
-Chain0: Link
-Chain1: {ClassName: Link, Dependencies: {next: Chain0}}
-Chain2: {ClassName: Link, Dependencies: {next: Chain1}}
-Chain3: {ClassName: Link, Dependencies: {next: Chain2}}
-Chain4: {ClassName: Link, Dependencies: {next: Chain3}}
-Chain5: {ClassName: Link, Dependencies: {next: Chain4}}
-Chain6: {ClassName: Link, Dependencies: {next: Chain5}}
-Chain7: {ClassName: Link, Dependencies: {next: Chain6}}
-Chain8: {ClassName: Link, Dependencies: {next: Chain7}}
-Chain9: {ClassName: Link, Dependencies: {next: Chain8}}
+    Leaf: Leaf
+    LeafB: Leaf
+    Node:
+      ClassName: Node
+      Dependencies: {a: Leaf, b: LeafB, title: "@Home screen", count: 3, ratio: 0.5}
+    Single: {ClassName: Leaf, Lifestyle: singleton}
+    Shared: {ClassName: Leaf, Lifestyle: graph}
+    Left: {ClassName: Holder, Dependencies: {shared: Shared}}
+    Right: {ClassName: Holder, Dependencies: {shared: Shared}}
+    Diamond: {ClassName: Pair, Dependencies: {left: Left, right: Right}}
+    Chain0: Link
+    Chain1: {ClassName: Link, Dependencies: {next: Chain0}}
+    Chain2: {ClassName: Link, Dependencies: {next: Chain1}}
+    Chain3: {ClassName: Link, Dependencies: {next: Chain2}}
+    Chain4: {ClassName: Link, Dependencies: {next: Chain3}}
+    Chain5: {ClassName: Link, Dependencies: {next: Chain4}}
+    Chain6: {ClassName: Link, Dependencies: {next: Chain5}}
+    Chain7: {ClassName: Link, Dependencies: {next: Chain6}}
+    Chain8: {ClassName: Link, Dependencies: {next: Chain7}}
+    Chain9: {ClassName: Link, Dependencies: {next: Chain8}}
 
-"""
+    """
 
 func cabiOps() -> [String: () -> Void] {
     let reg = CControllerRegHeader.cr_registry_new()
@@ -256,7 +333,8 @@ func cabiOps() -> [String: () -> Void] {
     register("Pair", pairCreate, pairDestroy)
     var text = config
     let rc = text.withUTF8 { u in
-        CControllerRegHeader.cr_load_string(reg, UnsafeRawPointer(u.baseAddress!).assumingMemoryBound(to: CChar.self), u.count, cr_format(rawValue: 2))
+        CControllerRegHeader.cr_load_string(
+            reg, UnsafeRawPointer(u.baseAddress!).assumingMemoryBound(to: CChar.self), u.count, cr_format(rawValue: 2))
     }
     check(rc == 0, "load")
     let props = CControllerRegHeader.cr_map_new()
@@ -287,18 +365,20 @@ func swiftAPIOps() -> [String: () -> Void] {
     do {
         try reg.register(className: "Leaf") { _ in Leaf() }
         try reg.register(className: "Node") { args in
-            Node(a: args["a"]!.object(as: Leaf.self)!, b: args["b"]!.object(as: Leaf.self)!,
-                 title: args["title"]?.string ?? "", count: Int(args["count"]?.int ?? 0), ratio: args["ratio"]?.double ?? 0)
+            Node(
+                a: args["a"]!.object(as: Leaf.self)!, b: args["b"]!.object(as: Leaf.self)!,
+                title: args["title"]?.string ?? "", count: Int(args["count"]?.int ?? 0), ratio: args["ratio"]?.double ?? 0)
         }
-        try reg.load(text: """
-            Leaf: Leaf
-            LeafB: Leaf
-            Node:
-              ClassName: Node
-              Dependencies: {a: Leaf, b: LeafB, title: "@Home screen", count: 3, ratio: 0.5}
-            Single: {ClassName: Leaf, Lifestyle: singleton}
+        try reg.load(
+            text: """
+                Leaf: Leaf
+                LeafB: Leaf
+                Node:
+                  ClassName: Node
+                  Dependencies: {a: Leaf, b: LeafB, title: "@Home screen", count: 3, ratio: 0.5}
+                Single: {ClassName: Leaf, Lifestyle: singleton}
 
-            """, format: .yaml)
+                """, format: .yaml)
         let n = try reg.create("Node", as: Node.self)
         check(n.title == "Home screen" && n.count == 3, "Swift API node")
     } catch {
@@ -359,10 +439,16 @@ case "cg-list":
     for name in ops.keys.sorted() { print(name) }
 case "cg" where args.count == 3:
     // NAMES separated by commas: each N times in its own call of pb_measured_region, in order.
-    guard let n = Int(args[2]) else { fputs("SwiftBench: bad count \(args[2])\n", stderr); exit(2) }
+    guard let n = Int(args[2]) else {
+        fputs("SwiftBench: bad count \(args[2])\n", stderr)
+        exit(2)
+    }
     for name in args[1].split(separator: ",").map(String.init) {
-        guard let op = ops[name] else { fputs("SwiftBench: unknown operation \(name)\n", stderr); exit(2) }
-        for _ in 0 ..< 100 { op() }
+        guard let op = ops[name] else {
+            fputs("SwiftBench: unknown operation \(name)\n", stderr)
+            exit(2)
+        }
+        for _ in 0..<100 { op() }
         pb_measured_region(op, n)
     }
 default:

@@ -43,10 +43,10 @@ struct Test1ViewController : ViewController {
     cr::Ptr<Test2ViewController> test2ViewController; // owned: the registry built it for this object
 
     std::string describe() const override {
-        return "Test1ViewController color=" + color + " number=" + std::to_string(number) +
-               " dependentString=\"" + dependentString + "\" dependentInt=" + std::to_string(dependentInt) +
-               " dependentBool=" + (dependentBool ? "true" : "false") + " test2ViewController=" +
-               (test2ViewController ? test2ViewController->describe() : "null");
+        return "Test1ViewController color=" + color + " number=" + std::to_string(number) + " dependentString=\"" +
+            dependentString + "\" dependentInt=" + std::to_string(dependentInt) +
+            " dependentBool=" + (dependentBool ? "true" : "false") +
+            " test2ViewController=" + (test2ViewController ? test2ViewController->describe() : "null");
     }
 };
 
@@ -60,8 +60,8 @@ int main(int argc, char **argv) {
 
         reg.register_class("Test1ViewController", [](cr::Args args) {
             auto vc = std::make_unique<Test1ViewController>();
-            vc->color = args.get_or<std::string>("color", "white");       // from props
-            vc->number = args.get_or<int64_t>("number", 0);               // from props
+            vc->color = args.get_or<std::string>("color", "white"); // from props
+            vc->number = args.get_or<int64_t>("number", 0);         // from props
             vc->dependentString = args.get<std::string>("dependentString");
             vc->dependentInt = args.get<int64_t>("dependentInt");
             vc->dependentBool = args.get<bool>("dependentBool");
@@ -76,8 +76,8 @@ int main(int argc, char **argv) {
             reg.load_string(kConfig, {cr::Format::Yaml, false, "example.yaml"});
 
         // create<T> takes the factory's type; ptr_cast converts the owning pointer to a base.
-        cr::Ptr<ViewController> test1 = cr::ptr_cast<ViewController>(
-            reg.create<Test1ViewController>("Test1", {{"color", "red"}, {"number", 1}}));
+        cr::Ptr<ViewController> test1 =
+            cr::ptr_cast<ViewController>(reg.create<Test1ViewController>("Test1", {{"color", "red"}, {"number", 1}}));
         std::cout << test1->describe() << "\n";
 
         // Errors are exceptions carrying the library's code and message.

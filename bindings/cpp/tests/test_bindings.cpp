@@ -46,39 +46,36 @@ struct Case {
     Case(const char *name, std::function<void()> fn) { cases()[name] = std::move(fn); }
 };
 
-#define TEST_CASE(name)                                   \
-    static void name();                                   \
-    static const Case name##_registration(#name, &name);  \
+#define TEST_CASE(name)                                  \
+    static void name();                                  \
+    static const Case name##_registration(#name, &name); \
     static void name()
 
-#define CHECK(cond)                                                                                 \
-    do {                                                                                            \
-        if (!(cond)) {                                                                              \
-            std::ostringstream os_;                                                                 \
-            os_ << __FILE__ << ":" << __LINE__ << ": CHECK(" #cond ") failed";                    \
-            throw Failure{os_.str()};                                                               \
-        }                                                                                           \
+#define CHECK(cond)                                                            \
+    do {                                                                       \
+        if (!(cond)) {                                                         \
+            std::ostringstream os_;                                            \
+            os_ << __FILE__ << ":" << __LINE__ << ": CHECK(" #cond ") failed"; \
+            throw Failure{os_.str()};                                          \
+        }                                                                      \
     } while (0)
 
-#define CHECK_EQ(a, b)                                                                              \
-    do {                                                                                            \
-        auto va_ = (a);                                                                             \
-        auto vb_ = (b);                                                                             \
-        if (!(va_ == vb_)) {                                                                        \
-            std::ostringstream os_;                                                                 \
-            os_ << __FILE__ << ":" << __LINE__ << ": CHECK_EQ(" #a ", " #b ") failed: " << va_     \
-                << " != " << vb_;                                                                   \
-            throw Failure{os_.str()};                                                               \
-        }                                                                                           \
+#define CHECK_EQ(a, b)                                                                                           \
+    do {                                                                                                         \
+        auto va_ = (a);                                                                                          \
+        auto vb_ = (b);                                                                                          \
+        if (!(va_ == vb_)) {                                                                                     \
+            std::ostringstream os_;                                                                              \
+            os_ << __FILE__ << ":" << __LINE__ << ": CHECK_EQ(" #a ", " #b ") failed: " << va_ << " != " << vb_; \
+            throw Failure{os_.str()};                                                                            \
+        }                                                                                                        \
     } while (0)
 
 // Runs `body`, expects the exception E; returns its what().
 template <class E, class F> std::string expect_throw(F &&body, const char *file, int line) {
     try {
         body();
-    } catch (const E &e) {
-        return e.what();
-    } catch (const std::exception &e) {
+    } catch (const E &e) { return e.what(); } catch (const std::exception &e) {
         std::ostringstream os;
         os << file << ":" << line << ": expected " << typeid(E).name() << ", got " << typeid(e).name() << ": " << e.what();
         throw Failure{os.str()};
@@ -139,18 +136,18 @@ bool library_has_unconditional_ownership() {
         const char *config = "Arg: ProbeArg\nUser: {ClassName: ProbeUser, Dependencies: {a: Arg}}";
         g_probe_destroys = 0;
         bool ok = reg && cr_register_class(reg, "ProbeArg", &arg, nullptr) == CR_OK &&
-                  cr_register_class(reg, "ProbeUser", &user, nullptr) == CR_OK &&
-                  cr_load_string(reg, config, std::strlen(config), CR_FORMAT_YAML) == CR_OK &&
-                  cr_registry_create(reg, "User", nullptr) == &user_object;
+            cr_register_class(reg, "ProbeUser", &user, nullptr) == CR_OK &&
+            cr_load_string(reg, config, std::strlen(config), CR_FORMAT_YAML) == CR_OK &&
+            cr_registry_create(reg, "User", nullptr) == &user_object;
         cr_registry_free(reg);
         return ok && g_probe_destroys == 1;
     }();
     return has;
 }
 // First line of a case that relies on the 1.0 ownership rule (issue 11 item 1).
-#define REQUIRE_UNCONDITIONAL_OWNERSHIP()                                                                   \
-    do {                                                                                                    \
-        if (!library_has_unconditional_ownership())                                                        \
+#define REQUIRE_UNCONDITIONAL_OWNERSHIP()                                                                 \
+    do {                                                                                                  \
+        if (!library_has_unconditional_ownership())                                                       \
             throw Skipped{"the library does not destroy untaken arguments yet (the 1.0 ownership rule)"}; \
     } while (0)
 
@@ -306,7 +303,8 @@ TEST_CASE(load_options_override_and_source_name) {
                           reg.load_string("A:\n  ClassName: X\n  Dependencies: {b: Nope}\n", named));
     CHECK_EQ(e.problems()[0].file, std::string("screens.yaml"));
     CHECK(contains(e.what(), "screens.yaml:3:"));
-    auto unnamed = EXPECT_ERROR(cr::MissingReference, CR_ERR_MISSING_REFERENCE, reg.load_string("A: {ClassName: X, Dependencies: {b: Nope}}"));
+    auto unnamed = EXPECT_ERROR(cr::MissingReference, CR_ERR_MISSING_REFERENCE,
+                                reg.load_string("A: {ClassName: X, Dependencies: {b: Nope}}"));
     CHECK_EQ(unnamed.problems()[0].file, std::string("<string>"));
 }
 
@@ -328,8 +326,9 @@ Test2: {ClassName: B, Dependencies: {back: Test1}}
     CHECK(contains(cycle.what(), "Test1 -> Test2 -> Test1"));
     CHECK_EQ(cycle.problems()[0].line, 2u);
     // Every problem of a file at once, each with its own place.
-    auto many = EXPECT_ERROR(cr::MissingReference, CR_ERR_MISSING_REFERENCE,
-                             reg.load_string("A: {ClassName: X, Dependencies: {b: Nope}}\nB: {ClassName: X, Dependencies: {c: Nada}}\n"));
+    auto many =
+        EXPECT_ERROR(cr::MissingReference, CR_ERR_MISSING_REFERENCE,
+                     reg.load_string("A: {ClassName: X, Dependencies: {b: Nope}}\nB: {ClassName: X, Dependencies: {c: Nada}}\n"));
     CHECK_EQ(many.problems().size(), std::size_t(2));
     CHECK_EQ(many.problems()[0].line, 1u);
     CHECK_EQ(many.problems()[1].line, 2u);
@@ -357,7 +356,8 @@ TEST_CASE(not_found_suggestion_and_class_errors) {
     reg.load_string("Lonely: UnregisteredClass");
     auto cls = EXPECT_ERROR(cr::ClassNotRegistered, CR_ERR_CLASS_NOT_REGISTERED, reg.create<int>("Lonely"));
     CHECK(contains(cls.what(), "UnregisteredClass"));
-    EXPECT_ERROR(cr::ClassExists, CR_ERR_CLASS_EXISTS, reg.register_class("Test2ViewController", [](cr::Args) { return new int(1); }));
+    EXPECT_ERROR(cr::ClassExists, CR_ERR_CLASS_EXISTS,
+                 reg.register_class("Test2ViewController", [](cr::Args) { return new int(1); }));
 }
 
 TEST_CASE(create_example_entry) {
@@ -395,10 +395,18 @@ TEST_CASE(props_builder) {
     });
     reg.load_string("E: Echo");
     int object = 5;
-    reg.create<int>("E", {{"n", nullptr}, {"b", true}, {"i", 3}, {"u", 4u}, {"l", int64_t(-5)}, {"d", 2.5},
-                          {"s", "text"}, {"ss", std::string("x")}, {"o", &object},
-                          {"list", cr::PropValue::list({1, "two", 3.0})},
-                          {"map", cr::PropValue::map({{"k", "v"}})}});
+    reg.create<int>("E",
+                    {{"n", nullptr},
+                     {"b", true},
+                     {"i", 3},
+                     {"u", 4u},
+                     {"l", int64_t(-5)},
+                     {"d", 2.5},
+                     {"s", "text"},
+                     {"ss", std::string("x")},
+                     {"o", &object},
+                     {"list", cr::PropValue::list({1, "two", 3.0})},
+                     {"map", cr::PropValue::map({{"k", "v"}})}});
     CHECK_EQ(seen, std::string("n:null b:bool i:int u:int l:int d:double s:string ss:string o:object list:list map:map "));
 
     cr::Props chained;
@@ -630,7 +638,7 @@ TEST_CASE(failing_factory_moves_arg_into_result_then_throws) {
         });
         reg.register_class("Failing", [](cr::Args args) -> std::unique_ptr<Test1> {
             auto result = std::make_unique<Test1>();
-            result->test2 = args.take<Test2>("a"); // moved into the result
+            result->test2 = args.take<Test2>("a");   // moved into the result
             result->number = args.get<int64_t>("b"); // "b" is an object: throws after the move
             return result;
         });
@@ -825,9 +833,7 @@ TEST_CASE(threads) {
                     if (p->number == t * 1000 + i && p->test2) ++ok;
                     try {
                         reg.create<Test1>("Missing");
-                    } catch (const cr::NotFound &) {
-                        ++ok;
-                    }
+                    } catch (const cr::NotFound &) { ++ok; }
                 }
             });
         }
@@ -882,7 +888,8 @@ TEST_CASE(graph_objects_shared) {
             return t;
         });
         using Pair = std::pair<cr::Ptr<Test1>, cr::Ptr<Test1>>;
-        reg.register_class("Pair", [](cr::Args args) { return std::make_unique<Pair>(args.take<Test1>("a"), args.take<Test1>("b")); });
+        reg.register_class("Pair",
+                           [](cr::Args args) { return std::make_unique<Pair>(args.take<Test1>("a"), args.take<Test1>("b")); });
         reg.load_string("C: {ClassName: Ctx, Lifestyle: graph}\n"
                         "H: {ClassName: Holder, Dependencies: {ctx: C}}\n"
                         "P: {ClassName: Pair, Dependencies: {a: H, b: H}}");
@@ -951,7 +958,7 @@ TEST_CASE(children) {
         cr::Registry child = parent.new_child();
         child.load_string("Dep: Fake", {cr::Format::Yaml, true, {}});
         CHECK_EQ(*child.create<std::string>("Dep"), std::string("fake"));
-        CHECK_EQ(*child.create<std::string>("Other"), std::string("real")); // falls back to the parent
+        CHECK_EQ(*child.create<std::string>("Other"), std::string("real"));            // falls back to the parent
         EXPECT_ERROR(cr::Error, CR_ERR_INVALID_ARGUMENT, child.remove_entry("Other")); // the parent's
     }
     CHECK_EQ(*parent.create<std::string>("Dep"), std::string("real"));
@@ -999,7 +1006,8 @@ TEST_CASE(add_remove_and_list_entries) {
     CHECK_EQ(t->tags[0], std::string("2")); // an integer tag, as text
     CHECK(s->lifestyle == cr::Lifestyle::Singleton);
     CHECK(!s->description.has_value());
-    EXPECT_ERROR(cr::MissingReference, CR_ERR_MISSING_REFERENCE, reg.add_entry("C", "Real", cr::Lifestyle::Transient, cr::Props{{"x", "Nope"}}));
+    EXPECT_ERROR(cr::MissingReference, CR_ERR_MISSING_REFERENCE,
+                 reg.add_entry("C", "Real", cr::Lifestyle::Transient, cr::Props{{"x", "Nope"}}));
     EXPECT_ERROR(cr::MissingReference, CR_ERR_MISSING_REFERENCE, reg.remove_entry("A")); // B refers to it
     reg.remove_entry("B");
     reg.remove_entry("A");
@@ -1031,10 +1039,14 @@ TEST_CASE(injection_with_setter) {
             "Screen", [](cr::Args) { return new Test1(); },
             [&keys](Test1 &screen, std::string_view key, cr::Value value) {
                 keys.emplace_back(key);
-                if (key == "title") screen.dependentString = value.as<std::string>();
-                else if (key == "count") screen.number = value.as<int64_t>();
-                else if (key == "child") screen.test2 = value.take_as<Test2>();
-                else throw std::runtime_error("unknown key " + std::string(key));
+                if (key == "title")
+                    screen.dependentString = value.as<std::string>();
+                else if (key == "count")
+                    screen.number = value.as<int64_t>();
+                else if (key == "child")
+                    screen.test2 = value.take_as<Test2>();
+                else
+                    throw std::runtime_error("unknown key " + std::string(key));
             });
         reg.load_string("Screen: {ClassName: Screen, Dependencies: {title: \"@Home\", count: 3, child: T2}}\n"
                         "T2: Test2ViewController\n"

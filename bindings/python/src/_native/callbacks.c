@@ -86,9 +86,7 @@ static int set_cb(void *object, const char *key, const cr_value *value, void *us
     }
     Py_XDECREF(pykey);
     Py_XDECREF(pyvalue);
-    if (status != 0) {
-        crpy_report_exception(frame, NULL);
-    }
+    if (status != 0) { crpy_report_exception(frame, NULL); }
     if (own_frame) crpy_frame_pop(&local);
     PyGILState_Release(gil);
     if (!own_frame) crpy_frame_recheck_gil(frame);
@@ -106,8 +104,8 @@ static void release_cb(void *user_data) {
     PyGILState_Release(gil);
 }
 
-int crpy_register_class(cr_registry *reg, const char *name, PyObject *factory, PyObject *on_destroy,
-                        PyObject *setter, int replace) {
+int crpy_register_class(cr_registry *reg, const char *name, PyObject *factory, PyObject *on_destroy, PyObject *setter,
+                        int replace) {
     class_record *record = PyMem_RawCalloc(1, sizeof *record);
     if (record == NULL) {
         PyErr_NoMemory();

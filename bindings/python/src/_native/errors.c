@@ -27,8 +27,8 @@ static PyObject *problems(void) {
     if (out == NULL) return NULL;
     for (size_t i = 0; i < count; i++) {
         const cr_problem *p = cr_last_error_problem(i);
-        PyObject *item = p ? Py_BuildValue("(iNIINN)", p->code, text(p->file), (unsigned)p->line,
-                                           (unsigned)p->column, text(p->message), text(p->suggestion))
+        PyObject *item = p ? Py_BuildValue("(iNIINN)", p->code, text(p->file), (unsigned)p->line, (unsigned)p->column,
+                                           text(p->message), text(p->suggestion))
                            : Py_BuildValue("(isIIsO)", 0, "", 0u, 0u, "", Py_None);
         if (item == NULL) {
             Py_DECREF(out);
@@ -91,8 +91,8 @@ void crpy_report_exception(crpy_frame *frame, const char *context) {
         return;
     }
     if (tb != NULL) PyException_SetTraceback(value, tb);
-    PyObject *line = PyUnicode_FromFormat("%s%s%s: %S", context ? context : "", context ? ": " : "",
-                                          ((PyTypeObject *)type)->tp_name, value);
+    PyObject *line =
+        PyUnicode_FromFormat("%s%s%s: %S", context ? context : "", context ? ": " : "", ((PyTypeObject *)type)->tp_name, value);
     const char *utf8 = line ? PyUnicode_AsUTF8(line) : NULL;
     if (utf8 == NULL) {
         PyErr_Clear();

@@ -49,33 +49,28 @@ void crpy_frame_recheck_gil(crpy_frame *frame) {
 
 /* -- module functions ------------------------------------------------------------------------ */
 
-static PyObject *native_version(PyObject *self, PyObject *unused) {
-    return PyUnicode_FromString(cr_version());
-}
+static PyObject *native_version(PyObject *self, PyObject *unused) { return PyUnicode_FromString(cr_version()); }
 
 static PyObject *native_library_path(PyObject *self, PyObject *unused) {
     Dl_info info;
-    if (dladdr((void *)&cr_version, &info) == 0 || info.dli_fname == NULL)
-        Py_RETURN_NONE;
+    if (dladdr((void *)&cr_version, &info) == 0 || info.dli_fname == NULL) Py_RETURN_NONE;
     return PyUnicode_DecodeFSDefault(info.dli_fname);
 }
 
-static PyObject *native_header_version(PyObject *self, PyObject *unused) {
-    return PyUnicode_FromString(CR_VERSION_STRING);
-}
+static PyObject *native_header_version(PyObject *self, PyObject *unused) { return PyUnicode_FromString(CR_VERSION_STRING); }
 
 static PyMethodDef native_methods[] = {
     {"version", native_version, METH_NOARGS, "The loaded library's version (cr_version())."},
-    {"library_path", native_library_path, METH_NOARGS,
-     "The file the library was loaded from (None if unknown)."},
-    {"header_version", native_header_version, METH_NOARGS,
-     "The version of controllerreg.h the extension was compiled against."},
+    {"library_path", native_library_path, METH_NOARGS, "The file the library was loaded from (None if unknown)."},
+    {"header_version", native_header_version, METH_NOARGS, "The version of controllerreg.h the extension was compiled against."},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef native_module = {
-    PyModuleDef_HEAD_INIT, "controllerreg._native",
-    "The CPython extension over libcontrollerreg (use the controllerreg package).", -1,
+    PyModuleDef_HEAD_INIT,
+    "controllerreg._native",
+    "The CPython extension over libcontrollerreg (use the controllerreg package).",
+    -1,
     native_methods,
 };
 

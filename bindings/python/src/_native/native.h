@@ -88,8 +88,8 @@ int crpy_values_init(PyObject *module);
 /* -- class callbacks (callbacks.c) ----------------------------------------------------------- */
 
 /** Registers (or replaces) a Python class on `reg`. Returns the cr status. */
-int crpy_register_class(cr_registry *reg, const char *name, PyObject *factory, PyObject *on_destroy,
-                        PyObject *setter, int replace);
+int crpy_register_class(cr_registry *reg, const char *name, PyObject *factory, PyObject *on_destroy, PyObject *setter,
+                        int replace);
 
 /* -- types ----------------------------------------------------------------------------------- */
 
@@ -101,8 +101,8 @@ PyObject *crpy_provider_new(cr_provider *provider, int private_registry);
 /** Runs one create (of `name` on `reg`, or of `provider`) with `props` and returns the object as
  *  Python; `*owner` tells who owns it (CR_OWNER_REGISTRY for a singleton). `private_registry` as
  *  in crpy_frame. */
-PyObject *crpy_run_create(int private_registry, cr_registry *reg, const char *name, cr_provider *provider,
-                          const cr_value *props, int *owner);
+PyObject *crpy_run_create(int private_registry, cr_registry *reg, const char *name, cr_provider *provider, const cr_value *props,
+                          int *owner);
 /** controllerreg.ForeignObject(address, owner). */
 PyObject *crpy_foreign(void *object, int owner);
 

@@ -11,8 +11,7 @@
 #endif
 
 typedef struct {
-    PyObject_HEAD
-    cr_provider *provider; /* NULL once closed */
+    PyObject_HEAD cr_provider *provider; /* NULL once closed */
     PyObject *name;
     int private_registry;      /* from a registry only Python reaches (see crpy_run_create) */
     vectorcallfunc vectorcall; /* calling the provider is create() */
@@ -95,8 +94,7 @@ static PyGetSetDef Provider_getset[] = {
 };
 
 PyTypeObject crpy_ProviderType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "controllerreg.Provider",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "controllerreg.Provider",
     .tp_basicsize = sizeof(ProviderObject),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL,
     .tp_vectorcall_offset = offsetof(ProviderObject, vectorcall),

@@ -3,13 +3,12 @@
 #include "native.h"
 
 typedef struct {
-    PyObject_HEAD
-    cr_registry *reg;      /* NULL once closed */
-    int owned;             /* 0 for the shared registry (never freed) */
-    int active;            /* calls in progress (close() is refused meanwhile) */
-    PyObject *parent;      /* the parent Registry of a child (kept alive by the child) */
-    PyObject *children;    /* list of weakrefs to child Registries */
-    PyObject *singletons;  /* dict name -> object, or NULL when not cached (the shared registry) */
+    PyObject_HEAD cr_registry *reg; /* NULL once closed */
+    int owned;                      /* 0 for the shared registry (never freed) */
+    int active;                     /* calls in progress (close() is refused meanwhile) */
+    PyObject *parent;               /* the parent Registry of a child (kept alive by the child) */
+    PyObject *children;             /* list of weakrefs to child Registries */
+    PyObject *singletons;           /* dict name -> object, or NULL when not cached (the shared registry) */
     PyObject *weakrefs;
 } RegistryObject;
 
@@ -42,9 +41,14 @@ static int parse_format(PyObject *format, cr_format *out) {
         return 0;
     }
     if (PyUnicode_Check(format)) {
-        static const struct { const char *name; cr_format format; } names[] = {
-            {"auto", CR_FORMAT_AUTO}, {"json", CR_FORMAT_JSON}, {"yaml", CR_FORMAT_YAML},
-            {"yml", CR_FORMAT_YAML}, {"plist", CR_FORMAT_PLIST}};
+        static const struct {
+            const char *name;
+            cr_format format;
+        } names[] = {{"auto", CR_FORMAT_AUTO},
+                     {"json", CR_FORMAT_JSON},
+                     {"yaml", CR_FORMAT_YAML},
+                     {"yml", CR_FORMAT_YAML},
+                     {"plist", CR_FORMAT_PLIST}};
         PyObject *lower = PyObject_CallMethod(format, "lower", NULL);
         if (lower == NULL) return -1;
         for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
@@ -101,8 +105,8 @@ static int parse_lifestyle(PyObject *lifestyle, cr_lifestyle *out) {
  * other thread can hold such a lock, and the create keeps the GIL (saving two GIL hand-overs per
  * callback). If a factory starts a thread, the callback releases the GIL on its way back into the
  * library (crpy_frame_recheck_gil). */
-PyObject *crpy_run_create(int private_registry, cr_registry *reg, const char *name, cr_provider *provider,
-                          const cr_value *props, int *owner_out) {
+PyObject *crpy_run_create(int private_registry, cr_registry *reg, const char *name, cr_provider *provider, const cr_value *props,
+                          int *owner_out) {
     crpy_frame frame;
     crpy_frame_push(&frame, private_registry);
     void *object;
@@ -123,7 +127,7 @@ PyObject *crpy_run_create(int private_registry, cr_registry *reg, const char *na
             result = crpy_foreign(object, (int)owner);
         } else if (owner != CR_OWNER_RECEIVER) {
             Py_INCREF(result); /* a singleton: the registry keeps its reference */
-        } /* else: the library's reference is the caller's now */
+        }                      /* else: the library's reference is the caller's now */
     }
     crpy_frame_pop(&frame);
     *owner_out = (int)owner;
@@ -159,8 +163,8 @@ static PyObject *Registry_create(RegistryObject *self, PyObject *const *args, Py
     PyObject *result = crpy_run_create(self->owned, reg, cname, NULL, props, &owner);
     leave(self);
     if (props) cr_value_free(props);
-    if (result != NULL && owner == CR_OWNER_REGISTRY && props == NULL && self->singletons != NULL &&
-        PyUnicode_CheckExact(name) && self->reg != NULL) {
+    if (result != NULL && owner == CR_OWNER_REGISTRY && props == NULL && self->singletons != NULL && PyUnicode_CheckExact(name) &&
+        self->reg != NULL) {
         if (PyDict_SetItem(self->singletons, name, result) < 0) Py_CLEAR(result);
     }
     return result;
@@ -184,10 +188,8 @@ static PyObject *Registry_inject(RegistryObject *self, PyObject *args, PyObject 
     frame.setter = setter == Py_None ? NULL : setter;
     int status;
     void *target = crpy_tag(object);
-    Py_BEGIN_ALLOW_THREADS
-    status = cr_inject(reg, cname, target);
-    Py_END_ALLOW_THREADS
-    leave(self);
+    Py_BEGIN_ALLOW_THREADS status = cr_inject(reg, cname, target);
+    Py_END_ALLOW_THREADS leave(self);
     PyObject *result = status == 0 ? (Py_INCREF(Py_None), Py_None) : crpy_raise_last(status, &frame);
     crpy_frame_pop(&frame);
     return result;
@@ -199,8 +201,8 @@ static PyObject *register_impl(RegistryObject *self, PyObject *args, PyObject *k
     static char *kwlist[] = {"class_name", "factory", "replace", "on_destroy", "setter", NULL};
     PyObject *name, *factory, *on_destroy = Py_None, *setter = Py_None;
     int replace = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "UO|$pOO:register_class", kwlist, &name, &factory, &replace,
-                                     &on_destroy, &setter))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "UO|$pOO:register_class", kwlist, &name, &factory, &replace, &on_destroy,
+                                     &setter))
         return NULL;
     if (!PyCallable_Check(factory)) {
         PyErr_SetString(PyExc_TypeError, "factory must be callable (args: dict) -> object");
@@ -242,8 +244,7 @@ static PyObject *Registry_load_file(RegistryObject *self, PyObject *args, PyObje
     static char *kwlist[] = {"path", "format", "override", NULL};
     PyObject *path = NULL, *format = NULL;
     int override = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O&|O$p:load_file", kwlist, PyUnicode_FSConverter, &path, &format,
-                                     &override))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O&|O$p:load_file", kwlist, PyUnicode_FSConverter, &path, &format, &override))
         return NULL;
     cr_format fmt;
     if (parse_format(format, &fmt) < 0) {
@@ -257,13 +258,11 @@ static PyObject *Registry_load_file(RegistryObject *self, PyObject *args, PyObje
     }
     const char *p = PyBytes_AS_STRING(path);
     int status;
-    Py_BEGIN_ALLOW_THREADS
-    cr_load_options options = CR_LOAD_OPTIONS_INIT;
+    Py_BEGIN_ALLOW_THREADS cr_load_options options = CR_LOAD_OPTIONS_INIT;
     options.format = fmt;
     options.flags = override ? CR_LOAD_OVERRIDE : 0u;
     status = cr_load_file_with(reg, p, &options);
-    Py_END_ALLOW_THREADS
-    leave(self);
+    Py_END_ALLOW_THREADS leave(self);
     Py_DECREF(path);
     return load_done(self, status);
 }
@@ -298,13 +297,11 @@ static PyObject *Registry_load_files(RegistryObject *self, PyObject *args, PyObj
     cr_registry *reg = enter(self);
     if (reg == NULL) goto done;
     int status;
-    Py_BEGIN_ALLOW_THREADS
-    cr_load_options options = CR_LOAD_OPTIONS_INIT;
+    Py_BEGIN_ALLOW_THREADS cr_load_options options = CR_LOAD_OPTIONS_INIT;
     options.format = fmt;
     options.flags = override ? CR_LOAD_OVERRIDE : 0u;
     status = cr_load_files_with(reg, array, (size_t)n, &options);
-    Py_END_ALLOW_THREADS
-    leave(self);
+    Py_END_ALLOW_THREADS leave(self);
     result = load_done(self, status);
 done:
     PyMem_Free(array);
@@ -317,8 +314,7 @@ static PyObject *Registry_load_string(RegistryObject *self, PyObject *args, PyOb
     static char *kwlist[] = {"text", "format", "override", "source_name", NULL};
     PyObject *text, *format = NULL, *source_name = Py_None;
     int override = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|O$pO:load_string", kwlist, &text, &format, &override,
-                                     &source_name))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|O$pO:load_string", kwlist, &text, &format, &override, &source_name))
         return NULL;
     cr_format fmt;
     if (parse_format(format, &fmt) < 0) return NULL;
@@ -345,14 +341,12 @@ static PyObject *Registry_load_string(RegistryObject *self, PyObject *args, PyOb
         return NULL;
     }
     int status;
-    Py_BEGIN_ALLOW_THREADS
-    cr_load_options options = CR_LOAD_OPTIONS_INIT;
+    Py_BEGIN_ALLOW_THREADS cr_load_options options = CR_LOAD_OPTIONS_INIT;
     options.format = fmt;
     options.flags = override ? CR_LOAD_OVERRIDE : 0u;
     options.source_name = source;
     status = cr_load_string_with(reg, data, (size_t)length, &options);
-    Py_END_ALLOW_THREADS
-    leave(self);
+    Py_END_ALLOW_THREADS leave(self);
     Py_XDECREF(holder);
     return load_done(self, status);
 }
@@ -362,8 +356,7 @@ static PyObject *Registry_load_string(RegistryObject *self, PyObject *args, PyOb
 static PyObject *Registry_add_entry(RegistryObject *self, PyObject *args, PyObject *kwds) {
     static char *kwlist[] = {"name", "class_name", "lifestyle", "dependencies", NULL};
     PyObject *name, *class_name, *lifestyle = NULL, *dependencies = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "UU|OO:add_entry", kwlist, &name, &class_name, &lifestyle,
-                                     &dependencies))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "UU|OO:add_entry", kwlist, &name, &class_name, &lifestyle, &dependencies))
         return NULL;
     cr_lifestyle life;
     if (parse_lifestyle(lifestyle, &life) < 0) return NULL;
@@ -440,10 +433,8 @@ static PyObject *Registry_start(RegistryObject *self, PyObject *unused) {
     crpy_frame frame;
     crpy_frame_push(&frame, self->owned);
     int status;
-    Py_BEGIN_ALLOW_THREADS
-    status = cr_registry_start(reg);
-    Py_END_ALLOW_THREADS
-    leave(self);
+    Py_BEGIN_ALLOW_THREADS status = cr_registry_start(reg);
+    Py_END_ALLOW_THREADS leave(self);
     PyObject *result = status == 0 ? (Py_INCREF(Py_None), Py_None) : crpy_raise_last(status, &frame);
     crpy_frame_pop(&frame);
     return result;
@@ -631,8 +622,7 @@ static PyGetSetDef Registry_getset[] = {
 };
 
 PyTypeObject crpy_RegistryType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "controllerreg._native.Registry",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "controllerreg._native.Registry",
     .tp_basicsize = sizeof(RegistryObject),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
     .tp_doc = "A controllerreg registry: classes (Python factories) plus config entries.",

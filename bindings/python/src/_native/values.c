@@ -46,8 +46,7 @@ static PyObject *key_object(const char *k) {
     if (n > 64) return PyUnicode_DecodeUTF8(k, (Py_ssize_t)strlen(k), "surrogateescape");
     PyObject **slot = &key_cache[(h ^ (h >> 15)) & (KEY_CACHE_SIZE - 1)];
     PyObject *cached = *slot;
-    if (cached != NULL && PyUnicode_GET_LENGTH(cached) == (Py_ssize_t)n &&
-        memcmp(PyUnicode_DATA(cached), k, n) == 0) {
+    if (cached != NULL && PyUnicode_GET_LENGTH(cached) == (Py_ssize_t)n && memcmp(PyUnicode_DATA(cached), k, n) == 0) {
         Py_INCREF(cached);
         return cached;
     }
@@ -78,14 +77,10 @@ static PyObject *object_to_python(const cr_value *value, crpy_frame *frame) {
 PyObject *crpy_value_to_python(const cr_value *value, crpy_frame *frame) {
     if (value == NULL) Py_RETURN_NONE;
     switch ((int)cr_value_kind(value)) {
-    case CR_NULL:
-        Py_RETURN_NONE;
-    case CR_BOOL:
-        return PyBool_FromLong(cr_value_bool(value));
-    case CR_INT:
-        return PyLong_FromLongLong((long long)cr_value_int(value));
-    case CR_DOUBLE:
-        return PyFloat_FromDouble(cr_value_double(value));
+    case CR_NULL: Py_RETURN_NONE;
+    case CR_BOOL: return PyBool_FromLong(cr_value_bool(value));
+    case CR_INT: return PyLong_FromLongLong((long long)cr_value_int(value));
+    case CR_DOUBLE: return PyFloat_FromDouble(cr_value_double(value));
     case CR_STRING: {
         const char *s = cr_value_string(value);
         size_t n = cr_value_string_length(value);
@@ -131,8 +126,7 @@ PyObject *crpy_value_to_python(const cr_value *value, crpy_frame *frame) {
         Py_DECREF(dict);
         return NULL;
     }
-    case CR_OBJECT:
-        return object_to_python(value, frame);
+    case CR_OBJECT: return object_to_python(value, frame);
     case CR_PROVIDER: {
         PyObject *provider = crpy_provider_new(cr_value_provider(value), frame != NULL && frame->private_registry);
         if (provider != NULL && frame != NULL) {
@@ -144,8 +138,7 @@ PyObject *crpy_value_to_python(const cr_value *value, crpy_frame *frame) {
         Py_DECREF(provider);
         return NULL;
     }
-    default:
-        Py_RETURN_NONE;
+    default: Py_RETURN_NONE;
     }
 }
 
@@ -184,8 +177,7 @@ static void *object_pointer(PyObject *value) {
 
 static int is_container(PyObject *value) {
     return PyDict_Check(value) || PyList_Check(value) || PyTuple_Check(value) ||
-           (!PyUnicode_Check(value) && PyMapping_Check(value) && !PySequence_Check(value) &&
-            PyObject_HasAttrString(value, "items"));
+        (!PyUnicode_Check(value) && PyMapping_Check(value) && !PySequence_Check(value) && PyObject_HasAttrString(value, "items"));
 }
 
 static int map_set(cr_value *map, const char *key, PyObject *value) {

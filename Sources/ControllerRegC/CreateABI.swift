@@ -35,12 +35,11 @@ private struct CreateRequest {
 /// (then nothing is written through the options' pointers: their layout is unknown).
 private func request(_ options: UnsafePointer<cr_create_options>?, _ function: StaticString) -> CreateRequest? {
     guard let options else { return CreateRequest() }
-    let version = UnsafeRawPointer(options).load(as: UInt32.self)
-    guard version >= 1, version <= knownCreateOptionsVersion else {
-        _ = fail(
-            .invalidArgument,
-            "\(function): options->version is \(version); this library knows cr_create_options version \(knownCreateOptionsVersion) (initialise with CR_CREATE_OPTIONS_INIT)"
-        )
+    guard
+        acceptsOptionsVersion(
+            options, known: knownCreateOptionsVersion, structName: "cr_create_options", initMacro: "CR_CREATE_OPTIONS_INIT",
+            function)
+    else {
         return nil
     }
     let o = options.pointee

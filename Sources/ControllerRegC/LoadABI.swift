@@ -44,13 +44,10 @@ private func request(_ fmt: cr_format, _ flags: UInt32, _ function: StaticString
 /// The request that load options (NULL = defaults) describe, or nil after recording what is wrong.
 private func request(_ options: UnsafePointer<cr_load_options>?, _ function: StaticString) -> LoadRequest? {
     guard let options else { return LoadRequest(format: .auto, mode: .add) }
-    // The version first: it says how much of the struct exists.
-    let version = UnsafeRawPointer(options).load(as: UInt32.self)
-    guard version >= 1, version <= knownLoadOptionsVersion else {
-        _ = fail(
-            .invalidArgument,
-            "\(function): options->version is \(version); this library knows cr_load_options version \(knownLoadOptionsVersion) (initialise with CR_LOAD_OPTIONS_INIT)"
-        )
+    guard
+        acceptsOptionsVersion(
+            options, known: knownLoadOptionsVersion, structName: "cr_load_options", initMacro: "CR_LOAD_OPTIONS_INIT", function)
+    else {
         return nil
     }
     let o = options.pointee

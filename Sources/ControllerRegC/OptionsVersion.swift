@@ -1,0 +1,16 @@
+/// The one check of an options struct's leading `version` field (cr_load_options,
+/// cr_create_options): it is read first, because it says how much of the struct exists. Returns
+/// false after recording CR_ERR_INVALID_ARGUMENT when the version is 0 or newer than the library
+/// knows (then nothing else of the struct may be read or written).
+func acceptsOptionsVersion(
+    _ options: UnsafeRawPointer, known: UInt32, structName: StaticString, initMacro: StaticString,
+    _ function: StaticString
+) -> Bool {
+    let version = options.load(as: UInt32.self)
+    if version >= 1 && version <= known { return true }
+    _ = fail(
+        .invalidArgument,
+        "\(function): options->version is \(version); this library knows \(structName) version \(known) (initialise with \(initMacro))"
+    )
+    return false
+}

@@ -21,22 +21,13 @@ for pkg in libplist-dev rapidjson-dev; do
 done
 
 echo "== building libcontrollerreg.so and the C benchmark (CMake, Release)" >&2
-# CMake's Ninja rules for whole-module Swift always look out of date, so an unchanged tree would be
-# recompiled (about a minute here): build only when a source is newer than the last build.
-STAMP=$OUT/cmake/.bench-built
-if [[ -f $STAMP ]] && [[ -z $(find Sources include Benchmarks/c Benchmarks/cpp bindings CMakeLists.txt cmake \
-        -newer "$STAMP" -type f 2>/dev/null | head -1) ]]; then
-    echo "   (up to date)" >&2
-else
-    touch "$STAMP.new"
-    cmake -S . -B "$OUT/cmake" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-        -DCONTROLLERREG_BUILD_TESTS=OFF -DCONTROLLERREG_BUILD_EXAMPLES=OFF -DCONTROLLERREG_BUILD_BENCHMARKS=ON >&2
-    cmake --build "$OUT/cmake" --target controllerreg-bench >&2
-    # The C++ binding's benchmark (Benchmarks/cpp), when the build defines it.
-    if cmake --build "$OUT/cmake" --target help 2>/dev/null | grep -q 'controllerreg-bench-cpp'; then
-        cmake --build "$OUT/cmake" --target controllerreg-bench-cpp >&2
-    fi
-    mv "$STAMP.new" "$STAMP"
+# A build with nothing changed is a no-op (CMakeLists.txt stamps the Swift outputs), so always build.
+cmake -S . -B "$OUT/cmake" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCONTROLLERREG_BUILD_TESTS=OFF -DCONTROLLERREG_BUILD_EXAMPLES=OFF -DCONTROLLERREG_BUILD_BENCHMARKS=ON >&2
+cmake --build "$OUT/cmake" --target controllerreg-bench >&2
+# The C++ binding's benchmark (Benchmarks/cpp), when the build defines it.
+if cmake --build "$OUT/cmake" --target help 2>/dev/null | grep -q 'controllerreg-bench-cpp'; then
+    cmake --build "$OUT/cmake" --target controllerreg-bench-cpp >&2
 fi
 
 echo "== building the Swift benchmark (Swinject)" >&2

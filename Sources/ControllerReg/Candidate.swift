@@ -38,13 +38,12 @@ struct Candidate {
     ) throws(ConfigError) {
         var definitions: [EntryDefinition] = []
         var position: [String: Int] = [:]
-        var inherited: [String: CompiledEntry] = [:]
-        for c in parent.entries.compiled {
-            guard let c else { continue }
-            let definition = c.definition
+        var inherited: [String: (cell: SingletonCell, owner: UnsafeMutableRawPointer?)] = [:]
+        for i in 0..<parent.entries.count {
+            guard let definition = parent.entries.definition(at: i) else { continue }
             position[definition.name] = definitions.count
             definitions.append(definition)
-            inherited[definition.name] = c
+            inherited[definition.name] = parent.entries.singleton(at: i)
         }
         for d in own {
             if let i = position[d.name] {
@@ -57,17 +56,17 @@ struct Candidate {
         }
         // Parent classes are reachable by name in the child.
         for (i, name) in parent.classes.names.enumerated() where parent.classes.records[i] != nil { _ = classSlot(for: name) }
-        var tx = Transaction(base: EntryTable(compiled: []), classSlots: classSlots)
+        var tx = Transaction(base: EntryTable(), classSlots: classSlots)
         switch tx.apply(
             definitions, invalidNames: invalidNames, decodeProblems: problems, inherited: inherited,
             owner: registry.parent.map { Unmanaged.passUnretained($0) })
         {
         case .failure(let error):
             throw error
-        case .success(let compiled):
+        case .success(let table):
             classSlots = tx.classSlots
             padRecords()
-            entries = EntryTable(compiled: compiled)
+            entries = table
             self.own = own
             parentSnapshot = parent
         }

@@ -6,9 +6,10 @@ import Musl
 import Darwin
 #endif
 
-/// One contiguous byte buffer per transaction holding the compact encoding of the definitions it
-/// commits (`DefinitionCoding.swift`) and the strings they share, each stored once (keys, class
-/// names, referenced names, file names). Records and interned strings are found by byte offset.
+/// What one transaction keeps of the entries it commits: one contiguous byte buffer holding the
+/// compact encoding of their definitions (`DefinitionCoding.swift`) and the strings they share,
+/// each stored once (keys, class names, referenced names, file names), found by byte offset; and
+/// the arena of their compiled plans.
 ///
 /// Grows while its transaction writes it; `finish()` drops the interning table and trims the
 /// buffer, after which it is read-only (and its base address no longer moves).
@@ -18,6 +19,8 @@ final class DefinitionArena: @unchecked Sendable {
     private(set) var base: UnsafeMutablePointer<UInt8>
     private(set) var count = 0
     private var capacity: Int
+    /// The compiled plans of the transaction's entries.
+    let plans = Arena()
     /// Interned string to its offset; emptied by `finish()`.
     private var interned: [String: Int] = [:]
 

@@ -38,10 +38,28 @@ struct EntryPlan {
     var live: Bool = false
     /// `Lifestyle` of the entry.
     var lifestyle: Lifestyle = .transient
-    /// The entry's `SingletonCell` (unretained; its `CompiledEntry` keeps it alive), for singletons.
+    /// The entry's `SingletonCell` (unretained; its `EntryTable` keeps it alive), for singletons.
     var singleton: UnsafeMutableRawPointer?
     /// The registry that defines the singleton, when it is a parent of the one compiling this plan.
     var owner: UnsafeMutableRawPointer?
+}
+
+extension EntryPlan {
+    /// The entry indices its slots create, and with `providers` also those they provide, depth
+    /// first in written order (the order the transaction resolved them in).
+    func references(providers: Bool) -> [Int32] {
+        var out: [Int32] = []
+        func walk(_ s: PlanSlot) {
+            switch s.op {
+            case .literal: break
+            case .reference: out.append(s.target)
+            case .provider: if providers { out.append(s.target) }
+            case .list, .map: for k in 0..<Int(s.childCount) { walk(s.children![k]) }
+            }
+        }
+        if let slots { for k in 0..<Int(slotCount) { walk(slots[k]) } }
+        return out
+    }
 }
 
 /// Compiles dependency values into plan slots in an arena, with entry names already resolved.

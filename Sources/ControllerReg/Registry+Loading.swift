@@ -104,7 +104,7 @@ extension Registry {
         invalidNames: Set<String> = [], decodeProblems: [Diagnostic] = [], namesIncomplete: Bool = false
     ) throws(ConfigError) {
         try change { (c) throws(ConfigError) in
-            let current = c.entries.count - c.entries.compiled.reduce(0) { $0 + ($1 == nil ? 1 : 0) }
+            let current = c.entries.liveCount
             if current + definitions.count > limits.maxEntries {
                 // Only names not defined yet are new: an override replaces, a name twice counts once.
                 var seen = Set<String>()
@@ -121,13 +121,13 @@ extension Registry {
                 Transaction.ChildScope(own: Set(c.own.map(\.name)), parentDefines: { parent.entries.index(of: $0) >= 0 })
             }
             var tx = Transaction(base: c.entries, classSlots: c.classSlots)
-            let compiled: [CompiledEntry?]
+            let table: EntryTable
             switch tx.apply(
                 definitions, mode: mode == .add ? .add : .override, removals: removals,
                 invalidNames: invalidNames, decodeProblems: decodeProblems, namesIncomplete: namesIncomplete, child: child)
             {
             case .failure(let error): throw error
-            case .success(let result): compiled = result
+            case .success(let result): table = result
             }
             if let parent = c.parentSnapshot {
                 let gone = Set(removals)
@@ -146,7 +146,7 @@ extension Registry {
             } else {
                 c.classSlots = tx.classSlots
                 c.padRecords()
-                c.entries = EntryTable(compiled: compiled)
+                c.entries = table
             }
         }
     }

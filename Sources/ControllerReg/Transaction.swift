@@ -31,17 +31,16 @@ struct Transaction {
     /// found, including `decodeProblems`. References to `invalidNames` (entries that failed to
     /// decode) are not reported again as missing, nor is any reference when `namesIncomplete` (a
     /// file of the load could not be read, so it may define the name).
-    /// For a child registry, `inherited` maps names of entries it takes unchanged from its parent to
-    /// the parent's compiled entries (so singletons stay the parent's), and `owner` is the parent;
+    /// For a child registry, `inherited` maps names of singletons it takes unchanged from its parent
+    /// to the parent's cells and their owners (so they stay the parent's), and `owner` is the parent;
     /// a change to a child's own entries gives `child` (the same checks and messages as a root's).
     mutating func apply(
         _ definitions: [EntryDefinition], mode: Mode = .add, removals: [String] = [],
         invalidNames: Set<String> = [], decodeProblems: [Diagnostic] = [], namesIncomplete: Bool = false,
-        inherited: [String: CompiledEntry] = [:], owner: Unmanaged<Registry>? = nil,
+        inherited: [String: (cell: SingletonCell, owner: UnsafeMutableRawPointer?)] = [:], owner: Unmanaged<Registry>? = nil,
         child: ChildScope? = nil
-    ) -> Result<[CompiledEntry?], ConfigError> {
+    ) -> Result<EntryTable, ConfigError> {
         var diagnostics = decodeProblems
-        var compiled = base.compiled
         // Suggestions cost a scan of every name: only the first few problems get one.
         var suggestionsLeft = Suggestions.maxSuggestedProblems
 
@@ -73,7 +72,7 @@ struct Transaction {
         indexOfName.reserveCapacity(definitions.count)
         var accepted: [(definition: EntryDefinition, index: Int)] = []
         accepted.reserveCapacity(definitions.count)
-        var nextIndex = compiled.count
+        var nextIndex = base.count
         // Where each name is first defined, built at the first duplicate (none in the common case).
         var firstLocation: [String: SourceLocation?]?
         // Entries that fail the checks every door shares: not compiled, and not reported again as
@@ -105,7 +104,7 @@ struct Transaction {
             }
             if index >= 0 && !removed.contains(index) && mode == .add && (child?.own.contains(def.name) ?? true) {
                 indexOfName[def.name] = nil
-                let prior = base.compiled[index]?.location
+                let prior = base.location(at: index)
                 diagnostics.append(
                     Diagnostic(
                         .duplicate, "entry '\(def.name)' is already defined\(prior.map { " at \($0)" } ?? " (added from code)")",
@@ -193,7 +192,9 @@ struct Transaction {
                     } else if !namesIncomplete && !rejected.contains(name) {
                         if allNames == nil {
                             allNames =
-                                base.compiled.enumerated().compactMap { i, c in removed.contains(i) ? nil : c?.name }
+                                (0..<base.count).compactMap { i in
+                                    base.isLive(i) && !removed.contains(i) ? base.name(at: i) : nil
+                                }
                                 + accepted.map(\.definition.name)
                         }
                         let def = accepted[k].definition
@@ -215,14 +216,13 @@ struct Transaction {
         }
         // Entries that stay must not refer to removed ones.
         if !removed.isEmpty {
-            for (i, c) in base.compiled.enumerated() {
-                guard let c, !removed.contains(i), !replaced.contains(i) else { continue }
-                for t in c.targets where removed.contains(Int(t)) {
-                    let name = base.compiled[Int(t)]?.name ?? "?"
+            for i in 0..<base.count where base.isLive(i) && !removed.contains(i) && !replaced.contains(i) {
+                for t in base.targets(at: i) where removed.contains(Int(t)) {
+                    let name = base.isLive(Int(t)) ? base.name(at: Int(t)) : "?"
                     diagnostics.append(
                         Diagnostic(
-                            .missingReference, "cannot remove '\(name)': entry '\(c.name)' refers to it",
-                            at: c.location))
+                            .missingReference, "cannot remove '\(name)': entry '\(base.name(at: i))' refers to it",
+                            at: base.location(at: i)))
                 }
             }
         }
@@ -231,34 +231,47 @@ struct Transaction {
         // whatever else is wrong: the graph holds every reference that resolved.
         diagnostics += findCycles(
             starts: accepted.map(\.index), total: nextIndex,
-            edgesOf: { changedAt[$0] >= 0 ? changedEdges[Int(changedAt[$0])] : base.compiled[$0]?.edges ?? [] },
+            edgesOf: { changedAt[$0] >= 0 ? changedEdges[Int(changedAt[$0])] : base.edges(at: $0) },
             definitionOf: { i in
                 i < changedAt.count && changedAt[i] >= 0
                     ? accepted[Int(changedAt[i])].definition
-                    : base.compiled[i]?.definition
+                    : base.definition(at: i)
             })
         if !diagnostics.isEmpty { return .failure(ConfigError(diagnostics)) }
 
-        // 5. Compile.
-        let arena = Arena()
-        let compiler = PlanCompiler(arena: arena)
+        // 5. Compile: each definition into its record, each plan from it.
         let records = DefinitionArena(capacity: accepted.count * 128)
-        while compiled.count < nextIndex { compiled.append(nil) }
-        for i in removed { compiled[i] = nil }
+        let compiler = PlanCompiler(arena: records.plans)
+        var table = EntryTableBuilder(base: base)
+        table.grow(to: nextIndex)
+        for i in removed { table.remove(i) }
+        let arenaIndex = table.index(of: records)
         for k in accepted.indices {
             let index = accepted[k].index
             let def = accepted[k].definition
-            let plan = compiler.compile(
+            let record = DefinitionCoding.encode(def, into: records)
+            var plan = compiler.compile(
                 def.dependencies, classSlot: classSlots.slot(for: def.className), lifestyle: def.lifestyle,
                 targets: changedTargets[k])
-            compiled[index] = CompiledEntry(
-                name: def.name, lifestyle: def.lifestyle, definitions: records,
-                record: DefinitionCoding.encode(def, into: records), plan: plan, edges: changedEdges[k],
-                targets: changedTargets[k], nameBytes: arena.copy(def.name), arena: arena,
-                inheritedFrom: inherited.isEmpty ? nil : inherited[def.name], parent: owner)
+            var cell: SingletonCell?
+            if def.lifestyle == .singleton {
+                if let (inheritedCell, inheritedOwner) = inherited[def.name] {
+                    cell = inheritedCell
+                    plan.owner = inheritedOwner ?? owner?.toOpaque()
+                } else {
+                    cell = SingletonCell(name: def.name)
+                }
+                plan.singleton = cell.map { Unmanaged.passUnretained($0).toOpaque() }
+            }
+            table.set(index, plan: plan, arena: arenaIndex, record: record, cell: cell)
         }
         records.finish()
-        return .success(compiled)
+        if records.count > Int(UInt32.max) {
+            return .failure(
+                ConfigError(
+                    .limit, "one change may hold at most 4 GiB of entry names, keys and literals; split it into several loads"))
+        }
+        return .success(table.build())
     }
 
     /// The checks an entry passes whichever door it came through (config, `Registry.add`,
@@ -296,20 +309,21 @@ struct Transaction {
         var depthOf = [Int32](repeating: -1, count: total)  // position on the stack while on it
         var diagnostics: [Diagnostic] = []
         var unreported = 0
-        var stack: [(node: Int, next: Int)] = []
+        // Each node's edges are asked for once, when it is pushed.
+        var stack: [(node: Int, next: Int, out: [Int32])] = []
         for start in starts where color[start] == 0 {
-            stack.append((start, 0))
+            stack.append((start, 0, edgesOf(start)))
             color[start] = 1
             depthOf[start] = 0
             while let top = stack.last {
-                let out = edgesOf(top.node)
+                let out = top.out
                 if top.next < out.count {
                     stack[stack.count - 1].next += 1
                     let target = Int(out[top.next])
                     if color[target] == 0 {
                         color[target] = 1
                         depthOf[target] = Int32(stack.count)
-                        stack.append((target, 0))
+                        stack.append((target, 0, edgesOf(target)))
                     } else if color[target] == 1 {
                         if diagnostics.count < Transaction.maxReportedCycles {
                             diagnostics.append(

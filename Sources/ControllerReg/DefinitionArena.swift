@@ -11,8 +11,9 @@ import Darwin
 /// each stored once (keys, class names, referenced names, file names), found by byte offset; and
 /// the arena of their compiled plans.
 ///
-/// Grows while its transaction writes it; `finish()` drops the interning table and trims the
-/// buffer, after which it is read-only (and its base address no longer moves).
+/// Grows while its transaction writes its records; `freeze()` trims the buffer, after which its
+/// base address no longer moves (the plans then point into it: `internedBytes`); `finish()` drops
+/// the interning table, after which it is read-only.
 // @unchecked: written only by the one transaction that fills it (under the writer lock); read-only
 // once `finish()` has run, before its snapshot is published.
 final class DefinitionArena: @unchecked Sendable {
@@ -42,13 +43,27 @@ final class DefinitionArena: @unchecked Sendable {
         capacity = c
     }
 
-    /// Drops the interning table and returns unused capacity; the arena is read-only afterwards.
-    func finish() {
-        interned = [:]
+    /// Returns unused capacity; nothing more is written, so the base address stays put.
+    func freeze() {
         if count < capacity, let p = realloc(base, max(1, count)) {
             base = p.assumingMemoryBound(to: UInt8.self)
             capacity = max(1, count)
         }
+    }
+
+    /// Drops the interning table (and freezes); the arena is read-only afterwards.
+    func finish() {
+        freeze()
+        interned = [:]
+    }
+
+    /// The NUL-terminated bytes and length of an interned string, if the arena holds it (call
+    /// between `freeze()` and `finish()`).
+    func internedBytes(_ text: String) -> (UnsafePointer<UInt8>, Int)? {
+        guard let offset = interned[text] else { return nil }
+        var r = DefinitionReader(self, at: offset)
+        let b = r.stringBytes()
+        return (b.baseAddress ?? UnsafePointer(base + offset), b.count)
     }
 
     // MARK: Writing
@@ -85,14 +100,16 @@ final class DefinitionArena: @unchecked Sendable {
         count += 8
     }
 
-    /// `bytes` preceded by a varint `header`.
+    /// `bytes` preceded by a varint `header` and followed by a NUL (plans pass them to C as is).
     private func appendBytes(header: UInt64, _ text: String) {
         var text = text
         text.withUTF8 { u in
             appendVarint(header)
-            reserve(u.count)
+            reserve(u.count + 1)
             if let b = u.baseAddress { (base + count).update(from: b, count: u.count) }
             count += u.count
+            base[count] = 0
+            count += 1
         }
     }
 
@@ -101,8 +118,9 @@ final class DefinitionArena: @unchecked Sendable {
         appendBytes(header: UInt64(text.utf8.count) << 1, text)
     }
 
-    /// A string many entries share (keys, class names, referenced names, files): written in place
-    /// the first time, and as the offset of that first copy afterwards.
+    /// A string many entries share (keys, class names, referenced names, files), or one a plan
+    /// points at (literal strings): written in place the first time, and as the offset of that
+    /// first copy afterwards.
     func appendInterned(_ text: String) {
         if let offset = interned[text] {
             appendVarint(UInt64(offset) << 1 | 1)
@@ -160,7 +178,7 @@ struct DefinitionReader {
             return at.stringBytes()
         }
         let n = Int(header >> 1)
-        defer { position += n }
+        defer { position += n + 1 }
         return UnsafeBufferPointer(start: base + position, count: n)
     }
 

@@ -16,7 +16,8 @@
 /// A value is a tag byte and its payload (`ValueTag`); a place is a varint (0 none, 1 same file as
 /// the record's previous place, 2 a new file given next as an interned string), then the line as a
 /// zigzag delta from the previous place's line and the column as a varint. Strings are a varint
-/// header: even, the byte length of the text that follows; odd, the offset of an interned string.
+/// header: even, the byte length of the text that follows (then a NUL); odd, the offset of an
+/// interned string. Keys and literal strings are interned: compiled plans point at them.
 ///
 /// Every switch over `DependencyValue` here is exhaustive, so a new case does not compile until it
 /// is encoded and decoded.
@@ -100,7 +101,7 @@ enum DefinitionCoding {
             arena.appendFixed64(d.bitPattern)
         case .string(let s):
             arena.append(ValueTag.string.rawValue)
-            arena.appendInline(s)
+            arena.appendInterned(s)
         case .reference(let name, let at):
             arena.append(ValueTag.reference.rawValue)
             arena.appendInterned(name)

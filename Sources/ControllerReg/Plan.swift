@@ -12,15 +12,46 @@ enum PlanOp: UInt8 {
     case provider
 }
 
-/// One compiled dependency: plain data, so the create path touches no reference counts.
+/// One compiled dependency: plain data, so the create path touches no reference counts. 40 bytes:
+/// what an op needs besides its value shares the value's storage.
 struct PlanSlot {
+    /// NUL-terminated key bytes (in the entry's arena).
     var key: UnsafePointer<UInt8>
-    var keyLength: Int
-    var op: PlanOp
+    private var storedKeyLength: UInt32
+    /// The entry index of a `.reference` or `.provider`.
     var target: Int32
-    var childCount: Int32
-    var children: CheckedPointer<PlanSlot>?
+    /// For `.literal` the value passed as is. For the other ops its `reserved` field holds the op,
+    /// and for `.list` and `.map` its `count` and `a` the children.
     var literal: RawValue
+
+    init(key: UnsafePointer<UInt8>, keyLength: Int, op: PlanOp) {
+        self.key = key
+        storedKeyLength = UInt32(truncatingIfNeeded: keyLength)
+        target = -1
+        literal = .null
+        literal.reserved = UInt16(op.rawValue)
+    }
+
+    /// Key length in bytes (without the NUL).
+    @inline(__always) var keyLength: Int { Int(storedKeyLength) }
+
+    /// What the resolver does for this slot.
+    @inline(__always) var op: PlanOp { unsafeBitCast(UInt8(truncatingIfNeeded: literal.reserved), to: PlanOp.self) }
+
+    /// How many children a `.list` or `.map` has.
+    @inline(__always) var childCount: Int32 { Int32(bitPattern: literal.count) }
+
+    /// The children of a `.list` or `.map`.
+    @inline(__always) var children: CheckedPointer<PlanSlot>? {
+        guard let p = UnsafePointer<PlanSlot>(bitPattern: UInt(literal.a)) else { return nil }
+        return CheckedPointer(p, count: Int(literal.count))
+    }
+
+    /// Sets the children of a `.list` or `.map`.
+    mutating func setChildren(_ p: UnsafePointer<PlanSlot>, count: Int) {
+        literal.a = UInt64(UInt(bitPattern: p))
+        literal.count = UInt32(truncatingIfNeeded: count)
+    }
 }
 
 /// An entry's compiled plan: its dependency slots and what a create of it needs.
@@ -63,8 +94,17 @@ extension EntryPlan {
 }
 
 /// Compiles dependency values into plan slots in an arena, with entry names already resolved.
+/// Keys and literal strings point at their text in the transaction's `DefinitionArena` (each stored
+/// once there); text it does not hold is copied into the plan arena.
 struct PlanCompiler {
     let arena: Arena
+    let strings: DefinitionArena
+
+    /// NUL-terminated bytes of `text` and their length.
+    private func bytes(_ text: String) -> (UnsafePointer<UInt8>, Int) {
+        if let found = strings.internedBytes(text) { return found }
+        return arena.copy(text)
+    }
 
     /// Compiles an entry's dependencies. `targets` holds the entry index of every reference and
     /// provider in them, in `DependencyValue.forEachReference` order (as the transaction resolved
@@ -86,7 +126,7 @@ struct PlanCompiler {
         var objects = 0
         var next = 0
         for (i, d) in dependencies.enumerated() {
-            let (key, length) = arena.copy(d.key)
+            let (key, length) = bytes(d.key)
             (slots + i).initialize(
                 to: slot(
                     d.value, key: key, keyLength: length, scratch: &scratch, objects: &objects,
@@ -103,15 +143,15 @@ struct PlanCompiler {
         _ value: DependencyValue, key: UnsafePointer<UInt8>, keyLength: Int,
         scratch: inout Int, objects: inout Int, targets: UnsafeBufferPointer<Int32>, next: inout Int
     ) -> PlanSlot {
-        var s = PlanSlot(key: key, keyLength: keyLength, op: .literal, target: -1, childCount: 0, children: nil, literal: .null)
+        var s = PlanSlot(key: key, keyLength: keyLength, op: .literal)
         switch value {
         case .reference:
-            s.op = .reference
+            s = PlanSlot(key: key, keyLength: keyLength, op: .reference)
             s.target = next < targets.count ? targets[next] : -1
             next += 1
             objects += 1
         case .provider:
-            s.op = .provider
+            s = PlanSlot(key: key, keyLength: keyLength, op: .provider)
             s.target = next < targets.count ? targets[next] : -1
             next += 1
             objects += 1
@@ -122,20 +162,18 @@ struct PlanCompiler {
                     to: slot(
                         item, key: emptyKey, keyLength: 0, scratch: &scratch, objects: &objects, targets: targets, next: &next))
             }
-            s.op = .list
-            s.children = CheckedPointer(children, count: items.count)
-            s.childCount = Int32(items.count)
+            s = PlanSlot(key: key, keyLength: keyLength, op: .list)
+            s.setChildren(children, count: items.count)
             scratch += items.count * MemoryLayout<RawValue>.stride
         case .map(let deps) where deps.contains(where: { Self.hasReference($0.value) }):
             let children = arena.allocate(PlanSlot.self, count: deps.count)
             for (i, d) in deps.enumerated() {
-                let (k, l) = arena.copy(d.key)
+                let (k, l) = bytes(d.key)
                 (children + i).initialize(
                     to: slot(d.value, key: k, keyLength: l, scratch: &scratch, objects: &objects, targets: targets, next: &next))
             }
-            s.op = .map
-            s.children = CheckedPointer(children, count: deps.count)
-            s.childCount = Int32(deps.count)
+            s = PlanSlot(key: key, keyLength: keyLength, op: .map)
+            s.setChildren(children, count: deps.count)
             scratch += deps.count * MemoryLayout<RawMapSlot>.stride
         default:
             s.literal = literal(value)
@@ -151,7 +189,7 @@ struct PlanCompiler {
         case .int(let i): return .int(i)
         case .double(let d): return .double(d)
         case .string(let s):
-            let (p, n) = arena.copy(s)
+            let (p, n) = bytes(s)
             return .borrowedString(p, length: n)
         case .list(let items):
             let e = arena.allocate(RawValue.self, count: items.count)
@@ -160,7 +198,7 @@ struct PlanCompiler {
         case .map(let deps):
             let m = arena.allocate(RawMapSlot.self, count: deps.count)
             for (i, d) in deps.enumerated() {
-                let (k, l) = arena.copy(d.key)
+                let (k, l) = bytes(d.key)
                 (m + i).initialize(to: RawMapSlot(key: k, keyLength: l, value: literal(d.value)))
             }
             return .borrowedMap(UnsafePointer(m), count: deps.count)

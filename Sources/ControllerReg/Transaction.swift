@@ -241,7 +241,17 @@ struct Transaction {
 
         // 5. Compile: each definition into its record, each plan from it.
         let records = DefinitionArena(capacity: accepted.count * 128)
-        let compiler = PlanCompiler(arena: records.plans)
+        var offsets: [Int] = []
+        offsets.reserveCapacity(accepted.count)
+        for k in accepted.indices { offsets.append(DefinitionCoding.encode(accepted[k].definition, into: records)) }
+        if records.count > Int(UInt32.max) {
+            return .failure(
+                ConfigError(
+                    .limit, "one change may hold at most 4 GiB of entry names, keys and literals; split it into several loads"))
+        }
+        // Plans point at keys and literal strings in the records' arena, which stops moving here.
+        records.freeze()
+        let compiler = PlanCompiler(arena: records.plans, strings: records)
         var table = EntryTableBuilder(base: base)
         table.grow(to: nextIndex)
         for i in removed { table.remove(i) }
@@ -249,7 +259,7 @@ struct Transaction {
         for k in accepted.indices {
             let index = accepted[k].index
             let def = accepted[k].definition
-            let record = DefinitionCoding.encode(def, into: records)
+            let record = offsets[k]
             var plan = compiler.compile(
                 def.dependencies, classSlot: classSlots.slot(for: def.className), lifestyle: def.lifestyle,
                 targets: changedTargets[k])
@@ -266,11 +276,6 @@ struct Transaction {
             table.set(index, plan: plan, arena: arenaIndex, record: record, cell: cell)
         }
         records.finish()
-        if records.count > Int(UInt32.max) {
-            return .failure(
-                ConfigError(
-                    .limit, "one change may hold at most 4 GiB of entry names, keys and literals; split it into several loads"))
-        }
         return .success(table.build())
     }
 

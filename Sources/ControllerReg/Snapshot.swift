@@ -20,14 +20,18 @@ final class CompiledEntry: @unchecked Sendable {
     init(
         definition: EntryDefinition, plan: EntryPlan, edges: [Int32], targets: [Int32],
         nameBytes: (UnsafePointer<UInt8>, Int), arena: Arena, inheritedFrom: CompiledEntry? = nil,
-        parent: Unmanaged<Registry>? = nil
+        parent: Unmanaged<Registry>? = nil, keeping kept: CompiledEntry? = nil
     ) {
         self.definition = definition
         self.edges = edges
         self.targets = targets
         self.nameBytes = nameBytes
         self.arena = arena
-        if definition.lifestyle == .singleton, let inherited = inheritedFrom, let cell = inherited.singleton {
+        if definition.lifestyle == .singleton, let kept, let cell = kept.singleton {
+            // A reload left the entry unchanged: the same cell, so the same object, and owner.
+            singleton = cell
+            owner = kept.owner
+        } else if definition.lifestyle == .singleton, let inherited = inheritedFrom, let cell = inherited.singleton {
             singleton = cell
             owner = inherited.owner ?? parent
         } else {

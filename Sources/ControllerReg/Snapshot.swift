@@ -65,6 +65,9 @@ final class EntryTable: @unchecked Sendable {
     /// How many entries it holds.
     var liveCount: Int { (0..<count).reduce(0) { $0 + (plans[$1].live ? 1 : 0) } }
 
+    /// The definitions of all live entries, in index order.
+    var definitions: [EntryDefinition] { (0..<count).compactMap { definition(at: $0) } }
+
     /// Names of all live entries, in index order.
     var liveNames: [String] { (0..<count).compactMap { plans[$0].live ? name(at: $0) : nil } }
 

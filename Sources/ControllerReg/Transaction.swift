@@ -19,6 +19,9 @@ struct Transaction {
     }
 
     let base: EntryTable
+    /// After a successful `apply`: the indices it defined, and those it emptied.
+    private(set) var changedIndices: [Int] = []
+    private(set) var removedIndices: [Int] = []
     /// The registry's class slots, extended with the classes the change names.
     var classSlots: ClassSlots
 
@@ -34,11 +37,15 @@ struct Transaction {
     /// For a child registry, `inherited` maps names of singletons it takes unchanged from its parent
     /// to the parent's cells and their owners (so they stay the parent's), and `owner` is the parent;
     /// a change to a child's own entries gives `child` (the same checks and messages as a root's).
+    /// `kept` maps names of singleton entries a reload leaves unchanged to their current cells and
+    /// owners, which the new entries keep (so the same objects).
+    /// Afterwards `changedIndices` holds the indices the change defined and `removedIndices` those
+    /// it emptied.
     mutating func apply(
         _ definitions: [EntryDefinition], mode: Mode = .add, removals: [String] = [],
         invalidNames: Set<String> = [], decodeProblems: [Diagnostic] = [], namesIncomplete: Bool = false,
         inherited: [String: (cell: SingletonCell, owner: UnsafeMutableRawPointer?)] = [:], owner: Unmanaged<Registry>? = nil,
-        child: ChildScope? = nil
+        child: ChildScope? = nil, kept: [String: (cell: SingletonCell, owner: UnsafeMutableRawPointer?)] = [:]
     ) -> Result<EntryTable, ConfigError> {
         var diagnostics = decodeProblems
         // Suggestions cost a scan of every name: only the first few problems get one.
@@ -265,7 +272,11 @@ struct Transaction {
                 targets: changedTargets[k])
             var cell: SingletonCell?
             if def.lifestyle == .singleton {
-                if let (inheritedCell, inheritedOwner) = inherited[def.name] {
+                if let (keptCell, keptOwner) = kept[def.name] {
+                    // A reload left the entry unchanged: the same cell, so the same object, and owner.
+                    cell = keptCell
+                    plan.owner = keptOwner
+                } else if let (inheritedCell, inheritedOwner) = inherited[def.name] {
                     cell = inheritedCell
                     plan.owner = inheritedOwner ?? owner?.toOpaque()
                 } else {
@@ -276,6 +287,8 @@ struct Transaction {
             table.set(index, plan: plan, arena: arenaIndex, record: record, cell: cell)
         }
         records.finish()
+        changedIndices = accepted.map(\.index)
+        removedIndices = removed.sorted()
         return .success(table.build())
     }
 

@@ -12,52 +12,70 @@ enum PlanOp: UInt8 {
     case provider
 }
 
-/// One compiled dependency: plain data, so the create path touches no reference counts. 40 bytes:
-/// what an op needs besides its value shares the value's storage.
+/// One compiled dependency: plain data, so the create path touches no reference counts. 24
+/// bytes, one value's size: what an op needs besides the value shares the value's unused fields.
 struct PlanSlot {
-    /// NUL-terminated key bytes (in the entry's arena).
-    var key: UnsafePointer<UInt8>
-    private var storedKeyLength: UInt32
-    /// The entry index of a `.reference` or `.provider`.
-    var target: Int32
-    /// For `.literal` the value passed as is. For the other ops its `reserved` field holds the op,
-    /// and for `.list` and `.map` its `count` and `a` the children.
-    var literal: RawValue
+    /// For `.literal` the value passed. In every slot `b` holds the key (NUL-terminated bytes
+    /// preceded by their 32-bit length, in the plan's arena); for the other ops `reserved` holds
+    /// the op, `a` the target entry (`.reference`, `.provider`) or the children (`.list`, `.map`)
+    /// and `count` how many children.
+    private var value: RawValue
 
-    init(key: UnsafePointer<UInt8>, keyLength: Int, op: PlanOp) {
-        self.key = key
-        storedKeyLength = UInt32(truncatingIfNeeded: keyLength)
-        target = -1
-        literal = .null
-        literal.reserved = UInt16(op.rawValue)
+    init(key: UnsafePointer<UInt8>, op: PlanOp) {
+        value = .null
+        value.reserved = UInt16(op.rawValue)
+        value.b = UInt64(UInt(bitPattern: key))
     }
 
-    /// Key length in bytes (without the NUL).
-    @inline(__always) var keyLength: Int { Int(storedKeyLength) }
+    /// NUL-terminated key bytes.
+    @inline(__always) var key: UnsafePointer<UInt8> { UnsafePointer(bitPattern: UInt(value.b)).unsafelyUnwrapped }
+
+    /// Key length in bytes (without the NUL), stored before the key.
+    @inline(__always) var keyLength: Int { Int(UnsafeRawPointer(key - 4).loadUnaligned(as: UInt32.self)) }
 
     /// What the resolver does for this slot.
-    @inline(__always) var op: PlanOp { unsafeBitCast(UInt8(truncatingIfNeeded: literal.reserved), to: PlanOp.self) }
+    @inline(__always) var op: PlanOp { unsafeBitCast(UInt8(truncatingIfNeeded: value.reserved), to: PlanOp.self) }
+
+    /// The value a `.literal` passes.
+    @inline(__always) var literal: RawValue {
+        get {
+            var v = value
+            v.b = 0
+            return v
+        }
+        set {
+            let key = value.b
+            value = newValue
+            value.b = key
+        }
+    }
+
+    /// The entry index of a `.reference` or `.provider`.
+    @inline(__always) var target: Int32 {
+        get { Int32(truncatingIfNeeded: Int64(bitPattern: value.a)) }
+        set { value.a = UInt64(bitPattern: Int64(newValue)) }
+    }
 
     /// How many children a `.list` or `.map` has.
-    @inline(__always) var childCount: Int32 { Int32(bitPattern: literal.count) }
+    @inline(__always) var childCount: Int32 { Int32(bitPattern: value.count) }
 
     /// The children of a `.list` or `.map`.
     @inline(__always) var children: CheckedPointer<PlanSlot>? {
-        guard let p = UnsafePointer<PlanSlot>(bitPattern: UInt(literal.a)) else { return nil }
-        return CheckedPointer(p, count: Int(literal.count))
+        guard let p = UnsafePointer<PlanSlot>(bitPattern: UInt(value.a)) else { return nil }
+        return CheckedPointer(p, count: Int(value.count))
     }
 
     /// Sets the children of a `.list` or `.map`.
     mutating func setChildren(_ p: UnsafePointer<PlanSlot>, count: Int) {
-        literal.a = UInt64(UInt(bitPattern: p))
-        literal.count = UInt32(truncatingIfNeeded: count)
+        value.a = UInt64(UInt(bitPattern: p))
+        value.count = UInt32(truncatingIfNeeded: count)
     }
 }
 
 /// An entry's compiled plan: its dependency slots and what a create of it needs.
 struct EntryPlan {
-    /// Top-level slots, in written order.
-    var slots: CheckedPointer<PlanSlot>?
+    /// Top-level slots, in written order (`slotCount` of them).
+    var slotBase: UnsafePointer<PlanSlot>?
     var slotCount: Int32 = 0
     /// Index into the class table.
     var classSlot: Int32 = -1
@@ -73,6 +91,12 @@ struct EntryPlan {
     var singleton: UnsafeMutableRawPointer?
     /// The registry that defines the singleton, when it is a parent of the one compiling this plan.
     var owner: UnsafeMutableRawPointer?
+
+    /// The top-level slots.
+    @inline(__always) var slots: CheckedPointer<PlanSlot>? {
+        guard let slotBase else { return nil }
+        return CheckedPointer(slotBase, count: Int(slotCount))
+    }
 }
 
 extension EntryPlan {
@@ -100,10 +124,39 @@ struct PlanCompiler {
     let arena: Arena
     let strings: DefinitionArena
 
+    /// Keys already in the plan arena.
+    private let keys = KeyCache()
+
     /// NUL-terminated bytes of `text` and their length.
     private func bytes(_ text: String) -> (UnsafePointer<UInt8>, Int) {
         if let found = strings.internedBytes(text) { return found }
         return arena.copy(text)
+    }
+
+    /// A key as slots hold it: NUL-terminated bytes after their 32-bit length, once per key and
+    /// transaction.
+    private func slotKey(_ text: String) -> UnsafePointer<UInt8> {
+        if let last = keys.last, last.text == text { return last.bytes }
+        if let p = keys.byText[text] {
+            keys.last = (text, p)
+            return p
+        }
+        let n = text.utf8.count
+        let raw = arena.allocate(4 + n + 1)
+        raw.storeBytes(of: UInt32(truncatingIfNeeded: n), as: UInt32.self)
+        let p = (raw + 4).assumingMemoryBound(to: UInt8.self)
+        var t = text
+        t.withUTF8 { u in if let b = u.baseAddress { p.update(from: b, count: n) } }
+        p[n] = 0
+        keys.byText[text] = UnsafePointer(p)
+        keys.last = (text, UnsafePointer(p))
+        return UnsafePointer(p)
+    }
+
+    /// The keys one compiler has written (a class: the compiler is used by value).
+    private final class KeyCache {
+        var byText: [String: UnsafePointer<UInt8>] = [:]
+        var last: (text: String, bytes: UnsafePointer<UInt8>)?
     }
 
     /// Compiles an entry's dependencies. `targets` holds the entry index of every reference and
@@ -126,13 +179,10 @@ struct PlanCompiler {
         var objects = 0
         var next = 0
         for (i, d) in dependencies.enumerated() {
-            let (key, length) = bytes(d.key)
             (slots + i).initialize(
-                to: slot(
-                    d.value, key: key, keyLength: length, scratch: &scratch, objects: &objects,
-                    targets: targets, next: &next))
+                to: slot(d.value, key: slotKey(d.key), scratch: &scratch, objects: &objects, targets: targets, next: &next))
         }
-        plan.slots = CheckedPointer(slots, count: dependencies.count)
+        plan.slotBase = UnsafePointer(slots)
         plan.slotCount = Int32(dependencies.count)
         plan.scratchBytes = Int32(clamping: scratch)
         plan.objectCount = Int32(clamping: objects)
@@ -140,18 +190,18 @@ struct PlanCompiler {
     }
 
     private func slot(
-        _ value: DependencyValue, key: UnsafePointer<UInt8>, keyLength: Int,
+        _ value: DependencyValue, key: UnsafePointer<UInt8>,
         scratch: inout Int, objects: inout Int, targets: UnsafeBufferPointer<Int32>, next: inout Int
     ) -> PlanSlot {
-        var s = PlanSlot(key: key, keyLength: keyLength, op: .literal)
+        var s = PlanSlot(key: key, op: .literal)
         switch value {
         case .reference:
-            s = PlanSlot(key: key, keyLength: keyLength, op: .reference)
+            s = PlanSlot(key: key, op: .reference)
             s.target = next < targets.count ? targets[next] : -1
             next += 1
             objects += 1
         case .provider:
-            s = PlanSlot(key: key, keyLength: keyLength, op: .provider)
+            s = PlanSlot(key: key, op: .provider)
             s.target = next < targets.count ? targets[next] : -1
             next += 1
             objects += 1
@@ -160,19 +210,18 @@ struct PlanCompiler {
             for (i, item) in items.enumerated() {
                 (children + i).initialize(
                     to: slot(
-                        item, key: emptyKey, keyLength: 0, scratch: &scratch, objects: &objects, targets: targets, next: &next))
+                        item, key: slotKey(""), scratch: &scratch, objects: &objects, targets: targets, next: &next))
             }
-            s = PlanSlot(key: key, keyLength: keyLength, op: .list)
+            s = PlanSlot(key: key, op: .list)
             s.setChildren(children, count: items.count)
             scratch += items.count * MemoryLayout<RawValue>.stride
         case .map(let deps) where deps.contains(where: { Self.hasReference($0.value) }):
             let children = arena.allocate(PlanSlot.self, count: deps.count)
             for (i, d) in deps.enumerated() {
-                let (k, l) = bytes(d.key)
                 (children + i).initialize(
-                    to: slot(d.value, key: k, keyLength: l, scratch: &scratch, objects: &objects, targets: targets, next: &next))
+                    to: slot(d.value, key: slotKey(d.key), scratch: &scratch, objects: &objects, targets: targets, next: &next))
             }
-            s = PlanSlot(key: key, keyLength: keyLength, op: .map)
+            s = PlanSlot(key: key, op: .map)
             s.setChildren(children, count: deps.count)
             scratch += deps.count * MemoryLayout<RawMapSlot>.stride
         default:

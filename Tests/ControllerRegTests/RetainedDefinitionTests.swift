@@ -59,7 +59,14 @@ struct RetainedDefinitionTests {
                             ]),
                         ]), location: a),
                 ], lifestyle: .singleton, eager: true, location: b),
-            EntryDefinition(name: "G", className: "C", tag: .int(-42), lifestyle: .graph),
+            EntryDefinition(
+                name: "G", className: "C", tag: .int(-42),
+                dependencies: [
+                    Dependency(key: "far", value: .int(0), location: SourceLocation(file: "a.yaml", line: 1, column: -1)),
+                    Dependency(
+                        key: "near", value: .int(0), location: SourceLocation(file: "a.yaml", line: Int.min, column: Int.max)),
+                    Dependency(key: "back", value: .int(0), location: SourceLocation(file: "a.yaml", line: 2, column: 0)),
+                ], lifestyle: .graph, location: SourceLocation(file: "a.yaml", line: Int.max, column: Int.min)),
             EntryDefinition(name: "S", className: "C", tag: .int(Int64.max), lifestyle: .singleton),
         ]
     }

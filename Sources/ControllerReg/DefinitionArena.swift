@@ -21,12 +21,15 @@ final class DefinitionArena: @unchecked Sendable {
     private(set) var count = 0
     private var capacity: Int
     /// The compiled plans of the transaction's entries.
-    let plans = Arena()
+    let plans: Arena
     /// Interned string to its offset; emptied by `finish()`.
     private var interned: [String: Int] = [:]
 
-    init(capacity: Int = 4096) {
-        self.capacity = max(16, capacity)
+    /// An arena for a change of `entries` entries (sized for them: a change of one entry, as
+    /// `cr_add_entry` makes, keeps a few hundred bytes, not a whole plan chunk).
+    init(entries: Int) {
+        capacity = max(64, min(entries, 1 << 20) * 128)
+        plans = Arena(chunkSize: max(256, min(entries, 256) * 256))
         guard let p = malloc(self.capacity) else { fatalError("controllerreg: out of memory") }
         base = p.assumingMemoryBound(to: UInt8.self)
     }

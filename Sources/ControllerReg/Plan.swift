@@ -88,9 +88,8 @@ struct EntryPlan {
     /// `Lifestyle` of the entry.
     var lifestyle: Lifestyle = .transient
     /// The entry's `SingletonCell` (unretained; its `EntryTable` keeps it alive), for singletons.
+    /// (The registry that builds it, when that is a parent's, is `EntryTable.owner(of:)`.)
     var singleton: UnsafeMutableRawPointer?
-    /// The registry that defines the singleton, when it is a parent of the one compiling this plan.
-    var owner: UnsafeMutableRawPointer?
 
     /// The top-level slots.
     @inline(__always) var slots: CheckedPointer<PlanSlot>? {
@@ -107,8 +106,8 @@ extension EntryPlan {
         func walk(_ s: PlanSlot) {
             switch s.op {
             case .literal: break
-            case .reference: out.append(s.target)
-            case .provider: if providers { out.append(s.target) }
+            case .reference: if s.target >= 0 { out.append(s.target) }
+            case .provider: if providers && s.target >= 0 { out.append(s.target) }
             case .list, .map: for k in 0..<Int(s.childCount) { walk(s.children![k]) }
             }
         }

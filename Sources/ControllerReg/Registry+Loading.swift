@@ -12,9 +12,10 @@ extension Registry {
     /// Every problem is reported; on failure nothing changes.
     public func load(path: String, format: ConfigFormat = .auto, mode: LoadMode = .add) throws(ConfigError) {
         try releasingLoadMemory { () throws(ConfigError) in
-            let doc = try ConfigLoader.load(path: path, format: format, limits: limits.config, keepingProblems: true)
-            try apply([doc], mode: mode, source: .files([path], format))
-            return doc.strings.count
+            var docs = [try ConfigLoader.load(path: path, format: format, limits: limits.config, keepingProblems: true)]
+            let size = docs[0].strings.count
+            try apply(&docs, mode: mode, source: .files([path], format))
+            return size
         }
     }
 
@@ -23,9 +24,10 @@ extension Registry {
         text: String, format: ConfigFormat = .auto, file: String = "<string>", mode: LoadMode = .add
     ) throws(ConfigError) {
         try releasingLoadMemory { () throws(ConfigError) in
-            let doc = try ConfigLoader.parse(text, format: format, file: file, limits: limits.config, keepingProblems: true)
-            try apply([doc], mode: mode, source: .given)
-            return doc.strings.count
+            var docs = [try ConfigLoader.parse(text, format: format, file: file, limits: limits.config, keepingProblems: true)]
+            let size = docs[0].strings.count
+            try apply(&docs, mode: mode, source: .given)
+            return size
         }
     }
 
@@ -35,9 +37,10 @@ extension Registry {
         mode: LoadMode = .add
     ) throws(ConfigError) {
         try releasingLoadMemory { () throws(ConfigError) in
-            let doc = try ConfigLoader.parse(bytes, format: format, file: file, limits: limits.config, keepingProblems: true)
-            try apply([doc], mode: mode, source: .given)
-            return doc.strings.count
+            var docs = [try ConfigLoader.parse(bytes, format: format, file: file, limits: limits.config, keepingProblems: true)]
+            let size = docs[0].strings.count
+            try apply(&docs, mode: mode, source: .given)
+            return size
         }
     }
 
@@ -56,8 +59,9 @@ extension Registry {
             }
             // The files that were read are still checked; a file that was not may define any name, so
             // references that do not resolve are not reported then.
-            try apply(docs, mode: mode, source: .files(paths, format), unreadProblems: unread)
-            return docs.reduce(0) { $0 + $1.strings.count }
+            let size = docs.reduce(0) { $0 + $1.strings.count }
+            try apply(&docs, mode: mode, source: .files(paths, format), unreadProblems: unread)
+            return size
         }
     }
 
@@ -81,8 +85,10 @@ extension Registry {
         size = try load()
     }
 
+    /// Decodes `docs` and commits their entries; the documents are released once decoded (they
+    /// are larger than what the commit keeps, so a load's peak does not hold both).
     private func apply(
-        _ docs: [ConfigDocument], mode: LoadMode, source: ReloadHistory.Source, unreadProblems: [Diagnostic] = []
+        _ docs: inout [ConfigDocument], mode: LoadMode, source: ReloadHistory.Source, unreadProblems: [Diagnostic] = []
     ) throws(ConfigError) {
         var definitions: [EntryDefinition] = []
         var diagnostics = unreadProblems
@@ -93,6 +99,7 @@ extension Registry {
             diagnostics += decoded.diagnostics
             invalidNames += decoded.invalidNames
         }
+        docs = []
         try commit(
             definitions, mode: mode, source: source, invalidNames: Set(invalidNames), decodeProblems: diagnostics,
             namesIncomplete: !unreadProblems.isEmpty)

@@ -220,7 +220,7 @@ struct Resolver {
         // The hit: one atomic load, no reference counting.
         if let v = unmanagedCell._withUnsafeGuaranteedRef({ $0.value }) { return v }
         let cell = unmanagedCell.takeUnretainedValue()
-        if let owner = plan.owner {
+        if let owner = snapshot.entries.owner(of: index) {
             // Inherited from a parent: built there, with the parent's names, and owned by it.
             return try Unmanaged<Registry>.fromOpaque(owner).takeUnretainedValue().singleton(
                 named: entryName(index), depth: depth)

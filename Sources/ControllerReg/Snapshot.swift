@@ -23,15 +23,22 @@ final class EntryTable: @unchecked Sendable {
     let arenas: [DefinitionArena]
     /// The singleton cells the plans point to (kept alive here; a child shares its parent's).
     let cells: [SingletonCell]
+    /// For singletons built by another registry (a parent's entries a child inherits): that
+    /// registry (unretained: a parent outlives its children), by entry index.
+    let owners: [Int32: UnsafeMutableRawPointer]
 
     /// An empty table.
-    convenience init() { self.init(plans: [], records: [], arenas: [], cells: []) }
+    convenience init() { self.init(plans: [], records: [], arenas: [], cells: [], owners: [:]) }
 
-    init(plans: [EntryPlan], records: [RecordRef], arenas: [DefinitionArena], cells: [SingletonCell]) {
+    init(
+        plans: [EntryPlan], records: [RecordRef], arenas: [DefinitionArena], cells: [SingletonCell],
+        owners: [Int32: UnsafeMutableRawPointer]
+    ) {
         count = plans.count
         self.records = records
         self.arenas = arenas
         self.cells = cells
+        self.owners = owners
         let storage = UnsafeMutablePointer<EntryPlan>.allocate(capacity: max(1, plans.count))
         for (i, plan) in plans.enumerated() { (storage + i).initialize(to: plan) }
         self.plans = CheckedPointer(storage, count: plans.count)
@@ -107,8 +114,11 @@ final class EntryTable: @unchecked Sendable {
     /// inherits the entry unchanged (so the singleton stays the parent's).
     func singleton(at i: Int) -> (cell: SingletonCell, owner: UnsafeMutableRawPointer?)? {
         guard isLive(i), let p = plans[i].singleton else { return nil }
-        return (Unmanaged<SingletonCell>.fromOpaque(p).takeUnretainedValue(), plans[i].owner)
+        return (Unmanaged<SingletonCell>.fromOpaque(p).takeUnretainedValue(), owners[Int32(i)])
     }
+
+    /// The registry that builds entry `i`'s singleton when it is not this table's (a parent).
+    func owner(of i: Int) -> UnsafeMutableRawPointer? { owners.isEmpty ? nil : owners[Int32(i)] }
 }
 
 /// A table in the making: the base table's rows, changed by one transaction, then built with
@@ -118,12 +128,14 @@ struct EntryTableBuilder {
     private var records: [RecordRef]
     private var arenas: [DefinitionArena]
     private var cells: [SingletonCell]
+    private var owners: [Int32: UnsafeMutableRawPointer]
 
     init(base: EntryTable) {
         plans = Array(UnsafeBufferPointer(start: base.plans.base, count: base.count))
         records = base.records
         arenas = base.arenas
         cells = base.cells
+        owners = base.owners
     }
 
     var count: Int { plans.count }
@@ -140,6 +152,7 @@ struct EntryTableBuilder {
     mutating func remove(_ i: Int) {
         plans[i] = EntryPlan()
         records[i] = .none
+        owners[Int32(i)] = nil
     }
 
     /// The index `arena` gets in the built table (added on first use).
@@ -150,11 +163,15 @@ struct EntryTableBuilder {
         return Int32(arenas.count - 1)
     }
 
-    /// Sets row `i`; `cell` is the singleton cell its plan points to, if any.
-    mutating func set(_ i: Int, plan: EntryPlan, arena: Int32, record: Int, cell: SingletonCell?) {
+    /// Sets row `i`; `cell` is the singleton cell its plan points to, if any, and `owner` the
+    /// registry that builds it when not this one.
+    mutating func set(
+        _ i: Int, plan: EntryPlan, arena: Int32, record: Int, cell: SingletonCell?, owner: UnsafeMutableRawPointer?
+    ) {
         plans[i] = plan
         records[i] = RecordRef(arena: arena, offset: UInt32(record))
         if let cell { cells.append(cell) }
+        owners[Int32(i)] = owner
     }
 
     /// The table, keeping only the arenas and cells its live rows use.
@@ -180,7 +197,7 @@ struct EntryTableBuilder {
         let liveCells = cells.filter {
             pointed.contains(Unmanaged.passUnretained($0).toOpaque()) && seen.insert(ObjectIdentifier($0)).inserted
         }
-        return EntryTable(plans: plans, records: records, arenas: kept, cells: liveCells)
+        return EntryTable(plans: plans, records: records, arenas: kept, cells: liveCells, owners: owners)
     }
 }
 

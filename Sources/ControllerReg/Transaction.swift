@@ -196,7 +196,13 @@ struct Transaction {
                         }
                         targets.append(Int32(target))
                         if sawProvider && !isProvider { edges.append(Int32(target)) }
-                    } else if !namesIncomplete && !rejected.contains(name) {
+                    } else {
+                        // -1 keeps the later references at their places for the compiler (the
+                        // change fails, or is a reload's intermediate step); edge walks skip it.
+                        targets.append(-1)
+                        if sawProvider { edges.append(-1) }
+                    }
+                    if found == nil && !namesIncomplete && !rejected.contains(name) {
                         if allNames == nil {
                             allNames =
                                 (0..<base.count).compactMap { i in
@@ -247,7 +253,7 @@ struct Transaction {
         if !diagnostics.isEmpty { return .failure(ConfigError(diagnostics)) }
 
         // 5. Compile: each definition into its record, each plan from it.
-        let records = DefinitionArena(capacity: accepted.count * 128)
+        let records = DefinitionArena(entries: accepted.count)
         var offsets: [Int] = []
         offsets.reserveCapacity(accepted.count)
         for k in accepted.indices { offsets.append(DefinitionCoding.encode(accepted[k].definition, into: records)) }
@@ -271,20 +277,21 @@ struct Transaction {
                 def.dependencies, classSlot: classSlots.slot(for: def.className), lifestyle: def.lifestyle,
                 targets: changedTargets[k])
             var cell: SingletonCell?
+            var cellOwner: UnsafeMutableRawPointer?
             if def.lifestyle == .singleton {
                 if let (keptCell, keptOwner) = kept[def.name] {
                     // A reload left the entry unchanged: the same cell, so the same object, and owner.
                     cell = keptCell
-                    plan.owner = keptOwner
+                    cellOwner = keptOwner
                 } else if let (inheritedCell, inheritedOwner) = inherited[def.name] {
                     cell = inheritedCell
-                    plan.owner = inheritedOwner ?? owner?.toOpaque()
+                    cellOwner = inheritedOwner ?? owner?.toOpaque()
                 } else {
                     cell = SingletonCell(name: def.name)
                 }
                 plan.singleton = cell.map { Unmanaged.passUnretained($0).toOpaque() }
             }
-            table.set(index, plan: plan, arena: arenaIndex, record: record, cell: cell)
+            table.set(index, plan: plan, arena: arenaIndex, record: record, cell: cell, owner: cellOwner)
         }
         records.finish()
         changedIndices = accepted.map(\.index)
@@ -338,6 +345,7 @@ struct Transaction {
                 if top.next < out.count {
                     stack[stack.count - 1].next += 1
                     let target = Int(out[top.next])
+                    if target < 0 { continue }
                     if color[target] == 0 {
                         color[target] = 1
                         depthOf[target] = Int32(stack.count)

@@ -34,11 +34,13 @@ struct Transaction {
     /// For a child registry, `inherited` maps names of entries it takes unchanged from its parent to
     /// the parent's compiled entries (so singletons stay the parent's), and `owner` is the parent;
     /// a change to a child's own entries gives `child` (the same checks and messages as a root's).
+    /// `kept` maps names of singleton entries a reload leaves unchanged to their current compiled
+    /// entries, whose singleton cells (and objects) the new entries keep.
     mutating func apply(
         _ definitions: [EntryDefinition], mode: Mode = .add, removals: [String] = [],
         invalidNames: Set<String> = [], decodeProblems: [Diagnostic] = [], namesIncomplete: Bool = false,
         inherited: [String: CompiledEntry] = [:], owner: Unmanaged<Registry>? = nil,
-        child: ChildScope? = nil
+        child: ChildScope? = nil, kept: [String: CompiledEntry] = [:]
     ) -> Result<[CompiledEntry?], ConfigError> {
         var diagnostics = decodeProblems
         var compiled = base.compiled
@@ -105,7 +107,7 @@ struct Transaction {
             }
             if index >= 0 && !removed.contains(index) && mode == .add && (child?.own.contains(def.name) ?? true) {
                 indexOfName[def.name] = nil
-                let prior = base.compiled[index]?.definition.location
+                let prior = base.compiled[index]?.location
                 diagnostics.append(
                     Diagnostic(
                         .duplicate, "entry '\(def.name)' is already defined\(prior.map { " at \($0)" } ?? " (added from code)")",
@@ -193,7 +195,7 @@ struct Transaction {
                     } else if !namesIncomplete && !rejected.contains(name) {
                         if allNames == nil {
                             allNames =
-                                base.compiled.enumerated().compactMap { i, c in removed.contains(i) ? nil : c?.definition.name }
+                                base.compiled.enumerated().compactMap { i, c in removed.contains(i) ? nil : c?.name }
                                 + accepted.map(\.definition.name)
                         }
                         let def = accepted[k].definition
@@ -218,11 +220,11 @@ struct Transaction {
             for (i, c) in base.compiled.enumerated() {
                 guard let c, !removed.contains(i), !replaced.contains(i) else { continue }
                 for t in c.targets where removed.contains(Int(t)) {
-                    let name = base.compiled[Int(t)]?.definition.name ?? "?"
+                    let name = base.compiled[Int(t)]?.name ?? "?"
                     diagnostics.append(
                         Diagnostic(
-                            .missingReference, "cannot remove '\(name)': entry '\(c.definition.name)' refers to it",
-                            at: c.definition.location))
+                            .missingReference, "cannot remove '\(name)': entry '\(c.name)' refers to it",
+                            at: c.location))
                 }
             }
         }
@@ -242,6 +244,7 @@ struct Transaction {
         // 5. Compile.
         let arena = Arena()
         let compiler = PlanCompiler(arena: arena)
+        let records = DefinitionArena(capacity: accepted.count * 128)
         while compiled.count < nextIndex { compiled.append(nil) }
         for i in removed { compiled[i] = nil }
         for k in accepted.indices {
@@ -251,10 +254,13 @@ struct Transaction {
                 def.dependencies, classSlot: classSlots.slot(for: def.className), lifestyle: def.lifestyle,
                 targets: changedTargets[k])
             compiled[index] = CompiledEntry(
-                definition: def, plan: plan, edges: changedEdges[k],
+                name: def.name, lifestyle: def.lifestyle, definitions: records,
+                record: DefinitionCoding.encode(def, into: records), plan: plan, edges: changedEdges[k],
                 targets: changedTargets[k], nameBytes: arena.copy(def.name), arena: arena,
-                inheritedFrom: inherited.isEmpty ? nil : inherited[def.name], parent: owner)
+                inheritedFrom: inherited.isEmpty ? nil : inherited[def.name], parent: owner,
+                keeping: kept.isEmpty ? nil : kept[def.name])
         }
+        records.finish()
         return .success(compiled)
     }
 

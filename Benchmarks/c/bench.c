@@ -432,12 +432,23 @@ typedef struct {
     pb_op op;
 } named_op;
 static const named_op create_ops[] = {
-    {"c.cr.leaf", op_cr_leaf},           {"c.floor.leaf", op_floor_leaf},        {"c.hand.leaf", op_hand_leaf},
-    {"c.cr.node5", op_cr_node},          {"c.floor.node5", op_floor_node},       {"c.hand.node5", op_hand_node},
-    {"c.cr.singleton", op_cr_single},    {"c.floor.singleton", op_floor_single}, {"c.hand.singleton", op_hand_single},
-    {"c.cr.chain10", op_cr_chain},       {"c.hand.chain10", op_hand_chain},      {"c.cr.diamond", op_cr_diamond},
-    {"c.hand.diamond", op_hand_diamond}, {"c.cr.props_merged", op_cr_props},     {"c.hand.props_merged", op_hand_props},
-    {"c.cr.with_provider", op_cr_with_provider}, {"c.cr.provider", op_cr_provider},
+    {"c.cr.leaf", op_cr_leaf},
+    {"c.floor.leaf", op_floor_leaf},
+    {"c.hand.leaf", op_hand_leaf},
+    {"c.cr.node5", op_cr_node},
+    {"c.floor.node5", op_floor_node},
+    {"c.hand.node5", op_hand_node},
+    {"c.cr.singleton", op_cr_single},
+    {"c.floor.singleton", op_floor_single},
+    {"c.hand.singleton", op_hand_single},
+    {"c.cr.chain10", op_cr_chain},
+    {"c.hand.chain10", op_hand_chain},
+    {"c.cr.diamond", op_cr_diamond},
+    {"c.hand.diamond", op_hand_diamond},
+    {"c.cr.props_merged", op_cr_props},
+    {"c.hand.props_merged", op_hand_props},
+    {"c.cr.with_provider", op_cr_with_provider},
+    {"c.cr.provider", op_cr_provider},
 };
 #define N_CREATE_OPS (sizeof create_ops / sizeof create_ops[0])
 

@@ -11,16 +11,19 @@ extension Registry {
     /// Loads the config file at `path` (format from the extension, else sniffed, for `.auto`).
     /// Every problem is reported; on failure nothing changes.
     public func load(path: String, format: ConfigFormat = .auto, mode: LoadMode = .add) throws(ConfigError) {
-        let doc = try ConfigLoader.load(path: path, format: format, limits: limits.config, keepingProblems: true)
-        try apply([doc], mode: mode)
+        // Decoded at once: the document (the tree the parser built) is freed before the commit.
+        let decoded = EntryDecoder.decode(
+            try ConfigLoader.load(path: path, format: format, limits: limits.config, keepingProblems: true))
+        try apply([decoded], mode: mode)
     }
 
     /// Loads config text. `file` names it in error locations.
     public func load(
         text: String, format: ConfigFormat = .auto, file: String = "<string>", mode: LoadMode = .add
     ) throws(ConfigError) {
-        let doc = try ConfigLoader.parse(text, format: format, file: file, limits: limits.config, keepingProblems: true)
-        try apply([doc], mode: mode)
+        let decoded = EntryDecoder.decode(
+            try ConfigLoader.parse(text, format: format, file: file, limits: limits.config, keepingProblems: true))
+        try apply([decoded], mode: mode)
     }
 
     /// Loads config bytes. `file` names them in error locations.
@@ -28,18 +31,22 @@ extension Registry {
         bytes: UnsafeRawBufferPointer, format: ConfigFormat = .auto, file: String = "<string>",
         mode: LoadMode = .add
     ) throws(ConfigError) {
-        let doc = try ConfigLoader.parse(bytes, format: format, file: file, limits: limits.config, keepingProblems: true)
-        try apply([doc], mode: mode)
+        let decoded = EntryDecoder.decode(
+            try ConfigLoader.parse(bytes, format: format, file: file, limits: limits.config, keepingProblems: true))
+        try apply([decoded], mode: mode)
     }
 
     /// Loads several files as one transaction: they may refer to each other, and either all of
     /// them apply or (on any problem, all reported) none does.
     public func load(paths: [String], format: ConfigFormat = .auto, mode: LoadMode = .add) throws(ConfigError) {
-        var docs: [ConfigDocument] = []
+        var docs: [EntryDecoder.Result] = []
         var unread: [Diagnostic] = []
         for path in paths {
             do throws(ConfigError) {
-                docs.append(try ConfigLoader.load(path: path, format: format, limits: limits.config, keepingProblems: true))
+                // Each file's tree is freed once it is decoded, before the next file is read.
+                docs.append(
+                    EntryDecoder.decode(
+                        try ConfigLoader.load(path: path, format: format, limits: limits.config, keepingProblems: true)))
             } catch {
                 unread += error.diagnostics
             }
@@ -60,13 +67,15 @@ extension Registry {
         try commit([], removals: names)
     }
 
-    private func apply(_ docs: [ConfigDocument], mode: LoadMode, unreadProblems: [Diagnostic] = []) throws(ConfigError) {
-        var definitions: [EntryDefinition] = []
+    /// Commits decoded documents (decoded as each was read, so no document tree is held during
+    /// the commit).
+    private func apply(_ docs: [EntryDecoder.Result], mode: LoadMode, unreadProblems: [Diagnostic] = []) throws(ConfigError) {
+        // The first file's entries are taken as they are (shared, not copied entry by entry).
+        var definitions: [EntryDefinition] = docs.first?.entries ?? []
         var diagnostics = unreadProblems
         var invalidNames: [String] = []
-        for doc in docs {
-            let decoded = EntryDecoder.decode(doc)
-            definitions += decoded.entries
+        for (i, decoded) in docs.enumerated() {
+            if i > 0 { definitions += decoded.entries }
             diagnostics += decoded.diagnostics
             invalidNames += decoded.invalidNames
         }

@@ -11,19 +11,25 @@ extension Registry {
     /// Loads the config file at `path` (format from the extension, else sniffed, for `.auto`).
     /// Every problem is reported; on failure nothing changes.
     public func load(path: String, format: ConfigFormat = .auto, mode: LoadMode = .add) throws(ConfigError) {
-        // Decoded at once: the document (the tree the parser built) is freed before the commit.
-        let decoded = EntryDecoder.decode(
-            try ConfigLoader.load(path: path, format: format, limits: limits.config, keepingProblems: true))
-        try apply([decoded], mode: mode)
+        try releasingLoadMemory { () throws(ConfigError) in
+            // Decoded at once: the document (the tree the parser built) is freed before the commit.
+            let file = Registry.decoded(
+                try ConfigLoader.load(path: path, format: format, limits: limits.config, keepingProblems: true))
+            try apply([file.result], mode: mode)
+            return file.textBytes
+        }
     }
 
     /// Loads config text. `file` names it in error locations.
     public func load(
         text: String, format: ConfigFormat = .auto, file: String = "<string>", mode: LoadMode = .add
     ) throws(ConfigError) {
-        let decoded = EntryDecoder.decode(
-            try ConfigLoader.parse(text, format: format, file: file, limits: limits.config, keepingProblems: true))
-        try apply([decoded], mode: mode)
+        try releasingLoadMemory { () throws(ConfigError) in
+            let decoded = Registry.decoded(
+                try ConfigLoader.parse(text, format: format, file: file, limits: limits.config, keepingProblems: true))
+            try apply([decoded.result], mode: mode)
+            return decoded.textBytes
+        }
     }
 
     /// Loads config bytes. `file` names them in error locations.
@@ -31,29 +37,37 @@ extension Registry {
         bytes: UnsafeRawBufferPointer, format: ConfigFormat = .auto, file: String = "<string>",
         mode: LoadMode = .add
     ) throws(ConfigError) {
-        let decoded = EntryDecoder.decode(
-            try ConfigLoader.parse(bytes, format: format, file: file, limits: limits.config, keepingProblems: true))
-        try apply([decoded], mode: mode)
+        try releasingLoadMemory { () throws(ConfigError) in
+            let decoded = Registry.decoded(
+                try ConfigLoader.parse(bytes, format: format, file: file, limits: limits.config, keepingProblems: true))
+            try apply([decoded.result], mode: mode)
+            return decoded.textBytes
+        }
     }
 
     /// Loads several files as one transaction: they may refer to each other, and either all of
     /// them apply or (on any problem, all reported) none does.
     public func load(paths: [String], format: ConfigFormat = .auto, mode: LoadMode = .add) throws(ConfigError) {
-        var docs: [EntryDecoder.Result] = []
-        var unread: [Diagnostic] = []
-        for path in paths {
-            do throws(ConfigError) {
-                // Each file's tree is freed once it is decoded, before the next file is read.
-                docs.append(
-                    EntryDecoder.decode(
-                        try ConfigLoader.load(path: path, format: format, limits: limits.config, keepingProblems: true)))
-            } catch {
-                unread += error.diagnostics
+        try releasingLoadMemory { () throws(ConfigError) in
+            var docs: [EntryDecoder.Result] = []
+            var textBytes = 0
+            var unread: [Diagnostic] = []
+            for path in paths {
+                do throws(ConfigError) {
+                    // Each file's tree is freed once it is decoded, before the next file is read.
+                    let file = Registry.decoded(
+                        try ConfigLoader.load(path: path, format: format, limits: limits.config, keepingProblems: true))
+                    docs.append(file.result)
+                    textBytes += file.textBytes
+                } catch {
+                    unread += error.diagnostics
+                }
             }
+            // The files that were read are still checked; a file that was not may define any name, so
+            // references that do not resolve are not reported then.
+            try apply(docs, mode: mode, unreadProblems: unread)
+            return textBytes
         }
-        // The files that were read are still checked; a file that was not may define any name, so
-        // references that do not resolve are not reported then.
-        try apply(docs, mode: mode, unreadProblems: unread)
     }
 
     /// Adds entries defined in code, validated like a file.
@@ -65,6 +79,21 @@ extension Registry {
     /// one does not exist (or, in a child, is defined by the parent).
     public func remove(entriesNamed names: [String]) throws(ConfigError) {
         try commit([], removals: names)
+    }
+
+    /// Runs a load (which returns the size of its documents' text) and then, once its documents
+    /// and decoded definitions are gone, gives the pages they used back to the system when they
+    /// were large (a load's intermediate forms are several times the size of what it keeps).
+    private func releasingLoadMemory(_ load: () throws(ConfigError) -> Int) throws(ConfigError) {
+        var size = 0
+        defer { FreedMemory.release(afterLoadOf: size) }
+        size = try load()
+    }
+
+    /// A document decoded by the config schema, and the size of its text. Taking the document as
+    /// an argument (the caller's temporary) frees its tree as soon as it is decoded.
+    private static func decoded(_ doc: ConfigDocument) -> (result: EntryDecoder.Result, textBytes: Int) {
+        (EntryDecoder.decode(doc), doc.strings.count)
     }
 
     /// Commits decoded documents (decoded as each was read, so no document tree is held during

@@ -131,7 +131,7 @@ def test_errors_and_diagnostics(reg: cr.Registry) -> None:
     assert "Test1 -> Test2 -> Test1" in str(cycle.value)
     with pytest.raises(cr.LifetimeError) as lifetime:
         reg.load_string("G: {ClassName: A, Lifestyle: graph}\nS: {ClassName: B, Lifestyle: singleton, Dependencies: {g: G}}")
-    assert lifetime.value.code == cr.Status.LIFETIME == 16
+    assert lifetime.value.code == cr.Status.LIFETIME and int(cr.Status.LIFETIME) == 16
     assert "singleton 'S' would keep graph object 'G': S -> G" in str(lifetime.value)
     assert (lifetime.value.diagnostics[0].line, lifetime.value.diagnostics[0].column) == (2, 1)
     with pytest.raises(cr.SchemaError) as schema:

@@ -239,9 +239,36 @@ struct Transaction {
                     ? accepted[Int(changedAt[i])].definition
                     : base.compiled[i]?.definition
             })
+
+        // 5. Lifetimes: no singleton may reach a `graph` entry through object edges (the same
+        // edges as cycles). Checked whatever else is wrong, like cycles.
+        var inheritedSingleton: [Bool] = []
+        if !inherited.isEmpty {
+            inheritedSingleton = [Bool](repeating: false, count: nextIndex)
+            for (def, index) in accepted where def.lifestyle == .singleton && inherited[def.name] != nil {
+                inheritedSingleton[index] = true
+            }
+        }
+        let lifetimes = LifetimeRule(
+            total: nextIndex,
+            edgesOf: { changedAt[$0] >= 0 ? changedEdges[Int(changedAt[$0])] : base.compiled[$0]?.edges ?? [] },
+            lifestyleOf: { i in
+                if changedAt[i] >= 0 { return accepted[Int(changedAt[i])].definition.lifestyle }
+                if !removedBase.isEmpty && removedBase.contains(i) { return nil }
+                return i < base.count ? base.compiled[i]?.plan.lifestyle : nil
+            },
+            isInheritedSingleton: { i in
+                // A child's table holds its parent's singletons with the parent as their owner.
+                if changedAt[i] >= 0 { return inheritedSingleton.isEmpty ? false : inheritedSingleton[i] }
+                return i < base.count && base.compiled[i]?.owner != nil
+            },
+            definitionOf: { i in
+                changedAt[i] >= 0 ? accepted[Int(changedAt[i])].definition : base.compiled[i]?.definition
+            })
+        diagnostics += lifetimes.problems(changed: accepted.map(\.index))
         if !diagnostics.isEmpty { return .failure(ConfigError(diagnostics)) }
 
-        // 5. Compile.
+        // 6. Compile.
         let arena = Arena()
         let compiler = PlanCompiler(arena: arena)
         let records = DefinitionArena(capacity: accepted.count * 128)

@@ -9,32 +9,38 @@ public enum LoadMode: Sendable, Hashable {
 /// Loading configs and changing entries: every door ends in one validated commit.
 extension Registry {
     /// Loads the config file at `path` (format from the extension, else sniffed, for `.auto`).
-    /// Every problem is reported; on failure nothing changes.
-    public func load(path: String, format: ConfigFormat = .auto, mode: LoadMode = .add) throws(ConfigError) {
+    /// Every problem is reported; on failure nothing changes. `${NAME}` and `{Env: NAME}` values
+    /// are resolved against `environment` (nil: the process environment, read now).
+    public func load(
+        path: String, format: ConfigFormat = .auto, mode: LoadMode = .add, environment: [String: String]? = nil
+    ) throws(ConfigError) {
         let doc = try ConfigLoader.load(path: path, format: format, limits: limits.config, keepingProblems: true)
-        try apply([doc], mode: mode)
+        try apply([doc], mode: mode, environment: ConfigEnvironment(variables: environment))
     }
 
-    /// Loads config text. `file` names it in error locations.
+    /// Loads config text. `file` names it in error locations; `environment` as for `load(path:)`.
     public func load(
-        text: String, format: ConfigFormat = .auto, file: String = "<string>", mode: LoadMode = .add
+        text: String, format: ConfigFormat = .auto, file: String = "<string>", mode: LoadMode = .add,
+        environment: [String: String]? = nil
     ) throws(ConfigError) {
         let doc = try ConfigLoader.parse(text, format: format, file: file, limits: limits.config, keepingProblems: true)
-        try apply([doc], mode: mode)
+        try apply([doc], mode: mode, environment: ConfigEnvironment(variables: environment))
     }
 
-    /// Loads config bytes. `file` names them in error locations.
+    /// Loads config bytes. `file` names them in error locations; `environment` as for `load(path:)`.
     public func load(
         bytes: UnsafeRawBufferPointer, format: ConfigFormat = .auto, file: String = "<string>",
-        mode: LoadMode = .add
+        mode: LoadMode = .add, environment: [String: String]? = nil
     ) throws(ConfigError) {
         let doc = try ConfigLoader.parse(bytes, format: format, file: file, limits: limits.config, keepingProblems: true)
-        try apply([doc], mode: mode)
+        try apply([doc], mode: mode, environment: ConfigEnvironment(variables: environment))
     }
 
     /// Loads several files as one transaction: they may refer to each other, and either all of
-    /// them apply or (on any problem, all reported) none does.
-    public func load(paths: [String], format: ConfigFormat = .auto, mode: LoadMode = .add) throws(ConfigError) {
+    /// them apply or (on any problem, all reported) none does. `environment` as for `load(path:)`.
+    public func load(
+        paths: [String], format: ConfigFormat = .auto, mode: LoadMode = .add, environment: [String: String]? = nil
+    ) throws(ConfigError) {
         var docs: [ConfigDocument] = []
         var unread: [Diagnostic] = []
         for path in paths {
@@ -46,12 +52,17 @@ extension Registry {
         }
         // The files that were read are still checked; a file that was not may define any name, so
         // references that do not resolve are not reported then.
-        try apply(docs, mode: mode, unreadProblems: unread)
+        try apply(docs, mode: mode, unreadProblems: unread, environment: ConfigEnvironment(variables: environment))
     }
 
-    /// Adds entries defined in code, validated like a file.
-    public func add(_ definitions: [EntryDefinition], mode: LoadMode = .add) throws(ConfigError) {
-        try commit(definitions, mode: mode)
+    /// Adds entries defined in code, validated like a file; their environment values are resolved
+    /// against `environment` (nil: the process environment, read now).
+    public func add(
+        _ definitions: [EntryDefinition], mode: LoadMode = .add, environment: [String: String]? = nil
+    )
+        throws(ConfigError)
+    {
+        try commit(definitions, mode: mode, environment: ConfigEnvironment(variables: environment))
     }
 
     /// Removes entries. Fails (changing nothing) if another entry refers to one of them, or if
@@ -60,7 +71,11 @@ extension Registry {
         try commit([], removals: names)
     }
 
-    private func apply(_ docs: [ConfigDocument], mode: LoadMode, unreadProblems: [Diagnostic] = []) throws(ConfigError) {
+    /// Decodes `docs` and commits their entries as one change, resolved against `environment`.
+    /// Every load ends here (a reload passes the documents and environment again).
+    func apply(
+        _ docs: [ConfigDocument], mode: LoadMode, unreadProblems: [Diagnostic] = [], environment: ConfigEnvironment
+    ) throws(ConfigError) {
         var definitions: [EntryDefinition] = []
         var diagnostics = unreadProblems
         var invalidNames: [String] = []
@@ -72,16 +87,20 @@ extension Registry {
         }
         try commit(
             definitions, mode: mode, invalidNames: Set(invalidNames), decodeProblems: diagnostics,
-            namesIncomplete: !unreadProblems.isEmpty)
+            namesIncomplete: !unreadProblems.isEmpty, environment: environment)
     }
 
     /// Validates and publishes a change of entries. Problems found earlier (`decodeProblems`) are
     /// reported together with the graph's; `invalidNames` are entries that failed to decode;
-    /// `namesIncomplete` when a file could not be read (its names are unknown).
-    private func commit(
+    /// `namesIncomplete` when a file could not be read (its names are unknown). Environment values
+    /// of `definitions` are resolved against `environment`, read once for the whole change.
+    func commit(
         _ definitions: [EntryDefinition], mode: LoadMode = .add, removals: [String] = [],
-        invalidNames: Set<String> = [], decodeProblems: [Diagnostic] = [], namesIncomplete: Bool = false
+        invalidNames: Set<String> = [], decodeProblems: [Diagnostic] = [], namesIncomplete: Bool = false,
+        environment: ConfigEnvironment = .process
     ) throws(ConfigError) {
+        let lookup = EnvironmentLookup(environment)
+        let maxStringBytes = limits.config.maxStringBytes
         try change { (c) throws(ConfigError) in
             let current = c.entries.count - c.entries.compiled.reduce(0) { $0 + ($1 == nil ? 1 : 0) }
             if current + definitions.count > limits.maxEntries {
@@ -99,7 +118,8 @@ extension Registry {
             let child = c.parentSnapshot.map { parent in
                 Transaction.ChildScope(own: Set(c.own.map(\.name)), parentDefines: { parent.entries.index(of: $0) >= 0 })
             }
-            var tx = Transaction(base: c.entries, classSlots: c.classSlots)
+            var tx = Transaction(
+                base: c.entries, classSlots: c.classSlots, environment: lookup, maxStringBytes: maxStringBytes)
             let compiled: [CompiledEntry?]
             switch tx.apply(
                 definitions, mode: mode == .add ? .add : .override, removals: removals,
@@ -113,7 +133,10 @@ extension Registry {
                 var own = c.own.filter { !gone.contains($0.name) }
                 var position: [String: Int] = [:]
                 for (i, d) in own.enumerated() { position[d.name] = i }
-                for d in definitions {
+                for var d in definitions {
+                    // The child compiles its own entries again later (over a changed parent):
+                    // they keep this change's environment.
+                    d.environment = lookup
                     if let i = position[d.name] {
                         own[i] = d
                     } else {

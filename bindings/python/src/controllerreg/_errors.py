@@ -23,6 +23,7 @@ __all__ = [
     "ValueTypeError",
     "LimitError",
     "NoMemoryError",
+    "ConfigEnvironmentError",
     "error_for",
 ]
 
@@ -45,6 +46,7 @@ class Status(enum.IntEnum):
     TYPE = 12
     LIMIT = 13
     NO_MEMORY = 14
+    ENVIRONMENT = 15
 
 
 class Diagnostic(NamedTuple):
@@ -180,6 +182,13 @@ class NoMemoryError(Error, MemoryError):
     status = Status.NO_MEMORY
 
 
+class ConfigEnvironmentError(Error):
+    """CR_ERR_ENVIRONMENT: an environment variable a config uses (``${NAME}``, ``{Env: NAME}``) is
+    not set and has no default, or does not convert to its Type."""
+
+    status = Status.ENVIRONMENT
+
+
 _BY_CODE: Dict[int, Type[Error]] = {
     cls.status: cls
     for cls in (
@@ -197,6 +206,7 @@ _BY_CODE: Dict[int, Type[Error]] = {
         ValueTypeError,
         LimitError,
         NoMemoryError,
+        ConfigEnvironmentError,
     )
     if cls.status is not None
 }

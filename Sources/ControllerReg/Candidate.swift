@@ -41,9 +41,10 @@ struct Candidate {
         var inherited: [String: CompiledEntry] = [:]
         for c in parent.entries.compiled {
             guard let c else { continue }
-            position[c.definition.name] = definitions.count
-            definitions.append(c.definition)
-            inherited[c.definition.name] = c
+            let definition = c.definition
+            position[definition.name] = definitions.count
+            definitions.append(definition)
+            inherited[definition.name] = c
         }
         for d in own {
             if let i = position[d.name] {

@@ -14,8 +14,11 @@ extension Registry {
     public func load(
         path: String, format: ConfigFormat = .auto, mode: LoadMode = .add, environment: [String: String]? = nil
     ) throws(ConfigError) {
-        let doc = try ConfigLoader.load(path: path, format: format, limits: limits.config, keepingProblems: true)
-        try apply([doc], mode: mode, environment: ConfigEnvironment(variables: environment))
+        try releasingLoadMemory { () throws(ConfigError) in
+            let doc = try ConfigLoader.load(path: path, format: format, limits: limits.config, keepingProblems: true)
+            try apply([doc], mode: mode, environment: ConfigEnvironment(variables: environment))
+            return doc.strings.count
+        }
     }
 
     /// Loads config text. `file` names it in error locations; `environment` as for `load(path:)`.
@@ -23,8 +26,11 @@ extension Registry {
         text: String, format: ConfigFormat = .auto, file: String = "<string>", mode: LoadMode = .add,
         environment: [String: String]? = nil
     ) throws(ConfigError) {
-        let doc = try ConfigLoader.parse(text, format: format, file: file, limits: limits.config, keepingProblems: true)
-        try apply([doc], mode: mode, environment: ConfigEnvironment(variables: environment))
+        try releasingLoadMemory { () throws(ConfigError) in
+            let doc = try ConfigLoader.parse(text, format: format, file: file, limits: limits.config, keepingProblems: true)
+            try apply([doc], mode: mode, environment: ConfigEnvironment(variables: environment))
+            return doc.strings.count
+        }
     }
 
     /// Loads config bytes. `file` names them in error locations; `environment` as for `load(path:)`.
@@ -32,8 +38,11 @@ extension Registry {
         bytes: UnsafeRawBufferPointer, format: ConfigFormat = .auto, file: String = "<string>",
         mode: LoadMode = .add, environment: [String: String]? = nil
     ) throws(ConfigError) {
-        let doc = try ConfigLoader.parse(bytes, format: format, file: file, limits: limits.config, keepingProblems: true)
-        try apply([doc], mode: mode, environment: ConfigEnvironment(variables: environment))
+        try releasingLoadMemory { () throws(ConfigError) in
+            let doc = try ConfigLoader.parse(bytes, format: format, file: file, limits: limits.config, keepingProblems: true)
+            try apply([doc], mode: mode, environment: ConfigEnvironment(variables: environment))
+            return doc.strings.count
+        }
     }
 
     /// Loads several files as one transaction: they may refer to each other, and either all of
@@ -41,18 +50,21 @@ extension Registry {
     public func load(
         paths: [String], format: ConfigFormat = .auto, mode: LoadMode = .add, environment: [String: String]? = nil
     ) throws(ConfigError) {
-        var docs: [ConfigDocument] = []
-        var unread: [Diagnostic] = []
-        for path in paths {
-            do throws(ConfigError) {
-                docs.append(try ConfigLoader.load(path: path, format: format, limits: limits.config, keepingProblems: true))
-            } catch {
-                unread += error.diagnostics
+        try releasingLoadMemory { () throws(ConfigError) in
+            var docs: [ConfigDocument] = []
+            var unread: [Diagnostic] = []
+            for path in paths {
+                do throws(ConfigError) {
+                    docs.append(try ConfigLoader.load(path: path, format: format, limits: limits.config, keepingProblems: true))
+                } catch {
+                    unread += error.diagnostics
+                }
             }
+            // The files that were read are still checked; a file that was not may define any name, so
+            // references that do not resolve are not reported then.
+            try apply(docs, mode: mode, unreadProblems: unread, environment: ConfigEnvironment(variables: environment))
+            return docs.reduce(0) { $0 + $1.strings.count }
         }
-        // The files that were read are still checked; a file that was not may define any name, so
-        // references that do not resolve are not reported then.
-        try apply(docs, mode: mode, unreadProblems: unread, environment: ConfigEnvironment(variables: environment))
     }
 
     /// Adds entries defined in code, validated like a file; their environment values are resolved
@@ -69,6 +81,15 @@ extension Registry {
     /// one does not exist (or, in a child, is defined by the parent).
     public func remove(entriesNamed names: [String]) throws(ConfigError) {
         try commit([], removals: names)
+    }
+
+    /// Runs a load (which returns the size of its documents' text) and then, once its documents
+    /// and decoded definitions are gone, gives the pages they used back to the system when they
+    /// were large (a load's intermediate forms are several times the size of what it keeps).
+    private func releasingLoadMemory(_ load: () throws(ConfigError) -> Int) throws(ConfigError) {
+        var size = 0
+        defer { FreedMemory.release(afterLoadOf: size) }
+        size = try load()
     }
 
     /// Decodes `docs` and commits their entries as one change, resolved against `environment`.

@@ -176,7 +176,7 @@ struct Resolver {
     // MARK: Building
 
     private func entryName(_ index: Int) -> String {
-        snapshot.entries.compiled[index]?.definition.name ?? "#\(index)"
+        snapshot.entries.compiled[index]?.name ?? "#\(index)"
     }
 
     private func className(_ index: Int) -> String {

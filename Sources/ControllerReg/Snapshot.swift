@@ -1,9 +1,11 @@
-/// One entry as compiled by a transaction: its definition (for listing and messages), its plan,
-/// the entry indices it references (for cycle checks when later loads change entries), and for a
-/// singleton the cell that holds its one object.
+/// One entry as compiled by a transaction: its definition in compact form (decoded on demand,
+/// for listing and messages), its plan, the entry indices it references (for cycle checks when
+/// later loads change entries), and for a singleton the cell that holds its one object.
 // @unchecked: `plan` is set while its transaction builds it, before publication; immutable afterwards.
 final class CompiledEntry: @unchecked Sendable {
-    let definition: EntryDefinition
+    /// The arena holding the definition's record, and the record's offset.
+    let definitions: DefinitionArena
+    let record: Int
     private(set) var plan: EntryPlan
     /// Entries it creates directly (references, not providers): the edges of the cycle rule.
     let edges: [Int32]
@@ -16,28 +18,46 @@ final class CompiledEntry: @unchecked Sendable {
     let owner: Unmanaged<Registry>?
     /// Keeps the plan's memory alive.
     let arena: Arena
+    /// The environment its `${NAME}` and `{Env: NAME}` values were resolved against (nil when it
+    /// has none): given back with the definition, so a child compiling it again gets the same values.
+    let environment: EnvironmentLookup?
 
     init(
-        definition: EntryDefinition, plan: EntryPlan, edges: [Int32], targets: [Int32],
-        nameBytes: (UnsafePointer<UInt8>, Int), arena: Arena, inheritedFrom: CompiledEntry? = nil,
-        parent: Unmanaged<Registry>? = nil
+        name: String, lifestyle: Lifestyle, definitions: DefinitionArena, record: Int, plan: EntryPlan,
+        edges: [Int32], targets: [Int32], nameBytes: (UnsafePointer<UInt8>, Int), arena: Arena,
+        inheritedFrom: CompiledEntry? = nil, parent: Unmanaged<Registry>? = nil, environment: EnvironmentLookup? = nil
     ) {
-        self.definition = definition
+        self.definitions = definitions
+        self.environment = environment
+        self.record = record
         self.edges = edges
         self.targets = targets
         self.nameBytes = nameBytes
         self.arena = arena
-        if definition.lifestyle == .singleton, let inherited = inheritedFrom, let cell = inherited.singleton {
+        if lifestyle == .singleton, let inherited = inheritedFrom, let cell = inherited.singleton {
             singleton = cell
             owner = inherited.owner ?? parent
         } else {
-            singleton = definition.lifestyle == .singleton ? SingletonCell(name: definition.name) : nil
+            singleton = lifestyle == .singleton ? SingletonCell(name: name) : nil
             owner = nil
         }
         self.plan = plan
         if let singleton { self.plan.singleton = Unmanaged.passUnretained(singleton).toOpaque() }
         self.plan.owner = owner?.toOpaque()
     }
+
+    /// The definition as committed (decoded from its record).
+    var definition: EntryDefinition {
+        var d = DefinitionCoding.decode(definitions, at: record)
+        d.environment = environment
+        return d
+    }
+    /// The entry's name.
+    var name: String { String(decoding: UnsafeBufferPointer(start: nameBytes.0, count: nameBytes.1), as: UTF8.self) }
+    /// Where the entry was defined (nil for entries added from code).
+    var location: SourceLocation? { DefinitionCoding.location(definitions, at: record) }
+    /// Whether it is a singleton built by `Registry.start()`.
+    var isEagerSingleton: Bool { DefinitionCoding.isEagerSingleton(definitions, at: record) }
 }
 
 /// All entries of one published state, indexed; immutable once built.
@@ -71,7 +91,7 @@ final class EntryTable: @unchecked Sendable {
     }
 
     /// Names of all live entries, in index order.
-    var liveNames: [String] { compiled.compactMap { $0?.definition.name } }
+    var liveNames: [String] { compiled.compactMap { $0?.name } }
 }
 
 /// What a class slot can do, as plain data for the create path.

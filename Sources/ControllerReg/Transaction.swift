@@ -120,7 +120,7 @@ struct Transaction {
             }
             if index >= 0 && !removed.contains(index) && mode == .add && (child?.own.contains(def.name) ?? true) {
                 indexOfName[def.name] = nil
-                let prior = base.compiled[index]?.definition.location
+                let prior = base.compiled[index]?.location
                 diagnostics.append(
                     Diagnostic(
                         .duplicate, "entry '\(def.name)' is already defined\(prior.map { " at \($0)" } ?? " (added from code)")",
@@ -215,7 +215,7 @@ struct Transaction {
                     } else if !namesIncomplete && !rejected.contains(name) {
                         if allNames == nil {
                             allNames =
-                                base.compiled.enumerated().compactMap { i, c in removed.contains(i) ? nil : c?.definition.name }
+                                base.compiled.enumerated().compactMap { i, c in removed.contains(i) ? nil : c?.name }
                                 + accepted.map(\.definition.name)
                         }
                         let def = accepted[k].definition
@@ -240,11 +240,11 @@ struct Transaction {
             for (i, c) in base.compiled.enumerated() {
                 guard let c, !removed.contains(i), !replaced.contains(i) else { continue }
                 for t in c.targets where removed.contains(Int(t)) {
-                    let name = base.compiled[Int(t)]?.definition.name ?? "?"
+                    let name = base.compiled[Int(t)]?.name ?? "?"
                     diagnostics.append(
                         Diagnostic(
-                            .missingReference, "cannot remove '\(name)': entry '\(c.definition.name)' refers to it",
-                            at: c.definition.location))
+                            .missingReference, "cannot remove '\(name)': entry '\(c.name)' refers to it",
+                            at: c.location))
                 }
             }
         }
@@ -264,6 +264,7 @@ struct Transaction {
         // 5. Compile.
         let arena = Arena()
         let compiler = PlanCompiler(arena: arena)
+        let records = DefinitionArena(capacity: accepted.count * 128)
         while compiled.count < nextIndex { compiled.append(nil) }
         for i in removed { compiled[i] = nil }
         for k in accepted.indices {
@@ -273,10 +274,12 @@ struct Transaction {
                 resolved[k] ?? def.dependencies, classSlot: classSlots.slot(for: def.className), lifestyle: def.lifestyle,
                 targets: changedTargets[k])
             compiled[index] = CompiledEntry(
-                definition: def, plan: plan, edges: changedEdges[k],
+                name: def.name, lifestyle: def.lifestyle, definitions: records,
+                record: DefinitionCoding.encode(def, into: records), plan: plan, edges: changedEdges[k],
                 targets: changedTargets[k], nameBytes: arena.copy(def.name), arena: arena,
-                inheritedFrom: inherited.isEmpty ? nil : inherited[def.name], parent: owner)
+                inheritedFrom: inherited.isEmpty ? nil : inherited[def.name], parent: owner, environment: def.environment)
         }
+        records.finish()
         return .success(compiled)
     }
 

@@ -6,6 +6,7 @@ struct Candidate {
     var ownRecords: [ClassRecord?]
     var templates: [String]
     var own: [EntryDefinition]
+    var history: ReloadHistory
     var entries: EntryTable
     /// For a child: the parent's (candidate) snapshot its classes and entries fall back to.
     var parentSnapshot: Snapshot?
@@ -17,6 +18,7 @@ struct Candidate {
         ownRecords = state.classRecords
         templates = state.templates
         own = state.own
+        history = state.history
         entries = current.entries
         parentSnapshot = registry.parent?.cell.snapshot
     }
@@ -33,8 +35,10 @@ struct Candidate {
     }
 
     /// Compiles a child's entries: the parent's, overridden and extended by `own`.
+    /// `namesIncomplete` and `kept` are `Transaction.apply`'s.
     mutating func merge(
-        parent: Snapshot, own: [EntryDefinition], invalidNames: Set<String>, problems: [Diagnostic]
+        parent: Snapshot, own: [EntryDefinition], invalidNames: Set<String>, problems: [Diagnostic],
+        namesIncomplete: Bool = false, kept: [String: CompiledEntry] = [:]
     ) throws(ConfigError) {
         var definitions: [EntryDefinition] = []
         var position: [String: Int] = [:]
@@ -62,8 +66,8 @@ struct Candidate {
             base: EntryTable(compiled: []), classSlots: classSlots,
             maxStringBytes: registry.limits.config.maxStringBytes)
         switch tx.apply(
-            definitions, invalidNames: invalidNames, decodeProblems: problems, inherited: inherited,
-            owner: registry.parent.map { Unmanaged.passUnretained($0) })
+            definitions, invalidNames: invalidNames, decodeProblems: problems, namesIncomplete: namesIncomplete,
+            inherited: inherited, owner: registry.parent.map { Unmanaged.passUnretained($0) }, kept: kept)
         {
         case .failure(let error):
             throw error

@@ -12,6 +12,20 @@ struct EnvironmentResolution {
     let maxStringBytes: Int
     let entry: String
 
+    /// Whether two definitions that are equal as written resolve their environment values
+    /// differently (each against the environment it was committed with): a reload that reads a
+    /// changed environment changes the entry.
+    static func valuesDiffer(_ a: EntryDefinition, _ b: EntryDefinition) -> Bool {
+        guard a.environment != nil || b.environment != nil else { return false }
+        func resolved(_ d: EntryDefinition) -> [Dependency] {
+            var ignored: [Diagnostic] = []
+            return EnvironmentResolution(
+                lookup: d.environment ?? EnvironmentLookup(.process), maxStringBytes: Int.max, entry: d.name
+            ).resolve(d.dependencies, into: &ignored)
+        }
+        return resolved(a) != resolved(b)
+    }
+
     /// `dependencies` with every environment value resolved; problems are appended to `out`.
     func resolve(_ dependencies: [Dependency], into out: inout [Diagnostic]) -> [Dependency] {
         dependencies.map { d in

@@ -238,7 +238,7 @@ struct Resolver {
             defer { own.finishGraph() }
             let object = try own.build(index, props: nil, depth: depth)
             let slot = Int(plan.classSlot)
-            if let record = snapshot.classes.records[slot] { registry.adoptSingleton(object, record) }
+            if let record = snapshot.classes.records[slot] { registry.adoptSingleton(object, record, cell: cell) }
             return object
         }
     }

@@ -25,7 +25,8 @@ final class CompiledEntry: @unchecked Sendable {
     init(
         name: String, lifestyle: Lifestyle, definitions: DefinitionArena, record: Int, plan: EntryPlan,
         edges: [Int32], targets: [Int32], nameBytes: (UnsafePointer<UInt8>, Int), arena: Arena,
-        inheritedFrom: CompiledEntry? = nil, parent: Unmanaged<Registry>? = nil, environment: EnvironmentLookup? = nil
+        inheritedFrom: CompiledEntry? = nil, parent: Unmanaged<Registry>? = nil, keeping kept: CompiledEntry? = nil,
+        environment: EnvironmentLookup? = nil
     ) {
         self.definitions = definitions
         self.environment = environment
@@ -34,7 +35,11 @@ final class CompiledEntry: @unchecked Sendable {
         self.targets = targets
         self.nameBytes = nameBytes
         self.arena = arena
-        if lifestyle == .singleton, let inherited = inheritedFrom, let cell = inherited.singleton {
+        if lifestyle == .singleton, let kept, let cell = kept.singleton {
+            // A reload left the entry unchanged: the same cell, so the same object, and owner.
+            singleton = cell
+            owner = kept.owner
+        } else if lifestyle == .singleton, let inherited = inheritedFrom, let cell = inherited.singleton {
             singleton = cell
             owner = inherited.owner ?? parent
         } else {

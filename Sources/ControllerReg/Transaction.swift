@@ -45,11 +45,13 @@ struct Transaction {
     /// For a child registry, `inherited` maps names of entries it takes unchanged from its parent to
     /// the parent's compiled entries (so singletons stay the parent's), and `owner` is the parent;
     /// a change to a child's own entries gives `child` (the same checks and messages as a root's).
+    /// `kept` maps names of singleton entries a reload leaves unchanged to their current compiled
+    /// entries, whose singleton cells (and objects) the new entries keep.
     mutating func apply(
         _ definitions: [EntryDefinition], mode: Mode = .add, removals: [String] = [],
         invalidNames: Set<String> = [], decodeProblems: [Diagnostic] = [], namesIncomplete: Bool = false,
         inherited: [String: CompiledEntry] = [:], owner: Unmanaged<Registry>? = nil,
-        child: ChildScope? = nil
+        child: ChildScope? = nil, kept: [String: CompiledEntry] = [:]
     ) -> Result<[CompiledEntry?], ConfigError> {
         var diagnostics = decodeProblems
         var compiled = base.compiled
@@ -277,7 +279,8 @@ struct Transaction {
                 name: def.name, lifestyle: def.lifestyle, definitions: records,
                 record: DefinitionCoding.encode(def, into: records), plan: plan, edges: changedEdges[k],
                 targets: changedTargets[k], nameBytes: arena.copy(def.name), arena: arena,
-                inheritedFrom: inherited.isEmpty ? nil : inherited[def.name], parent: owner, environment: def.environment)
+                inheritedFrom: inherited.isEmpty ? nil : inherited[def.name], parent: owner,
+                keeping: kept.isEmpty ? nil : kept[def.name], environment: def.environment)
         }
         records.finish()
         return .success(compiled)

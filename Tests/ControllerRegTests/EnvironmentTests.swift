@@ -300,4 +300,32 @@ struct EnvironmentTests {
         #expect(try r.create("E", as: Widget.self).args["v"] == "literal ${not} substituted")
         #expect(try r.create("F", as: Widget.self).args["v"] == "literal ${not} substituted")
     }
+
+    @Test func reloadGivesTheSameMapAgainAndReadsTheProcessEnvironmentAnew() throws {
+        let dir = ConfigDir()
+        let file = dir.write(
+            "env.yaml", "E: {ClassName: C, Dependencies: {p: {Env: CR_RELOAD_PORT, Type: int}, s: '@${CR_RELOAD_HOST:-h}'}}\n")
+        // A given map: kept with the load and given again by the reload.
+        let given = Registry()
+        try registerWidgets(given, ["C"])
+        try given.load(path: file, environment: ["CR_RELOAD_PORT": "1"])
+        #expect(try given.reload() == ReloadChanges())
+        #expect(try given.create("E", as: Widget.self).args == ["p": 1, "s": "h"])
+        // The process environment: read again by each reload; a changed value changes the entry.
+        setenv("CR_RELOAD_PORT", "2", 1)
+        defer { unsetenv("CR_RELOAD_PORT") }
+        let process = Registry()
+        try registerWidgets(process, ["C"])
+        try process.load(path: file)
+        #expect(try process.create("E", as: Widget.self).args == ["p": 2, "s": "h"])
+        #expect(try process.reload() == ReloadChanges())
+        setenv("CR_RELOAD_PORT", "3", 1)
+        #expect(try process.reload() == ReloadChanges(changed: ["E"]))
+        #expect(try process.create("E", as: Widget.self).args == ["p": 3, "s": "h"])
+        // A variable gone at reload fails it and changes nothing.
+        unsetenv("CR_RELOAD_PORT")
+        let e = expectError { _ = try process.reload() }
+        #expect(e?.code == .environment)
+        #expect(try process.create("E", as: Widget.self).args == ["p": 3, "s": "h"])
+    }
 }

@@ -95,8 +95,9 @@ typedef enum {
     CR_ERR_TYPE = 12,                /**< a value accessor used on a value of another kind */
     CR_ERR_LIMIT = 13,               /**< a limit (size, depth, count) was exceeded */
     CR_ERR_NO_MEMORY = 14,           /**< memory could not be allocated */
-    CR_ERR_ENVIRONMENT = 15          /**< an environment variable a config uses (${NAME}, {Env: NAME}) is
+    CR_ERR_ENVIRONMENT = 15,         /**< an environment variable a config uses (${NAME}, {Env: NAME}) is
                                           not set and has no default, or does not convert to its Type */
+    CR_ERR_LIFETIME = 16             /**< a singleton reaches a graph entry through object references */
 } cr_status;
 
 /** Code of the last failing call on this thread, or CR_OK if none since cr_clear_error(). For a
@@ -390,7 +391,8 @@ int cr_registry_reload_with(cr_registry *reg, cr_value **changes);
  *  {"Provider": "Name"} a provider, {"Env": "NAME", "Type": "int", "Default": 1} an environment
  *  value; objects are not allowed). "${NAME}" in literals and Env values are resolved against the
  *  process environment, read during the call (CR_ERR_ENVIRONMENT as for a load, without a place).
- *  Validated like a file (missing references, cycles, duplicate names); on failure nothing changes. */
+ *  Validated like a file (missing references, cycles, duplicate names, CR_ERR_LIFETIME for a
+ *  singleton reaching a graph entry); on failure nothing changes. */
 int cr_add_entry(cr_registry *reg, const char *name, const char *class_name, cr_lifestyle lifestyle,
                  const cr_value *dependencies);
 

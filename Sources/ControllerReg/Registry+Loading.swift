@@ -16,9 +16,12 @@ extension Registry {
         path: String, format: ConfigFormat = .auto, mode: LoadMode = .add, environment: [String: String]? = nil
     ) throws(ConfigError) {
         try releasingLoadMemory { () throws(ConfigError) in
-            let doc = try ConfigLoader.load(path: path, format: format, limits: limits.config, keepingProblems: true)
-            try apply([doc], mode: mode, source: .files([path], format), environment: ConfigEnvironment(variables: environment))
-            return doc.strings.count
+            // Decoded at once: the document (the tree the parser built) is freed before the commit.
+            let file = Registry.decoded(
+                try ConfigLoader.load(path: path, format: format, limits: limits.config, keepingProblems: true))
+            try apply(
+                [file.result], mode: mode, source: .files([path], format), environment: ConfigEnvironment(variables: environment))
+            return file.textBytes
         }
     }
 
@@ -28,9 +31,10 @@ extension Registry {
         environment: [String: String]? = nil
     ) throws(ConfigError) {
         try releasingLoadMemory { () throws(ConfigError) in
-            let doc = try ConfigLoader.parse(text, format: format, file: file, limits: limits.config, keepingProblems: true)
-            try apply([doc], mode: mode, source: .given, environment: ConfigEnvironment(variables: environment))
-            return doc.strings.count
+            let decoded = Registry.decoded(
+                try ConfigLoader.parse(text, format: format, file: file, limits: limits.config, keepingProblems: true))
+            try apply([decoded.result], mode: mode, source: .given, environment: ConfigEnvironment(variables: environment))
+            return decoded.textBytes
         }
     }
 
@@ -40,9 +44,10 @@ extension Registry {
         mode: LoadMode = .add, environment: [String: String]? = nil
     ) throws(ConfigError) {
         try releasingLoadMemory { () throws(ConfigError) in
-            let doc = try ConfigLoader.parse(bytes, format: format, file: file, limits: limits.config, keepingProblems: true)
-            try apply([doc], mode: mode, source: .given, environment: ConfigEnvironment(variables: environment))
-            return doc.strings.count
+            let decoded = Registry.decoded(
+                try ConfigLoader.parse(bytes, format: format, file: file, limits: limits.config, keepingProblems: true))
+            try apply([decoded.result], mode: mode, source: .given, environment: ConfigEnvironment(variables: environment))
+            return decoded.textBytes
         }
     }
 
@@ -52,11 +57,16 @@ extension Registry {
         paths: [String], format: ConfigFormat = .auto, mode: LoadMode = .add, environment: [String: String]? = nil
     ) throws(ConfigError) {
         try releasingLoadMemory { () throws(ConfigError) in
-            var docs: [ConfigDocument] = []
+            var docs: [EntryDecoder.Result] = []
+            var textBytes = 0
             var unread: [Diagnostic] = []
             for path in paths {
                 do throws(ConfigError) {
-                    docs.append(try ConfigLoader.load(path: path, format: format, limits: limits.config, keepingProblems: true))
+                    // Each file's tree is freed once it is decoded, before the next file is read.
+                    let file = Registry.decoded(
+                        try ConfigLoader.load(path: path, format: format, limits: limits.config, keepingProblems: true))
+                    docs.append(file.result)
+                    textBytes += file.textBytes
                 } catch {
                     unread += error.diagnostics
                 }
@@ -66,7 +76,7 @@ extension Registry {
             try apply(
                 docs, mode: mode, source: .files(paths, format), unreadProblems: unread,
                 environment: ConfigEnvironment(variables: environment))
-            return docs.reduce(0) { $0 + $1.strings.count }
+            return textBytes
         }
     }
 
@@ -95,17 +105,24 @@ extension Registry {
         size = try load()
     }
 
-    /// Decodes `docs` and commits their entries as one change, resolved against `environment`.
+    /// A document decoded by the config schema, and the size of its text. Taking the document as
+    /// an argument (the caller's temporary) frees its tree as soon as it is decoded.
+    private static func decoded(_ doc: ConfigDocument) -> (result: EntryDecoder.Result, textBytes: Int) {
+        (EntryDecoder.decode(doc), doc.strings.count)
+    }
+
+    /// Commits decoded documents (decoded as each was read, so no document tree is held during
+    /// the commit).
     private func apply(
-        _ docs: [ConfigDocument], mode: LoadMode, source: ReloadHistory.Source, unreadProblems: [Diagnostic] = [],
+        _ docs: [EntryDecoder.Result], mode: LoadMode, source: ReloadHistory.Source, unreadProblems: [Diagnostic] = [],
         environment: ConfigEnvironment
     ) throws(ConfigError) {
-        var definitions: [EntryDefinition] = []
+        // The first file's entries are taken as they are (shared, not copied entry by entry).
+        var definitions: [EntryDefinition] = docs.first?.entries ?? []
         var diagnostics = unreadProblems
         var invalidNames: [String] = []
-        for doc in docs {
-            let decoded = EntryDecoder.decode(doc)
-            definitions += decoded.entries
+        for (i, decoded) in docs.enumerated() {
+            if i > 0 { definitions += decoded.entries }
             diagnostics += decoded.diagnostics
             invalidNames += decoded.invalidNames
         }

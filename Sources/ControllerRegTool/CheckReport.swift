@@ -101,6 +101,7 @@ public struct CheckReport: Sendable {
         case .limit: return "limit"
         case .noMemory: return "no-memory"
         case .environment: return "environment"
+        case .lifetime: return "lifetime"
         @unknown default: return "error-\(code.rawValue)"
         }
     }

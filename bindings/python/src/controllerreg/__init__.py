@@ -39,6 +39,7 @@ from ._errors import (
     Error,
     InvalidArgumentError,
     IoError,
+    LifetimeError,
     LimitError,
     MissingReferenceError,
     NoMemoryError,
@@ -145,4 +146,5 @@ __all__ = [
     "LimitError",
     "NoMemoryError",
     "ConfigEnvironmentError",
+    "LifetimeError",
 ]

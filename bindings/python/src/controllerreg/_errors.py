@@ -24,6 +24,7 @@ __all__ = [
     "LimitError",
     "NoMemoryError",
     "ConfigEnvironmentError",
+    "LifetimeError",
     "error_for",
 ]
 
@@ -47,6 +48,7 @@ class Status(enum.IntEnum):
     LIMIT = 13
     NO_MEMORY = 14
     ENVIRONMENT = 15
+    LIFETIME = 16
 
 
 class Diagnostic(NamedTuple):
@@ -189,6 +191,12 @@ class ConfigEnvironmentError(Error):
     status = Status.ENVIRONMENT
 
 
+class LifetimeError(Error):
+    """CR_ERR_LIFETIME: a singleton reaches a ``graph`` entry through object references."""
+
+    status = Status.LIFETIME
+
+
 _BY_CODE: Dict[int, Type[Error]] = {
     cls.status: cls
     for cls in (
@@ -207,6 +215,7 @@ _BY_CODE: Dict[int, Type[Error]] = {
         LimitError,
         NoMemoryError,
         ConfigEnvironmentError,
+        LifetimeError,
     )
     if cls.status is not None
 }

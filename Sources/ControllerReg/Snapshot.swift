@@ -26,19 +26,23 @@ final class EntryTable: @unchecked Sendable {
     /// For singletons built by another registry (a parent's entries a child inherits): that
     /// registry (unretained: a parent outlives its children), by entry index.
     let owners: [Int32: UnsafeMutableRawPointer]
+    /// The environment each entry that uses one was resolved against (`EntryDefinition.environment`:
+    /// given back with its definition, so a child compiling it again gets the same values).
+    let environments: [Int32: EnvironmentLookup]
 
     /// An empty table.
-    convenience init() { self.init(plans: [], records: [], arenas: [], cells: [], owners: [:]) }
+    convenience init() { self.init(plans: [], records: [], arenas: [], cells: [], owners: [:], environments: [:]) }
 
     init(
         plans: [EntryPlan], records: [RecordRef], arenas: [DefinitionArena], cells: [SingletonCell],
-        owners: [Int32: UnsafeMutableRawPointer]
+        owners: [Int32: UnsafeMutableRawPointer], environments: [Int32: EnvironmentLookup]
     ) {
         count = plans.count
         self.records = records
         self.arenas = arenas
         self.cells = cells
         self.owners = owners
+        self.environments = environments
         let storage = UnsafeMutablePointer<EntryPlan>.allocate(capacity: max(1, plans.count))
         for (i, plan) in plans.enumerated() { (storage + i).initialize(to: plan) }
         self.plans = CheckedPointer(storage, count: plans.count)
@@ -88,7 +92,9 @@ final class EntryTable: @unchecked Sendable {
     func definition(at i: Int) -> EntryDefinition? {
         guard isLive(i) else { return nil }
         let r = records[i]
-        return DefinitionCoding.decode(arenas[Int(r.arena)], at: Int(r.offset))
+        var d = DefinitionCoding.decode(arenas[Int(r.arena)], at: Int(r.offset))
+        if !environments.isEmpty { d.environment = environments[Int32(i)] }
+        return d
     }
 
     /// Where live entry `i` was defined (nil for entries added from code).
@@ -129,6 +135,7 @@ struct EntryTableBuilder {
     private var arenas: [DefinitionArena]
     private var cells: [SingletonCell]
     private var owners: [Int32: UnsafeMutableRawPointer]
+    private var environments: [Int32: EnvironmentLookup]
 
     init(base: EntryTable) {
         plans = Array(UnsafeBufferPointer(start: base.plans.base, count: base.count))
@@ -136,6 +143,7 @@ struct EntryTableBuilder {
         arenas = base.arenas
         cells = base.cells
         owners = base.owners
+        environments = base.environments
     }
 
     var count: Int { plans.count }
@@ -153,6 +161,7 @@ struct EntryTableBuilder {
         plans[i] = EntryPlan()
         records[i] = .none
         owners[Int32(i)] = nil
+        environments[Int32(i)] = nil
     }
 
     /// The index `arena` gets in the built table (added on first use).
@@ -166,12 +175,14 @@ struct EntryTableBuilder {
     /// Sets row `i`; `cell` is the singleton cell its plan points to, if any, and `owner` the
     /// registry that builds it when not this one.
     mutating func set(
-        _ i: Int, plan: EntryPlan, arena: Int32, record: Int, cell: SingletonCell?, owner: UnsafeMutableRawPointer?
+        _ i: Int, plan: EntryPlan, arena: Int32, record: Int, cell: SingletonCell?, owner: UnsafeMutableRawPointer?,
+        environment: EnvironmentLookup?
     ) {
         plans[i] = plan
         records[i] = RecordRef(arena: arena, offset: UInt32(record))
         if let cell { cells.append(cell) }
         owners[Int32(i)] = owner
+        environments[Int32(i)] = environment
     }
 
     /// The table, keeping only the arenas and cells its live rows use.
@@ -197,7 +208,8 @@ struct EntryTableBuilder {
         let liveCells = cells.filter {
             pointed.contains(Unmanaged.passUnretained($0).toOpaque()) && seen.insert(ObjectIdentifier($0)).inserted
         }
-        return EntryTable(plans: plans, records: records, arenas: kept, cells: liveCells, owners: owners)
+        return EntryTable(
+            plans: plans, records: records, arenas: kept, cells: liveCells, owners: owners, environments: environments)
     }
 }
 

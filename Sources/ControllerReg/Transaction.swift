@@ -294,20 +294,26 @@ struct Transaction {
     /// The checks an entry passes whichever door it came through (config, `Registry.add`,
     /// `cr_add_entry`): names, the nesting ceiling, and the contents of its dependency values.
     static func validate(_ def: EntryDefinition, into diagnostics: inout [Diagnostic]) {
-        diagnostics += DependencyRule.problems(ofEntry: def)
-        for dep in def.dependencies {
-            if dep.value.isContainer
-                && dep.value.nestingDepth(stoppingAfter: DependencyValue.maxNesting) > DependencyValue.maxNesting
-            {
-                diagnostics.append(
-                    Diagnostic(
-                        .limit,
-                        "entry '\(def.name)', key '\(dep.key)': the value nests deeper than \(DependencyValue.maxNesting) levels",
-                        at: dep.location ?? def.location))
-                continue
+        DependencyRule.problems(ofEntry: def, into: &diagnostics)
+        // Each dependency read in place through the buffer (its address): binding `dep`, or the
+        // array's subscript, copies it (key, value and location retained and released once per
+        // dependency of every entry loaded).
+        def.dependencies.withUnsafeBufferPointer { deps in
+            for i in deps.indices {
+                if deps[i].value.isContainer
+                    && deps[i].value.nestingDepth(stoppingAfter: DependencyValue.maxNesting) > DependencyValue.maxNesting
+                {
+                    diagnostics.append(
+                        Diagnostic(
+                            .limit,
+                            "entry '\(def.name)', key '\(deps[i].key)': the value nests deeper than \(DependencyValue.maxNesting) levels",
+                            at: deps[i].location ?? def.location))
+                    continue
+                }
+                DependencyRule.problems(
+                    of: deps[i].value, entry: def.name, key: deps[i].key, fallback: deps[i].location ?? def.location,
+                    into: &diagnostics)
             }
-            DependencyRule.problems(
-                of: dep.value, entry: def.name, key: dep.key, fallback: dep.location ?? def.location, into: &diagnostics)
         }
     }
 

@@ -39,6 +39,7 @@ from ._errors import (
     Error,
     InvalidArgumentError,
     IoError,
+    LifetimeError,
     LimitError,
     MissingReferenceError,
     NoMemoryError,
@@ -174,4 +175,5 @@ __all__ = [
     "ValueTypeError",
     "LimitError",
     "NoMemoryError",
+    "LifetimeError",
 ]

@@ -73,7 +73,8 @@ extension Registry {
             do throws(ConfigError) {
                 try stage(
                     &fresh, definitions, mode: step.mode, removals: step.removals, source: step.source,
-                    invalidNames: definedAnywhere, decodeProblems: decodeProblems, namesIncomplete: unread)
+                    invalidNames: definedAnywhere, decodeProblems: decodeProblems, namesIncomplete: unread,
+                    environment: step.environment)
             } catch {
                 problems += error.diagnostics
                 failedNames.formUnion(definitions.map(\.name))

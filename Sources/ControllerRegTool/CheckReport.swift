@@ -100,6 +100,7 @@ public struct CheckReport: Sendable {
         case .type: return "type"
         case .limit: return "limit"
         case .noMemory: return "no-memory"
+        case .environment: return "environment"
         case .lifetime: return "lifetime"
         @unknown default: return "error-\(code.rawValue)"
         }

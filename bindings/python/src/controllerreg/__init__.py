@@ -31,6 +31,7 @@ from typing import Any, Callable, Dict, Optional, Tuple, TypeVar
 from ._errors import (
     ClassExistsError,
     ClassNotRegisteredError,
+    ConfigEnvironmentError,
     ConfigSyntaxError,
     CreateFailedError,
     CycleError,
@@ -175,5 +176,6 @@ __all__ = [
     "ValueTypeError",
     "LimitError",
     "NoMemoryError",
+    "ConfigEnvironmentError",
     "LifetimeError",
 ]

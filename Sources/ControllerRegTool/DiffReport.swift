@@ -9,14 +9,17 @@ public struct DiffReport: Sendable {
     /// Entries added, removed and changed from OLD to NEW.
     public var changes: ReloadChanges
 
-    /// Loads each side as one transaction into a fresh registry and compares them. A side that does
+    /// Loads each side as one transaction into a fresh registry and compares them, resolving
+    /// environment values against `environment` (nil: the process environment). A side that does
     /// not load is a `ToolError` with every problem of both sides.
-    public static func run(old: [String], new: [String]) throws(ToolError) -> DiffReport {
+    public static func run(
+        old: [String], new: [String], environment: [String: String]? = nil
+    ) throws(ToolError) -> DiffReport {
         var problems: [Diagnostic] = []
         var sides: [[EntryDefinition]] = []
         for files in [old, new] {
             do throws(ToolError) {
-                sides.append(try ConfigSet.entries(paths: files))
+                sides.append(try ConfigSet.registry(paths: files, environment: environment).entries)
             } catch {
                 problems += error.diagnostics
             }

@@ -61,6 +61,21 @@ import Testing
         }
     }
 
+    @Test func environmentValuesThatResolveDifferentlyAreChanges() throws {
+        let dir = temporaryDirectory()
+        writeFile(dir + "/app.yaml", "Api: {ClassName: W, Dependencies: {host: '@${HOST}'}}\nOther: W\n")
+        writeFile(dir + "/ci.env", "HOST=ci.example\n")
+        #expect(
+            try DiffReport.run(old: [dir + "/app.yaml"], new: [dir + "/app.yaml"], environment: ["HOST": "a"]).changes.isEmpty)
+        let withFile = try runTool(["diff", "--env-file", dir + "/ci.env", dir + "/app.yaml", dir + "/app.yaml"])
+        #expect(withFile.status == 0)
+        #expect(withFile.stdout == "added (0):\nremoved (0):\nchanged (0):\n")
+        writeFile(dir + "/empty.env", "# HOST is not set\n")
+        let missing = try runTool(["diff", "--env-file", dir + "/empty.env", dir + "/app.yaml", dir + "/app.yaml"])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("HOST"))
+    }
+
     @Test func exitStatuses() throws {
         let (dir, old, new) = configs()
         let same = try runTool(["diff", old, old])

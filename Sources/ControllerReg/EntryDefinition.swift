@@ -17,6 +17,10 @@ public struct EntryDefinition: Sendable, Equatable {
     public var eager: Bool
     /// Where the entry's name was written (nil for entries added from code).
     public var location: SourceLocation?
+    /// The environment its `${NAME}` and `{Env: NAME}` values were resolved against when it was
+    /// committed (set only for entries that use the environment); a child registry that compiles
+    /// the entry again resolves them against the same one.
+    var environment: EnvironmentLookup?
 
     /// Creates an entry definition.
     public init(
@@ -101,6 +105,13 @@ public enum DependencyValue: Sendable, Equatable {
     case reference(String, at: SourceLocation?)
     /// A factory for another entry (written `{Provider: Name}`): the host creates it when it wants.
     case provider(String, at: SourceLocation?)
+    /// A literal string with environment substitutions (`"@http://${HOST}:${PORT:-80}"`), as
+    /// written without the `@`; `EnvTemplate` describes the grammar. Resolved at commit, against
+    /// the load's environment, to a `.string`. (A `.string` is taken as it is.)
+    case template(String, at: SourceLocation?)
+    /// An environment variable converted to a type (`{Env: PORT, Type: int, Default: 8080}`),
+    /// resolved at commit against the load's environment.
+    case env(EnvValue)
     case list([DependencyValue])
     case map([Dependency])
 
@@ -155,6 +166,8 @@ public enum DependencyValue: Sendable, Equatable {
         case let (.string(x), .string(y)): return x == y
         case let (.reference(x, _), .reference(y, _)): return x == y
         case let (.provider(x, _), .provider(y, _)): return x == y
+        case let (.template(x, _), .template(y, _)): return x == y
+        case let (.env(x), .env(y)): return x == y
         case let (.list(x), .list(y)): return x == y
         case let (.map(x), .map(y)): return x == y
         default: return false

@@ -111,6 +111,13 @@ struct PropertyTests {
         case .string(let s): return jsonString("@" + s)
         case .reference(let n, _): return jsonString(n)
         case .provider(let n, _): return "{\"Provider\": \(jsonString(n))}"
+        case .template(let t, _): return jsonString("@" + t)
+        case .env(let e):
+            return "{\"Env\": \(jsonString(e.name)), \"Type\": \"\(e.type.rawValue)\""
+                + (e.defaultValue.map { d in
+                    if case .string(let s) = d { return ", \"Default\": \(jsonString(s))" }
+                    return ", \"Default\": \(d)"
+                } ?? "") + "}"
         case .list(let items): return "[" + items.map(json).joined(separator: ", ") + "]"
         case .map(let deps): return "{" + deps.map { "\(jsonString($0.key)): \(json($0.value))" }.joined(separator: ", ") + "}"
         }
@@ -153,6 +160,10 @@ struct PropertyTests {
         case .string(let s): return "<string>\(xmlEscape("@" + s))</string>"
         case .reference(let n, _): return "<string>\(xmlEscape(n))</string>"
         case .provider(let n, _): return "<dict><key>Provider</key><string>\(xmlEscape(n))</string></dict>"
+        case .template(let t, _): return "<string>\(xmlEscape("@" + t))</string>"
+        case .env(let e):
+            return "<dict><key>Env</key><string>\(xmlEscape(e.name))</string><key>Type</key><string>\(e.type.rawValue)</string>"
+                + (e.defaultValue.map { "<key>Default</key><string>\(xmlEscape($0.description))</string>" } ?? "") + "</dict>"
         case .list(let items): return "<array>" + items.map(plist).joined() + "</array>"
         case .map(let deps):
             return "<dict>" + deps.map { "<key>\(xmlEscape($0.key))</key>" + plist($0.value) }.joined() + "</dict>"

@@ -355,7 +355,7 @@ static void load_options(void) {
     cr_load_options v = CR_LOAD_OPTIONS_INIT;
     v.version = 0;
     CHECK_STATUS(cr_load_string_with(reg, good, strlen(good), &v), CR_ERR_INVALID_ARGUMENT);
-    CHECK_CONTAINS(cr_last_error_message(), "cr_load_options version 1");
+    CHECK_CONTAINS(cr_last_error_message(), "cr_load_options version 2");
     v.version = CR_LOAD_OPTIONS_VERSION + 1;
     CHECK_STATUS(cr_load_file_with(reg, fixture_path("example.yaml"), &v), CR_ERR_INVALID_ARGUMENT);
     const char *paths[] = {fixture_path("example.yaml")};

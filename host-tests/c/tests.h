@@ -11,4 +11,5 @@ void test_reliability(void);
 void test_abi(void);
 void test_reentry(void);
 void test_reload(void);
+void test_env(void);
 #endif

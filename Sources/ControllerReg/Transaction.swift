@@ -429,5 +429,6 @@ struct Transaction {
             }
         }
         return Diagnostic(.cycle, "dependency cycle: \(path)\(via)", at: location)
+            .withPath(closed.prefix(Diagnostic.maxPathNames).map(nameOf))
     }
 }

@@ -10,12 +10,13 @@ public struct LoadedConfig: Sendable {
     /// Every problem of the load, as the library reported them (empty for a valid config).
     public var problems: [Diagnostic]
 
-    /// Loads `paths` as one transaction into a fresh registry, as an application would. When that
-    /// fails, every file that parses is decoded on its own so its entries can still be shown.
-    public static func load(paths: [String]) -> LoadedConfig {
+    /// Loads `paths` as one transaction into a fresh registry, as an application would, resolving
+    /// environment values against `environment` (nil: the process environment). When that fails,
+    /// every file that parses is decoded on its own so its entries can still be shown.
+    public static func load(paths: [String], environment: [String: String]? = nil) -> LoadedConfig {
         let registry = Registry()
         do throws(ConfigError) {
-            try registry.load(paths: paths)
+            try registry.load(paths: paths, environment: environment)
             return LoadedConfig(entries: registry.entries, invalidNames: [], problems: [])
         } catch {
             var entries: [EntryDefinition] = []

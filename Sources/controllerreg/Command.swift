@@ -274,12 +274,19 @@ struct Graph: ParsableCommand {
     @Flag(help: "Leave the legend out.")
     var noLegend = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Resolve environment values from this file only (NAME=value lines, # comments), as check --env-file.",
+            valueName: "FILE"))
+    var envFile: String?
+
     mutating func validate() throws {
         if files.isEmpty { throw ValidationError("give at least one config file") }
     }
 
     func run() throws {
-        let config = LoadedConfig.load(paths: files)
+        let environment = try envFile.map { path throws(ToolError) in try EnvFile.read(path) }
+        let config = LoadedConfig.load(paths: files, environment: environment)
         // With nothing drawable the config's problems are the whole answer.
         if config.entries.isEmpty && config.invalidNames.isEmpty && !config.problems.isEmpty {
             throw ToolError(ConfigError(config.problems))

@@ -96,6 +96,15 @@ import Testing
         #expect(unknown.stderr.contains("no entry named 'Tset1' (did you mean 'Test1'?)"))
         #expect(try runTool(["graph", Paths.example, "--focus", "Test1"]).status == 0)
         #expect(try runTool(["graph", Paths.example, "--focus"]).status == 2)
+        // Environment values resolve from --env-file as check does; a missing one is a problem.
+        writeFile(dir + "/env.yaml", "A: {ClassName: X, Dependencies: {port: {Env: CR_GRAPH_TEST_PORT, Type: int}}}\n")
+        writeFile(dir + "/ok.env", "CR_GRAPH_TEST_PORT=80\n")
+        writeFile(dir + "/empty.env", "# nothing\n")
+        #expect(try runTool(["graph", dir + "/env.yaml", "--env-file", dir + "/ok.env"]).status == 0)
+        let unset = try runTool(["graph", dir + "/env.yaml", "--env-file", dir + "/empty.env"])
+        #expect(unset.status == 1)
+        #expect(unset.stdout.contains(#""A" [label="A\nX"];"#))
+        #expect(unset.stderr.contains("CR_GRAPH_TEST_PORT"))
     }
 }
 

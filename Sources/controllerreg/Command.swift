@@ -243,11 +243,15 @@ extension NameConstantsGenerator.Language: ExpressibleByArgument {}
 
 struct Graph: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Draw the dependency graph (Graphviz DOT or SVG).",
+        abstract: "Draw the dependency graph (Graphviz DOT or SVG), problems marked.",
         discussion: """
             One box per entry with its class; reference edges labelled with the key they are injected \
-            under, provider edges dashed, singletons with a double border, eager entries bold. SVG is \
-            rendered by Graphviz's `dot` (package `graphviz`).
+            under, provider edges dashed; singletons shaded with a double border, graph entries shaded \
+            yellow, eager entries bold; a legend explains the styles. An invalid config is drawn too, \
+            every entry that decodes, with its problems marked (a missing entry as a red dashed box, \
+            cycle edges red and thick, a singleton that would keep a graph object orange with its path); \
+            the problems are printed to stderr and the status is 1. --focus NAME draws only what NAME \
+            reaches. SVG is rendered by Graphviz's `dot` (package `graphviz`).
 
             \(exitCodesHelp)
             """
@@ -264,16 +268,37 @@ struct Graph: ParsableCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("Output file (default: stdout).", valueName: "OUT"))
     var output: String?
 
+    @Option(help: ArgumentHelp("Draw only NAME and what it reaches (references and providers).", valueName: "NAME"))
+    var focus: String?
+
+    @Flag(help: "Leave the legend out.")
+    var noLegend = false
+
+    @Option(
+        help: ArgumentHelp(
+            "Resolve environment values from this file only (NAME=value lines, # comments), as check --env-file.",
+            valueName: "FILE"))
+    var envFile: String?
+
     mutating func validate() throws {
         if files.isEmpty { throw ValidationError("give at least one config file") }
     }
 
     func run() throws {
-        let entries = try ConfigSet.entries(paths: files)
-        let dot = GraphRenderer.dot(entries)
+        let environment = try envFile.map { path throws(ToolError) in try EnvFile.read(path) }
+        let config = LoadedConfig.load(paths: files, environment: environment)
+        // With nothing drawable the config's problems are the whole answer.
+        if config.entries.isEmpty && config.invalidNames.isEmpty && !config.problems.isEmpty {
+            throw ToolError(ConfigError(config.problems))
+        }
+        let dot = try GraphRenderer.dot(config, focus: focus, legend: !noLegend)
         switch format {
         case .dot: try Output.emit(Array(dot.utf8), to: output)
         case .svg: try Output.emit(Array(try GraphRenderer.svg(fromDot: dot).utf8), to: output)
+        }
+        if !config.problems.isEmpty {
+            Output.report(ToolError(ConfigError(config.problems)))
+            throw ExitWith(status: .failure)
         }
     }
 }

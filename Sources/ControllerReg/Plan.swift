@@ -67,12 +67,16 @@ struct PlanCompiler {
         var scratch = 0
         var objects = 0
         var next = 0
-        for (i, d) in dependencies.enumerated() {
-            let (key, length) = arena.copy(d.key)
-            (slots + i).initialize(
-                to: slot(
-                    d.value, key: key, keyLength: length, scratch: &scratch, objects: &objects,
-                    targets: targets, next: &next))
+        // Each dependency read in place (binding `d` copied it: key, value and location retained
+        // and released once per dependency of every entry compiled).
+        dependencies.withUnsafeBufferPointer { deps in
+            for i in deps.indices {
+                let (key, length) = arena.copy(deps[i].key)
+                (slots + i).initialize(
+                    to: slot(
+                        deps[i].value, key: key, keyLength: length, scratch: &scratch, objects: &objects,
+                        targets: targets, next: &next))
+            }
         }
         plan.slots = CheckedPointer(slots, count: dependencies.count)
         plan.slotCount = Int32(dependencies.count)

@@ -99,7 +99,7 @@ struct Transaction {
         // Dependencies with the environment resolved, by position in `accepted` (only entries that
         // use it: none in most loads).
         var resolved: [Int: [Dependency]] = [:]
-        for var def in definitions {
+        for def in definitions {
             let before = diagnostics.count
             var usesEnvironment = false
             Transaction.validate(def, into: &diagnostics, usesEnvironment: &usesEnvironment)
@@ -139,13 +139,17 @@ struct Transaction {
             }
             if !removed.isEmpty { removed.remove(index) }
             if usesEnvironment {
+                // The entry keeps the lookup it was resolved against (a copy only for these entries).
+                var bound = def
                 let lookup = environment ?? def.environment ?? EnvironmentLookup(.process)
-                def.environment = lookup
+                bound.environment = lookup
                 resolved[accepted.count] = EnvironmentResolution(
                     lookup: lookup, maxStringBytes: maxStringBytes, entry: def.name
                 ).resolve(def.dependencies, into: &diagnostics)
+                accepted.append((bound, index))
+            } else {
+                accepted.append((def, index))
             }
-            accepted.append((def, index))
         }
         let replaced = Set(accepted.map(\.index))
 

@@ -329,8 +329,11 @@ int cr_load_string_with(cr_registry *reg, const char *text, size_t length, const
 
 /** Adds one entry: `name`, built from `class_name`, with `lifestyle` and `dependencies` (a CR_MAP
  *  or NULL, read with the config's rules: "@text" is a literal, any other string a reference, a map
- *  {"Provider": "Name"} a provider; objects are not allowed). Validated like a file (missing
- *  references, cycles, duplicate names); on failure nothing changes. */
+ *  {"Provider": "Name"} a provider, {"Tagged": "tag"} (or an integer tag) a CR_LIST of the objects
+ *  of every entry tagged so, ordered by entry name, {"Optional": "Name"} the object of Name or
+ *  CR_NULL when there is no such entry; objects are not allowed). Validated like a file (missing
+ *  references, cycles, duplicate names); on failure nothing changes. Adding or removing an entry
+ *  makes the tagged lists and optional references of the others follow. */
 int cr_add_entry(cr_registry *reg, const char *name, const char *class_name, cr_lifestyle lifestyle,
                  const cr_value *dependencies);
 
@@ -339,8 +342,9 @@ int cr_add_entry(cr_registry *reg, const char *name, const char *class_name, cr_
 int cr_remove_entry(cr_registry *reg, const char *name);
 
 /** Every entry, for tools: a new CR_LIST (the caller frees it with cr_value_free) of CR_MAPs with
- *  keys "name", "class", "lifestyle" (strings), and "description" and "tag" when set. A child lists
- *  its parent's entries too, with its own overrides. NULL on error. */
+ *  keys "name", "class", "lifestyle" (strings), and "description" and "tag" when set ("tag" is the
+ *  first tag; "tags" is a CR_LIST of every tag, a CR_STRING or CR_INT each, when it has any). A
+ *  child lists its parent's entries too, with its own overrides. NULL on error. */
 cr_value *cr_registry_entries(cr_registry *reg);
 
 /* ------------------------------------------------------------------------------------------ */

@@ -4,8 +4,9 @@
 ///
 /// - A string that starts with `@` is a literal string without the `@` (`"@"` alone is `""`);
 ///   any other string is a reference to an entry.
-/// - A map with one key naming a form (`Form`) is that form, e.g. `{Provider: Name}`; a key that
-///   names a form in another case (`{provider: X}`) is a mistake, never a plain map.
+/// - A map with one key naming a form (`Form`) is that form: `{Provider: Name}`, `{Tagged: tag}`,
+///   `{Optional: Name}`; a key that names a form in another case (`{provider: X}`) is a mistake,
+///   never a plain map.
 /// - Lists and other maps hold values read by the same rule.
 ///
 /// Problems are found in two places only: the shape of a form while a value is read
@@ -13,20 +14,35 @@
 /// the registry's transaction for every door). Messages come from here, so each door gives the
 /// same code and words.
 public enum DependencyRule {
-    /// The map forms of a dependency value, by their key. Later forms (`{Tagged: t}`,
-    /// `{Optional: Name}`, `{Env: V, Type: int, Default: 1}`) are added as cases here, with their
-    /// extra keys and their reading in `form(_:target:)`.
+    /// The map forms of a dependency value, by their key. A later form is added as a case here,
+    /// with its extra keys, its target kinds (`formProblem`) and its reading (`form(_:target:)`).
     public enum Form: String, CaseIterable, Sendable {
         /// `{Provider: Name}`: a factory for entry `Name`.
         case provider = "Provider"
+        /// `{Tagged: tag}`: the objects of every entry whose tags include `tag` (a string or an
+        /// integer), as a list ordered by entry name.
+        case tagged = "Tagged"
+        /// `{Optional: Name}`: the object of entry `Name` when it exists, else null.
+        case optional = "Optional"
 
-        /// Keys the form's map may hold besides its own (none for a provider).
+        /// Keys the form's map may hold besides its own (none for these forms).
         public var extraKeys: [String] { [] }
 
         /// How the form is written, for messages.
         public var example: String {
             switch self {
             case .provider: return "{Provider: EntryName}"
+            case .tagged: return "{Tagged: tag}"
+            case .optional: return "{Optional: EntryName}"
+            }
+        }
+
+        /// What the form is called in messages ("a provider").
+        var noun: String {
+            switch self {
+            case .provider: return "a provider"
+            case .tagged: return "a tagged list"
+            case .optional: return "an optional reference"
             }
         }
     }
@@ -71,10 +87,18 @@ public enum DependencyRule {
     /// value; nil if it is well-formed (its target is then read with `form(_:target:at:)`).
     public static func formProblem(_ form: Form, keyCount: Int, targetKind: ValueKind) -> String? {
         if keyCount != 1 + form.extraKeys.count {
-            return "a \(form.rawValue.lowercased()) is written \(form.example) with no other keys"
+            return "\(form.noun) is written \(form.example) with no other keys"
         }
-        if targetKind != .string {
-            return "\(form.rawValue) must name an entry (a non-empty string), found \(kindName(targetKind))"
+        switch form {
+        case .tagged:
+            if targetKind != .string && targetKind != .int {
+                return "Tagged must name one tag (a non-empty string or an integer), found \(kindName(targetKind))"
+                    + (targetKind == .list ? "; write one {Tagged: tag} per tag" : "")
+            }
+        case .provider, .optional:
+            if targetKind != .string {
+                return "\(form.rawValue) must name an entry (a non-empty string), found \(kindName(targetKind))"
+            }
         }
         return nil
     }
@@ -88,11 +112,20 @@ public enum DependencyRule {
     public static func form(_ form: Form, target: String, at location: SourceLocation? = nil) -> DependencyValue {
         switch form {
         case .provider: return .provider(target, at: location)
+        case .tagged: return .tagged(.string(target), at: location)
+        case .optional: return .optional(target, at: location)
         }
     }
 
+    /// The value of a well-formed form whose target is the integer `target`: only `{Tagged: 5}`
+    /// takes one (`formProblem` refuses it for the others).
+    public static func form(_ form: Form, integerTarget target: Int64, at location: SourceLocation? = nil) -> DependencyValue {
+        .tagged(.int(target), at: location)
+    }
+
     /// The config value that reads back as `value` (the rule inverted, for writing configs):
-    /// a literal gets its `@`, a reference is its name, a provider `{Provider: Name}`.
+    /// a literal gets its `@`, a reference is its name, a form its map (`{Provider: Name}`,
+    /// `{Tagged: tag}` with the tag's kind as written, `{Optional: Name}`).
     public static func written(_ value: DependencyValue) -> Value {
         switch value {
         case .null: return .null
@@ -102,6 +135,9 @@ public enum DependencyRule {
         case .string(let s): return .string("@" + s)
         case .reference(let name, _): return .string(name)
         case .provider(let name, _): return .map([Form.provider.rawValue: .string(name)])
+        case .tagged(.string(let tag), _): return .map([Form.tagged.rawValue: .string(tag)])
+        case .tagged(.int(let tag), _): return .map([Form.tagged.rawValue: .int(tag)])
+        case .optional(let name, _): return .map([Form.optional.rawValue: .string(name)])
         case .list(let items): return .list(items.map(written))
         case .map(let deps):
             var out: [String: Value] = [:]
@@ -145,7 +181,8 @@ public enum DependencyRule {
     }
 
     /// The problems inside one dependency value (`.schema`): an empty reference, a NUL byte in a
-    /// name, a provider of a literal. `fallback` locates problems whose value has no location.
+    /// name, a provider or optional reference of a literal, an empty tag. `fallback` locates
+    /// problems whose value has no location.
     static func problems(
         of value: DependencyValue, entry: String, key: String, fallback: SourceLocation?,
         into out: inout [Diagnostic]
@@ -162,16 +199,17 @@ public enum DependencyRule {
                 out.append(Diagnostic(.schema, place("reference '\(name)' contains a NUL byte"), at: at ?? fallback))
             }
         case .provider(let name, let at):
-            if name.isEmpty {
+            formTargetProblems(.provider, name, at: at ?? fallback, place: place, into: &out)
+        case .optional(let name, let at):
+            formTargetProblems(.optional, name, at: at ?? fallback, place: place, into: &out)
+        case .tagged(.string(let tag), let at):
+            if tag.isEmpty {
                 out.append(
                     Diagnostic(
-                        .schema, place("Provider must name an entry (a non-empty string), found an empty string"),
+                        .schema, place("Tagged must name one tag (a non-empty string or an integer), found an empty string"),
                         at: at ?? fallback))
-            } else if name.utf8.first == UInt8(ascii: "@") {
-                out.append(
-                    Diagnostic(.schema, place("Provider must name an entry, not a literal ('\(name)')"), at: at ?? fallback))
-            } else if name.utf8.contains(0) {
-                out.append(Diagnostic(.schema, place("Provider '\(name)' contains a NUL byte"), at: at ?? fallback))
+            } else if tag.utf8.contains(0) {
+                out.append(Diagnostic(.schema, place("tag '\(tag)' contains a NUL byte"), at: at ?? fallback))
             }
         case .list(let items):
             for item in items { problems(of: item, entry: entry, key: key, fallback: fallback, into: &out) }
@@ -179,6 +217,22 @@ public enum DependencyRule {
             for d in deps { problems(of: d.value, entry: entry, key: key, fallback: d.location ?? fallback, into: &out) }
         default:
             break
+        }
+    }
+
+    /// The problems of the entry name a `{Provider: Name}` or `{Optional: Name}` holds.
+    private static func formTargetProblems(
+        _ form: Form, _ name: String, at location: SourceLocation?, place: (String) -> String,
+        into out: inout [Diagnostic]
+    ) {
+        let key = form.rawValue
+        if name.isEmpty {
+            out.append(
+                Diagnostic(.schema, place("\(key) must name an entry (a non-empty string), found an empty string"), at: location))
+        } else if name.utf8.first == UInt8(ascii: "@") {
+            out.append(Diagnostic(.schema, place("\(key) must name an entry, not a literal ('\(name)')"), at: location))
+        } else if name.utf8.contains(0) {
+            out.append(Diagnostic(.schema, place("\(key) '\(name)' contains a NUL byte"), at: location))
         }
     }
 }
@@ -224,6 +278,9 @@ extension DependencyRule {
                 let target = pairs.first { $0.key == form.rawValue }!.value
                 if let problem = formProblem(form, keyCount: pairs.count, targetKind: target.dependencyKind) {
                     throw fail(.schema, problem)
+                }
+                if target.dependencyKind == .int, case .int(let i) = target.scalarDependency {
+                    return self.form(form, integerTarget: i)
                 }
                 return self.form(form, target: target.dependencyString ?? "")
             case .plain:
@@ -276,7 +333,8 @@ extension ValueRef: DependencySource {
 
 extension DependencyValue {
     /// Reads a Swift value by the dependency rule (`DependencyRule`): `"@text"` is a literal, any
-    /// other string a reference, `["Provider": "Name"]` a provider. Objects and providers cannot be
+    /// other string a reference, `["Provider": "Name"]` a provider, `["Tagged": "t"]` a tagged list,
+    /// `["Optional": "Name"]` an optional reference. Objects and providers cannot be
     /// dependencies. Problems in names (an empty reference) are reported when the entry is added.
     public init(reading value: Value) throws(ConfigError) {
         self = try DependencyRule.read(value, entry: nil, key: nil)

@@ -350,6 +350,13 @@ struct Resolver {
         switch s.op {
         case .literal:
             dest.initialize(to: s.literal)
+        case .optional:
+            // An absent entry is null; a present one is a reference like any other.
+            if s.target < 0 {
+                dest.initialize(to: .null)
+                return
+            }
+            fallthrough
         case .reference:
             let target = Int(s.target)
             switch snapshot.entries.plans[target].lifestyle {
@@ -378,7 +385,8 @@ struct Resolver {
             let p = Unmanaged.passRetained(Provider(registry: registry, entryName: name)).toOpaque()
             dest.initialize(to: RawValue(kind: .provider, a: UInt64(UInt(bitPattern: p))))
             work.append(Held(kind: .provider, object: p, slot: -1, value: dest))
-        case .list:
+        case .list, .tagged:
+            // A tagged list is a list of references to its members (each by its own lifestyle).
             let count = Int(s.childCount)
             let elements = work.take(count * MemoryLayout<RawValue>.stride).bindMemory(to: RawValue.self, capacity: count)
             for i in 0..<count {

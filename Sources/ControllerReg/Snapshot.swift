@@ -5,9 +5,11 @@
 final class CompiledEntry: @unchecked Sendable {
     let definition: EntryDefinition
     private(set) var plan: EntryPlan
-    /// Entries it creates directly (references, not providers): the edges of the cycle rule.
+    /// Entries it creates directly (references, tagged list members and optional references that
+    /// exist; not providers): the edges of the cycle rule.
     let edges: [Int32]
-    /// Every entry it names, providers included: what must not be removed under it.
+    /// Every entry it names by reference or provider: what must not be removed under it (tagged
+    /// members and optional targets may be removed: the entry is compiled again).
     let targets: [Int32]
     let nameBytes: (UnsafePointer<UInt8>, Int)
     let singleton: SingletonCell?
@@ -17,10 +19,12 @@ final class CompiledEntry: @unchecked Sendable {
     /// Keeps the plan's memory alive.
     let arena: Arena
 
+    /// `keeping`: the entry this one recompiles with the same definition (its tagged lists or
+    /// optional references changed): a singleton keeps its cell, so an object already built stays.
     init(
         definition: EntryDefinition, plan: EntryPlan, edges: [Int32], targets: [Int32],
         nameBytes: (UnsafePointer<UInt8>, Int), arena: Arena, inheritedFrom: CompiledEntry? = nil,
-        parent: Unmanaged<Registry>? = nil
+        parent: Unmanaged<Registry>? = nil, keeping previous: CompiledEntry? = nil
     ) {
         self.definition = definition
         self.edges = edges
@@ -30,6 +34,9 @@ final class CompiledEntry: @unchecked Sendable {
         if definition.lifestyle == .singleton, let inherited = inheritedFrom, let cell = inherited.singleton {
             singleton = cell
             owner = inherited.owner ?? parent
+        } else if definition.lifestyle == .singleton, let previous, let cell = previous.singleton {
+            singleton = cell
+            owner = previous.owner
         } else {
             singleton = definition.lifestyle == .singleton ? SingletonCell(name: definition.name) : nil
             owner = nil
@@ -49,12 +56,21 @@ final class EntryTable: @unchecked Sendable {
     let plans: CheckedPointer<EntryPlan>
     let count: Int
     let names: NameTable
+    /// Entries whose plans hold a tagged list or an optional reference (`EntryPlan.dynamic`): the
+    /// ones a change of membership may have to compile again.
+    let dynamic: [Int32]
 
     init(compiled: [CompiledEntry?]) {
         self.compiled = compiled
         count = compiled.count
         let storage = UnsafeMutablePointer<EntryPlan>.allocate(capacity: max(1, compiled.count))
-        for (i, c) in compiled.enumerated() { (storage + i).initialize(to: c?.plan ?? EntryPlan()) }
+        var dynamic: [Int32] = []
+        for (i, c) in compiled.enumerated() {
+            let plan = c?.plan ?? EntryPlan()
+            (storage + i).initialize(to: plan)
+            if plan.dynamic { dynamic.append(Int32(i)) }
+        }
+        self.dynamic = dynamic
         plans = CheckedPointer(storage, count: compiled.count)
         names = NameTable(names: compiled.map { $0?.nameBytes })
     }

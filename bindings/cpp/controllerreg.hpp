@@ -973,7 +973,10 @@ public:
                 : lifestyle == "graph"                ? Lifestyle::Graph
                                                       : Lifestyle::Transient;
             info.description = e.find<std::string>("description");
-            if (auto tag = e.find_value("tag")) {
+            // "tags" lists every tag; "tag" (the first) is what older libraries give.
+            auto tag = e.find_value("tags");
+            if (!tag) tag = e.find_value("tag");
+            if (tag) {
                 auto text = [](Value t) { return t.kind() == Kind::Int ? std::to_string(t.as<int64_t>()) : t.as<std::string>(); };
                 if (tag->kind() == Kind::List) {
                     for (std::size_t j = 0; j < tag->size(); ++j) info.tags.push_back(text((*tag)[j]));

@@ -1,5 +1,5 @@
 /* C host tests of libcontrollerreg. Usage: controllerreg-c-tests [group...]; no group runs all.
- * Groups: example semantics errors ownership threads features reliability abi reentry. Set CR_TEST_QUICK=1 for shorter loops. */
+ * Groups: example semantics errors ownership threads features reliability abi reentry forms. Set CR_TEST_QUICK=1 for shorter loops. */
 #include "check.h"
 #include "tests.h"
 
@@ -11,7 +11,7 @@ static const struct {
 } groups[] = {
     {"example", test_example}, {"semantics", test_semantics}, {"errors", test_errors},           {"ownership", test_ownership},
     {"threads", test_threads}, {"features", test_features},   {"reliability", test_reliability}, {"abi", test_abi},
-    {"reentry", test_reentry},
+    {"reentry", test_reentry}, {"forms", test_forms},
 };
 
 int main(int argc, char **argv) {

@@ -10,4 +10,5 @@ void test_features(void);
 void test_reliability(void);
 void test_abi(void);
 void test_reentry(void);
+void test_forms(void);
 #endif

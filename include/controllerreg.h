@@ -325,6 +325,53 @@ int cr_load_files_with(cr_registry *reg, const char *const *paths, size_t count,
 int cr_load_string_with(cr_registry *reg, const char *text, size_t length, const cr_load_options *options);
 
 /* ------------------------------------------------------------------------------------------ */
+/* Reloading                                                                                   */
+
+/** Reads again every file loaded into `reg` and rebuilds the registry from what it was given, in
+ *  order, validated whole, in one atomic swap. Returns CR_OK, or a status with nothing changed.
+ *
+ *  What is replayed: every successful load and code change, over an empty table, as the same calls
+ *  would build it today. Files are read again with the same paths (a relative path is resolved
+ *  against the current directory), formats and flags; files loaded together (cr_load_files) stay
+ *  one transaction. Config text (cr_load_string) and entries added or removed from code
+ *  (cr_add_entry, cr_remove_entry) are applied again as they were: the registry keeps what they
+ *  gave. Class registrations and name templates are not touched. A registry with nothing loaded
+ *  reloads to itself.
+ *
+ *  Errors: every problem of the whole result is reported at once, as for a load (a file that can
+ *  no longer be read is CR_ERR_IO, naming it; then syntax, schema, duplicate names, missing
+ *  references, cycles, ...); the status is the lowest-numbered code among them. On any problem
+ *  nothing changes: entries, singletons and children stay exactly as they were.
+ *
+ *  Singletons: an entry is changed when its definition differs in anything but source locations;
+ *  a singleton whose definition is the same but whose object reaches, through object references
+ *  (not providers), an added, removed or changed entry counts as changed too (it holds objects
+ *  built from the old config). Singletons of changed and removed entries are destroyed (their
+ *  class's destroy callback, in reverse order of creation among them, never under a registry
+ *  lock) once no create that began before the swap is still running: at the end of the reload
+ *  when none is, else at the next change to the registry, or when it is freed. A pointer to such
+ *  a singleton must not be used after the reload. Unchanged singletons keep their objects. Eager
+ *  singletons of new entries are built by the next cr_registry_start.
+ *
+ *  Children: a parent's reload is a change of the parent: each child is revalidated (a reload
+ *  that would break a child is refused, changing nothing) and recompiled over the new parent,
+ *  keeping its own unchanged singletons by the same rule. A child's reload reads the child's own
+ *  files again, not its parent's.
+ *
+ *  Thread-safety: may be called while other threads create from `reg` or its children; each
+ *  create sees the registry before or after the reload, never a mix. Reloads and loads of one
+ *  registry are serialised. May be called from a create callback (the singletons that create can
+ *  reach are destroyed after it ends). */
+int cr_registry_reload(cr_registry *reg);
+
+/** cr_registry_reload, reporting what changed: on success `*changes` receives a new CR_MAP with
+ *  keys "added", "removed" and "changed", each a CR_LIST of entry names (CR_STRING) sorted
+ *  byte-wise; the caller frees it with cr_value_free. A child lists its whole view (its parent's
+ *  entries and its own). On failure `*changes` is set to NULL and nothing changed. `changes` NULL
+ *  is CR_ERR_INVALID_ARGUMENT (nothing is reloaded). */
+int cr_registry_reload_with(cr_registry *reg, cr_value **changes);
+
+/* ------------------------------------------------------------------------------------------ */
 /* Entries from code                                                                           */
 
 /** Adds one entry: `name`, built from `class_name`, with `lifestyle` and `dependencies` (a CR_MAP

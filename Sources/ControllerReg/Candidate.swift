@@ -6,6 +6,7 @@ struct Candidate {
     var ownRecords: [ClassRecord?]
     var templates: [String]
     var own: [EntryDefinition]
+    var history: ReloadHistory
     var entries: EntryTable
     /// For a child: the parent's (candidate) snapshot its classes and entries fall back to.
     var parentSnapshot: Snapshot?
@@ -17,6 +18,7 @@ struct Candidate {
         ownRecords = state.classRecords
         templates = state.templates
         own = state.own
+        history = state.history
         entries = current.entries
         parentSnapshot = registry.parent?.cell.snapshot
     }
@@ -33,17 +35,20 @@ struct Candidate {
     }
 
     /// Compiles a child's entries: the parent's, overridden and extended by `own`.
+    /// `namesIncomplete` and `kept` are `Transaction.apply`'s.
     mutating func merge(
-        parent: Snapshot, own: [EntryDefinition], invalidNames: Set<String>, problems: [Diagnostic]
+        parent: Snapshot, own: [EntryDefinition], invalidNames: Set<String>, problems: [Diagnostic],
+        namesIncomplete: Bool = false, kept: [String: CompiledEntry] = [:]
     ) throws(ConfigError) {
         var definitions: [EntryDefinition] = []
         var position: [String: Int] = [:]
         var inherited: [String: CompiledEntry] = [:]
         for c in parent.entries.compiled {
             guard let c else { continue }
-            position[c.definition.name] = definitions.count
-            definitions.append(c.definition)
-            inherited[c.definition.name] = c
+            let definition = c.definition
+            position[definition.name] = definitions.count
+            definitions.append(definition)
+            inherited[definition.name] = c
         }
         for d in own {
             if let i = position[d.name] {
@@ -58,8 +63,8 @@ struct Candidate {
         for (i, name) in parent.classes.names.enumerated() where parent.classes.records[i] != nil { _ = classSlot(for: name) }
         var tx = Transaction(base: EntryTable(compiled: []), classSlots: classSlots)
         switch tx.apply(
-            definitions, invalidNames: invalidNames, decodeProblems: problems, inherited: inherited,
-            owner: registry.parent.map { Unmanaged.passUnretained($0) })
+            definitions, invalidNames: invalidNames, decodeProblems: problems, namesIncomplete: namesIncomplete,
+            inherited: inherited, owner: registry.parent.map { Unmanaged.passUnretained($0) }, kept: kept)
         {
         case .failure(let error):
             throw error

@@ -31,9 +31,10 @@ extension Registry {
                 if let p = plan.slots {
                     for k in 0..<Int(plan.slotCount) { slots.append(Self.dependency(p[k], s, &forms)) }
                 }
+                let definition = compiled.definition
                 out.append(
                     CompiledPlanView(
-                        name: compiled.definition.name, definition: compiled.definition,
+                        name: definition.name, definition: definition,
                         lifestyle: plan.lifestyle, slots: slots, taggedMembers: forms.members,
                         absentOptionals: forms.absent))
             }
@@ -55,7 +56,7 @@ extension Registry {
     private static func value(_ slot: PlanSlot, _ s: Snapshot, _ forms: inout Forms) -> DependencyValue {
         func name(_ target: Int32) -> String {
             guard target >= 0, Int(target) < s.entries.count, let c = s.entries.compiled[Int(target)] else { return "" }
-            return c.definition.name
+            return c.name
         }
         switch slot.op {
         case .literal:

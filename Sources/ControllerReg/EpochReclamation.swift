@@ -128,7 +128,10 @@ final class SnapshotCell: @unchecked Sendable {
     var snapshot: Snapshot { Unmanaged<Snapshot>.fromOpaque(current.load(ordering: .acquiring)).takeUnretainedValue() }
 
     /// Publishes `next` and frees retired snapshots no reader can see. Call under the writer lock.
-    func publish(_ next: Snapshot) {
+    /// Returns the epoch the replaced snapshot was retired under: what only it held is unreachable
+    /// once `Epoch.oldestActive()` is above that epoch.
+    @discardableResult
+    func publish(_ next: Snapshot) -> UInt64 {
         let old = current.exchange(Unmanaged.passRetained(next).toOpaque(), ordering: .sequentiallyConsistent)
         let epoch = Epoch.global.add(1, ordering: .sequentiallyConsistent).oldValue
         retired.append((old, epoch))
@@ -138,5 +141,6 @@ final class SnapshotCell: @unchecked Sendable {
             Unmanaged<Snapshot>.fromOpaque(p).release()
             return true
         }
+        return epoch
     }
 }

@@ -11,16 +11,22 @@ extension Registry {
     /// Loads the config file at `path` (format from the extension, else sniffed, for `.auto`).
     /// Every problem is reported; on failure nothing changes.
     public func load(path: String, format: ConfigFormat = .auto, mode: LoadMode = .add) throws(ConfigError) {
-        let doc = try ConfigLoader.load(path: path, format: format, limits: limits.config, keepingProblems: true)
-        try apply([doc], mode: mode)
+        try releasingLoadMemory { () throws(ConfigError) in
+            let doc = try ConfigLoader.load(path: path, format: format, limits: limits.config, keepingProblems: true)
+            try apply([doc], mode: mode, source: .files([path], format))
+            return doc.strings.count
+        }
     }
 
     /// Loads config text. `file` names it in error locations.
     public func load(
         text: String, format: ConfigFormat = .auto, file: String = "<string>", mode: LoadMode = .add
     ) throws(ConfigError) {
-        let doc = try ConfigLoader.parse(text, format: format, file: file, limits: limits.config, keepingProblems: true)
-        try apply([doc], mode: mode)
+        try releasingLoadMemory { () throws(ConfigError) in
+            let doc = try ConfigLoader.parse(text, format: format, file: file, limits: limits.config, keepingProblems: true)
+            try apply([doc], mode: mode, source: .given)
+            return doc.strings.count
+        }
     }
 
     /// Loads config bytes. `file` names them in error locations.
@@ -28,39 +34,56 @@ extension Registry {
         bytes: UnsafeRawBufferPointer, format: ConfigFormat = .auto, file: String = "<string>",
         mode: LoadMode = .add
     ) throws(ConfigError) {
-        let doc = try ConfigLoader.parse(bytes, format: format, file: file, limits: limits.config, keepingProblems: true)
-        try apply([doc], mode: mode)
+        try releasingLoadMemory { () throws(ConfigError) in
+            let doc = try ConfigLoader.parse(bytes, format: format, file: file, limits: limits.config, keepingProblems: true)
+            try apply([doc], mode: mode, source: .given)
+            return doc.strings.count
+        }
     }
 
     /// Loads several files as one transaction: they may refer to each other, and either all of
     /// them apply or (on any problem, all reported) none does.
     public func load(paths: [String], format: ConfigFormat = .auto, mode: LoadMode = .add) throws(ConfigError) {
-        var docs: [ConfigDocument] = []
-        var unread: [Diagnostic] = []
-        for path in paths {
-            do throws(ConfigError) {
-                docs.append(try ConfigLoader.load(path: path, format: format, limits: limits.config, keepingProblems: true))
-            } catch {
-                unread += error.diagnostics
+        try releasingLoadMemory { () throws(ConfigError) in
+            var docs: [ConfigDocument] = []
+            var unread: [Diagnostic] = []
+            for path in paths {
+                do throws(ConfigError) {
+                    docs.append(try ConfigLoader.load(path: path, format: format, limits: limits.config, keepingProblems: true))
+                } catch {
+                    unread += error.diagnostics
+                }
             }
+            // The files that were read are still checked; a file that was not may define any name, so
+            // references that do not resolve are not reported then.
+            try apply(docs, mode: mode, source: .files(paths, format), unreadProblems: unread)
+            return docs.reduce(0) { $0 + $1.strings.count }
         }
-        // The files that were read are still checked; a file that was not may define any name, so
-        // references that do not resolve are not reported then.
-        try apply(docs, mode: mode, unreadProblems: unread)
     }
 
     /// Adds entries defined in code, validated like a file.
     public func add(_ definitions: [EntryDefinition], mode: LoadMode = .add) throws(ConfigError) {
-        try commit(definitions, mode: mode)
+        try commit(definitions, mode: mode, source: .given)
     }
 
     /// Removes entries. Fails (changing nothing) if another entry refers to one of them, or if
     /// one does not exist (or, in a child, is defined by the parent).
     public func remove(entriesNamed names: [String]) throws(ConfigError) {
-        try commit([], removals: names)
+        try commit([], removals: names, source: .given)
     }
 
-    private func apply(_ docs: [ConfigDocument], mode: LoadMode, unreadProblems: [Diagnostic] = []) throws(ConfigError) {
+    /// Runs a load (which returns the size of its documents' text) and then, once its documents
+    /// and decoded definitions are gone, gives the pages they used back to the system when they
+    /// were large (a load's intermediate forms are several times the size of what it keeps).
+    private func releasingLoadMemory(_ load: () throws(ConfigError) -> Int) throws(ConfigError) {
+        var size = 0
+        defer { FreedMemory.release(afterLoadOf: size) }
+        size = try load()
+    }
+
+    private func apply(
+        _ docs: [ConfigDocument], mode: LoadMode, source: ReloadHistory.Source, unreadProblems: [Diagnostic] = []
+    ) throws(ConfigError) {
         var definitions: [EntryDefinition] = []
         var diagnostics = unreadProblems
         var invalidNames: [String] = []
@@ -71,7 +94,7 @@ extension Registry {
             invalidNames += decoded.invalidNames
         }
         try commit(
-            definitions, mode: mode, invalidNames: Set(invalidNames), decodeProblems: diagnostics,
+            definitions, mode: mode, source: source, invalidNames: Set(invalidNames), decodeProblems: diagnostics,
             namesIncomplete: !unreadProblems.isEmpty)
     }
 
@@ -79,54 +102,94 @@ extension Registry {
     /// reported together with the graph's; `invalidNames` are entries that failed to decode;
     /// `namesIncomplete` when a file could not be read (its names are unknown).
     private func commit(
-        _ definitions: [EntryDefinition], mode: LoadMode = .add, removals: [String] = [],
+        _ definitions: [EntryDefinition], mode: LoadMode = .add, removals: [String] = [], source: ReloadHistory.Source,
         invalidNames: Set<String> = [], decodeProblems: [Diagnostic] = [], namesIncomplete: Bool = false
     ) throws(ConfigError) {
         try change { (c) throws(ConfigError) in
-            let current = c.entries.count - c.entries.compiled.reduce(0) { $0 + ($1 == nil ? 1 : 0) }
-            if current + definitions.count > limits.maxEntries {
-                // Only names not defined yet are new: an override replaces, a name twice counts once.
-                var seen = Set<String>()
-                let added = definitions.reduce(0) { n, d in
-                    c.entries.index(of: d.name) < 0 && seen.insert(d.name).inserted ? n + 1 : n
-                }
-                if current + added > limits.maxEntries {
-                    throw ConfigError(.limit, "the registry would hold more than its limit of \(limits.maxEntries) entries")
-                }
+            try stage(
+                &c, definitions, mode: mode, removals: removals, source: source, invalidNames: invalidNames,
+                decodeProblems: decodeProblems, namesIncomplete: namesIncomplete)
+        }
+    }
+
+    /// Applies one change to the candidate `c` and records it in `c.history`: what every door's
+    /// commit runs, and what a reload runs again for each recorded step.
+    func stage(
+        _ c: inout Candidate, _ definitions: [EntryDefinition], mode: LoadMode, removals: [String],
+        source: ReloadHistory.Source, invalidNames: Set<String>, decodeProblems: [Diagnostic], namesIncomplete: Bool
+    ) throws(ConfigError) {
+        let current = c.entries.count - c.entries.compiled.reduce(0) { $0 + ($1 == nil ? 1 : 0) }
+        if current + definitions.count > limits.maxEntries {
+            // Only names not defined yet are new: an override replaces, a name twice counts once.
+            var seen = Set<String>()
+            let added = definitions.reduce(0) { n, d in
+                c.entries.index(of: d.name) < 0 && seen.insert(d.name).inserted ? n + 1 : n
             }
-            // One path for root and child: the same transaction checks the change over the
-            // registry's table. A child then recompiles its own definitions over its parent's.
-            let child = c.parentSnapshot.map { parent in
-                Transaction.ChildScope(own: Set(c.own.map(\.name)), parentDefines: { parent.entries.index(of: $0) >= 0 })
-            }
-            var tx = Transaction(base: c.entries, classSlots: c.classSlots)
-            let compiled: [CompiledEntry?]
-            switch tx.apply(
-                definitions, mode: mode == .add ? .add : .override, removals: removals,
-                invalidNames: invalidNames, decodeProblems: decodeProblems, namesIncomplete: namesIncomplete, child: child)
-            {
-            case .failure(let error): throw error
-            case .success(let result): compiled = result
-            }
-            if let parent = c.parentSnapshot {
-                let gone = Set(removals)
-                var own = c.own.filter { !gone.contains($0.name) }
-                var position: [String: Int] = [:]
-                for (i, d) in own.enumerated() { position[d.name] = i }
-                for d in definitions {
-                    if let i = position[d.name] {
-                        own[i] = d
-                    } else {
-                        position[d.name] = own.count
-                        own.append(d)
-                    }
-                }
-                try c.merge(parent: parent, own: own, invalidNames: [], problems: [])
-            } else {
-                c.classSlots = tx.classSlots
-                c.padRecords()
-                c.entries = EntryTable(compiled: compiled)
+            if current + added > limits.maxEntries {
+                throw ConfigError(.limit, "the registry would hold more than its limit of \(limits.maxEntries) entries")
             }
         }
+        // One path for root and child: the same transaction checks the change over the
+        // registry's table. A child then recompiles its own definitions over its parent's.
+        let child = c.parentSnapshot.map { parent in
+            Transaction.ChildScope(own: Set(c.own.map(\.name)), parentDefines: { parent.entries.index(of: $0) >= 0 })
+        }
+        var tx = Transaction(base: c.entries, classSlots: c.classSlots)
+        let compiled: [CompiledEntry?]
+        switch tx.apply(
+            definitions, mode: mode == .add ? .add : .override, removals: removals,
+            invalidNames: invalidNames, decodeProblems: decodeProblems, namesIncomplete: namesIncomplete, child: child)
+        {
+        case .failure(let error): throw error
+        case .success(let result): compiled = result
+        }
+        var history = c.history
+        let step = Int32(history.steps.count)
+        history.steps.append(ReloadHistory.Step(source: source, mode: mode, removals: removals))
+        if let parent = c.parentSnapshot {
+            let gone = Set(removals)
+            var own: [EntryDefinition] = []
+            var origins: [Int32] = []
+            for (i, d) in c.own.enumerated() {
+                let origin = i < history.origins.count ? history.origins[i] : -1
+                if gone.contains(d.name) {
+                    history.keepReplaced(d, origin: origin)
+                } else {
+                    own.append(d)
+                    origins.append(origin)
+                }
+            }
+            var position: [String: Int] = [:]
+            for (i, d) in own.enumerated() { position[d.name] = i }
+            for d in definitions {
+                if let i = position[d.name] {
+                    history.keepReplaced(own[i], origin: origins[i])
+                    own[i] = d
+                    origins[i] = step
+                } else {
+                    position[d.name] = own.count
+                    own.append(d)
+                    origins.append(step)
+                }
+            }
+            history.origins = origins
+            try c.merge(parent: parent, own: own, invalidNames: [], problems: [], namesIncomplete: namesIncomplete)
+        } else {
+            // Entries this change replaced or removed, and the ones it defined (compared by
+            // identity: the transaction keeps every other compiled entry as it was).
+            let old = c.entries.compiled
+            for (i, o) in old.enumerated() {
+                guard let o, compiled[i] !== o, i < history.origins.count else { continue }
+                history.keepReplaced(o.definition, origin: history.origins[i])
+            }
+            if history.origins.count < compiled.count {
+                history.origins.append(contentsOf: repeatElement(-1, count: compiled.count - history.origins.count))
+            }
+            for (i, n) in compiled.enumerated() where n != nil && (i >= old.count || n !== old[i]) { history.origins[i] = step }
+            c.classSlots = tx.classSlots
+            c.padRecords()
+            c.entries = EntryTable(compiled: compiled)
+        }
+        c.history = history
     }
 }

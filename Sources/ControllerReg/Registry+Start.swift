@@ -6,13 +6,13 @@ extension Registry {
         let maxDepth = maxCreateDepth.load(ordering: .relaxed)
         let failure: ConfigError? = cell.read { s in
             for (i, c) in s.entries.compiled.enumerated() {
-                guard let c, c.definition.eager, c.definition.lifestyle == .singleton else { continue }
+                guard let c, c.isEagerSingleton else { continue }
                 var resolver = Resolver(snapshot: s, registry: self, maxDepth: maxDepth)
                 do throws(CreateFailure) {
                     _ = try resolver.createEntry(i, props: nil)
                 } catch {
-                    let inner = error.error(for: c.definition.name)
-                    return ConfigError(inner.code, "start: eager singleton '\(c.definition.name)' failed: \(inner.description)")
+                    let inner = error.error(for: c.name)
+                    return ConfigError(inner.code, "start: eager singleton '\(c.name)' failed: \(inner.description)")
                 }
             }
             return nil

@@ -23,8 +23,9 @@ public final class Registry: @unchecked Sendable {
     let lock = WriterLock()
     /// Guarded by `lock`.
     var state = WriterState()
-    /// Singletons built, in creation order, with their classes (destroyed in reverse by `close`).
-    private let singletons = Locked<[(object: UInt, record: ClassRecord)]>([])
+    /// Singletons built, in creation order, with their classes and cells (destroyed in reverse by
+    /// `close`), and the cells a reload retired (see `Registry+Singletons.swift`).
+    let singletons = Locked(SingletonLedger())
     private let closed = Atomic<Bool>(false)
 
     /// The process-wide default registry (never freed).
@@ -74,11 +75,11 @@ public final class Registry: @unchecked Sendable {
         if let parent {
             parent.lock.withLock { parent.state.children.removeAll { $0.registry == nil || $0.registry === self } }
         }
-        let built = singletons.withLock { list in
-            defer { list.removeAll() }
-            return list
+        let built = singletons.withLock { ledger in
+            defer { ledger = SingletonLedger() }
+            return ledger.built
         }
-        for (object, record) in built.reversed() {
+        for (object, record, _) in built.reversed() {
             if let p = UnsafeMutableRawPointer(bitPattern: object) { record.host.destroy?(p, record.host.context) }
         }
     }
@@ -100,11 +101,6 @@ public final class Registry: @unchecked Sendable {
 
     /// Whether `close` has run.
     public var isClosed: Bool { closed.load(ordering: .acquiring) }
-
-    /// Records a singleton this registry now owns.
-    func adoptSingleton(_ object: UnsafeMutableRawPointer, _ record: ClassRecord) {
-        singletons.withLock { $0.append((UInt(bitPattern: object), record)) }
-    }
 
     // MARK: Introspection
 

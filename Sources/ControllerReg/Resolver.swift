@@ -176,7 +176,7 @@ struct Resolver {
     // MARK: Building
 
     private func entryName(_ index: Int) -> String {
-        snapshot.entries.compiled[index]?.definition.name ?? "#\(index)"
+        snapshot.entries.compiled[index]?.name ?? "#\(index)"
     }
 
     private func className(_ index: Int) -> String {
@@ -238,7 +238,7 @@ struct Resolver {
             defer { own.finishGraph() }
             let object = try own.build(index, props: nil, depth: depth)
             let slot = Int(plan.classSlot)
-            if let record = snapshot.classes.records[slot] { registry.adoptSingleton(object, record) }
+            if let record = snapshot.classes.records[slot] { registry.adoptSingleton(object, record, cell: cell) }
             return object
         }
     }

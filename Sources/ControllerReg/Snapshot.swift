@@ -1,9 +1,11 @@
-/// One entry as compiled by a transaction: its definition (for listing and messages), its plan,
-/// the entry indices it references (for cycle checks when later loads change entries), and for a
-/// singleton the cell that holds its one object.
+/// One entry as compiled by a transaction: its definition in compact form (decoded on demand,
+/// for listing and messages), its plan, the entry indices it references (for cycle checks when
+/// later loads change entries), and for a singleton the cell that holds its one object.
 // @unchecked: `plan` is set while its transaction builds it, before publication; immutable afterwards.
 final class CompiledEntry: @unchecked Sendable {
-    let definition: EntryDefinition
+    /// The arena holding the definition's record, and the record's offset.
+    let definitions: DefinitionArena
+    let record: Int
     private(set) var plan: EntryPlan
     /// Entries it creates directly (references, tagged list members and optional references that
     /// exist; not providers): the edges of the cycle rule.
@@ -19,32 +21,46 @@ final class CompiledEntry: @unchecked Sendable {
     /// Keeps the plan's memory alive.
     let arena: Arena
 
-    /// `keeping`: the entry this one recompiles with the same definition (its tagged lists or
-    /// optional references changed): a singleton keeps its cell, so an object already built stays.
+    /// `keeping`: the entry this one replaces with the same definition (a reload that left it
+    /// unchanged, or a change to the members of its tagged lists or optional references): a
+    /// singleton keeps its cell, so an object already built stays.
     init(
-        definition: EntryDefinition, plan: EntryPlan, edges: [Int32], targets: [Int32],
-        nameBytes: (UnsafePointer<UInt8>, Int), arena: Arena, inheritedFrom: CompiledEntry? = nil,
-        parent: Unmanaged<Registry>? = nil, keeping previous: CompiledEntry? = nil
+        name: String, lifestyle: Lifestyle, definitions: DefinitionArena, record: Int, plan: EntryPlan,
+        edges: [Int32], targets: [Int32], nameBytes: (UnsafePointer<UInt8>, Int), arena: Arena,
+        inheritedFrom: CompiledEntry? = nil, parent: Unmanaged<Registry>? = nil, keeping kept: CompiledEntry? = nil
     ) {
-        self.definition = definition
+        self.definitions = definitions
+        self.record = record
         self.edges = edges
         self.targets = targets
         self.nameBytes = nameBytes
         self.arena = arena
-        if definition.lifestyle == .singleton, let inherited = inheritedFrom, let cell = inherited.singleton {
+        if lifestyle == .singleton, let kept, let cell = kept.singleton {
+            // A reload left the entry unchanged: the same cell, so the same object, and owner.
+            singleton = cell
+            owner = kept.owner
+        } else if lifestyle == .singleton, let inherited = inheritedFrom, let cell = inherited.singleton {
             singleton = cell
             owner = inherited.owner ?? parent
-        } else if definition.lifestyle == .singleton, let previous, let cell = previous.singleton {
-            singleton = cell
-            owner = previous.owner
         } else {
-            singleton = definition.lifestyle == .singleton ? SingletonCell(name: definition.name) : nil
+            singleton = lifestyle == .singleton ? SingletonCell(name: name) : nil
             owner = nil
         }
         self.plan = plan
         if let singleton { self.plan.singleton = Unmanaged.passUnretained(singleton).toOpaque() }
         self.plan.owner = owner?.toOpaque()
     }
+
+    /// The definition as committed (decoded from its record).
+    var definition: EntryDefinition { DefinitionCoding.decode(definitions, at: record) }
+    /// The entry's name.
+    var name: String { String(decoding: UnsafeBufferPointer(start: nameBytes.0, count: nameBytes.1), as: UTF8.self) }
+    /// Where the entry was defined (nil for entries added from code).
+    var location: SourceLocation? { DefinitionCoding.location(definitions, at: record) }
+    /// The entry's tags (read from its record without decoding the rest).
+    var tags: [EntryTag] { DefinitionCoding.tags(definitions, at: record) }
+    /// Whether it is a singleton built by `Registry.start()`.
+    var isEagerSingleton: Bool { DefinitionCoding.isEagerSingleton(definitions, at: record) }
 }
 
 /// All entries of one published state, indexed; immutable once built.
@@ -87,7 +103,7 @@ final class EntryTable: @unchecked Sendable {
     }
 
     /// Names of all live entries, in index order.
-    var liveNames: [String] { compiled.compactMap { $0?.definition.name } }
+    var liveNames: [String] { compiled.compactMap { $0?.name } }
 }
 
 /// What a class slot can do, as plain data for the create path.

@@ -34,11 +34,13 @@ struct Transaction {
     /// For a child registry, `inherited` maps names of entries it takes unchanged from its parent to
     /// the parent's compiled entries (so singletons stay the parent's), and `owner` is the parent;
     /// a change to a child's own entries gives `child` (the same checks and messages as a root's).
+    /// `kept` maps names of singleton entries a reload leaves unchanged to their current compiled
+    /// entries, whose singleton cells (and objects) the new entries keep.
     mutating func apply(
         _ definitions: [EntryDefinition], mode: Mode = .add, removals: [String] = [],
         invalidNames: Set<String> = [], decodeProblems: [Diagnostic] = [], namesIncomplete: Bool = false,
         inherited: [String: CompiledEntry] = [:], owner: Unmanaged<Registry>? = nil,
-        child: ChildScope? = nil
+        child: ChildScope? = nil, kept: [String: CompiledEntry] = [:]
     ) -> Result<[CompiledEntry?], ConfigError> {
         var diagnostics = decodeProblems
         var compiled = base.compiled
@@ -105,7 +107,7 @@ struct Transaction {
             }
             if index >= 0 && !removed.contains(index) && mode == .add && (child?.own.contains(def.name) ?? true) {
                 indexOfName[def.name] = nil
-                let prior = base.compiled[index]?.definition.location
+                let prior = base.compiled[index]?.location
                 diagnostics.append(
                     Diagnostic(
                         .duplicate, "entry '\(def.name)' is already defined\(prior.map { " at \($0)" } ?? " (added from code)")",
@@ -234,7 +236,7 @@ struct Transaction {
                     } else if !namesIncomplete && !rejected.contains(name) {
                         if allNames == nil {
                             allNames =
-                                base.compiled.enumerated().compactMap { i, c in removed.contains(i) ? nil : c?.definition.name }
+                                base.compiled.enumerated().compactMap { i, c in removed.contains(i) ? nil : c?.name }
                                 + accepted.map(\.definition.name)
                         }
                         let def = accepted[k].definition
@@ -260,11 +262,11 @@ struct Transaction {
             for (i, c) in base.compiled.enumerated() {
                 guard let c, !removed.contains(i), !replaced.contains(i) else { continue }
                 for t in c.targets where removed.contains(Int(t)) {
-                    let name = base.compiled[Int(t)]?.definition.name ?? "?"
+                    let name = base.compiled[Int(t)]?.name ?? "?"
                     diagnostics.append(
                         Diagnostic(
-                            .missingReference, "cannot remove '\(name)': entry '\(c.definition.name)' refers to it",
-                            at: c.definition.location))
+                            .missingReference, "cannot remove '\(name)': entry '\(c.name)' refers to it",
+                            at: c.location))
                 }
             }
         }
@@ -284,6 +286,7 @@ struct Transaction {
         // 5. Compile.
         let arena = Arena()
         let compiler = PlanCompiler(arena: arena)
+        let records = DefinitionArena(capacity: accepted.count * 128)
         while compiled.count < nextIndex { compiled.append(nil) }
         for i in removed { compiled[i] = nil }
         for k in accepted.indices {
@@ -293,11 +296,13 @@ struct Transaction {
                 def.dependencies, classSlot: classSlots.slot(for: def.className), lifestyle: def.lifestyle,
                 targets: changedTargets[k], membership: changedMembership[k])
             compiled[index] = CompiledEntry(
-                definition: def, plan: plan, edges: changedEdges[k],
+                name: def.name, lifestyle: def.lifestyle, definitions: records,
+                record: DefinitionCoding.encode(def, into: records), plan: plan, edges: changedEdges[k],
                 targets: changedTargets[k], nameBytes: arena.copy(def.name), arena: arena,
                 inheritedFrom: inherited.isEmpty ? nil : inherited[def.name], parent: owner,
-                keeping: reresolved.contains(index) ? base.compiled[index] : nil)
+                keeping: reresolved.contains(index) ? base.compiled[index] : kept.isEmpty ? nil : kept[def.name])
         }
+        records.finish()
         return .success(compiled)
     }
 
@@ -309,17 +314,17 @@ struct Transaction {
         let dynamic = base.dynamic
         if dynamic.isEmpty { return [] }
         var tags = Set<String>(), names = Set<String>()
-        func note(_ def: EntryDefinition) {
-            names.insert(def.name)
-            for t in def.tags { tags.insert(t.text) }
+        func note(_ name: String, _ entryTags: [EntryTag]) {
+            names.insert(name)
+            for t in entryTags { tags.insert(t.text) }
         }
         var named = Set<Int>()
         for (def, index) in accepted {
-            note(def)
+            note(def.name, def.tags)
             named.insert(index)
-            if index < base.count, let old = base.compiled[index] { note(old.definition) }
+            if index < base.count, let old = base.compiled[index] { note(old.name, old.tags) }
         }
-        for i in removed { if let old = base.compiled[i] { note(old.definition) } }
+        for i in removed { if let old = base.compiled[i] { note(old.name, old.tags) } }
         var out: [Int] = []
         for d in dynamic {
             let i = Int(d)
@@ -464,19 +469,20 @@ struct TagMembers {
     ) -> [Int32] {
         if byTag == nil {
             var map: [String: [(name: String, index: Int32)]] = [:]
-            func add(_ def: EntryDefinition, _ index: Int) {
-                if def.tags.isEmpty { return }
+            func add(_ name: String, _ tags: [EntryTag], _ index: Int) {
+                if tags.isEmpty { return }
                 var seen: Set<String> = []
-                for t in def.tags where def.tags.count == 1 || seen.insert(t.text).inserted {
-                    map[t.text, default: []].append((def.name, Int32(index)))
+                for t in tags where tags.count == 1 || seen.insert(t.text).inserted {
+                    map[t.text, default: []].append((name, Int32(index)))
                 }
             }
             let replacedIndices = Set(replaced.map(\.index))
             for (i, c) in base.compiled.enumerated() {
                 guard let c, !removed.contains(i), !replacedIndices.contains(i) else { continue }
-                add(c.definition, i)
+                let tags = c.tags
+                if !tags.isEmpty { add(c.name, tags, i) }
             }
-            for (def, index) in replaced { add(def, index) }
+            for (def, index) in replaced { add(def.name, def.tags, index) }
             byTag = map
         }
         guard var list = byTag![tag] else { return [] }

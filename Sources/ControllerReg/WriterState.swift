@@ -12,5 +12,7 @@ struct WriterState {
     var templates: [String] = []
     /// A child's own definitions (a root registry keeps its entries in the snapshot).
     var own: [EntryDefinition] = []
+    /// The changes made so far, for `reload()`.
+    var history = ReloadHistory()
     var children: [WeakRegistry] = []
 }

@@ -314,6 +314,18 @@ struct HeaderAgreementTests {
             checked.insert("cr_registry_start")
         }
         do {
+            var f = CControllerRegHeader.cr_registry_reload
+            f = ControllerRegC.cr_registry_reload
+            _ = f
+            checked.insert("cr_registry_reload")
+        }
+        do {
+            var f = CControllerRegHeader.cr_registry_reload_with
+            f = ControllerRegC.cr_registry_reload_with
+            _ = f
+            checked.insert("cr_registry_reload_with")
+        }
+        do {
             var f = CControllerRegHeader.cr_remove_entry
             f = ControllerRegC.cr_remove_entry
             _ = f

@@ -1,5 +1,5 @@
 /* C host tests of libcontrollerreg. Usage: controllerreg-c-tests [group...]; no group runs all.
- * Groups: example semantics errors ownership threads features reliability abi reentry forms. Set CR_TEST_QUICK=1 for shorter loops. */
+ * Groups: example semantics errors ownership threads features reliability abi reentry reload forms. Set CR_TEST_QUICK=1 for shorter loops. */
 #include "check.h"
 #include "tests.h"
 
@@ -9,9 +9,17 @@ static const struct {
     const char *name;
     void (*run)(void);
 } groups[] = {
-    {"example", test_example}, {"semantics", test_semantics}, {"errors", test_errors},           {"ownership", test_ownership},
-    {"threads", test_threads}, {"features", test_features},   {"reliability", test_reliability}, {"abi", test_abi},
-    {"reentry", test_reentry}, {"forms", test_forms},
+    {"example", test_example},
+    {"semantics", test_semantics},
+    {"errors", test_errors},
+    {"ownership", test_ownership},
+    {"threads", test_threads},
+    {"features", test_features},
+    {"reliability", test_reliability},
+    {"abi", test_abi},
+    {"reentry", test_reentry},
+    {"reload", test_reload},
+    {"forms", test_forms},
 };
 
 int main(int argc, char **argv) {

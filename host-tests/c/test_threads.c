@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #define READERS 4
 
@@ -233,8 +234,119 @@ static void thread_local_errors(void) {
     cr_registry_free(reg);
 }
 
+/* Reload while other threads create: each create sees the old or the new config, never a mix,
+ * and a singleton a running create holds is never destroyed under it (checked inside the callback
+ * that receives it, and by ASan/TSan in scripts/sanitize.sh). */
+typedef struct reload_state {
+    cr_registry *reg;
+    char path[64];
+    pthread_mutex_t lock;
+    int done;
+    int bad;
+    host_stats shared; /* the Shared singleton's class */
+} reload_state;
+
+static int reload_done(reload_state *st) {
+    pthread_mutex_lock(&st->lock);
+    int d = st->done;
+    pthread_mutex_unlock(&st->lock);
+    return d;
+}
+
+static void *holder_create(const cr_value *args, void *user_data) {
+    reload_state *st = user_data;
+    Test2ViewController *t = cr_value_object(cr_map_get(args, "s"));
+    int ok = t && t->magic == TEST2_MAGIC && t->title && (strcmp(t->title, "v1") == 0 || strcmp(t->title, "v2") == 0);
+    /* Still alive a moment later: a reload on another thread may have replaced it meanwhile. */
+    for (int i = 0; ok && i < 200; i++) ok = t->magic == TEST2_MAGIC;
+    if (!ok) {
+        pthread_mutex_lock(&st->lock);
+        st->bad++;
+        pthread_mutex_unlock(&st->lock);
+    }
+    return malloc(1);
+}
+
+static void holder_destroy(void *object, void *user_data) {
+    (void)user_data;
+    free(object);
+}
+
+static void write_shared(reload_state *st, const char *version) {
+    FILE *f = fopen(st->path, "w");
+    if (!f) return;
+    fprintf(f,
+            "Shared: {ClassName: Test2ViewController, Lifestyle: singleton, Dependencies: {title: '@%s'}}\n"
+            "Holder: {ClassName: Holder, Dependencies: {s: Shared}}\n",
+            version);
+    fclose(f);
+}
+
+static void *holder_reader(void *arg) {
+    reload_state *st = arg;
+    int made = 0;
+    while (!reload_done(st) || made < 50) {
+        void *h = cr_registry_create(st->reg, "Holder", NULL);
+        if (!h) {
+            pthread_mutex_lock(&st->lock);
+            if (st->bad++ < 3) check_record(0, __FILE__, __LINE__, check_format("Holder: %s", cr_last_error_message()));
+            pthread_mutex_unlock(&st->lock);
+            continue;
+        }
+        free(h);
+        made++;
+    }
+    return NULL;
+}
+
+static void reload_while_creating(void) {
+    reload_state st;
+    memset(&st, 0, sizeof st);
+    pthread_mutex_init(&st.lock, NULL);
+    stats_init(&st.shared);
+    snprintf(st.path, sizeof st.path, "/tmp/cr-reload-threads-%ld.yaml", (long)getpid());
+    write_shared(&st, "v1");
+    st.reg = cr_registry_new();
+    cr_class holder = {.create = holder_create, .destroy = holder_destroy};
+    CHECK_STATUS(cr_register_class(st.reg, "Test2ViewController", &test2_class, &st.shared), CR_OK);
+    CHECK_STATUS(cr_register_class(st.reg, "Holder", &holder, &st), CR_OK);
+    CHECK_STATUS(cr_load_file(st.reg, st.path, CR_FORMAT_AUTO), CR_OK);
+
+    pthread_t readers[READERS];
+    for (int i = 0; i < READERS; i++) CHECK_INT(pthread_create(&readers[i], NULL, holder_reader, &st), 0);
+    int rounds = quick_mode() ? 30 : 300, failed = 0;
+    for (int i = 0; i < rounds; i++) {
+        write_shared(&st, (i % 2) ? "v1" : "v2");
+        cr_value *changes = NULL;
+        if (cr_registry_reload_with(st.reg, &changes) != CR_OK || cr_value_count(cr_map_get(changes, "changed")) != 1) failed++;
+        cr_value_free(changes);
+        if (i % 10 == 5) {
+            /* A failing reload (the file is broken) changes nothing under the readers. */
+            FILE *f = fopen(st.path, "w");
+            if (f) {
+                fputs("Shared: [\n", f);
+                fclose(f);
+            }
+            if (cr_registry_reload(st.reg) != CR_ERR_SYNTAX) failed++;
+        }
+    }
+    pthread_mutex_lock(&st.lock);
+    st.done = 1;
+    pthread_mutex_unlock(&st.lock);
+    for (int i = 0; i < READERS; i++) pthread_join(readers[i], NULL);
+    CHECK_INT(failed, 0);
+    CHECK_INT(st.bad, 0);
+    cr_registry_free(st.reg);
+    /* Every Shared singleton built was destroyed exactly once (by a reload or by the free). */
+    CHECK(stats_get(&st.shared, &st.shared.creates) >= 1);
+    CHECK_INT(stats_get(&st.shared, &st.shared.destroys), stats_get(&st.shared, &st.shared.creates));
+    unlink(st.path);
+    pthread_mutex_destroy(&st.lock);
+}
+
 void test_threads(void) {
     concurrent_creates_and_loads();
     reentrant_creates();
     thread_local_errors();
+    reload_while_creating();
 }

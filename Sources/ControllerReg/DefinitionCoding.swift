@@ -1,0 +1,328 @@
+/// The compact form a registry keeps of each committed definition (instead of the decoded
+/// `EntryDefinition`), and decoding it back on demand for `Registry.entries`, `entry(named:)`, the
+/// tool and messages about existing entries. Decoding gives back exactly what was committed,
+/// source locations included.
+///
+/// A record in a `DefinitionArena`:
+///
+///     flags      byte: lifestyle (bits 0-1), eager (2), description (3), tags (4-5: one string,
+///                one integer, or both bits for a list), location (6)
+///     name       inline string (first, so the name is read without decoding the rest)
+///     className  interned string
+///     description?  inline string
+///     tag?       inline string, or zigzag varint; a list: varint count, then each as a value
+///                (`ValueTag.string` or `.int` and its payload)
+///     location?  place (see below)
+///     count      varint, then that many dependencies: key (interned), place, value
+///
+/// A value is a tag byte and its payload (`ValueTag`); a place is a varint (0 none, 1 same file as
+/// the record's previous place, 2 a new file given next as an interned string), then the line as a
+/// zigzag delta from the previous place's line and the column as a varint. Strings are a varint
+/// header: even, the byte length of the text that follows; odd, the offset of an interned string.
+///
+/// Every switch over `DependencyValue` here is exhaustive, so a new case does not compile until it
+/// is encoded and decoded.
+enum DefinitionCoding {
+    private enum ValueTag: UInt8 {
+        case null = 0, `false`, `true`, int, double, string, reference, provider, list, map
+        /// `{Tagged: t}`: a string tag (interned) or an integer tag (zigzag), then a place.
+        case taggedString, taggedInt
+        /// `{Optional: Name}`: the name (interned), then a place.
+        case optional
+    }
+
+    private enum Flag {
+        static let lifestyleMask: UInt8 = 3
+        static let eager: UInt8 = 4
+        static let description: UInt8 = 8
+        static let tagString: UInt8 = 16
+        static let tagInt: UInt8 = 32
+        /// Both tag bits: the tags are a list (none, or more than one).
+        static let tagList: UInt8 = 48
+        static let location: UInt8 = 64
+    }
+
+    private static func code(_ lifestyle: Lifestyle) -> UInt8 {
+        switch lifestyle {
+        case .transient: return 0
+        case .singleton: return 1
+        case .graph: return 2
+        }
+    }
+
+    private static func lifestyle(_ code: UInt8) -> Lifestyle {
+        switch code & Flag.lifestyleMask {
+        case 1: return .singleton
+        case 2: return .graph
+        default: return .transient
+        }
+    }
+
+    // MARK: Encoding
+
+    /// Writes `def` into `arena`; returns the record's offset.
+    static func encode(_ def: EntryDefinition, into arena: DefinitionArena) -> Int {
+        let offset = arena.count
+        var flags = code(def.lifestyle)
+        if def.eager { flags |= Flag.eager }
+        if def.description != nil { flags |= Flag.description }
+        switch def.tags.count == 1 ? def.tags[0] : nil {
+        case .none: if def.tags.count > 1 { flags |= Flag.tagList }
+        case .string: flags |= Flag.tagString
+        case .int: flags |= Flag.tagInt
+        }
+        if def.location != nil { flags |= Flag.location }
+        arena.append(flags)
+        arena.appendInline(def.name)
+        arena.appendInterned(def.className)
+        if let d = def.description { arena.appendInline(d) }
+        if def.tags.count == 1 {
+            switch def.tags[0] {
+            case .string(let s): arena.appendInline(s)
+            case .int(let i): arena.appendSigned(i)
+            }
+        } else if def.tags.count > 1 {
+            arena.appendVarint(UInt64(def.tags.count))
+            for t in def.tags {
+                switch t {
+                case .string(let s):
+                    arena.append(ValueTag.string.rawValue)
+                    arena.appendInline(s)
+                case .int(let i):
+                    arena.append(ValueTag.int.rawValue)
+                    arena.appendSigned(i)
+                }
+            }
+        }
+        var place = PlaceWriter()
+        if let l = def.location { place.write(l, into: arena) }
+        arena.appendVarint(UInt64(def.dependencies.count))
+        for d in def.dependencies { encode(d, into: arena, place: &place) }
+        return offset
+    }
+
+    private static func encode(_ d: Dependency, into arena: DefinitionArena, place: inout PlaceWriter) {
+        arena.appendInterned(d.key)
+        place.write(d.location, into: arena)
+        encode(d.value, into: arena, place: &place)
+    }
+
+    private static func encode(_ value: DependencyValue, into arena: DefinitionArena, place: inout PlaceWriter) {
+        switch value {
+        case .null:
+            arena.append(ValueTag.null.rawValue)
+        case .bool(let b):
+            arena.append(b ? ValueTag.true.rawValue : ValueTag.false.rawValue)
+        case .int(let i):
+            arena.append(ValueTag.int.rawValue)
+            arena.appendSigned(i)
+        case .double(let d):
+            arena.append(ValueTag.double.rawValue)
+            arena.appendFixed64(d.bitPattern)
+        case .string(let s):
+            arena.append(ValueTag.string.rawValue)
+            arena.appendInline(s)
+        case .reference(let name, let at):
+            arena.append(ValueTag.reference.rawValue)
+            arena.appendInterned(name)
+            place.write(at, into: arena)
+        case .provider(let name, let at):
+            arena.append(ValueTag.provider.rawValue)
+            arena.appendInterned(name)
+            place.write(at, into: arena)
+        case .tagged(.string(let tag), let at):
+            arena.append(ValueTag.taggedString.rawValue)
+            arena.appendInterned(tag)
+            place.write(at, into: arena)
+        case .tagged(.int(let tag), let at):
+            arena.append(ValueTag.taggedInt.rawValue)
+            arena.appendSigned(tag)
+            place.write(at, into: arena)
+        case .optional(let name, let at):
+            arena.append(ValueTag.optional.rawValue)
+            arena.appendInterned(name)
+            place.write(at, into: arena)
+        case .list(let items):
+            arena.append(ValueTag.list.rawValue)
+            arena.appendVarint(UInt64(items.count))
+            for item in items { encode(item, into: arena, place: &place) }
+        case .map(let deps):
+            arena.append(ValueTag.map.rawValue)
+            arena.appendVarint(UInt64(deps.count))
+            for d in deps { encode(d, into: arena, place: &place) }
+        }
+    }
+
+    /// Places relative to the previous one of the same record (most share its file and are a
+    /// few lines on).
+    private struct PlaceWriter {
+        var file: String?
+        var line = 0
+
+        mutating func write(_ location: SourceLocation?, into arena: DefinitionArena) {
+            guard let l = location else {
+                arena.appendVarint(0)
+                return
+            }
+            if let f = file, f == l.file {
+                arena.appendVarint(1)
+            } else {
+                arena.appendVarint(2)
+                arena.appendInterned(l.file)
+                file = l.file
+            }
+            arena.appendSigned(Int64(l.line) &- Int64(line))
+            arena.appendSigned(Int64(l.column))
+            line = l.line
+        }
+    }
+
+    private struct PlaceReader {
+        var file = ""
+        var line = 0
+
+        mutating func read(_ r: inout DefinitionReader) -> SourceLocation? {
+            switch r.varint() {
+            case 0: return nil
+            case 1: break
+            default: file = r.string()
+            }
+            line = Int(truncatingIfNeeded: Int64(line) &+ r.signed())
+            return SourceLocation(file: file, line: line, column: Int(truncatingIfNeeded: r.signed()))
+        }
+    }
+
+    // MARK: Decoding
+
+    /// The whole definition at `offset`.
+    static func decode(_ arena: DefinitionArena, at offset: Int) -> EntryDefinition {
+        var r = DefinitionReader(arena, at: offset)
+        let flags = r.byte()
+        let name = r.string()
+        let className = r.string()
+        let description = flags & Flag.description != 0 ? r.string() : nil
+        var tags: [EntryTag] = []
+        switch flags & Flag.tagList {
+        case Flag.tagString: tags = [.string(r.string())]
+        case Flag.tagInt: tags = [.int(r.signed())]
+        case Flag.tagList:
+            let n = Int(r.varint())
+            tags.reserveCapacity(n)
+            for _ in 0..<n { tags.append(r.byte() == ValueTag.int.rawValue ? .int(r.signed()) : .string(r.string())) }
+        default: break
+        }
+        var place = PlaceReader()
+        let location = flags & Flag.location != 0 ? place.read(&r) : nil
+        let n = Int(r.varint())
+        var dependencies: [Dependency] = []
+        dependencies.reserveCapacity(n)
+        for _ in 0..<n { dependencies.append(dependency(&r, &place)) }
+        return EntryDefinition(
+            name: name, className: className, description: description, tags: tags, dependencies: dependencies,
+            lifestyle: lifestyle(flags), eager: flags & Flag.eager != 0, location: location)
+    }
+
+    private static func dependency(_ r: inout DefinitionReader, _ place: inout PlaceReader) -> Dependency {
+        let key = r.string()
+        let location = place.read(&r)
+        return Dependency(key: key, value: value(&r, &place), location: location)
+    }
+
+    private static func value(_ r: inout DefinitionReader, _ place: inout PlaceReader) -> DependencyValue {
+        switch ValueTag(rawValue: r.byte()) ?? .null {
+        case .null: return .null
+        case .false: return .bool(false)
+        case .true: return .bool(true)
+        case .int: return .int(r.signed())
+        case .double: return .double(Double(bitPattern: r.fixed64()))
+        case .string: return .string(r.string())
+        case .reference:
+            let name = r.string()
+            return .reference(name, at: place.read(&r))
+        case .provider:
+            let name = r.string()
+            return .provider(name, at: place.read(&r))
+        case .taggedString:
+            let tag = r.string()
+            return .tagged(.string(tag), at: place.read(&r))
+        case .taggedInt:
+            let tag = r.signed()
+            return .tagged(.int(tag), at: place.read(&r))
+        case .optional:
+            let name = r.string()
+            return .optional(name, at: place.read(&r))
+        case .list:
+            let n = Int(r.varint())
+            var items: [DependencyValue] = []
+            items.reserveCapacity(n)
+            for _ in 0..<n { items.append(value(&r, &place)) }
+            return .list(items)
+        case .map:
+            let n = Int(r.varint())
+            var deps: [Dependency] = []
+            deps.reserveCapacity(n)
+            for _ in 0..<n { deps.append(dependency(&r, &place)) }
+            return .map(deps)
+        }
+    }
+
+    /// The name of the record at `offset` (read without decoding the rest).
+    static func name(_ arena: DefinitionArena, at offset: Int) -> String {
+        var r = DefinitionReader(arena, at: offset + 1)
+        return r.string()
+    }
+
+    /// The name's bytes in the arena (valid while the arena lives; read-only once finished).
+    static func nameBytes(_ arena: DefinitionArena, at offset: Int) -> UnsafeBufferPointer<UInt8> {
+        var r = DefinitionReader(arena, at: offset + 1)
+        return r.stringBytes()
+    }
+
+    /// Whether the record at `offset` is an eager singleton.
+    static func isEagerSingleton(_ arena: DefinitionArena, at offset: Int) -> Bool {
+        let flags = arena.base[offset]
+        return flags & Flag.eager != 0 && lifestyle(flags) == .singleton
+    }
+
+    /// The tags of the record at `offset` (read without decoding the dependencies; no work for a
+    /// record without tags, the common case).
+    static func tags(_ arena: DefinitionArena, at offset: Int) -> [EntryTag] {
+        let flags = arena.base[offset]
+        guard flags & Flag.tagList != 0 else { return [] }
+        var r = DefinitionReader(arena, at: offset + 1)
+        _ = r.stringBytes()
+        _ = r.stringBytes()
+        if flags & Flag.description != 0 { _ = r.stringBytes() }
+        switch flags & Flag.tagList {
+        case Flag.tagString: return [.string(r.string())]
+        case Flag.tagInt: return [.int(r.signed())]
+        default:
+            let n = Int(r.varint())
+            var tags: [EntryTag] = []
+            tags.reserveCapacity(n)
+            for _ in 0..<n { tags.append(r.byte() == ValueTag.int.rawValue ? .int(r.signed()) : .string(r.string())) }
+            return tags
+        }
+    }
+
+    /// Where the entry at `offset` was defined (nil for entries added from code).
+    static func location(_ arena: DefinitionArena, at offset: Int) -> SourceLocation? {
+        var r = DefinitionReader(arena, at: offset)
+        let flags = r.byte()
+        guard flags & Flag.location != 0 else { return nil }
+        _ = r.stringBytes()
+        _ = r.stringBytes()
+        if flags & Flag.description != 0 { _ = r.stringBytes() }
+        switch flags & Flag.tagList {
+        case Flag.tagString: _ = r.stringBytes()
+        case Flag.tagInt: _ = r.signed()
+        case Flag.tagList:
+            for _ in 0..<Int(r.varint()) {
+                if r.byte() == ValueTag.int.rawValue { _ = r.signed() } else { _ = r.stringBytes() }
+            }
+        default: break
+        }
+        var place = PlaceReader()
+        return place.read(&r)
+    }
+}

@@ -1,0 +1,155 @@
+/// Reloading: the registry's recorded changes given again, validated whole, swapped in at once.
+extension Registry {
+    /// Reads again every file loaded into this registry and rebuilds it, validated whole, in one
+    /// atomic swap. Returns what changed.
+    ///
+    /// The registry's history is replayed in order over an empty table, as the same calls would
+    /// build it today: files are read again (same paths, formats, modes; files loaded together
+    /// stay one transaction), config text, `add` and `remove` are applied again as they were.
+    /// Every problem of the whole result is reported at once (a file that cannot be read is an
+    /// `.io` problem) and on any of them nothing changes. Class registrations and name templates
+    /// are not touched; a registry with nothing loaded reloads to itself.
+    ///
+    /// Singletons of changed and removed entries (`ReloadChanges.changed` includes singletons
+    /// whose objects reach a changed entry) are destroyed, in reverse order of creation, once no
+    /// create that began before the swap is still running; the others keep their objects. Children
+    /// are revalidated and recompiled as for any change of their parent, and keep their own
+    /// unchanged singletons the same way. Thread-safe: creates on other threads see the old
+    /// registry or the new one, never a mix.
+    public func reload() throws(ConfigError) -> ReloadChanges {
+        var changes = ReloadChanges()
+        try change(reloading: true) { (c) throws(ConfigError) in changes = try replay(&c) }
+        return changes
+    }
+
+    /// Rebuilds `c` from its history; returns what differs from its current entries.
+    private func replay(_ c: inout Candidate) throws(ConfigError) -> ReloadChanges {
+        let history = c.history
+        let old = c.entries
+        var fresh = c
+        fresh.history = ReloadHistory()
+        fresh.own = []
+        if let parent = c.parentSnapshot {
+            try fresh.merge(parent: parent, own: [], invalidNames: [], problems: [])
+        } else {
+            fresh.entries = EntryTable(compiled: [])
+        }
+        var problems: [Diagnostic] = []
+        // Names of entries that failed to decode or whose step failed: references to them are
+        // not reported again as missing.
+        var failedNames = Set<String>()
+        var unread = false
+        for (k, step) in history.steps.enumerated() {
+            var definitions: [EntryDefinition] = []
+            var decodeProblems: [Diagnostic] = []
+            var invalidNames: [String] = []
+            switch step.source {
+            case .files(let paths, let format):
+                for path in paths {
+                    do throws(ConfigError) {
+                        let doc = try ConfigLoader.load(path: path, format: format, limits: limits.config, keepingProblems: true)
+                        let decoded = EntryDecoder.decode(doc)
+                        definitions += decoded.entries
+                        decodeProblems += decoded.diagnostics
+                        invalidNames += decoded.invalidNames
+                    } catch {
+                        decodeProblems += error.diagnostics
+                        unread = true
+                    }
+                }
+            case .given:
+                definitions = step.replaced + Registry.liveDefinitions(ofStep: Int32(k), history: history, entries: old, own: c)
+            }
+            failedNames.formUnion(invalidNames)
+            // References are checked once, over the whole result, below.
+            do throws(ConfigError) {
+                try stage(
+                    &fresh, definitions, mode: step.mode, removals: step.removals, source: step.source,
+                    invalidNames: Set(invalidNames), decodeProblems: decodeProblems, namesIncomplete: true)
+            } catch {
+                problems += error.diagnostics
+                failedNames.formUnion(definitions.map(\.name))
+            }
+        }
+
+        let oldDefinitions = old.compiled.compactMap { $0?.definition }
+        let newDefinitions = fresh.entries.compiled.compactMap { $0?.definition }
+        let ownNames = c.parentSnapshot == nil ? nil : Set(fresh.own.map(\.name))
+        let changes = ReloadChanges.compare(
+            old: oldDefinitions, new: newDefinitions,
+            notRebuilt: ownNames.map { own in Set(newDefinitions.map(\.name)).subtracting(own) } ?? [])
+        let kept = Registry.keptSingletons(old: old, newDefinitions: newDefinitions, changes: changes)
+        // The whole result, validated and compiled once more: references and cycles across steps,
+        // and the kept singletons' cells carried over.
+        do throws(ConfigError) {
+            if let parent = c.parentSnapshot {
+                try fresh.merge(
+                    parent: parent, own: fresh.own, invalidNames: failedNames, problems: [], namesIncomplete: unread, kept: kept)
+            } else {
+                var tx = Transaction(base: EntryTable(compiled: []), classSlots: fresh.classSlots)
+                switch tx.apply(newDefinitions, invalidNames: failedNames, namesIncomplete: unread, kept: kept) {
+                case .failure(let error): throw error
+                case .success(let compiled):
+                    // Indices are compacted: origins follow their entries.
+                    var origins: [Int32] = []
+                    origins.reserveCapacity(compiled.count)
+                    for (i, e) in fresh.entries.compiled.enumerated() where e != nil {
+                        origins.append(i < fresh.history.origins.count ? fresh.history.origins[i] : -1)
+                    }
+                    fresh.history.origins = origins
+                    fresh.classSlots = tx.classSlots
+                    fresh.padRecords()
+                    fresh.entries = EntryTable(compiled: compiled)
+                }
+            }
+        } catch {
+            problems += error.diagnostics
+        }
+        if !problems.isEmpty {
+            // A problem found both by a step and by the whole check is reported once.
+            var seen = Set<Diagnostic>()
+            throw ConfigError(problems.filter { seen.insert($0).inserted })
+        }
+        c = fresh
+        return changes
+    }
+
+    /// The definitions step `step` (given directly) made that are still live in the registry.
+    private static func liveDefinitions(
+        ofStep step: Int32, history: ReloadHistory, entries: EntryTable, own c: Candidate
+    ) -> [EntryDefinition] {
+        if c.parentSnapshot != nil {
+            return c.own.indices.compactMap { i in
+                i < history.origins.count && history.origins[i] == step ? c.own[i] : nil
+            }
+        }
+        return entries.compiled.indices.compactMap { i in
+            guard i < history.origins.count, history.origins[i] == step else { return nil }
+            return entries.compiled[i]?.definition
+        }
+    }
+
+    /// The current compiled entries of singletons `changes` leaves alone (their cells, and objects,
+    /// carry over), by name. Only this registry's own singletons: inherited ones are the parent's.
+    static func keptSingletons(
+        old: EntryTable, newDefinitions: [EntryDefinition], changes: ReloadChanges
+    ) -> [String: CompiledEntry] {
+        let dirty = Set(changes.added).union(changes.changed)
+        var kept: [String: CompiledEntry] = [:]
+        for d in newDefinitions where d.lifestyle == .singleton && !dirty.contains(d.name) {
+            let i = old.index(of: d.name)
+            if i >= 0, let e = old.compiled[i], e.owner == nil, e.singleton != nil { kept[d.name] = e }
+        }
+        return kept
+    }
+
+    /// `keptSingletons` for a child recompiled over its parent's reloaded state: `own` are the
+    /// child's own names (only their singletons are the child's).
+    static func keptSingletons(old: EntryTable, new: EntryTable, own: Set<String>) -> [String: CompiledEntry] {
+        let oldDefinitions = old.compiled.compactMap { $0?.definition }
+        let newDefinitions = new.compiled.compactMap { $0?.definition }
+        let changes = ReloadChanges.compare(
+            old: oldDefinitions, new: newDefinitions, notRebuilt: Set(newDefinitions.map(\.name)).subtracting(own))
+        return keptSingletons(old: old, newDefinitions: newDefinitions, changes: changes)
+    }
+}

@@ -1,0 +1,68 @@
+/// The singletons a registry owns, and destroying those a reload replaced once no create can
+/// still reach them.
+///
+/// A reload publishes a snapshot without the cells of changed and removed singleton entries. A
+/// create that began before the swap may still be inside the old snapshot, building or handing out
+/// such an object, so the cells are retired under the epoch of the swap (the rule that frees old
+/// snapshots, `EpochReclamation.swift`) and their objects are destroyed only when every reader has
+/// left that epoch: at the end of the reload when no create is running, else at the next change to
+/// the registry (or when it is freed).
+struct SingletonLedger {
+    /// Built singletons in creation order: the object, its class, and the cell that holds it.
+    var built: [(object: UInt, record: ClassRecord, cell: SingletonCell)] = []
+    /// Cells a reload dropped, with the epoch of the swap that dropped them.
+    var retired: [(epoch: UInt64, cells: [SingletonCell])] = []
+
+    /// Takes out the built singletons of every retired cell whose epoch is before `oldest` (the
+    /// oldest epoch a reader is in), in creation order.
+    mutating func takeReclaimable(before oldest: UInt64) -> [(object: UInt, record: ClassRecord)] {
+        var doomed = Set<ObjectIdentifier>()
+        retired.removeAll { batch in
+            guard batch.epoch < oldest else { return false }
+            for c in batch.cells { doomed.insert(ObjectIdentifier(c)) }
+            return true
+        }
+        if doomed.isEmpty { return [] }
+        var taken: [(object: UInt, record: ClassRecord)] = []
+        built.removeAll { item in
+            guard doomed.contains(ObjectIdentifier(item.cell)) else { return false }
+            taken.append((item.object, item.record))
+            return true
+        }
+        return taken
+    }
+}
+
+extension Registry {
+    /// Records a singleton this registry now owns.
+    func adoptSingleton(_ object: UnsafeMutableRawPointer, _ record: ClassRecord, cell: SingletonCell) {
+        singletons.withLock { $0.built.append((UInt(bitPattern: object), record, cell)) }
+    }
+
+    /// Retires the singleton cells `old` held that `new` does not (this registry's own cells: an
+    /// inherited entry's singleton belongs to the parent), under `epoch`, the swap's.
+    func retireSingletons(replacing old: Snapshot, with new: Snapshot, epoch: UInt64) {
+        var kept = Set<ObjectIdentifier>()
+        for c in new.entries.compiled {
+            if let c, c.owner == nil, let cell = c.singleton { kept.insert(ObjectIdentifier(cell)) }
+        }
+        var gone: [SingletonCell] = []
+        for c in old.entries.compiled {
+            if let c, c.owner == nil, let cell = c.singleton, !kept.contains(ObjectIdentifier(cell)) { gone.append(cell) }
+        }
+        if !gone.isEmpty { singletons.withLock { $0.retired.append((epoch, gone)) } }
+    }
+
+    /// Destroys the singletons of retired cells no create can reach any more, in reverse order of
+    /// creation. The destroy callbacks run outside every writer lock (`HostCallbacks`).
+    func reclaimRetiredSingletons() {
+        guard singletons.withLock({ !$0.retired.isEmpty }) else { return }
+        let oldest = Epoch.oldestActive()
+        let doomed = singletons.withLock { $0.takeReclaimable(before: oldest) }
+        for (object, record) in doomed.reversed() {
+            guard let destroy = record.host.destroy, let p = UnsafeMutableRawPointer(bitPattern: object) else { continue }
+            let context = record.host.context
+            HostCallbacks.run { destroy(p, context) }
+        }
+    }
+}

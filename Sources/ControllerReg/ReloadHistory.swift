@@ -1,0 +1,42 @@
+/// What a registry was given, in order, so `Registry.reload()` can give it again.
+///
+/// A file load is kept as its paths, format and mode: a reload reads the files again. Definitions
+/// given directly (config text or bytes, `Registry.add`, `cr_add_entry`) and removals are kept
+/// as they were: their definitions live in the registry, so a step keeps only the definitions a
+/// later step replaced or removed (`replaced`), and each entry records the step that defined it
+/// (`origins`). A registry loaded once from text keeps no second copy of its config.
+struct ReloadHistory {
+    /// Where a step's definitions come from.
+    enum Source {
+        /// Files read by path; several are one transaction.
+        case files([String], ConfigFormat)
+        /// Definitions given directly (text, bytes, code), or none (a removal).
+        case given
+    }
+
+    /// One successful change, as it was asked for.
+    struct Step {
+        var source: Source
+        var mode: LoadMode
+        var removals: [String]
+        /// For a `.given` step: its definitions that a later step replaced or removed.
+        var replaced: [EntryDefinition] = []
+    }
+
+    var steps: [Step] = []
+    /// The step that defined each entry: by entry index in a root registry, by position in `own`
+    /// in a child.
+    var origins: [Int32] = []
+
+    /// Whether `index` (an origin) is a `.given` step.
+    func isGiven(_ step: Int32) -> Bool {
+        guard step >= 0, Int(step) < steps.count else { return false }
+        if case .given = steps[Int(step)].source { return true }
+        return false
+    }
+
+    /// Keeps `definition`, defined by step `origin`, for replay if that step gave it directly.
+    mutating func keepReplaced(_ definition: EntryDefinition, origin: Int32) {
+        if isGiven(origin) { steps[Int(origin)].replaced.append(definition) }
+    }
+}

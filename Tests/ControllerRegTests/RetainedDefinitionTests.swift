@@ -1,0 +1,122 @@
+import ControllerReg
+import Testing
+
+/// A registry keeps each committed definition in a compact form and decodes it on demand: what
+/// `entries` and `entry(named:)` give back must be exactly what was committed, places included.
+@Suite("Definitions as committed")
+struct RetainedDefinitionTests {
+    /// Every place in a definition, in a fixed order (`==` on definitions ignores places).
+    private func places(_ d: EntryDefinition) -> [ControllerReg.SourceLocation?] {
+        var out: [ControllerReg.SourceLocation?] = [d.location]
+        func walk(_ v: DependencyValue) {
+            switch v {
+            case .reference(_, let at), .provider(_, let at), .tagged(_, let at), .optional(_, let at): out.append(at)
+            case .list(let items): items.forEach(walk)
+            case .map(let deps):
+                for dep in deps {
+                    out.append(dep.location)
+                    walk(dep.value)
+                }
+            default: break
+            }
+        }
+        for dep in d.dependencies {
+            out.append(dep.location)
+            walk(dep.value)
+        }
+        return out
+    }
+
+    private func definitions() -> [EntryDefinition] {
+        let a = SourceLocation(file: "a.yaml", line: 100_000, column: 3)
+        let b = SourceLocation(file: "b/ü.json", line: 7, column: 12)
+        let bin = SourceLocation(file: "c.plist", line: 0, column: 4_000_000_000)
+        return [
+            EntryDefinition(name: "Leaf", className: "LeafClass", location: a),
+            EntryDefinition(
+                name: "Ünïcode ✓", className: "C", description: "", tag: .string("t ✓"),
+                dependencies: [
+                    Dependency(key: "null", value: .null, location: b),
+                    Dependency(key: "t", value: .bool(true), location: SourceLocation(file: "b/ü.json", line: 3, column: 1)),
+                    Dependency(key: "f", value: .bool(false)),
+                    Dependency(key: "min", value: .int(Int64.min), location: a),
+                    Dependency(key: "max", value: .int(Int64.max), location: bin),
+                    Dependency(key: "neg", value: .int(-1)),
+                    Dependency(key: "nan", value: .double(.nan)),
+                    Dependency(key: "-0", value: .double(-0.0)),
+                    Dependency(key: "d", value: .double(1e300)),
+                    Dependency(key: "", value: .string("")),
+                    Dependency(key: "long", value: .string(String(repeating: "x✓", count: 300))),
+                    Dependency(key: "ref", value: .reference("Leaf", at: b), location: b),
+                    Dependency(key: "prov", value: .provider("Leaf", at: nil)),
+                    Dependency(
+                        key: "nested",
+                        value: .list([
+                            .int(1), .reference("Leaf", at: a), .list([]), .map([]),
+                            .map([
+                                Dependency(key: "k", value: .provider("Leaf", at: bin), location: a),
+                                Dependency(key: "l", value: .list([.string("@x"), .double(2.5)])),
+                            ]),
+                        ]), location: a),
+                ], lifestyle: .singleton, eager: true, location: b),
+            EntryDefinition(name: "G", className: "C", tag: .int(-42), lifestyle: .graph),
+            EntryDefinition(
+                name: "Forms", className: "C", description: "d", tags: [.string("screen"), .int(-5), .string("")],
+                dependencies: [
+                    Dependency(key: "all", value: .tagged(.string("other ✓"), at: a), location: a),
+                    Dependency(key: "num", value: .tagged(.int(Int64.min), at: nil)),
+                    Dependency(key: "opt", value: .optional("Leaf", at: bin)),
+                    Dependency(key: "absent", value: .list([.optional("Nope", at: b), .tagged(.string("x"), at: nil)])),
+                ], location: a),
+            EntryDefinition(name: "NoTags", className: "C", tags: [], location: a),
+            EntryDefinition(name: "S", className: "C", tag: .int(Int64.max), lifestyle: .singleton),
+        ]
+    }
+
+    @Test func entriesGiveBackExactlyWhatWasCommitted() throws {
+        let r = Registry()
+        let defs = definitions()
+        try r.add(defs)
+        #expect(r.entries == defs)
+        #expect(r.entries.map(places) == defs.map(places))
+        for d in defs {
+            let back = try #require(r.entry(named: d.name))
+            #expect(back == d)
+            #expect(back.description == d.description)
+            #expect(back.tag == d.tag)
+            #expect(back.tags == d.tags)
+            #expect(back.eager == d.eager)
+            #expect(places(back) == places(d))
+        }
+    }
+
+    @Test func entriesOfSeveralCommitsAndAChildDecode() throws {
+        let r = Registry()
+        let defs = definitions()
+        try r.add([defs[0]])
+        try r.add(Array(defs[1...]))
+        try r.load(text: "Y:\n  ClassName: K\n  Dependencies:\n    a: Leaf\n    b: \"@Leaf\"\n", file: "y.yaml")
+        let child = Registry(parent: r)
+        try child.load(text: "Z: {ClassName: K, Dependencies: {y: Y}}", file: "z.yaml")
+        #expect(child.entries.map(\.name) == ["Leaf", "Ünïcode ✓", "G", "Forms", "NoTags", "S", "Y", "Z"])
+        #expect(child.entries.prefix(defs.count).map(places) == defs.map(places))
+        let y = try #require(child.entry(named: "Y"))
+        #expect(y.dependencies.map(\.value) == [.reference("Leaf", at: nil), .string("Leaf")])
+        #expect(y.location == SourceLocation(file: "y.yaml", line: 1, column: 1))
+        #expect(y.dependencies[0].location == SourceLocation(file: "y.yaml", line: 4, column: 5))
+        #expect(y.dependencies[0].value == .reference("Leaf", at: nil))
+        if case .reference(_, let at) = y.dependencies[0].value {
+            #expect(at == SourceLocation(file: "y.yaml", line: 4, column: 8))
+        }
+        #expect(child.entry(named: "Z")?.location == SourceLocation(file: "z.yaml", line: 1, column: 1))
+    }
+
+    @Test func aSecondDefinitionNamesTheFirstsPlace() throws {
+        let r = Registry()
+        try r.load(text: "A: C\nB: C\n", file: "first.yaml")
+        let e = expectError { try r.load(text: "\nB: D\n", file: "second.yaml") }
+        #expect(e?.code == .duplicate)
+        #expect(e?.diagnostics.first?.message == "entry 'B' is already defined at first.yaml:2:1")
+        #expect(e?.diagnostics.first?.location == SourceLocation(file: "second.yaml", line: 2, column: 1))
+    }
+}

@@ -1,0 +1,235 @@
+/* Reload: cr_registry_reload / cr_registry_reload_with through the real .so. Files edited between
+ * the load and the reload; what changed; singletons kept and destroyed; failures that change
+ * nothing and report every problem; children. Runs under valgrind (failure paths). */
+#define _POSIX_C_SOURCE 200809L
+#include "check.h"
+#include "hosts.h"
+#include "tests.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char dir[64];
+
+static const char *file_path(const char *name) {
+    static char path[4][128];
+    static int next;
+    char *p = path[next++ % 4];
+    snprintf(p, sizeof path[0], "%s/%s", dir, name);
+    return p;
+}
+
+static void write_file(const char *name, const char *text) {
+    FILE *f = fopen(file_path(name), "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    fputs(text, f);
+    fclose(f);
+}
+
+/* The names of list `key` of a changes map, joined with commas ("" when empty). */
+static const char *names(const cr_value *changes, const char *key) {
+    static char out[256];
+    out[0] = 0;
+    const cr_value *list = cr_map_get(changes, key);
+    if (cr_value_kind(list) != CR_LIST) return "(not a list)";
+    for (size_t i = 0; i < cr_value_count(list); i++) {
+        if (i) strncat(out, ",", sizeof out - strlen(out) - 1);
+        const cr_value *s = cr_list_at(list, i);
+        strncat(out, cr_value_kind(s) == CR_STRING ? cr_value_string(s) : "?", sizeof out - strlen(out) - 1);
+    }
+    return out;
+}
+
+/* Whether a transient `name` can be created (the object is destroyed at once). */
+static int transient_exists(cr_registry *reg, const char *name, host_stats *st) {
+    void *o = cr_registry_create(reg, name, NULL);
+    if (o) test2_destroy(o, st);
+    return o != NULL;
+}
+
+static void edited_files_and_changes(void) {
+    host_stats st;
+    stats_init(&st);
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(cr_register_class(reg, "Test2ViewController", &test2_class, &st), CR_OK);
+    write_file("app.yaml",
+               "Keep: {ClassName: Test2ViewController, Lifestyle: singleton, Dependencies: {title: '@keep'}}\n"
+               "Edit: {ClassName: Test2ViewController, Lifestyle: singleton, Dependencies: {title: '@v1'}}\n"
+               "Gone: {ClassName: Test2ViewController, Lifestyle: singleton}\n"
+               "Plain: {ClassName: Test2ViewController, Dependencies: {title: '@plain'}}\n");
+    CHECK_STATUS(cr_load_file(reg, file_path("app.yaml"), CR_FORMAT_AUTO), CR_OK);
+    Test2ViewController *keep = cr_registry_create(reg, "Keep", NULL);
+    Test2ViewController *edit = cr_registry_create(reg, "Edit", NULL);
+    CHECK(cr_registry_create(reg, "Gone", NULL) != NULL);
+    CHECK_STR(edit->title, "v1");
+
+    /* Nothing edited: nothing changes, nothing is destroyed. */
+    cr_value *changes = (cr_value *)1;
+    CHECK_STATUS(cr_registry_reload_with(reg, &changes), CR_OK);
+    CHECK(changes != NULL && cr_value_kind(changes) == CR_MAP && cr_value_count(changes) == 3);
+    CHECK_STR(names(changes, "added"), "");
+    CHECK_STR(names(changes, "removed"), "");
+    CHECK_STR(names(changes, "changed"), "");
+    cr_value_free(changes);
+    CHECK_INT(st.destroys, 0);
+
+    write_file("app.yaml",
+               "Keep: {ClassName: Test2ViewController, Lifestyle: singleton, Dependencies: {title: '@keep'}}\n"
+               "Edit: {ClassName: Test2ViewController, Lifestyle: singleton, Dependencies: {title: '@v2'}}\n"
+               "Plain: {ClassName: Test2ViewController, Dependencies: {title: '@plain'}}\n"
+               "Zed: Test2ViewController\n"
+               "New: Test2ViewController\n");
+    CHECK_STATUS(cr_registry_reload_with(reg, &changes), CR_OK);
+    CHECK_STR(names(changes, "added"), "New,Zed");
+    CHECK_STR(names(changes, "removed"), "Gone");
+    CHECK_STR(names(changes, "changed"), "Edit");
+    cr_value_free(changes);
+    /* The singletons of Edit and Gone are destroyed (no create was running); Keep's is kept. */
+    CHECK_INT(st.destroys, 2);
+    CHECK(cr_registry_create(reg, "Keep", NULL) == keep);
+    Test2ViewController *edited = cr_registry_create(reg, "Edit", NULL);
+    CHECK(edited != NULL && edited->title && strcmp(edited->title, "v2") == 0);
+    CHECK(cr_registry_create(reg, "Gone", NULL) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_NOT_FOUND);
+
+    /* cr_registry_reload: the same, without the report. */
+    CHECK_STATUS(cr_registry_reload(reg), CR_OK);
+    CHECK(cr_registry_create(reg, "Edit", NULL) == edited);
+    cr_registry_free(reg);
+    CHECK_INT(st.destroys, 4); /* Keep and the new Edit, at free */
+    unlink(file_path("app.yaml"));
+}
+
+static void failures_change_nothing(void) {
+    host_stats st;
+    stats_init(&st);
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(cr_register_class(reg, "Test2ViewController", &test2_class, &st), CR_OK);
+    write_file("a.yaml", "A: {ClassName: Test2ViewController, Lifestyle: singleton, Dependencies: {title: '@a'}}\n");
+    write_file("b.yaml", "B: Test2ViewController\n");
+    CHECK_STATUS(cr_load_file(reg, file_path("a.yaml"), CR_FORMAT_AUTO), CR_OK);
+    CHECK_STATUS(cr_load_file(reg, file_path("b.yaml"), CR_FORMAT_AUTO), CR_OK);
+    void *a = cr_registry_create(reg, "A", NULL);
+
+    /* A missing reference in one file and a schema error in the other: both reported, the lower
+     * code returned, nothing changed, *changes NULL. */
+    write_file("a.yaml", "A: {ClassName: Test2ViewController, Lifestyle: singleton, Dependencies: {x: Missing}}\n");
+    write_file("b.yaml", "B: {ClassName: 5}\n");
+    cr_value *changes = (cr_value *)1;
+    CHECK_STATUS(cr_registry_reload_with(reg, &changes), CR_ERR_SCHEMA);
+    CHECK(changes == NULL);
+    CHECK_INT(cr_last_error_count(), 2);
+    CHECK_CONTAINS(cr_last_error_message(), "'Missing'");
+    CHECK_CONTAINS(cr_last_error_message(), file_path("b.yaml"));
+
+    /* A syntax error: reported with its place (the file's names are then unknown, so references
+     * to them are not reported, as for a load). */
+    write_file("b.yaml", "B: [unclosed\n");
+    CHECK_STATUS(cr_registry_reload(reg), CR_ERR_SYNTAX);
+    CHECK_CONTAINS(cr_last_error_message(), file_path("b.yaml"));
+    CHECK(cr_registry_create(reg, "A", NULL) == a);
+    CHECK(transient_exists(reg, "B", &st));
+    CHECK_INT(st.destroys, 1); /* that B, by the test */
+
+    /* A cycle across the files. */
+    write_file("a.yaml", "A: {ClassName: Test2ViewController, Lifestyle: singleton, Dependencies: {b: B}}\n");
+    write_file("b.yaml", "B: {ClassName: Test2ViewController, Dependencies: {a: A}}\n");
+    CHECK_STATUS(cr_registry_reload(reg), CR_ERR_CYCLE);
+    CHECK_CONTAINS(cr_last_error_message(), "A -> B -> A");
+    CHECK(cr_registry_create(reg, "A", NULL) == a);
+
+    /* A file gone: CR_ERR_IO naming it. */
+    write_file("a.yaml", "A: {ClassName: Test2ViewController, Lifestyle: singleton, Dependencies: {title: '@a'}}\n");
+    unlink(file_path("b.yaml"));
+    CHECK_STATUS(cr_registry_reload_with(reg, &changes), CR_ERR_IO);
+    CHECK(changes == NULL);
+    CHECK_CONTAINS(cr_last_error_message(), file_path("b.yaml"));
+    CHECK(cr_registry_create(reg, "A", NULL) == a);
+    CHECK(transient_exists(reg, "B", &st));
+    CHECK_INT(st.destroys, 2); /* the two B objects, by the test: A's singleton was never destroyed */
+
+    /* Bad arguments. */
+    CHECK_STATUS(cr_registry_reload(NULL), CR_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(cr_registry_reload_with(NULL, &changes), CR_ERR_INVALID_ARGUMENT);
+    CHECK(changes == NULL);
+    CHECK_STATUS(cr_registry_reload_with(reg, NULL), CR_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cr_last_error_message(), "changes is NULL");
+
+    cr_registry_free(reg);
+    unlink(file_path("a.yaml"));
+}
+
+static void text_code_and_children(void) {
+    host_stats st;
+    stats_init(&st);
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(cr_register_class(reg, "Test2ViewController", &test2_class, &st), CR_OK);
+    /* A registry with nothing loaded reloads to itself. */
+    cr_value *changes = NULL;
+    CHECK_STATUS(cr_registry_reload_with(reg, &changes), CR_OK);
+    CHECK_STR(names(changes, "added"), "");
+    cr_value_free(changes);
+
+    static const char text[] = "FromText: {ClassName: Test2ViewController, Dependencies: {title: '@text'}}\n";
+    CHECK_STATUS(cr_load_string(reg, text, strlen(text), CR_FORMAT_YAML), CR_OK);
+    write_file("p.yaml", "Service: {ClassName: Test2ViewController, Dependencies: {title: '@one'}}\n");
+    CHECK_STATUS(cr_load_file(reg, file_path("p.yaml"), CR_FORMAT_AUTO), CR_OK);
+    CHECK_STATUS(cr_add_entry(reg, "FromCode", "Test2ViewController", CR_LIFESTYLE_TRANSIENT, NULL), CR_OK);
+
+    cr_registry *child = cr_registry_new_child(reg);
+    write_file("c.yaml",
+               "Screen: {ClassName: Test2ViewController, Lifestyle: singleton, Dependencies: {s: Service}}\n"
+               "Solo: {ClassName: Test2ViewController, Lifestyle: singleton}\n");
+    CHECK_STATUS(cr_load_file(child, file_path("c.yaml"), CR_FORMAT_AUTO), CR_OK);
+    void *solo = cr_registry_create(child, "Solo", NULL);
+    CHECK(cr_registry_create(child, "Screen", NULL) != NULL);
+    int destroyed = stats_get(&st, &st.destroys); /* Screen's Service, which Test2 does not keep */
+
+    /* The parent's file changes Service: text and code entries are kept; the child's singleton
+     * wired to Service is destroyed, its other one kept. */
+    write_file("p.yaml", "Service: {ClassName: Test2ViewController, Dependencies: {title: '@two'}}\n");
+    CHECK_STATUS(cr_registry_reload_with(reg, &changes), CR_OK);
+    CHECK_STR(names(changes, "changed"), "Service");
+    CHECK_STR(names(changes, "added"), "");
+    CHECK_STR(names(changes, "removed"), "");
+    cr_value_free(changes);
+    CHECK_INT(stats_get(&st, &st.destroys), destroyed + 1);
+    CHECK(cr_registry_create(child, "Solo", NULL) == solo);
+    Test2ViewController *t = cr_registry_create(reg, "FromText", NULL);
+    CHECK(t && t->title && strcmp(t->title, "text") == 0);
+    if (t) test2_destroy(t, &st);
+    t = cr_registry_create(reg, "FromCode", NULL);
+    CHECK(t != NULL);
+    if (t) test2_destroy(t, &st);
+
+    /* A parent reload that would break the child is refused. */
+    write_file("p.yaml", "Other: Test2ViewController\n");
+    CHECK_STATUS(cr_registry_reload(reg), CR_ERR_MISSING_REFERENCE);
+    CHECK_CONTAINS(cr_last_error_message(), "child registry");
+
+    /* The child's reload reads the child's file again. */
+    write_file("c.yaml", "Solo: {ClassName: Test2ViewController, Lifestyle: singleton}\n");
+    CHECK_STATUS(cr_registry_reload_with(child, &changes), CR_OK);
+    CHECK_STR(names(changes, "removed"), "Screen");
+    cr_value_free(changes);
+
+    cr_registry_free(child);
+    cr_registry_free(reg);
+    unlink(file_path("p.yaml"));
+    unlink(file_path("c.yaml"));
+}
+
+void test_reload(void) {
+    snprintf(dir, sizeof dir, "/tmp/cr-reload-XXXXXX");
+    if (!mkdtemp(dir)) {
+        CHECK(0);
+        return;
+    }
+    edited_files_and_changes();
+    failures_change_nothing();
+    text_code_and_children();
+    rmdir(dir);
+}

@@ -35,9 +35,11 @@
  *   if the callback then fails (free a provider with cr_provider_free). What the callback did not
  *   read, the library destroys when it returns, success or failure (a graph object: when the
  *   whole create ends). CR_OWNER_SHARED, CR_OWNER_REGISTRY and CR_OWNER_CALLER objects never
- *   become the callback's. Props, and values from cr_map_new / cr_list_new, are the caller's until
- *   freed or handed to cr_map_set_value / cr_list_push_value; so are values cr_registry_entries
- *   returns. A class's release callback gets its user_data once, when the registry is done with it.
+ *   become the callback's. Each element of a list (a {Tagged: t} list, say) follows that rule on
+ *   its own: read it to take it, leave it to have it destroyed. Props, and values from cr_map_new /
+ *   cr_list_new, are the caller's until freed or handed to cr_map_set_value / cr_list_push_value;
+ *   so are values cr_registry_entries returns. A class's release callback gets its user_data
+ *   once, when the registry is done with it.
  *
  * THREADS
  *   A registry may be used from any number of threads at once: creates never block and see either

@@ -96,7 +96,8 @@ typedef enum {
     CR_ERR_CREATE_FAILED = 11,       /**< a create callback returned NULL */
     CR_ERR_TYPE = 12,                /**< a value accessor used on a value of another kind */
     CR_ERR_LIMIT = 13,               /**< a limit (size, depth, count) was exceeded */
-    CR_ERR_NO_MEMORY = 14            /**< memory could not be allocated */
+    CR_ERR_NO_MEMORY = 14,           /**< memory could not be allocated */
+    CR_ERR_LIFETIME = 16             /**< a singleton reaches a graph entry through object references */
 } cr_status;
 
 /** Code of the last failing call on this thread, or CR_OK if none since cr_clear_error(). For a
@@ -381,8 +382,9 @@ int cr_registry_reload_with(cr_registry *reg, cr_value **changes);
  *  {"Provider": "Name"} a provider, {"Tagged": "tag"} (or an integer tag) a CR_LIST of the objects
  *  of every entry tagged so, ordered by entry name, {"Optional": "Name"} the object of Name or
  *  CR_NULL when there is no such entry; objects are not allowed). Validated like a file (missing
- *  references, cycles, duplicate names); on failure nothing changes. Adding or removing an entry
- *  makes the tagged lists and optional references of the others follow. */
+ *  references, cycles, duplicate names, CR_ERR_LIFETIME for a singleton reaching a graph entry);
+ *  on failure nothing changes. Adding or removing an entry makes the tagged lists and optional
+ *  references of the others follow. */
 int cr_add_entry(cr_registry *reg, const char *name, const char *class_name, cr_lifestyle lifestyle,
                  const cr_value *dependencies);
 

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The one rule for what a dependency value means, shared by every door into a registry: the
 /// entry decoder (config files), `Registry.add` (entries built in Swift), the C ABI's
 /// `cr_add_entry` (host values) and, inverted, the tool when it writes a config.
@@ -163,26 +171,39 @@ public enum DependencyRule {
 
     // MARK: Contents (checked by the transaction, for every door)
 
-    /// The problems of an entry's name and class name (`.schema`).
-    static func problems(ofEntry definition: EntryDefinition) -> [Diagnostic] {
-        var out: [Diagnostic] = []
+    /// The problems of an entry's name and class name (`.schema`), appended to `out` (no array
+    /// per entry when there are none).
+    static func problems(ofEntry definition: EntryDefinition, into out: inout [Diagnostic]) {
         let name = definition.name
         if name.isEmpty {
             out.append(Diagnostic(.schema, "an entry name must not be empty", at: definition.location))
-        } else if name.utf8.contains(0) {
+        } else if containsNul(name) {
             out.append(Diagnostic(.schema, "entry name '\(name)' contains a NUL byte", at: definition.location))
         }
         if definition.className.isEmpty {
             out.append(Diagnostic(.schema, "the class name of entry '\(name)' must not be empty", at: definition.location))
-        } else if definition.className.utf8.contains(0) {
+        } else if containsNul(definition.className) {
             out.append(Diagnostic(.schema, "the class name of entry '\(name)' contains a NUL byte", at: definition.location))
         }
-        return out
+    }
+
+    /// Whether `text` holds a NUL byte: `memchr` over its UTF-8 storage (a native string's is
+    /// contiguous), not a byte-by-byte walk through the generic `contains`.
+    @inline(__always)
+    static func containsNul(_ text: String) -> Bool {
+        if let found = text.utf8.withContiguousStorageIfAvailable({ bytes in
+            bytes.count > 0 && memchr(bytes.baseAddress!, 0, bytes.count) != nil
+        }) {
+            return found
+        }
+        return text.utf8.contains(0)
     }
 
     /// The problems inside one dependency value (`.schema`): an empty reference, a NUL byte in a
     /// name, a provider or optional reference of a literal, an empty tag. `fallback` locates
-    /// problems whose value has no location.
+    /// problems whose value has no location. Inlined into the transaction's per-dependency loop,
+    /// so a scalar (most dependencies) is checked where it lies instead of being copied for a call.
+    @inline(__always)
     static func problems(
         of value: DependencyValue, entry: String, key: String, fallback: SourceLocation?,
         into out: inout [Diagnostic]
@@ -195,7 +216,7 @@ public enum DependencyRule {
                     Diagnostic(
                         .schema, place("an empty string is not an entry name; write \"@\" for an empty literal string"),
                         at: at ?? fallback))
-            } else if name.utf8.contains(0) {
+            } else if containsNul(name) {
                 out.append(Diagnostic(.schema, place("reference '\(name)' contains a NUL byte"), at: at ?? fallback))
             }
         case .provider(let name, let at):
@@ -208,13 +229,13 @@ public enum DependencyRule {
                     Diagnostic(
                         .schema, place("Tagged must name one tag (a non-empty string or an integer), found an empty string"),
                         at: at ?? fallback))
-            } else if tag.utf8.contains(0) {
+            } else if containsNul(tag) {
                 out.append(Diagnostic(.schema, place("tag '\(tag)' contains a NUL byte"), at: at ?? fallback))
             }
         case .list(let items):
-            for item in items { problems(of: item, entry: entry, key: key, fallback: fallback, into: &out) }
+            for item in items { nestedProblems(of: item, entry: entry, key: key, fallback: fallback, into: &out) }
         case .map(let deps):
-            for d in deps { problems(of: d.value, entry: entry, key: key, fallback: d.location ?? fallback, into: &out) }
+            for d in deps { nestedProblems(of: d.value, entry: entry, key: key, fallback: d.location ?? fallback, into: &out) }
         default:
             break
         }
@@ -231,9 +252,18 @@ public enum DependencyRule {
                 Diagnostic(.schema, place("\(key) must name an entry (a non-empty string), found an empty string"), at: location))
         } else if name.utf8.first == UInt8(ascii: "@") {
             out.append(Diagnostic(.schema, place("\(key) must name an entry, not a literal ('\(name)')"), at: location))
-        } else if name.utf8.contains(0) {
+        } else if containsNul(name) {
             out.append(Diagnostic(.schema, place("\(key) '\(name)' contains a NUL byte"), at: location))
         }
+    }
+
+    /// `problems(of:)` of a value inside a list or map (an outlined call, so the recursion stays one).
+    @inline(never)
+    static func nestedProblems(
+        of value: DependencyValue, entry: String, key: String, fallback: SourceLocation?,
+        into out: inout [Diagnostic]
+    ) {
+        problems(of: value, entry: entry, key: key, fallback: fallback, into: &out)
     }
 }
 

@@ -281,9 +281,10 @@ public enum EntryDecoder {
             while next < end {
                 let k = next, v = next + 1
                 next = doc.next(after: v)
-                if depth == 1 { currentKey = cachedString(k) }
+                let key = cachedString(k)
+                if depth == 1 { currentKey = key }
                 if let value = decodeValue(v, depth: depth) {
-                    result.append(Dependency(key: cachedString(k), value: value, location: doc.location(of: k)))
+                    result.append(Dependency(key: key, value: value, location: doc.location(of: k)))
                 } else {
                     ok = false
                 }

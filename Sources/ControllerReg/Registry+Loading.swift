@@ -12,9 +12,11 @@ extension Registry {
     /// Every problem is reported; on failure nothing changes.
     public func load(path: String, format: ConfigFormat = .auto, mode: LoadMode = .add) throws(ConfigError) {
         try releasingLoadMemory { () throws(ConfigError) in
-            let doc = try ConfigLoader.load(path: path, format: format, limits: limits.config, keepingProblems: true)
-            try apply([doc], mode: mode, source: .files([path], format))
-            return doc.strings.count
+            // Decoded at once: the document (the tree the parser built) is freed before the commit.
+            let file = Registry.decoded(
+                try ConfigLoader.load(path: path, format: format, limits: limits.config, keepingProblems: true))
+            try apply([file.result], mode: mode, source: .files([path], format))
+            return file.textBytes
         }
     }
 
@@ -23,9 +25,10 @@ extension Registry {
         text: String, format: ConfigFormat = .auto, file: String = "<string>", mode: LoadMode = .add
     ) throws(ConfigError) {
         try releasingLoadMemory { () throws(ConfigError) in
-            let doc = try ConfigLoader.parse(text, format: format, file: file, limits: limits.config, keepingProblems: true)
-            try apply([doc], mode: mode, source: .given)
-            return doc.strings.count
+            let decoded = Registry.decoded(
+                try ConfigLoader.parse(text, format: format, file: file, limits: limits.config, keepingProblems: true))
+            try apply([decoded.result], mode: mode, source: .given)
+            return decoded.textBytes
         }
     }
 
@@ -35,9 +38,10 @@ extension Registry {
         mode: LoadMode = .add
     ) throws(ConfigError) {
         try releasingLoadMemory { () throws(ConfigError) in
-            let doc = try ConfigLoader.parse(bytes, format: format, file: file, limits: limits.config, keepingProblems: true)
-            try apply([doc], mode: mode, source: .given)
-            return doc.strings.count
+            let decoded = Registry.decoded(
+                try ConfigLoader.parse(bytes, format: format, file: file, limits: limits.config, keepingProblems: true))
+            try apply([decoded.result], mode: mode, source: .given)
+            return decoded.textBytes
         }
     }
 
@@ -45,11 +49,16 @@ extension Registry {
     /// them apply or (on any problem, all reported) none does.
     public func load(paths: [String], format: ConfigFormat = .auto, mode: LoadMode = .add) throws(ConfigError) {
         try releasingLoadMemory { () throws(ConfigError) in
-            var docs: [ConfigDocument] = []
+            var docs: [EntryDecoder.Result] = []
+            var textBytes = 0
             var unread: [Diagnostic] = []
             for path in paths {
                 do throws(ConfigError) {
-                    docs.append(try ConfigLoader.load(path: path, format: format, limits: limits.config, keepingProblems: true))
+                    // Each file's tree is freed once it is decoded, before the next file is read.
+                    let file = Registry.decoded(
+                        try ConfigLoader.load(path: path, format: format, limits: limits.config, keepingProblems: true))
+                    docs.append(file.result)
+                    textBytes += file.textBytes
                 } catch {
                     unread += error.diagnostics
                 }
@@ -57,7 +66,7 @@ extension Registry {
             // The files that were read are still checked; a file that was not may define any name, so
             // references that do not resolve are not reported then.
             try apply(docs, mode: mode, source: .files(paths, format), unreadProblems: unread)
-            return docs.reduce(0) { $0 + $1.strings.count }
+            return textBytes
         }
     }
 
@@ -81,15 +90,23 @@ extension Registry {
         size = try load()
     }
 
+    /// A document decoded by the config schema, and the size of its text. Taking the document as
+    /// an argument (the caller's temporary) frees its tree as soon as it is decoded.
+    private static func decoded(_ doc: ConfigDocument) -> (result: EntryDecoder.Result, textBytes: Int) {
+        (EntryDecoder.decode(doc), doc.strings.count)
+    }
+
+    /// Commits decoded documents (decoded as each was read, so no document tree is held during
+    /// the commit).
     private func apply(
-        _ docs: [ConfigDocument], mode: LoadMode, source: ReloadHistory.Source, unreadProblems: [Diagnostic] = []
+        _ docs: [EntryDecoder.Result], mode: LoadMode, source: ReloadHistory.Source, unreadProblems: [Diagnostic] = []
     ) throws(ConfigError) {
-        var definitions: [EntryDefinition] = []
+        // The first file's entries are taken as they are (shared, not copied entry by entry).
+        var definitions: [EntryDefinition] = docs.first?.entries ?? []
         var diagnostics = unreadProblems
         var invalidNames: [String] = []
-        for doc in docs {
-            let decoded = EntryDecoder.decode(doc)
-            definitions += decoded.entries
+        for (i, decoded) in docs.enumerated() {
+            if i > 0 { definitions += decoded.entries }
             diagnostics += decoded.diagnostics
             invalidNames += decoded.invalidNames
         }

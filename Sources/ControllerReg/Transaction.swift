@@ -281,9 +281,36 @@ struct Transaction {
                     ? accepted[Int(changedAt[i])].definition
                     : base.compiled[i]?.definition
             })
+
+        // 5. Lifetimes: no singleton may reach a `graph` entry through object edges (the same
+        // edges as cycles). Checked whatever else is wrong, like cycles.
+        var inheritedSingleton: [Bool] = []
+        if !inherited.isEmpty {
+            inheritedSingleton = [Bool](repeating: false, count: nextIndex)
+            for (def, index) in accepted where def.lifestyle == .singleton && inherited[def.name] != nil {
+                inheritedSingleton[index] = true
+            }
+        }
+        let lifetimes = LifetimeRule(
+            total: nextIndex,
+            edgesOf: { changedAt[$0] >= 0 ? changedEdges[Int(changedAt[$0])] : base.compiled[$0]?.edges ?? [] },
+            lifestyleOf: { i in
+                if changedAt[i] >= 0 { return accepted[Int(changedAt[i])].definition.lifestyle }
+                if !removedBase.isEmpty && removedBase.contains(i) { return nil }
+                return i < base.count ? base.compiled[i]?.plan.lifestyle : nil
+            },
+            isInheritedSingleton: { i in
+                // A child's table holds its parent's singletons with the parent as their owner.
+                if changedAt[i] >= 0 { return inheritedSingleton.isEmpty ? false : inheritedSingleton[i] }
+                return i < base.count && base.compiled[i]?.owner != nil
+            },
+            definitionOf: { i in
+                changedAt[i] >= 0 ? accepted[Int(changedAt[i])].definition : base.compiled[i]?.definition
+            })
+        diagnostics += lifetimes.problems(changed: accepted.map(\.index))
         if !diagnostics.isEmpty { return .failure(ConfigError(diagnostics)) }
 
-        // 5. Compile.
+        // 6. Compile.
         let arena = Arena()
         let compiler = PlanCompiler(arena: arena)
         let records = DefinitionArena(capacity: accepted.count * 128)
@@ -345,20 +372,26 @@ struct Transaction {
     /// The checks an entry passes whichever door it came through (config, `Registry.add`,
     /// `cr_add_entry`): names, the nesting ceiling, and the contents of its dependency values.
     static func validate(_ def: EntryDefinition, into diagnostics: inout [Diagnostic]) {
-        diagnostics += DependencyRule.problems(ofEntry: def)
-        for dep in def.dependencies {
-            if dep.value.isContainer
-                && dep.value.nestingDepth(stoppingAfter: DependencyValue.maxNesting) > DependencyValue.maxNesting
-            {
-                diagnostics.append(
-                    Diagnostic(
-                        .limit,
-                        "entry '\(def.name)', key '\(dep.key)': the value nests deeper than \(DependencyValue.maxNesting) levels",
-                        at: dep.location ?? def.location))
-                continue
+        DependencyRule.problems(ofEntry: def, into: &diagnostics)
+        // Each dependency read in place through the buffer (its address): binding `dep`, or the
+        // array's subscript, copies it (key, value and location retained and released once per
+        // dependency of every entry loaded).
+        def.dependencies.withUnsafeBufferPointer { deps in
+            for i in deps.indices {
+                if deps[i].value.isContainer
+                    && deps[i].value.nestingDepth(stoppingAfter: DependencyValue.maxNesting) > DependencyValue.maxNesting
+                {
+                    diagnostics.append(
+                        Diagnostic(
+                            .limit,
+                            "entry '\(def.name)', key '\(deps[i].key)': the value nests deeper than \(DependencyValue.maxNesting) levels",
+                            at: deps[i].location ?? def.location))
+                    continue
+                }
+                DependencyRule.problems(
+                    of: deps[i].value, entry: def.name, key: deps[i].key, fallback: deps[i].location ?? def.location,
+                    into: &diagnostics)
             }
-            DependencyRule.problems(
-                of: dep.value, entry: def.name, key: dep.key, fallback: dep.location ?? def.location, into: &diagnostics)
         }
     }
 

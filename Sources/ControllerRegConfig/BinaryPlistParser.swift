@@ -47,7 +47,7 @@ struct BinaryPlistParser {
             p: bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), count: bytes.count,
             // Binary plists are dense and share objects: expect about one value per 4 input bytes
             // (the builder sizes its buffers for one per 16 bytes of text).
-            builder: DocumentBuilder(file: file, limits: limits, expectedBytes: min(bytes.count, limits.maxInputBytes / 4) * 4),
+            builder: DocumentBuilder(file: file, limits: limits, expectedBytes: min(bytes.count, limits.maxInputBytes / 2) * 2),
             stringBudget: max(limits.maxInputBytes, 1 << 20))
         defer { parser.objects.deallocate() }
         try parser.readTrailer()

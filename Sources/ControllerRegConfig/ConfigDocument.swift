@@ -10,17 +10,19 @@ public struct ConfigNode: Sendable, Hashable {
         case null, bool, int, double, string, list, map
     }
 
-    /// The kind of this value.
-    public var kind: Kind
+    // Stored widest first: 8 + 3 * 4 + 1 bytes, a stride of 24 (32 in declaration order by
+    // kind), a quarter less memory for the tree a load builds.
+    /// Bool as 0/1, `Int64` or `Double` bit pattern, string byte offset, or container element count
+    /// (pairs for a map).
+    public var payload: UInt64
     /// 1-based line (0 for binary formats).
     public var line: UInt32
     /// 1-based column (byte offset for binary formats).
     public var column: UInt32
-    /// Bool as 0/1, `Int64` or `Double` bit pattern, string byte offset, or container element count
-    /// (pairs for a map).
-    public var payload: UInt64
     /// String byte length, or for a container the index just past its subtree.
     public var extent: UInt32
+    /// The kind of this value.
+    public var kind: Kind
 
     /// Creates a node; loaders use `DocumentBuilder` instead.
     @inlinable

@@ -36,8 +36,11 @@ public struct DocumentBuilder {
     public init(file: String, limits: ConfigLimits = ConfigLimits(), expectedBytes: Int = 0) {
         self.file = file
         self.limits = limits
-        nodes.reserveCapacity(max(16, expectedBytes / 16))
-        strings.reserveCapacity(max(64, expectedBytes / 2))
+        // Sized so that typical configs never grow (growing copies the whole buffer while the old
+        // one is still held): ~10 input bytes per value and 3/4 of the input as string bytes. Pages
+        // of the reserve that are never written cost no memory.
+        nodes.reserveCapacity(max(16, min(expectedBytes / 10, limits.maxNodes)))
+        strings.reserveCapacity(max(64, expectedBytes / 4 * 3))
     }
 
     /// The nesting depth of the containers open now.
@@ -119,11 +122,7 @@ public struct DocumentBuilder {
         let length = strings.count - start
         strings.append(0)
         pendingStringStart = -1
-        if length > limits.maxStringBytes {
-            throw ConfigError(
-                .limit, "string of \(length) bytes exceeds the limit of \(limits.maxStringBytes) bytes",
-                at: location(line: line, column: column))
-        }
+        if length > limits.maxStringBytes { throw stringTooLong(length, line: line, column: column) }
         try append(
             ConfigNode(
                 kind: .string, line: UInt32(clamping: line), column: UInt32(clamping: column),
@@ -195,14 +194,23 @@ public struct DocumentBuilder {
         topChildren &+= 1  // also counts top-level nodes, which nothing reads
     }
 
-    @inlinable mutating func append(_ node: ConfigNode) throws(ConfigError) {
-        if nodes.count >= limits.maxNodes {
-            throw ConfigError(
-                .limit, "the document has more than \(limits.maxNodes) values",
-                at: location(line: Int(node.line), column: Int(node.column)))
-        }
+    @inlinable @inline(__always) mutating func append(_ node: ConfigNode) throws(ConfigError) {
+        if nodes.count >= limits.maxNodes { throw tooManyNodes(node) }
         noteChild()
         nodes.append(node)
+    }
+
+    // The errors of the paths above, out of line so the per-value code stays small enough to inline.
+    @usableFromInline @inline(never) func tooManyNodes(_ node: ConfigNode) -> ConfigError {
+        ConfigError(
+            .limit, "the document has more than \(limits.maxNodes) values",
+            at: location(line: Int(node.line), column: Int(node.column)))
+    }
+
+    @usableFromInline @inline(never) func stringTooLong(_ length: Int, line: Int, column: Int) -> ConfigError {
+        ConfigError(
+            .limit, "string of \(length) bytes exceeds the limit of \(limits.maxStringBytes) bytes",
+            at: location(line: line, column: column))
     }
 
     @inlinable mutating func beginContainer(_ kind: ConfigNode.Kind, line: Int, column: Int) throws(ConfigError) {

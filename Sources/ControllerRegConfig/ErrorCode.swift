@@ -32,6 +32,9 @@ public enum ErrorCode: Int32, Sendable, Hashable, CaseIterable, CustomStringConv
     case limit = 13
     /// Memory could not be allocated.
     case noMemory = 14
+    /// A singleton would keep a `graph` object alive beyond its create (it reaches a `graph` entry
+    /// through object references, not providers).
+    case lifetime = 16
 
     /// A short stable name, e.g. `"cycle"`.
     public var description: String {
@@ -51,6 +54,7 @@ public enum ErrorCode: Int32, Sendable, Hashable, CaseIterable, CustomStringConv
         case .type: return "wrong value type"
         case .limit: return "limit exceeded"
         case .noMemory: return "out of memory"
+        case .lifetime: return "lifetime"
         }
     }
 }

@@ -152,6 +152,7 @@ public struct CheckReport: Sendable {
         case .type: return "type"
         case .limit: return "limit"
         case .noMemory: return "no-memory"
+        case .lifetime: return "lifetime"
         @unknown default: return "error-\(code.rawValue)"
         }
     }

@@ -62,18 +62,28 @@ struct PropertyTests {
         let count = 1 + rng.int(8)
         let names = (0..<count).map { "E\($0)_\(rng.int(1000))" }
         var defs: [EntryDefinition] = []
+        // Entries that are or reach a `graph` entry: a singleton must not refer to them (the
+        // lifetime rule), so a generated config stays valid.
+        var reachesGraph = Set<String>()
         for (i, name) in names.enumerated() {
-            let earlier = baselineNames + Array(names[..<i])
             let lifestyle = rng.pick(Lifestyle.allCases)
-            defs.append(
-                EntryDefinition(
-                    name: name, className: rng.pick(classes),
-                    description: rng.chance(30) ? rng.pick(strings) : nil,
-                    tags: (0..<(rng.chance(30) ? 1 + rng.int(2) : 0)).map { _ in
-                        rng.chance(50) ? .int(rng.pick(ints)) : .string(rng.pick(strings))
-                    },
-                    dependencies: dependencies(&rng, depth: 0, names: earlier, all: baselineNames + names, format: format),
-                    lifestyle: lifestyle, eager: lifestyle == .singleton && rng.chance(50)))
+            let earlier = (baselineNames + Array(names[..<i])).filter { lifestyle != .singleton || !reachesGraph.contains($0) }
+            let def = EntryDefinition(
+                name: name, className: rng.pick(classes),
+                description: rng.chance(30) ? rng.pick(strings) : nil,
+                tags: (0..<(rng.chance(30) ? 1 + rng.int(2) : 0)).map { _ in
+                    rng.chance(50) ? .int(rng.pick(ints)) : .string(rng.pick(strings))
+                },
+                dependencies: dependencies(&rng, depth: 0, names: earlier, all: baselineNames + names, format: format),
+                lifestyle: lifestyle, eager: lifestyle == .singleton && rng.chance(50))
+            var reaches = lifestyle == .graph
+            for d in def.dependencies {
+                d.value.forEachReference { target, _, isProvider in
+                    if !isProvider && reachesGraph.contains(target) { reaches = true }
+                }
+            }
+            if reaches { reachesGraph.insert(name) }
+            defs.append(def)
         }
         return defs
     }

@@ -285,6 +285,41 @@ struct TaggedOptionalTests {
         #expect(try child.create("User", as: Node.self).classes("all") == ["P", "P", "Q"])
     }
 
+    @Test func aSingletonReachingAGraphEntryThroughATaggedListOrAnOptionalBreaksTheLifetimeRule() {
+        for via in ["{Tagged: ctx}", "{Optional: Ctx}", "[{Tagged: ctx}]"] {
+            let error = expectError {
+                try Registry().load(
+                    text: """
+                        Ctx: {ClassName: C, Tag: ctx, Lifestyle: graph}
+                        S: {ClassName: C, Lifestyle: singleton, Dependencies: {all: \(via)}}
+                        """)
+            }
+            #expect(error?.code == .lifetime, "\(via)")
+            #expect(
+                error?.diagnostics.first?.message.hasPrefix(
+                    "singleton 'S' would keep graph object 'Ctx': S -> Ctx (key 'all' of 'S')") == true, "\(via)")
+        }
+    }
+
+    @Test func aReloadRebuildsASingletonWhoseTaggedListGainedAMember() throws {
+        let dir = FileManagerless.temporaryDirectory()
+        let path = dir + "/r.yaml"
+        FileManagerless.write(
+            path, "A: {ClassName: C, Tag: t}\nU: {ClassName: User, Lifestyle: singleton, Dependencies: {all: {Tagged: t}}}\n")
+        let r = try registry(["C", "User"])
+        try r.load(path: path)
+        let first = try r.create("U", as: Node.self)
+        #expect(first.classes("all") == ["C"])
+        FileManagerless.write(
+            path,
+            "A: {ClassName: C, Tag: t}\nB: {ClassName: C, Tag: t}\nU: {ClassName: User, Lifestyle: singleton, Dependencies: {all: {Tagged: t}}}\n"
+        )
+        let changes = try r.reload()
+        #expect(changes.added == ["B"])
+        #expect(changes.changed == ["U"])
+        #expect(try r.create("U", as: Node.self).classes("all") == ["C", "C"])
+    }
+
     // MARK: Optional references
 
     @Test func anOptionalReferenceIsNullUntilItsEntryExistsAndNullAgainWhenRemoved() throws {
@@ -360,3 +395,23 @@ struct TaggedOptionalTests {
         #expect(!DependencyEdge.Kind.provider.isObjectEdge)
     }
 }
+
+/// Files for the reload test, without Foundation.
+enum FileManagerless {
+    static func temporaryDirectory() -> String {
+        var template = Array("/tmp/controllerreg-forms-XXXXXX".utf8CString)
+        return template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
+    }
+
+    static func write(_ path: String, _ text: String) {
+        let f = fopen(path, "w")!
+        fputs(text, f)
+        fclose(f)
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

@@ -25,6 +25,34 @@ import Testing
         #expect(lines.last == "2 files: 2 problems")
     }
 
+    @Test func lifetimeProblemsAreListedAtTheSingletonWithTheirPath() throws {
+        let dir = temporaryDirectory()
+        writeFile(
+            dir + "/app.yaml",
+            """
+            Cart:
+              ClassName: CartService
+              Lifestyle: singleton
+              Dependencies: {pricing: Pricing, lost: Nowhere}
+            Pricing: {ClassName: PricingService, Dependencies: {context: RequestContext}}
+            RequestContext: {ClassName: Context, Lifestyle: graph}
+
+            """)
+        let result = try runTool(["check", dir + "/app.yaml"])
+        #expect(result.status == 1)
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(
+            lines.contains(
+                dir + "/app.yaml:1:1: error: singleton 'Cart' would keep graph object 'RequestContext': "
+                    + "Cart -> Pricing -> RequestContext (key 'context' of 'Pricing'); a graph object belongs to one create: "
+                    + "make it {Provider: RequestContext}, or change a lifestyle ('Cart' not singleton, or 'RequestContext' not graph) [lifetime]"
+            ))
+        #expect(
+            lines.contains { $0.hasPrefix(dir + "/app.yaml:4:42: error: entry 'Cart', key 'lost': no entry named 'Nowhere'") })
+        let json = try runTool(["check", dir + "/app.yaml", "--format", "json"])
+        #expect(json.stdout.contains("\"line\": 1, \"column\": 1, \"code\": \"lifetime\", \"status\": 16"))
+    }
+
     @Test func filesRefertoEachOther() {
         let dir = temporaryDirectory()
         writeFile(dir + "/a.yaml", "A: {ClassName: AClass, Dependencies: {b: B}}\n")

@@ -163,6 +163,11 @@ class NoMemory : public Error {
 public:
     using Error::Error;
 };
+/// CR_ERR_LIFETIME: a singleton would keep a graph object (the message has the path).
+class Lifetime : public Error {
+public:
+    using Error::Error;
+};
 
 /// A value read as a type it does not have, or create<T>() with a T that is not the object's type.
 class TypeError : public std::invalid_argument {
@@ -188,6 +193,7 @@ namespace detail {
     case CR_ERR_TYPE: throw WrongKind(code, message, std::move(problems));
     case CR_ERR_LIMIT: throw Limit(code, message, std::move(problems));
     case CR_ERR_NO_MEMORY: throw NoMemory(code, message, std::move(problems));
+    case CR_ERR_LIFETIME: throw Lifetime(code, message, std::move(problems));
     default: throw Error(code, message, std::move(problems));
     }
 }

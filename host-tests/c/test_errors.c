@@ -858,6 +858,58 @@ static void every_door_agrees(void) {
     }
 }
 
+/* A singleton reaching a graph entry through object references: CR_ERR_LIFETIME at the singleton's
+ * place, every such singleton at once, from a file and from cr_add_entry alike; nothing changes. */
+static void lifetime_rule(void) {
+    host_stats s;
+    stats_init(&s);
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(cr_register_class(reg, "Node", &node_class, &s), CR_OK);
+    CHECK_STATUS(load_yaml(reg,
+                           "Ctx: {ClassName: Node, Lifestyle: graph}\n"
+                           "Pricing: {ClassName: Node, Dependencies: {ctx: Ctx}}\n"
+                           "Cart:\n  ClassName: Node\n  Lifestyle: singleton\n  Dependencies: {pricing: Pricing}\n"
+                           "Fine: {ClassName: Node, Lifestyle: singleton, Dependencies: {ctx: {Provider: Ctx}}}\n"
+                           "Late: {ClassName: Node, Lifestyle: singleton, Dependencies: {c: Ctx}}\n"),
+                 CR_ERR_LIFETIME);
+    CHECK_INT((int)cr_last_error_count(), 2);
+    const cr_problem *p = cr_last_error_problem(0);
+    CHECK(p != NULL);
+    if (p) {
+        CHECK_INT(p->code, CR_ERR_LIFETIME);
+        CHECK_STR(p->file, "<string>");
+        CHECK_INT((int)p->line, 3);
+        CHECK_INT((int)p->column, 1);
+        CHECK_CONTAINS(p->message, "singleton 'Cart' would keep graph object 'Ctx': Cart -> Pricing -> Ctx");
+        CHECK_CONTAINS(p->message, "make it {Provider: Ctx}");
+    }
+    p = cr_last_error_problem(1);
+    CHECK(p != NULL);
+    if (p) {
+        CHECK_INT((int)p->line, 8);
+        CHECK_INT((int)p->column, 1);
+        CHECK_CONTAINS(p->message, "singleton 'Late' would keep graph object 'Ctx': Late -> Ctx");
+    }
+    cr_clear_error();
+    CHECK(cr_registry_create(reg, "Ctx", NULL) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_NOT_FOUND);
+
+    /* The same rule for entries added from code. */
+    CHECK_STATUS(load_yaml(reg, "Ctx: {ClassName: Node, Lifestyle: graph}\n"), CR_OK);
+    cr_value *deps = cr_map_new();
+    cr_map_set_string(deps, "ctx", "Ctx");
+    CHECK_STATUS(cr_add_entry(reg, "Session", "Node", CR_LIFESTYLE_SINGLETON, deps), CR_ERR_LIFETIME);
+    CHECK_CONTAINS(cr_last_error_message(), "singleton 'Session' would keep graph object 'Ctx': Session -> Ctx");
+    CHECK_STATUS(cr_add_entry(reg, "Session", "Node", CR_LIFESTYLE_TRANSIENT, deps), CR_OK);
+    cr_value_free(deps);
+    cr_clear_error();
+    void *session = cr_registry_create(reg, "Session", NULL);
+    CHECK(session != NULL);
+    CHECK_STR(cr_status_name(CR_ERR_LIFETIME), "lifetime");
+    if (session) node_destroy(session, &s);
+    cr_registry_free(reg);
+}
+
 void test_errors(void) {
     unknown_name();
     class_not_registered();
@@ -865,6 +917,7 @@ void test_errors(void) {
     class_exists();
     missing_reference();
     cycles();
+    lifetime_rule();
     schema_errors();
     failed_load_leaves_registry_unchanged();
     io_and_syntax();

@@ -325,6 +325,12 @@ Test2: {ClassName: B, Dependencies: {back: Test1}}
 )"));
     CHECK(contains(cycle.what(), "Test1 -> Test2 -> Test1"));
     CHECK_EQ(cycle.problems()[0].line, 2u);
+    auto lifetime = EXPECT_ERROR(cr::Lifetime, CR_ERR_LIFETIME, reg.load_string(R"(
+Ctx: {ClassName: A, Lifestyle: graph}
+Cart: {ClassName: B, Lifestyle: singleton, Dependencies: {ctx: Ctx}}
+)"));
+    CHECK(contains(lifetime.what(), "singleton 'Cart' would keep graph object 'Ctx': Cart -> Ctx"));
+    CHECK_EQ(lifetime.problems()[0].line, 3u);
     // Every problem of a file at once, each with its own place.
     auto many =
         EXPECT_ERROR(cr::MissingReference, CR_ERR_MISSING_REFERENCE,

@@ -129,6 +129,11 @@ def test_errors_and_diagnostics(reg: cr.Registry) -> None:
     with pytest.raises(cr.CycleError) as cycle:
         reg.load_string("Test1: {ClassName: A, Dependencies: {n: Test2}}\nTest2: {ClassName: B, Dependencies: {b: Test1}}")
     assert "Test1 -> Test2 -> Test1" in str(cycle.value)
+    with pytest.raises(cr.LifetimeError) as lifetime:
+        reg.load_string("G: {ClassName: A, Lifestyle: graph}\nS: {ClassName: B, Lifestyle: singleton, Dependencies: {g: G}}")
+    assert lifetime.value.code == cr.Status.LIFETIME and int(cr.Status.LIFETIME) == 16
+    assert "singleton 'S' would keep graph object 'G': S -> G" in str(lifetime.value)
+    assert (lifetime.value.diagnostics[0].line, lifetime.value.diagnostics[0].column) == (2, 1)
     with pytest.raises(cr.SchemaError) as schema:
         reg.load_string("A:\n  ClassName: X\n  Dependecies: {}\n")
     d = schema.value.diagnostics[0]

@@ -38,6 +38,7 @@ from ._errors import (
     Error,
     InvalidArgumentError,
     IoError,
+    LifetimeError,
     LimitError,
     MissingReferenceError,
     NoMemoryError,
@@ -143,4 +144,5 @@ __all__ = [
     "ValueTypeError",
     "LimitError",
     "NoMemoryError",
+    "LifetimeError",
 ]

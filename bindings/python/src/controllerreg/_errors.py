@@ -23,6 +23,7 @@ __all__ = [
     "ValueTypeError",
     "LimitError",
     "NoMemoryError",
+    "LifetimeError",
     "error_for",
 ]
 
@@ -45,6 +46,7 @@ class Status(enum.IntEnum):
     TYPE = 12
     LIMIT = 13
     NO_MEMORY = 14
+    LIFETIME = 16
 
 
 class Diagnostic(NamedTuple):
@@ -180,6 +182,12 @@ class NoMemoryError(Error, MemoryError):
     status = Status.NO_MEMORY
 
 
+class LifetimeError(Error):
+    """CR_ERR_LIFETIME: a singleton reaches a ``graph`` entry through object references."""
+
+    status = Status.LIFETIME
+
+
 _BY_CODE: Dict[int, Type[Error]] = {
     cls.status: cls
     for cls in (
@@ -197,6 +205,7 @@ _BY_CODE: Dict[int, Type[Error]] = {
         ValueTypeError,
         LimitError,
         NoMemoryError,
+        LifetimeError,
     )
     if cls.status is not None
 }

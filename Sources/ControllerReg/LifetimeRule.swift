@@ -1,0 +1,179 @@
+/// The lifetime rule: a singleton must not reach a `graph` entry through object references (any
+/// object edge: references, tagged lists, optional references; not providers), whatever the
+/// lifestyles of the entries between. A `graph` object belongs to one create; a singleton that
+/// kept it would outlive that create. Checked by `Transaction.apply` for every door.
+struct LifetimeRule {
+    /// The most violations one change reports in full; further ones are counted in one more problem.
+    static let maxReported = 100
+    /// A longer path names its first and last `pathEnds` entries only.
+    static let pathEnds = 8
+
+    /// The number of entry indices (changed and unchanged).
+    let total: Int
+    /// Object edges of an entry (no providers).
+    let edgesOf: (Int) -> [Int32]
+    /// An entry's lifestyle, nil for an index with no entry.
+    let lifestyleOf: (Int) -> Lifestyle?
+    /// Singletons this registry takes from its parent: built there (with the parent's entries,
+    /// already checked), so they neither start a violation nor lead to one here.
+    let isInheritedSingleton: (Int) -> Bool
+    /// An entry's definition (names, places and keys for the messages).
+    let definitionOf: (Int) -> EntryDefinition?
+
+    /// Every singleton that reaches a `graph` entry, each with a path to the nearest one. Any path
+    /// that breaks the rule after a change passes through a changed entry (the state before was
+    /// valid), so when nothing reachable from `changed` is a `graph` entry the answer is empty
+    /// after walking only that much; otherwise every singleton is checked in one pass. Linear in
+    /// the entries and edges walked, plus the paths reported.
+    func problems(changed: [Int]) -> [Diagnostic] {
+        guard total > 0, reachesGraph(from: changed) else { return [] }
+        // Singletons that may break the rule, in index order (the order entries were declared).
+        var starts: [Int] = []
+        for i in 0..<total where lifestyleOf(i) == .singleton && !isInheritedSingleton(i) { starts.append(i) }
+        if starts.isEmpty { return [] }
+
+        // Nodes reachable from the starts; successors of `graph` entries and inherited singletons
+        // do not matter (paths end at the first `graph` entry; inherited singletons are built by
+        // the parent).
+        var position = [Int32](repeating: -1, count: total)
+        var nodes: [Int] = []
+        var work: [Int] = []
+        for s in starts where position[s] < 0 {
+            position[s] = Int32(nodes.count)
+            nodes.append(s)
+            work.append(s)
+            while let u = work.popLast() {
+                guard expands(u) else { continue }
+                for t in edgesOf(u) where position[Int(t)] < 0 {
+                    position[Int(t)] = Int32(nodes.count)
+                    nodes.append(Int(t))
+                    work.append(Int(t))
+                }
+            }
+        }
+
+        // Reverse edges among those nodes (compressed rows), then a breadth-first search back from
+        // every `graph` entry: `next[p]` is p's successor on a shortest path to the nearest one.
+        let n = nodes.count
+        var rowStart = [Int32](repeating: 0, count: n + 1)
+        for u in nodes where expands(u) {
+            for t in edgesOf(u) { rowStart[Int(position[Int(t)]) + 1] += 1 }
+        }
+        for p in 0..<n { rowStart[p + 1] += rowStart[p] }
+        var fill = rowStart
+        var predecessors = [Int32](repeating: 0, count: Int(rowStart[n]))
+        for (pu, u) in nodes.enumerated() where expands(u) {
+            for t in edgesOf(u) {
+                let pt = Int(position[Int(t)])
+                predecessors[Int(fill[pt])] = Int32(pu)
+                fill[pt] += 1
+            }
+        }
+        var next = [Int32](repeating: -1, count: n)  // -1 unreached, -2 a graph entry itself
+        var queue: [Int32] = []
+        for (p, u) in nodes.enumerated() where lifestyleOf(u) == .graph {
+            next[p] = -2
+            queue.append(Int32(p))
+        }
+        var head = 0
+        while head < queue.count {
+            let v = Int(queue[head])
+            head += 1
+            for r in Int(rowStart[v])..<Int(rowStart[v + 1]) {
+                let p = Int(predecessors[r])
+                if next[p] == -1 {
+                    next[p] = Int32(v)
+                    queue.append(Int32(p))
+                }
+            }
+        }
+
+        var diagnostics: [Diagnostic] = []
+        var unreported = 0
+        for s in starts where next[Int(position[s])] >= 0 {
+            if diagnostics.count >= LifetimeRule.maxReported {
+                unreported += 1
+                continue
+            }
+            var path = [s]
+            var p = Int(next[Int(position[s])])
+            while p >= 0 {
+                path.append(nodes[p])
+                p = Int(next[p])
+            }
+            diagnostics.append(diagnostic(path))
+        }
+        if unreported > 0 {
+            diagnostics.append(
+                Diagnostic(
+                    .lifetime,
+                    "\(unreported) more singletons would keep graph objects, not listed (the first \(LifetimeRule.maxReported) are)"
+                ))
+        }
+        return diagnostics
+    }
+
+    /// Whether an entry's own object edges are walked: not past a `graph` entry (the path ends
+    /// there) nor into an inherited singleton.
+    private func expands(_ i: Int) -> Bool {
+        lifestyleOf(i) != .graph && !isInheritedSingleton(i)
+    }
+
+    /// Whether a `graph` entry is reachable from `starts` (themselves included) by object edges.
+    private func reachesGraph(from starts: [Int]) -> Bool {
+        var seen = [Bool](repeating: false, count: total)
+        var work: [Int] = []
+        for s in starts where !seen[s] {
+            seen[s] = true
+            work.append(s)
+            while let u = work.popLast() {
+                if lifestyleOf(u) == .graph { return true }
+                guard expands(u) else { continue }
+                for t in edgesOf(u) where !seen[Int(t)] {
+                    seen[Int(t)] = true
+                    work.append(Int(t))
+                }
+            }
+        }
+        return false
+    }
+
+    /// "singleton 'Cart' would keep graph object 'RequestContext': Cart -> Pricing ->
+    /// RequestContext", at the singleton's place, with the key of the last step and the fixes.
+    private func diagnostic(_ path: [Int]) -> Diagnostic {
+        func nameOf(_ i: Int) -> String { definitionOf(i)?.name ?? "#\(i)" }
+        let singleton = nameOf(path[0])
+        let graph = nameOf(path[path.count - 1])
+        let ends = LifetimeRule.pathEnds
+        let shown: String
+        if path.count <= 2 * ends + 1 {
+            shown = path.map(nameOf).joined(separator: " -> ")
+        } else {
+            let head = path[..<ends].map(nameOf).joined(separator: " -> ")
+            let tail = path[(path.count - ends)...].map(nameOf).joined(separator: " -> ")
+            shown = "\(head) -> ... (\(path.count - 2 * ends) more entries) ... -> \(tail)"
+        }
+        // The dependency of the last step (the one to write as a provider).
+        var via = ""
+        if let def = definitionOf(path[path.count - 2]) {
+            // A tagged list reaches the graph entry when it asks for one of that entry's tags.
+            let graphTags = Set(definitionOf(path[path.count - 1])?.tags.map(\.text) ?? [])
+            outer: for dep in def.dependencies {
+                var found = false
+                dep.value.forEachEdge { e in
+                    guard e.kind.isObjectEdge else { return }
+                    if e.kind == .tagged ? graphTags.contains(e.name) : e.name == graph { found = true }
+                }
+                if found {
+                    via = " (key '\(dep.key)' of '\(def.name)')"
+                    break outer
+                }
+            }
+        }
+        return Diagnostic(
+            .lifetime,
+            "singleton '\(singleton)' would keep graph object '\(graph)': \(shown)\(via); a graph object belongs to one "
+                + "create: make it {Provider: \(graph)}, or change a lifestyle ('\(singleton)' not singleton, or '\(graph)' not graph)",
+            at: definitionOf(path[0])?.location)
+    }
+}

@@ -97,6 +97,8 @@ typedef enum {
     CR_ERR_TYPE = 12,                /**< a value accessor used on a value of another kind */
     CR_ERR_LIMIT = 13,               /**< a limit (size, depth, count) was exceeded */
     CR_ERR_NO_MEMORY = 14,           /**< memory could not be allocated */
+    CR_ERR_ENVIRONMENT = 15,         /**< an environment variable a config uses (${NAME}, {Env: NAME}) is
+                                          not set and has no default, or does not convert to its Type */
     CR_ERR_LIFETIME = 16             /**< a singleton reaches a graph entry through object references */
 } cr_status;
 
@@ -277,8 +279,9 @@ int cr_add_name_template(cr_registry *reg, const char *name_template);
  *  toward CR_LIMIT_ENTRIES. */
 #define CR_LOAD_OVERRIDE 1u
 
-/** The cr_load_options layout this header describes. */
-#define CR_LOAD_OPTIONS_VERSION 1
+/** The cr_load_options layout this header describes (2: `environment` appended; version-1 structs,
+ *  which end at `source_name`, are still accepted and use the process environment). */
+#define CR_LOAD_OPTIONS_VERSION 2
 
 /** Options of cr_load_file_with, cr_load_files_with and cr_load_string_with. Initialise with
  *  CR_LOAD_OPTIONS_INIT, then set fields; fields are only ever appended, read according to
@@ -295,11 +298,19 @@ typedef struct cr_load_options {
     /** cr_load_string_with only: the file name used in every location of its problems
      *  ("<string>" when NULL, the default). Ignored by the file loaders (they use the path). */
     const char *source_name;
+    /** (version 2) The environment `${NAME}`, `${NAME:-default}` and `{Env: NAME, Type: T,
+     *  Default: D}` in the config are resolved against: a CR_MAP of CR_STRING (variable name to
+     *  value), used instead of the process environment (which is then not consulted at all). NULL
+     *  (the default) = the process environment, read during the call. Anything but a map of strings
+     *  is CR_ERR_INVALID_ARGUMENT (nothing is read then). Borrowed for the call; the caller frees it.
+     *  A variable that is unset without a default, or whose value does not convert to its Type, is
+     *  CR_ERR_ENVIRONMENT with the place of its use (see README "Environment values"). */
+    const cr_value *environment;
 } cr_load_options;
 
-/** The default load options: CR_FORMAT_AUTO, no flags, source "<string>". */
+/** The default load options: CR_FORMAT_AUTO, no flags, source "<string>", process environment. */
 #define CR_LOAD_OPTIONS_INIT \
-    { CR_LOAD_OPTIONS_VERSION, CR_FORMAT_AUTO, 0u, NULL }
+    { CR_LOAD_OPTIONS_VERSION, CR_FORMAT_AUTO, 0u, NULL, NULL }
 
 /** Reads and loads the config file at `path`. All problems in the file are reported at once (one
  *  per line of the message); if any is found nothing is loaded and the registry is unchanged.
@@ -381,10 +392,12 @@ int cr_registry_reload_with(cr_registry *reg, cr_value **changes);
  *  or NULL, read with the config's rules: "@text" is a literal, any other string a reference, a map
  *  {"Provider": "Name"} a provider, {"Tagged": "tag"} (or an integer tag) a CR_LIST of the objects
  *  of every entry tagged so, ordered by entry name, {"Optional": "Name"} the object of Name or
- *  CR_NULL when there is no such entry; objects are not allowed). Validated like a file (missing
- *  references, cycles, duplicate names, CR_ERR_LIFETIME for a singleton reaching a graph entry);
- *  on failure nothing changes. Adding or removing an entry makes the tagged lists and optional
- *  references of the others follow. */
+ *  CR_NULL when there is no such entry, {"Env": "NAME", "Type": "int", "Default": 1} an environment
+ *  value; objects are not allowed). "${NAME}" in literals and Env values are resolved against the
+ *  process environment, read during the call (CR_ERR_ENVIRONMENT as for a load, without a place).
+ *  Validated like a file (missing references, cycles, duplicate names, CR_ERR_LIFETIME for a
+ *  singleton reaching a graph entry); on failure nothing changes. Adding or removing an entry makes
+ *  the tagged lists and optional references of the others follow. */
 int cr_add_entry(cr_registry *reg, const char *name, const char *class_name, cr_lifestyle lifestyle,
                  const cr_value *dependencies);
 

@@ -212,6 +212,27 @@ static const char *create_config = "Leaf: Leaf\n"
                                    "Chain8: {ClassName: Link, Dependencies: {next: Chain7}}\n"
                                    "Chain9: {ClassName: Link, Dependencies: {next: Chain8}}\n";
 
+/* Providers (their own registry, so the other creates' name table stays as it was): `Maker`
+ * receives a provider of Leaf; it keeps it only when `keep_provider` is set (setup). */
+static cr_provider *the_provider;
+static int keep_provider;
+static void *maker_create(const cr_value *args, void *ud) {
+    (void)ud;
+    if (keep_provider) the_provider = cr_value_provider(cr_map_get(args, "make"));
+    return malloc(sizeof(leaf_t));
+}
+static const char *provider_config = "Leaf: Leaf\n"
+                                     "Maker: {ClassName: Maker, Dependencies: {make: {Provider: Leaf}}}\n";
+
+static cr_registry *make_provider_registry(void) {
+    cr_registry *reg = cr_registry_new();
+    cr_class leaf = {.create = leaf_create, .destroy = plain_destroy};
+    cr_class maker = {.create = maker_create, .destroy = plain_destroy};
+    if (cr_register_class(reg, "Leaf", &leaf, NULL) || cr_register_class(reg, "Maker", &maker, NULL)) die("register");
+    if (cr_load_string(reg, provider_config, strlen(provider_config), CR_FORMAT_YAML)) die("load");
+    return reg;
+}
+
 static cr_registry *make_registry(void) {
     cr_registry *reg = cr_registry_new();
     cr_class leaf = {.create = leaf_create, .destroy = plain_destroy};
@@ -302,7 +323,7 @@ static leaf_t *hand_single_obj;
 /* ---------------------------------------------------------------------------------------- */
 /* create operations: every name the pairs and the callgrind mode use                        */
 
-static cr_registry *the_reg;
+static cr_registry *the_reg, *the_preg;
 static cr_value *the_props;
 static const char *volatile name_leaf = "Leaf", *volatile name_leafb = "LeafB", *volatile name_node = "Node",
                             *volatile name_chain = "Chain9", *volatile name_single = "Single", *volatile name_diamond = "Diamond";
@@ -330,6 +351,17 @@ static void op_cr_single(void *c) {
 static void op_cr_diamond(void *c) {
     (void)c;
     pair_destroy(cr_registry_create(the_reg, name_diamond, NULL), NULL);
+}
+
+/* A create whose one dependency is a provider (made, passed, not taken: released). */
+static void op_cr_with_provider(void *c) {
+    (void)c;
+    free(cr_registry_create(the_preg, "Maker", NULL));
+}
+/* A create through a provider the host kept. */
+static void op_cr_provider(void *c) {
+    (void)c;
+    free(cr_provider_create(the_provider, NULL));
 }
 
 static void op_floor_leaf(void *c) {
@@ -400,11 +432,23 @@ typedef struct {
     pb_op op;
 } named_op;
 static const named_op create_ops[] = {
-    {"c.cr.leaf", op_cr_leaf},           {"c.floor.leaf", op_floor_leaf},        {"c.hand.leaf", op_hand_leaf},
-    {"c.cr.node5", op_cr_node},          {"c.floor.node5", op_floor_node},       {"c.hand.node5", op_hand_node},
-    {"c.cr.singleton", op_cr_single},    {"c.floor.singleton", op_floor_single}, {"c.hand.singleton", op_hand_single},
-    {"c.cr.chain10", op_cr_chain},       {"c.hand.chain10", op_hand_chain},      {"c.cr.diamond", op_cr_diamond},
-    {"c.hand.diamond", op_hand_diamond}, {"c.cr.props_merged", op_cr_props},     {"c.hand.props_merged", op_hand_props},
+    {"c.cr.leaf", op_cr_leaf},
+    {"c.floor.leaf", op_floor_leaf},
+    {"c.hand.leaf", op_hand_leaf},
+    {"c.cr.node5", op_cr_node},
+    {"c.floor.node5", op_floor_node},
+    {"c.hand.node5", op_hand_node},
+    {"c.cr.singleton", op_cr_single},
+    {"c.floor.singleton", op_floor_single},
+    {"c.hand.singleton", op_hand_single},
+    {"c.cr.chain10", op_cr_chain},
+    {"c.hand.chain10", op_hand_chain},
+    {"c.cr.diamond", op_cr_diamond},
+    {"c.hand.diamond", op_hand_diamond},
+    {"c.cr.props_merged", op_cr_props},
+    {"c.hand.props_merged", op_hand_props},
+    {"c.cr.with_provider", op_cr_with_provider},
+    {"c.cr.provider", op_cr_provider},
 };
 #define N_CREATE_OPS (sizeof create_ops / sizeof create_ops[0])
 
@@ -441,10 +485,17 @@ static void setup_creates(void) {
     node_t *n = cr_registry_create(the_reg, "Node", the_props);
     if (!n || n->count != 42 || strcmp(n->title, "Overridden") != 0 || n->ratio != 0.5 || !n->a || !n->b) die("props check");
     node_destroy(n, NULL);
+    the_preg = make_provider_registry();
+    keep_provider = 1;
+    free(cr_registry_create(the_preg, "Maker", NULL));
+    keep_provider = 0;
+    if (!the_provider) die("provider");
 }
 
 static void teardown_creates(void) {
     cr_value_free(the_props);
+    cr_provider_free(the_provider);
+    cr_registry_free(the_preg);
     cr_registry_free(the_reg);
 }
 

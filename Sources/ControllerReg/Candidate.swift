@@ -61,7 +61,10 @@ struct Candidate {
         }
         // Parent classes are reachable by name in the child.
         for (i, name) in parent.classes.names.enumerated() where parent.classes.records[i] != nil { _ = classSlot(for: name) }
-        var tx = Transaction(base: EntryTable(compiled: []), classSlots: classSlots)
+        // No environment: every definition is resolved against the one it was committed with.
+        var tx = Transaction(
+            base: EntryTable(compiled: []), classSlots: classSlots,
+            maxStringBytes: registry.limits.config.maxStringBytes)
         switch tx.apply(
             definitions, invalidNames: invalidNames, decodeProblems: problems, namesIncomplete: namesIncomplete,
             inherited: inherited, owner: registry.parent.map { Unmanaged.passUnretained($0) }, kept: kept)

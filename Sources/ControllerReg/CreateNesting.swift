@@ -1,15 +1,9 @@
 import ControllerRegConfig
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// What a create needs to know about the calling thread, in one record per thread so a create
-/// reads it with a single thread-local lookup and host callbacks update it in place.
+/// reads it with a single thread-local lookup and host callbacks update it in place. The record
+/// lives in the thread's epoch reader record (`Epoch.ReaderRecord.thread`), which a create looks
+/// up anyway to read the registry's snapshot.
 struct CreateThread {
     /// How deep the thread is in creates: a host callback that creates again (directly, or through
     /// a provider) continues the count of the create that called it, so the create-depth limit and
@@ -17,34 +11,29 @@ struct CreateThread {
     var depth: Int
     /// The lowest usable address of this thread's stack (0 if unknown), for the stack guard.
     let stackLow: UInt
+
+    /// A record for the calling thread: depth 0 and its stack's bound.
+    init(stackLow: UInt = StackGuard.lowBound()) {
+        depth = 0
+        self.stackLow = stackLow
+    }
+
+    /// Whether the calling thread's stack has room for another create level below the caller's
+    /// frame (`StackGuard`'s rule, inlined: no call and no thread-local lookup).
+    @inline(__always)
+    func hasStackRoom() -> Bool {
+        var marker: UInt8 = 0
+        let here = withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) }
+        return StackGuard.hasRoom(here: here, above: stackLow)
+    }
 }
 
 /// The per-thread `CreateThread` records.
 enum CreateNesting {
-    private static let key: pthread_key_t = {
-        var k = pthread_key_t()
-        let rc = pthread_key_create(&k) { free($0) }
-        precondition(rc == 0, "controllerreg: pthread_key_create for create nesting failed (\(rc))")
-        return k
-    }()
-
-    /// The calling thread's record, made on first use (and freed when the thread exits).
+    /// The calling thread's record (made with its reader record on first use).
     @inline(__always)
     static var current: UnsafeMutablePointer<CreateThread> {
-        if let raw = pthread_getspecific(key) { return raw.assumingMemoryBound(to: CreateThread.self) }
-        return makeCurrent()
-    }
-
-    @inline(never)
-    private static func makeCurrent() -> UnsafeMutablePointer<CreateThread> {
-        guard let raw = malloc(MemoryLayout<CreateThread>.stride) else {
-            preconditionFailure("controllerreg: out of memory for a thread's create record")
-        }
-        let record = raw.bindMemory(to: CreateThread.self, capacity: 1)
-        record.initialize(to: CreateThread(depth: 0, stackLow: StackGuard.lowBound()))
-        let rc = pthread_setspecific(key, raw)
-        precondition(rc == 0, "controllerreg: pthread_setspecific for create nesting failed (\(rc))")
-        return record
+        Epoch.currentRecord()._withUnsafeGuaranteedRef { $0.thread }
     }
 
     /// Runs a host callback made at `depth` on `thread`: creates it starts begin at `depth + 1`.

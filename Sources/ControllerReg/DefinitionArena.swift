@@ -1,3 +1,5 @@
+import ControllerRegConfig
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -18,8 +20,15 @@ final class DefinitionArena: @unchecked Sendable {
     private(set) var base: UnsafeMutablePointer<UInt8>
     private(set) var count = 0
     private var capacity: Int
-    /// Interned string to its offset; emptied by `finish()`.
-    private var interned: [String: Int] = [:]
+    /// Interned strings, found by their bytes (`InternTable`); freed by `finish()`. A
+    /// `[String: Int]` cost a SipHash of a `String` per lookup, the largest part of encoding a load.
+    /// Raw memory behind a `let`: a stored `var` of a class is a dynamic exclusivity check
+    /// (`swift_beginAccess`, ~75 instructions) at every mutation.
+    private let interned: UnsafeMutablePointer<InternTable> = {
+        let p = UnsafeMutablePointer<InternTable>.allocate(capacity: 1)
+        p.initialize(to: InternTable())
+        return p
+    }()
 
     init(capacity: Int = 4096) {
         self.capacity = max(16, capacity)
@@ -27,7 +36,12 @@ final class DefinitionArena: @unchecked Sendable {
         base = p.assumingMemoryBound(to: UInt8.self)
     }
 
-    deinit { free(base) }
+    deinit {
+        free(base)
+        interned.pointee.free()
+        interned.deinitialize(count: 1)
+        interned.deallocate()
+    }
 
     /// Makes room for `n` more bytes.
     @inline(__always) private func reserve(_ n: Int) {
@@ -41,7 +55,7 @@ final class DefinitionArena: @unchecked Sendable {
 
     /// Drops the interning table and returns unused capacity; the arena is read-only afterwards.
     func finish() {
-        interned = [:]
+        interned.pointee.free()
         if count < capacity, let p = realloc(base, max(1, count)) {
             base = p.assumingMemoryBound(to: UInt8.self)
             capacity = max(1, count)
@@ -101,12 +115,94 @@ final class DefinitionArena: @unchecked Sendable {
     /// A string many entries share (keys, class names, referenced names, files): written in place
     /// the first time, and as the offset of that first copy afterwards.
     func appendInterned(_ text: String) {
-        if let offset = interned[text] {
+        var text = text
+        text.withUTF8 { appendInterned(bytes: $0) }
+    }
+
+    /// `appendInterned` of a string's bytes. A method of its own, not the body of the `withUTF8`
+    /// closure, and the table is raw memory: a class's array property read or written there is a
+    /// dynamic exclusivity check (`swift_beginAccess`, ~75 instructions) per access.
+    @inline(never)
+    private func appendInterned(bytes u: UnsafeBufferPointer<UInt8>) {
+        let bytes = UnsafeRawBufferPointer(u)
+        let hash = byteHash(bytes)
+        if let offset = interned.pointee.find(bytes, hash: hash, in: UnsafePointer(base), orInsert: count) {
             appendVarint(UInt64(offset) << 1 | 1)
-        } else {
-            interned[text] = count
-            appendInline(text)
+            return
         }
+        appendVarint(UInt64(u.count) << 1)
+        reserve(u.count)
+        if let b = u.baseAddress { (base + count).update(from: b, count: u.count) }
+        count += u.count
+    }
+}
+
+/// Open addressing over the arena offsets of interned strings' first (inline) copies, with each
+/// one's `byteHash` beside it; compared by their bytes in the arena. Raw memory, grown at half full.
+private struct InternTable {
+    private struct Slot {
+        var offset: Int  // -1: empty
+        var hash: UInt64
+    }
+
+    private var slots: UnsafeMutablePointer<Slot>?
+    private var capacity = 0
+    private var used = 0
+
+    /// The offset of the string with `bytes` (hash `hash`) in the arena at `base`; nil if it is
+    /// new, after recording `newOffset` (where the caller writes it inline) for it.
+    mutating func find(
+        _ bytes: UnsafeRawBufferPointer, hash: UInt64, in base: UnsafePointer<UInt8>, orInsert newOffset: Int
+    ) -> Int? {
+        if used * 2 >= capacity { grow() }
+        let slots = self.slots!
+        let mask = capacity - 1
+        var i = Int(truncatingIfNeeded: hash) & mask
+        while slots[i].offset >= 0 {
+            if slots[i].hash == hash {
+                // The inline copy: a varint header (the byte length, shifted left once), then the bytes.
+                var p = slots[i].offset
+                var header: UInt64 = 0
+                var shift: UInt64 = 0
+                while true {
+                    let b = base[p]
+                    p += 1
+                    header |= UInt64(b & 0x7f) << shift
+                    if b < 0x80 { break }
+                    shift += 7
+                }
+                let n = Int(header >> 1)
+                if n == bytes.count && (n == 0 || memcmp(base + p, bytes.baseAddress!, n) == 0) { return slots[i].offset }
+            }
+            i = (i + 1) & mask
+        }
+        slots[i] = Slot(offset: newOffset, hash: hash)
+        used += 1
+        return nil
+    }
+
+    private mutating func grow() {
+        let newCapacity = max(64, capacity * 2)
+        let fresh = UnsafeMutablePointer<Slot>.allocate(capacity: newCapacity)
+        fresh.initialize(repeating: Slot(offset: -1, hash: 0), count: newCapacity)
+        if let old = slots {
+            for k in 0..<capacity where old[k].offset >= 0 {
+                var i = Int(truncatingIfNeeded: old[k].hash) & (newCapacity - 1)
+                while fresh[i].offset >= 0 { i = (i + 1) & (newCapacity - 1) }
+                fresh[i] = old[k]
+            }
+            old.deallocate()
+        }
+        slots = fresh
+        capacity = newCapacity
+    }
+
+    /// Frees the table (it is empty afterwards).
+    mutating func free() {
+        slots?.deallocate()
+        slots = nil
+        capacity = 0
+        used = 0
     }
 }
 

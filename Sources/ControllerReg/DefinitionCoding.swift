@@ -24,11 +24,16 @@
 /// is encoded and decoded.
 enum DefinitionCoding {
     private enum ValueTag: UInt8 {
-        case null = 0, `false`, `true`, int, double, string, reference, provider, list, map
+        case null = 0, `false`, `true`, int, double, string, reference, provider, list, map, template, env
         /// `{Tagged: t}`: a string tag (interned) or an integer tag (zigzag), then a place.
         case taggedString, taggedInt
         /// `{Optional: Name}`: the name (interned), then a place.
         case optional
+    }
+
+    /// The `Default` of an `Env` value: a byte, then its payload.
+    private enum DefaultTag: UInt8 {
+        case none = 0, string, int, double, `false`, `true`
     }
 
     private enum Flag {
@@ -150,6 +155,30 @@ enum DefinitionCoding {
             arena.append(ValueTag.map.rawValue)
             arena.appendVarint(UInt64(deps.count))
             for d in deps { encode(d, into: arena, place: &place) }
+        case .template(let text, let at):
+            arena.append(ValueTag.template.rawValue)
+            arena.appendInline(text)
+            place.write(at, into: arena)
+        case .env(let e):
+            // name, type (EnvType.allCases index), default, place
+            arena.append(ValueTag.env.rawValue)
+            arena.appendInterned(e.name)
+            arena.append(UInt8(EnvType.allCases.firstIndex(of: e.type)!))
+            switch e.defaultValue {
+            case nil: arena.append(DefaultTag.none.rawValue)
+            case .string(let s)?:
+                arena.append(DefaultTag.string.rawValue)
+                arena.appendInline(s)
+            case .int(let i)?:
+                arena.append(DefaultTag.int.rawValue)
+                arena.appendSigned(i)
+            case .double(let d)?:
+                arena.append(DefaultTag.double.rawValue)
+                arena.appendFixed64(d.bitPattern)
+            case .bool(let b)?:
+                arena.append(b ? DefaultTag.true.rawValue : DefaultTag.false.rawValue)
+            }
+            place.write(e.location, into: arena)
         }
     }
 
@@ -263,6 +292,24 @@ enum DefinitionCoding {
             deps.reserveCapacity(n)
             for _ in 0..<n { deps.append(dependency(&r, &place)) }
             return .map(deps)
+        case .template:
+            let text = r.string()
+            return .template(text, at: place.read(&r))
+        case .env:
+            let name = r.string()
+            let types = EnvType.allCases
+            let t = Int(r.byte())
+            let type = t < types.count ? types[t] : .string
+            let defaultValue: EnvScalar?
+            switch DefaultTag(rawValue: r.byte()) ?? .none {
+            case .none: defaultValue = nil
+            case .string: defaultValue = .string(r.string())
+            case .int: defaultValue = .int(r.signed())
+            case .double: defaultValue = .double(Double(bitPattern: r.fixed64()))
+            case .false: defaultValue = .bool(false)
+            case .true: defaultValue = .bool(true)
+            }
+            return .env(EnvValue(name: name, type: type, defaultValue: defaultValue, location: place.read(&r)))
         }
     }
 

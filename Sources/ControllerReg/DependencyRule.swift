@@ -32,9 +32,17 @@ public enum DependencyRule {
         case tagged = "Tagged"
         /// `{Optional: Name}`: the object of entry `Name` when it exists, else null.
         case optional = "Optional"
+        /// `{Env: NAME, Type: int, Default: 8080}`: an environment variable converted at load.
+        case env = "Env"
 
-        /// Keys the form's map may hold besides its own (none for these forms).
-        public var extraKeys: [String] { [] }
+        /// Keys the form's map may hold besides its own (none for a provider, a tagged list or an
+        /// optional reference; `Type` and `Default`, both optional, for `Env`).
+        public var extraKeys: [String] {
+            switch self {
+            case .provider, .tagged, .optional: return []
+            case .env: return ["Type", "Default"]
+            }
+        }
 
         /// How the form is written, for messages.
         public var example: String {
@@ -42,6 +50,7 @@ public enum DependencyRule {
             case .provider: return "{Provider: EntryName}"
             case .tagged: return "{Tagged: tag}"
             case .optional: return "{Optional: EntryName}"
+            case .env: return "{Env: NAME, Type: int, Default: 8080}"
             }
         }
 
@@ -51,6 +60,7 @@ public enum DependencyRule {
             case .provider: return "a provider"
             case .tagged: return "a tagged list"
             case .optional: return "an optional reference"
+            case .env: return "an environment value"
             }
         }
     }
@@ -66,25 +76,36 @@ public enum DependencyRule {
     }
 
     /// Reads a map by its keys. A key naming a form in another case counts as a mistake only when
-    /// the map has the form's shape (`{provider: X}`); `{provider: aws, region: eu}` is a plain map.
+    /// the map has the form's shape: `{provider: X}` alone, or `{env: X}` with at least one of
+    /// `Type`/`Default` (in any case) and no other key; `{provider: aws, region: eu}` and
+    /// `{env: prod}` are plain maps.
     public static func reading(ofMapWithKeys keys: some Sequence<String>) -> MapReading {
         var misspelt: (String, Form)?
-        var count = 0
+        var others: [String] = []
         for key in keys {
-            count += 1
             if let form = Form(rawValue: key) { return .form(form) }
             if misspelt == nil, let form = Form.allCases.first(where: { $0.rawValue.lowercased() == key.lowercased() }) {
                 misspelt = (key, form)
+            } else {
+                others.append(key.lowercased())
             }
         }
-        if let (key, form) = misspelt, count == 1 + form.extraKeys.count { return .misspelt(key: key, form: form) }
-        return .plain
+        guard let (key, form) = misspelt else { return .plain }
+        let extras = form.extraKeys.map { $0.lowercased() }
+        let shaped =
+            extras.isEmpty
+            ? others.isEmpty
+            : !others.isEmpty && others.count <= extras.count && others.allSatisfy(extras.contains)
+        return shaped ? .misspelt(key: key, form: form) : .plain
     }
 
-    /// A string by the rule: `"@text"` is the literal `text`, anything else a reference (checked
-    /// later by `problems(of:)`: a reference must not be empty).
+    /// A string by the rule: `"@text"` is the literal `text` (a `.template` when it holds `${`, to
+    /// be substituted at load), anything else a reference (checked later by `problems(of:)`: a
+    /// reference must not be empty).
     public static func value(ofString text: String, at location: SourceLocation? = nil) -> DependencyValue {
-        text.utf8.first == literalMark ? .string(String(text.dropFirst())) : .reference(text, at: location)
+        guard text.utf8.first == literalMark else { return .reference(text, at: location) }
+        let literal = String(text.dropFirst())
+        return EnvTemplate.isTemplate(literal) ? .template(literal, at: location) : .string(literal)
     }
 
     /// The first byte that makes a string a literal (`@`); readers that see bytes before a
@@ -103,7 +124,7 @@ public enum DependencyRule {
                 return "Tagged must name one tag (a non-empty string or an integer), found \(kindName(targetKind))"
                     + (targetKind == .list ? "; write one {Tagged: tag} per tag" : "")
             }
-        case .provider, .optional:
+        case .provider, .optional, .env:
             if targetKind != .string {
                 return "\(form.rawValue) must name an entry (a non-empty string), found \(kindName(targetKind))"
             }
@@ -116,12 +137,14 @@ public enum DependencyRule {
         "'\(key)' is not a dependency form: forms are case-sensitive; write \(form.example)"
     }
 
-    /// The value of a well-formed form whose target string is `target`.
+    /// The value of a well-formed form whose target string is `target` (an `Env` form without
+    /// `Type` and `Default`; a whole one is read by `envForm(_:)`).
     public static func form(_ form: Form, target: String, at location: SourceLocation? = nil) -> DependencyValue {
         switch form {
         case .provider: return .provider(target, at: location)
         case .tagged: return .tagged(.string(target), at: location)
         case .optional: return .optional(target, at: location)
+        case .env: return .env(EnvValue(name: target, location: location))
         }
     }
 
@@ -129,6 +152,70 @@ public enum DependencyRule {
     /// takes one (`formProblem` refuses it for the others).
     public static func form(_ form: Form, integerTarget target: Int64, at location: SourceLocation? = nil) -> DependencyValue {
         .tagged(.int(target), at: location)
+    }
+
+    /// What is wrong with an `Env` map: the message, the pair it is about, and whether the place
+    /// is that pair's key (else its value).
+    public struct EnvFormProblem: Error, Sendable {
+        public var message: String
+        public var pair: Int
+        public var atKey: Bool
+        public var suggestion: String?
+    }
+
+    /// Reads `{Env: NAME, Type: T, Default: D}` from its pairs (each key, its value's kind, and the
+    /// value as a scalar when it is a string, integer, number or boolean). Checks the shape: known
+    /// keys, `Env` a string, `Type` one of `EnvType`, `Default` a scalar. The name's grammar and
+    /// whether the default converts are checked by `problems(of:)` (for every door).
+    public static func envForm(
+        _ pairs: [(key: String, kind: ValueKind, scalar: EnvScalar?)], at location: SourceLocation? = nil
+    ) -> Result<EnvValue, EnvFormProblem> {
+        var value = EnvValue(name: "", location: location)
+        for (i, p) in pairs.enumerated() {
+            switch p.key {
+            case "Env":
+                guard case .string(let name)? = p.scalar else {
+                    return .failure(
+                        EnvFormProblem(
+                            message: "Env must name an environment variable (a string), found \(kindName(p.kind))", pair: i,
+                            atKey: false))
+                }
+                value.name = name
+            case "Type":
+                guard case .string(let t)? = p.scalar else {
+                    return .failure(
+                        EnvFormProblem(
+                            message: "Type of an Env value must be string, int, double or bool, found \(kindName(p.kind))",
+                            pair: i, atKey: false))
+                }
+                guard let type = EnvType(rawValue: t) else {
+                    let suggestion = EnvType.closest(to: t)
+                    return .failure(
+                        EnvFormProblem(
+                            message:
+                                "unknown Type \(EnvValue.quoted(t)) of an Env value\(Suggestions.hint(suggestion)); types are string, int, double and bool",
+                            pair: i, atKey: false, suggestion: suggestion))
+                }
+                value.type = type
+            case "Default":
+                guard let d = p.scalar else {
+                    return .failure(
+                        EnvFormProblem(
+                            message:
+                                "Default of an Env value must be a string, integer, number or boolean, found \(kindName(p.kind))",
+                            pair: i, atKey: false))
+                }
+                value.defaultValue = d
+            default:
+                let suggestion = Suggestions.closest(to: p.key, in: ["Env"] + Form.env.extraKeys)
+                return .failure(
+                    EnvFormProblem(
+                        message:
+                            "unknown key \(EnvValue.quoted(p.key)) in an Env value\(Suggestions.hint(suggestion)); write \(Form.env.example) (Type and Default are optional)",
+                        pair: i, atKey: true, suggestion: suggestion))
+            }
+        }
+        return .success(value)
     }
 
     /// The config value that reads back as `value` (the rule inverted, for writing configs):
@@ -140,12 +227,24 @@ public enum DependencyRule {
         case .bool(let b): return .bool(b)
         case .int(let i): return .int(i)
         case .double(let d): return .double(d)
-        case .string(let s): return .string("@" + s)
+        case .string(let s): return .string("@" + EnvTemplate.escaped(s))
         case .reference(let name, _): return .string(name)
         case .provider(let name, _): return .map([Form.provider.rawValue: .string(name)])
         case .tagged(.string(let tag), _): return .map([Form.tagged.rawValue: .string(tag)])
         case .tagged(.int(let tag), _): return .map([Form.tagged.rawValue: .int(tag)])
         case .optional(let name, _): return .map([Form.optional.rawValue: .string(name)])
+        case .template(let text, _): return .string("@" + text)
+        case .env(let e):
+            var out: [String: Value] = [Form.env.rawValue: .string(e.name)]
+            if e.type != .string { out["Type"] = .string(e.type.rawValue) }
+            switch e.defaultValue {
+            case .string(let s)?: out["Default"] = .string(s)
+            case .int(let i)?: out["Default"] = .int(i)
+            case .double(let d)?: out["Default"] = .double(d)
+            case .bool(let b)?: out["Default"] = .bool(b)
+            case nil: break
+            }
+            return .map(out)
         case .list(let items): return .list(items.map(written))
         case .map(let deps):
             var out: [String: Value] = [:]
@@ -200,16 +299,35 @@ public enum DependencyRule {
     }
 
     /// The problems inside one dependency value (`.schema`): an empty reference, a NUL byte in a
-    /// name, a provider or optional reference of a literal, an empty tag. `fallback` locates
-    /// problems whose value has no location. Inlined into the transaction's per-dependency loop,
-    /// so a scalar (most dependencies) is checked where it lies instead of being copied for a call.
+    /// name, a provider or optional reference of a literal, an empty tag, a malformed `${...}`, a
+    /// bad `Env` name or a `Default` that does not convert. `fallback` locates problems whose
+    /// value has no location. Sets `usesEnvironment` when the value has something to resolve at
+    /// commit. Inlined into the transaction's per-dependency loop, so a scalar (most dependencies)
+    /// is checked where it lies instead of being copied for a call.
     @inline(__always)
     static func problems(
         of value: DependencyValue, entry: String, key: String, fallback: SourceLocation?,
-        into out: inout [Diagnostic]
+        into out: inout [Diagnostic], usesEnvironment: inout Bool
     ) {
         func place(_ text: String) -> String { "entry '\(entry)', key '\(key)': \(text)" }
         switch value {
+        case .template(let text, let at):
+            usesEnvironment = true
+            if let problem = EnvTemplate.syntaxProblem(text) {
+                out.append(Diagnostic(.schema, place("in \(EnvValue.quoted("@" + text)): \(problem)"), at: at ?? fallback))
+            }
+        case .env(let e):
+            usesEnvironment = true
+            if !EnvValue.isValidName(e.name) {
+                out.append(
+                    Diagnostic(
+                        .schema,
+                        place(
+                            "Env \(EnvValue.quoted(e.name)) is not a variable name: use letters, digits and '_', not starting with a digit"
+                        ), at: e.location ?? fallback))
+            } else if case .failure(let problem)? = e.convertedDefault() {
+                out.append(Diagnostic(.schema, place(problem.text), at: e.location ?? fallback))
+            }
         case .reference(let name, let at):
             if name.isEmpty {
                 out.append(
@@ -233,9 +351,16 @@ public enum DependencyRule {
                 out.append(Diagnostic(.schema, place("tag '\(tag)' contains a NUL byte"), at: at ?? fallback))
             }
         case .list(let items):
-            for item in items { nestedProblems(of: item, entry: entry, key: key, fallback: fallback, into: &out) }
+            for item in items {
+                nestedProblems(
+                    of: item, entry: entry, key: key, fallback: fallback, into: &out, usesEnvironment: &usesEnvironment)
+            }
         case .map(let deps):
-            for d in deps { nestedProblems(of: d.value, entry: entry, key: key, fallback: d.location ?? fallback, into: &out) }
+            for d in deps {
+                nestedProblems(
+                    of: d.value, entry: entry, key: key, fallback: d.location ?? fallback, into: &out,
+                    usesEnvironment: &usesEnvironment)
+            }
         default:
             break
         }
@@ -261,9 +386,9 @@ public enum DependencyRule {
     @inline(never)
     static func nestedProblems(
         of value: DependencyValue, entry: String, key: String, fallback: SourceLocation?,
-        into out: inout [Diagnostic]
+        into out: inout [Diagnostic], usesEnvironment: inout Bool
     ) {
-        problems(of: value, entry: entry, key: key, fallback: fallback, into: &out)
+        problems(of: value, entry: entry, key: key, fallback: fallback, into: &out, usesEnvironment: &usesEnvironment)
     }
 }
 
@@ -304,6 +429,12 @@ extension DependencyRule {
             switch reading(ofMapWithKeys: pairs.map(\.key)) {
             case .misspelt(let k, let form):
                 throw fail(.schema, misspeltMessage(key: k, form: form), suggestion: form.rawValue)
+            case .form(.env):
+                let described = pairs.map { (key: $0.key, kind: $0.value.dependencyKind, scalar: $0.value.envScalar) }
+                switch envForm(described) {
+                case .success(let value): return .env(value)
+                case .failure(let problem): throw fail(.schema, problem.message, suggestion: problem.suggestion)
+                }
             case .form(let form):
                 let target = pairs.first { $0.key == form.rawValue }!.value
                 if let problem = formProblem(form, keyCount: pairs.count, targetKind: target.dependencyKind) {
@@ -322,6 +453,23 @@ extension DependencyRule {
             throw fail(
                 .invalidArgument,
                 "\(kindName(source.dependencyKind)) cannot be a dependency (write literals as \"@text\", references as names)")
+        }
+    }
+}
+
+extension DependencySource {
+    /// The value as an `Env` form's scalar (a string, integer, number or boolean), else nil.
+    var envScalar: EnvScalar? {
+        switch dependencyKind {
+        case .string: return dependencyString.map(EnvScalar.string)
+        case .bool, .int, .double:
+            switch scalarDependency {
+            case .bool(let b): return .bool(b)
+            case .int(let i): return .int(i)
+            case .double(let d): return .double(d)
+            default: return nil
+            }
+        default: return nil
         }
     }
 }

@@ -307,6 +307,19 @@ public enum EntryDecoder {
                     "entry '\(currentEntry)', key '\(currentKey)': " + DependencyRule.misspeltMessage(key: key, form: form), k,
                     suggestion: form.rawValue)
                 return .some(nil)
+            case .form(.env):
+                let described = pairs.map { (key: doc.string(at: $0.key), kind: valueKind($0.value), scalar: scalar($0.value)) }
+                let name = pairs.first { doc.string(at: $0.key) == DependencyRule.Form.env.rawValue }!.value
+                switch DependencyRule.envForm(described, at: doc.location(of: name)) {
+                case .success(let value):
+                    return .env(value)
+                case .failure(let problem):
+                    let pair = pairs[problem.pair]
+                    fail(
+                        .schema, "entry '\(currentEntry)', key '\(currentKey)': " + problem.message,
+                        problem.atKey ? pair.key : pair.value, suggestion: problem.suggestion)
+                    return .some(nil)
+                }
             case .form(let form):
                 let target = pairs.first { doc.string(at: $0.key) == form.rawValue }!.value
                 if let problem = DependencyRule.formProblem(form, keyCount: pairs.count, targetKind: valueKind(target)) {
@@ -319,6 +332,18 @@ public enum EntryDecoder {
                     return DependencyRule.form(form, integerTarget: doc.nodes[target].int, at: doc.location(of: target))
                 }
                 return DependencyRule.form(form, target: doc.string(at: target), at: doc.location(of: target))
+            }
+        }
+
+        /// A string, integer, number or boolean node as an `Env` form's scalar, else nil.
+        func scalar(_ node: Int) -> EnvScalar? {
+            let n = doc.nodes[node]
+            switch n.kind {
+            case .string: return .string(doc.string(at: node))
+            case .int: return .int(n.int)
+            case .double: return .double(n.double)
+            case .bool: return .bool(n.bool)
+            default: return nil
             }
         }
 
@@ -345,7 +370,14 @@ public enum EntryDecoder {
             case .string:
                 // The rule (`DependencyRule.value(ofString:)`) read from the bytes: a literal's text
                 // is taken without its mark in one copy; a reference's through the cache.
-                if doc.firstByte(at: node) == DependencyRule.literalMark { return .string(doc.stringDroppingFirst(at: node)) }
+                // A literal holding `${` is kept as written, to be substituted at commit.
+                if doc.firstByte(at: node) == DependencyRule.literalMark {
+                    let text = doc.stringDroppingFirst(at: node)
+                    if doc.withBytes(of: node, { EnvTemplate.isTemplate(UnsafeRawBufferPointer($0)) }) {
+                        return .template(text, at: doc.location(of: node))
+                    }
+                    return .string(text)
+                }
                 return .reference(cachedString(node), at: doc.location(of: node))
             case .list:
                 var items: [DependencyValue] = []

@@ -18,6 +18,10 @@ public struct EntryDefinition: Sendable, Equatable {
     public var eager: Bool
     /// Where the entry's name was written (nil for entries added from code).
     public var location: SourceLocation?
+    /// The environment its `${NAME}` and `{Env: NAME}` values were resolved against when it was
+    /// committed (set only for entries that use the environment); a child registry that compiles
+    /// the entry again resolves them against the same one.
+    var environment: EnvironmentLookup?
 
     /// The entry's one tag, or its first when it has several (nil when it has none). Setting it
     /// replaces every tag; `tags` is the whole list.
@@ -123,6 +127,13 @@ public enum DependencyValue: Sendable, Equatable {
     /// The object of entry `Name` if it exists, else null (written `{Optional: Name}`); an absent
     /// name is not an error, and an entry added later is used from then on.
     case optional(String, at: SourceLocation?)
+    /// A literal string with environment substitutions (`"@http://${HOST}:${PORT:-80}"`), as
+    /// written without the `@`; `EnvTemplate` describes the grammar. Resolved at commit, against
+    /// the load's environment, to a `.string`. (A `.string` is taken as it is.)
+    case template(String, at: SourceLocation?)
+    /// An environment variable converted to a type (`{Env: PORT, Type: int, Default: 8080}`),
+    /// resolved at commit against the load's environment.
+    case env(EnvValue)
     case list([DependencyValue])
     case map([Dependency])
 
@@ -179,6 +190,8 @@ public enum DependencyValue: Sendable, Equatable {
         case let (.provider(x, _), .provider(y, _)): return x == y
         case let (.tagged(x, _), .tagged(y, _)): return x == y
         case let (.optional(x, _), .optional(y, _)): return x == y
+        case let (.template(x, _), .template(y, _)): return x == y
+        case let (.env(x), .env(y)): return x == y
         case let (.list(x), .list(y)): return x == y
         case let (.map(x), .map(y)): return x == y
         default: return false

@@ -12,23 +12,27 @@ import Darwin
 /// counting, and lets writers free a replaced snapshot once no reader can still see it.
 ///
 /// Each thread has a reader record (its own cache line) holding the global epoch it entered at,
-/// or 0 when outside. A writer retires the old snapshot under the epoch current at the swap,
+/// or 0 when outside. The record also carries the thread's `CreateThread` (create nesting depth and
+/// stack bound), so a create finds both with one thread-local lookup. A writer retires the old snapshot under the epoch current at the swap,
 /// advances the epoch, and frees what was retired before the oldest active reader entered.
 enum Epoch {
     static let global = Atomic<UInt64>(1)
     static let records = Locked<[ReaderRecord]>([])
 
     /// One thread's reader state; records are reused after their thread exits, never freed.
-    // @unchecked: `depth` is touched only by the thread that holds the record; the rest are atomics.
+    // @unchecked: `depth` and `thread` are touched only by the thread that holds the record; the
+    // rest are atomics.
     final class ReaderRecord: @unchecked Sendable {
         let active = Atomic<UInt64>(0)
         let inUse = Atomic<Bool>(true)
         var depth = 0
+        /// The holding thread's create record (set up again for each thread that takes the record).
+        let thread: UnsafeMutablePointer<CreateThread> = .allocate(capacity: 1)
         // Keeps two records off one cache line.
         private var padding: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
     }
 
-    private static let key: pthread_key_t = {
+    static let key: pthread_key_t = {
         var key = pthread_key_t()
         let rc = pthread_key_create(&key) { raw in
             guard let raw else { return }
@@ -38,9 +42,10 @@ enum Epoch {
         return key
     }()
 
-    /// This thread's record, unretained (records are never freed).
+    /// This thread's record, unretained (records are never freed). `key` is `Epoch.key` (a caller
+    /// that keeps a copy saves the lazy global's check).
     @inline(__always)
-    static func currentRecord() -> Unmanaged<ReaderRecord> {
+    static func currentRecord(_ key: pthread_key_t = Epoch.key) -> Unmanaged<ReaderRecord> {
         if let raw = pthread_getspecific(key) {
             return Unmanaged<ReaderRecord>.fromOpaque(raw)
         }
@@ -58,6 +63,7 @@ enum Epoch {
             list.append(r)
             return r
         }
+        record.thread.initialize(to: CreateThread())
         let rc = pthread_setspecific(key, Unmanaged.passUnretained(record).toOpaque())
         precondition(rc == 0, "controllerreg: pthread_setspecific for the reader record failed (\(rc))")
         return record
@@ -65,8 +71,8 @@ enum Epoch {
 
     /// Enters a read-side section (nestable); pair with `exit`.
     @inline(__always)
-    static func enter() -> Unmanaged<ReaderRecord> {
-        let u = currentRecord()
+    static func enter(_ key: pthread_key_t = Epoch.key) -> Unmanaged<ReaderRecord> {
+        let u = currentRecord(key)
         u._withUnsafeGuaranteedRef { r in
             if r.depth == 0 {
                 r.active.store(global.load(ordering: .sequentiallyConsistent), ordering: .sequentiallyConsistent)
@@ -103,6 +109,8 @@ enum Epoch {
 // @unchecked: `current` is atomic; `retired` is touched only under the registry's writer lock.
 final class SnapshotCell: @unchecked Sendable {
     private let current: Atomic<UnsafeMutableRawPointer>
+    /// `Epoch.key`, copied so a read does not go through the lazy global's initialisation check.
+    private let key = Epoch.key
     /// Replaced snapshots with the epoch of their replacement; touched only under the writer lock.
     private var retired: [(UnsafeMutableRawPointer, UInt64)] = []
 
@@ -118,10 +126,20 @@ final class SnapshotCell: @unchecked Sendable {
     /// Runs `body` with the current snapshot; it stays valid until `body` returns.
     @inline(__always)
     func read<R>(_ body: (Snapshot) -> R) -> R {
-        let record = Epoch.enter()
+        let record = Epoch.enter(key)
         defer { Epoch.exit(record) }
         let p = current.load(ordering: .sequentiallyConsistent)
         return Unmanaged<Snapshot>.fromOpaque(p)._withUnsafeGuaranteedRef { body($0) }
+    }
+
+    /// `read`, also passing the calling thread's create record (found with the same lookup).
+    @inline(__always)
+    func read<R>(_ body: (Snapshot, UnsafeMutablePointer<CreateThread>) -> R) -> R {
+        let record = Epoch.enter(key)
+        defer { Epoch.exit(record) }
+        let p = current.load(ordering: .sequentiallyConsistent)
+        let thread = record._withUnsafeGuaranteedRef { $0.thread }
+        return Unmanaged<Snapshot>.fromOpaque(p)._withUnsafeGuaranteedRef { body($0, thread) }
     }
 
     /// The current snapshot, retained (writers only, under the writer lock).

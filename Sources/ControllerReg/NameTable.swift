@@ -5,8 +5,9 @@ struct NameTable: @unchecked Sendable {
     private var slots: UnsafeMutablePointer<Int32>
     private var hashes: UnsafeMutablePointer<UInt64>
     private let mask: Int
-    /// Name bytes per index (NUL-terminated, owned by the entries' arenas).
-    private let names: [(UnsafePointer<UInt8>, Int)?]
+    /// Name bytes per index (NUL-terminated, owned by the entries' arenas; length -1 for an unused
+    /// index). Raw memory, not an Array, so a lookup does no reference counting or bounds check.
+    private let names: UnsafeMutablePointer<(UnsafePointer<UInt8>, Int)>
 
     /// Builds a table over `names` (nil for unused indices).
     init(names: [(UnsafePointer<UInt8>, Int)?]) {
@@ -17,7 +18,8 @@ struct NameTable: @unchecked Sendable {
         slots.initialize(repeating: -1, count: capacity)
         hashes = .allocate(capacity: capacity)
         hashes.initialize(repeating: 0, count: capacity)
-        self.names = names
+        self.names = .allocate(capacity: max(1, names.count))
+        for (i, n) in names.enumerated() { (self.names + i).initialize(to: n ?? (emptyKey, -1)) }
         for (i, n) in names.enumerated() {
             guard let (p, len) = n else { continue }
             let h = byteHash(UnsafeRawBufferPointer(start: p, count: len))
@@ -32,6 +34,7 @@ struct NameTable: @unchecked Sendable {
     func deallocate() {
         slots.deallocate()
         hashes.deallocate()
+        names.deallocate()
     }
 
     /// The index of `length` bytes at `key` with precomputed `hash`, or -1.
@@ -41,7 +44,10 @@ struct NameTable: @unchecked Sendable {
         while true {
             let i = Int(slots[s])
             if i < 0 { return -1 }
-            if hashes[s] == hash, let (p, len) = names[i], len == length, memcmp(p, key, length) == 0 { return i }
+            if hashes[s] == hash {
+                let (p, len) = names[i]
+                if len == length, memcmp(p, key, length) == 0 { return i }
+            }
             s = (s + 1) & mask
         }
     }

@@ -181,7 +181,8 @@ struct PlanCompiler {
     /// A reference-free value as a read-only RawValue in the arena.
     private func literal(_ value: DependencyValue) -> RawValue {
         switch value {
-        case .null, .reference, .provider, .tagged, .optional: return .null
+        // Environment values are resolved by the transaction before compiling: never met here.
+        case .null, .reference, .provider, .tagged, .optional, .template, .env: return .null
         case .bool(let b): return .bool(b)
         case .int(let i): return .int(i)
         case .double(let d): return .double(d)

@@ -57,6 +57,8 @@ import Darwin
 
     /// The null value.
     @usableFromInline package static let null = RawValue(kind: .null)
+    /// An empty map (a computed constant, so using it costs no lazy initialisation check).
+    @inlinable static var emptyMap: RawValue { RawValue(kind: .map) }
     /// A boolean.
     @inlinable package static func bool(_ v: Bool) -> RawValue { RawValue(kind: .bool, a: v ? 1 : 0) }
     /// An integer.

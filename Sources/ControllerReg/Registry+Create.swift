@@ -77,7 +77,7 @@ extension Registry {
         // The failure travels beside the result (not in a Result of the large ConfigError), so the
         // success path moves only a pointer and a flag.
         var failure: ConfigError?
-        let object: UnsafeMutableRawPointer? = cell.read { s in
+        let object: UnsafeMutableRawPointer? = cell.read { s, thread in
             let index = s.entries.names.find(bytes, length, hash: hash)
             if index >= 0, s.entries.plans[index].live {
                 // Singleton hit: the built object, with no resolver (what createEntry would return).
@@ -89,7 +89,7 @@ extension Registry {
                     registryOwned = true
                     return v
                 }
-                var resolver = Resolver(snapshot: s, registry: self, maxDepth: maxDepth)
+                var resolver = Resolver(snapshot: s, registry: self, maxDepth: maxDepth, thread: thread)
                 do throws(CreateFailure) {
                     let (o, owned) = try resolver.createEntry(index, props: props)
                     registryOwned = owned
@@ -172,10 +172,10 @@ extension Registry {
     /// The singleton entry `name` defines here, built here on first use.
     func singleton(named name: String, depth: Int) throws(CreateFailure) -> UnsafeMutableRawPointer {
         let maxDepth = maxCreateDepth.load(ordering: .relaxed)
-        let result: Result<UnsafeMutableRawPointer, CreateFailure> = cell.read { s in
+        let result: Result<UnsafeMutableRawPointer, CreateFailure> = cell.read { s, thread in
             let index = s.entries.index(of: name)
             guard index >= 0 else { return .failure(CreateFailure(code: .notFound, message: "no entry named '\(name)'")) }
-            var resolver = Resolver(snapshot: s, registry: self, maxDepth: maxDepth)
+            var resolver = Resolver(snapshot: s, registry: self, maxDepth: maxDepth, thread: thread)
             do throws(CreateFailure) {
                 return .success(try resolver.createEntry(index, props: nil, depth: depth).0)
             } catch {

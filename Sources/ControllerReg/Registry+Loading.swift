@@ -9,45 +9,53 @@ public enum LoadMode: Sendable, Hashable {
 /// Loading configs and changing entries: every door ends in one validated commit.
 extension Registry {
     /// Loads the config file at `path` (format from the extension, else sniffed, for `.auto`).
-    /// Every problem is reported; on failure nothing changes.
-    public func load(path: String, format: ConfigFormat = .auto, mode: LoadMode = .add) throws(ConfigError) {
+    /// Every problem is reported; on failure nothing changes. `${NAME}` and `{Env: NAME}` values
+    /// are resolved against `environment` (nil: the process environment, read now, and read again
+    /// by a `reload()`; a map is kept and given again by a reload).
+    public func load(
+        path: String, format: ConfigFormat = .auto, mode: LoadMode = .add, environment: [String: String]? = nil
+    ) throws(ConfigError) {
         try releasingLoadMemory { () throws(ConfigError) in
             // Decoded at once: the document (the tree the parser built) is freed before the commit.
             let file = Registry.decoded(
                 try ConfigLoader.load(path: path, format: format, limits: limits.config, keepingProblems: true))
-            try apply([file.result], mode: mode, source: .files([path], format))
+            try apply(
+                [file.result], mode: mode, source: .files([path], format), environment: ConfigEnvironment(variables: environment))
             return file.textBytes
         }
     }
 
-    /// Loads config text. `file` names it in error locations.
+    /// Loads config text. `file` names it in error locations; `environment` as for `load(path:)`.
     public func load(
-        text: String, format: ConfigFormat = .auto, file: String = "<string>", mode: LoadMode = .add
+        text: String, format: ConfigFormat = .auto, file: String = "<string>", mode: LoadMode = .add,
+        environment: [String: String]? = nil
     ) throws(ConfigError) {
         try releasingLoadMemory { () throws(ConfigError) in
             let decoded = Registry.decoded(
                 try ConfigLoader.parse(text, format: format, file: file, limits: limits.config, keepingProblems: true))
-            try apply([decoded.result], mode: mode, source: .given)
+            try apply([decoded.result], mode: mode, source: .given, environment: ConfigEnvironment(variables: environment))
             return decoded.textBytes
         }
     }
 
-    /// Loads config bytes. `file` names them in error locations.
+    /// Loads config bytes. `file` names them in error locations; `environment` as for `load(path:)`.
     public func load(
         bytes: UnsafeRawBufferPointer, format: ConfigFormat = .auto, file: String = "<string>",
-        mode: LoadMode = .add
+        mode: LoadMode = .add, environment: [String: String]? = nil
     ) throws(ConfigError) {
         try releasingLoadMemory { () throws(ConfigError) in
             let decoded = Registry.decoded(
                 try ConfigLoader.parse(bytes, format: format, file: file, limits: limits.config, keepingProblems: true))
-            try apply([decoded.result], mode: mode, source: .given)
+            try apply([decoded.result], mode: mode, source: .given, environment: ConfigEnvironment(variables: environment))
             return decoded.textBytes
         }
     }
 
     /// Loads several files as one transaction: they may refer to each other, and either all of
-    /// them apply or (on any problem, all reported) none does.
-    public func load(paths: [String], format: ConfigFormat = .auto, mode: LoadMode = .add) throws(ConfigError) {
+    /// them apply or (on any problem, all reported) none does. `environment` as for `load(path:)`.
+    public func load(
+        paths: [String], format: ConfigFormat = .auto, mode: LoadMode = .add, environment: [String: String]? = nil
+    ) throws(ConfigError) {
         try releasingLoadMemory { () throws(ConfigError) in
             var docs: [EntryDecoder.Result] = []
             var textBytes = 0
@@ -65,14 +73,21 @@ extension Registry {
             }
             // The files that were read are still checked; a file that was not may define any name, so
             // references that do not resolve are not reported then.
-            try apply(docs, mode: mode, source: .files(paths, format), unreadProblems: unread)
+            try apply(
+                docs, mode: mode, source: .files(paths, format), unreadProblems: unread,
+                environment: ConfigEnvironment(variables: environment))
             return textBytes
         }
     }
 
-    /// Adds entries defined in code, validated like a file.
-    public func add(_ definitions: [EntryDefinition], mode: LoadMode = .add) throws(ConfigError) {
-        try commit(definitions, mode: mode, source: .given)
+    /// Adds entries defined in code, validated like a file; their environment values are resolved
+    /// against `environment` (nil: the process environment, read now).
+    public func add(
+        _ definitions: [EntryDefinition], mode: LoadMode = .add, environment: [String: String]? = nil
+    )
+        throws(ConfigError)
+    {
+        try commit(definitions, mode: mode, source: .given, environment: ConfigEnvironment(variables: environment))
     }
 
     /// Removes entries. Fails (changing nothing) if another entry refers to one of them, or if
@@ -99,7 +114,8 @@ extension Registry {
     /// Commits decoded documents (decoded as each was read, so no document tree is held during
     /// the commit).
     private func apply(
-        _ docs: [EntryDecoder.Result], mode: LoadMode, source: ReloadHistory.Source, unreadProblems: [Diagnostic] = []
+        _ docs: [EntryDecoder.Result], mode: LoadMode, source: ReloadHistory.Source, unreadProblems: [Diagnostic] = [],
+        environment: ConfigEnvironment
     ) throws(ConfigError) {
         // The first file's entries are taken as they are (shared, not copied entry by entry).
         var definitions: [EntryDefinition] = docs.first?.entries ?? []
@@ -112,7 +128,7 @@ extension Registry {
         }
         try commit(
             definitions, mode: mode, source: source, invalidNames: Set(invalidNames), decodeProblems: diagnostics,
-            namesIncomplete: !unreadProblems.isEmpty)
+            namesIncomplete: !unreadProblems.isEmpty, environment: environment)
     }
 
     /// Validates and publishes a change of entries. Problems found earlier (`decodeProblems`) are
@@ -120,21 +136,26 @@ extension Registry {
     /// `namesIncomplete` when a file could not be read (its names are unknown).
     private func commit(
         _ definitions: [EntryDefinition], mode: LoadMode = .add, removals: [String] = [], source: ReloadHistory.Source,
-        invalidNames: Set<String> = [], decodeProblems: [Diagnostic] = [], namesIncomplete: Bool = false
+        invalidNames: Set<String> = [], decodeProblems: [Diagnostic] = [], namesIncomplete: Bool = false,
+        environment: ConfigEnvironment = .process
     ) throws(ConfigError) {
         try change { (c) throws(ConfigError) in
             try stage(
                 &c, definitions, mode: mode, removals: removals, source: source, invalidNames: invalidNames,
-                decodeProblems: decodeProblems, namesIncomplete: namesIncomplete)
+                decodeProblems: decodeProblems, namesIncomplete: namesIncomplete, environment: environment)
         }
     }
 
     /// Applies one change to the candidate `c` and records it in `c.history`: what every door's
-    /// commit runs, and what a reload runs again for each recorded step.
+    /// commit runs, and what a reload runs again for each recorded step. Environment values of
+    /// `definitions` are resolved against `environment` (read once for the whole change; the step
+    /// keeps it, so a reload gives a map again and reads the process environment anew).
     func stage(
         _ c: inout Candidate, _ definitions: [EntryDefinition], mode: LoadMode, removals: [String],
-        source: ReloadHistory.Source, invalidNames: Set<String>, decodeProblems: [Diagnostic], namesIncomplete: Bool
+        source: ReloadHistory.Source, invalidNames: Set<String>, decodeProblems: [Diagnostic], namesIncomplete: Bool,
+        environment: ConfigEnvironment
     ) throws(ConfigError) {
+        let lookup = EnvironmentLookup(environment)
         let current = c.entries.count - c.entries.compiled.reduce(0) { $0 + ($1 == nil ? 1 : 0) }
         if current + definitions.count > limits.maxEntries {
             // Only names not defined yet are new: an override replaces, a name twice counts once.
@@ -151,7 +172,8 @@ extension Registry {
         let child = c.parentSnapshot.map { parent in
             Transaction.ChildScope(own: Set(c.own.map(\.name)), parentDefines: { parent.entries.index(of: $0) >= 0 })
         }
-        var tx = Transaction(base: c.entries, classSlots: c.classSlots)
+        var tx = Transaction(
+            base: c.entries, classSlots: c.classSlots, environment: lookup, maxStringBytes: limits.config.maxStringBytes)
         let compiled: [CompiledEntry?]
         switch tx.apply(
             definitions, mode: mode == .add ? .add : .override, removals: removals,
@@ -162,7 +184,7 @@ extension Registry {
         }
         var history = c.history
         let step = Int32(history.steps.count)
-        history.steps.append(ReloadHistory.Step(source: source, mode: mode, removals: removals))
+        history.steps.append(ReloadHistory.Step(source: source, mode: mode, removals: removals, environment: environment))
         if let parent = c.parentSnapshot {
             let gone = Set(removals)
             var own: [EntryDefinition] = []
@@ -178,7 +200,10 @@ extension Registry {
             }
             var position: [String: Int] = [:]
             for (i, d) in own.enumerated() { position[d.name] = i }
-            for d in definitions {
+            for var d in definitions {
+                // The child compiles its own entries again later (over a changed parent): they
+                // keep this change's environment.
+                d.environment = lookup
                 if let i = position[d.name] {
                     history.keepReplaced(own[i], origin: origins[i])
                     own[i] = d

@@ -65,7 +65,8 @@ extension Registry {
             do throws(ConfigError) {
                 try stage(
                     &fresh, definitions, mode: step.mode, removals: step.removals, source: step.source,
-                    invalidNames: Set(invalidNames), decodeProblems: decodeProblems, namesIncomplete: true)
+                    invalidNames: Set(invalidNames), decodeProblems: decodeProblems, namesIncomplete: true,
+                    environment: step.environment)
             } catch {
                 problems += error.diagnostics
                 failedNames.formUnion(definitions.map(\.name))

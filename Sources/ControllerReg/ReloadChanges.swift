@@ -49,7 +49,8 @@ public struct ReloadChanges: Sendable, Hashable {
         var changed = Set<String>()
         for d in new {
             if let i = oldByName[d.name] {
-                if old[i] != d { changed.insert(d.name) }
+                // Equal as written may still differ in the environment values they resolve to.
+                if old[i] != d || EnvironmentResolution.valuesDiffer(old[i], d) { changed.insert(d.name) }
             } else {
                 added.append(d.name)
             }

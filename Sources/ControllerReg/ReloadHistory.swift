@@ -19,6 +19,9 @@ struct ReloadHistory {
         var source: Source
         var mode: LoadMode
         var removals: [String]
+        /// The environment the step was resolved against: a map is given again by a reload, the
+        /// process environment is read anew.
+        var environment: ConfigEnvironment = .process
         /// For a `.given` step: its definitions that a later step replaced or removed.
         var replaced: [EntryDefinition] = []
     }

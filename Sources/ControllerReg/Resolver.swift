@@ -28,13 +28,19 @@ struct Resolver {
     /// The calling thread's nesting depth and stack bound (a resolver never leaves its thread).
     let thread: UnsafeMutablePointer<CreateThread>
     /// `graph` objects built in this call.
-    private var graph: [GraphObject] = []
+    private var graph = GraphObjects()
 
     init(snapshot: Snapshot, registry: Registry, maxDepth: Int) {
+        self.init(snapshot: snapshot, registry: registry, maxDepth: maxDepth, thread: CreateNesting.current)
+    }
+
+    /// A resolver for a caller that already holds this thread's create record (`SnapshotCell.read`).
+    @inline(__always)
+    init(snapshot: Snapshot, registry: Registry, maxDepth: Int, thread: UnsafeMutablePointer<CreateThread>) {
         self.snapshot = snapshot
         self.registry = registry
         self.maxDepth = maxDepth
-        self.thread = CreateNesting.current
+        self.thread = thread
     }
 
     struct GraphObject {
@@ -184,15 +190,22 @@ struct Resolver {
         return slot >= 0 && slot < snapshot.classes.names.count ? snapshot.classes.names[slot] : "?"
     }
 
+    /// The functions of entry `index`'s class (inlined: the failure is built out of line).
+    @inline(__always)
     private func classFunctions(_ index: Int) throws(CreateFailure) -> ClassFunctions {
         let slot = Int(snapshot.entries.plans[index].classSlot)
         guard slot >= 0, slot < snapshot.classes.count, snapshot.classes.functions[slot].create != nil else {
-            throw CreateFailure(
-                code: .classNotRegistered,
-                message: "class '\(className(index))' of entry '\(entryName(index))' is not registered",
-                path: [entryName(index)])
+            throw classNotRegistered(index)
         }
         return snapshot.classes.functions[slot]
+    }
+
+    @inline(never)
+    private func classNotRegistered(_ index: Int) -> CreateFailure {
+        CreateFailure(
+            code: .classNotRegistered,
+            message: "class '\(className(index))' of entry '\(entryName(index))' is not registered",
+            path: [entryName(index)])
     }
 
     /// Fails when a create at `depth` (references, and creates made from host callbacks on this
@@ -206,7 +219,7 @@ struct Resolver {
                     "creates nested deeper than the create depth limit of \(maxDepth) (references, and creates made inside create callbacks or through providers on this thread, all count)",
                 path: [name()])
         }
-        if !StackGuard.hasRoom(above: thread.pointee.stackLow) {
+        if !thread.pointee.hasStackRoom() {
             throw CreateFailure(
                 code: .limit, message: "creates nested too deeply for this thread's stack (at depth \(depth))",
                 path: [name()])
@@ -232,9 +245,9 @@ struct Resolver {
                     "singleton '\(entryName(index))' was asked for while it is being built (a create callback re-entered it)",
                 path: [entryName(index)])
         }
-        let snapshot = self.snapshot, registry = self.registry, maxDepth = self.maxDepth
+        let snapshot = self.snapshot, registry = self.registry, maxDepth = self.maxDepth, thread = self.thread
         return try cell.obtain { () throws(CreateFailure) -> UnsafeMutableRawPointer in
-            var own = Resolver(snapshot: snapshot, registry: registry, maxDepth: maxDepth)
+            var own = Resolver(snapshot: snapshot, registry: registry, maxDepth: maxDepth, thread: thread)
             defer { own.finishGraph() }
             let object = try own.build(index, props: nil, depth: depth)
             let slot = Int(plan.classSlot)
@@ -256,9 +269,15 @@ struct Resolver {
 
         if plan.slotCount == 0 && propsCount == 0 {
             HostFailure.clear()
+            // An empty map in this frame (read-only for the callback, like `emptyArgumentsMap`,
+            // without the lazy global's initialisation check).
+            var empty = RawValue.emptyMap
             guard
-                let object = CreateNesting.callingHost(
-                    thread, at: depth, { create(UnsafeRawPointer(emptyArgumentsMap), functions.context) })
+                let object = withUnsafePointer(
+                    to: &empty,
+                    { e in
+                        CreateNesting.callingHost(thread, at: depth, { create(UnsafeRawPointer(e), functions.context) })
+                    })
             else {
                 var failure = createFailed(index)
                 failure.path = [entryName(index)]
@@ -363,7 +382,7 @@ struct Resolver {
             case .singleton:
                 dest.initialize(to: .object(try singleton(target, depth: depth + 1), registryOwned: true))
             case .graph:
-                if let g = graph.firstIndex(where: { $0.index == Int32(target) }) {
+                if let g = graph.firstIndex(ofEntry: Int32(target)) {
                     var v = RawValue.object(graph[g].object)
                     v.flags |= RawValue.Flags.shared
                     dest.initialize(to: v)

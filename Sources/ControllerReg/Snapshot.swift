@@ -20,6 +20,9 @@ final class CompiledEntry: @unchecked Sendable {
     let owner: Unmanaged<Registry>?
     /// Keeps the plan's memory alive.
     let arena: Arena
+    /// The environment its `${NAME}` and `{Env: NAME}` values were resolved against (nil when it
+    /// has none): given back with the definition, so a child compiling it again gets the same values.
+    let environment: EnvironmentLookup?
 
     /// `keeping`: the entry this one replaces with the same definition (a reload that left it
     /// unchanged, or a change to the members of its tagged lists or optional references): a
@@ -27,9 +30,11 @@ final class CompiledEntry: @unchecked Sendable {
     init(
         name: String, lifestyle: Lifestyle, definitions: DefinitionArena, record: Int, plan: EntryPlan,
         edges: [Int32], targets: [Int32], nameBytes: (UnsafePointer<UInt8>, Int), arena: Arena,
-        inheritedFrom: CompiledEntry? = nil, parent: Unmanaged<Registry>? = nil, keeping kept: CompiledEntry? = nil
+        inheritedFrom: CompiledEntry? = nil, parent: Unmanaged<Registry>? = nil, keeping kept: CompiledEntry? = nil,
+        environment: EnvironmentLookup? = nil
     ) {
         self.definitions = definitions
+        self.environment = environment
         self.record = record
         self.edges = edges
         self.targets = targets
@@ -52,7 +57,11 @@ final class CompiledEntry: @unchecked Sendable {
     }
 
     /// The definition as committed (decoded from its record).
-    var definition: EntryDefinition { DefinitionCoding.decode(definitions, at: record) }
+    var definition: EntryDefinition {
+        var d = DefinitionCoding.decode(definitions, at: record)
+        d.environment = environment
+        return d
+    }
     /// The entry's name.
     var name: String { String(decoding: UnsafeBufferPointer(start: nameBytes.0, count: nameBytes.1), as: UTF8.self) }
     /// Where the entry was defined (nil for entries added from code).

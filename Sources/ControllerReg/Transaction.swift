@@ -21,10 +21,21 @@ struct Transaction {
     let base: EntryTable
     /// The registry's class slots, extended with the classes the change names.
     var classSlots: ClassSlots
+    /// The environment the change's definitions are resolved against (`${NAME}`, `{Env: NAME}`).
+    /// nil: each definition's own (`EntryDefinition.environment`, kept from the commit that first
+    /// resolved it: a child recompiling its parent's entries), else the process environment.
+    let environment: EnvironmentLookup?
+    /// The longest string a substitution may produce.
+    let maxStringBytes: Int
 
-    init(base: EntryTable, classSlots: ClassSlots) {
+    init(
+        base: EntryTable, classSlots: ClassSlots, environment: EnvironmentLookup? = nil,
+        maxStringBytes: Int = ConfigLimits().maxStringBytes
+    ) {
         self.base = base
         self.classSlots = classSlots
+        self.environment = environment
+        self.maxStringBytes = maxStringBytes
     }
 
     /// Applies `definitions` (and removes `removals`). Returns the new entry list, or every problem
@@ -81,9 +92,13 @@ struct Transaction {
         // Entries that fail the checks every door shares: not compiled, and not reported again as
         // missing when something refers to them.
         var rejected = invalidNames
-        for def in definitions {
+        // Dependencies with the environment resolved, by position in `accepted` (only entries that
+        // use it: none in most loads).
+        var resolved: [Int: [Dependency]] = [:]
+        for var def in definitions {
             let before = diagnostics.count
-            Transaction.validate(def, into: &diagnostics)
+            var usesEnvironment = false
+            Transaction.validate(def, into: &diagnostics, usesEnvironment: &usesEnvironment)
             if diagnostics.count > before {
                 rejected.insert(def.name)
                 continue
@@ -119,12 +134,29 @@ struct Transaction {
                 nextIndex += 1
             }
             if !removed.isEmpty { removed.remove(index) }
+            if usesEnvironment {
+                let lookup = environment ?? def.environment ?? EnvironmentLookup(.process)
+                def.environment = lookup
+                resolved[accepted.count] = EnvironmentResolution(
+                    lookup: lookup, maxStringBytes: maxStringBytes, entry: def.name
+                ).resolve(def.dependencies, into: &diagnostics)
+            }
             accepted.append((def, index))
         }
         // 2b. Entries the change does not name but whose tagged lists or optional references it
         // affects are resolved and compiled again (same definition, same index).
         let reresolved = dependentsOfMembership(accepted: accepted, removed: removed)
-        for i in reresolved { accepted.append((base.compiled[i]!.definition, i)) }
+        for i in reresolved {
+            let def = base.compiled[i]!.definition
+            // Environment values are resolved again against the environment the entry was
+            // committed with (it is not part of this change).
+            if let lookup = def.environment {
+                resolved[accepted.count] = EnvironmentResolution(
+                    lookup: lookup, maxStringBytes: maxStringBytes, entry: def.name
+                ).resolve(def.dependencies, into: &diagnostics)
+            }
+            accepted.append((def, i))
+        }
         let replaced = Set(accepted.map(\.index))
 
         // 3. References: every name must resolve to an entry that stays.
@@ -320,14 +352,15 @@ struct Transaction {
             let index = accepted[k].index
             let def = accepted[k].definition
             let plan = compiler.compile(
-                def.dependencies, classSlot: classSlots.slot(for: def.className), lifestyle: def.lifestyle,
+                resolved[k] ?? def.dependencies, classSlot: classSlots.slot(for: def.className), lifestyle: def.lifestyle,
                 targets: changedTargets[k], membership: changedMembership[k])
             compiled[index] = CompiledEntry(
                 name: def.name, lifestyle: def.lifestyle, definitions: records,
                 record: DefinitionCoding.encode(def, into: records), plan: plan, edges: changedEdges[k],
                 targets: changedTargets[k], nameBytes: arena.copy(def.name), arena: arena,
                 inheritedFrom: inherited.isEmpty ? nil : inherited[def.name], parent: owner,
-                keeping: reresolved.contains(index) ? base.compiled[index] : kept.isEmpty ? nil : kept[def.name])
+                keeping: reresolved.contains(index) ? base.compiled[index] : kept.isEmpty ? nil : kept[def.name],
+                environment: def.environment)
         }
         records.finish()
         return .success(compiled)
@@ -371,7 +404,8 @@ struct Transaction {
 
     /// The checks an entry passes whichever door it came through (config, `Registry.add`,
     /// `cr_add_entry`): names, the nesting ceiling, and the contents of its dependency values.
-    static func validate(_ def: EntryDefinition, into diagnostics: inout [Diagnostic]) {
+    /// Sets `usesEnvironment` when a dependency has an environment value to resolve.
+    static func validate(_ def: EntryDefinition, into diagnostics: inout [Diagnostic], usesEnvironment: inout Bool) {
         DependencyRule.problems(ofEntry: def, into: &diagnostics)
         // Each dependency read in place through the buffer (its address): binding `dep`, or the
         // array's subscript, copies it (key, value and location retained and released once per
@@ -390,7 +424,7 @@ struct Transaction {
                 }
                 DependencyRule.problems(
                     of: deps[i].value, entry: def.name, key: deps[i].key, fallback: deps[i].location ?? def.location,
-                    into: &diagnostics)
+                    into: &diagnostics, usesEnvironment: &usesEnvironment)
             }
         }
     }

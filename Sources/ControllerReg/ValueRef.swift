@@ -127,9 +127,28 @@ public struct ValueRef: @unchecked Sendable {
         }
     }
 
-    /// The value under a NUL-terminated key, or nil.
+    /// The value under a NUL-terminated key, or nil. Compares bytes in place (no `strlen` of the
+    /// key, no `memcmp`): a slot matches when its `keyLength` bytes equal the key's and the key ends
+    /// there (so a slot key with an embedded NUL matches no C string, as with `strlen` + compare).
     @inlinable package func value(forCKey key: UnsafePointer<CChar>) -> ValueRef? {
-        lookup(UnsafeRawPointer(key).assumingMemoryBound(to: UInt8.self), strlen(key))
+        guard kind == .map, let slots = pointer.pointee.mapSlots else { return nil }
+        let k = UnsafeRawPointer(key).assumingMemoryBound(to: UInt8.self)
+        let first = k.pointee
+        for i in 0..<Int(pointer.pointee.count) {
+            let slot = slots + i
+            let s = slot.pointee.key
+            // Most keys that differ differ in the first byte.
+            guard s.pointee == first else { continue }
+            let n = slot.pointee.keyLength
+            var j = 0
+            while j < n, k[j] == s[j], k[j] != 0 { j += 1 }
+            if j == n, k[j] == 0 {
+                return ValueRef(
+                    UnsafeMutableRawPointer(slot).advanced(by: MemoryLayout<RawMapSlot>.offset(of: \.value)!)
+                        .assumingMemoryBound(to: RawValue.self))
+            }
+        }
+        return nil
     }
 
     /// The value under `length` key bytes, or nil.

@@ -7,13 +7,16 @@ import struct CControllerRegHeader.cr_load_options
 // and the source name.
 
 /// The cr_load_options layout this library knows (CR_LOAD_OPTIONS_VERSION).
-private let knownLoadOptionsVersion: UInt32 = 1
+/// Version 2 appended `environment`.
+private let knownLoadOptionsVersion: UInt32 = 2
 
 /// What a load call asks for, once its arguments are checked.
 private struct LoadRequest {
     var format: ConfigFormat
     var mode: LoadMode
     var sourceName = "<string>"
+    /// nil: the process environment.
+    var environment: [String: String]?
 }
 
 func format(_ f: cr_format) -> ConfigFormat? {
@@ -50,16 +53,47 @@ private func request(_ options: UnsafePointer<cr_load_options>?, _ function: Sta
     else {
         return nil
     }
-    let o = options.pointee
-    guard var r = request(o.format, o.flags, function) else { return nil }
-    if let name = o.source_name {
+    // Fields are read one by one through the pointer: a version-1 struct ends before `environment`,
+    // and reading the whole struct would read past it.
+    guard var r = request(options.pointee.format, options.pointee.flags, function) else { return nil }
+    if let name = options.pointee.source_name {
         guard let s = String(validatingCString: name) else {
             _ = fail(.invalidArgument, "\(function): options->source_name is not valid UTF-8")
             return nil
         }
         r.sourceName = s
     }
+    if options.pointee.version >= 2, let env = options.pointee.environment {
+        guard let environment = environmentMap(ValueRef(UnsafePointer<RawValue>(env)), function) else { return nil }
+        r.environment = environment
+    }
     return r
+}
+
+/// The variables of an options `environment` value (a CR_MAP of CR_STRING), or nil after
+/// recording CR_ERR_INVALID_ARGUMENT naming what is wrong.
+private func environmentMap(_ value: ValueRef, _ function: StaticString) -> [String: String]? {
+    guard value.kind == .map else {
+        _ = fail(
+            .invalidArgument,
+            "\(function): options->environment must be a map of strings (CR_MAP of CR_STRING), not \(DependencyRule.kindName(value.kind))"
+        )
+        return nil
+    }
+    var out: [String: String] = [:]
+    out.reserveCapacity(value.count)
+    for i in 0..<value.count {
+        guard let key = value.key(at: i), let v = value.value(at: i) else { continue }
+        guard v.kind == .string, let text = v.string else {
+            _ = fail(
+                .invalidArgument,
+                "\(function): options->environment[\"\(key)\"] must be a string (CR_STRING), not \(DependencyRule.kindName(v.kind)); set it with cr_map_set_string"
+            )
+            return nil
+        }
+        out[key] = text
+    }
+    return out
 }
 
 @_cdecl("cr_load_file")
@@ -79,7 +113,9 @@ public func cr_load_file_with(
 private func loadFile(_ reg: OpaquePointer?, _ path: UnsafePointer<CChar>?, _ r: LoadRequest, _ function: StaticString) -> Int32 {
     guard let path else { return fail(.invalidArgument, "\(function): path is NULL") }
     return withRegistry(reg) { reg in
-        status { () throws(ConfigError) in try reg.load(path: String(cString: path), format: r.format, mode: r.mode) }
+        status { () throws(ConfigError) in
+            try reg.load(path: String(cString: path), format: r.format, mode: r.mode, environment: r.environment)
+        }
     }
         ?? fail(.invalidArgument, "\(function): reg is NULL")
 }
@@ -116,7 +152,9 @@ private func loadFiles(
         list.append(String(cString: p))
     }
     return withRegistry(reg) { reg in
-        status { () throws(ConfigError) in try reg.load(paths: list, format: r.format, mode: r.mode) }
+        status { () throws(ConfigError) in
+            try reg.load(paths: list, format: r.format, mode: r.mode, environment: r.environment)
+        }
     }
         ?? fail(.invalidArgument, "\(function): reg is NULL")
 }
@@ -151,6 +189,7 @@ private func loadString(
     }
     guard text != nil || length == 0 else { return fail(.invalidArgument, "\(function): text is NULL") }
     let bytes = UnsafeRawBufferPointer(start: text, count: length)
-    return status { () throws(ConfigError) in try registry.load(bytes: bytes, format: r.format, file: r.sourceName, mode: r.mode)
+    return status { () throws(ConfigError) in
+        try registry.load(bytes: bytes, format: r.format, file: r.sourceName, mode: r.mode, environment: r.environment)
     }
 }

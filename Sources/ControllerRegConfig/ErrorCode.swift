@@ -32,6 +32,8 @@ public enum ErrorCode: Int32, Sendable, Hashable, CaseIterable, CustomStringConv
     case limit = 13
     /// Memory could not be allocated.
     case noMemory = 14
+    /// An environment value a config needs is missing (no default) or does not convert to its type.
+    case environment = 15
     /// A singleton would keep a `graph` object alive beyond its create (it reaches a `graph` entry
     /// through object references, not providers).
     case lifetime = 16
@@ -54,6 +56,7 @@ public enum ErrorCode: Int32, Sendable, Hashable, CaseIterable, CustomStringConv
         case .type: return "wrong value type"
         case .limit: return "limit exceeded"
         case .noMemory: return "out of memory"
+        case .environment: return "environment error"
         case .lifetime: return "lifetime"
         }
     }

@@ -29,9 +29,18 @@ public enum StackGuard {
     package static func hasRoom(above low: UInt, _ reserve: Int = defaultReserve) -> Bool {
         var marker: UInt8 = 0
         let here = withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) }
-        // Outside the thread's stack (e.g. ASan's fake stack frames): cannot tell, allow.
-        guard low != 0, here > low, here - low < (1 << 36) else { return true }
-        return here - low > UInt(reserve)
+        return hasRoom(here: here, above: low, reserve)
+    }
+
+    /// The rule itself, for a caller that passes the address of a local in its own frame (`here`),
+    /// so the check can be inlined: refused only when `here` lies 1 to `reserve` bytes above `low`.
+    /// An unknown bound (0), or `here` outside the thread's stack (at or below `low`, or 64 GiB or
+    /// more above it, e.g. ASan's fake stack frames), cannot be judged and is allowed.
+    @inlinable
+    package static func hasRoom(here: UInt, above low: UInt, _ reserve: Int = defaultReserve) -> Bool {
+        let distance = here &- low
+        // Distance 0, and distances that wrapped (here < low), become huge after the `- 1`.
+        return distance &- 1 >= UInt(reserve) || distance >= (1 << 36) || low == 0
     }
 
     private static let key: pthread_key_t = {

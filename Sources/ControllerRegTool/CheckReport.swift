@@ -25,14 +25,15 @@ public struct CheckReport: Sendable {
     public var isClean: Bool { diagnostics.isEmpty }
 
     /// Checks `files` as one load into a fresh registry. With `classes`, an entry whose
-    /// `ClassName` is not in it is reported too (code `classNotRegistered`).
-    public static func run(files: [String], classes: Set<String>? = nil) -> CheckReport {
+    /// `ClassName` is not in it is reported too (code `classNotRegistered`). `${NAME}` and
+    /// `{Env: NAME}` are resolved against `environment` (nil: the process environment).
+    public static func run(files: [String], classes: Set<String>? = nil, environment: [String: String]? = nil) -> CheckReport {
         var diagnostics: [Diagnostic] = []
         let registry = Registry()
         var entries: [EntryDefinition] = []
         var information: [Information] = []
         do throws(ConfigError) {
-            try registry.load(paths: files)
+            try registry.load(paths: files, environment: environment)
             entries = registry.entries
             information = absentOptionals(registry)
         } catch {
@@ -152,6 +153,7 @@ public struct CheckReport: Sendable {
         case .type: return "type"
         case .limit: return "limit"
         case .noMemory: return "no-memory"
+        case .environment: return "environment"
         case .lifetime: return "lifetime"
         @unknown default: return "error-\(code.rawValue)"
         }

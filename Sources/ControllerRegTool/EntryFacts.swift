@@ -50,6 +50,11 @@ public indirect enum DependencyView: Sendable, Equatable {
     case optional(String)
     case list([DependencyView])
     case map([(String, DependencyView)])
+    /// A literal string with `${NAME}` substitutions as written (without the `@`), and its value
+    /// when known (from a compiled plan).
+    case template(String, resolved: String?)
+    /// `{Env: NAME, Type: T, Default: D}` as written, and its value when known.
+    case env(name: String, type: String, defaultText: String?, resolved: DependencyView?)
 
     public static func == (a: DependencyView, b: DependencyView) -> Bool { a.text == b.text }
 
@@ -68,6 +73,28 @@ public indirect enum DependencyView: Sendable, Equatable {
         case .optional(let name, _): self = .optional(name)
         case .list(let items): self = .list(items.map(DependencyView.init))
         case .map(let deps): self = .map(deps.map { ($0.key, DependencyView($0.value)) })
+        case .template(let text, _): self = .template(text, resolved: nil)
+        case .env(let e):
+            self = .env(name: e.name, type: e.type.rawValue, defaultText: e.defaultValue?.description, resolved: nil)
+        }
+    }
+
+    /// The written value with the value it was compiled to beside each environment value
+    /// (`compiled` comes from the entry's plan: same shape, environment resolved).
+    public init(written: DependencyValue, compiled: DependencyValue) {
+        switch (written, compiled) {
+        case (.template(let text, _), .string(let s)):
+            self = .template(text, resolved: s)
+        case (.env(let e), _):
+            self = .env(
+                name: e.name, type: e.type.rawValue, defaultText: e.defaultValue?.description,
+                resolved: DependencyView(compiled))
+        case (.list(let w), .list(let c)) where w.count == c.count:
+            self = .list(zip(w, c).map { DependencyView(written: $0, compiled: $1) })
+        case (.map(let w), .map(let c)) where w.count == c.count:
+            self = .map(zip(w, c).map { ($0.key, DependencyView(written: $0.value, compiled: $1.value)) })
+        default:
+            self = DependencyView(compiled)
         }
     }
 }

@@ -73,9 +73,14 @@ public struct PlanExplainer {
         return s
     }
 
-    /// The plan's slots as the tool shows values.
+    /// The plan's slots as the tool shows values; environment values as written with what they
+    /// resolved to (slots and written dependencies are in the same order).
     func views(_ p: CompiledPlanView) -> [(String, DependencyView)] {
-        p.slots.map { ($0.key, DependencyView($0.value)) }
+        let written = p.definition.dependencies
+        return p.slots.enumerated().map { i, slot in
+            guard i < written.count, written[i].key == slot.key else { return (slot.key, DependencyView(slot.value)) }
+            return (slot.key, DependencyView(written: written[i].value, compiled: slot.value))
+        }
     }
 
     struct State {
@@ -169,6 +174,12 @@ public struct PlanExplainer {
         case .int(let i): return "\(i) (int)"
         case .double(let d): return "\(d) (double)"
         case .string(let s): return JSONText.quote(s) + " (string)"
+        case .template(let text, let resolved):
+            return JSONText.quote("@" + text) + (resolved.map { " = " + JSONText.quote($0) + " (string)" } ?? "")
+        case .env(let name, let type, let defaultText, let resolved):
+            let d = defaultText.map { ", default \($0)" } ?? ""
+            let value = resolved.map { " = " + literal($0) } ?? ""
+            return "\(name) (\(type)\(d))\(value)"
         default: return ""
         }
     }

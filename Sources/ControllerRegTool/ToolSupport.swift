@@ -54,11 +54,12 @@ public enum ConfigSet {
         try registry(paths: paths).entries
     }
 
-    /// Loads `paths` into a fresh registry as one transaction (every problem is a `ToolError`).
-    public static func registry(paths: [String]) throws(ToolError) -> Registry {
+    /// Loads `paths` into a fresh registry as one transaction (every problem is a `ToolError`),
+    /// resolving environment values against `environment` (nil: the process environment).
+    public static func registry(paths: [String], environment: [String: String]? = nil) throws(ToolError) -> Registry {
         let registry = Registry()
         do throws(ConfigError) {
-            try registry.load(paths: paths)
+            try registry.load(paths: paths, environment: environment)
         } catch {
             throw ToolError(error)
         }

@@ -138,7 +138,9 @@ struct Check: ParsableCommand {
         discussion: """
             Loads every FILE as one transaction into a fresh registry and prints every problem as \
             file:line:column. With --classes or --classes-file, also reports entries whose ClassName \
-            is not in the list (the classes your host registers).
+            is not in the list (the classes your host registers). With --env-file, ${NAME} and \
+            {Env: NAME} are checked against the variables in that file only (NAME=value lines, # \
+            comments), not the process environment: the same result on every machine.
 
             Exit status: 0 no problem, 1 problems found, 2 the command line is wrong.
             """
@@ -161,6 +163,12 @@ struct Check: ParsableCommand {
             valueName: "FILE"))
     var classesFile: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Check environment values against this file only (NAME=value lines, # comments; not the process environment).",
+            valueName: "FILE"))
+    var envFile: String?
+
     mutating func validate() throws {
         if files.isEmpty { throw ValidationError("give at least one config file") }
     }
@@ -173,7 +181,8 @@ struct Check: ParsableCommand {
             do { bytes = try ConfigLoader.readFile(classesFile) } catch { throw ToolError(error) }
             known = (known ?? []).union(CheckReport.parseClassList(String(decoding: bytes, as: UTF8.self)))
         }
-        let report = CheckReport.run(files: files, classes: known)
+        let environment = try envFile.map { path throws(ToolError) in try EnvFile.read(path) }
+        let report = CheckReport.run(files: files, classes: known, environment: environment)
         switch format {
         case .text:
             // Problems go to stdout (they are the command's output); the summary too.
@@ -320,7 +329,8 @@ struct Explain: ParsableCommand {
         discussion: """
             Usage: controllerreg explain FILE... NAME (the last argument is the entry). Shows every \
             argument the host's create receives, what gets created for it (with class and lifestyle), \
-            and the order objects are built in.
+            and the order objects are built in. Environment values are shown as written with the \
+            value they resolve to (from the process environment, or only --env-file FILE).
 
             \(exitCodesHelp)
             """
@@ -329,13 +339,21 @@ struct Explain: ParsableCommand {
     @Argument(help: ArgumentHelp("Config files, loaded together, then the entry name.", valueName: "FILE... NAME"))
     var arguments: [String]
 
+    @Option(
+        help: ArgumentHelp(
+            "Resolve environment values from this file only (NAME=value lines, # comments), as check --env-file.",
+            valueName: "FILE"))
+    var envFile: String?
+
     mutating func validate() throws {
         if arguments.count < 2 { throw ValidationError("give one or more config files and then an entry name") }
     }
 
     func run() throws {
         let files = Array(arguments.dropLast())
-        let text = try PlanExplainer(registry: ConfigSet.registry(paths: files)).explain(arguments.last!, colour: Output.isTTY(1))
+        let environment = try envFile.map { path throws(ToolError) in try EnvFile.read(path) }
+        let text = try PlanExplainer(registry: ConfigSet.registry(paths: files, environment: environment)).explain(
+            arguments.last!, colour: Output.isTTY(1))
         Output.writeAll(1, Array(text.utf8))
     }
 }

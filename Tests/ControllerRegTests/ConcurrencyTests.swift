@@ -46,11 +46,16 @@ final class Thread: @unchecked Sendable {
     private var handle = pthread_t()
     private let body: @Sendable () -> Void
 
-    init(_ body: @escaping @Sendable () -> Void) {
+    /// Starts `body` on a new thread (with a stack of `stackSize` bytes when given).
+    init(stackSize: Int? = nil, _ body: @escaping @Sendable () -> Void) {
         self.body = body
         let context = Unmanaged.passRetained(self).toOpaque()
+        var attr = pthread_attr_t()
+        pthread_attr_init(&attr)
+        defer { pthread_attr_destroy(&attr) }
+        if let stackSize { pthread_attr_setstacksize(&attr, stackSize) }
         pthread_create(
-            &handle, nil,
+            &handle, &attr,
             { raw in
                 let t = Unmanaged<Thread>.fromOpaque(raw!).takeRetainedValue()
                 t.body()

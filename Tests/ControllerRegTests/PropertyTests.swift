@@ -116,6 +116,13 @@ struct PropertyTests {
         case .tagged(.int(let t), _): return "{\"Tagged\": \(t)}"
         case .tagged(.string(let t), _): return "{\"Tagged\": \(jsonString(t))}"
         case .optional(let n, _): return "{\"Optional\": \(jsonString(n))}"
+        case .template(let t, _): return jsonString("@" + t)
+        case .env(let e):
+            return "{\"Env\": \(jsonString(e.name)), \"Type\": \"\(e.type.rawValue)\""
+                + (e.defaultValue.map { d in
+                    if case .string(let s) = d { return ", \"Default\": \(jsonString(s))" }
+                    return ", \"Default\": \(d)"
+                } ?? "") + "}"
         case .list(let items): return "[" + items.map(json).joined(separator: ", ") + "]"
         case .map(let deps): return "{" + deps.map { "\(jsonString($0.key)): \(json($0.value))" }.joined(separator: ", ") + "}"
         }
@@ -163,6 +170,10 @@ struct PropertyTests {
         case .tagged(.int(let t), _): return "<dict><key>Tagged</key><integer>\(t)</integer></dict>"
         case .tagged(.string(let t), _): return "<dict><key>Tagged</key><string>\(xmlEscape(t))</string></dict>"
         case .optional(let n, _): return "<dict><key>Optional</key><string>\(xmlEscape(n))</string></dict>"
+        case .template(let t, _): return "<string>\(xmlEscape("@" + t))</string>"
+        case .env(let e):
+            return "<dict><key>Env</key><string>\(xmlEscape(e.name))</string><key>Type</key><string>\(e.type.rawValue)</string>"
+                + (e.defaultValue.map { "<key>Default</key><string>\(xmlEscape($0.description))</string>" } ?? "") + "</dict>"
         case .list(let items): return "<array>" + items.map(plist).joined() + "</array>"
         case .map(let deps):
             return "<dict>" + deps.map { "<key>\(xmlEscape($0.key))</key>" + plist($0.value) }.joined() + "</dict>"

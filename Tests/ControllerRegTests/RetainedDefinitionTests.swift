@@ -10,7 +10,9 @@ struct RetainedDefinitionTests {
         var out: [ControllerReg.SourceLocation?] = [d.location]
         func walk(_ v: DependencyValue) {
             switch v {
-            case .reference(_, let at), .provider(_, let at), .tagged(_, let at), .optional(_, let at): out.append(at)
+            case .reference(_, let at), .provider(_, let at), .template(_, let at), .tagged(_, let at), .optional(_, let at):
+                out.append(at)
+            case .env(let e): out.append(e.location)
             case .list(let items): items.forEach(walk)
             case .map(let deps):
                 for dep in deps {
@@ -49,6 +51,17 @@ struct RetainedDefinitionTests {
                     Dependency(key: "long", value: .string(String(repeating: "x✓", count: 300))),
                     Dependency(key: "ref", value: .reference("Leaf", at: b), location: b),
                     Dependency(key: "prov", value: .provider("Leaf", at: nil)),
+                    Dependency(key: "tpl", value: .template("a ${A:-x} $${b}", at: b)),
+                    Dependency(key: "env", value: .env(EnvValue(name: "A", location: a))),
+                    Dependency(
+                        key: "envs",
+                        value: .list([
+                            .env(EnvValue(name: "P", type: .int, defaultValue: .int(Int64.min), location: bin)),
+                            .env(EnvValue(name: "D", type: .double, defaultValue: .double(-0.5))),
+                            .env(EnvValue(name: "B", type: .bool, defaultValue: .bool(true), location: b)),
+                            .env(EnvValue(name: "F", type: .bool, defaultValue: .bool(false))),
+                            .env(EnvValue(name: "S", type: .string, defaultValue: .string("✓ text"))),
+                        ])),
                     Dependency(
                         key: "nested",
                         value: .list([
@@ -76,7 +89,7 @@ struct RetainedDefinitionTests {
     @Test func entriesGiveBackExactlyWhatWasCommitted() throws {
         let r = Registry()
         let defs = definitions()
-        try r.add(defs)
+        try r.add(defs, environment: ["A": "set", "D": "1"])
         #expect(r.entries == defs)
         #expect(r.entries.map(places) == defs.map(places))
         for d in defs {
@@ -94,7 +107,8 @@ struct RetainedDefinitionTests {
         let r = Registry()
         let defs = definitions()
         try r.add([defs[0]])
-        try r.add(Array(defs[1...]))
+        // The child below compiles these again against the environment they were committed with.
+        try r.add(Array(defs[1...]), environment: ["A": "set", "D": "1"])
         try r.load(text: "Y:\n  ClassName: K\n  Dependencies:\n    a: Leaf\n    b: \"@Leaf\"\n", file: "y.yaml")
         let child = Registry(parent: r)
         try child.load(text: "Z: {ClassName: K, Dependencies: {y: Y}}", file: "z.yaml")

@@ -12,6 +12,7 @@ struct TaggedOptionalTests {
         var lists: [String: [Node]] = [:]
         var objects: [String: Node] = [:]
         var nulls: Set<String> = []
+        var ints: [String: Int64] = [:]
         let log: CallLog?
 
         init(_ className: String, _ args: ValueRef, log: CallLog?) {
@@ -25,6 +26,8 @@ struct TaggedOptionalTests {
                     objects[key] = o
                 } else if v.isNull {
                     nulls.insert(key)
+                } else if let i = v.int {
+                    ints[key] = i
                 }
             }
         }
@@ -251,6 +254,17 @@ struct TaggedOptionalTests {
         #expect(try names() == [])
         try r.load(text: "A: {ClassName: C, Tag: [t]}", mode: .override)
         #expect(try names() == ["C"])
+    }
+
+    @Test func anEntryCompiledAgainForItsMembersKeepsItsEnvironmentValues() throws {
+        let r = try registry(["C", "User"])
+        try r.load(
+            text: "U: {ClassName: User, Dependencies: {all: {Tagged: t}, port: {Env: TAGGED_TEST_PORT, Type: int}}}",
+            environment: ["TAGGED_TEST_PORT": "7"])
+        try r.load(text: "A: {ClassName: C, Tag: t}", environment: [:])
+        let u = try r.create("U", as: Node.self)
+        #expect(u.classes("all") == ["C"])
+        #expect(u.ints["port"] == 7)
     }
 
     @Test func aSingletonWithATaggedListKeepsItsObjectWhenMembersChange() throws {

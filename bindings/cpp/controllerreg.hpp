@@ -50,6 +50,7 @@
 #include <exception>
 #include <initializer_list>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -163,6 +164,12 @@ class NoMemory : public Error {
 public:
     using Error::Error;
 };
+/// CR_ERR_ENVIRONMENT: an environment variable a config uses (${NAME}, {Env: NAME}) is not set and
+/// has no default, or does not convert to its Type.
+class Environment : public Error {
+public:
+    using Error::Error;
+};
 /// CR_ERR_LIFETIME: a singleton would keep a graph object (the message has the path).
 class Lifetime : public Error {
 public:
@@ -193,6 +200,7 @@ namespace detail {
     case CR_ERR_TYPE: throw WrongKind(code, message, std::move(problems));
     case CR_ERR_LIMIT: throw Limit(code, message, std::move(problems));
     case CR_ERR_NO_MEMORY: throw NoMemory(code, message, std::move(problems));
+    case CR_ERR_ENVIRONMENT: throw Environment(code, message, std::move(problems));
     case CR_ERR_LIFETIME: throw Lifetime(code, message, std::move(problems));
     default: throw Error(code, message, std::move(problems));
     }
@@ -875,6 +883,9 @@ struct LoadOptions {
     bool override_existing = false;
     /// load_string only: the file name used in every location of its errors ("<string>" if empty).
     std::string source_name;
+    /// The variables ${NAME} and {Env: NAME} resolve against, instead of the process environment
+    /// (std::nullopt, the default: the process environment, read during the load).
+    std::optional<std::map<std::string, std::string>> environment = std::nullopt;
 };
 
 /// One entry of Registry::entries().
@@ -958,6 +969,7 @@ public:
     /// Loads a config file (all-or-nothing). Throws IoError, Syntax, Schema, Cycle, Duplicate, ...
     void load_file(const std::string &path, const LoadOptions &options = {}) {
         cr_load_options o = c_options(options);
+        CEnvironment env(options, o);
         detail::check(cr_load_file_with(handle(), path.c_str(), &o));
     }
     void load_file(const std::string &path, Format format) { load_file(path, LoadOptions{format, false, {}}); }
@@ -967,11 +979,13 @@ public:
         cpaths.reserve(paths.size());
         for (const auto &p : paths) cpaths.push_back(p.c_str());
         cr_load_options o = c_options(options);
+        CEnvironment env(options, o);
         detail::check(cr_load_files_with(handle(), cpaths.data(), cpaths.size(), &o));
     }
     /// Loads config text (need not be NUL-terminated); errors name options.source_name.
     void load_string(std::string_view text, const LoadOptions &options = {}) {
         cr_load_options o = c_options(options);
+        CEnvironment env(options, o);
         detail::check(cr_load_string_with(handle(), text.data(), text.size(), &o));
     }
     void load_string(std::string_view text, Format format) { load_string(text, LoadOptions{format, false, {}}); }
@@ -1080,6 +1094,32 @@ private:
         if (!reg_) throw std::logic_error("controllerreg::Registry used after move");
         return reg_;
     }
+    /// The options' environment as a CR_MAP of CR_STRING set into `o` for one call (freed after it).
+    class CEnvironment {
+    public:
+        CEnvironment(const LoadOptions &options, cr_load_options &o) {
+            if (!options.environment) return;
+            map_ = cr_map_new();
+            if (!map_) detail::throw_last_error();
+            for (const auto &[name, value] : *options.environment) {
+                if (cr_map_set_string(map_, name.c_str(), value.c_str()) != CR_OK) {
+                    cr_value_free(map_);
+                    map_ = nullptr;
+                    detail::throw_last_error();
+                }
+            }
+            o.environment = map_;
+        }
+        ~CEnvironment() {
+            if (map_) cr_value_free(map_);
+        }
+        CEnvironment(const CEnvironment &) = delete;
+        CEnvironment &operator=(const CEnvironment &) = delete;
+
+    private:
+        cr_value *map_ = nullptr;
+    };
+
     static cr_load_options c_options(const LoadOptions &options) noexcept {
         cr_load_options o = CR_LOAD_OPTIONS_INIT;
         o.format = static_cast<cr_format>(options.format);

@@ -1,5 +1,5 @@
 /* C host tests of libcontrollerreg. Usage: controllerreg-c-tests [group...]; no group runs all.
- * Groups: example semantics errors ownership threads features reliability abi reentry reload forms. Set CR_TEST_QUICK=1 for shorter loops. */
+ * Groups: example semantics errors ownership threads features reliability abi reentry reload env forms. Set CR_TEST_QUICK=1 for shorter loops. */
 #include "check.h"
 #include "tests.h"
 
@@ -19,6 +19,7 @@ static const struct {
     {"abi", test_abi},
     {"reentry", test_reentry},
     {"reload", test_reload},
+    {"env", test_env},
     {"forms", test_forms},
 };
 

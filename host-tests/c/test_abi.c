@@ -355,7 +355,7 @@ static void load_options(void) {
     cr_load_options v = CR_LOAD_OPTIONS_INIT;
     v.version = 0;
     CHECK_STATUS(cr_load_string_with(reg, good, strlen(good), &v), CR_ERR_INVALID_ARGUMENT);
-    CHECK_CONTAINS(cr_last_error_message(), "cr_load_options version 1");
+    CHECK_CONTAINS(cr_last_error_message(), "cr_load_options version 2");
     v.version = CR_LOAD_OPTIONS_VERSION + 1;
     CHECK_STATUS(cr_load_file_with(reg, fixture_path("example.yaml"), &v), CR_ERR_INVALID_ARGUMENT);
     const char *paths[] = {fixture_path("example.yaml")};
@@ -561,6 +561,48 @@ static void null_name_names_the_function(void) {
     cr_registry_free(reg);
 }
 
+/* cr_map_get finds exactly the key asked for: not a key it is a prefix of, nor one that is its
+ * prefix, in maps made with cr_map_new and in the args map of a create. */
+static const char *const map_probes[] = {"title", "titles", "t", "", "ti", "titlesx", "tiXle", "x"};
+static int64_t map_found[8];
+
+static void read_probes(const cr_value *map) {
+    for (size_t i = 0; i < sizeof map_probes / sizeof map_probes[0]; i++) {
+        const cr_value *v = cr_map_get(map, map_probes[i]);
+        map_found[i] = v ? cr_value_int(v) : -1;
+    }
+}
+
+static void *probe_create(const cr_value *args, void *user_data) {
+    (void)user_data;
+    read_probes(args);
+    return &map_found;
+}
+
+static void map_get_matches_whole_keys(void) {
+    cr_value *m = cr_map_new();
+    CHECK_STATUS(cr_map_set_int(m, "title", 1), CR_OK);
+    CHECK_STATUS(cr_map_set_int(m, "titles", 2), CR_OK);
+    CHECK_STATUS(cr_map_set_int(m, "t", 3), CR_OK);
+    CHECK_STATUS(cr_map_set_int(m, "", 4), CR_OK);
+    const int64_t expected[8] = {1, 2, 3, 4, -1, -1, -1, -1};
+    read_probes(m);
+    for (int i = 0; i < 8; i++) CHECK_INT(map_found[i], expected[i]);
+
+    cr_registry *reg = cr_registry_new();
+    cr_class cls = {.create = probe_create};
+    CHECK_STATUS(cr_register_class(reg, "Probe", &cls, NULL), CR_OK);
+    CHECK_STATUS(load_yaml(reg, "P: {ClassName: Probe, Dependencies: {titles: 2, t: 3, title: 1}}\n"), CR_OK);
+    cr_value *props = cr_map_new();
+    CHECK_STATUS(cr_map_set_int(props, "", 4), CR_OK);
+    memset(map_found, 0, sizeof map_found);
+    CHECK(cr_registry_create(reg, "P", props) == &map_found);
+    for (int i = 0; i < 8; i++) CHECK_INT(map_found[i], expected[i]);
+    cr_value_free(props);
+    cr_value_free(m);
+    cr_registry_free(reg);
+}
+
 void test_abi(void) {
     version_number();
     create_with_reports_owner_and_destroyer();
@@ -574,4 +616,5 @@ void test_abi(void) {
     string_limit_applies_to_names();
     entries_limit_counts_overrides_once();
     null_name_names_the_function();
+    map_get_matches_whole_keys();
 }

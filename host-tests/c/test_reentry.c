@@ -354,6 +354,47 @@ static void nested_creates_hit_the_stack_guard(void) {
     }
 }
 
+static void *one_leaf_create(void *arg) {
+    nest_state *s = arg;
+    void *o = cr_registry_create(s->reg, "Leaf", NULL);
+    CHECK(o != NULL);
+    return NULL;
+}
+
+static void *leaf_create_plain(const cr_value *args, void *user_data) {
+    (void)args;
+    (void)user_data;
+    return &leaf_create_plain; /* any non-NULL pointer; the class has no destroy */
+}
+
+/* Per-thread create records are reused once their thread has exited: a 256 KiB thread started
+ * right after a default-stack thread that created (and exited) is stopped by its own stack's
+ * guard, not judged against the old thread's stack. */
+static void stack_guard_follows_the_thread(void) {
+    nest_state s;
+    nest_init(&s, 0, 100000000);
+    cr_class leaf = {.create = leaf_create_plain};
+    CHECK_STATUS(cr_register_class(s.reg, "LeafClass", &leaf, NULL), CR_OK);
+    CHECK_STATUS(load_yaml(s.reg, "Leaf: LeafClass\n"), CR_OK);
+    for (int round = 0; round < 3; round++) {
+        pthread_t big;
+        CHECK_INT(pthread_create(&big, NULL, one_leaf_create, &s), 0);
+        pthread_join(big, NULL);
+        s.calls = s.limit_errors = s.other_errors = 0;
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setstacksize(&attr, 256 * 1024);
+        pthread_t small;
+        CHECK_INT(pthread_create(&small, &attr, nest_run, &s), 0);
+        pthread_join(small, NULL);
+        pthread_attr_destroy(&attr);
+        CHECK(s.calls > 1);
+        CHECK_INT(s.limit_errors, 1);
+        CHECK_INT(s.other_errors, 0);
+    }
+    cr_registry_free(s.reg);
+}
+
 void test_reentry(void) {
     singletons_waiting_on_each_other();
     release_inside_replace();
@@ -361,4 +402,5 @@ void test_reentry(void) {
     release_inside_free();
     nested_creates_hit_the_depth_limit();
     nested_creates_hit_the_stack_guard();
+    stack_guard_follows_the_thread();
 }

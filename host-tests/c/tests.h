@@ -11,5 +11,6 @@ void test_reliability(void);
 void test_abi(void);
 void test_reentry(void);
 void test_reload(void);
+void test_env(void);
 void test_forms(void);
 #endif

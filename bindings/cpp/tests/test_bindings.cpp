@@ -308,6 +308,30 @@ TEST_CASE(load_options_override_and_source_name) {
     CHECK_EQ(unnamed.problems()[0].file, std::string("<string>"));
 }
 
+TEST_CASE(load_options_environment) {
+    cr::Registry reg;
+    reg.register_class("Svc", [](cr::Args args) {
+        return new std::string(args.get<std::string>("url") + "|" + std::to_string(args.get<int64_t>("port")));
+    });
+    const char *config = "Api:\n  ClassName: Svc\n  Dependencies:\n"
+                         "    url: \"@http://${HOST}\"\n"
+                         "    port: {Env: PORT, Type: int, Default: 8080}\n";
+    cr::LoadOptions options;
+    options.source_name = "app.yaml";
+    options.environment = std::map<std::string, std::string>{{"HOST", "db"}};
+    reg.load_string(config, options);
+    CHECK_EQ(*reg.create<std::string>("Api"), std::string("http://db|8080"));
+    // A given map replaces the process environment: nothing else is consulted.
+    cr::Registry other;
+    options.environment = std::map<std::string, std::string>{{"PORT", "eighty"}};
+    auto e = EXPECT_ERROR(cr::Environment, CR_ERR_ENVIRONMENT, other.load_string(config, options));
+    CHECK_EQ(e.problems().size(), std::size_t(2));
+    CHECK_EQ(e.problems()[0].line, 4u);
+    CHECK(contains(e.problems()[0].message, "environment variable HOST is not set"));
+    CHECK(contains(e.problems()[1].message, "PORT is 'eighty', not an integer"));
+    CHECK(dynamic_cast<const cr::Error *>(&e) != nullptr);
+}
+
 TEST_CASE(load_errors_structured) {
     cr::Registry reg;
     auto io = EXPECT_ERROR(cr::IoError, CR_ERR_IO, reg.load_file(kFixtures + "/does-not-exist.yaml"));

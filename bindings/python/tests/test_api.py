@@ -196,3 +196,49 @@ def test_many_creates_do_not_grow_memory(example: cr.Registry) -> None:
     grown = tracemalloc.get_traced_memory()[0] - before
     tracemalloc.stop()
     assert grown < 64 * 1024, grown
+
+
+ENV_CONFIG = """
+Api:
+  ClassName: Svc
+  Dependencies:
+    url: "@http://${HOST}:${PORT:-80}"
+    port: {Env: PORT, Type: int, Default: 8080}
+    debug: {Env: DEBUG, Type: bool, Default: false}
+"""
+
+
+def test_environment_keyword(reg: cr.Registry, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    reg.register_class("Svc", lambda args: dict(args))
+    reg.load_string(ENV_CONFIG, environment={"HOST": "db", "PORT": "9000", "DEBUG": "1"})
+    assert reg.create("Api") == {"url": "http://db:9000", "port": 9000, "debug": True}
+    # None (the default): the process environment, read at the load.
+    monkeypatch.setenv("HOST", "proc")
+    monkeypatch.delenv("PORT", raising=False)
+    monkeypatch.delenv("DEBUG", raising=False)
+    other = cr.Registry()
+    other.register_class("Svc", lambda args: dict(args))
+    path = tmp_path / "app.yaml"
+    path.write_text(ENV_CONFIG)
+    other.load_file(path)
+    assert other.create("Api") == {"url": "http://proc:80", "port": 8080, "debug": False}
+    third = cr.Registry()
+    third.load_files([path], environment={"HOST": "h"})
+    other.close()
+    third.close()
+
+
+def test_environment_errors(reg: cr.Registry) -> None:
+    with pytest.raises(cr.ConfigEnvironmentError) as info:
+        reg.load_string(ENV_CONFIG, source_name="app.yaml", environment={"PORT": "x"})
+    assert info.value.code == cr.Status.ENVIRONMENT
+    assert int(cr.Status.ENVIRONMENT) == 15
+    found = [(d.line, d.code) for d in info.value.diagnostics]
+    assert found == [(5, cr.Status.ENVIRONMENT), (6, cr.Status.ENVIRONMENT)]
+    assert "set HOST or give a default" in info.value.diagnostics[0].message
+    assert "PORT is 'x', not an integer" in info.value.diagnostics[1].message
+    assert isinstance(info.value, cr.Error)
+    with pytest.raises(TypeError):
+        reg.load_string(ENV_CONFIG, environment={"PORT": 9000})  # type: ignore[dict-item]
+    with pytest.raises(TypeError):
+        reg.load_string(ENV_CONFIG, environment=[("PORT", "1")])  # type: ignore[arg-type]

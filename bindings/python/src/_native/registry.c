@@ -240,19 +240,63 @@ static PyObject *load_done(RegistryObject *self, int status) {
     Py_RETURN_NONE;
 }
 
+/* The `environment=` keyword of the load methods: None (the process environment) or a dict of
+ * str to str, as a new CR_MAP of CR_STRING in *out (NULL for None). Returns -1 with a TypeError
+ * (or MemoryError) set. */
+static int parse_environment(PyObject *environment, cr_value **out) {
+    *out = NULL;
+    if (environment == NULL || environment == Py_None) return 0;
+    if (!PyDict_Check(environment)) {
+        PyErr_Format(PyExc_TypeError, "environment must be a dict of str to str or None, not %.100s",
+                     Py_TYPE(environment)->tp_name);
+        return -1;
+    }
+    cr_value *map = cr_map_new();
+    if (map == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(environment, &pos, &key, &value)) {
+        if (!PyUnicode_Check(key) || !PyUnicode_Check(value)) {
+            PyErr_Format(PyExc_TypeError, "environment must be a dict of str to str: found a %.100s to %.100s pair",
+                         Py_TYPE(key)->tp_name, Py_TYPE(value)->tp_name);
+            cr_value_free(map);
+            return -1;
+        }
+        const char *k = crpy_utf8(key, "an environment variable name");
+        const char *v = k ? crpy_utf8(value, "an environment value") : NULL;
+        if (v == NULL) {
+            cr_value_free(map);
+            return -1;
+        }
+        if (cr_map_set_string(map, k, v) != CR_OK) {
+            cr_value_free(map);
+            crpy_raise_last(cr_last_error_code(), NULL);
+            return -1;
+        }
+    }
+    *out = map;
+    return 0;
+}
+
 static PyObject *Registry_load_file(RegistryObject *self, PyObject *args, PyObject *kwds) {
-    static char *kwlist[] = {"path", "format", "override", NULL};
-    PyObject *path = NULL, *format = NULL;
+    static char *kwlist[] = {"path", "format", "override", "environment", NULL};
+    PyObject *path = NULL, *format = NULL, *environment = Py_None;
     int override = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O&|O$p:load_file", kwlist, PyUnicode_FSConverter, &path, &format, &override))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O&|O$pO:load_file", kwlist, PyUnicode_FSConverter, &path, &format, &override,
+                                     &environment))
         return NULL;
     cr_format fmt;
-    if (parse_format(format, &fmt) < 0) {
+    cr_value *env = NULL;
+    if (parse_format(format, &fmt) < 0 || parse_environment(environment, &env) < 0) {
         Py_DECREF(path);
         return NULL;
     }
     cr_registry *reg = enter(self);
     if (reg == NULL) {
+        cr_value_free(env);
         Py_DECREF(path);
         return NULL;
     }
@@ -261,25 +305,33 @@ static PyObject *Registry_load_file(RegistryObject *self, PyObject *args, PyObje
     Py_BEGIN_ALLOW_THREADS cr_load_options options = CR_LOAD_OPTIONS_INIT;
     options.format = fmt;
     options.flags = override ? CR_LOAD_OVERRIDE : 0u;
+    options.environment = env;
     status = cr_load_file_with(reg, p, &options);
     Py_END_ALLOW_THREADS leave(self);
+    cr_value_free(env);
     Py_DECREF(path);
     return load_done(self, status);
 }
 
 static PyObject *Registry_load_files(RegistryObject *self, PyObject *args, PyObject *kwds) {
-    static char *kwlist[] = {"paths", "format", "override", NULL};
-    PyObject *paths, *format = NULL;
+    static char *kwlist[] = {"paths", "format", "override", "environment", NULL};
+    PyObject *paths, *format = NULL, *environment = Py_None;
     int override = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|O$p:load_files", kwlist, &paths, &format, &override)) return NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|O$pO:load_files", kwlist, &paths, &format, &override, &environment))
+        return NULL;
     cr_format fmt;
     if (parse_format(format, &fmt) < 0) return NULL;
     if (PyUnicode_Check(paths) || PyBytes_Check(paths)) {
         PyErr_SetString(PyExc_TypeError, "load_files() takes a sequence of paths (use load_file for one)");
         return NULL;
     }
+    cr_value *env = NULL;
+    if (parse_environment(environment, &env) < 0) return NULL;
     PyObject *list = PySequence_List(paths);
-    if (list == NULL) return NULL;
+    if (list == NULL) {
+        cr_value_free(env);
+        return NULL;
+    }
     Py_ssize_t n = PyList_GET_SIZE(list);
     PyObject *encoded = PyList_New(n);
     const char **array = PyMem_Calloc((size_t)(n ? n : 1), sizeof *array);
@@ -300,10 +352,12 @@ static PyObject *Registry_load_files(RegistryObject *self, PyObject *args, PyObj
     Py_BEGIN_ALLOW_THREADS cr_load_options options = CR_LOAD_OPTIONS_INIT;
     options.format = fmt;
     options.flags = override ? CR_LOAD_OVERRIDE : 0u;
+    options.environment = env;
     status = cr_load_files_with(reg, array, (size_t)n, &options);
     Py_END_ALLOW_THREADS leave(self);
     result = load_done(self, status);
 done:
+    cr_value_free(env);
     PyMem_Free(array);
     Py_XDECREF(encoded);
     Py_DECREF(list);
@@ -311,10 +365,11 @@ done:
 }
 
 static PyObject *Registry_load_string(RegistryObject *self, PyObject *args, PyObject *kwds) {
-    static char *kwlist[] = {"text", "format", "override", "source_name", NULL};
-    PyObject *text, *format = NULL, *source_name = Py_None;
+    static char *kwlist[] = {"text", "format", "override", "source_name", "environment", NULL};
+    PyObject *text, *format = NULL, *source_name = Py_None, *environment = Py_None;
     int override = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|O$pO:load_string", kwlist, &text, &format, &override, &source_name))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|O$pOO:load_string", kwlist, &text, &format, &override, &source_name,
+                                     &environment))
         return NULL;
     cr_format fmt;
     if (parse_format(format, &fmt) < 0) return NULL;
@@ -335,8 +390,14 @@ static PyObject *Registry_load_string(RegistryObject *self, PyObject *args, PyOb
         Py_XDECREF(holder);
         return NULL;
     }
+    cr_value *env = NULL;
+    if (parse_environment(environment, &env) < 0) {
+        Py_XDECREF(holder);
+        return NULL;
+    }
     cr_registry *reg = enter(self);
     if (reg == NULL) {
+        cr_value_free(env);
         Py_XDECREF(holder);
         return NULL;
     }
@@ -345,8 +406,10 @@ static PyObject *Registry_load_string(RegistryObject *self, PyObject *args, PyOb
     options.format = fmt;
     options.flags = override ? CR_LOAD_OVERRIDE : 0u;
     options.source_name = source;
+    options.environment = env;
     status = cr_load_string_with(reg, data, (size_t)length, &options);
     Py_END_ALLOW_THREADS leave(self);
+    cr_value_free(env);
     Py_XDECREF(holder);
     return load_done(self, status);
 }

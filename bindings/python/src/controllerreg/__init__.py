@@ -30,6 +30,7 @@ from typing import Any, Callable, Dict, Optional, TypeVar
 from ._errors import (
     ClassExistsError,
     ClassNotRegisteredError,
+    ConfigEnvironmentError,
     ConfigSyntaxError,
     CreateFailedError,
     CycleError,
@@ -144,5 +145,6 @@ __all__ = [
     "ValueTypeError",
     "LimitError",
     "NoMemoryError",
+    "ConfigEnvironmentError",
     "LifetimeError",
 ]

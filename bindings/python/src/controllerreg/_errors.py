@@ -23,6 +23,7 @@ __all__ = [
     "ValueTypeError",
     "LimitError",
     "NoMemoryError",
+    "ConfigEnvironmentError",
     "LifetimeError",
     "error_for",
 ]
@@ -46,6 +47,7 @@ class Status(enum.IntEnum):
     TYPE = 12
     LIMIT = 13
     NO_MEMORY = 14
+    ENVIRONMENT = 15
     LIFETIME = 16
 
 
@@ -182,6 +184,13 @@ class NoMemoryError(Error, MemoryError):
     status = Status.NO_MEMORY
 
 
+class ConfigEnvironmentError(Error):
+    """CR_ERR_ENVIRONMENT: an environment variable a config uses (``${NAME}``, ``{Env: NAME}``) is
+    not set and has no default, or does not convert to its Type."""
+
+    status = Status.ENVIRONMENT
+
+
 class LifetimeError(Error):
     """CR_ERR_LIFETIME: a singleton reaches a ``graph`` entry through object references."""
 
@@ -205,6 +214,7 @@ _BY_CODE: Dict[int, Type[Error]] = {
         ValueTypeError,
         LimitError,
         NoMemoryError,
+        ConfigEnvironmentError,
         LifetimeError,
     )
     if cls.status is not None

@@ -59,10 +59,30 @@ class Registry:
         on_destroy: Optional[Callable[[Any], Any]] = None,
         setter: Optional[_Setter] = None,
     ) -> None: ...
-    def load_file(self, path: _PathLike, format: _FormatLike = "auto", *, override: bool = False) -> None: ...
-    def load_files(self, paths: Iterable[_PathLike], format: _FormatLike = "auto", *, override: bool = False) -> None: ...
+    def load_file(
+        self,
+        path: _PathLike,
+        format: _FormatLike = "auto",
+        *,
+        override: bool = False,
+        environment: Optional[Dict[str, str]] = None,
+    ) -> None: ...
+    def load_files(
+        self,
+        paths: Iterable[_PathLike],
+        format: _FormatLike = "auto",
+        *,
+        override: bool = False,
+        environment: Optional[Dict[str, str]] = None,
+    ) -> None: ...
     def load_string(
-        self, text: Union[str, bytes], format: _FormatLike = "auto", *, override: bool = False, source_name: Optional[str] = None
+        self,
+        text: Union[str, bytes],
+        format: _FormatLike = "auto",
+        *,
+        override: bool = False,
+        source_name: Optional[str] = None,
+        environment: Optional[Dict[str, str]] = None,
     ) -> None: ...
     def create(self, name: str, props: Optional[Mapping[str, Any]] = None, /, **kwargs: Any) -> Any: ...
     def inject(self, name: str, object: Any, setter: Optional[_Setter] = None) -> None: ...

@@ -1,0 +1,48 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The environment a load resolves `${NAME}` and `{Env: NAME}` against: the process environment
+/// (read anew at each load), or a map the host gives. It is an explicit input of the commit, so a
+/// change made again later (a reload) can pass the same one.
+public struct ConfigEnvironment: Sendable, Equatable {
+    /// The variables given by the host; nil for the process environment.
+    public let variables: [String: String]?
+
+    /// The process environment (`getenv`), read when the load runs.
+    public static let process = ConfigEnvironment(variables: nil)
+
+    /// Exactly these variables (the process environment is not consulted).
+    public init(_ variables: [String: String]) { self.variables = variables }
+
+    /// `variables`, or the process environment when nil.
+    public init(variables: [String: String]?) { self.variables = variables }
+}
+
+/// The variables one commit reads, fixed for its life: a given map as it is; the process
+/// environment read once per name (so every entry of one load, and a child registry that
+/// recompiles them later, sees the same value even if the process changes its environment).
+/// Definitions that use the environment keep the lookup they were committed with.
+final class EnvironmentLookup: @unchecked Sendable {
+    private let given: [String: String]?
+    // Process variables read so far (nil value: unset). Guarded by `mutex`.
+    private var read: [String: String?] = [:]
+    private let mutex = PlainMutex()
+
+    init(_ environment: ConfigEnvironment) { given = environment.variables }
+
+    /// The variable's value, or nil when it is unset.
+    func value(of name: String) -> String? {
+        if let given { return given[name] }
+        return mutex.withLock {
+            if let known = read[name] { return known }
+            let v = getenv(name).map { String(cString: $0) }
+            read[name] = .some(v)
+            return v
+        }
+    }
+}

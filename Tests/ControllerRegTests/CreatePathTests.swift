@@ -1,0 +1,95 @@
+import Synchronization
+import Testing
+
+@testable import ControllerReg
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What the create path's shortcuts must leave as it was: a C-string key finds exactly its own
+/// key in an argument map, and the per-thread create record (nesting depth, stack bound) is the
+/// calling thread's own, also when the record last served a thread that has exited.
+@Suite("Create path")
+struct CreatePathTests {
+    /// `cr_map_get`'s lookup (`ValueRef.value(forCKey:)`) compares whole keys: no prefix, no
+    /// extension, and a key with an embedded NUL matches no C string.
+    @Test func cStringKeysMatchWholeKeysOnly() throws {
+        let r = Registry()
+        let found = Mutex<[String: Int64]>([:])
+        let probes = ["title", "titles", "t", "", "ti", "titlesx", "tiXle", "a", "b", "x"]
+        try r.register(className: "Reader") { args in
+            for probe in probes {
+                let v = probe.withCString { args.value(forCKey: $0) }
+                if let v { found.withLock { $0[probe] = v.int ?? -1 } }
+            }
+            // The Swift lookup (by length) still reaches the embedded-NUL key.
+            if let v = args["a\u{0}b"]?.int { found.withLock { $0["a\\0b"] = v } }
+            return Widget(className: "Reader", args: args)
+        }
+        try r.load(text: "R: {ClassName: Reader, Dependencies: {title: 1, titles: 2, t: 3}}")
+        _ = try r.create("R", props: ["": 4, "a\u{0}b": 5], as: Widget.self)
+        #expect(found.withLock { $0 } == ["title": 1, "titles": 2, "t": 3, "": 4, "a\\0b": 5])
+    }
+
+    /// Thread records are reused once their thread has exited: a small-stack thread that follows a
+    /// default-stack thread still has its own stack guarded (an unbounded nest of creates fails
+    /// with `.limit`, it does not overflow) and starts at depth 0.
+    @Test func aReusedThreadRecordGuardsTheNewThreadsStack() throws {
+        let r = Registry()
+        var limits = r.limits
+        limits.maxCreateDepth = 100_000_000
+        try r.setLimits(limits)
+        let calls = Atomic<Int>(0)
+        // The innermost failure of each nest (outer levels report their callback failed).
+        let codes = Mutex<[ErrorCode]>([])
+        try r.register(className: "Nest") { _ in
+            calls.add(1, ordering: .relaxed)
+            do throws(ConfigError) {
+                return try r.create("Nest", as: Widget.self)
+            } catch {
+                if error.code != .createFailed { codes.withLock { $0.append(error.code) } }
+                throw error
+            }
+        }
+        try registerWidgets(r, ["W"])
+        try r.load(text: "Nest: Nest\nLeaf: W")
+        let ownRecord = Mutex<[Bool]>([])
+        for _ in 0..<3 {
+            // Four default-stack threads create at the same time (so each holds a record of its
+            // own) and exit, leaving four records free for reuse.
+            let arrived = Atomic<Int>(0)
+            let big = (0..<4).map { _ in
+                Thread {
+                    _ = try? r.create("Leaf", as: Widget.self)
+                    arrived.add(1, ordering: .relaxed)
+                    while arrived.load(ordering: .relaxed) < 4 { sched_yield() }
+                }
+            }
+            for t in big { t.join() }
+            calls.store(0, ordering: .relaxed)
+            let small = Thread(stackSize: 256 << 10) {
+                _ = try? r.create("Leaf", as: Widget.self)
+                // The record this thread got (one of those just freed) describes this thread.
+                let record = CreateNesting.current.pointee
+                ownRecord.withLock { $0.append(record.stackLow == StackGuard.lowBound() && record.depth == 0) }
+                _ = try? r.create("Nest", as: Widget.self)
+            }
+            small.join()
+            #expect(calls.load(ordering: .relaxed) > 1)
+        }
+        #expect(ownRecord.withLock { $0 } == [true, true, true])
+        #expect(codes.withLock { $0 } == [.limit, .limit, .limit])
+        // A new thread starts at depth 0: with the depth limit back at 5, a chain of 5 creates fits.
+        limits.maxCreateDepth = 5
+        try r.setLimits(limits)
+        try r.load(
+            text:
+                "C0: W\nC1: {ClassName: W, Dependencies: {n: C0}}\nC2: {ClassName: W, Dependencies: {n: C1}}\nC3: {ClassName: W, Dependencies: {n: C2}}\nC4: {ClassName: W, Dependencies: {n: C3}}"
+        )
+        let made = Mutex<Bool>(false)
+        let t = Thread { made.withLock { $0 = (try? r.create("C4", as: Widget.self)) != nil } }
+        t.join()
+        #expect(made.withLock { $0 })
+    }
+}

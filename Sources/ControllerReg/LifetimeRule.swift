@@ -174,6 +174,7 @@ struct LifetimeRule {
             .lifetime,
             "singleton '\(singleton)' would keep graph object '\(graph)': \(shown)\(via); a graph object belongs to one "
                 + "create: make it {Provider: \(graph)}, or change a lifestyle ('\(singleton)' not singleton, or '\(graph)' not graph)",
-            at: definitionOf(path[0])?.location)
+            at: definitionOf(path[0])?.location
+        ).withPath(path.prefix(Diagnostic.maxPathNames).map(nameOf))
     }
 }

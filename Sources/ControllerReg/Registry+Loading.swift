@@ -215,7 +215,7 @@ extension Registry {
                 }
             }
             history.origins = origins
-            try c.merge(parent: parent, own: own, invalidNames: [], problems: [], namesIncomplete: namesIncomplete)
+            try c.merge(parent: parent, own: own, invalidNames: invalidNames, problems: [], namesIncomplete: namesIncomplete)
         } else {
             // Entries this change replaced or removed, and the ones it defined (compared by
             // identity: the transaction keeps every other compiled entry as it was).

@@ -54,6 +54,7 @@ extension Registry {
                 locked.append(Candidate(registry: child, state: child.state, current: child.cell.snapshot))
                 problems += error.diagnostics.map {
                     Diagnostic($0.code, "the change would break a child registry: \($0.message)", at: $0.location)
+                        .withPath($0.path)
                 }
             case .success(let c):
                 locked.append(c)

@@ -34,38 +34,46 @@ extension Registry {
         } else {
             fresh.entries = EntryTable(compiled: [])
         }
-        var problems: [Diagnostic] = []
-        // Names of entries that failed to decode or whose step failed: references to them are
-        // not reported again as missing.
-        var failedNames = Set<String>()
+        // What each step gives now (files read again), before any is applied: a step's reference
+        // to a name a later step defines is not a problem of that step.
+        var given: [(definitions: [EntryDefinition], problems: [Diagnostic], invalidNames: [String])] = []
         var unread = false
+        var definedAnywhere = Set<String>()
         for (k, step) in history.steps.enumerated() {
-            var definitions: [EntryDefinition] = []
-            var decodeProblems: [Diagnostic] = []
-            var invalidNames: [String] = []
+            var item: (definitions: [EntryDefinition], problems: [Diagnostic], invalidNames: [String]) = ([], [], [])
             switch step.source {
             case .files(let paths, let format):
                 for path in paths {
                     do throws(ConfigError) {
                         let doc = try ConfigLoader.load(path: path, format: format, limits: limits.config, keepingProblems: true)
                         let decoded = EntryDecoder.decode(doc)
-                        definitions += decoded.entries
-                        decodeProblems += decoded.diagnostics
-                        invalidNames += decoded.invalidNames
+                        item.definitions += decoded.entries
+                        item.problems += decoded.diagnostics
+                        item.invalidNames += decoded.invalidNames
                     } catch {
-                        decodeProblems += error.diagnostics
+                        item.problems += error.diagnostics
                         unread = true
                     }
                 }
             case .given:
-                definitions = step.replaced + Registry.liveDefinitions(ofStep: Int32(k), history: history, entries: old, own: c)
+                item.definitions =
+                    step.replaced + Registry.liveDefinitions(ofStep: Int32(k), history: history, entries: old, own: c)
             }
+            for d in item.definitions { definedAnywhere.insert(d.name) }
+            definedAnywhere.formUnion(item.invalidNames)
+            given.append(item)
+        }
+        var problems: [Diagnostic] = []
+        // Names of entries that failed to decode or whose step failed: references to them are
+        // not reported again as missing.
+        var failedNames = Set<String>()
+        for (k, step) in history.steps.enumerated() {
+            let (definitions, decodeProblems, invalidNames) = given[k]
             failedNames.formUnion(invalidNames)
-            // References are checked once, over the whole result, below.
             do throws(ConfigError) {
                 try stage(
                     &fresh, definitions, mode: step.mode, removals: step.removals, source: step.source,
-                    invalidNames: Set(invalidNames), decodeProblems: decodeProblems, namesIncomplete: true,
+                    invalidNames: definedAnywhere, decodeProblems: decodeProblems, namesIncomplete: unread,
                     environment: step.environment)
             } catch {
                 problems += error.diagnostics

@@ -520,6 +520,7 @@ struct Transaction {
             }
         }
         return Diagnostic(.cycle, "dependency cycle: \(path)\(via)", at: location)
+            .withPath(closed.prefix(Diagnostic.maxPathNames).map(nameOf))
     }
 }
 

@@ -10,6 +10,13 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
     /// resolve and a close one exists; nil otherwise. The message may mention it too; this field
     /// lets hosts offer it without parsing the text (the C ABI's `cr_problem.suggestion`).
     public var suggestion: String?
+    /// The names along the problem's path, for tools that draw it: a cycle closed on its first
+    /// entry (`A, B, A`), or a singleton's path to the `graph` entry it would keep; empty for
+    /// other problems. At most `maxPathNames` (the first ones of a longer path).
+    public var path: [String] = []
+
+    /// The most names `path` keeps.
+    public static let maxPathNames = 1024
 
     /// The longest message kept whole, in UTF-8 bytes; a longer one (a hostile 1 MB name quoted in
     /// it) keeps its first and last parts around a note of how much was left out.
@@ -34,6 +41,13 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
         while tail < bytes.count && bytes[tail] & 0xC0 == 0x80 { tail += 1 }
         return String(decoding: bytes[..<head], as: UTF8.self) + " ... (\(tail - head) bytes left out) ... "
             + String(decoding: bytes[tail...], as: UTF8.self)
+    }
+
+    /// This diagnostic with `names` (the first `maxPathNames` of them) as its path.
+    public func withPath(_ names: some Collection<String>) -> Diagnostic {
+        var d = self
+        d.path = Array(names.prefix(Diagnostic.maxPathNames))
+        return d
     }
 
     /// `file:line:column: message`, or the message alone when there is no location.

@@ -27,7 +27,7 @@ struct Controllerreg: ParsableCommand {
             \(exitCodesHelp)
             """,
         version: ToolVersion.string,
-        subcommands: [Check.self, Gen.self, Graph.self, Convert.self, Explain.self]
+        subcommands: [Check.self, Gen.self, Graph.self, Convert.self, Explain.self, Diff.self]
     )
 
     /// Parses, runs, and exits with the documented status: usage errors are 2 (ArgumentParser
@@ -243,11 +243,15 @@ extension NameConstantsGenerator.Language: ExpressibleByArgument {}
 
 struct Graph: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Draw the dependency graph (Graphviz DOT or SVG).",
+        abstract: "Draw the dependency graph (Graphviz DOT or SVG), problems marked.",
         discussion: """
             One box per entry with its class; reference edges labelled with the key they are injected \
-            under, provider edges dashed, singletons with a double border, eager entries bold. SVG is \
-            rendered by Graphviz's `dot` (package `graphviz`).
+            under, provider edges dashed; singletons shaded with a double border, graph entries shaded \
+            yellow, eager entries bold; a legend explains the styles. An invalid config is drawn too, \
+            every entry that decodes, with its problems marked (a missing entry as a red dashed box, \
+            cycle edges red and thick, a singleton that would keep a graph object orange with its path); \
+            the problems are printed to stderr and the status is 1. --focus NAME draws only what NAME \
+            reaches. SVG is rendered by Graphviz's `dot` (package `graphviz`).
 
             \(exitCodesHelp)
             """
@@ -264,16 +268,37 @@ struct Graph: ParsableCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("Output file (default: stdout).", valueName: "OUT"))
     var output: String?
 
+    @Option(help: ArgumentHelp("Draw only NAME and what it reaches (references and providers).", valueName: "NAME"))
+    var focus: String?
+
+    @Flag(help: "Leave the legend out.")
+    var noLegend = false
+
+    @Option(
+        help: ArgumentHelp(
+            "Resolve environment values from this file only (NAME=value lines, # comments), as check --env-file.",
+            valueName: "FILE"))
+    var envFile: String?
+
     mutating func validate() throws {
         if files.isEmpty { throw ValidationError("give at least one config file") }
     }
 
     func run() throws {
-        let entries = try ConfigSet.entries(paths: files)
-        let dot = GraphRenderer.dot(entries)
+        let environment = try envFile.map { path throws(ToolError) in try EnvFile.read(path) }
+        let config = LoadedConfig.load(paths: files, environment: environment)
+        // With nothing drawable the config's problems are the whole answer.
+        if config.entries.isEmpty && config.invalidNames.isEmpty && !config.problems.isEmpty {
+            throw ToolError(ConfigError(config.problems))
+        }
+        let dot = try GraphRenderer.dot(config, focus: focus, legend: !noLegend)
         switch format {
         case .dot: try Output.emit(Array(dot.utf8), to: output)
         case .svg: try Output.emit(Array(try GraphRenderer.svg(fromDot: dot).utf8), to: output)
+        }
+        if !config.problems.isEmpty {
+            Output.report(ToolError(ConfigError(config.problems)))
+            throw ExitWith(status: .failure)
         }
     }
 }
@@ -355,5 +380,61 @@ struct Explain: ParsableCommand {
         let text = try PlanExplainer(registry: ConfigSet.registry(paths: files, environment: environment)).explain(
             arguments.last!, colour: Output.isTTY(1))
         Output.writeAll(1, Array(text.utf8))
+    }
+}
+
+struct Diff: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List the entries added, removed and changed between two configs.",
+        discussion: """
+            Usage: controllerreg diff OLD NEW, or controllerreg diff OLD... --to NEW... when a side \
+            is several files (each side is loaded as one transaction, like check). Both sides are \
+            validated; the lists are what cr_registry_reload would report going from OLD to NEW \
+            (a singleton wired to a changed entry counts as changed).
+
+            Exit status: 0 success (with --exit-code: no difference), 1 differences with \
+            --exit-code, or a side is not a valid config (its problems are printed), \
+            2 the command line is wrong.
+            """
+    )
+
+    @Argument(help: ArgumentHelp("OLD NEW, or the OLD files when --to gives the NEW ones.", valueName: "FILE"))
+    var files: [String]
+
+    @Option(name: .customLong("to"), parsing: .upToNextOption, help: ArgumentHelp("The NEW side's files.", valueName: "FILE"))
+    var to: [String] = []
+
+    @Option(help: "Output format: text or json.")
+    var format: OutputKind = .text
+
+    @Flag(help: "Exit with 1 when the configs differ (as git diff --exit-code).")
+    var exitCode = false
+
+    @Option(
+        help: ArgumentHelp(
+            "Resolve environment values from this file only (NAME=value lines, # comments), as check --env-file.",
+            valueName: "FILE"))
+    var envFile: String?
+
+    enum OutputKind: String, ExpressibleByArgument, CaseIterable { case text, json }
+
+    mutating func validate() throws {
+        if to.isEmpty {
+            if files.count != 2 {
+                throw ValidationError("give OLD and NEW (two files), or OLD files then --to and the NEW files")
+            }
+        } else if files.isEmpty {
+            throw ValidationError("give the OLD files before --to")
+        }
+    }
+
+    func run() throws {
+        let old = to.isEmpty ? [files[0]] : files
+        let new = to.isEmpty ? [files[1]] : to
+        let environment = try envFile.map { path throws(ToolError) in try EnvFile.read(path) }
+        let report = try DiffReport.run(old: old, new: new, environment: environment)
+        let text = format == .json ? report.json() : report.text(colour: Output.isTTY(1))
+        Output.writeAll(1, Array(text.utf8))
+        if exitCode && !report.changes.isEmpty { throw ExitWith(status: .failure) }
     }
 }

@@ -44,6 +44,7 @@ struct LifetimeTests {
                 "singleton 'Cart' would keep graph object 'RequestContext': Cart -> Pricing -> RequestContext (key 'ctx' of 'Pricing'); "
             ))
         #expect(p.message.contains("'Cart' not singleton, or 'RequestContext' not graph"))
+        #expect(p.path == ["Cart", "Pricing", "RequestContext"])
         #expect(p.location?.line == 1)
     }
 
@@ -99,6 +100,18 @@ struct LifetimeTests {
             first.hasPrefix(
                 "singleton 'S0' would keep graph object 'G': S0 -> S1 -> S2 -> S3 -> S4 -> S5 -> S6 -> S7 -> ... (135 more entries) ... -> S143 -> S144 -> S145 -> S146 -> S147 -> S148 -> S149 -> G (key 'next' of 'S149')"
             ))
+    }
+
+    @Test func cycleProblemsCarryTheirClosedPathForTools() throws {
+        let error = try #require(
+            expectError {
+                try Registry().load(
+                    text: """
+                        A: {ClassName: C, Dependencies: {b: B}}
+                        B: {ClassName: C, Dependencies: {list: [A]}}
+                        """)
+            })
+        #expect(error.diagnostics.map(\.path) == [["A", "B", "A"]])
     }
 
     @Test func eagerSingletonsAreCheckedTheSameWay() throws {

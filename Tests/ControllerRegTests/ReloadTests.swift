@@ -130,6 +130,38 @@ struct ReloadTests {
         #expect(try r.create("B") == singleton)
     }
 
+    @Test func everyProblemOfFilesLoadedTogetherIsReported() throws {
+        let dir = ConfigDir()
+        dir.write("a.yaml", "A: W\n")
+        dir.write("b.yaml", "B: W\n")
+        let r = Registry()
+        try r.load(paths: [dir.file("a.yaml"), dir.file("b.yaml")])
+        // A schema problem in one file does not hide the other's missing reference.
+        dir.write("a.yaml", "A: {ClassName: W, Dependencies: {x: Missing}}\n")
+        dir.write("b.yaml", "B: {ClassName: 5}\n")
+        let error = expectError { _ = try r.reload() }
+        #expect(error?.code == .schema)
+        #expect(error?.diagnostics.count == 2)
+        #expect(error?.diagnostics.contains { $0.code == .missingReference && $0.message.contains("'Missing'") } == true)
+    }
+
+    @Test func aReferenceMayReachAnEntryALaterStepDefines() throws {
+        let dir = ConfigDir()
+        dir.write("first.yaml", "A: W\n")
+        dir.write("second.yaml", "C: W\n")
+        let r = Registry()
+        try registerWidgets(r, ["W"])
+        try r.load(path: dir.file("first.yaml"))
+        try r.load(path: dir.file("second.yaml"))
+        // The whole result is validated: A may now refer to C, which the second file defines.
+        dir.write("first.yaml", "A: {ClassName: W, Dependencies: {c: C}}\n")
+        #expect(try r.reload() == ReloadChanges(changed: ["A"]))
+        #expect(try r.create("A", as: Widget.self).children["c"]?.className == "W")
+        // A cycle across the two files is still found.
+        dir.write("second.yaml", "C: {ClassName: W, Dependencies: {a: A}}\n")
+        #expect(expectError { _ = try r.reload() }?.diagnostics.contains { $0.message.contains("A -> C -> A") } == true)
+    }
+
     @Test func filesLoadedTogetherAreReloadedTogether() throws {
         let dir = ConfigDir()
         dir.write("a.yaml", "A: {ClassName: W, Dependencies: {b: B}}\n")

@@ -61,6 +61,8 @@ import Testing
         #expect(dot.contains("\"Nav\" -> \"Home\" [label=\"screens [Tagged: screen]\", style=bold];"))
         #expect(dot.contains("\"Nav\" -> \"Home\" [label=\"home\", style=dotted];"))
         #expect(!dot.contains("\"Help\""))
+        // Neither a tag nor an absent optional target is drawn as a missing entry.
+        #expect(!dot.contains("(missing)"))
         let nav = try #require(try registry().entry(named: "Nav"))
         #expect(nav.edges.map(\.kind) == [.tagged, .tagged, .optional, .optional])
     }

@@ -9,6 +9,45 @@ import Testing
         expectGolden(GraphRenderer.dot(try ConfigSet.entries(paths: [Paths.graphFixture])), "graph.dot")
     }
 
+    @Test func goldenInvalidConfigWithProblemsMarked() throws {
+        let config = LoadedConfig.load(paths: [Paths.graphInvalid])
+        #expect(config.problems.map(\.code) == [.lifetime, .missingReference, .cycle, .schema])
+        #expect(config.invalidNames == ["Broken"])
+        let dot = try GraphRenderer.dot(config)
+        expectGolden(dot, "graph-invalid.dot")
+        // Marks come from the problems' paths: the cycle's edges are red and thick, the
+        // singleton's path to the graph object orange, the provider edge along neither is plain.
+        #expect(dot.contains(#""A" -> "B" [label="b", color=red, fontcolor=red, penwidth=2.5];"#))
+        #expect(dot.contains(#""C" -> "A" [label="a", color=red, fontcolor=red, penwidth=2.5];"#))
+        #expect(dot.contains(##""Pricing" -> "RequestContext" [label="context", color="#e07000", penwidth=2];"##))
+        #expect(dot.contains(#""Pricing" -> "Cart" [label="later", style=dashed];"#))
+        #expect(dot.contains(#""Auditor" [label="Auditor\n(missing)", style="rounded,dashed", color=red"#))
+        #expect(dot.contains(#""Broken" [label="Broken\n(invalid entry)""#))
+    }
+
+    @Test func focusDrawsOnlyWhatOneEntryReaches() throws {
+        let config = LoadedConfig.load(paths: [Paths.graphInvalid])
+        let dot = try GraphRenderer.dot(config, focus: "Pricing", legend: false)
+        expectGolden(dot, "graph-invalid-focus-Pricing.dot")
+        #expect(!dot.contains(#""A" ["#) && !dot.contains("cluster_legend"))
+        let valid = try GraphRenderer.dot(LoadedConfig.load(paths: [Paths.graphFixture]), focus: "Settings")
+        #expect(valid.contains(#""Settings" -> "Store""#) && valid.contains(#""Store" -> "Logger""#))
+        #expect(!valid.contains(#""App" ["#) && !valid.contains(#""Home" ["#))
+        do {
+            _ = try GraphRenderer.dot(config, focus: "Pricng")
+            Issue.record("expected an error for an unknown name")
+        } catch {
+            #expect(error.description == "--focus: no entry named 'Pricng' (did you mean 'Pricing'?)")
+        }
+    }
+
+    @Test func legendNodesNeverCollideWithEntries() throws {
+        let entries = [EntryDefinition(name: "legend:transient", className: "X")]
+        let dot = GraphRenderer.dot(entries)
+        #expect(dot.contains(#""_legend:transient" [label="transient"]"#))
+        #expect(dot.split(separator: "\n").filter { $0.hasPrefix(#"  "legend:transient" ["#) }.count == 1)  // the entry's
+    }
+
     @Test func edgesCarryKeyPaths() throws {
         let app = try #require(try ConfigSet.entries(paths: [Paths.graphFixture]).first { $0.name == "App" })
         #expect(
@@ -40,6 +79,32 @@ import Testing
         let bad = try runTool(["graph", dir + "/none.yaml"])
         #expect(bad.status == 1)
         #expect(bad.stderr.contains("none.yaml"))
+        // An invalid config is drawn (stdout), its problems listed (stderr), and the status is 1.
+        let invalid = try runTool(["graph", Paths.graphInvalid])
+        #expect(invalid.status == 1)
+        #expect(invalid.stdout == readText(Paths.golden + "/graph-invalid.dot"))
+        let lines = invalid.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.count == 4)
+        #expect(lines.first?.hasPrefix(Paths.graphInvalid + ":3:1: error: singleton 'Cart' would keep graph object") == true)
+        #expect(lines.contains { $0.contains("error: dependency cycle: A -> B -> C -> A") })
+        let focused = try runTool(["graph", Paths.graphInvalid, "--focus", "Pricing", "--no-legend"])
+        #expect(focused.status == 1)
+        #expect(focused.stdout == readText(Paths.golden + "/graph-invalid-focus-Pricing.dot"))
+        let unknown = try runTool(["graph", Paths.example, "--focus", "Tset1"])
+        #expect(unknown.status == 1)
+        #expect(unknown.stdout.isEmpty)
+        #expect(unknown.stderr.contains("no entry named 'Tset1' (did you mean 'Test1'?)"))
+        #expect(try runTool(["graph", Paths.example, "--focus", "Test1"]).status == 0)
+        #expect(try runTool(["graph", Paths.example, "--focus"]).status == 2)
+        // Environment values resolve from --env-file as check does; a missing one is a problem.
+        writeFile(dir + "/env.yaml", "A: {ClassName: X, Dependencies: {port: {Env: CR_GRAPH_TEST_PORT, Type: int}}}\n")
+        writeFile(dir + "/ok.env", "CR_GRAPH_TEST_PORT=80\n")
+        writeFile(dir + "/empty.env", "# nothing\n")
+        #expect(try runTool(["graph", dir + "/env.yaml", "--env-file", dir + "/ok.env"]).status == 0)
+        let unset = try runTool(["graph", dir + "/env.yaml", "--env-file", dir + "/empty.env"])
+        #expect(unset.status == 1)
+        #expect(unset.stdout.contains(#""A" [label="A\nX"];"#))
+        #expect(unset.stderr.contains("CR_GRAPH_TEST_PORT"))
     }
 }
 

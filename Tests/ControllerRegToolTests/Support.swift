@@ -20,6 +20,7 @@ enum Paths {
     static let golden = testsDir + "/ControllerRegToolTests/Golden"
     static let example = fixtures + "/example.yaml"
     static let graphFixture = fixtures + "/tool/graph.yaml"
+    static let graphInvalid = fixtures + "/tool/graph-invalid.yaml"
     static let schema = root + "/schema/controllerreg.schema.json"
 
     /// The built `controllerreg-cli`, next to the test bundle (swift test builds it: the tests depend on it).

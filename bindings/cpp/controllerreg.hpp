@@ -898,6 +898,16 @@ struct EntryInfo {
     std::vector<std::string> tags;
 };
 
+/// What Registry::reload() changed: entry names, each list sorted byte-wise (cr_registry_reload_with).
+struct ReloadChanges {
+    std::vector<std::string> added;
+    std::vector<std::string> removed;
+    /// Definition changed, or a singleton wired to an added, removed or changed entry.
+    std::vector<std::string> changed;
+    /// True when the reload changed nothing.
+    bool empty() const noexcept { return added.empty() && removed.empty() && changed.empty(); }
+};
+
 // ---------------------------------------------------------------------------------------------
 // Registry
 
@@ -1030,6 +1040,26 @@ public:
             out.push_back(std::move(info));
         }
         return out;
+    }
+
+    /// Reads again every file loaded into the registry and rebuilds it from its history (text and
+    /// code changes applied again), validated whole, in one atomic swap (cr_registry_reload_with).
+    /// Returns what changed. On any problem it throws (IoError for a file gone, Syntax, Cycle, ...:
+    /// every problem in the exception's problems()) and nothing changes. Singletons of changed and
+    /// removed entries are destroyed once no running create can reach them; others are kept.
+    ReloadChanges reload() {
+        cr_value *raw = nullptr;
+        detail::check(cr_registry_reload_with(handle(), &raw));
+        std::unique_ptr<cr_value, void (*)(cr_value *)> owned(raw, &cr_value_free);
+        Value map(owned.get());
+        auto names = [&](const char *key) {
+            std::vector<std::string> out;
+            Value list = map[key];
+            out.reserve(list.size());
+            for (std::size_t i = 0, n = list.size(); i < n; ++i) out.push_back(list[i].as<std::string>());
+            return out;
+        };
+        return ReloadChanges{names("added"), names("removed"), names("changed")};
     }
 
     // -- registries -----------------------------------------------------------------------------

@@ -20,6 +20,8 @@
 #include <typeinfo>
 #include <vector>
 
+#include <unistd.h>
+
 namespace cr = controllerreg;
 
 namespace controllerreg {
@@ -306,6 +308,56 @@ TEST_CASE(load_options_override_and_source_name) {
     auto unnamed = EXPECT_ERROR(cr::MissingReference, CR_ERR_MISSING_REFERENCE,
                                 reg.load_string("A: {ClassName: X, Dependencies: {b: Nope}}"));
     CHECK_EQ(unnamed.problems()[0].file, std::string("<string>"));
+}
+
+// A singleton that counts its destructions.
+struct Counted {
+    std::string text;
+    std::shared_ptr<std::atomic<int>> destroyed;
+    ~Counted() { ++*destroyed; }
+};
+
+TEST_CASE(reload_reports_changes_and_keeps_unchanged_singletons) {
+    std::string path = "/tmp/controllerreg-cpp-reload-" + std::to_string(::getpid()) + ".yaml";
+    auto write = [&](const char *text) {
+        std::FILE *f = std::fopen(path.c_str(), "w");
+        CHECK(f != nullptr);
+        std::fputs(text, f);
+        std::fclose(f);
+    };
+    auto destroyed = std::make_shared<std::atomic<int>>(0);
+    {
+        cr::Registry reg;
+        reg.register_class("C", [destroyed](cr::Args a) {
+            return new Counted{std::string(a.get<std::string_view>("t")), destroyed};
+        });
+        write("Keep: {ClassName: C, Lifestyle: singleton, Dependencies: {t: '@keep'}}\n"
+              "Edit: {ClassName: C, Lifestyle: singleton, Dependencies: {t: '@v1'}}\n"
+              "Gone: {ClassName: C, Dependencies: {t: '@gone'}}\n");
+        reg.load_file(path);
+        Counted *keep = reg.create<Counted>("Keep").get();
+        CHECK_EQ(reg.create<Counted>("Edit")->text, std::string("v1"));
+        CHECK(reg.reload().empty());
+        write("Keep: {ClassName: C, Lifestyle: singleton, Dependencies: {t: '@keep'}}\n"
+              "Edit: {ClassName: C, Lifestyle: singleton, Dependencies: {t: '@v2'}}\n"
+              "New: {ClassName: C, Dependencies: {t: '@new'}}\n");
+        int before = destroyed->load();
+        cr::ReloadChanges changes = reg.reload();
+        CHECK(changes.added == std::vector<std::string>{"New"});
+        CHECK(changes.removed == std::vector<std::string>{"Gone"});
+        CHECK(changes.changed == std::vector<std::string>{"Edit"});
+        CHECK_EQ(destroyed->load(), before + 1); // the old Edit singleton
+        CHECK(reg.create<Counted>("Keep").get() == keep);
+        CHECK_EQ(reg.create<Counted>("Edit")->text, std::string("v2"));
+        // A failing reload throws with every problem and changes nothing.
+        write("Keep: {ClassName: C, Dependencies: {x: Missing}}\nEdit: [\n");
+        auto e = EXPECT_ERROR(cr::Syntax, CR_ERR_SYNTAX, reg.reload());
+        CHECK(contains(e.what(), path));
+        CHECK(reg.create<Counted>("Keep").get() == keep);
+        std::remove(path.c_str());
+        EXPECT_ERROR(cr::IoError, CR_ERR_IO, reg.reload());
+        CHECK_EQ(reg.create<Counted>("Edit")->text, std::string("v2"));
+    }
 }
 
 TEST_CASE(load_options_environment) {

@@ -503,6 +503,23 @@ static PyObject *Registry_start(RegistryObject *self, PyObject *unused) {
     return result;
 }
 
+/* -- reload ---------------------------------------------------------------------------------- */
+
+/* _reload(): cr_registry_reload_with; the changes as {"added": [...], "removed": [...], "changed": [...]}. */
+static PyObject *Registry_reload(RegistryObject *self, PyObject *unused) {
+    cr_registry *reg = enter(self);
+    if (reg == NULL) return NULL;
+    cr_value *changes = NULL;
+    int status;
+    Py_BEGIN_ALLOW_THREADS status = cr_registry_reload_with(reg, &changes);
+    Py_END_ALLOW_THREADS leave(self);
+    invalidate(self);
+    if (status != 0) return crpy_raise_status(status);
+    PyObject *result = crpy_value_to_python(changes, NULL);
+    cr_value_free(changes);
+    return result;
+}
+
 /* -- lifetime -------------------------------------------------------------------------------- */
 
 static RegistryObject *wrap(PyTypeObject *type, cr_registry *reg, int owned, PyObject *parent) {
@@ -669,6 +686,7 @@ static PyMethodDef Registry_methods[] = {
     {"add_name_template", (PyCFunction)Registry_add_name_template, METH_O,
      "add_name_template(template): e.g. '{name}ViewController'."},
     {"start", (PyCFunction)Registry_start, METH_NOARGS, "start(): builds every eager singleton now."},
+    {"_reload", (PyCFunction)Registry_reload, METH_NOARGS, "_reload(): cr_registry_reload_with; the changes as a dict."},
     {"new_child", (PyCFunction)Registry_new_child, METH_NOARGS, "new_child(): a child registry."},
     {"close", (PyCFunction)Registry_close, METH_NOARGS, "close(): frees the registry (idempotent)."},
     {"shared", (PyCFunction)Registry_shared, METH_NOARGS | METH_CLASS, "shared(): the process-wide registry."},

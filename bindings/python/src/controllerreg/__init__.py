@@ -25,7 +25,8 @@ The package carries its own ``libcontrollerreg.so`` (next to the extension modul
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Optional, TypeVar
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, Optional, Tuple, TypeVar
 
 from ._errors import (
     ClassExistsError,
@@ -66,6 +67,22 @@ _F = TypeVar("_F", bound=Factory)
 Provider = _native.Provider
 
 
+@dataclass(frozen=True)
+class ReloadChanges:
+    """What :meth:`Registry.reload` changed: entry names, each tuple sorted (by UTF-8 bytes)."""
+
+    #: Entries the reloaded configs define that were not there before.
+    added: Tuple[str, ...] = ()
+    #: Entries that are gone.
+    removed: Tuple[str, ...] = ()
+    #: Entries whose definition changed, and singletons wired to an added, removed or changed entry.
+    changed: Tuple[str, ...] = ()
+
+    def __bool__(self) -> bool:
+        """True when anything changed."""
+        return bool(self.added or self.removed or self.changed)
+
+
 class Registry(_native.Registry):
     """A controllerreg registry: classes (Python factories) plus config entries.
 
@@ -95,6 +112,19 @@ class Registry(_native.Registry):
 
         return decorate
 
+    def reload(self) -> ReloadChanges:
+        """Reads again every file loaded into the registry and rebuilds it from its history (text
+        and code changes applied again), validated whole, in one atomic swap.
+
+        Returns what changed. On any problem raises the :class:`Error` subclass of the lowest code
+        (:class:`IoError` for a file gone, :class:`ConfigSyntaxError`, ...) with every problem in
+        ``.diagnostics``, and nothing changes. Singletons of changed and removed entries are
+        destroyed once no running create can reach them; unchanged ones are kept. Children follow
+        a parent's reload; a child's reload re-reads the child's own files.
+        """
+        raw = self._reload()
+        return ReloadChanges(tuple(raw["added"]), tuple(raw["removed"]), tuple(raw["changed"]))
+
 
 def shared() -> Registry:
     """The process-wide registry (same as :meth:`Registry.shared`)."""
@@ -115,6 +145,7 @@ __version__: str = _native.header_version()
 
 __all__ = [
     "Registry",
+    "ReloadChanges",
     "Provider",
     "Factory",
     "shared",

@@ -24,14 +24,13 @@ extension Registry {
         cell.read { s in
             var out: [CompiledPlanView] = []
             for i in 0..<s.entries.count {
-                guard let compiled = s.entries.compiled[i], s.entries.plans[i].live else { continue }
+                guard let definition = s.entries.definition(at: i) else { continue }
                 let plan = s.entries.plans[i]
                 var slots: [Dependency] = []
                 var forms = Forms()
                 if let p = plan.slots {
                     for k in 0..<Int(plan.slotCount) { slots.append(Self.dependency(p[k], s, &forms)) }
                 }
-                let definition = compiled.definition
                 out.append(
                     CompiledPlanView(
                         name: definition.name, definition: definition,
@@ -55,8 +54,7 @@ extension Registry {
 
     private static func value(_ slot: PlanSlot, _ s: Snapshot, _ forms: inout Forms) -> DependencyValue {
         func name(_ target: Int32) -> String {
-            guard target >= 0, Int(target) < s.entries.count, let c = s.entries.compiled[Int(target)] else { return "" }
-            return c.name
+            s.entries.isLive(Int(target)) ? s.entries.name(at: Int(target)) : ""
         }
         switch slot.op {
         case .literal:
@@ -66,7 +64,7 @@ extension Registry {
         case .provider:
             return .provider(name(slot.target), at: nil)
         case .tagged:
-            let written = withUnsafePointer(to: slot.literal) { literal(ValueRef($0)) }
+            let written = withUnsafePointer(to: slot.trailer.literal) { literal(ValueRef($0)) }
             let tag: EntryTag
             switch written {
             case .int(let i): tag = .int(i)
@@ -76,8 +74,8 @@ extension Registry {
             forms.members[tag.text] = (0..<Int(slot.childCount)).map { name(slot.children![$0].target) }
             return .tagged(tag, at: nil)
         case .optional:
-            let target = withUnsafePointer(to: slot.literal) { ValueRef($0).string } ?? ""
-            if slot.target < 0 { forms.absent.append(target) }
+            let target = withUnsafePointer(to: slot.trailer.literal) { ValueRef($0).string } ?? ""
+            if slot.children![0].op != .reference { forms.absent.append(target) }
             return .optional(target, at: nil)
         case .list:
             var items: [DependencyValue] = []

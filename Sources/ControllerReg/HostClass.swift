@@ -59,13 +59,15 @@ extension HostClass {
         nonisolated(unsafe) let context = box.toOpaque()
         return HostClass(
             create: { args, context in
-                let box = Unmanaged<SwiftClassBox>.fromOpaque(context!).takeUnretainedValue()
-                do {
-                    return Unmanaged.passRetained(try box.create(ValueRef(args.assumingMemoryBound(to: RawValue.self))))
-                        .toOpaque()
-                } catch {
-                    HostFailure.report("\(error)")
-                    return nil
+                // The box lives as long as the class (its record holds the context): no retain.
+                Unmanaged<SwiftClassBox>.fromOpaque(context!)._withUnsafeGuaranteedRef { box in
+                    do {
+                        return Unmanaged.passRetained(try box.create(ValueRef(args.assumingMemoryBound(to: RawValue.self))))
+                            .toOpaque()
+                    } catch {
+                        HostFailure.report("\(error)")
+                        return nil
+                    }
                 }
             },
             destroy: { object, _ in Unmanaged<AnyObject>.fromOpaque(object).release() },

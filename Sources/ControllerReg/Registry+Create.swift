@@ -17,18 +17,24 @@ extension Registry {
         }
         defer { if let propsHeap { HeapValue.free(propsHeap) } }
         var name = name
-        let result: Result<ObjectReference, ConfigError> = name.withUTF8 { u in
+        // As in createRaw: the failure travels beside the result, not in a Result of the error.
+        var failure: ConfigError?
+        var owned = false
+        let object: UnsafeMutableRawPointer? = name.withUTF8 { u in
             do throws(ConfigError) {
                 let base = u.baseAddress ?? emptyKey
-                let (p, owned) = try createRaw(
+                let (p, o) = try createRaw(
                     bytes: base, length: u.count, hash: byteHash(UnsafeRawBufferPointer(u)),
                     props: propsHeap.map { UnsafePointer($0) })
-                return .success(ObjectReference(p, registryOwned: owned))
+                owned = o
+                return p
             } catch {
-                return .failure(error)
+                failure = error
+                return nil
             }
         }
-        return try result.get()
+        if let object { return ObjectReference(object, registryOwned: owned) }
+        throw failure!
     }
 
     /// Creates a Swift object of type `T` (a class registered with a Swift closure).

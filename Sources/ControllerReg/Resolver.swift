@@ -80,6 +80,7 @@ struct Resolver {
     /// Creates entry `index` for a caller: singletons come from their cell (and take no props),
     /// everything else is built. Returns the object and whether the registry owns it. `depth`: where
     /// the create starts (by default, this thread's nesting in host callbacks).
+    @inline(__always)
     mutating func createEntry(
         _ index: Int, props: UnsafePointer<RawValue>?, depth: Int? = nil
     ) throws(CreateFailure) -> (UnsafeMutableRawPointer, Bool) {
@@ -150,7 +151,7 @@ struct Resolver {
                 scratch: base + valueBytes + heldBytes)
             do throws(CreateFailure) {
                 for i in 0..<count {
-                    try evaluate(plan.slots![i], into: values + i, &work, depth: depth)
+                    try evaluate(plan.slots! + i, into: values + i, &work, depth: depth)
                 }
             } catch {
                 settle(&work, borrows: functions.borrowsArguments)
@@ -182,7 +183,7 @@ struct Resolver {
     // MARK: Building
 
     private func entryName(_ index: Int) -> String {
-        snapshot.entries.compiled[index]?.name ?? "#\(index)"
+        snapshot.entries.isLive(index) ? snapshot.entries.name(at: index) : "#\(index)"
     }
 
     private func className(_ index: Int) -> String {
@@ -233,7 +234,7 @@ struct Resolver {
         // The hit: one atomic load, no reference counting.
         if let v = unmanagedCell._withUnsafeGuaranteedRef({ $0.value }) { return v }
         let cell = unmanagedCell.takeUnretainedValue()
-        if let owner = plan.owner {
+        if let owner = snapshot.entries.owner(of: index) {
             // Inherited from a parent: built there, with the parent's names, and owned by it.
             return try Unmanaged<Registry>.fromOpaque(owner).takeUnretainedValue().singleton(
                 named: entryName(index), depth: depth)
@@ -258,34 +259,47 @@ struct Resolver {
 
     /// Builds entry `index` afresh (whatever its lifestyle); props (a map or nil) are merged over
     /// its dependencies.
+    ///
+    /// Inlined into its callers: an object without arguments (a leaf) is built right here; one
+    /// with arguments in `buildWithArguments`, whose frame holds their scratch memory.
+    @inline(__always)
     mutating func build(
         _ index: Int, props: UnsafePointer<RawValue>?, depth: Int
     ) throws(CreateFailure) -> UnsafeMutableRawPointer {
-        let plan = snapshot.entries.plans[index]
         let functions = try classFunctions(index)
         try checkDepth(depth, entryName(index))
         let create = functions.create!
         let propsCount = props.map { Int($0.pointee.count) } ?? 0
 
-        if plan.slotCount == 0 && propsCount == 0 {
-            HostFailure.clear()
-            // An empty map in this frame (read-only for the callback, like `emptyArgumentsMap`,
-            // without the lazy global's initialisation check).
-            var empty = RawValue.emptyMap
-            guard
-                let object = withUnsafePointer(
-                    to: &empty,
-                    { e in
-                        CreateNesting.callingHost(thread, at: depth, { create(UnsafeRawPointer(e), functions.context) })
-                    })
-            else {
-                var failure = createFailed(index)
-                failure.path = [entryName(index)]
-                throw failure
-            }
-            return object
+        if snapshot.entries.plans[index].slotCount != 0 || propsCount != 0 {
+            return try buildWithArguments(index, props: props, propsCount: propsCount, functions, depth: depth)
         }
+        HostFailure.clear()
+        // An empty map in this frame (read-only for the callback, like `emptyArgumentsMap`,
+        // without the lazy global's initialisation check).
+        var empty = RawValue.emptyMap
+        guard
+            let object = withUnsafePointer(
+                to: &empty,
+                { e in
+                    CreateNesting.callingHost(thread, at: depth, { create(UnsafeRawPointer(e), functions.context) })
+                })
+        else {
+            var failure = createFailed(index)
+            failure.path = [entryName(index)]
+            throw failure
+        }
+        return object
+    }
 
+    /// `build` of an entry with dependency slots or props: the arguments map is built in scratch
+    /// memory of this frame, the callback called, and what it did not take settled.
+    @inline(never)
+    private mutating func buildWithArguments(
+        _ index: Int, props: UnsafePointer<RawValue>?, propsCount: Int, _ functions: ClassFunctions, depth: Int
+    ) throws(CreateFailure) -> UnsafeMutableRawPointer {
+        let plan = snapshot.entries.plans[index]
+        let create = functions.create!
         let argsBytes = MemoryLayout<RawValue>.stride
         let slotBytes = (Int(plan.slotCount) + propsCount) * MemoryLayout<RawMapSlot>.stride
         let heldBytes = Int(plan.objectCount) * MemoryLayout<Held>.stride
@@ -309,7 +323,7 @@ struct Resolver {
                             to: RawMapSlot(key: s.pointee.key, keyLength: s.pointee.keyLength, value: s.pointee.literal))
                     } else {
                         (top + n).initialize(to: RawMapSlot(key: s.pointee.key, keyLength: s.pointee.keyLength, value: .null))
-                        try evaluate(s.pointee, into: Resolver.valueOf(top + n), &work, depth: depth)
+                        try evaluate(s, into: Resolver.valueOf(top + n), &work, depth: depth)
                     }
                     n += 1
                 }
@@ -363,19 +377,17 @@ struct Resolver {
 
     /// Initialises `dest` with the value of one slot: a literal, or objects obtained according to
     /// their lifestyles (recorded in `work` with `dest`, where the receiver may take them).
+    /// The slot is passed by address: fields are read where used, not copied on every call.
     private mutating func evaluate(
-        _ s: PlanSlot, into dest: UnsafeMutablePointer<RawValue>, _ work: inout Work, depth: Int
+        _ slot: UnsafePointer<PlanSlot>, into dest: UnsafeMutablePointer<RawValue>, _ work: inout Work, depth: Int
     ) throws(CreateFailure) {
+        let s = slot.pointee
         switch s.op {
         case .literal:
             dest.initialize(to: s.literal)
         case .optional:
-            // An absent entry is null; a present one is a reference like any other.
-            if s.target < 0 {
-                dest.initialize(to: .null)
-                return
-            }
-            fallthrough
+            // Its one child: a reference like any other when the entry exists, a null literal when not.
+            try evaluate(s.children.unsafelyUnwrapped.base, into: dest, &work, depth: depth)
         case .reference:
             let target = Int(s.target)
             switch snapshot.entries.plans[target].lifestyle {
@@ -409,7 +421,7 @@ struct Resolver {
             let count = Int(s.childCount)
             let elements = work.take(count * MemoryLayout<RawValue>.stride).bindMemory(to: RawValue.self, capacity: count)
             for i in 0..<count {
-                try evaluate(s.children![i], into: elements + i, &work, depth: depth)
+                try evaluate(s.children! + i, into: elements + i, &work, depth: depth)
             }
             dest.initialize(to: .borrowedList(UnsafePointer(elements), count: count))
         case .map:
@@ -418,7 +430,7 @@ struct Resolver {
             for i in 0..<count {
                 let c = s.children![i]
                 (slots + i).initialize(to: RawMapSlot(key: c.key, keyLength: c.keyLength, value: .null))
-                try evaluate(c, into: Resolver.valueOf(slots + i), &work, depth: depth)
+                try evaluate(s.children! + i, into: Resolver.valueOf(slots + i), &work, depth: depth)
             }
             dest.initialize(to: .borrowedMap(UnsafePointer(slots), count: count))
         }
@@ -450,8 +462,13 @@ struct Resolver {
     }
 
     /// Destroys the call's `graph` objects that no consumer took ownership of (last built first).
+    @inline(__always)
     private mutating func finishGraph() {
-        if graph.isEmpty { return }
+        if !graph.isEmpty { destroyUntakenGraph() }
+    }
+
+    @inline(never)
+    private mutating func destroyUntakenGraph() {
         var i = graph.count - 1
         while i >= 0 {
             let g = graph[i]

@@ -23,7 +23,11 @@ public struct DocumentBuilder {
     var duplicateKeys: [Int] = []
 
     @usableFromInline var nodes: [ConfigNode] = []
-    @usableFromInline var strings: [UInt8] = []
+    /// String bytes, zero-filled past `stringCount` (so a string's terminating NUL is already
+    /// there): bytes are copied into place, not appended (`append(contentsOf:)` cost ~90
+    /// instructions a string). Trimmed to `stringCount` by `finish()`.
+    @usableFromInline var strings: [UInt8]
+    @usableFromInline var stringCount = 0
     /// The open containers, innermost last: each one's node index and its parent's child count
     /// when it was opened (the innermost container's own count is `topChildren`).
     @usableFromInline var open: [(index: Int, children: Int)] = []
@@ -40,7 +44,7 @@ public struct DocumentBuilder {
         // one is still held): ~10 input bytes per value and 3/4 of the input as string bytes. Pages
         // of the reserve that are never written cost no memory.
         nodes.reserveCapacity(max(16, min(expectedBytes / 10, limits.maxNodes)))
-        strings.reserveCapacity(max(64, expectedBytes / 4 * 3))
+        strings = [UInt8](repeating: 0, count: max(64, expectedBytes / 4 * 3))
     }
 
     /// The nesting depth of the containers open now.
@@ -97,30 +101,50 @@ public struct DocumentBuilder {
 
     /// Starts a string built in pieces (for loaders that unescape): `appendStringBytes` …, then `endString`.
     @inlinable public mutating func beginString() {
-        pendingStringStart = strings.count
+        pendingStringStart = stringCount
+    }
+
+    /// Makes room for `n` more string bytes (and the terminating NUL).
+    @inlinable @inline(__always) mutating func reserveStringBytes(_ n: Int) {
+        if stringCount &+ n >= strings.count { growStrings(n) }
+    }
+
+    /// Doubles the string buffer (at least `n` + 1 more bytes), zero-filled.
+    @usableFromInline @inline(never) mutating func growStrings(_ n: Int) {
+        strings.append(contentsOf: repeatElement(0, count: max(strings.count, n + 1)))
     }
 
     /// Appends bytes to the string begun by `beginString`.
     @inlinable public mutating func appendStringBytes(_ bytes: UnsafeRawBufferPointer) {
-        // As typed bytes: appending a typed buffer is one memcpy, a raw buffer is iterated.
-        strings.append(contentsOf: bytes.assumingMemoryBound(to: UInt8.self))
+        let n = bytes.count
+        guard n > 0, let source = bytes.baseAddress else { return }
+        reserveStringBytes(n)
+        let at = stringCount
+        strings.withUnsafeMutableBufferPointer { all in
+            UnsafeMutableRawPointer(all.baseAddress! + at).copyMemory(from: source, byteCount: n)
+        }
+        stringCount = at &+ n
     }
 
     /// Appends one byte to the string begun by `beginString`.
     @inlinable public mutating func appendStringByte(_ byte: UInt8) {
-        strings.append(byte)
+        reserveStringBytes(1)
+        strings[stringCount] = byte
+        stringCount &+= 1
     }
 
     /// Appends a Unicode scalar, UTF-8 encoded, to the string begun by `beginString`.
     @inlinable public mutating func appendScalar(_ scalar: Unicode.Scalar) {
-        for b in UTF8.encode(scalar)! { strings.append(b) }
+        for b in UTF8.encode(scalar)! { appendStringByte(b) }
     }
 
     /// Finishes the string begun by `beginString` and adds it as a node.
     @inlinable public mutating func endString(line: Int, column: Int) throws(ConfigError) {
         let start = pendingStringStart
-        let length = strings.count - start
-        strings.append(0)
+        let length = stringCount - start
+        // The NUL after the string: the buffer is zero past `stringCount`, so room is all it needs.
+        reserveStringBytes(0)
+        stringCount &+= 1
         pendingStringStart = -1
         if length > limits.maxStringBytes { throw stringTooLong(length, line: line, column: column) }
         try append(
@@ -177,13 +201,14 @@ public struct DocumentBuilder {
 
     /// Finishes the document; the problems that did not stop reading (duplicate keys) travel in
     /// `ConfigDocument.problems`. Throws a syntax error if a container is still open.
-    public func finish() throws(ConfigError) -> ConfigDocument {
+    public mutating func finish() throws(ConfigError) -> ConfigDocument {
         if let top = open.last {
             let n = nodes[top.index]
             throw ConfigError(
                 .syntax, "unterminated \(n.kind == .map ? "map" : "list")",
                 at: location(line: Int(n.line), column: Int(n.column)))
         }
+        strings.removeLast(strings.count - stringCount)
         return ConfigDocument(
             file: file, nodes: nodes, strings: strings, problems: diagnostics, duplicateKeys: duplicateKeys.sorted())
     }

@@ -38,17 +38,16 @@ struct Candidate {
     /// `namesIncomplete` and `kept` are `Transaction.apply`'s.
     mutating func merge(
         parent: Snapshot, own: [EntryDefinition], invalidNames: Set<String>, problems: [Diagnostic],
-        namesIncomplete: Bool = false, kept: [String: CompiledEntry] = [:]
+        namesIncomplete: Bool = false, kept: [String: (cell: SingletonCell, owner: UnsafeMutableRawPointer?)] = [:]
     ) throws(ConfigError) {
         var definitions: [EntryDefinition] = []
         var position: [String: Int] = [:]
-        var inherited: [String: CompiledEntry] = [:]
-        for c in parent.entries.compiled {
-            guard let c else { continue }
-            let definition = c.definition
+        var inherited: [String: (cell: SingletonCell, owner: UnsafeMutableRawPointer?)] = [:]
+        for i in 0..<parent.entries.count {
+            guard let definition = parent.entries.definition(at: i) else { continue }
             position[definition.name] = definitions.count
             definitions.append(definition)
-            inherited[definition.name] = c
+            inherited[definition.name] = parent.entries.singleton(at: i)
         }
         for d in own {
             if let i = position[d.name] {
@@ -63,7 +62,7 @@ struct Candidate {
         for (i, name) in parent.classes.names.enumerated() where parent.classes.records[i] != nil { _ = classSlot(for: name) }
         // No environment: every definition is resolved against the one it was committed with.
         var tx = Transaction(
-            base: EntryTable(compiled: []), classSlots: classSlots,
+            base: EntryTable(), classSlots: classSlots,
             maxStringBytes: registry.limits.config.maxStringBytes)
         switch tx.apply(
             definitions, invalidNames: invalidNames, decodeProblems: problems, namesIncomplete: namesIncomplete,
@@ -71,10 +70,10 @@ struct Candidate {
         {
         case .failure(let error):
             throw error
-        case .success(let compiled):
+        case .success(let table):
             classSlots = tx.classSlots
             padRecords()
-            entries = EntryTable(compiled: compiled)
+            entries = table
             self.own = own
             parentSnapshot = parent
         }

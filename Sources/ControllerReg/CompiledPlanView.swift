@@ -19,13 +19,12 @@ extension Registry {
         cell.read { s in
             var out: [CompiledPlanView] = []
             for i in 0..<s.entries.count {
-                guard let compiled = s.entries.compiled[i], s.entries.plans[i].live else { continue }
+                guard let definition = s.entries.definition(at: i) else { continue }
                 let plan = s.entries.plans[i]
                 var slots: [Dependency] = []
                 if let p = plan.slots {
                     for k in 0..<Int(plan.slotCount) { slots.append(Self.dependency(p[k], s)) }
                 }
-                let definition = compiled.definition
                 out.append(
                     CompiledPlanView(
                         name: definition.name, definition: definition,
@@ -42,8 +41,7 @@ extension Registry {
 
     private static func value(_ slot: PlanSlot, _ s: Snapshot) -> DependencyValue {
         func name(_ target: Int32) -> String {
-            guard target >= 0, Int(target) < s.entries.count, let c = s.entries.compiled[Int(target)] else { return "" }
-            return c.name
+            s.entries.isLive(Int(target)) ? s.entries.name(at: Int(target)) : ""
         }
         switch slot.op {
         case .literal:

@@ -8,18 +8,22 @@ import Musl
 import Darwin
 #endif
 
-/// One contiguous byte buffer per transaction holding the compact encoding of the definitions it
-/// commits (`DefinitionCoding.swift`) and the strings they share, each stored once (keys, class
-/// names, referenced names, file names). Records and interned strings are found by byte offset.
+/// What one transaction keeps of the entries it commits: one contiguous byte buffer holding the
+/// compact encoding of their definitions (`DefinitionCoding.swift`) and the strings they share,
+/// each stored once (keys, class names, referenced names, file names, literal strings), found by
+/// byte offset; and the arena of their compiled plans.
 ///
-/// Grows while its transaction writes it; `finish()` drops the interning table and trims the
-/// buffer, after which it is read-only (and its base address no longer moves).
+/// Grows while its transaction writes its records; `freeze()` trims the buffer, after which its
+/// base address no longer moves (the plans then point into it: `internedBytes`); `finish()` drops
+/// the interning table, after which it is read-only.
 // @unchecked: written only by the one transaction that fills it (under the writer lock); read-only
 // once `finish()` has run, before its snapshot is published.
 final class DefinitionArena: @unchecked Sendable {
     private(set) var base: UnsafeMutablePointer<UInt8>
     private(set) var count = 0
     private var capacity: Int
+    /// The compiled plans of the transaction's entries.
+    let plans: Arena
     /// Interned strings, found by their bytes (`InternTable`); freed by `finish()`. A
     /// `[String: Int]` cost a SipHash of a `String` per lookup, the largest part of encoding a load.
     /// Raw memory behind a `let`: a stored `var` of a class is a dynamic exclusivity check
@@ -30,8 +34,11 @@ final class DefinitionArena: @unchecked Sendable {
         return p
     }()
 
-    init(capacity: Int = 4096) {
-        self.capacity = max(16, capacity)
+    /// An arena for a change of `entries` entries (sized for them: a change of one entry, as
+    /// `cr_add_entry` makes, keeps a few hundred bytes, not a whole plan chunk).
+    init(entries: Int) {
+        capacity = max(64, min(entries, 1 << 20) * 128)
+        plans = Arena(chunkSize: max(256, min(entries, 256) * 256))
         guard let p = malloc(self.capacity) else { fatalError("controllerreg: out of memory") }
         base = p.assumingMemoryBound(to: UInt8.self)
     }
@@ -53,12 +60,32 @@ final class DefinitionArena: @unchecked Sendable {
         capacity = c
     }
 
-    /// Drops the interning table and returns unused capacity; the arena is read-only afterwards.
-    func finish() {
-        interned.pointee.free()
+    /// Returns unused capacity; nothing more is written, so the base address stays put.
+    func freeze() {
         if count < capacity, let p = realloc(base, max(1, count)) {
             base = p.assumingMemoryBound(to: UInt8.self)
             capacity = max(1, count)
+        }
+    }
+
+    /// Drops the interning table (and freezes); the arena is read-only afterwards.
+    func finish() {
+        freeze()
+        interned.pointee.free()
+    }
+
+    /// The NUL-terminated bytes and length of an interned string, if the arena holds it (call
+    /// between `freeze()` and `finish()`).
+    func internedBytes(_ text: String) -> (UnsafePointer<UInt8>, Int)? {
+        var text = text
+        return text.withUTF8 { u -> (UnsafePointer<UInt8>, Int)? in
+            let bytes = UnsafeRawBufferPointer(u)
+            guard let offset = interned.pointee.find(bytes, hash: byteHash(bytes), in: UnsafePointer(base)) else {
+                return nil
+            }
+            var r = DefinitionReader(self, at: offset)
+            let b = r.stringBytes()
+            return (b.baseAddress ?? UnsafePointer(base + offset), b.count)
         }
     }
 
@@ -96,14 +123,16 @@ final class DefinitionArena: @unchecked Sendable {
         count += 8
     }
 
-    /// `bytes` preceded by a varint `header`.
+    /// `bytes` preceded by a varint `header` and followed by a NUL (plans pass them to C as is).
     private func appendBytes(header: UInt64, _ text: String) {
         var text = text
         text.withUTF8 { u in
             appendVarint(header)
-            reserve(u.count)
+            reserve(u.count + 1)
             if let b = u.baseAddress { (base + count).update(from: b, count: u.count) }
             count += u.count
+            base[count] = 0
+            count += 1
         }
     }
 
@@ -112,8 +141,9 @@ final class DefinitionArena: @unchecked Sendable {
         appendBytes(header: UInt64(text.utf8.count) << 1, text)
     }
 
-    /// A string many entries share (keys, class names, referenced names, files): written in place
-    /// the first time, and as the offset of that first copy afterwards.
+    /// A string many entries share (keys, class names, referenced names, files), or one a plan
+    /// points at (literal strings): written in place the first time, and as the offset of that
+    /// first copy afterwards.
     func appendInterned(_ text: String) {
         var text = text
         text.withUTF8 { appendInterned(bytes: $0) }
@@ -131,9 +161,11 @@ final class DefinitionArena: @unchecked Sendable {
             return
         }
         appendVarint(UInt64(u.count) << 1)
-        reserve(u.count)
+        reserve(u.count + 1)
         if let b = u.baseAddress { (base + count).update(from: b, count: u.count) }
         count += u.count
+        base[count] = 0
+        count += 1
     }
 }
 
@@ -150,12 +182,12 @@ private struct InternTable {
     private var used = 0
 
     /// The offset of the string with `bytes` (hash `hash`) in the arena at `base`; nil if it is
-    /// new, after recording `newOffset` (where the caller writes it inline) for it.
+    /// new, after recording `newOffset` (where the caller writes it inline) for it, when given.
     mutating func find(
-        _ bytes: UnsafeRawBufferPointer, hash: UInt64, in base: UnsafePointer<UInt8>, orInsert newOffset: Int
+        _ bytes: UnsafeRawBufferPointer, hash: UInt64, in base: UnsafePointer<UInt8>, orInsert newOffset: Int? = nil
     ) -> Int? {
-        if used * 2 >= capacity { grow() }
-        let slots = self.slots!
+        if newOffset != nil && used * 2 >= capacity { grow() }
+        guard let slots = self.slots else { return nil }
         let mask = capacity - 1
         var i = Int(truncatingIfNeeded: hash) & mask
         while slots[i].offset >= 0 {
@@ -176,8 +208,10 @@ private struct InternTable {
             }
             i = (i + 1) & mask
         }
-        slots[i] = Slot(offset: newOffset, hash: hash)
-        used += 1
+        if let newOffset {
+            slots[i] = Slot(offset: newOffset, hash: hash)
+            used += 1
+        }
         return nil
     }
 
@@ -253,7 +287,7 @@ struct DefinitionReader {
             return at.stringBytes()
         }
         let n = Int(header >> 1)
-        defer { position += n }
+        defer { position += n + 1 }
         return UnsafeBufferPointer(start: base + position, count: n)
     }
 

@@ -13,10 +13,12 @@
 ///     location?  place (see below)
 ///     count      varint, then that many dependencies: key (interned), place, value
 ///
-/// A value is a tag byte and its payload (`ValueTag`); a place is a varint (0 none, 1 same file as
-/// the record's previous place, 2 a new file given next as an interned string), then the line as a
-/// zigzag delta from the previous place's line and the column as a varint. Strings are a varint
-/// header: even, the byte length of the text that follows; odd, the offset of an interned string.
+/// A value is a tag byte and its payload (`ValueTag`). A place is one varint, 0 for none, else the
+/// line as a zigzag delta from the record's previous place shifted left by 2, or'd with 1 (same file
+/// as that place) or 2 (a new file, given next as an interned string); or 3, a new file and the
+/// line itself (a delta too large to shift); then the column (zigzag). Strings are a varint
+/// header: even, the byte length of the text that follows (then a NUL); odd, the offset of an
+/// interned string. Keys and literal strings are interned: compiled plans point at them.
 ///
 /// Every switch over `DependencyValue` here is exhaustive, so a new case does not compile until it
 /// is encoded and decoded.
@@ -105,7 +107,7 @@ enum DefinitionCoding {
             arena.appendFixed64(d.bitPattern)
         case .string(let s):
             arena.append(ValueTag.string.rawValue)
-            arena.appendInline(s)
+            arena.appendInterned(s)
         case .reference(let name, let at):
             arena.append(ValueTag.reference.rawValue)
             arena.appendInterned(name)
@@ -160,14 +162,21 @@ enum DefinitionCoding {
                 arena.appendVarint(0)
                 return
             }
-            if let f = file, f == l.file {
-                arena.appendVarint(1)
+            let delta = Int64(l.line) &- Int64(line)
+            let zigzag = UInt64(bitPattern: (delta << 1) ^ (delta >> 63))
+            if zigzag >> 61 != 0 {
+                // A delta too large to shift: 3, then the file and the line itself.
+                arena.appendVarint(3)
+                arena.appendInterned(l.file)
+                arena.appendSigned(Int64(l.line))
+                file = l.file
+            } else if let f = file, f == l.file {
+                arena.appendVarint(zigzag << 2 | 1)
             } else {
-                arena.appendVarint(2)
+                arena.appendVarint(zigzag << 2 | 2)
                 arena.appendInterned(l.file)
                 file = l.file
             }
-            arena.appendSigned(Int64(l.line) &- Int64(line))
             arena.appendSigned(Int64(l.column))
             line = l.line
         }
@@ -178,12 +187,16 @@ enum DefinitionCoding {
         var line = 0
 
         mutating func read(_ r: inout DefinitionReader) -> SourceLocation? {
-            switch r.varint() {
-            case 0: return nil
-            case 1: break
-            default: file = r.string()
+            let v = r.varint()
+            if v == 0 { return nil }
+            if v & 3 >= 2 { file = r.string() }
+            if v & 3 == 3 {
+                line = Int(truncatingIfNeeded: r.signed())
+            } else {
+                let zigzag = v >> 2
+                let delta = Int64(bitPattern: (zigzag >> 1) ^ (0 &- (zigzag & 1)))
+                line = Int(truncatingIfNeeded: Int64(line) &+ delta)
             }
-            line = Int(truncatingIfNeeded: Int64(line) &+ r.signed())
             return SourceLocation(file: file, line: line, column: Int(truncatingIfNeeded: r.signed()))
         }
     }

@@ -274,23 +274,10 @@ public enum DependencyRule {
     ) {
         func place(_ text: String) -> String { "entry '\(entry)', key '\(key)': \(text)" }
         switch value {
-        case .template(let text, let at):
+        case .template, .env:
+            // Outlined: nothing of these cases is bound here, so the common cases are not copied.
             usesEnvironment = true
-            if let problem = EnvTemplate.syntaxProblem(text) {
-                out.append(Diagnostic(.schema, place("in \(EnvValue.quoted("@" + text)): \(problem)"), at: at ?? fallback))
-            }
-        case .env(let e):
-            usesEnvironment = true
-            if !EnvValue.isValidName(e.name) {
-                out.append(
-                    Diagnostic(
-                        .schema,
-                        place(
-                            "Env \(EnvValue.quoted(e.name)) is not a variable name: use letters, digits and '_', not starting with a digit"
-                        ), at: e.location ?? fallback))
-            } else if case .failure(let problem)? = e.convertedDefault() {
-                out.append(Diagnostic(.schema, place(problem.text), at: e.location ?? fallback))
-            }
+            environmentProblems(of: value, entry: entry, key: key, fallback: fallback, into: &out)
         case .reference(let name, let at):
             if name.isEmpty {
                 out.append(
@@ -322,6 +309,34 @@ public enum DependencyRule {
                 nestedProblems(
                     of: d.value, entry: entry, key: key, fallback: d.location ?? fallback, into: &out,
                     usesEnvironment: &usesEnvironment)
+            }
+        default:
+            break
+        }
+    }
+
+    /// The problems of a `.template` (its `${...}` syntax) or `.env` (its name, and whether its
+    /// `Default` converts to its `Type`).
+    @inline(never)
+    static func environmentProblems(
+        of value: DependencyValue, entry: String, key: String, fallback: SourceLocation?, into out: inout [Diagnostic]
+    ) {
+        func place(_ text: String) -> String { "entry '\(entry)', key '\(key)': \(text)" }
+        switch value {
+        case .template(let text, let at):
+            if let problem = EnvTemplate.syntaxProblem(text) {
+                out.append(Diagnostic(.schema, place("in \(EnvValue.quoted("@" + text)): \(problem)"), at: at ?? fallback))
+            }
+        case .env(let e):
+            if !EnvValue.isValidName(e.name) {
+                out.append(
+                    Diagnostic(
+                        .schema,
+                        place(
+                            "Env \(EnvValue.quoted(e.name)) is not a variable name: use letters, digits and '_', not starting with a digit"
+                        ), at: e.location ?? fallback))
+            } else if case .failure(let problem)? = e.convertedDefault() {
+                out.append(Diagnostic(.schema, place(problem.text), at: e.location ?? fallback))
             }
         default:
             break

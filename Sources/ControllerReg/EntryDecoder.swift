@@ -254,11 +254,10 @@ public enum EntryDecoder {
                 next = doc.next(after: v)
                 let key = cachedString(k)
                 if depth == 1 { currentKey = key }
-                if let value = decodeValue(v, depth: depth) {
-                    result.append(Dependency(key: key, value: value, location: doc.location(of: k)))
-                } else {
-                    ok = false
-                }
+                // Not an optional result: a `DependencyValue?` moved through here was copied by a
+                // generic (metadata-driven) outlined copy, a measurable cost per dependency.
+                let value = decodeValue(v, depth: depth, ok: &ok)
+                result.append(Dependency(key: key, value: value, location: doc.location(of: k)))
             }
             return ok ? result : nil
         }
@@ -279,18 +278,7 @@ public enum EntryDecoder {
                     suggestion: form.rawValue)
                 return .some(nil)
             case .form(.env):
-                let described = pairs.map { (key: doc.string(at: $0.key), kind: valueKind($0.value), scalar: scalar($0.value)) }
-                let name = pairs.first { doc.string(at: $0.key) == DependencyRule.Form.env.rawValue }!.value
-                switch DependencyRule.envForm(described, at: doc.location(of: name)) {
-                case .success(let value):
-                    return .env(value)
-                case .failure(let problem):
-                    let pair = pairs[problem.pair]
-                    fail(
-                        .schema, "entry '\(currentEntry)', key '\(currentKey)': " + problem.message,
-                        problem.atKey ? pair.key : pair.value, suggestion: problem.suggestion)
-                    return .some(nil)
-                }
+                return decodeEnvForm(node)
             case .form(let form):
                 let target = pairs.first { doc.string(at: $0.key) == form.rawValue }!.value
                 if let problem = DependencyRule.formProblem(form, keyCount: pairs.count, targetKind: valueKind(target)) {
@@ -301,6 +289,36 @@ public enum EntryDecoder {
                 }
                 return DependencyRule.form(form, target: doc.string(at: target), at: doc.location(of: target))
             }
+        }
+
+        /// A map read as `{Env: NAME, Type: T, Default: D}`: its value, or `.some(nil)` after
+        /// reporting what is wrong. Outlined, to keep `decodeValue` (inlined into the common path) small.
+        @inline(never)
+        mutating func decodeEnvForm(_ node: Int) -> DependencyValue?? {
+            let pairs = doc.pairs(of: node)
+            let described = pairs.map { (key: doc.string(at: $0.key), kind: valueKind($0.value), scalar: scalar($0.value)) }
+            let name = pairs.first { doc.string(at: $0.key) == DependencyRule.Form.env.rawValue }!.value
+            switch DependencyRule.envForm(described, at: doc.location(of: name)) {
+            case .success(let value):
+                return .env(value)
+            case .failure(let problem):
+                let pair = pairs[problem.pair]
+                fail(
+                    .schema, "entry '\(currentEntry)', key '\(currentKey)': " + problem.message,
+                    problem.atKey ? pair.key : pair.value, suggestion: problem.suggestion)
+                return .some(nil)
+            }
+        }
+
+        /// The literal string node `node` (its text starts with `@`): a `.string` without the mark,
+        /// or, when it holds `${`, a `.template` kept as written to be substituted at commit.
+        @inline(never)
+        func literal(_ node: Int) -> DependencyValue {
+            let text = doc.stringDroppingFirst(at: node)
+            if doc.withBytes(of: node, { EnvTemplate.isTemplate(UnsafeRawBufferPointer($0)) }) {
+                return .template(text, at: doc.location(of: node))
+            }
+            return .string(text)
         }
 
         /// A string, integer, number or boolean node as an `Env` form's scalar, else nil.
@@ -315,7 +333,8 @@ public enum EntryDecoder {
             }
         }
 
-        mutating func decodeValue(_ node: Int, depth: Int) -> DependencyValue? {
+        /// The dependency value at `node`; on a problem (reported) `.null`, with `ok` set to false.
+        mutating func decodeValue(_ node: Int, depth: Int, ok: inout Bool) -> DependencyValue {
             let n = doc.nodes[node]
             if n.isContainer {
                 // Values are walked recursively from here on (decoding, compiling, comparing,
@@ -323,11 +342,13 @@ public enum EntryDecoder {
                 // the stack, whatever the document's depth limit is set to.
                 if depth > DependencyValue.maxNesting {
                     fail(.limit, "a dependency value nests deeper than \(DependencyValue.maxNesting) levels", node)
-                    return nil
+                    ok = false
+                    return .null
                 }
                 if !StackGuard.hasRoom() {
                     fail(.limit, "a dependency value nests too deeply for this thread's stack", node)
-                    return nil
+                    ok = false
+                    return .null
                 }
             }
             switch n.kind {
@@ -338,25 +359,27 @@ public enum EntryDecoder {
             case .string:
                 // The rule (`DependencyRule.value(ofString:)`) read from the bytes: a literal's text
                 // is taken without its mark in one copy; a reference's through the cache.
-                // A literal holding `${` is kept as written, to be substituted at commit.
-                if doc.firstByte(at: node) == DependencyRule.literalMark {
-                    let text = doc.stringDroppingFirst(at: node)
-                    if doc.withBytes(of: node, { EnvTemplate.isTemplate(UnsafeRawBufferPointer($0)) }) {
-                        return .template(text, at: doc.location(of: node))
-                    }
-                    return .string(text)
-                }
+                if doc.firstByte(at: node) == DependencyRule.literalMark { return literal(node) }
                 return .reference(cachedString(node), at: doc.location(of: node))
             case .list:
                 var items: [DependencyValue] = []
-                var ok = true
-                for e in doc.elements(of: node) {
-                    if let v = decodeValue(e, depth: depth + 1) { items.append(v) } else { ok = false }
-                }
-                return ok ? .list(items) : nil
+                var itemsOK = true
+                for e in doc.elements(of: node) { items.append(decodeValue(e, depth: depth + 1, ok: &itemsOK)) }
+                if !itemsOK { ok = false }
+                return .list(items)
             case .map:
-                if let form = decodeForm(node) { return form }
-                return decodeMap(node, depth: depth + 1).map { .map($0) }
+                if let form = decodeForm(node) {
+                    guard let form else {
+                        ok = false
+                        return .null
+                    }
+                    return form
+                }
+                guard let deps = decodeMap(node, depth: depth + 1) else {
+                    ok = false
+                    return .null
+                }
+                return .map(deps)
             }
         }
     }

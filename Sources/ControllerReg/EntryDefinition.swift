@@ -108,10 +108,12 @@ public enum DependencyValue: Sendable, Equatable {
     /// A literal string with environment substitutions (`"@http://${HOST}:${PORT:-80}"`), as
     /// written without the `@`; `EnvTemplate` describes the grammar. Resolved at commit, against
     /// the load's environment, to a `.string`. (A `.string` is taken as it is.)
-    case template(String, at: SourceLocation?)
+    indirect case template(String, at: SourceLocation?)
     /// An environment variable converted to a type (`{Env: PORT, Type: int, Default: 8080}`),
     /// resolved at commit against the load's environment.
-    case env(EnvValue)
+    /// Boxed (`indirect`): `EnvValue` is larger than the other payloads, and a value's size is its
+    /// largest case's, so unboxed it would make every dependency value larger.
+    indirect case env(EnvValue)
     case list([DependencyValue])
     case map([Dependency])
 

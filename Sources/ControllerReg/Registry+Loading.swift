@@ -156,7 +156,7 @@ extension Registry {
         environment: ConfigEnvironment
     ) throws(ConfigError) {
         let lookup = EnvironmentLookup(environment)
-        let current = c.entries.count - c.entries.compiled.reduce(0) { $0 + ($1 == nil ? 1 : 0) }
+        let current = c.entries.liveCount
         if current + definitions.count > limits.maxEntries {
             // Only names not defined yet are new: an override replaces, a name twice counts once.
             var seen = Set<String>()
@@ -174,13 +174,13 @@ extension Registry {
         }
         var tx = Transaction(
             base: c.entries, classSlots: c.classSlots, environment: lookup, maxStringBytes: limits.config.maxStringBytes)
-        let compiled: [CompiledEntry?]
+        let table: EntryTable
         switch tx.apply(
             definitions, mode: mode == .add ? .add : .override, removals: removals,
             invalidNames: invalidNames, decodeProblems: decodeProblems, namesIncomplete: namesIncomplete, child: child)
         {
         case .failure(let error): throw error
-        case .success(let result): compiled = result
+        case .success(let result): table = result
         }
         var history = c.history
         let step = Int32(history.steps.count)
@@ -217,20 +217,20 @@ extension Registry {
             history.origins = origins
             try c.merge(parent: parent, own: own, invalidNames: invalidNames, problems: [], namesIncomplete: namesIncomplete)
         } else {
-            // Entries this change replaced or removed, and the ones it defined (compared by
-            // identity: the transaction keeps every other compiled entry as it was).
-            let old = c.entries.compiled
-            for (i, o) in old.enumerated() {
-                guard let o, compiled[i] !== o, i < history.origins.count else { continue }
-                history.keepReplaced(o.definition, origin: history.origins[i])
+            // Entries this change replaced or removed, and the ones it defined (the transaction
+            // keeps every other entry as it was).
+            let old = c.entries
+            for i in (tx.changedIndices + tx.removedIndices).sorted() where i < history.origins.count {
+                guard let o = old.definition(at: i) else { continue }
+                history.keepReplaced(o, origin: history.origins[i])
             }
-            if history.origins.count < compiled.count {
-                history.origins.append(contentsOf: repeatElement(-1, count: compiled.count - history.origins.count))
+            if history.origins.count < table.count {
+                history.origins.append(contentsOf: repeatElement(-1, count: table.count - history.origins.count))
             }
-            for (i, n) in compiled.enumerated() where n != nil && (i >= old.count || n !== old[i]) { history.origins[i] = step }
+            for i in tx.changedIndices { history.origins[i] = step }
             c.classSlots = tx.classSlots
             c.padRecords()
-            c.entries = EntryTable(compiled: compiled)
+            c.entries = table
         }
         c.history = history
     }

@@ -32,7 +32,7 @@ extension Registry {
         if let parent = c.parentSnapshot {
             try fresh.merge(parent: parent, own: [], invalidNames: [], problems: [])
         } else {
-            fresh.entries = EntryTable(compiled: [])
+            fresh.entries = EntryTable()
         }
         // What each step gives now (files read again), before any is applied: a step's reference
         // to a name a later step defines is not a problem of that step.
@@ -81,8 +81,8 @@ extension Registry {
             }
         }
 
-        let oldDefinitions = old.compiled.compactMap { $0?.definition }
-        let newDefinitions = fresh.entries.compiled.compactMap { $0?.definition }
+        let oldDefinitions = old.definitions
+        let newDefinitions = fresh.entries.definitions
         let ownNames = c.parentSnapshot == nil ? nil : Set(fresh.own.map(\.name))
         let changes = ReloadChanges.compare(
             old: oldDefinitions, new: newDefinitions,
@@ -95,20 +95,20 @@ extension Registry {
                 try fresh.merge(
                     parent: parent, own: fresh.own, invalidNames: failedNames, problems: [], namesIncomplete: unread, kept: kept)
             } else {
-                var tx = Transaction(base: EntryTable(compiled: []), classSlots: fresh.classSlots)
+                var tx = Transaction(base: EntryTable(), classSlots: fresh.classSlots)
                 switch tx.apply(newDefinitions, invalidNames: failedNames, namesIncomplete: unread, kept: kept) {
                 case .failure(let error): throw error
-                case .success(let compiled):
+                case .success(let table):
                     // Indices are compacted: origins follow their entries.
                     var origins: [Int32] = []
-                    origins.reserveCapacity(compiled.count)
-                    for (i, e) in fresh.entries.compiled.enumerated() where e != nil {
+                    origins.reserveCapacity(table.count)
+                    for i in 0..<fresh.entries.count where fresh.entries.isLive(i) {
                         origins.append(i < fresh.history.origins.count ? fresh.history.origins[i] : -1)
                     }
                     fresh.history.origins = origins
                     fresh.classSlots = tx.classSlots
                     fresh.padRecords()
-                    fresh.entries = EntryTable(compiled: compiled)
+                    fresh.entries = table
                 }
             }
         } catch {
@@ -132,31 +132,33 @@ extension Registry {
                 i < history.origins.count && history.origins[i] == step ? c.own[i] : nil
             }
         }
-        return entries.compiled.indices.compactMap { i in
+        return (0..<entries.count).compactMap { i in
             guard i < history.origins.count, history.origins[i] == step else { return nil }
-            return entries.compiled[i]?.definition
+            return entries.definition(at: i)
         }
     }
 
-    /// The current compiled entries of singletons `changes` leaves alone (their cells, and objects,
-    /// carry over), by name. Only this registry's own singletons: inherited ones are the parent's.
+    /// The current cells (and owners) of singletons `changes` leaves alone (their objects carry
+    /// over), by name. Only this registry's own singletons: inherited ones are the parent's.
     static func keptSingletons(
         old: EntryTable, newDefinitions: [EntryDefinition], changes: ReloadChanges
-    ) -> [String: CompiledEntry] {
+    ) -> [String: (cell: SingletonCell, owner: UnsafeMutableRawPointer?)] {
         let dirty = Set(changes.added).union(changes.changed)
-        var kept: [String: CompiledEntry] = [:]
+        var kept: [String: (cell: SingletonCell, owner: UnsafeMutableRawPointer?)] = [:]
         for d in newDefinitions where d.lifestyle == .singleton && !dirty.contains(d.name) {
             let i = old.index(of: d.name)
-            if i >= 0, let e = old.compiled[i], e.owner == nil, e.singleton != nil { kept[d.name] = e }
+            if i >= 0, let s = old.singleton(at: i), s.owner == nil { kept[d.name] = s }
         }
         return kept
     }
 
     /// `keptSingletons` for a child recompiled over its parent's reloaded state: `own` are the
     /// child's own names (only their singletons are the child's).
-    static func keptSingletons(old: EntryTable, new: EntryTable, own: Set<String>) -> [String: CompiledEntry] {
-        let oldDefinitions = old.compiled.compactMap { $0?.definition }
-        let newDefinitions = new.compiled.compactMap { $0?.definition }
+    static func keptSingletons(
+        old: EntryTable, new: EntryTable, own: Set<String>
+    ) -> [String: (cell: SingletonCell, owner: UnsafeMutableRawPointer?)] {
+        let oldDefinitions = old.definitions
+        let newDefinitions = new.definitions
         let changes = ReloadChanges.compare(
             old: oldDefinitions, new: newDefinitions, notRebuilt: Set(newDefinitions.map(\.name)).subtracting(own))
         return keptSingletons(old: old, newDefinitions: newDefinitions, changes: changes)

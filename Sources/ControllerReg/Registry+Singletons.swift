@@ -43,12 +43,14 @@ extension Registry {
     /// inherited entry's singleton belongs to the parent), under `epoch`, the swap's.
     func retireSingletons(replacing old: Snapshot, with new: Snapshot, epoch: UInt64) {
         var kept = Set<ObjectIdentifier>()
-        for c in new.entries.compiled {
-            if let c, c.owner == nil, let cell = c.singleton { kept.insert(ObjectIdentifier(cell)) }
+        for i in 0..<new.entries.count {
+            if let (cell, owner) = new.entries.singleton(at: i), owner == nil { kept.insert(ObjectIdentifier(cell)) }
         }
         var gone: [SingletonCell] = []
-        for c in old.entries.compiled {
-            if let c, c.owner == nil, let cell = c.singleton, !kept.contains(ObjectIdentifier(cell)) { gone.append(cell) }
+        for i in 0..<old.entries.count {
+            if let (cell, owner) = old.entries.singleton(at: i), owner == nil, !kept.contains(ObjectIdentifier(cell)) {
+                gone.append(cell)
+            }
         }
         if !gone.isEmpty { singletons.withLock { $0.retired.append((epoch, gone)) } }
     }

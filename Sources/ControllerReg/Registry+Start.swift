@@ -5,14 +5,15 @@ extension Registry {
     public func start() throws(ConfigError) {
         let maxDepth = maxCreateDepth.load(ordering: .relaxed)
         let failure: ConfigError? = cell.read { s in
-            for (i, c) in s.entries.compiled.enumerated() {
-                guard let c, c.isEagerSingleton else { continue }
+            for i in 0..<s.entries.count {
+                guard s.entries.isLive(i), s.entries.isEagerSingleton(at: i) else { continue }
                 var resolver = Resolver(snapshot: s, registry: self, maxDepth: maxDepth)
                 do throws(CreateFailure) {
                     _ = try resolver.createEntry(i, props: nil)
                 } catch {
-                    let inner = error.error(for: c.name)
-                    return ConfigError(inner.code, "start: eager singleton '\(c.name)' failed: \(inner.description)")
+                    let inner = error.error(for: s.entries.name(at: i))
+                    return ConfigError(
+                        inner.code, "start: eager singleton '\(s.entries.name(at: i))' failed: \(inner.description)")
                 }
             }
             return nil

@@ -37,7 +37,7 @@ public final class Registry: @unchecked Sendable {
         maxCreateDepth = Atomic(limits.maxCreateDepth)
         parent = nil
         cell = SnapshotCell(
-            Snapshot(entries: EntryTable(compiled: []), classes: ClassTable(names: [], records: []), templates: []))
+            Snapshot(entries: EntryTable(), classes: ClassTable(names: [], records: []), templates: []))
     }
 
     /// Creates a child of `parent`: names and classes fall back to the parent, and what the child
@@ -48,7 +48,7 @@ public final class Registry: @unchecked Sendable {
         maxCreateDepth = Atomic(chosen.maxCreateDepth)
         self.parent = parent
         cell = SnapshotCell(
-            Snapshot(entries: EntryTable(compiled: []), classes: ClassTable(names: [], records: []), templates: []))
+            Snapshot(entries: EntryTable(), classes: ClassTable(names: [], records: []), templates: []))
         parent.lock.withLock {
             lock.withLock {
                 if case .success(let c) = candidate(parentSnapshot: parent.cell.snapshot, own: []) { install(c) }
@@ -70,7 +70,7 @@ public final class Registry: @unchecked Sendable {
         if closed.exchange(true, ordering: .acquiringAndReleasing) { return }
         lock.withLock {
             state = WriterState()
-            cell.publish(Snapshot(entries: EntryTable(compiled: []), classes: ClassTable(names: [], records: []), templates: []))
+            cell.publish(Snapshot(entries: EntryTable(), classes: ClassTable(names: [], records: []), templates: []))
         }
         if let parent {
             parent.lock.withLock { parent.state.children.removeAll { $0.registry == nil || $0.registry === self } }
@@ -106,14 +106,14 @@ public final class Registry: @unchecked Sendable {
 
     /// Every entry (for a child: its parent's and its own), in definition order.
     public var entries: [EntryDefinition] {
-        cell.read { s in s.entries.compiled.compactMap { $0?.definition } }
+        cell.read { s in (0..<s.entries.count).compactMap { s.entries.definition(at: $0) } }
     }
 
     /// The entry named `name`, if any.
     public func entry(named name: String) -> EntryDefinition? {
         cell.read { s in
             let i = s.entries.index(of: name)
-            return i >= 0 ? s.entries.compiled[i]?.definition : nil
+            return i >= 0 ? s.entries.definition(at: i) : nil
         }
     }
 }

@@ -183,7 +183,7 @@ struct Resolver {
     // MARK: Building
 
     private func entryName(_ index: Int) -> String {
-        snapshot.entries.compiled[index]?.name ?? "#\(index)"
+        snapshot.entries.isLive(index) ? snapshot.entries.name(at: index) : "#\(index)"
     }
 
     private func className(_ index: Int) -> String {
@@ -234,7 +234,7 @@ struct Resolver {
         // The hit: one atomic load, no reference counting.
         if let v = unmanagedCell._withUnsafeGuaranteedRef({ $0.value }) { return v }
         let cell = unmanagedCell.takeUnretainedValue()
-        if let owner = plan.owner {
+        if let owner = snapshot.entries.owner(of: index) {
             // Inherited from a parent: built there, with the parent's names, and owned by it.
             return try Unmanaged<Registry>.fromOpaque(owner).takeUnretainedValue().singleton(
                 named: entryName(index), depth: depth)

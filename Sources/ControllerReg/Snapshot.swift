@@ -1,87 +1,62 @@
-/// One entry as compiled by a transaction: its definition in compact form (decoded on demand,
-/// for listing and messages), its plan, the entry indices it references (for cycle checks when
-/// later loads change entries), and for a singleton the cell that holds its one object.
-// @unchecked: `plan` is set while its transaction builds it, before publication; immutable afterwards.
-final class CompiledEntry: @unchecked Sendable {
-    /// The arena holding the definition's record, and the record's offset.
-    let definitions: DefinitionArena
-    let record: Int
-    private(set) var plan: EntryPlan
-    /// Entries it creates directly (references, not providers): the edges of the cycle rule.
-    let edges: [Int32]
-    /// Every entry it names, providers included: what must not be removed under it.
-    let targets: [Int32]
-    let nameBytes: (UnsafePointer<UInt8>, Int)
-    let singleton: SingletonCell?
-    /// The registry that defines this singleton when it is not the one holding this entry (an
-    /// entry a child inherits): the singleton is built there and lives there.
-    let owner: Unmanaged<Registry>?
-    /// Keeps the plan's memory alive.
-    let arena: Arena
-    /// The environment its `${NAME}` and `{Env: NAME}` values were resolved against (nil when it
-    /// has none): given back with the definition, so a child compiling it again gets the same values.
-    let environment: EnvironmentLookup?
+/// Where an entry's definition record is: an arena of its table (`EntryTable.arenas`) and the
+/// record's offset in it.
+struct RecordRef {
+    var arena: Int32
+    var offset: UInt32
 
-    init(
-        name: String, lifestyle: Lifestyle, definitions: DefinitionArena, record: Int, plan: EntryPlan,
-        edges: [Int32], targets: [Int32], nameBytes: (UnsafePointer<UInt8>, Int), arena: Arena,
-        inheritedFrom: CompiledEntry? = nil, parent: Unmanaged<Registry>? = nil, keeping kept: CompiledEntry? = nil,
-        environment: EnvironmentLookup? = nil
-    ) {
-        self.definitions = definitions
-        self.environment = environment
-        self.record = record
-        self.edges = edges
-        self.targets = targets
-        self.nameBytes = nameBytes
-        self.arena = arena
-        if lifestyle == .singleton, let kept, let cell = kept.singleton {
-            // A reload left the entry unchanged: the same cell, so the same object, and owner.
-            singleton = cell
-            owner = kept.owner
-        } else if lifestyle == .singleton, let inherited = inheritedFrom, let cell = inherited.singleton {
-            singleton = cell
-            owner = inherited.owner ?? parent
-        } else {
-            singleton = lifestyle == .singleton ? SingletonCell(name: name) : nil
-            owner = nil
-        }
-        self.plan = plan
-        if let singleton { self.plan.singleton = Unmanaged.passUnretained(singleton).toOpaque() }
-        self.plan.owner = owner?.toOpaque()
-    }
-
-    /// The definition as committed (decoded from its record).
-    var definition: EntryDefinition {
-        var d = DefinitionCoding.decode(definitions, at: record)
-        d.environment = environment
-        return d
-    }
-    /// The entry's name.
-    var name: String { String(decoding: UnsafeBufferPointer(start: nameBytes.0, count: nameBytes.1), as: UTF8.self) }
-    /// Where the entry was defined (nil for entries added from code).
-    var location: SourceLocation? { DefinitionCoding.location(definitions, at: record) }
-    /// Whether it is a singleton built by `Registry.start()`.
-    var isEagerSingleton: Bool { DefinitionCoding.isEagerSingleton(definitions, at: record) }
+    /// No record (an index whose entry was removed).
+    static let none = RecordRef(arena: -1, offset: 0)
 }
 
-/// All entries of one published state, indexed; immutable once built.
+/// All entries of one published state, by index, as plain arrays (no object per entry): each
+/// entry's compiled plan (what the create path reads) and where its definition record is
+/// (`DefinitionCoding`, decoded on demand). Immutable once built.
 // @unchecked: its plan table is raw memory written in init and read-only afterwards.
 final class EntryTable: @unchecked Sendable {
-    /// By index; nil where an entry was removed.
-    let compiled: [CompiledEntry?]
-    /// Plain-data copy of each plan for the create path.
+    /// Plain-data plan of each index for the create path (`live` false where removed).
     let plans: CheckedPointer<EntryPlan>
     let count: Int
     let names: NameTable
+    /// The definition record of each index.
+    let records: [RecordRef]
+    /// The arenas the records and plans live in (several when entries came from several changes).
+    let arenas: [DefinitionArena]
+    /// The singleton cells the plans point to (kept alive here; a child shares its parent's).
+    let cells: [SingletonCell]
+    /// For singletons built by another registry (a parent's entries a child inherits): that
+    /// registry (unretained: a parent outlives its children), by entry index.
+    let owners: [Int32: UnsafeMutableRawPointer]
+    /// The environment each entry that uses one was resolved against (`EntryDefinition.environment`:
+    /// given back with its definition, so a child compiling it again gets the same values).
+    let environments: [Int32: EnvironmentLookup]
 
-    init(compiled: [CompiledEntry?]) {
-        self.compiled = compiled
-        count = compiled.count
-        let storage = UnsafeMutablePointer<EntryPlan>.allocate(capacity: max(1, compiled.count))
-        for (i, c) in compiled.enumerated() { (storage + i).initialize(to: c?.plan ?? EntryPlan()) }
-        plans = CheckedPointer(storage, count: compiled.count)
-        names = NameTable(names: compiled.map { $0?.nameBytes })
+    /// An empty table.
+    convenience init() { self.init(plans: [], records: [], arenas: [], cells: [], owners: [:], environments: [:]) }
+
+    init(
+        plans: [EntryPlan], records: [RecordRef], arenas: [DefinitionArena], cells: [SingletonCell],
+        owners: [Int32: UnsafeMutableRawPointer], environments: [Int32: EnvironmentLookup]
+    ) {
+        count = plans.count
+        self.records = records
+        self.arenas = arenas
+        self.cells = cells
+        self.owners = owners
+        self.environments = environments
+        let storage = UnsafeMutablePointer<EntryPlan>.allocate(capacity: max(1, plans.count))
+        for (i, plan) in plans.enumerated() { (storage + i).initialize(to: plan) }
+        self.plans = CheckedPointer(storage, count: plans.count)
+        var nameBytes: [(UnsafePointer<UInt8>, Int)?] = []
+        nameBytes.reserveCapacity(records.count)
+        for (i, r) in records.enumerated() {
+            if r.arena < 0 || !plans[i].live {
+                nameBytes.append(nil)
+            } else {
+                let b = DefinitionCoding.nameBytes(arenas[Int(r.arena)], at: Int(r.offset))
+                nameBytes.append((b.baseAddress ?? emptyKey, b.count))
+            }
+        }
+        names = NameTable(names: nameBytes)
     }
 
     deinit {
@@ -95,8 +70,147 @@ final class EntryTable: @unchecked Sendable {
         return i >= 0 && plans[i].live ? i : -1
     }
 
+    /// Whether index `i` holds an entry.
+    func isLive(_ i: Int) -> Bool { i >= 0 && i < count && plans[i].live }
+
+    /// How many entries it holds.
+    var liveCount: Int { (0..<count).reduce(0) { $0 + (plans[$1].live ? 1 : 0) } }
+
+    /// The definitions of all live entries, in index order.
+    var definitions: [EntryDefinition] { (0..<count).compactMap { definition(at: $0) } }
+
     /// Names of all live entries, in index order.
-    var liveNames: [String] { compiled.compactMap { $0?.name } }
+    var liveNames: [String] { (0..<count).compactMap { plans[$0].live ? name(at: $0) : nil } }
+
+    /// The name of live entry `i`.
+    func name(at i: Int) -> String {
+        let r = records[i]
+        return DefinitionCoding.name(arenas[Int(r.arena)], at: Int(r.offset))
+    }
+
+    /// The definition of entry `i` as committed, nil where none.
+    func definition(at i: Int) -> EntryDefinition? {
+        guard isLive(i) else { return nil }
+        let r = records[i]
+        var d = DefinitionCoding.decode(arenas[Int(r.arena)], at: Int(r.offset))
+        if !environments.isEmpty { d.environment = environments[Int32(i)] }
+        return d
+    }
+
+    /// Where live entry `i` was defined (nil for entries added from code).
+    func location(at i: Int) -> SourceLocation? {
+        let r = records[i]
+        return DefinitionCoding.location(arenas[Int(r.arena)], at: Int(r.offset))
+    }
+
+    /// Whether live entry `i` is a singleton built by `Registry.start()`.
+    func isEagerSingleton(at i: Int) -> Bool {
+        let r = records[i]
+        return DefinitionCoding.isEagerSingleton(arenas[Int(r.arena)], at: Int(r.offset))
+    }
+
+    /// Every entry entry `i` names, providers included (what must not be removed under it), in
+    /// written order; read back from its compiled plan.
+    func targets(at i: Int) -> [Int32] { plans[i].references(providers: true) }
+
+    /// The entries entry `i` creates directly (references, not providers): its edges for the cycle rule.
+    func edges(at i: Int) -> [Int32] { plans[i].references(providers: false) }
+
+    /// A live entry's singleton cell and the registry its object lives in, for a child that
+    /// inherits the entry unchanged (so the singleton stays the parent's).
+    func singleton(at i: Int) -> (cell: SingletonCell, owner: UnsafeMutableRawPointer?)? {
+        guard isLive(i), let p = plans[i].singleton else { return nil }
+        return (Unmanaged<SingletonCell>.fromOpaque(p).takeUnretainedValue(), owners[Int32(i)])
+    }
+
+    /// The registry that builds entry `i`'s singleton when it is not this table's (a parent).
+    func owner(of i: Int) -> UnsafeMutableRawPointer? { owners.isEmpty ? nil : owners[Int32(i)] }
+}
+
+/// A table in the making: the base table's rows, changed by one transaction, then built with
+/// only the arenas and singleton cells its rows still use.
+struct EntryTableBuilder {
+    private(set) var plans: [EntryPlan]
+    private var records: [RecordRef]
+    private var arenas: [DefinitionArena]
+    private var cells: [SingletonCell]
+    private var owners: [Int32: UnsafeMutableRawPointer]
+    private var environments: [Int32: EnvironmentLookup]
+
+    init(base: EntryTable) {
+        plans = Array(UnsafeBufferPointer(start: base.plans.base, count: base.count))
+        records = base.records
+        arenas = base.arenas
+        cells = base.cells
+        owners = base.owners
+        environments = base.environments
+    }
+
+    var count: Int { plans.count }
+
+    /// Adds empty rows up to `count`.
+    mutating func grow(to count: Int) {
+        while plans.count < count {
+            plans.append(EntryPlan())
+            records.append(.none)
+        }
+    }
+
+    /// Empties row `i`.
+    mutating func remove(_ i: Int) {
+        plans[i] = EntryPlan()
+        records[i] = .none
+        owners[Int32(i)] = nil
+        environments[Int32(i)] = nil
+    }
+
+    /// The index `arena` gets in the built table (added on first use).
+    mutating func index(of arena: DefinitionArena) -> Int32 {
+        if let last = arenas.last, last === arena { return Int32(arenas.count - 1) }
+        if let i = arenas.firstIndex(where: { $0 === arena }) { return Int32(i) }
+        arenas.append(arena)
+        return Int32(arenas.count - 1)
+    }
+
+    /// Sets row `i`; `cell` is the singleton cell its plan points to, if any, and `owner` the
+    /// registry that builds it when not this one.
+    mutating func set(
+        _ i: Int, plan: EntryPlan, arena: Int32, record: Int, cell: SingletonCell?, owner: UnsafeMutableRawPointer?,
+        environment: EnvironmentLookup?
+    ) {
+        plans[i] = plan
+        records[i] = RecordRef(arena: arena, offset: UInt32(record))
+        if let cell { cells.append(cell) }
+        owners[Int32(i)] = owner
+        environments[Int32(i)] = environment
+    }
+
+    /// The table, keeping only the arenas and cells its live rows use.
+    func build() -> EntryTable {
+        var used = [Int32](repeating: -1, count: arenas.count)
+        var kept: [DefinitionArena] = []
+        var records = self.records
+        for i in records.indices {
+            let a = records[i].arena
+            guard a >= 0, plans[i].live else {
+                records[i] = .none
+                continue
+            }
+            if used[Int(a)] < 0 {
+                used[Int(a)] = Int32(kept.count)
+                kept.append(arenas[Int(a)])
+            }
+            records[i].arena = used[Int(a)]
+        }
+        var pointed = Set<UnsafeMutableRawPointer>()
+        for p in plans where p.live { if let c = p.singleton { pointed.insert(c) } }
+        var seen = Set<ObjectIdentifier>()
+        let liveCells = cells.filter {
+            pointed.contains(Unmanaged.passUnretained($0).toOpaque()) && seen.insert(ObjectIdentifier($0)).inserted
+        }
+        return EntryTable(
+            plans: plans, records: records, arenas: kept, cells: liveCells, owners: owners, environments: environments)
+    }
 }
 
 /// What a class slot can do, as plain data for the create path.

@@ -19,6 +19,9 @@ struct Transaction {
     }
 
     let base: EntryTable
+    /// After a successful `apply`: the indices it defined, and those it emptied.
+    private(set) var changedIndices: [Int] = []
+    private(set) var removedIndices: [Int] = []
     /// The registry's class slots, extended with the classes the change names.
     var classSlots: ClassSlots
     /// The environment the change's definitions are resolved against (`${NAME}`, `{Env: NAME}`).
@@ -42,19 +45,20 @@ struct Transaction {
     /// found, including `decodeProblems`. References to `invalidNames` (entries that failed to
     /// decode) are not reported again as missing, nor is any reference when `namesIncomplete` (a
     /// file of the load could not be read, so it may define the name).
-    /// For a child registry, `inherited` maps names of entries it takes unchanged from its parent to
-    /// the parent's compiled entries (so singletons stay the parent's), and `owner` is the parent;
+    /// For a child registry, `inherited` maps names of singletons it takes unchanged from its parent
+    /// to the parent's cells and their owners (so they stay the parent's), and `owner` is the parent;
     /// a change to a child's own entries gives `child` (the same checks and messages as a root's).
-    /// `kept` maps names of singleton entries a reload leaves unchanged to their current compiled
-    /// entries, whose singleton cells (and objects) the new entries keep.
+    /// `kept` maps names of singleton entries a reload leaves unchanged to their current cells and
+    /// owners, which the new entries keep (so the same objects).
+    /// Afterwards `changedIndices` holds the indices the change defined and `removedIndices` those
+    /// it emptied.
     mutating func apply(
         _ definitions: [EntryDefinition], mode: Mode = .add, removals: [String] = [],
         invalidNames: Set<String> = [], decodeProblems: [Diagnostic] = [], namesIncomplete: Bool = false,
-        inherited: [String: CompiledEntry] = [:], owner: Unmanaged<Registry>? = nil,
-        child: ChildScope? = nil, kept: [String: CompiledEntry] = [:]
-    ) -> Result<[CompiledEntry?], ConfigError> {
+        inherited: [String: (cell: SingletonCell, owner: UnsafeMutableRawPointer?)] = [:], owner: Unmanaged<Registry>? = nil,
+        child: ChildScope? = nil, kept: [String: (cell: SingletonCell, owner: UnsafeMutableRawPointer?)] = [:]
+    ) -> Result<EntryTable, ConfigError> {
         var diagnostics = decodeProblems
-        var compiled = base.compiled
         // Suggestions cost a scan of every name: only the first few problems get one.
         var suggestionsLeft = Suggestions.maxSuggestedProblems
 
@@ -86,7 +90,7 @@ struct Transaction {
         indexOfName.reserveCapacity(definitions.count)
         var accepted: [(definition: EntryDefinition, index: Int)] = []
         accepted.reserveCapacity(definitions.count)
-        var nextIndex = compiled.count
+        var nextIndex = base.count
         // Where each name is first defined, built at the first duplicate (none in the common case).
         var firstLocation: [String: SourceLocation?]?
         // Entries that fail the checks every door shares: not compiled, and not reported again as
@@ -95,7 +99,7 @@ struct Transaction {
         // Dependencies with the environment resolved, by position in `accepted` (only entries that
         // use it: none in most loads).
         var resolved: [Int: [Dependency]] = [:]
-        for var def in definitions {
+        for def in definitions {
             let before = diagnostics.count
             var usesEnvironment = false
             Transaction.validate(def, into: &diagnostics, usesEnvironment: &usesEnvironment)
@@ -122,7 +126,7 @@ struct Transaction {
             }
             if index >= 0 && !removed.contains(index) && mode == .add && (child?.own.contains(def.name) ?? true) {
                 indexOfName[def.name] = nil
-                let prior = base.compiled[index]?.location
+                let prior = base.location(at: index)
                 diagnostics.append(
                     Diagnostic(
                         .duplicate, "entry '\(def.name)' is already defined\(prior.map { " at \($0)" } ?? " (added from code)")",
@@ -135,13 +139,17 @@ struct Transaction {
             }
             if !removed.isEmpty { removed.remove(index) }
             if usesEnvironment {
+                // The entry keeps the lookup it was resolved against (a copy only for these entries).
+                var bound = def
                 let lookup = environment ?? def.environment ?? EnvironmentLookup(.process)
-                def.environment = lookup
+                bound.environment = lookup
                 resolved[accepted.count] = EnvironmentResolution(
                     lookup: lookup, maxStringBytes: maxStringBytes, entry: def.name
                 ).resolve(def.dependencies, into: &diagnostics)
+                accepted.append((bound, index))
+            } else {
+                accepted.append((def, index))
             }
-            accepted.append((def, index))
         }
         let replaced = Set(accepted.map(\.index))
 
@@ -214,10 +222,18 @@ struct Transaction {
                         }
                         targets.append(Int32(target))
                         if sawProvider && !isProvider { edges.append(Int32(target)) }
-                    } else if !namesIncomplete && !rejected.contains(name) {
+                    } else {
+                        // -1 keeps the later references at their places for the compiler (the
+                        // change fails, or is a reload's intermediate step); edge walks skip it.
+                        targets.append(-1)
+                        if sawProvider { edges.append(-1) }
+                    }
+                    if found == nil && !namesIncomplete && !rejected.contains(name) {
                         if allNames == nil {
                             allNames =
-                                base.compiled.enumerated().compactMap { i, c in removed.contains(i) ? nil : c?.name }
+                                (0..<base.count).compactMap { i in
+                                    base.isLive(i) && !removed.contains(i) ? base.name(at: i) : nil
+                                }
                                 + accepted.map(\.definition.name)
                         }
                         let def = accepted[k].definition
@@ -239,14 +255,13 @@ struct Transaction {
         }
         // Entries that stay must not refer to removed ones.
         if !removed.isEmpty {
-            for (i, c) in base.compiled.enumerated() {
-                guard let c, !removed.contains(i), !replaced.contains(i) else { continue }
-                for t in c.targets where removed.contains(Int(t)) {
-                    let name = base.compiled[Int(t)]?.name ?? "?"
+            for i in 0..<base.count where base.isLive(i) && !removed.contains(i) && !replaced.contains(i) {
+                for t in base.targets(at: i) where removed.contains(Int(t)) {
+                    let name = base.isLive(Int(t)) ? base.name(at: Int(t)) : "?"
                     diagnostics.append(
                         Diagnostic(
-                            .missingReference, "cannot remove '\(name)': entry '\(c.name)' refers to it",
-                            at: c.location))
+                            .missingReference, "cannot remove '\(name)': entry '\(base.name(at: i))' refers to it",
+                            at: base.location(at: i)))
                 }
             }
         }
@@ -255,11 +270,11 @@ struct Transaction {
         // whatever else is wrong: the graph holds every reference that resolved.
         diagnostics += findCycles(
             starts: accepted.map(\.index), total: nextIndex,
-            edgesOf: { changedAt[$0] >= 0 ? changedEdges[Int(changedAt[$0])] : base.compiled[$0]?.edges ?? [] },
+            edgesOf: { changedAt[$0] >= 0 ? changedEdges[Int(changedAt[$0])] : base.edges(at: $0) },
             definitionOf: { i in
                 i < changedAt.count && changedAt[i] >= 0
                     ? accepted[Int(changedAt[i])].definition
-                    : base.compiled[i]?.definition
+                    : base.definition(at: i)
             })
 
         // 5. Lifetimes: no singleton may reach a `graph` entry through object edges (the same
@@ -273,44 +288,75 @@ struct Transaction {
         }
         let lifetimes = LifetimeRule(
             total: nextIndex,
-            edgesOf: { changedAt[$0] >= 0 ? changedEdges[Int(changedAt[$0])] : base.compiled[$0]?.edges ?? [] },
+            edgesOf: { i in
+                // Without the places of references that did not resolve (a failing change).
+                guard changedAt[i] >= 0 else { return base.edges(at: i) }
+                let e = changedEdges[Int(changedAt[i])]
+                return e.contains { $0 < 0 } ? e.filter { $0 >= 0 } : e
+            },
             lifestyleOf: { i in
                 if changedAt[i] >= 0 { return accepted[Int(changedAt[i])].definition.lifestyle }
                 if !removedBase.isEmpty && removedBase.contains(i) { return nil }
-                return i < base.count ? base.compiled[i]?.plan.lifestyle : nil
+                return base.isLive(i) ? base.plans[i].lifestyle : nil
             },
             isInheritedSingleton: { i in
                 // A child's table holds its parent's singletons with the parent as their owner.
                 if changedAt[i] >= 0 { return inheritedSingleton.isEmpty ? false : inheritedSingleton[i] }
-                return i < base.count && base.compiled[i]?.owner != nil
+                return base.isLive(i) && base.owner(of: i) != nil
             },
             definitionOf: { i in
-                changedAt[i] >= 0 ? accepted[Int(changedAt[i])].definition : base.compiled[i]?.definition
+                changedAt[i] >= 0 ? accepted[Int(changedAt[i])].definition : base.definition(at: i)
             })
         diagnostics += lifetimes.problems(changed: accepted.map(\.index))
         if !diagnostics.isEmpty { return .failure(ConfigError(diagnostics)) }
 
-        // 6. Compile.
-        let arena = Arena()
-        let compiler = PlanCompiler(arena: arena)
-        let records = DefinitionArena(capacity: accepted.count * 128)
-        while compiled.count < nextIndex { compiled.append(nil) }
-        for i in removed { compiled[i] = nil }
+        // 6. Compile: each definition into its record, each plan from it.
+        let records = DefinitionArena(entries: accepted.count)
+        var offsets: [Int] = []
+        offsets.reserveCapacity(accepted.count)
+        for k in accepted.indices { offsets.append(DefinitionCoding.encode(accepted[k].definition, into: records)) }
+        if records.count > Int(UInt32.max) {
+            return .failure(
+                ConfigError(
+                    .limit, "one change may hold at most 4 GiB of entry names, keys and literals; split it into several loads"))
+        }
+        // Plans point at keys and literal strings in the records' arena, which stops moving here.
+        records.freeze()
+        let compiler = PlanCompiler(arena: records.plans, strings: records)
+        var table = EntryTableBuilder(base: base)
+        table.grow(to: nextIndex)
+        for i in removed { table.remove(i) }
+        let arenaIndex = table.index(of: records)
         for k in accepted.indices {
             let index = accepted[k].index
             let def = accepted[k].definition
-            let plan = compiler.compile(
+            let record = offsets[k]
+            var plan = compiler.compile(
                 resolved[k] ?? def.dependencies, classSlot: classSlots.slot(for: def.className), lifestyle: def.lifestyle,
                 targets: changedTargets[k])
-            compiled[index] = CompiledEntry(
-                name: def.name, lifestyle: def.lifestyle, definitions: records,
-                record: DefinitionCoding.encode(def, into: records), plan: plan, edges: changedEdges[k],
-                targets: changedTargets[k], nameBytes: arena.copy(def.name), arena: arena,
-                inheritedFrom: inherited.isEmpty ? nil : inherited[def.name], parent: owner,
-                keeping: kept.isEmpty ? nil : kept[def.name], environment: def.environment)
+            var cell: SingletonCell?
+            var cellOwner: UnsafeMutableRawPointer?
+            if def.lifestyle == .singleton {
+                if let (keptCell, keptOwner) = kept[def.name] {
+                    // A reload left the entry unchanged: the same cell, so the same object, and owner.
+                    cell = keptCell
+                    cellOwner = keptOwner
+                } else if let (inheritedCell, inheritedOwner) = inherited[def.name] {
+                    cell = inheritedCell
+                    cellOwner = inheritedOwner ?? owner?.toOpaque()
+                } else {
+                    cell = SingletonCell(name: def.name)
+                }
+                plan.singleton = cell.map { Unmanaged.passUnretained($0).toOpaque() }
+            }
+            table.set(
+                index, plan: plan, arena: arenaIndex, record: record, cell: cell, owner: cellOwner,
+                environment: def.environment)
         }
         records.finish()
-        return .success(compiled)
+        changedIndices = accepted.map(\.index)
+        removedIndices = removed.sorted()
+        return .success(table.build())
     }
 
     /// The checks an entry passes whichever door it came through (config, `Registry.add`,
@@ -355,20 +401,22 @@ struct Transaction {
         var depthOf = [Int32](repeating: -1, count: total)  // position on the stack while on it
         var diagnostics: [Diagnostic] = []
         var unreported = 0
-        var stack: [(node: Int, next: Int)] = []
+        // Each node's edges are asked for once, when it is pushed.
+        var stack: [(node: Int, next: Int, out: [Int32])] = []
         for start in starts where color[start] == 0 {
-            stack.append((start, 0))
+            stack.append((start, 0, edgesOf(start)))
             color[start] = 1
             depthOf[start] = 0
             while let top = stack.last {
-                let out = edgesOf(top.node)
+                let out = top.out
                 if top.next < out.count {
                     stack[stack.count - 1].next += 1
                     let target = Int(out[top.next])
+                    if target < 0 { continue }
                     if color[target] == 0 {
                         color[target] = 1
                         depthOf[target] = Int32(stack.count)
-                        stack.append((target, 0))
+                        stack.append((target, 0, edgesOf(target)))
                     } else if color[target] == 1 {
                         if diagnostics.count < Transaction.maxReportedCycles {
                             diagnostics.append(

@@ -71,7 +71,14 @@ struct RetainedDefinitionTests {
                             ]),
                         ]), location: a),
                 ], lifestyle: .singleton, eager: true, location: b),
-            EntryDefinition(name: "G", className: "C", tag: .int(-42), lifestyle: .graph),
+            EntryDefinition(
+                name: "G", className: "C", tag: .int(-42),
+                dependencies: [
+                    Dependency(key: "far", value: .int(0), location: SourceLocation(file: "a.yaml", line: 1, column: -1)),
+                    Dependency(
+                        key: "near", value: .int(0), location: SourceLocation(file: "a.yaml", line: Int.min, column: Int.max)),
+                    Dependency(key: "back", value: .int(0), location: SourceLocation(file: "a.yaml", line: 2, column: 0)),
+                ], lifestyle: .graph, location: SourceLocation(file: "a.yaml", line: Int.max, column: Int.min)),
             EntryDefinition(name: "S", className: "C", tag: .int(Int64.max), lifestyle: .singleton),
         ]
     }
@@ -112,6 +119,30 @@ struct RetainedDefinitionTests {
             #expect(at == SourceLocation(file: "y.yaml", line: 4, column: 8))
         }
         #expect(child.entry(named: "Z")?.location == SourceLocation(file: "z.yaml", line: 1, column: 1))
+    }
+
+    /// A reload replays each file on its own first: a reference to a later file's entry does not
+    /// resolve yet, and the edges read back from that step's plans must not include it.
+    @Test func aReloadFindsACycleAcrossFilesReferringForward() throws {
+        let dir = ConfigDir()
+        dir.write("a.yaml", "A: {ClassName: W, Lifestyle: singleton, Dependencies: {t: '@a'}}\n")
+        dir.write("b.yaml", "B: W\n")
+        let r = Registry()
+        try registerWidgets(r, ["W"])
+        try r.load(path: dir.file("a.yaml"))
+        try r.load(path: dir.file("b.yaml"))
+        let before = r.entries
+        dir.write("a.yaml", "A: {ClassName: W, Lifestyle: singleton, Dependencies: {x: Later, b: B}}\n")
+        dir.write("b.yaml", "B: {ClassName: W, Dependencies: {a: A}}\nLater: W\n")
+        let e = expectError { _ = try r.reload() }
+        #expect(e?.diagnostics.map(\.code) == [.cycle])
+        #expect(e?.diagnostics.first?.message.contains("A -> B -> A") == true)
+        #expect(r.entries == before)
+        // Fixed, the same files reload, and the forward reference reaches its entry.
+        dir.write("b.yaml", "B: W\nLater: W\n")
+        _ = try r.reload()
+        #expect(r.entry(named: "A")?.dependencies.map(\.value) == [.reference("Later", at: nil), .reference("B", at: nil)])
+        #expect(r.entries.map(\.name) == ["A", "B", "Later"])
     }
 
     @Test func aSecondDefinitionNamesTheFirstsPlace() throws {

@@ -347,15 +347,20 @@ int cr_load_string_with(cr_registry *reg, const char *text, size_t length, const
  *  against the current directory), formats and flags; files loaded together (cr_load_files) stay
  *  one transaction. Config text (cr_load_string) and entries added or removed from code
  *  (cr_add_entry, cr_remove_entry) are applied again as they were: the registry keeps what they
- *  gave. Class registrations and name templates are not touched. A registry with nothing loaded
- *  reloads to itself.
+ *  gave. Environment values are resolved again: a load given an options->environment map gets the
+ *  same map again; one that used the process environment reads it again now (a variable that
+ *  changed makes its entries changed; one now missing is CR_ERR_ENVIRONMENT). References may reach
+ *  entries any replayed call defines, later ones included: the whole result is what is validated.
+ *  Class registrations and name templates are not touched. A registry with nothing loaded reloads
+ *  to itself.
  *
  *  Errors: every problem of the whole result is reported at once, as for a load (a file that can
  *  no longer be read is CR_ERR_IO, naming it; then syntax, schema, duplicate names, missing
  *  references, cycles, ...); the status is the lowest-numbered code among them. On any problem
  *  nothing changes: entries, singletons and children stay exactly as they were.
  *
- *  Singletons: an entry is changed when its definition differs in anything but source locations;
+ *  Singletons: an entry is changed when its definition differs in anything but source locations,
+ *  or when an environment value it uses resolves differently;
  *  a singleton whose definition is the same but whose object reaches, through object references
  *  (not providers), an added, removed or changed entry counts as changed too (it holds objects
  *  built from the old config). Singletons of changed and removed entries are destroyed (their

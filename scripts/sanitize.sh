@@ -93,7 +93,7 @@ run_thread() {
     nice -n 10 "$SWIFT_BIN/swift" build --build-tests --sanitize=thread --scratch-path "$out-swift" >"$out/swift-build.log" 2>&1 \
         || { tail -30 "$out/swift-build.log"; exit 1; }
     "$SWIFT_BIN/swift" test --skip-build --sanitize=thread --scratch-path "$out-swift" \
-        --filter "ConcurrencyTests|LifestyleTests|CreateTests" 2>&1 | grep -E "Test run|ThreadSanitizer|passed|failed" | tail -3
+        --filter "ConcurrencyTests|LifestyleTests|CreateTests|ReloadTests" 2>&1 | grep -E "Test run|ThreadSanitizer|passed|failed" | tail -3
     echo "== TSan: clean"
 }
 

@@ -145,6 +145,9 @@ final class DefinitionArena: @unchecked Sendable {
     /// points at (literal strings): written in place the first time, and as the offset of that
     /// first copy afterwards.
     func appendInterned(_ text: String) {
+        // Read in place when the storage is contiguous (native strings): a mutable copy for
+        // `withUTF8` made callers copy the whole value holding the string first.
+        if text.utf8.withContiguousStorageIfAvailable({ appendInterned(bytes: $0) }) != nil { return }
         var text = text
         text.withUTF8 { appendInterned(bytes: $0) }
     }

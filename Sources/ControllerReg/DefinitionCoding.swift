@@ -83,16 +83,24 @@ enum DefinitionCoding {
         var place = PlaceWriter()
         if let l = def.location { place.write(l, into: arena) }
         arena.appendVarint(UInt64(def.dependencies.count))
-        for d in def.dependencies { encode(d, into: arena, place: &place) }
+        // Each dependency read in place (binding `d` copied it: key, value and location retained
+        // and released once per dependency of every entry committed).
+        def.dependencies.withUnsafeBufferPointer { deps in
+            for i in deps.indices { encode(deps[i], into: arena, place: &place) }
+        }
         return offset
     }
 
+    @inline(__always)
     private static func encode(_ d: Dependency, into arena: DefinitionArena, place: inout PlaceWriter) {
         arena.appendInterned(d.key)
         place.write(d.location, into: arena)
         encode(d.value, into: arena, place: &place)
     }
 
+    /// Inlined where a dependency's value is read in place, so it is not copied for the call;
+    /// values inside lists and maps go through `encodeNested` (one outlined recursion).
+    @inline(__always)
     private static func encode(_ value: DependencyValue, into arena: DefinitionArena, place: inout PlaceWriter) {
         switch value {
         case .null:
@@ -119,11 +127,15 @@ enum DefinitionCoding {
         case .list(let items):
             arena.append(ValueTag.list.rawValue)
             arena.appendVarint(UInt64(items.count))
-            for item in items { encode(item, into: arena, place: &place) }
+            for item in items { encodeNested(item, into: arena, place: &place) }
         case .map(let deps):
             arena.append(ValueTag.map.rawValue)
             arena.appendVarint(UInt64(deps.count))
-            for d in deps { encode(d, into: arena, place: &place) }
+            for d in deps {
+                arena.appendInterned(d.key)
+                place.write(d.location, into: arena)
+                encodeNested(d.value, into: arena, place: &place)
+            }
         case .template(let text, let at):
             arena.append(ValueTag.template.rawValue)
             arena.appendInline(text)
@@ -149,6 +161,12 @@ enum DefinitionCoding {
             }
             place.write(e.location, into: arena)
         }
+    }
+
+    /// `encode` of a value inside a list or map (outlined: the recursion).
+    @inline(never)
+    private static func encodeNested(_ value: DependencyValue, into arena: DefinitionArena, place: inout PlaceWriter) {
+        encode(value, into: arena, place: &place)
     }
 
     /// Places relative to the previous one of the same record (most share its file and are a

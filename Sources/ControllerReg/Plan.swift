@@ -177,9 +177,15 @@ struct PlanCompiler {
         var scratch = 0
         var objects = 0
         var next = 0
-        for (i, d) in dependencies.enumerated() {
-            (slots + i).initialize(
-                to: slot(d.value, key: slotKey(d.key), scratch: &scratch, objects: &objects, targets: targets, next: &next))
+        // Each dependency read in place (binding `d` copied it: key, value and location retained
+        // and released once per dependency of every entry compiled).
+        dependencies.withUnsafeBufferPointer { deps in
+            for i in deps.indices {
+                (slots + i).initialize(
+                    to: slot(
+                        deps[i].value, key: slotKey(deps[i].key), scratch: &scratch, objects: &objects,
+                        targets: targets, next: &next))
+            }
         }
         plan.slotBase = UnsafePointer(slots)
         plan.slotCount = Int32(dependencies.count)

@@ -222,6 +222,50 @@ static void text_code_and_children(void) {
     unlink(file_path("c.yaml"));
 }
 
+static void environment_values(void) {
+    host_stats st;
+    stats_init(&st);
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(cr_register_class(reg, "Test2ViewController", &test2_class, &st), CR_OK);
+    write_file("env.yaml", "FromMap: {ClassName: Test2ViewController, Dependencies: {title: '@${CR_RELOAD_T}'}}\n");
+    write_file("proc.yaml",
+               "FromProcess: {ClassName: Test2ViewController, Lifestyle: singleton,"
+               " Dependencies: {title: '@${CR_RELOAD_TEST_PROC}'}}\n");
+    /* A given map is given again by the reload. */
+    cr_value *env = cr_map_new();
+    CHECK_STATUS(cr_map_set_string(env, "CR_RELOAD_T", "given"), CR_OK);
+    cr_load_options o = CR_LOAD_OPTIONS_INIT;
+    o.environment = env;
+    CHECK_STATUS(cr_load_file_with(reg, file_path("env.yaml"), &o), CR_OK);
+    cr_value_free(env);
+    /* The process environment is read again by each reload. */
+    setenv("CR_RELOAD_TEST_PROC", "one", 1);
+    CHECK_STATUS(cr_load_file(reg, file_path("proc.yaml"), CR_FORMAT_AUTO), CR_OK);
+    Test2ViewController *p = cr_registry_create(reg, "FromProcess", NULL);
+    CHECK(p && p->title && strcmp(p->title, "one") == 0);
+    cr_value *changes = NULL;
+    CHECK_STATUS(cr_registry_reload_with(reg, &changes), CR_OK);
+    CHECK_STR(names(changes, "changed"), "");
+    cr_value_free(changes);
+    setenv("CR_RELOAD_TEST_PROC", "two", 1);
+    CHECK_STATUS(cr_registry_reload_with(reg, &changes), CR_OK);
+    CHECK_STR(names(changes, "changed"), "FromProcess");
+    cr_value_free(changes);
+    Test2ViewController *t = cr_registry_create(reg, "FromMap", NULL);
+    CHECK(t && t->title && strcmp(t->title, "given") == 0);
+    if (t) test2_destroy(t, &st);
+    p = cr_registry_create(reg, "FromProcess", NULL);
+    CHECK(p && p->title && strcmp(p->title, "two") == 0);
+    /* A variable now missing: CR_ERR_ENVIRONMENT naming it, nothing changed. */
+    unsetenv("CR_RELOAD_TEST_PROC");
+    CHECK_STATUS(cr_registry_reload(reg), CR_ERR_ENVIRONMENT);
+    CHECK_CONTAINS(cr_last_error_message(), "CR_RELOAD_TEST_PROC");
+    CHECK(cr_registry_create(reg, "FromProcess", NULL) == p);
+    cr_registry_free(reg);
+    unlink(file_path("env.yaml"));
+    unlink(file_path("proc.yaml"));
+}
+
 void test_reload(void) {
     snprintf(dir, sizeof dir, "/tmp/cr-reload-XXXXXX");
     if (!mkdtemp(dir)) {
@@ -231,5 +275,6 @@ void test_reload(void) {
     edited_files_and_changes();
     failures_change_nothing();
     text_code_and_children();
+    environment_values();
     rmdir(dir);
 }

@@ -35,9 +35,11 @@
  *   if the callback then fails (free a provider with cr_provider_free). What the callback did not
  *   read, the library destroys when it returns, success or failure (a graph object: when the
  *   whole create ends). CR_OWNER_SHARED, CR_OWNER_REGISTRY and CR_OWNER_CALLER objects never
- *   become the callback's. Props, and values from cr_map_new / cr_list_new, are the caller's until
- *   freed or handed to cr_map_set_value / cr_list_push_value; so are values cr_registry_entries
- *   returns. A class's release callback gets its user_data once, when the registry is done with it.
+ *   become the callback's. Each element of a list (a {Tagged: t} list, say) follows that rule on
+ *   its own: read it to take it, leave it to have it destroyed. Props, and values from cr_map_new /
+ *   cr_list_new, are the caller's until freed or handed to cr_map_set_value / cr_list_push_value;
+ *   so are values cr_registry_entries returns. A class's release callback gets its user_data
+ *   once, when the registry is done with it.
  *
  * THREADS
  *   A registry may be used from any number of threads at once: creates never block and see either
@@ -393,11 +395,14 @@ int cr_registry_reload_with(cr_registry *reg, cr_value **changes);
 
 /** Adds one entry: `name`, built from `class_name`, with `lifestyle` and `dependencies` (a CR_MAP
  *  or NULL, read with the config's rules: "@text" is a literal, any other string a reference, a map
- *  {"Provider": "Name"} a provider, {"Env": "NAME", "Type": "int", "Default": 1} an environment
+ *  {"Provider": "Name"} a provider, {"Tagged": "tag"} (or an integer tag) a CR_LIST of the objects
+ *  of every entry tagged so, ordered by entry name, {"Optional": "Name"} the object of Name or
+ *  CR_NULL when there is no such entry, {"Env": "NAME", "Type": "int", "Default": 1} an environment
  *  value; objects are not allowed). "${NAME}" in literals and Env values are resolved against the
  *  process environment, read during the call (CR_ERR_ENVIRONMENT as for a load, without a place).
  *  Validated like a file (missing references, cycles, duplicate names, CR_ERR_LIFETIME for a
- *  singleton reaching a graph entry); on failure nothing changes. */
+ *  singleton reaching a graph entry); on failure nothing changes. Adding or removing an entry makes
+ *  the tagged lists and optional references of the others follow. */
 int cr_add_entry(cr_registry *reg, const char *name, const char *class_name, cr_lifestyle lifestyle,
                  const cr_value *dependencies);
 
@@ -406,8 +411,9 @@ int cr_add_entry(cr_registry *reg, const char *name, const char *class_name, cr_
 int cr_remove_entry(cr_registry *reg, const char *name);
 
 /** Every entry, for tools: a new CR_LIST (the caller frees it with cr_value_free) of CR_MAPs with
- *  keys "name", "class", "lifestyle" (strings), and "description" and "tag" when set. A child lists
- *  its parent's entries too, with its own overrides. NULL on error. */
+ *  keys "name", "class", "lifestyle" (strings), and "description" and "tag" when set ("tag" is the
+ *  first tag; "tags" is a CR_LIST of every tag, a CR_STRING or CR_INT each, when it has any). A
+ *  child lists its parent's entries too, with its own overrides. NULL on error. */
 cr_value *cr_registry_entries(cr_registry *reg);
 
 /* ------------------------------------------------------------------------------------------ */

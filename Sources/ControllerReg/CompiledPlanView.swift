@@ -9,8 +9,13 @@ package struct CompiledPlanView: Sendable {
     package let definition: EntryDefinition
     /// The lifestyle the resolver applies (from the plan).
     package let lifestyle: Lifestyle
-    /// The slots in evaluation order: literals as compiled, references and providers by target name.
+    /// The slots in evaluation order: literals as compiled, references and providers by target
+    /// name, tagged lists and optional references as written (`.tagged`, `.optional`).
     package let slots: [Dependency]
+    /// The members each tagged list of this entry resolved to, by tag text, in list order.
+    package let taggedMembers: [String: [String]]
+    /// The names of this entry's optional references that resolved to nothing (null).
+    package let absentOptionals: [String]
 }
 
 extension Registry {
@@ -22,24 +27,32 @@ extension Registry {
                 guard let definition = s.entries.definition(at: i) else { continue }
                 let plan = s.entries.plans[i]
                 var slots: [Dependency] = []
+                var forms = Forms()
                 if let p = plan.slots {
-                    for k in 0..<Int(plan.slotCount) { slots.append(Self.dependency(p[k], s)) }
+                    for k in 0..<Int(plan.slotCount) { slots.append(Self.dependency(p[k], s, &forms)) }
                 }
                 out.append(
                     CompiledPlanView(
                         name: definition.name, definition: definition,
-                        lifestyle: plan.lifestyle, slots: slots))
+                        lifestyle: plan.lifestyle, slots: slots, taggedMembers: forms.members,
+                        absentOptionals: forms.absent))
             }
             return out
         }
     }
 
-    private static func dependency(_ slot: PlanSlot, _ s: Snapshot) -> Dependency {
-        let key = String(decoding: UnsafeBufferPointer(start: slot.key, count: slot.keyLength), as: UTF8.self)
-        return Dependency(key: key, value: value(slot, s))
+    /// What the tagged and optional slots of one plan resolved to.
+    private struct Forms {
+        var members: [String: [String]] = [:]
+        var absent: [String] = []
     }
 
-    private static func value(_ slot: PlanSlot, _ s: Snapshot) -> DependencyValue {
+    private static func dependency(_ slot: PlanSlot, _ s: Snapshot, _ forms: inout Forms) -> Dependency {
+        let key = String(decoding: UnsafeBufferPointer(start: slot.key, count: slot.keyLength), as: UTF8.self)
+        return Dependency(key: key, value: value(slot, s, &forms))
+    }
+
+    private static func value(_ slot: PlanSlot, _ s: Snapshot, _ forms: inout Forms) -> DependencyValue {
         func name(_ target: Int32) -> String {
             s.entries.isLive(Int(target)) ? s.entries.name(at: Int(target)) : ""
         }
@@ -50,10 +63,28 @@ extension Registry {
             return .reference(name(slot.target), at: nil)
         case .provider:
             return .provider(name(slot.target), at: nil)
+        case .tagged:
+            let written = withUnsafePointer(to: slot.trailer.literal) { literal(ValueRef($0)) }
+            let tag: EntryTag
+            switch written {
+            case .int(let i): tag = .int(i)
+            case .string(let t): tag = .string(t)
+            default: tag = .string("")
+            }
+            forms.members[tag.text] = (0..<Int(slot.childCount)).map { name(slot.children![$0].target) }
+            return .tagged(tag, at: nil)
+        case .optional:
+            let target = withUnsafePointer(to: slot.trailer.literal) { ValueRef($0).string } ?? ""
+            if slot.children![0].op != .reference { forms.absent.append(target) }
+            return .optional(target, at: nil)
         case .list:
-            return .list((0..<Int(slot.childCount)).map { value(slot.children![$0], s) })
+            var items: [DependencyValue] = []
+            for i in 0..<Int(slot.childCount) { items.append(value(slot.children![i], s, &forms)) }
+            return .list(items)
         case .map:
-            return .map((0..<Int(slot.childCount)).map { dependency(slot.children![$0], s) })
+            var deps: [Dependency] = []
+            for i in 0..<Int(slot.childCount) { deps.append(dependency(slot.children![i], s, &forms)) }
+            return .map(deps)
         }
     }
 

@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -27,18 +29,18 @@ public struct ConfigEnvironment: Sendable, Equatable {
 /// environment read once per name (so every entry of one load, and a child registry that
 /// recompiles them later, sees the same value even if the process changes its environment).
 /// Definitions that use the environment keep the lookup they were committed with.
-final class EnvironmentLookup: @unchecked Sendable {
+/// One is made per commit: cheap (no allocation beyond the object) when nothing uses it.
+final class EnvironmentLookup: Sendable {
     private let given: [String: String]?
-    // Process variables read so far (nil value: unset). Guarded by `mutex`.
-    private var read: [String: String?] = [:]
-    private let mutex = PlainMutex()
+    /// Process variables read so far (nil value: unset).
+    private let read = Mutex<[String: String?]>([:])
 
     init(_ environment: ConfigEnvironment) { given = environment.variables }
 
     /// The variable's value, or nil when it is unset.
     func value(of name: String) -> String? {
         if let given { return given[name] }
-        return mutex.withLock {
+        return read.withLock { read in
             if let known = read[name] { return known }
             let v = getenv(name).map { String(cString: $0) }
             read[name] = .some(v)

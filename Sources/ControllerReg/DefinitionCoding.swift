@@ -5,11 +5,13 @@
 ///
 /// A record in a `DefinitionArena`:
 ///
-///     flags      byte: lifestyle (bits 0-1), eager (2), description (3), tag kind (4-5), location (6)
+///     flags      byte: lifestyle (bits 0-1), eager (2), description (3), tags (4-5: one string,
+///                one integer, or both bits for a list), location (6)
 ///     name       inline string (first, so the name is read without decoding the rest)
 ///     className  interned string
 ///     description?  inline string
-///     tag?       inline string, or zigzag varint
+///     tag?       inline string, or zigzag varint; a list: varint count, then each as a value
+///                (`ValueTag.string` or `.int` and its payload)
 ///     location?  place (see below)
 ///     count      varint, then that many dependencies: key (interned), place, value
 ///
@@ -25,6 +27,10 @@
 enum DefinitionCoding {
     private enum ValueTag: UInt8 {
         case null = 0, `false`, `true`, int, double, string, reference, provider, list, map, template, env
+        /// `{Tagged: t}`: a string tag (interned) or an integer tag (zigzag), then a place.
+        case taggedString, taggedInt
+        /// `{Optional: Name}`: the name (interned), then a place.
+        case optional
     }
 
     /// The `Default` of an `Env` value: a byte, then its payload.
@@ -38,6 +44,8 @@ enum DefinitionCoding {
         static let description: UInt8 = 8
         static let tagString: UInt8 = 16
         static let tagInt: UInt8 = 32
+        /// Both tag bits: the tags are a list (none, or more than one).
+        static let tagList: UInt8 = 48
         static let location: UInt8 = 64
     }
 
@@ -65,8 +73,8 @@ enum DefinitionCoding {
         var flags = code(def.lifestyle)
         if def.eager { flags |= Flag.eager }
         if def.description != nil { flags |= Flag.description }
-        switch def.tag {
-        case .none: break
+        switch def.tags.count == 1 ? def.tags[0] : nil {
+        case .none: if def.tags.count > 1 { flags |= Flag.tagList }
         case .string: flags |= Flag.tagString
         case .int: flags |= Flag.tagInt
         }
@@ -75,10 +83,23 @@ enum DefinitionCoding {
         arena.appendInline(def.name)
         arena.appendInterned(def.className)
         if let d = def.description { arena.appendInline(d) }
-        switch def.tag {
-        case .none: break
-        case .string(let s): arena.appendInline(s)
-        case .int(let i): arena.appendSigned(i)
+        if def.tags.count == 1 {
+            switch def.tags[0] {
+            case .string(let s): arena.appendInline(s)
+            case .int(let i): arena.appendSigned(i)
+            }
+        } else if def.tags.count > 1 {
+            arena.appendVarint(UInt64(def.tags.count))
+            for t in def.tags {
+                switch t {
+                case .string(let s):
+                    arena.append(ValueTag.string.rawValue)
+                    arena.appendInline(s)
+                case .int(let i):
+                    arena.append(ValueTag.int.rawValue)
+                    arena.appendSigned(i)
+                }
+            }
         }
         var place = PlaceWriter()
         if let l = def.location { place.write(l, into: arena) }
@@ -122,6 +143,18 @@ enum DefinitionCoding {
             place.write(at, into: arena)
         case .provider(let name, let at):
             arena.append(ValueTag.provider.rawValue)
+            arena.appendInterned(name)
+            place.write(at, into: arena)
+        case .tagged(.string(let tag), let at):
+            arena.append(ValueTag.taggedString.rawValue)
+            arena.appendInterned(tag)
+            place.write(at, into: arena)
+        case .tagged(.int(let tag), let at):
+            arena.append(ValueTag.taggedInt.rawValue)
+            arena.appendSigned(tag)
+            place.write(at, into: arena)
+        case .optional(let name, let at):
+            arena.append(ValueTag.optional.rawValue)
             arena.appendInterned(name)
             place.write(at, into: arena)
         case .list(let items):
@@ -228,8 +261,16 @@ enum DefinitionCoding {
         let name = r.string()
         let className = r.string()
         let description = flags & Flag.description != 0 ? r.string() : nil
-        let tag: EntryTag? =
-            flags & Flag.tagString != 0 ? .string(r.string()) : flags & Flag.tagInt != 0 ? .int(r.signed()) : nil
+        var tags: [EntryTag] = []
+        switch flags & Flag.tagList {
+        case Flag.tagString: tags = [.string(r.string())]
+        case Flag.tagInt: tags = [.int(r.signed())]
+        case Flag.tagList:
+            let n = Int(r.varint())
+            tags.reserveCapacity(n)
+            for _ in 0..<n { tags.append(r.byte() == ValueTag.int.rawValue ? .int(r.signed()) : .string(r.string())) }
+        default: break
+        }
         var place = PlaceReader()
         let location = flags & Flag.location != 0 ? place.read(&r) : nil
         let n = Int(r.varint())
@@ -237,7 +278,7 @@ enum DefinitionCoding {
         dependencies.reserveCapacity(n)
         for _ in 0..<n { dependencies.append(dependency(&r, &place)) }
         return EntryDefinition(
-            name: name, className: className, description: description, tag: tag, dependencies: dependencies,
+            name: name, className: className, description: description, tags: tags, dependencies: dependencies,
             lifestyle: lifestyle(flags), eager: flags & Flag.eager != 0, location: location)
     }
 
@@ -261,6 +302,15 @@ enum DefinitionCoding {
         case .provider:
             let name = r.string()
             return .provider(name, at: place.read(&r))
+        case .taggedString:
+            let tag = r.string()
+            return .tagged(.string(tag), at: place.read(&r))
+        case .taggedInt:
+            let tag = r.signed()
+            return .tagged(.int(tag), at: place.read(&r))
+        case .optional:
+            let name = r.string()
+            return .optional(name, at: place.read(&r))
         case .list:
             let n = Int(r.varint())
             var items: [DependencyValue] = []
@@ -312,6 +362,27 @@ enum DefinitionCoding {
         return flags & Flag.eager != 0 && lifestyle(flags) == .singleton
     }
 
+    /// The tags of the record at `offset` (read without decoding the dependencies; no work for a
+    /// record without tags, the common case).
+    static func tags(_ arena: DefinitionArena, at offset: Int) -> [EntryTag] {
+        let flags = arena.base[offset]
+        guard flags & Flag.tagList != 0 else { return [] }
+        var r = DefinitionReader(arena, at: offset + 1)
+        _ = r.stringBytes()
+        _ = r.stringBytes()
+        if flags & Flag.description != 0 { _ = r.stringBytes() }
+        switch flags & Flag.tagList {
+        case Flag.tagString: return [.string(r.string())]
+        case Flag.tagInt: return [.int(r.signed())]
+        default:
+            let n = Int(r.varint())
+            var tags: [EntryTag] = []
+            tags.reserveCapacity(n)
+            for _ in 0..<n { tags.append(r.byte() == ValueTag.int.rawValue ? .int(r.signed()) : .string(r.string())) }
+            return tags
+        }
+    }
+
     /// Where the entry at `offset` was defined (nil for entries added from code).
     static func location(_ arena: DefinitionArena, at offset: Int) -> SourceLocation? {
         var r = DefinitionReader(arena, at: offset)
@@ -320,7 +391,15 @@ enum DefinitionCoding {
         _ = r.stringBytes()
         _ = r.stringBytes()
         if flags & Flag.description != 0 { _ = r.stringBytes() }
-        if flags & Flag.tagString != 0 { _ = r.stringBytes() } else if flags & Flag.tagInt != 0 { _ = r.signed() }
+        switch flags & Flag.tagList {
+        case Flag.tagString: _ = r.stringBytes()
+        case Flag.tagInt: _ = r.signed()
+        case Flag.tagList:
+            for _ in 0..<Int(r.varint()) {
+                if r.byte() == ValueTag.int.rawValue { _ = r.signed() } else { _ = r.stringBytes() }
+            }
+        default: break
+        }
         var place = PlaceReader()
         return place.read(&r)
     }

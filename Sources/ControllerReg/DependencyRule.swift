@@ -12,8 +12,9 @@ import Darwin
 ///
 /// - A string that starts with `@` is a literal string without the `@` (`"@"` alone is `""`);
 ///   any other string is a reference to an entry.
-/// - A map with one key naming a form (`Form`) is that form, e.g. `{Provider: Name}`; a key that
-///   names a form in another case (`{provider: X}`) is a mistake, never a plain map.
+/// - A map with one key naming a form (`Form`) is that form: `{Provider: Name}`, `{Tagged: tag}`,
+///   `{Optional: Name}`; a key that names a form in another case (`{provider: X}`) is a mistake,
+///   never a plain map.
 /// - Lists and other maps hold values read by the same rule.
 ///
 /// Problems are found in two places only: the shape of a form while a value is read
@@ -21,20 +22,24 @@ import Darwin
 /// the registry's transaction for every door). Messages come from here, so each door gives the
 /// same code and words.
 public enum DependencyRule {
-    /// The map forms of a dependency value, by their key. Later forms (`{Tagged: t}`,
-    /// `{Optional: Name}`, `{Env: V, Type: int, Default: 1}`) are added as cases here, with their
-    /// extra keys and their reading in `form(_:target:)`.
+    /// The map forms of a dependency value, by their key. A later form is added as a case here,
+    /// with its extra keys, its target kinds (`formProblem`) and its reading (`form(_:target:)`).
     public enum Form: String, CaseIterable, Sendable {
         /// `{Provider: Name}`: a factory for entry `Name`.
         case provider = "Provider"
+        /// `{Tagged: tag}`: the objects of every entry whose tags include `tag` (a string or an
+        /// integer), as a list ordered by entry name.
+        case tagged = "Tagged"
+        /// `{Optional: Name}`: the object of entry `Name` when it exists, else null.
+        case optional = "Optional"
         /// `{Env: NAME, Type: int, Default: 8080}`: an environment variable converted at load.
         case env = "Env"
 
-        /// Keys the form's map may hold besides its own (none for a provider; `Type` and `Default`,
-        /// both optional, for `Env`).
+        /// Keys the form's map may hold besides its own (none for a provider, a tagged list or an
+        /// optional reference; `Type` and `Default`, both optional, for `Env`).
         public var extraKeys: [String] {
             switch self {
-            case .provider: return []
+            case .provider, .tagged, .optional: return []
             case .env: return ["Type", "Default"]
             }
         }
@@ -43,7 +48,19 @@ public enum DependencyRule {
         public var example: String {
             switch self {
             case .provider: return "{Provider: EntryName}"
+            case .tagged: return "{Tagged: tag}"
+            case .optional: return "{Optional: EntryName}"
             case .env: return "{Env: NAME, Type: int, Default: 8080}"
+            }
+        }
+
+        /// What the form is called in messages ("a provider").
+        var noun: String {
+            switch self {
+            case .provider: return "a provider"
+            case .tagged: return "a tagged list"
+            case .optional: return "an optional reference"
+            case .env: return "an environment value"
             }
         }
     }
@@ -99,10 +116,18 @@ public enum DependencyRule {
     /// value; nil if it is well-formed (its target is then read with `form(_:target:at:)`).
     public static func formProblem(_ form: Form, keyCount: Int, targetKind: ValueKind) -> String? {
         if keyCount != 1 + form.extraKeys.count {
-            return "a \(form.rawValue.lowercased()) is written \(form.example) with no other keys"
+            return "\(form.noun) is written \(form.example) with no other keys"
         }
-        if targetKind != .string {
-            return "\(form.rawValue) must name an entry (a non-empty string), found \(kindName(targetKind))"
+        switch form {
+        case .tagged:
+            if targetKind != .string && targetKind != .int {
+                return "Tagged must name one tag (a non-empty string or an integer), found \(kindName(targetKind))"
+                    + (targetKind == .list ? "; write one {Tagged: tag} per tag" : "")
+            }
+        case .provider, .optional, .env:
+            if targetKind != .string {
+                return "\(form.rawValue) must name an entry (a non-empty string), found \(kindName(targetKind))"
+            }
         }
         return nil
     }
@@ -117,8 +142,16 @@ public enum DependencyRule {
     public static func form(_ form: Form, target: String, at location: SourceLocation? = nil) -> DependencyValue {
         switch form {
         case .provider: return .provider(target, at: location)
+        case .tagged: return .tagged(.string(target), at: location)
+        case .optional: return .optional(target, at: location)
         case .env: return .env(EnvValue(name: target, location: location))
         }
+    }
+
+    /// The value of a well-formed form whose target is the integer `target`: only `{Tagged: 5}`
+    /// takes one (`formProblem` refuses it for the others).
+    public static func form(_ form: Form, integerTarget target: Int64, at location: SourceLocation? = nil) -> DependencyValue {
+        .tagged(.int(target), at: location)
     }
 
     /// What is wrong with an `Env` map: the message, the pair it is about, and whether the place
@@ -186,7 +219,8 @@ public enum DependencyRule {
     }
 
     /// The config value that reads back as `value` (the rule inverted, for writing configs):
-    /// a literal gets its `@`, a reference is its name, a provider `{Provider: Name}`.
+    /// a literal gets its `@`, a reference is its name, a form its map (`{Provider: Name}`,
+    /// `{Tagged: tag}` with the tag's kind as written, `{Optional: Name}`).
     public static func written(_ value: DependencyValue) -> Value {
         switch value {
         case .null: return .null
@@ -196,6 +230,9 @@ public enum DependencyRule {
         case .string(let s): return .string("@" + EnvTemplate.escaped(s))
         case .reference(let name, _): return .string(name)
         case .provider(let name, _): return .map([Form.provider.rawValue: .string(name)])
+        case .tagged(.string(let tag), _): return .map([Form.tagged.rawValue: .string(tag)])
+        case .tagged(.int(let tag), _): return .map([Form.tagged.rawValue: .int(tag)])
+        case .optional(let name, _): return .map([Form.optional.rawValue: .string(name)])
         case .template(let text, _): return .string("@" + text)
         case .env(let e):
             var out: [String: Value] = [Form.env.rawValue: .string(e.name)]
@@ -262,11 +299,11 @@ public enum DependencyRule {
     }
 
     /// The problems inside one dependency value (`.schema`): an empty reference, a NUL byte in a
-    /// name, a provider of a literal, a malformed `${...}`, a bad `Env` name or a `Default` that
-    /// does not convert. `fallback` locates problems whose value has no location. Sets
-    /// `usesEnvironment` when the value has something to resolve at commit. Inlined into the
-    /// transaction's per-dependency loop, so a scalar (most dependencies) is checked where it lies
-    /// instead of being copied for a call.
+    /// name, a provider or optional reference of a literal, an empty tag, a malformed `${...}`, a
+    /// bad `Env` name or a `Default` that does not convert. `fallback` locates problems whose
+    /// value has no location. Sets `usesEnvironment` when the value has something to resolve at
+    /// commit. Inlined into the transaction's per-dependency loop, so a scalar (most dependencies)
+    /// is checked where it lies instead of being copied for a call.
     @inline(__always)
     static func problems(
         of value: DependencyValue, entry: String, key: String, fallback: SourceLocation?,
@@ -288,16 +325,17 @@ public enum DependencyRule {
                 out.append(Diagnostic(.schema, place("reference '\(name)' contains a NUL byte"), at: at ?? fallback))
             }
         case .provider(let name, let at):
-            if name.isEmpty {
+            formTargetProblems(.provider, name, at: at ?? fallback, place: place, into: &out)
+        case .optional(let name, let at):
+            formTargetProblems(.optional, name, at: at ?? fallback, place: place, into: &out)
+        case .tagged(.string(let tag), let at):
+            if tag.isEmpty {
                 out.append(
                     Diagnostic(
-                        .schema, place("Provider must name an entry (a non-empty string), found an empty string"),
+                        .schema, place("Tagged must name one tag (a non-empty string or an integer), found an empty string"),
                         at: at ?? fallback))
-            } else if name.utf8.first == UInt8(ascii: "@") {
-                out.append(
-                    Diagnostic(.schema, place("Provider must name an entry, not a literal ('\(name)')"), at: at ?? fallback))
-            } else if containsNul(name) {
-                out.append(Diagnostic(.schema, place("Provider '\(name)' contains a NUL byte"), at: at ?? fallback))
+            } else if containsNul(tag) {
+                out.append(Diagnostic(.schema, place("tag '\(tag)' contains a NUL byte"), at: at ?? fallback))
             }
         case .list(let items):
             for item in items {
@@ -312,6 +350,22 @@ public enum DependencyRule {
             }
         default:
             break
+        }
+    }
+
+    /// The problems of the entry name a `{Provider: Name}` or `{Optional: Name}` holds.
+    private static func formTargetProblems(
+        _ form: Form, _ name: String, at location: SourceLocation?, place: (String) -> String,
+        into out: inout [Diagnostic]
+    ) {
+        let key = form.rawValue
+        if name.isEmpty {
+            out.append(
+                Diagnostic(.schema, place("\(key) must name an entry (a non-empty string), found an empty string"), at: location))
+        } else if name.utf8.first == UInt8(ascii: "@") {
+            out.append(Diagnostic(.schema, place("\(key) must name an entry, not a literal ('\(name)')"), at: location))
+        } else if containsNul(name) {
+            out.append(Diagnostic(.schema, place("\(key) '\(name)' contains a NUL byte"), at: location))
         }
     }
 
@@ -401,6 +455,9 @@ extension DependencyRule {
                 if let problem = formProblem(form, keyCount: pairs.count, targetKind: target.dependencyKind) {
                     throw fail(.schema, problem)
                 }
+                if target.dependencyKind == .int, case .int(let i) = target.scalarDependency {
+                    return self.form(form, integerTarget: i)
+                }
                 return self.form(form, target: target.dependencyString ?? "")
             case .plain:
                 var out: [Dependency] = []
@@ -469,7 +526,8 @@ extension ValueRef: DependencySource {
 
 extension DependencyValue {
     /// Reads a Swift value by the dependency rule (`DependencyRule`): `"@text"` is a literal, any
-    /// other string a reference, `["Provider": "Name"]` a provider. Objects and providers cannot be
+    /// other string a reference, `["Provider": "Name"]` a provider, `["Tagged": "t"]` a tagged list,
+    /// `["Optional": "Name"]` an optional reference. Objects and providers cannot be
     /// dependencies. Problems in names (an empty reference) are reported when the entry is added.
     public init(reading value: Value) throws(ConfigError) {
         self = try DependencyRule.read(value, entry: nil, key: nil)

@@ -1,10 +1,12 @@
 /// Reads entries out of a `ConfigDocument` by the config schema. Knows nothing of file formats.
 ///
 /// Schema: the top level is a map from entry names to entries. An entry is a string (the class
-/// name) or a map with `ClassName` (required), `Description` (string), `Tag` (string or integer),
+/// name) or a map with `ClassName` (required), `Description` (string), `Tag` (a string, an integer,
+/// or a list of them),
 /// `Dependencies` (map), `Lifestyle` (`transient`, `singleton` or `graph`) and `Eager` (bool, for
 /// singletons). Any other key is an error. Dependency values are read by `DependencyRule` (`"@text"`
-/// is a literal, other strings references, `{Provider: Name}` a provider); names are checked by
+/// is a literal, other strings references, `{Provider: Name}`, `{Tagged: t}`, `{Optional: Name}`
+/// forms); names are checked by
 /// the registry's transaction, as for entries from every other door.
 public enum EntryDecoder {
     /// The keys an entry map may have.
@@ -148,7 +150,7 @@ public enum EntryDecoder {
             }
             var className: String?
             var description: String?
-            var tag: EntryTag?
+            var tags: [EntryTag] = []
             var dependencies: [Dependency] = []
             var lifestyle = Lifestyle.transient
             var eager: (Bool, Int)?
@@ -176,13 +178,7 @@ public enum EntryDecoder {
                         ok = false
                     }
                 case .tag:
-                    switch doc.nodes[v].kind {
-                    case .string: tag = .string(doc.string(at: v))
-                    case .int: tag = .int(doc.nodes[v].int)
-                    default:
-                        fail(.schema, "Tag of entry '\(name)' must be a string or an integer, found \(kindName(v))", v)
-                        ok = false
-                    }
+                    if let t = decodeTags(v, entry: name) { tags = t } else { ok = false }
                 case .dependencies:
                     if doc.nodes[v].kind == .map {
                         currentEntry = name
@@ -238,9 +234,42 @@ public enum EntryDecoder {
             }
             guard ok, !doc.hasDuplicateKey(inside: valueNode) else { return nil }
             return EntryDefinition(
-                name: name, className: cls, description: description, tag: tag,
+                name: name, className: cls, description: description, tags: tags,
                 dependencies: dependencies, lifestyle: lifestyle, eager: eager?.0 ?? false,
                 location: location)
+        }
+
+        /// An entry's `Tag`: a string, an integer, or a list of them (nil, reported, otherwise).
+        mutating func decodeTags(_ node: Int, entry name: String) -> [EntryTag]? {
+            func one(_ n: Int) -> EntryTag? {
+                switch doc.nodes[n].kind {
+                case .string: return .string(doc.string(at: n))
+                case .int: return .int(doc.nodes[n].int)
+                default: return nil
+                }
+            }
+            if let t = one(node) { return [t] }
+            guard doc.nodes[node].kind == .list else {
+                fail(
+                    .schema,
+                    "Tag of entry '\(name)' must be a string, an integer or a list of them (Tag: [a, b]), found \(kindName(node))",
+                    node)
+                return nil
+            }
+            var tags: [EntryTag] = []
+            var ok = true
+            for e in doc.elements(of: node) {
+                if let t = one(e) {
+                    tags.append(t)
+                } else {
+                    fail(
+                        .schema,
+                        "a tag in the Tag list of entry '\(name)' must be a string or an integer, found \(kindName(e)); write Tag: [a, b]",
+                        e)
+                    ok = false
+                }
+            }
+            return ok ? tags : nil
         }
 
         mutating func decodeMap(_ map: Int, depth: Int = 1) -> [Dependency]? {
@@ -286,6 +315,9 @@ public enum EntryDecoder {
                         .schema, "entry '\(currentEntry)', key '\(currentKey)': " + problem,
                         pairs.count == 1 + form.extraKeys.count ? target : node)
                     return .some(nil)
+                }
+                if doc.nodes[target].kind == .int {
+                    return DependencyRule.form(form, integerTarget: doc.nodes[target].int, at: doc.location(of: target))
                 }
                 return DependencyRule.form(form, target: doc.string(at: target), at: doc.location(of: target))
             }

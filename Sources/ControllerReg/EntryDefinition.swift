@@ -7,8 +7,9 @@ public struct EntryDefinition: Sendable, Equatable {
     public var className: String
     /// Free text for people and tools.
     public var description: String?
-    /// A host-defined tag.
-    public var tag: EntryTag?
+    /// The entry's tags (`Tag: screen` or `Tag: [screen, 5]`), in written order: `{Tagged: t}`
+    /// lists the entries whose tags include `t`. Empty when the entry has none.
+    public var tags: [EntryTag]
     /// The dependencies, in written order.
     public var dependencies: [Dependency]
     /// How many objects the entry makes and who owns them.
@@ -22,16 +23,23 @@ public struct EntryDefinition: Sendable, Equatable {
     /// the entry again resolves them against the same one.
     var environment: EnvironmentLookup?
 
-    /// Creates an entry definition.
+    /// The entry's one tag, or its first when it has several (nil when it has none). Setting it
+    /// replaces every tag; `tags` is the whole list.
+    public var tag: EntryTag? {
+        get { tags.first }
+        set { tags = newValue.map { [$0] } ?? [] }
+    }
+
+    /// Creates an entry definition. `tag` and `tags` both give tags (`tag` first).
     public init(
         name: String, className: String, description: String? = nil, tag: EntryTag? = nil,
-        dependencies: [Dependency] = [], lifestyle: Lifestyle = .transient, eager: Bool = false,
-        location: SourceLocation? = nil
+        tags: [EntryTag] = [], dependencies: [Dependency] = [], lifestyle: Lifestyle = .transient,
+        eager: Bool = false, location: SourceLocation? = nil
     ) {
         self.name = name
         self.className = className
         self.description = description
-        self.tag = tag
+        self.tags = (tag.map { [$0] } ?? []) + tags
         self.dependencies = dependencies
         self.lifestyle = lifestyle
         self.eager = eager
@@ -40,7 +48,7 @@ public struct EntryDefinition: Sendable, Equatable {
 
     /// Equal when everything but the source location is equal.
     public static func == (a: EntryDefinition, b: EntryDefinition) -> Bool {
-        a.name == b.name && a.className == b.className && a.description == b.description && a.tag == b.tag
+        a.name == b.name && a.className == b.className && a.description == b.description && a.tags == b.tags
             && a.dependencies == b.dependencies && a.lifestyle == b.lifestyle && a.eager == b.eager
     }
 }
@@ -57,18 +65,23 @@ public enum Lifestyle: String, Sendable, Hashable, CaseIterable {
     case graph
 }
 
-/// An entry's `Tag`: a string or an integer.
+/// One of an entry's tags (`Tag`), or the tag a `{Tagged: t}` value asks for: a string or an
+/// integer. A tag is its text: `.int(5)` and `.string("5")` match (`text`); the case is kept so a
+/// config is written back as it was.
 public enum EntryTag: Sendable, Hashable, CustomStringConvertible {
     case string(String)
     case int(Int64)
 
-    /// The tag as written.
-    public var description: String {
+    /// The tag's text, what matching compares (`5` for `.int(5)`).
+    public var text: String {
         switch self {
         case .string(let s): return s
         case .int(let i): return String(i)
         }
     }
+
+    /// The tag as written (its text).
+    public var description: String { text }
 }
 
 /// One key of an entry's `Dependencies` map.
@@ -91,7 +104,9 @@ public struct Dependency: Sendable, Equatable {
     public static func == (a: Dependency, b: Dependency) -> Bool { a.key == b.key && a.value == b.value }
 }
 
-/// A dependency's value: a literal, a reference to another entry, or a list or map of those.
+/// A dependency's value: a literal, a reference to another entry (plain, provider, tagged list or
+/// optional), or a list or map of those. Forms are kept as written; what they resolve to is decided
+/// by the registry's transaction.
 /// Not `indirect`: lists and maps already keep their elements out of line, so the scalar cases
 /// need no box (one allocation less per dependency when a config is decoded).
 public enum DependencyValue: Sendable, Equatable {
@@ -105,6 +120,13 @@ public enum DependencyValue: Sendable, Equatable {
     case reference(String, at: SourceLocation?)
     /// A factory for another entry (written `{Provider: Name}`): the host creates it when it wants.
     case provider(String, at: SourceLocation?)
+    /// A list of the objects of every entry whose tags include the tag (written `{Tagged: t}`),
+    /// ordered by entry name (byte-wise); an empty list when none does. Which entries match is
+    /// decided when the registry changes, never when the value is read.
+    case tagged(EntryTag, at: SourceLocation?)
+    /// The object of entry `Name` if it exists, else null (written `{Optional: Name}`); an absent
+    /// name is not an error, and an entry added later is used from then on.
+    case optional(String, at: SourceLocation?)
     /// A literal string with environment substitutions (`"@http://${HOST}:${PORT:-80}"`), as
     /// written without the `@`; `EnvTemplate` describes the grammar. Resolved at commit, against
     /// the load's environment, to a `.string`. (A `.string` is taken as it is.)
@@ -168,6 +190,8 @@ public enum DependencyValue: Sendable, Equatable {
         case let (.string(x), .string(y)): return x == y
         case let (.reference(x, _), .reference(y, _)): return x == y
         case let (.provider(x, _), .provider(y, _)): return x == y
+        case let (.tagged(x, _), .tagged(y, _)): return x == y
+        case let (.optional(x, _), .optional(y, _)): return x == y
         case let (.template(x, _), .template(y, _)): return x == y
         case let (.env(x), .env(y)): return x == y
         case let (.list(x), .list(y)): return x == y
@@ -176,15 +200,63 @@ public enum DependencyValue: Sendable, Equatable {
         }
     }
 
-    /// Calls `body` for every entry reference inside this value (depth-first, in order), with
-    /// whether it is a provider (providers do not count for cycles).
+    /// Calls `body` for every reference and provider inside this value (depth-first, in order),
+    /// with whether it is a provider. Tagged lists and optional references are not reported:
+    /// `forEachEdge` reports every kind.
     public func forEachReference(_ body: (_ name: String, _ at: SourceLocation?, _ isProvider: Bool) -> Void) {
+        forEachEdge { edge in
+            switch edge.kind {
+            case .reference: body(edge.name, edge.location, false)
+            case .provider: body(edge.name, edge.location, true)
+            case .tagged, .optional: break
+            }
+        }
+    }
+
+    /// Calls `body` for every use of other entries inside this value (depth-first, in written
+    /// order): references, providers, tagged lists (by tag) and optional references.
+    public func forEachEdge(_ body: (DependencyEdge) -> Void) {
         switch self {
-        case .reference(let name, let at): body(name, at, false)
-        case .provider(let name, let at): body(name, at, true)
-        case .list(let items): for item in items { item.forEachReference(body) }
-        case .map(let deps): for d in deps { d.value.forEachReference(body) }
+        case .reference(let name, let at): body(DependencyEdge(kind: .reference, name: name, location: at))
+        case .provider(let name, let at): body(DependencyEdge(kind: .provider, name: name, location: at))
+        case .tagged(let tag, let at): body(DependencyEdge(kind: .tagged, name: tag.text, location: at))
+        case .optional(let name, let at): body(DependencyEdge(kind: .optional, name: name, location: at))
+        case .list(let items): for item in items { item.forEachEdge(body) }
+        case .map(let deps): for d in deps { d.value.forEachEdge(body) }
         default: break
         }
+    }
+}
+
+/// One use of other entries inside a dependency value (`DependencyValue.forEachEdge`).
+public struct DependencyEdge: Sendable, Equatable {
+    /// How the value uses the entries.
+    public enum Kind: Sendable, Hashable {
+        /// `Name`: the entry's object, created first.
+        case reference
+        /// `{Provider: Name}`: a factory; nothing is created with the receiver.
+        case provider
+        /// `{Tagged: t}`: the objects of every entry tagged `t` (`name` is the tag's text).
+        case tagged
+        /// `{Optional: Name}`: the entry's object when it exists, else null.
+        case optional
+
+        /// Whether the receiver's create builds the target(s): every kind but a provider. Object
+        /// edges are what the cycle rule (and any rule about what a create reaches) walks.
+        public var isObjectEdge: Bool { self != .provider }
+    }
+
+    /// How the entries are used.
+    public var kind: Kind
+    /// The entry's name, or for `.tagged` the tag's text.
+    public var name: String
+    /// Where it was written (nil for values built in code).
+    public var location: SourceLocation?
+
+    /// Creates an edge.
+    public init(kind: Kind, name: String, location: SourceLocation?) {
+        self.kind = kind
+        self.name = name
+        self.location = location
     }
 }

@@ -156,10 +156,13 @@ struct LifetimeRule {
         // The dependency of the last step (the one to write as a provider).
         var via = ""
         if let def = definitionOf(path[path.count - 2]) {
+            // A tagged list reaches the graph entry when it asks for one of that entry's tags.
+            let graphTags = Set(definitionOf(path[path.count - 1])?.tags.map(\.text) ?? [])
             outer: for dep in def.dependencies {
                 var found = false
-                dep.value.forEachReference { name, _, isProvider in
-                    if !isProvider && name == graph { found = true }
+                dep.value.forEachEdge { e in
+                    guard e.kind.isObjectEdge else { return }
+                    if e.kind == .tagged ? graphTags.contains(e.name) : e.name == graph { found = true }
                 }
                 if found {
                     via = " (key '\(dep.key)' of '\(def.name)')"

@@ -10,6 +10,12 @@ enum PlanOp: UInt8 {
     case map
     /// Pass a provider of entry `target`.
     case provider
+    /// `{Tagged: t}`: build a list from `children` (a reference per member, ordered by name),
+    /// exactly as `.list`; the `trailer` slot after them holds the tag as written.
+    case tagged
+    /// `{Optional: Name}`: pass what `children[0]` gives (a reference when the entry exists, a
+    /// null literal when not); the `trailer` slot after it holds the name.
+    case optional
 }
 
 /// One compiled dependency: plain data, so the create path touches no reference counts. 24
@@ -70,6 +76,13 @@ struct PlanSlot {
         value.a = UInt64(UInt(bitPattern: p))
         value.count = UInt32(truncatingIfNeeded: count)
     }
+
+    /// For `.tagged` and `.optional`: the `.literal` slot stored right after the children (their
+    /// array has one more slot than `childCount`), holding what the form was written with (the tag,
+    /// or the entry name), so a plan describes itself.
+    var trailer: PlanSlot {
+        UnsafePointer<PlanSlot>(bitPattern: UInt(value.a)).unsafelyUnwrapped[Int(value.count)]
+    }
 }
 
 /// An entry's compiled plan: its dependency slots and what a create of it needs.
@@ -87,6 +100,9 @@ struct EntryPlan {
     var live: Bool = false
     /// `Lifestyle` of the entry.
     var lifestyle: Lifestyle = .transient
+    /// Whether a slot is `.tagged` or `.optional` (at any depth): what it builds depends on which
+    /// entries exist, so a change of those compiles it again.
+    var dynamic: Bool = false
     /// The entry's `SingletonCell` (unretained; its `EntryTable` keeps it alive), for singletons.
     /// (The registry that builds it, when that is a parent's, is `EntryTable.owner(of:)`.)
     var singleton: UnsafeMutableRawPointer?
@@ -99,8 +115,10 @@ struct EntryPlan {
 }
 
 extension EntryPlan {
-    /// The entry indices its slots create, and with `providers` also those they provide, depth
-    /// first in written order (the order the transaction resolved them in).
+    /// With `providers` false, the entry indices its slots create (references, tagged list
+    /// members, optional targets that exist: its object edges); with `providers` true, those it
+    /// names by reference or provider (what must not be removed under it). Depth first in written
+    /// order (the order the transaction resolved them in).
     func references(providers: Bool) -> [Int32] {
         var out: [Int32] = []
         func walk(_ s: PlanSlot) {
@@ -109,6 +127,7 @@ extension EntryPlan {
             case .reference: if s.target >= 0 { out.append(s.target) }
             case .provider: if providers && s.target >= 0 { out.append(s.target) }
             case .list, .map: for k in 0..<Int(s.childCount) { walk(s.children![k]) }
+            case .tagged, .optional: if !providers { for k in 0..<Int(s.childCount) { walk(s.children![k]) } }
             }
         }
         if let slots { for k in 0..<Int(slotCount) { walk(slots[k]) } }
@@ -160,13 +179,32 @@ struct PlanCompiler {
 
     /// Compiles an entry's dependencies. `targets` holds the entry index of every reference and
     /// provider in them, in `DependencyValue.forEachReference` order (as the transaction resolved
-    /// and validated them), which is the order this compiler meets them in.
-    func compile(_ dependencies: [Dependency], classSlot: Int, lifestyle: Lifestyle, targets: [Int32]) -> EntryPlan {
-        targets.withUnsafeBufferPointer { compile(dependencies, classSlot: classSlot, lifestyle: lifestyle, targets: $0) }
+    /// and validated them), which is the order this compiler meets them in. `membership` holds,
+    /// in written order, for each tagged list its member count then its members, and for each
+    /// optional reference its target or -1.
+    func compile(
+        _ dependencies: [Dependency], classSlot: Int, lifestyle: Lifestyle, targets: [Int32], membership: [Int32] = []
+    ) -> EntryPlan {
+        targets.withUnsafeBufferPointer { t in
+            membership.withUnsafeBufferPointer { m in
+                compile(dependencies, classSlot: classSlot, lifestyle: lifestyle, targets: Cursor(t), membership: Cursor(m))
+            }
+        }
+    }
+
+    /// Reads a resolved index stream in order (-1 past its end).
+    private struct Cursor {
+        let values: UnsafeBufferPointer<Int32>
+        var next = 0
+        init(_ values: UnsafeBufferPointer<Int32>) { self.values = values }
+        mutating func take() -> Int32 {
+            defer { next += 1 }
+            return next < values.count ? values[next] : -1
+        }
     }
 
     private func compile(
-        _ dependencies: [Dependency], classSlot: Int, lifestyle: Lifestyle, targets: UnsafeBufferPointer<Int32>
+        _ dependencies: [Dependency], classSlot: Int, lifestyle: Lifestyle, targets: Cursor, membership: Cursor
     ) -> EntryPlan {
         var plan = EntryPlan()
         plan.classSlot = Int32(classSlot)
@@ -176,7 +214,7 @@ struct PlanCompiler {
         let slots = arena.allocate(PlanSlot.self, count: dependencies.count)
         var scratch = 0
         var objects = 0
-        var next = 0
+        var targets = targets, membership = membership
         // Each dependency read in place (binding `d` copied it: key, value and location retained
         // and released once per dependency of every entry compiled).
         dependencies.withUnsafeBufferPointer { deps in
@@ -184,9 +222,10 @@ struct PlanCompiler {
                 (slots + i).initialize(
                     to: slot(
                         deps[i].value, key: slotKey(deps[i].key), scratch: &scratch, objects: &objects,
-                        targets: targets, next: &next))
+                        targets: &targets, membership: &membership))
             }
         }
+        plan.dynamic = membership.next > 0
         plan.slotBase = UnsafePointer(slots)
         plan.slotCount = Int32(dependencies.count)
         plan.scratchBytes = Int32(clamping: scratch)
@@ -196,26 +235,55 @@ struct PlanCompiler {
 
     private func slot(
         _ value: DependencyValue, key: UnsafePointer<UInt8>,
-        scratch: inout Int, objects: inout Int, targets: UnsafeBufferPointer<Int32>, next: inout Int
+        scratch: inout Int, objects: inout Int, targets: inout Cursor, membership: inout Cursor
     ) -> PlanSlot {
         var s = PlanSlot(key: key, op: .literal)
         switch value {
         case .reference:
             s = PlanSlot(key: key, op: .reference)
-            s.target = next < targets.count ? targets[next] : -1
-            next += 1
+            s.target = targets.take()
             objects += 1
         case .provider:
             s = PlanSlot(key: key, op: .provider)
-            s.target = next < targets.count ? targets[next] : -1
-            next += 1
+            s.target = targets.take()
+            objects += 1
+        case .tagged(let tag, _):
+            // The list-of-references shape: one reference slot per member, built like any list,
+            // then the tag as written.
+            let count = max(0, Int(membership.take()))
+            let children = arena.allocate(PlanSlot.self, count: count + 1)
+            for i in 0..<count {
+                var member = PlanSlot(key: slotKey(""), op: .reference)
+                member.target = membership.take()
+                (children + i).initialize(to: member)
+            }
+            var written = PlanSlot(key: slotKey(""), op: .literal)
+            written.literal = literal(tag.asDependency)
+            (children + count).initialize(to: written)
+            s = PlanSlot(key: key, op: .tagged)
+            s.setChildren(children, count: count)
+            scratch += count * MemoryLayout<RawValue>.stride
+            objects += count
+        case .optional(let name, _):
+            // What is passed (the entry, or null while it does not exist), then the name.
+            let children = arena.allocate(PlanSlot.self, count: 2)
+            let target = membership.take()
+            var passed = PlanSlot(key: slotKey(""), op: target >= 0 ? .reference : .literal)
+            if target >= 0 { passed.target = target }
+            (children + 0).initialize(to: passed)
+            var written = PlanSlot(key: slotKey(""), op: .literal)
+            written.literal = literal(.string(name))
+            (children + 1).initialize(to: written)
+            s = PlanSlot(key: key, op: .optional)
+            s.setChildren(children, count: 1)
             objects += 1
         case .list(let items) where items.contains(where: Self.hasReference):
             let children = arena.allocate(PlanSlot.self, count: items.count)
             for (i, item) in items.enumerated() {
                 (children + i).initialize(
                     to: slot(
-                        item, key: slotKey(""), scratch: &scratch, objects: &objects, targets: targets, next: &next))
+                        item, key: slotKey(""), scratch: &scratch, objects: &objects, targets: &targets,
+                        membership: &membership))
             }
             s = PlanSlot(key: key, op: .list)
             s.setChildren(children, count: items.count)
@@ -224,7 +292,9 @@ struct PlanCompiler {
             let children = arena.allocate(PlanSlot.self, count: deps.count)
             for (i, d) in deps.enumerated() {
                 (children + i).initialize(
-                    to: slot(d.value, key: slotKey(d.key), scratch: &scratch, objects: &objects, targets: targets, next: &next))
+                    to: slot(
+                        d.value, key: slotKey(d.key), scratch: &scratch, objects: &objects, targets: &targets,
+                        membership: &membership))
             }
             s = PlanSlot(key: key, op: .map)
             s.setChildren(children, count: deps.count)
@@ -239,7 +309,7 @@ struct PlanCompiler {
     private func literal(_ value: DependencyValue) -> RawValue {
         switch value {
         // Environment values are resolved by the transaction before compiling: never met here.
-        case .null, .reference, .provider, .template, .env: return .null
+        case .null, .reference, .provider, .tagged, .optional, .template, .env: return .null
         case .bool(let b): return .bool(b)
         case .int(let i): return .int(i)
         case .double(let d): return .double(d)
@@ -262,10 +332,20 @@ struct PlanCompiler {
 
     static func hasReference(_ value: DependencyValue) -> Bool {
         switch value {
-        case .reference, .provider: return true
+        case .reference, .provider, .tagged, .optional: return true
         case .list(let items): return items.contains(where: hasReference)
         case .map(let deps): return deps.contains { hasReference($0.value) }
         default: return false
+        }
+    }
+}
+
+extension EntryTag {
+    /// The tag as the literal a plan keeps (its kind as written).
+    var asDependency: DependencyValue {
+        switch self {
+        case .string(let s): return .string(s)
+        case .int(let i): return .int(i)
         }
     }
 }

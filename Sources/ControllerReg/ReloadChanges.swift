@@ -68,14 +68,24 @@ public struct ReloadChanges: Sendable, Hashable {
     }
 
     /// Names of the entries of `definitions` from which some entry named in `targets` is reachable
-    /// through one or more object references (providers do not build, so they do not count).
+    /// through one or more object edges: references, tagged lists, optional references (providers do
+    /// not build, so they do not count).
     private static func reachingAny(of targets: Set<String>, in definitions: [EntryDefinition]) -> Set<String> {
-        // Reverse edges: for each name, the entries that refer to it.
+        // Reverse edges: for each name, the entries that refer to it (a tagged list refers to every
+        // entry of its tag in this set, an optional reference to its target).
+        var tagged: [String: [String]] = [:]
+        for d in definitions {
+            for t in Set(d.tags.map(\.text)) { tagged[t, default: []].append(d.name) }
+        }
         var referrers: [String: [String]] = [:]
         for d in definitions {
             for dep in d.dependencies {
-                dep.value.forEachReference { name, _, isProvider in
-                    if !isProvider { referrers[name, default: []].append(d.name) }
+                dep.value.forEachEdge { edge in
+                    switch edge.kind {
+                    case .provider: break
+                    case .reference, .optional: referrers[edge.name, default: []].append(d.name)
+                    case .tagged: for m in tagged[edge.name] ?? [] { referrers[m, default: []].append(d.name) }
+                    }
                 }
             }
         }

@@ -385,6 +385,9 @@ struct Resolver {
         switch s.op {
         case .literal:
             dest.initialize(to: s.literal)
+        case .optional:
+            // Its one child: a reference like any other when the entry exists, a null literal when not.
+            try evaluate(s.children.unsafelyUnwrapped.base, into: dest, &work, depth: depth)
         case .reference:
             let target = Int(s.target)
             switch snapshot.entries.plans[target].lifestyle {
@@ -413,7 +416,8 @@ struct Resolver {
             let p = Unmanaged.passRetained(Provider(registry: registry, entryName: name)).toOpaque()
             dest.initialize(to: RawValue(kind: .provider, a: UInt64(UInt(bitPattern: p))))
             work.append(Held(kind: .provider, object: p, slot: -1, value: dest))
-        case .list:
+        case .list, .tagged:
+            // A tagged list is a list of references to its members (each by its own lifestyle).
             let count = Int(s.childCount)
             let elements = work.take(count * MemoryLayout<RawValue>.stride).bindMemory(to: RawValue.self, capacity: count)
             for i in 0..<count {

@@ -29,6 +29,9 @@ final class EntryTable: @unchecked Sendable {
     /// The environment each entry that uses one was resolved against (`EntryDefinition.environment`:
     /// given back with its definition, so a child compiling it again gets the same values).
     let environments: [Int32: EnvironmentLookup]
+    /// Entries whose plans hold a tagged list or an optional reference (`EntryPlan.dynamic`): the
+    /// ones a change of membership may have to compile again.
+    let dynamic: [Int32]
 
     /// An empty table.
     convenience init() { self.init(plans: [], records: [], arenas: [], cells: [], owners: [:], environments: [:]) }
@@ -44,7 +47,12 @@ final class EntryTable: @unchecked Sendable {
         self.owners = owners
         self.environments = environments
         let storage = UnsafeMutablePointer<EntryPlan>.allocate(capacity: max(1, plans.count))
-        for (i, plan) in plans.enumerated() { (storage + i).initialize(to: plan) }
+        var dynamic: [Int32] = []
+        for (i, plan) in plans.enumerated() {
+            (storage + i).initialize(to: plan)
+            if plan.dynamic && plan.live { dynamic.append(Int32(i)) }
+        }
+        self.dynamic = dynamic
         self.plans = CheckedPointer(storage, count: plans.count)
         var nameBytes: [(UnsafePointer<UInt8>, Int)?] = []
         nameBytes.reserveCapacity(records.count)
@@ -103,17 +111,25 @@ final class EntryTable: @unchecked Sendable {
         return DefinitionCoding.location(arenas[Int(r.arena)], at: Int(r.offset))
     }
 
+    /// The tags of live entry `i` (read from its record without decoding the rest).
+    func tags(at i: Int) -> [EntryTag] {
+        let r = records[i]
+        return DefinitionCoding.tags(arenas[Int(r.arena)], at: Int(r.offset))
+    }
+
     /// Whether live entry `i` is a singleton built by `Registry.start()`.
     func isEagerSingleton(at i: Int) -> Bool {
         let r = records[i]
         return DefinitionCoding.isEagerSingleton(arenas[Int(r.arena)], at: Int(r.offset))
     }
 
-    /// Every entry entry `i` names, providers included (what must not be removed under it), in
-    /// written order; read back from its compiled plan.
+    /// Every entry entry `i` names by reference or provider (what must not be removed under it:
+    /// tagged members and optional targets may be, the entry is compiled again), in written order;
+    /// read back from its compiled plan.
     func targets(at i: Int) -> [Int32] { plans[i].references(providers: true) }
 
-    /// The entries entry `i` creates directly (references, not providers): its edges for the cycle rule.
+    /// The entries entry `i` creates directly (references, tagged list members, optional targets
+    /// that exist; not providers): its object edges, for the cycle and lifetime rules.
     func edges(at i: Int) -> [Int32] { plans[i].references(providers: false) }
 
     /// A live entry's singleton cell and the registry its object lives in, for a child that

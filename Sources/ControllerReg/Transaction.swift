@@ -151,6 +151,21 @@ struct Transaction {
                 accepted.append((def, index))
             }
         }
+        // 2b. Entries the change does not name but whose tagged lists or optional references it
+        // affects are resolved and compiled again (same definition, same index).
+        let reresolved = dependentsOfMembership(accepted: accepted, removed: removed)
+        for i in reresolved {
+            guard let def = base.definition(at: i) else { continue }
+            // Environment values are resolved again against the environment the entry was
+            // committed with (it is not part of this change).
+            if let lookup = def.environment {
+                resolved[accepted.count] = EnvironmentResolution(
+                    lookup: lookup, maxStringBytes: maxStringBytes, entry: def.name
+                ).resolve(def.dependencies, into: &diagnostics)
+            }
+            accepted.append((def, i))
+        }
+        let reresolvedSet = Set(reresolved)
         let replaced = Set(accepted.map(\.index))
 
         // 3. References: every name must resolve to an entry that stays.
@@ -169,11 +184,17 @@ struct Transaction {
         // that position for entry index i (or -1). Arrays, not dictionaries: no hashing per entry.
         var changedEdges: [[Int32]] = []
         var changedTargets: [[Int32]] = []
+        // What the compiler needs for tagged lists (member count, then members) and optional
+        // references (the target or -1), in written order; empty for most entries.
+        var changedMembership: [[Int32]] = []
         changedEdges.reserveCapacity(accepted.count)
         changedTargets.reserveCapacity(accepted.count)
+        changedMembership.reserveCapacity(accepted.count)
         var changedAt = [Int32](repeating: -1, count: nextIndex)
+        // Members of each tag in the new state, built at the first tagged list.
+        var members = TagMembers()
         // References of one dependency, gathered by a closure that captures nothing else.
-        var refs: [(name: String, at: SourceLocation?, isProvider: Bool)] = []
+        var refs: [(name: String, at: SourceLocation?, kind: DependencyEdge.Kind)] = []
         // The last two names resolved and their indices: neighbouring entries mostly refer to the
         // same few entries, and comparing a String is cheaper than hashing it (`resolve` is pure
         // here: it reads only immutable copies).
@@ -183,24 +204,39 @@ struct Transaction {
             let index = accepted[k].index
             changedAt[index] = Int32(k)
             let dependencies = accepted[k].definition.dependencies
-            // `targets` holds every resolved reference in written order, `edges` the non-provider
-            // ones. Until the first provider they are the same list, so `edges` is only built from
-            // then on; otherwise the entry keeps one array (shared storage) instead of two.
+            // `targets` holds every resolved reference and provider in written order, `edges` the
+            // object edges (references, tagged members, optional targets that exist). Until the
+            // first provider, tagged list or optional they are the same list, so `edges` is only
+            // built from then on; otherwise the entry keeps one array (shared storage) instead of two.
             var targets: [Int32] = []
             var edges: [Int32] = []
-            var sawProvider = false
+            var membership: [Int32] = []
+            var diverged = false
             for dep in dependencies {
                 // A scalar reference is taken as it is; only lists and maps gather into `refs`.
-                var single: (name: String, at: SourceLocation?, isProvider: Bool)?
+                var single: (name: String, at: SourceLocation?, kind: DependencyEdge.Kind)?
                 switch dep.value {
-                case .reference(let name, let at): single = (name, at, false)
-                case .provider(let name, let at): single = (name, at, true)
-                case .list, .map: dep.value.forEachReference { refs.append(($0, $1, $2)) }
+                case .reference(let name, let at): single = (name, at, .reference)
+                case .provider(let name, let at): single = (name, at, .provider)
+                case .tagged(let tag, let at): single = (tag.text, at, .tagged)
+                case .optional(let name, let at): single = (name, at, .optional)
+                case .list, .map: dep.value.forEachEdge { refs.append(($0.name, $0.location, $0.kind)) }
                 default: continue
                 }
                 let count = single == nil ? refs.count : 1
                 for r in 0..<count {
-                    let (name, location, isProvider) = single ?? refs[r]
+                    let (name, location, kind) = single ?? refs[r]
+                    if kind == .tagged {
+                        let list = members.of(name, base: base, removed: removedBase, replaced: accepted)
+                        membership.append(Int32(list.count))
+                        membership += list
+                        if !diverged {
+                            diverged = true
+                            edges = targets
+                        }
+                        edges += list
+                        continue
+                    }
                     let found: Int?
                     if let r = recentName0, r == name {
                         found = recentTarget0
@@ -215,20 +251,36 @@ struct Transaction {
                             recentTarget0 = f
                         }
                     }
+                    if kind == .optional {
+                        // Absent is not a problem: the slot is null until the entry exists.
+                        membership.append(found.map { Int32($0) } ?? -1)
+                        if !diverged {
+                            diverged = true
+                            edges = targets
+                        }
+                        if let f = found { edges.append(Int32(f)) }
+                        continue
+                    }
                     if let target = found {
-                        if isProvider && !sawProvider {
-                            sawProvider = true
+                        if kind == .provider && !diverged {
+                            diverged = true
                             edges = targets
                         }
                         targets.append(Int32(target))
-                        if sawProvider && !isProvider { edges.append(Int32(target)) }
+                        if diverged && kind == .reference { edges.append(Int32(target)) }
                     } else {
                         // -1 keeps the later references at their places for the compiler (the
                         // change fails, or is a reload's intermediate step); edge walks skip it.
                         targets.append(-1)
-                        if sawProvider { edges.append(-1) }
+                        if diverged { edges.append(-1) }
                     }
-                    if found == nil && !namesIncomplete && !rejected.contains(name) {
+                    if found == nil && removals.contains(name) {
+                        let def = accepted[k].definition
+                        diagnostics.append(
+                            Diagnostic(
+                                .missingReference, "cannot remove '\(name)': entry '\(def.name)' refers to it",
+                                at: def.location))
+                    } else if found == nil && !namesIncomplete && !rejected.contains(name) {
                         if allNames == nil {
                             allNames =
                                 (0..<base.count).compactMap { i in
@@ -250,8 +302,9 @@ struct Transaction {
                 }
                 if !refs.isEmpty { refs.removeAll(keepingCapacity: true) }
             }
-            changedEdges.append(sawProvider ? edges : targets)
+            changedEdges.append(diverged ? edges : targets)
             changedTargets.append(targets)
+            changedMembership.append(membership)
         }
         // Entries that stay must not refer to removed ones.
         if !removed.isEmpty {
@@ -333,11 +386,15 @@ struct Transaction {
             let record = offsets[k]
             var plan = compiler.compile(
                 resolved[k] ?? def.dependencies, classSlot: classSlots.slot(for: def.className), lifestyle: def.lifestyle,
-                targets: changedTargets[k])
+                targets: changedTargets[k], membership: changedMembership[k])
             var cell: SingletonCell?
             var cellOwner: UnsafeMutableRawPointer?
             if def.lifestyle == .singleton {
-                if let (keptCell, keptOwner) = kept[def.name] {
+                if reresolvedSet.contains(index), let (keptCell, keptOwner) = base.singleton(at: index) {
+                    // Compiled again for its members: a singleton already built keeps its object.
+                    cell = keptCell
+                    cellOwner = keptOwner
+                } else if let (keptCell, keptOwner) = kept[def.name] {
                     // A reload left the entry unchanged: the same cell, so the same object, and owner.
                     cell = keptCell
                     cellOwner = keptOwner
@@ -357,6 +414,42 @@ struct Transaction {
         changedIndices = accepted.map(\.index)
         removedIndices = removed.sorted()
         return .success(table.build())
+    }
+
+    /// Entries of `base` that the change does not name (not `accepted`, not `removed`) but whose
+    /// plans depend on it: a `{Tagged: t}` where an accepted or removed entry has (or had) tag `t`,
+    /// or an `{Optional: Name}` where `Name` is accepted or removed. Only entries whose plans
+    /// have such values (`EntryTable.dynamic`) are looked at.
+    private func dependentsOfMembership(accepted: [(definition: EntryDefinition, index: Int)], removed: Set<Int>) -> [Int] {
+        let dynamic = base.dynamic
+        if dynamic.isEmpty { return [] }
+        var tags = Set<String>(), names = Set<String>()
+        func note(_ name: String, _ entryTags: [EntryTag]) {
+            names.insert(name)
+            for t in entryTags { tags.insert(t.text) }
+        }
+        var named = Set<Int>()
+        for (def, index) in accepted {
+            note(def.name, def.tags)
+            named.insert(index)
+            if base.isLive(index) { note(base.name(at: index), base.tags(at: index)) }
+        }
+        for i in removed where base.isLive(i) { note(base.name(at: i), base.tags(at: i)) }
+        var out: [Int] = []
+        for d in dynamic {
+            let i = Int(d)
+            guard !named.contains(i), !removed.contains(i), let def = base.definition(at: i) else { continue }
+            var affected = false
+            for dep in def.dependencies where !affected {
+                dep.value.forEachEdge { e in
+                    if (e.kind == .tagged && tags.contains(e.name)) || (e.kind == .optional && names.contains(e.name)) {
+                        affected = true
+                    }
+                }
+            }
+            if affected { out.append(i) }
+        }
+        return out
     }
 
     /// The checks an entry passes whichever door it came through (config, `Registry.add`,
@@ -456,23 +549,66 @@ struct Transaction {
             let tail = closed[(closed.count - ends)...].map(nameOf).joined(separator: " -> ")
             path = "\(head) -> ... (\(closed.count - 2 * ends) more entries) ... -> \(tail)"
         }
-        let next = nameOf(rotated.count > 1 ? rotated[1] : rotated[0])
+        let nextIndex = rotated.count > 1 ? rotated[1] : rotated[0]
+        let next = nameOf(nextIndex)
+        // A tagged list reaches the next entry when it asks for one of that entry's tags.
+        let nextTags = Set(definitionOf(nextIndex)?.tags.map(\.text) ?? [])
         var location: SourceLocation? = definitionOf(rotated[0])?.location
         var via = ""
         if let def = definitionOf(rotated[0]) {
             outer: for dep in def.dependencies {
-                var found: SourceLocation??
-                dep.value.forEachReference { name, at, isProvider in
-                    if found == nil && !isProvider && name == next { found = .some(at ?? dep.location) }
+                var found: (SourceLocation?, DependencyEdge)?
+                dep.value.forEachEdge { e in
+                    guard found == nil, e.kind.isObjectEdge else { return }
+                    if e.kind == .tagged ? nextTags.contains(e.name) : e.name == next { found = (e.location ?? dep.location, e) }
                 }
-                if let f = found {
-                    location = f ?? location
-                    via = " (via key '\(dep.key)' of '\(def.name)')"
+                if let (at, edge) = found {
+                    location = at ?? location
+                    let form =
+                        edge.kind == .tagged ? ", {Tagged: \(edge.name)}" : edge.kind == .optional ? ", {Optional: \(next)}" : ""
+                    via = " (via key '\(dep.key)' of '\(def.name)'\(form))"
                     break outer
                 }
             }
         }
         return Diagnostic(.cycle, "dependency cycle: \(path)\(via)", at: location)
             .withPath(closed.prefix(Diagnostic.maxPathNames).map(nameOf))
+    }
+}
+
+/// The members of each tag in a transaction's new state: the live entries whose tags include it,
+/// as entry indices ordered by entry name (byte-wise). Built once, at the first tagged list.
+struct TagMembers {
+    private var byTag: [String: [(name: String, index: Int32)]]?
+    private var sorted: Set<String> = []
+
+    /// The members of tag `tag`: entries of `base` that stay and are not replaced, and `replaced`
+    /// (the accepted definitions, which win over the base's).
+    mutating func of(
+        _ tag: String, base: EntryTable, removed: Set<Int>, replaced: [(definition: EntryDefinition, index: Int)]
+    ) -> [Int32] {
+        if byTag == nil {
+            var map: [String: [(name: String, index: Int32)]] = [:]
+            func add(_ name: String, _ tags: [EntryTag], _ index: Int) {
+                var seen: Set<String> = []
+                for t in tags where tags.count == 1 || seen.insert(t.text).inserted {
+                    map[t.text, default: []].append((name, Int32(index)))
+                }
+            }
+            let replacedIndices = Set(replaced.map(\.index))
+            for i in 0..<base.count where base.isLive(i) && !removed.contains(i) && !replacedIndices.contains(i) {
+                let tags = base.tags(at: i)
+                if !tags.isEmpty { add(base.name(at: i), tags, i) }
+            }
+            for (def, index) in replaced where !def.tags.isEmpty { add(def.name, def.tags, index) }
+            byTag = map
+        }
+        guard var list = byTag![tag] else { return [] }
+        if !sorted.contains(tag) {
+            list.sort { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+            byTag![tag] = list
+            sorted.insert(tag)
+        }
+        return list.map(\.index)
     }
 }

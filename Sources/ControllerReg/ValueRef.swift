@@ -105,6 +105,19 @@ public struct ValueRef: @unchecked Sendable {
         return ValueRef(e + index)
     }
 
+    /// The Swift objects of a list of objects (what `{Tagged: t}` gives), in order, if this is a
+    /// list whose every element is an object of type `T`; nil otherwise.
+    public func objects<T: AnyObject>(as type: T.Type) -> [T]? {
+        guard kind == .list else { return nil }
+        var out: [T] = []
+        out.reserveCapacity(count)
+        for i in 0..<count {
+            guard let o = self[i]?.object(as: type) else { return nil }
+            out.append(o)
+        }
+        return out
+    }
+
     /// The value under `key` in a map, or nil when absent or not a map.
     ///
     /// Inlinable, reading the key's UTF-8 in place where the string allows it (native and small

@@ -213,10 +213,15 @@ public func cr_registry_entries(_ reg: OpaquePointer?) -> OpaquePointer? {
             "name": .string(e.name), "class": .string(e.className), "lifestyle": .string(e.lifestyle.rawValue),
         ]
         if let d = e.description { m["description"] = .string(d) }
-        switch e.tag {
-        case .string(let s)?: m["tag"] = .string(s)
-        case .int(let i)?: m["tag"] = .int(i)
-        case nil: break
+        func value(_ tag: EntryTag) -> Value {
+            switch tag {
+            case .string(let s): return .string(s)
+            case .int(let i): return .int(i)
+            }
+        }
+        if let first = e.tags.first {
+            m["tag"] = value(first)
+            m["tags"] = .list(e.tags.map(value))
         }
         list.append(.map(m))
     }

@@ -9,6 +9,17 @@ public struct CheckReport: Sendable {
     public var diagnostics: [Diagnostic]
     /// How many entries the files define (counted even when the load fails, from what decoded).
     public var entryCount: Int
+    /// Things worth knowing that are not problems (they change neither `isClean` nor the exit
+    /// status): optional references (`{Optional: Name}`) that resolve to nothing and will be null.
+    public var information: [Information] = []
+
+    /// A note about a config that is not a problem, with its place.
+    public struct Information: Sendable, Equatable {
+        /// What is worth knowing, naming the entry and key.
+        public var message: String
+        /// Where it was written.
+        public var location: SourceLocation?
+    }
 
     /// Whether nothing was found.
     public var isClean: Bool { diagnostics.isEmpty }
@@ -20,9 +31,11 @@ public struct CheckReport: Sendable {
         var diagnostics: [Diagnostic] = []
         let registry = Registry()
         var entries: [EntryDefinition] = []
+        var information: [Information] = []
         do throws(ConfigError) {
             try registry.load(paths: files, environment: environment)
             entries = registry.entries
+            information = absentOptionals(registry)
         } catch {
             diagnostics = error.diagnostics
             // The load failed as a whole; decode what can be decoded so the class check still runs.
@@ -42,7 +55,27 @@ public struct CheckReport: Sendable {
         }
         return CheckReport(
             files: files, diagnostics: ConfigError(diagnostics).diagnosticsOrEmpty(diagnostics.isEmpty),
-            entryCount: entries.count)
+            entryCount: entries.count, information: information)
+    }
+
+    /// The optional references of a loaded registry that resolved to nothing, with their places
+    /// (from the compiled plans: what a create would pass).
+    static func absentOptionals(_ registry: Registry) -> [Information] {
+        var out: [Information] = []
+        for plan in registry.compiledPlans() where !plan.absentOptionals.isEmpty {
+            let absent = Set(plan.absentOptionals)
+            for dep in plan.definition.dependencies {
+                dep.value.forEachEdge { edge in
+                    guard edge.kind == .optional, absent.contains(edge.name) else { return }
+                    out.append(
+                        Information(
+                            message:
+                                "entry '\(plan.name)', key '\(dep.key)': {Optional: \(edge.name)} is null: no entry named '\(edge.name)' (add one to use it)",
+                            location: edge.location ?? dep.location ?? plan.definition.location))
+                }
+            }
+        }
+        return out
     }
 
     /// One line per problem, `file:line:column: error: message [code]`, then a summary line.
@@ -52,6 +85,10 @@ public struct CheckReport: Sendable {
         for d in diagnostics {
             let place = d.location.map { "\(bold)\($0):\(reset) " } ?? ""
             out += "\(place)\(red)error:\(reset) \(d.message) [\(CheckReport.codeName(d.code))]\n"
+        }
+        for note in information {
+            let place = note.location.map { "\(bold)\($0):\(reset) " } ?? ""
+            out += "\(place)info: \(note.message)\n"
         }
         let what = files.count == 1 ? files[0] : "\(files.count) files"
         if diagnostics.isEmpty {
@@ -65,7 +102,22 @@ public struct CheckReport: Sendable {
     /// `{"ok":…, "files":[…], "entries":N, "problems":[{"file","line","column","code","message"}…]}`.
     public func json() -> String {
         var out = "{\n  \"ok\": \(isClean),\n  \"files\": [" + files.map(JSONText.quote).joined(separator: ", ") + "],\n"
-        out += "  \"entries\": \(entryCount),\n  \"problems\": ["
+        out += "  \"entries\": \(entryCount),\n"
+        if !information.isEmpty {
+            out += "  \"information\": [\n"
+            for (i, note) in information.enumerated() {
+                var fields: [String] = []
+                if let l = note.location {
+                    fields.append("\"file\": \(JSONText.quote(l.file))")
+                    fields.append("\"line\": \(l.line)")
+                    fields.append("\"column\": \(l.column)")
+                }
+                fields.append("\"message\": \(JSONText.quote(note.message))")
+                out += "    {" + fields.joined(separator: ", ") + "}" + (i + 1 < information.count ? ",\n" : "\n")
+            }
+            out += "  ],\n"
+        }
+        out += "  \"problems\": ["
         if diagnostics.isEmpty { return out + "]\n}\n" }
         out += "\n"
         for (i, d) in diagnostics.enumerated() {

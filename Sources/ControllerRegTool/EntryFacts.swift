@@ -21,11 +21,17 @@ public enum EdgeKind: String, Sendable {
     case reference
     /// A provider: a lazy factory for the target is injected; nothing is created now.
     case provider
+    /// A tagged list (`{Tagged: t}`): every entry tagged `t` is created and injected in a list;
+    /// the edge's `to` is the tag (`EntryEdge.to`), expanded to members by who draws it.
+    case tagged
+    /// An optional reference (`{Optional: Name}`): the target when it exists, else null.
+    case optional
 }
 
 /// One entry's use of another, with the key path it is injected under (`key`, `key[0]`, `key.sub`).
 public struct EntryEdge: Sendable, Equatable {
     public var from: String
+    /// The target entry's name; for a `.tagged` edge, the tag's text.
     public var to: String
     public var key: String
     public var kind: EdgeKind
@@ -40,6 +46,8 @@ public indirect enum DependencyView: Sendable, Equatable {
     case string(String)
     case reference(String)
     case provider(String)
+    case tagged(EntryTag)
+    case optional(String)
     case list([DependencyView])
     case map([(String, DependencyView)])
     /// A literal string with `${NAME}` substitutions as written (without the `@`), and its value
@@ -61,6 +69,8 @@ public indirect enum DependencyView: Sendable, Equatable {
         case .string(let s): self = .string(s)
         case .reference(let name, _): self = .reference(name)
         case .provider(let name, _): self = .provider(name)
+        case .tagged(let tag, _): self = .tagged(tag)
+        case .optional(let name, _): self = .optional(name)
         case .list(let items): self = .list(items.map(DependencyView.init))
         case .map(let deps): self = .map(deps.map { ($0.key, DependencyView($0.value)) })
         case .template(let text, _): self = .template(text, resolved: nil)
@@ -95,13 +105,16 @@ extension EntryDefinition {
         dependencies.map { ($0.key, DependencyView($0.value)) }
     }
 
-    /// Every reference and provider this entry holds, in written order, with key paths.
+    /// Every reference, provider, tagged list and optional reference this entry holds, in written
+    /// order, with key paths.
     public var edges: [EntryEdge] {
         var out: [EntryEdge] = []
         func walk(_ v: DependencyView, _ path: String) {
             switch v {
             case .reference(let n): out.append(EntryEdge(from: name, to: n, key: path, kind: .reference))
             case .provider(let n): out.append(EntryEdge(from: name, to: n, key: path, kind: .provider))
+            case .tagged(let t): out.append(EntryEdge(from: name, to: t.text, key: path, kind: .tagged))
+            case .optional(let n): out.append(EntryEdge(from: name, to: n, key: path, kind: .optional))
             case .list(let items): for (i, item) in items.enumerated() { walk(item, "\(path)[\(i)]") }
             case .map(let pairs): for (k, item) in pairs { walk(item, "\(path).\(k)") }
             default: break

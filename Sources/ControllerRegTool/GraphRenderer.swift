@@ -12,7 +12,9 @@ import Darwin
 ///
 /// One box per entry (name, class, lifestyle when not transient; transient plain, singletons
 /// shaded blue with a double border, `graph` entries shaded yellow, eager entries bold), one edge
-/// per reference labelled with its key path, provider edges dashed. An invalid config is drawn too,
+/// per reference labelled with its key path, provider edges dashed, a `{Tagged: t}` list an edge
+/// to each member (bold, labelled with the key and the tag), an `{Optional: Name}` dotted (none
+/// when the entry is absent). An invalid config is drawn too,
 /// with its problems marked: a missing entry is a red dashed box, an entry that did not decode a
 /// red box, the edges of a reported cycle red and thick, a singleton that would keep a `graph`
 /// object outlined orange with its path orange. A legend explains the styles. Entries are in
@@ -42,6 +44,21 @@ public enum GraphRenderer {
         for (i, e) in entries.enumerated() { indexOf[e.name] = i }
         let invalid = Set(config.invalidNames)
         let marks = ProblemMarks(config.problems)
+        // Members of each tag, ordered by entry name (byte-wise), as a tagged list has them.
+        var members: [String: [String]] = [:]
+        for e in entries {
+            for t in Set(e.tags.map(\.text)) { members[t, default: []].append(e.name) }
+        }
+        for t in members.keys { members[t]!.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) } }
+        // The entries an edge reaches: a tagged list's members, an optional reference's target when
+        // it exists (an absent one is not a problem), else the named entry.
+        func reached(_ edge: EntryEdge) -> [String] {
+            switch edge.kind {
+            case .tagged: return members[edge.to] ?? []
+            case .optional: return indexOf[edge.to] == nil ? [] : [edge.to]
+            case .reference, .provider: return [edge.to]
+            }
+        }
 
         // What to draw: everything, or what `focus` reaches.
         var drawn: [Bool]? = nil
@@ -54,13 +71,15 @@ public enum GraphRenderer {
                 var work = [start]
                 while let i = work.popLast() {
                     for edge in entries[i].edges {
-                        if let t = indexOf[edge.to] {
-                            if !seen[t] {
-                                seen[t] = true
-                                work.append(t)
+                        for to in reached(edge) {
+                            if let t = indexOf[to] {
+                                if !seen[t] {
+                                    seen[t] = true
+                                    work.append(t)
+                                }
+                            } else {
+                                others.insert(to)
                             }
-                        } else {
-                            others.insert(edge.to)
                         }
                     }
                 }
@@ -116,7 +135,9 @@ public enum GraphRenderer {
         var others: [String] = []
         var otherSeen = Set<String>()
         for (i, e) in entries.enumerated() where isDrawn(i) {
-            for edge in e.edges where indexOf[edge.to] == nil && otherSeen.insert(edge.to).inserted { others.append(edge.to) }
+            for edge in e.edges where edge.kind == .reference || edge.kind == .provider {
+                if indexOf[edge.to] == nil && otherSeen.insert(edge.to).inserted { others.append(edge.to) }
+            }
         }
         for name in config.invalidNames where !otherSeen.contains(name) && (drawnOthers?.contains(name) ?? true) {
             otherSeen.insert(name)
@@ -133,7 +154,21 @@ public enum GraphRenderer {
         }
         for (i, e) in entries.enumerated() where isDrawn(i) {
             for edge in e.edges {
+                if edge.kind == .tagged {
+                    for m in members[edge.to] ?? [] {
+                        var attrs = ["label=\(quote("\(edge.key) [Tagged: \(edge.to)]"))", "style=bold"]
+                        if marks.cycleEdges.contains(EdgePair(from: edge.from, to: m)) {
+                            attrs += ["color=\(problemColour)", "fontcolor=\(problemColour)", "penwidth=2.5"]
+                        } else if marks.lifetimeEdges.contains(EdgePair(from: edge.from, to: m)) {
+                            attrs += ["color=\(quote(lifetimeColour))", "penwidth=2"]
+                        }
+                        out += "  \(id(edge.from)) -> \(id(m)) [\(attrs.joined(separator: ", "))];\n"
+                    }
+                    continue
+                }
+                if edge.kind == .optional && indexOf[edge.to] == nil { continue }
                 var attrs = ["label=\(quote(edge.key))"]
+                if edge.kind == .optional { attrs.append("style=dotted") }
                 if edge.kind == .provider { attrs.append("style=dashed") }
                 let object = edge.kind != .provider
                 if object && marks.cycleEdges.contains(EdgePair(from: edge.from, to: edge.to)) {

@@ -6,16 +6,25 @@ import ControllerReg
 /// order, references and providers as the transaction resolved them, the plan's lifestyle. A
 /// reference is built (depth first) before the object that receives it; a singleton once per
 /// registry, a `graph` entry once per create (later uses share it); a provider builds nothing now.
+/// A tagged list shows the members it resolved to (each built like a reference, in list order);
+/// an optional reference its target, or "absent → null".
 public struct PlanExplainer {
     let plans: [CompiledPlanView]
     let byName: [String: CompiledPlanView]
+    /// The members of each tag a tagged list asks for (the same in every plan of one registry).
+    let members: [String: [String]]
 
     /// Explains the entries of `registry` as it compiled them.
     package init(registry: Registry) {
         plans = registry.compiledPlans()
         var map: [String: CompiledPlanView] = [:]
-        for p in plans { map[p.name] = p }
+        var members: [String: [String]] = [:]
+        for p in plans {
+            map[p.name] = p
+            members.merge(p.taggedMembers) { first, _ in first }
+        }
         byName = map
+        self.members = members
     }
 
     /// Explains `entries`, compiled into a fresh registry (they must form a valid config).
@@ -56,7 +65,11 @@ public struct PlanExplainer {
         var flags = [p.lifestyle.rawValue]
         if p.definition.eager { flags.append("eager") }
         var s = "(\(p.definition.className)) [\(flags.joined(separator: ", "))]"
-        if let tag = p.definition.tag { s += " tag \(tag)" }
+        switch p.definition.tags.count {
+        case 0: break
+        case 1: s += " tag \(p.definition.tags[0])"
+        default: s += " tags " + p.definition.tags.map(\.text).joined(separator: ", ")
+        }
         return s
     }
 
@@ -85,6 +98,9 @@ public struct PlanExplainer {
             switch v {
             case .reference(let name, _): if let target = byName[name] { _ = visit(target, state: &state) }
             case .provider(let name, _): if !state.providers.contains(name) { state.providers.append(name) }
+            case .tagged(let tag, _):
+                for m in members[tag.text] ?? [] { if let target = byName[m] { _ = visit(target, state: &state) } }
+            case .optional(let name, _): if let target = byName[name] { _ = visit(target, state: &state) }
             case .list(let items): items.forEach(walk)
             case .map(let deps): deps.forEach { walk($0.value) }
             default: break
@@ -126,6 +142,18 @@ public struct PlanExplainer {
         case .provider(let name):
             let cls = byName[name].map { " (\($0.definition.className))" } ?? ""
             return ["\(branch)\(label)provider of \(name)\(cls): a factory, nothing built now"]
+        case .tagged(let tag):
+            let list = members[tag.text] ?? []
+            if list.isEmpty { return ["\(branch)\(label){Tagged: \(tag)}: [] (no entry has this tag)"] }
+            return ["\(branch)\(label){Tagged: \(tag)}: list of \(list.count) (by entry name)"]
+                + render(
+                    list.enumerated().map { ("[\($0.offset)]", DependencyView.reference($0.element)) }, prefix: childPrefix,
+                    state: &state, colour: colour)
+        case .optional(let name):
+            guard byName[name] != nil else { return ["\(branch)\(label){Optional: \(name)}: absent → null"] }
+            return renderValue(
+                key.isEmpty ? "" : "\(key) (optional)", .reference(name), branch: branch, childPrefix: childPrefix,
+                state: &state, colour: colour)
         case .list(let items):
             if items.isEmpty { return ["\(branch)\(label)[] (empty list)"] }
             return ["\(branch)\(label)list of \(items.count)"]

@@ -39,6 +39,39 @@ struct EveryDoorTests {
             message:
                 "entry 'E', key 'd': 'provider' is not a dependency form: forms are case-sensitive; write {Provider: EntryName}"),
         Case(
+            yaml: "{Tagged: [a, b]}", value: ["Tagged": ["a", "b"]], code: .schema,
+            message:
+                "entry 'E', key 'd': Tagged must name one tag (a non-empty string or an integer), found a list; write one {Tagged: tag} per tag"
+        ),
+        Case(
+            yaml: "{Tagged: true}", value: ["Tagged": true], code: .schema,
+            message: "entry 'E', key 'd': Tagged must name one tag (a non-empty string or an integer), found a boolean"),
+        Case(
+            yaml: "{Tagged: ''}", value: ["Tagged": ""], code: .schema,
+            message: "entry 'E', key 'd': Tagged must name one tag (a non-empty string or an integer), found an empty string"),
+        Case(
+            yaml: "{Tagged: x, Other: 1}", value: ["Tagged": "x", "Other": 1], code: .schema,
+            message: "entry 'E', key 'd': a tagged list is written {Tagged: tag} with no other keys"),
+        Case(
+            yaml: "{tagged: x}", value: ["tagged": "x"], code: .schema,
+            message: "entry 'E', key 'd': 'tagged' is not a dependency form: forms are case-sensitive; write {Tagged: tag}"),
+        Case(
+            yaml: "{Optional: '@x'}", value: ["Optional": "@x"], code: .schema,
+            message: "entry 'E', key 'd': Optional must name an entry, not a literal ('@x')"),
+        Case(
+            yaml: "{Optional: ''}", value: ["Optional": ""], code: .schema,
+            message: "entry 'E', key 'd': Optional must name an entry (a non-empty string), found an empty string"),
+        Case(
+            yaml: "{Optional: 5}", value: ["Optional": 5], code: .schema,
+            message: "entry 'E', key 'd': Optional must name an entry (a non-empty string), found an integer"),
+        Case(
+            yaml: "{Optional: X, Other: 1}", value: ["Optional": "X", "Other": 1], code: .schema,
+            message: "entry 'E', key 'd': an optional reference is written {Optional: EntryName} with no other keys"),
+        Case(
+            yaml: "{optional: X}", value: ["optional": "X"], code: .schema,
+            message:
+                "entry 'E', key 'd': 'optional' is not a dependency form: forms are case-sensitive; write {Optional: EntryName}"),
+        Case(
             yaml: "[ok, '']", value: ["@ok", ""], code: .schema,
             message: "entry 'E', key 'd': an empty string is not an entry name; write \"@\" for an empty literal string"),
         Case(

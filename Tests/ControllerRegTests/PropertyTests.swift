@@ -71,7 +71,9 @@ struct PropertyTests {
             let def = EntryDefinition(
                 name: name, className: rng.pick(classes),
                 description: rng.chance(30) ? rng.pick(strings) : nil,
-                tag: rng.chance(30) ? (rng.chance(50) ? .int(rng.pick(ints)) : .string(rng.pick(strings))) : nil,
+                tags: (0..<(rng.chance(30) ? 1 + rng.int(2) : 0)).map { _ in
+                    rng.chance(50) ? .int(rng.pick(ints)) : .string(rng.pick(strings))
+                },
                 dependencies: dependencies(&rng, depth: 0, names: earlier, all: baselineNames + names, format: format),
                 lifestyle: lifestyle, eager: lifestyle == .singleton && rng.chance(50))
             var reaches = lifestyle == .graph
@@ -111,6 +113,9 @@ struct PropertyTests {
         case .string(let s): return jsonString("@" + s)
         case .reference(let n, _): return jsonString(n)
         case .provider(let n, _): return "{\"Provider\": \(jsonString(n))}"
+        case .tagged(.int(let t), _): return "{\"Tagged\": \(t)}"
+        case .tagged(.string(let t), _): return "{\"Tagged\": \(jsonString(t))}"
+        case .optional(let n, _): return "{\"Optional\": \(jsonString(n))}"
         case .template(let t, _): return jsonString("@" + t)
         case .env(let e):
             return "{\"Env\": \(jsonString(e.name)), \"Type\": \"\(e.type.rawValue)\""
@@ -126,12 +131,14 @@ struct PropertyTests {
     static func json(_ d: EntryDefinition) -> String {
         var fields = ["\"ClassName\": \(jsonString(d.className))"]
         if let desc = d.description { fields.append("\"Description\": \(jsonString(desc))") }
-        if let tag = d.tag {
-            switch tag {
-            case .int(let i): fields.append("\"Tag\": \(i)")
-            case .string(let s): fields.append("\"Tag\": \(jsonString(s))")
+        func tag(_ t: EntryTag) -> String {
+            switch t {
+            case .int(let i): return String(i)
+            case .string(let s): return jsonString(s)
             }
         }
+        if d.tags.count == 1 { fields.append("\"Tag\": \(tag(d.tags[0]))") }
+        if d.tags.count > 1 { fields.append("\"Tag\": [\(d.tags.map(tag).joined(separator: ", "))]") }
         if !d.dependencies.isEmpty { fields.append("\"Dependencies\": \(json(.map(d.dependencies)))") }
         if d.lifestyle != .transient { fields.append("\"Lifestyle\": \"\(d.lifestyle.rawValue)\"") }
         if d.eager { fields.append("\"Eager\": true") }
@@ -160,6 +167,9 @@ struct PropertyTests {
         case .string(let s): return "<string>\(xmlEscape("@" + s))</string>"
         case .reference(let n, _): return "<string>\(xmlEscape(n))</string>"
         case .provider(let n, _): return "<dict><key>Provider</key><string>\(xmlEscape(n))</string></dict>"
+        case .tagged(.int(let t), _): return "<dict><key>Tagged</key><integer>\(t)</integer></dict>"
+        case .tagged(.string(let t), _): return "<dict><key>Tagged</key><string>\(xmlEscape(t))</string></dict>"
+        case .optional(let n, _): return "<dict><key>Optional</key><string>\(xmlEscape(n))</string></dict>"
         case .template(let t, _): return "<string>\(xmlEscape("@" + t))</string>"
         case .env(let e):
             return "<dict><key>Env</key><string>\(xmlEscape(e.name))</string><key>Type</key><string>\(e.type.rawValue)</string>"
@@ -173,12 +183,14 @@ struct PropertyTests {
     static func plist(_ d: EntryDefinition) -> String {
         var s = "<key>\(xmlEscape(d.name))</key><dict><key>ClassName</key><string>\(xmlEscape(d.className))</string>"
         if let desc = d.description { s += "<key>Description</key><string>\(xmlEscape(desc))</string>" }
-        if let tag = d.tag {
-            switch tag {
-            case .int(let i): s += "<key>Tag</key><integer>\(i)</integer>"
-            case .string(let t): s += "<key>Tag</key><string>\(xmlEscape(t))</string>"
+        func tag(_ t: EntryTag) -> String {
+            switch t {
+            case .int(let i): return "<integer>\(i)</integer>"
+            case .string(let t): return "<string>\(xmlEscape(t))</string>"
             }
         }
+        if d.tags.count == 1 { s += "<key>Tag</key>" + tag(d.tags[0]) }
+        if d.tags.count > 1 { s += "<key>Tag</key><array>" + d.tags.map(tag).joined() + "</array>" }
         if !d.dependencies.isEmpty { s += "<key>Dependencies</key>" + plist(.map(d.dependencies)) }
         if d.lifestyle != .transient { s += "<key>Lifestyle</key><string>\(d.lifestyle.rawValue)</string>" }
         if d.eager { s += "<key>Eager</key><true/>" }

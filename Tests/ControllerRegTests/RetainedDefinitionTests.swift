@@ -10,7 +10,8 @@ struct RetainedDefinitionTests {
         var out: [ControllerReg.SourceLocation?] = [d.location]
         func walk(_ v: DependencyValue) {
             switch v {
-            case .reference(_, let at), .provider(_, let at), .template(_, let at): out.append(at)
+            case .reference(_, let at), .provider(_, let at), .template(_, let at), .tagged(_, let at), .optional(_, let at):
+                out.append(at)
             case .env(let e): out.append(e.location)
             case .list(let items): items.forEach(walk)
             case .map(let deps):
@@ -79,6 +80,15 @@ struct RetainedDefinitionTests {
                         key: "near", value: .int(0), location: SourceLocation(file: "a.yaml", line: Int.min, column: Int.max)),
                     Dependency(key: "back", value: .int(0), location: SourceLocation(file: "a.yaml", line: 2, column: 0)),
                 ], lifestyle: .graph, location: SourceLocation(file: "a.yaml", line: Int.max, column: Int.min)),
+            EntryDefinition(
+                name: "Forms", className: "C", description: "d", tags: [.string("screen"), .int(-5), .string("")],
+                dependencies: [
+                    Dependency(key: "all", value: .tagged(.string("other ✓"), at: a), location: a),
+                    Dependency(key: "num", value: .tagged(.int(Int64.min), at: nil)),
+                    Dependency(key: "opt", value: .optional("Leaf", at: bin)),
+                    Dependency(key: "absent", value: .list([.optional("Nope", at: b), .tagged(.string("x"), at: nil)])),
+                ], location: a),
+            EntryDefinition(name: "NoTags", className: "C", tags: [], location: a),
             EntryDefinition(name: "S", className: "C", tag: .int(Int64.max), lifestyle: .singleton),
         ]
     }
@@ -94,6 +104,7 @@ struct RetainedDefinitionTests {
             #expect(back == d)
             #expect(back.description == d.description)
             #expect(back.tag == d.tag)
+            #expect(back.tags == d.tags)
             #expect(back.eager == d.eager)
             #expect(places(back) == places(d))
         }
@@ -108,8 +119,8 @@ struct RetainedDefinitionTests {
         try r.load(text: "Y:\n  ClassName: K\n  Dependencies:\n    a: Leaf\n    b: \"@Leaf\"\n", file: "y.yaml")
         let child = Registry(parent: r)
         try child.load(text: "Z: {ClassName: K, Dependencies: {y: Y}}", file: "z.yaml")
-        #expect(child.entries.map(\.name) == ["Leaf", "Ünïcode ✓", "G", "S", "Y", "Z"])
-        #expect(child.entries.prefix(4).map(places) == defs.map(places))
+        #expect(child.entries.map(\.name) == ["Leaf", "Ünïcode ✓", "G", "Forms", "NoTags", "S", "Y", "Z"])
+        #expect(child.entries.prefix(defs.count).map(places) == defs.map(places))
         let y = try #require(child.entry(named: "Y"))
         #expect(y.dependencies.map(\.value) == [.reference("Leaf", at: nil), .string("Leaf")])
         #expect(y.location == SourceLocation(file: "y.yaml", line: 1, column: 1))

@@ -105,7 +105,7 @@ struct SchemaTests {
         ("A: 3", "must be a class name"),
         ("A: {Description: x}", "has no ClassName"),
         ("A: {ClassName: 3}", "ClassName of entry 'A' must be a string"),
-        ("A: {ClassName: X, Tag: 1.5}", "Tag of entry 'A' must be a string or an integer"),
+        ("A: {ClassName: X, Tag: 1.5}", "Tag of entry 'A' must be a string, an integer or a list of them"),
         ("A: {ClassName: X, Dependencies: [1]}", "Dependencies of entry 'A' must be a map"),
         ("A: {ClassName: X, Description: [1]}", "Description of entry 'A' must be a string"),
     ])

@@ -512,6 +512,29 @@ public:
         return take<T>(key.c_str(), destroyer);
     }
 
+    /// Takes every object of the list under `key` (`{Tagged: tag}` in a config gives one), in list
+    /// order: each Ptr owns its object if it was built for this call, else views it (a singleton,
+    /// a graph object another receiver owns). Throws std::out_of_range if absent, TypeError if it
+    /// is not a list of objects (what was taken before is freed by its Ptr).
+    template <class T>
+    std::vector<Ptr<T>> take_list(const char *key,
+                                  cr_destroyer destroyer = {&detail::delete_as<std::remove_cv_t<T>>, nullptr}) const {
+        const cr_value *e = lookup(key);
+        if (!e) throw std::out_of_range(std::string("missing key '") + key + "'");
+        Value list(e);
+        list.expect(Kind::List, key);
+        std::vector<Ptr<T>> out;
+        out.reserve(list.size());
+        for (std::size_t i = 0, n = list.size(); i < n; ++i)
+            out.push_back(Value(cr_list_at(e, i)).template take_impl<T>(key, destroyer));
+        return out;
+    }
+    template <class T>
+    std::vector<Ptr<T>> take_list(const std::string &key,
+                                  cr_destroyer destroyer = {&detail::delete_as<std::remove_cv_t<T>>, nullptr}) const {
+        return take_list<T>(key.c_str(), destroyer);
+    }
+
     /// Takes the provider under `key` (`{Provider: Name}` in a config). Throws std::out_of_range, TypeError.
     Provider provider(const char *key) const;
     Provider provider(const std::string &key) const;
@@ -1003,7 +1026,10 @@ public:
                 : lifestyle == "graph"                ? Lifestyle::Graph
                                                       : Lifestyle::Transient;
             info.description = e.find<std::string>("description");
-            if (auto tag = e.find_value("tag")) {
+            // "tags" lists every tag; "tag" (the first) is what older libraries give.
+            auto tag = e.find_value("tags");
+            if (!tag) tag = e.find_value("tag");
+            if (tag) {
                 auto text = [](Value t) { return t.kind() == Kind::Int ? std::to_string(t.as<int64_t>()) : t.as<std::string>(); };
                 if (tag->kind() == Kind::List) {
                     for (std::size_t j = 0; j < tag->size(); ++j) info.tags.push_back(text((*tag)[j]));

@@ -1,5 +1,5 @@
 /* C host tests of libcontrollerreg. Usage: controllerreg-c-tests [group...]; no group runs all.
- * Groups: example semantics errors ownership threads features reliability abi reentry reload env. Set CR_TEST_QUICK=1 for shorter loops. */
+ * Groups: example semantics errors ownership threads features reliability abi reentry reload env forms. Set CR_TEST_QUICK=1 for shorter loops. */
 #include "check.h"
 #include "tests.h"
 
@@ -20,6 +20,7 @@ static const struct {
     {"reentry", test_reentry},
     {"reload", test_reload},
     {"env", test_env},
+    {"forms", test_forms},
 };
 
 int main(int argc, char **argv) {

@@ -269,7 +269,7 @@ static void schema_errors(void) {
     /* Several problems in one load: all reported, one per line, each with its location. */
     CHECK_STATUS(load_yaml(reg,
                            "One:\n  ClassName: 5\n"
-                           "Two:\n  ClassName: Node\n  Tag: [1]\n"
+                           "Two:\n  ClassName: Node\n  Tag: {a: 1}\n"
                            "Three:\n  ClassName: Node\n  Colour: red\n"
                            "Four: [Node]\n"),
                  CR_ERR_SCHEMA);
@@ -740,6 +740,52 @@ static cr_value *door_value(int which) {
         cr_list_push_string(v, "@ok");
         cr_list_push_string(v, "");
         return v;
+    /* 7-9: d is a string. 10-19: the forms of issue 16 ({Tagged: t}, {Optional: Name}). */
+    case 10:
+        v = cr_map_new();
+        cr_value *tags = cr_list_new();
+        cr_list_push_string(tags, "a");
+        cr_list_push_string(tags, "b");
+        cr_map_set_value(v, "Tagged", tags);
+        return v;
+    case 11:
+        v = cr_map_new();
+        cr_map_set_bool(v, "Tagged", 1);
+        return v;
+    case 12:
+        v = cr_map_new();
+        cr_map_set_string(v, "Tagged", "");
+        return v;
+    case 13:
+        v = cr_map_new();
+        cr_map_set_string(v, "Tagged", "x");
+        cr_map_set_int(v, "Other", 1);
+        return v;
+    case 14:
+        v = cr_map_new();
+        cr_map_set_string(v, "tagged", "x");
+        return v;
+    case 15:
+        v = cr_map_new();
+        cr_map_set_string(v, "Optional", "@x");
+        return v;
+    case 16:
+        v = cr_map_new();
+        cr_map_set_string(v, "Optional", "");
+        return v;
+    case 17:
+        v = cr_map_new();
+        cr_map_set_int(v, "Optional", 5);
+        return v;
+    case 18:
+        v = cr_map_new();
+        cr_map_set_string(v, "Optional", "X");
+        cr_map_set_int(v, "Other", 1);
+        return v;
+    case 19:
+        v = cr_map_new();
+        cr_map_set_string(v, "optional", "X");
+        return v;
     default: return NULL;
     }
 }
@@ -768,6 +814,27 @@ static void every_door_agrees(void) {
          "entry 'E', key 'd': no entry named 'Hello world'; if this is text, write \"@Hello world\""},
         {"", "C", "'@x'", "@x", CR_ERR_SCHEMA, "an entry name must not be empty"},
         {"E", "", "'@x'", "@x", CR_ERR_SCHEMA, "the class name of entry 'E' must not be empty"},
+        {"E", "C", "{Tagged: [a, b]}", NULL, CR_ERR_SCHEMA,
+         "entry 'E', key 'd': Tagged must name one tag (a non-empty string or an integer), found a list; write one "
+         "{Tagged: tag} per tag"},
+        {"E", "C", "{Tagged: true}", NULL, CR_ERR_SCHEMA,
+         "entry 'E', key 'd': Tagged must name one tag (a non-empty string or an integer), found a boolean"},
+        {"E", "C", "{Tagged: ''}", NULL, CR_ERR_SCHEMA,
+         "entry 'E', key 'd': Tagged must name one tag (a non-empty string or an integer), found an empty string"},
+        {"E", "C", "{Tagged: x, Other: 1}", NULL, CR_ERR_SCHEMA,
+         "entry 'E', key 'd': a tagged list is written {Tagged: tag} with no other keys"},
+        {"E", "C", "{tagged: x}", NULL, CR_ERR_SCHEMA,
+         "entry 'E', key 'd': 'tagged' is not a dependency form: forms are case-sensitive; write {Tagged: tag}"},
+        {"E", "C", "{Optional: '@x'}", NULL, CR_ERR_SCHEMA,
+         "entry 'E', key 'd': Optional must name an entry, not a literal ('@x')"},
+        {"E", "C", "{Optional: ''}", NULL, CR_ERR_SCHEMA,
+         "entry 'E', key 'd': Optional must name an entry (a non-empty string), found an empty string"},
+        {"E", "C", "{Optional: 5}", NULL, CR_ERR_SCHEMA,
+         "entry 'E', key 'd': Optional must name an entry (a non-empty string), found an integer"},
+        {"E", "C", "{Optional: X, Other: 1}", NULL, CR_ERR_SCHEMA,
+         "entry 'E', key 'd': an optional reference is written {Optional: EntryName} with no other keys"},
+        {"E", "C", "{optional: X}", NULL, CR_ERR_SCHEMA,
+         "entry 'E', key 'd': 'optional' is not a dependency form: forms are case-sensitive; write {Optional: EntryName}"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         cr_registry *reg = cr_registry_new();

@@ -12,4 +12,5 @@ void test_abi(void);
 void test_reentry(void);
 void test_reload(void);
 void test_env(void);
+void test_forms(void);
 #endif

@@ -688,6 +688,53 @@ TEST_CASE(failing_factory_takes_nothing) {
     CHECK_EQ(g_live.load(), 0);
 }
 
+// {Tagged: t} gives a list of objects (by entry name, each by its own lifestyle), {Optional: X} a
+// null when X does not exist; take_list owns the transients and views the singleton.
+TEST_CASE(tagged_list_and_optional) {
+    REQUIRE_UNCONDITIONAL_OWNERSHIP();
+    g_live = 0;
+    {
+        cr::Registry reg;
+        reg.register_class("Test2ViewController", [](cr::Args args) {
+            auto t = std::make_unique<Test2>();
+            t->name = args.get<std::string>("name");
+            return t;
+        });
+        std::vector<std::string> seen;
+        std::vector<bool> owned;
+        bool help_null = false;
+        reg.register_class("Menu", [&](cr::Args args) {
+            std::vector<cr::Ptr<Test2>> screens = args.take_list<Test2>("screens");
+            seen.clear();
+            owned.clear();
+            for (auto &s : screens) {
+                seen.push_back(s->name);
+                owned.push_back(s.get_deleter().owns());
+            }
+            help_null = args.get<cr::Value>("help").kind() == cr::Kind::Null && !args.get<Test2 *>("help");
+            CHECK_EQ(g_live.load(), 2);
+            return new Test1();
+        });
+        reg.load_string("Zed: {ClassName: Test2ViewController, Tag: screen, Lifestyle: singleton, Dependencies: {name: '@zed'}}\n"
+                        "About: {ClassName: Test2ViewController, Tag: [screen, 5], Dependencies: {name: '@about'}}\n"
+                        "Menu: {ClassName: Menu, Dependencies: {screens: {Tagged: screen}, help: {Optional: Help}}}\n");
+        auto menu = reg.create<Test1>("Menu");
+        CHECK(seen == (std::vector<std::string>{"about", "zed"}));
+        CHECK(owned == (std::vector<bool>{true, false}));
+        CHECK(help_null);
+        CHECK_EQ(g_live.load(), 2); // the transient About was freed by its Ptr; Zed is the registry's
+        reg.add_entry("Help", "Test2ViewController", cr::Lifestyle::Transient, cr::Props{{"name", "@help"}});
+        reg.register_class("Probe", [&](cr::Args args) {
+            help_null = args.get<cr::Value>("help").kind() == cr::Kind::Null;
+            return new Test1();
+        });
+        reg.load_string("Probe: {ClassName: Probe, Dependencies: {help: {Optional: Help}}}\n");
+        auto probe = reg.create<Test1>("Probe");
+        CHECK(!help_null);
+    }
+    CHECK_EQ(g_live.load(), 0);
+}
+
 TEST_CASE(failing_factory_takes_then_throws) {
     REQUIRE_UNCONDITIONAL_OWNERSHIP();
     g_live = 0;

@@ -75,12 +75,8 @@ private func create(
     _ reg: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ props: OpaquePointer?, _ request: CreateRequest?,
     _ destroyer: UnsafeMutablePointer<Destroyer>?, _ function: StaticString
 ) -> UnsafeMutableRawPointer? {
-    guard let reg else {
-        _ = fail(.invalidArgument, "\(function): reg is NULL")
-        return nil
-    }
-    guard let name else {
-        _ = fail(.invalidArgument, "\(function): name is NULL")
+    guard let reg, let name else {
+        nullCreateArgument(reg == nil ? "reg" : "name", function)
         return nil
     }
     let propsValue = props.map { UnsafePointer<RawValue>($0) }
@@ -90,10 +86,22 @@ private func create(
             request?.report(object, registryOwned: registryOwned, destroyer?.pointee ?? Destroyer())
             return object
         } catch {
-            LastError.set(error)
+            record(error)
             return nil
         }
     } ?? nil
+}
+
+// Failure paths out of line: the success path of a create sets up no frame for messages.
+
+@inline(never)
+private func nullCreateArgument(_ what: StaticString, _ function: StaticString) {
+    _ = fail(.invalidArgument, "\(function): \(what) is NULL")
+}
+
+@inline(never)
+private func record(_ error: ConfigError) {
+    LastError.set(error)
 }
 
 @_cdecl("cr_inject")

@@ -195,12 +195,21 @@ public func cr_value_free(_ value: OpaquePointer?) {
 @inline(__always)
 private func read(_ v: OpaquePointer?, _ function: StaticString) -> ValueRef? {
     guard let v else {
-        LastError.set(.invalidArgument, "\(function): value is NULL")
+        nullArgument("value", function)
         return nil
     }
     return ValueRef(UnsafePointer<RawValue>(v))
 }
 
+// The failure paths out of line, so the readers' success paths (one check and a load, called
+// several times per create) set up no stack frame for building messages.
+
+@inline(never)
+private func nullArgument(_ what: StaticString, _ function: StaticString) {
+    LastError.set(.invalidArgument, "\(function): \(what) is NULL")
+}
+
+@inline(never)
 private func wrongKind(_ r: ValueRef, _ expected: ValueKind, _ function: StaticString) {
     LastError.set(.type, "\(function): expected \(DependencyRule.kindName(expected)), got \(DependencyRule.kindName(r.kind))")
 }
@@ -215,7 +224,7 @@ public func cr_value_kind(_ value: OpaquePointer?) -> cr_kind {
 public func cr_map_get(_ map: OpaquePointer?, _ key: UnsafePointer<CChar>?) -> OpaquePointer? {
     guard let r = read(map, "cr_map_get") else { return nil }
     guard let key else {
-        LastError.set(.invalidArgument, "cr_map_get: key is NULL")
+        nullArgument("key", "cr_map_get")
         return nil
     }
     guard r.kind == .map else {

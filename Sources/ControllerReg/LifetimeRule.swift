@@ -153,19 +153,25 @@ struct LifetimeRule {
             let tail = path[(path.count - ends)...].map(nameOf).joined(separator: " -> ")
             shown = "\(head) -> ... (\(path.count - 2 * ends) more entries) ... -> \(tail)"
         }
-        // The dependency of the last step (the one to write as a provider).
+        // The dependency of the last step, and what to write there instead: a provider for a
+        // reference or an optional one; a tagged list has no provider form, so the member leaves
+        // the tag.
         var via = ""
+        var fix = "make it {Provider: \(graph)}"
         if let def = definitionOf(path[path.count - 2]) {
             // A tagged list reaches the graph entry when it asks for one of that entry's tags.
             let graphTags = Set(definitionOf(path[path.count - 1])?.tags.map(\.text) ?? [])
             outer: for dep in def.dependencies {
-                var found = false
+                var found: DependencyEdge?
                 dep.value.forEachEdge { e in
-                    guard e.kind.isObjectEdge else { return }
-                    if e.kind == .tagged ? graphTags.contains(e.name) : e.name == graph { found = true }
+                    guard found == nil, e.kind.isObjectEdge else { return }
+                    if e.kind == .tagged ? graphTags.contains(e.name) : e.name == graph { found = e }
                 }
-                if found {
+                if let found {
                     via = " (key '\(dep.key)' of '\(def.name)')"
+                    if found.kind == .tagged {
+                        fix = "take '\(graph)' out of tag '\(found.name)' (it is a member of {Tagged: \(found.name)} there)"
+                    }
                     break outer
                 }
             }
@@ -173,7 +179,7 @@ struct LifetimeRule {
         return Diagnostic(
             .lifetime,
             "singleton '\(singleton)' would keep graph object '\(graph)': \(shown)\(via); a graph object belongs to one "
-                + "create: make it {Provider: \(graph)}, or change a lifestyle ('\(singleton)' not singleton, or '\(graph)' not graph)",
+                + "create: \(fix), or change a lifestyle ('\(singleton)' not singleton, or '\(graph)' not graph)",
             at: definitionOf(path[0])?.location
         ).withPath(path.prefix(Diagnostic.maxPathNames).map(nameOf))
     }

@@ -211,6 +211,8 @@ public enum GraphRenderer {
         let edges: [(String, String)] = [
             ("reference", ""),
             ("provider", "style=dashed"),
+            ("tagged list member", "style=bold"),
+            ("optional (entry exists)", "style=dotted"),
             ("to a missing entry", "color=\(problemColour)"),
             ("cycle", "color=\(problemColour), fontcolor=\(problemColour), penwidth=2.5"),
             ("lifetime path", "color=\(quote(lifetimeColour)), penwidth=2"),

@@ -268,7 +268,10 @@ struct Graph: ParsableCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("Output file (default: stdout).", valueName: "OUT"))
     var output: String?
 
-    @Option(help: ArgumentHelp("Draw only NAME and what it reaches (references and providers).", valueName: "NAME"))
+    @Option(
+        help: ArgumentHelp(
+            "Draw only NAME and what it reaches (references, providers, tagged lists, optional references).",
+            valueName: "NAME"))
     var focus: String?
 
     @Flag(help: "Leave the legend out.")

@@ -114,6 +114,77 @@ struct LifetimeTests {
         #expect(error.diagnostics.map(\.path) == [["A", "B", "A"]])
     }
 
+    @Test func taggedListsAndOptionalReferencesAreObjectEdges() throws {
+        // Through a transient intermediate's tagged list: the fix is to leave the tag.
+        let tagged = lifetimeProblems(
+            """
+            Cart: {ClassName: C, Lifestyle: singleton, Dependencies: {pricing: Pricing}}
+            Pricing: {ClassName: P, Dependencies: {rules: {Tagged: rule}}}
+            Plain: {ClassName: R, Tag: rule}
+            Ctx: {ClassName: R, Tag: [rule, 5], Lifestyle: graph}
+            """)
+        #expect(tagged.count == 1)
+        let t = try #require(tagged.first)
+        #expect(
+            t.message.hasPrefix(
+                "singleton 'Cart' would keep graph object 'Ctx': Cart -> Pricing -> Ctx (key 'rules' of 'Pricing'); "))
+        #expect(t.message.contains("take 'Ctx' out of tag 'rule' (it is a member of {Tagged: rule} there)"))
+        #expect(t.path == ["Cart", "Pricing", "Ctx"])
+        // An optional reference to an absent entry is nothing; once the entry exists as a graph
+        // entry, it is an object edge and the change is refused with nothing changed.
+        let r = Registry()
+        try registerWidgets(r, ["C"])
+        try r.load(text: "Session: {ClassName: C, Lifestyle: singleton, Dependencies: {req: {Optional: Request}}}")
+        let added = expectError { try r.add([EntryDefinition(name: "Request", className: "C", lifestyle: .graph)]) }
+        #expect(added?.code == .lifetime)
+        #expect(added?.diagnostics.first?.message.contains("make it {Provider: Request}") == true)
+        #expect(r.entry(named: "Request") == nil)
+        try r.add([EntryDefinition(name: "Request", className: "C")])
+        _ = try r.create("Session")
+        // A new graph member of a tag a singleton lists is refused too, from a file as from code.
+        let byTag = Registry()
+        try byTag.load(
+            text: "Hub: {ClassName: C, Lifestyle: singleton, Dependencies: {all: [{Tagged: t}]}}\nA: {ClassName: C, Tag: t}")
+        let member = expectError { try byTag.load(text: "B: {ClassName: C, Tag: t, Lifestyle: graph}", file: "more.yaml") }
+        #expect(member?.diagnostics.map(\.code) == [.lifetime])
+        #expect(member?.diagnostics.first?.message.hasPrefix("singleton 'Hub' would keep graph object 'B': Hub -> B") == true)
+        #expect(byTag.entry(named: "B") == nil)
+    }
+
+    @Test func childRegistriesSeeTaggedMembersOfTheirParentAndTheirOwn() throws {
+        let parent = Registry()
+        try registerWidgets(parent, ["C"])
+        try parent.load(text: "A: {ClassName: C, Tag: t}")
+        let child = Registry(parent: parent)
+        try child.load(text: "Hub: {ClassName: C, Lifestyle: singleton, Dependencies: {all: {Tagged: t}}}")
+        // The child's own graph member of the tag.
+        let own = expectError { try child.load(text: "Mine: {ClassName: C, Tag: t, Lifestyle: graph}") }
+        #expect(own?.code == .lifetime)
+        // A parent's new graph member reaches the child's singleton: the parent change is refused.
+        let fromParent = expectError { try parent.load(text: "G: {ClassName: C, Tag: t, Lifestyle: graph}") }
+        #expect(fromParent?.code == .lifetime)
+        #expect(fromParent?.diagnostics.first?.message.contains("would break a child registry: singleton 'Hub'") == true)
+        #expect(parent.entry(named: "G") == nil)
+        _ = try child.create("Hub")
+    }
+
+    @Test func aReloadThatWouldBreakTheRuleIsRefusedWithNothingChanged() throws {
+        let dir = ConfigDir()
+        let file = dir.write(
+            "app.yaml", "Cart: {ClassName: C, Lifestyle: singleton, Dependencies: {ctx: Ctx}}\nCtx: {ClassName: C}\n")
+        let r = Registry()
+        try registerWidgets(r, ["C"])
+        try r.load(path: file)
+        dir.write(
+            "app.yaml",
+            "Cart: {ClassName: C, Lifestyle: singleton, Dependencies: {ctx: Ctx}}\nCtx: {ClassName: C, Lifestyle: graph}\n")
+        let error = expectError { _ = try r.reload() }
+        #expect(error?.code == .lifetime)
+        #expect(error?.diagnostics.first?.location == SourceLocation(file: file, line: 1, column: 1))
+        #expect(r.entry(named: "Ctx")?.lifestyle == .transient)
+        _ = try r.create("Cart")
+    }
+
     @Test func eagerSingletonsAreCheckedTheSameWay() throws {
         let problems = lifetimeProblems(
             """

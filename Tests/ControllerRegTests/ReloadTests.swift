@@ -41,7 +41,7 @@ final class ConfigDir: Sendable {
 /// meanwhile), else the next change does. Bounded, for a broken build not to hang.
 func settle(_ r: Registry, until done: () -> Bool) throws {
     var tries = 0
-    while !done() && tries < 100_000 {
+    while !done() && tries < 10_000 {
         sched_yield()
         _ = try r.reload()
         tries += 1
@@ -248,6 +248,48 @@ struct ReloadTests {
         #expect(try r.create("Edited", as: Widget.self).args["n"] == .int(2))
         let wired = try r.create("Wired", as: Widget.self)
         #expect(wired.children["leaf"]?.args["n"] == .int(2))
+    }
+
+    @Test func singletonsWiredThroughTaggedListsAndOptionalReferencesAreChangedWithThem() throws {
+        let dir = ConfigDir()
+        let log = CallLog()
+        let r = Registry()
+        try registerWidgets(r, ["Menu", "Maybe", "Screen", "Still"], log: log)
+        dir.write(
+            "forms.yaml",
+            """
+            Menu: {ClassName: Menu, Lifestyle: singleton, Dependencies: {screens: {Tagged: screen}}}
+            Maybe: {ClassName: Maybe, Lifestyle: singleton, Dependencies: {extra: {Optional: Extra}}}
+            Still: {ClassName: Still, Lifestyle: singleton, Dependencies: {screens: {Tagged: other}}}
+            Home: {ClassName: Screen, Tag: screen}
+            """)
+        try r.load(path: dir.file("forms.yaml"))
+        do {
+            let menu = try r.create("Menu", as: Widget.self)
+            #expect(menu.args["screens"].map { if case .list(let l) = $0 { l.count } else { -1 } } == 1)
+            #expect(try r.create("Maybe", as: Widget.self).children["extra"] == nil)
+        }
+        let still = try r.create("Still")
+        // A new entry with the tag changes Menu's list; Extra now exists for Maybe's optional
+        // reference: both singletons hold old wiring. Still's tag has no new member.
+        dir.write(
+            "forms.yaml",
+            """
+            Menu: {ClassName: Menu, Lifestyle: singleton, Dependencies: {screens: {Tagged: screen}}}
+            Maybe: {ClassName: Maybe, Lifestyle: singleton, Dependencies: {extra: {Optional: Extra}}}
+            Still: {ClassName: Still, Lifestyle: singleton, Dependencies: {screens: {Tagged: other}}}
+            Home: {ClassName: Screen, Tag: screen}
+            Settings: {ClassName: Screen, Tag: [screen, other2]}
+            Extra: Screen
+            """)
+        #expect(try r.reload() == ReloadChanges(added: ["Extra", "Settings"], changed: ["Maybe", "Menu"]))
+        try settle(r) { log.count("~Maybe") > 0 && log.count("~Menu") > 0 }
+        #expect(log.count("~Maybe") == 1 && log.count("~Menu") == 1)
+        #expect(log.count("~Still") == 0)
+        #expect(try r.create("Still") == still)
+        let rebuilt = try r.create("Menu", as: Widget.self)
+        #expect(rebuilt.args["screens"].map { if case .list(let l) = $0 { l.count } else { -1 } } == 2)
+        #expect(try r.create("Maybe", as: Widget.self).children["extra"] != nil)
     }
 
     @Test func aSingletonIsNotDestroyedWhileACreateThatCanReachItIsRunning() throws {

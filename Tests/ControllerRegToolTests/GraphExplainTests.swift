@@ -25,6 +25,23 @@ import Testing
         #expect(dot.contains(#""Broken" [label="Broken\n(invalid entry)""#))
     }
 
+    @Test func goldenInvalidConfigWithTaggedAndOptionalEdges() throws {
+        let config = LoadedConfig.load(paths: [Paths.fixtures + "/tool/graph-forms-invalid.yaml"])
+        #expect(config.problems.map(\.code) == [.lifetime, .cycle])
+        let dot = try GraphRenderer.dot(config)
+        expectGolden(dot, "graph-forms-invalid.dot")
+        // The tagged member edge along the singleton's path is orange, the one closing the cycle red.
+        #expect(dot.contains(##""Session" -> "Ctx" [label="all [Tagged: req]", style=bold, color="#e07000", penwidth=2];"##))
+        #expect(dot.contains(##""Loop" -> "Loop" [label="members [Tagged: loop]", style=bold, color=red"##))
+        #expect(dot.contains(##""Later" -> "Loop" [label="loop", style=dotted];"##))
+        #expect(!dot.contains("Help"))  // an absent optional target is neither drawn nor missing
+        #expect(dot.contains(#"[label="tagged list member", style=bold]"#))
+        #expect(dot.contains(#"[label="optional (entry exists)", style=dotted]"#))
+        // --focus follows tagged lists and optional references.
+        let focused = try GraphRenderer.dot(config, focus: "Later", legend: false)
+        #expect(focused.contains(#""Loop" ["#) && !focused.contains(#""Session" ["#) && !focused.contains(#""Ctx" ["#))
+    }
+
     @Test func focusDrawsOnlyWhatOneEntryReaches() throws {
         let config = LoadedConfig.load(paths: [Paths.graphInvalid])
         let dot = try GraphRenderer.dot(config, focus: "Pricing", legend: false)

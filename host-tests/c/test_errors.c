@@ -906,6 +906,19 @@ static void lifetime_rule(void) {
     void *session = cr_registry_create(reg, "Session", NULL);
     CHECK(session != NULL);
     CHECK_STR(cr_status_name(CR_ERR_LIFETIME), "lifetime");
+    /* A tagged list is an object edge: a graph member of the tag breaks the rule. */
+    CHECK_STATUS(load_yaml(reg,
+                           "Req: {ClassName: Node, Tag: req, Lifestyle: graph}\n"
+                           "Hub: {ClassName: Node, Lifestyle: singleton, Dependencies: {all: {Tagged: req}}}\n"),
+                 CR_ERR_LIFETIME);
+    CHECK_INT((int)cr_last_error_count(), 1);
+    p = cr_last_error_problem(0);
+    CHECK(p != NULL);
+    if (p) {
+        CHECK_INT((int)p->line, 2);
+        CHECK_CONTAINS(p->message, "singleton 'Hub' would keep graph object 'Req': Hub -> Req (key 'all' of 'Hub')");
+        CHECK_CONTAINS(p->message, "take 'Req' out of tag 'req'");
+    }
     if (session) node_destroy(session, &s);
     cr_registry_free(reg);
 }

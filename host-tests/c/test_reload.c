@@ -266,6 +266,37 @@ static void environment_values(void) {
     unlink(file_path("proc.yaml"));
 }
 
+static void tagged_and_optional_wiring(void) {
+    host_stats st;
+    stats_init(&st);
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(cr_register_class(reg, "Test2ViewController", &test2_class, &st), CR_OK);
+    write_file("forms.yaml",
+               "Menu: {ClassName: Test2ViewController, Lifestyle: singleton, Dependencies: {s: {Tagged: screen}}}\n"
+               "Maybe: {ClassName: Test2ViewController, Lifestyle: singleton, Dependencies: {x: {Optional: X}}}\n"
+               "Home: {ClassName: Test2ViewController, Tag: screen}\n");
+    CHECK_STATUS(cr_load_file(reg, file_path("forms.yaml"), CR_FORMAT_AUTO), CR_OK);
+    void *menu = cr_registry_create(reg, "Menu", NULL);
+    CHECK(menu != NULL && cr_registry_create(reg, "Maybe", NULL) != NULL);
+    int destroyed = stats_get(&st, &st.destroys);
+    /* A new member of Menu's tag, and X for Maybe's optional reference: both singletons changed. */
+    write_file("forms.yaml",
+               "Menu: {ClassName: Test2ViewController, Lifestyle: singleton, Dependencies: {s: {Tagged: screen}}}\n"
+               "Maybe: {ClassName: Test2ViewController, Lifestyle: singleton, Dependencies: {x: {Optional: X}}}\n"
+               "Home: {ClassName: Test2ViewController, Tag: screen}\n"
+               "More: {ClassName: Test2ViewController, Tag: [screen]}\n"
+               "X: Test2ViewController\n");
+    cr_value *changes = NULL;
+    CHECK_STATUS(cr_registry_reload_with(reg, &changes), CR_OK);
+    CHECK_STR(names(changes, "added"), "More,X");
+    CHECK_STR(names(changes, "changed"), "Maybe,Menu");
+    cr_value_free(changes);
+    CHECK_INT(stats_get(&st, &st.destroys), destroyed + 2);
+    CHECK(cr_registry_create(reg, "Menu", NULL) != NULL);
+    cr_registry_free(reg);
+    unlink(file_path("forms.yaml"));
+}
+
 void test_reload(void) {
     snprintf(dir, sizeof dir, "/tmp/cr-reload-XXXXXX");
     if (!mkdtemp(dir)) {
@@ -276,5 +307,6 @@ void test_reload(void) {
     failures_change_nothing();
     text_code_and_children();
     environment_values();
+    tagged_and_optional_wiring();
     rmdir(dir);
 }

@@ -53,6 +53,11 @@ struct NameTable: @unchecked Sendable {
         }
     }
 
+    /// The name bytes of index `i` (not NUL-terminated), or nil for an unused index.
+    func bytes(at i: Int) -> (UnsafePointer<UInt8>, Int)? {
+        starts[i].map { ($0, Int(lengths[i])) }
+    }
+
     /// The index of a String's bytes, or -1.
     func find(_ name: String) -> Int {
         var name = name

@@ -24,7 +24,20 @@ public final class Provider: @unchecked Sendable, Hashable {
     init(registry: Registry, entryName: String) {
         self.registry = registry
         self.entryName = entryName
-        cEntryName = UnsafePointer(strdup(entryName)!)
+        cEntryName = UnsafePointer(entryName.withCString { strdup($0) }!)
+    }
+
+    /// A provider of the entry named by `length` bytes at `bytes` (the create path): the bytes are
+    /// copied once into the C name, with no intermediate Swift array.
+    init(registry: Registry, nameBytes bytes: UnsafePointer<UInt8>, length: Int) {
+        self.registry = registry
+        entryName = String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self)
+        guard let c = malloc(length + 1)?.assumingMemoryBound(to: UInt8.self) else {
+            preconditionFailure("controllerreg: out of memory for a provider's name")
+        }
+        c.initialize(from: bytes, count: length)
+        c[length] = 0
+        cEntryName = UnsafeRawPointer(c).assumingMemoryBound(to: CChar.self)
     }
 
     deinit { free(UnsafeMutablePointer(mutating: cEntryName)) }

@@ -412,8 +412,11 @@ struct Resolver {
                 work.append(Held(kind: .object, object: object, slot: snapshot.entries.plans[target].classSlot, value: dest))
             }
         case .provider:
-            let name = entryName(Int(s.target))
-            let p = Unmanaged.passRetained(Provider(registry: registry, entryName: name)).toOpaque()
+            let target = Int(s.target)
+            let provider =
+                snapshot.entries.names.bytes(at: target).map { Provider(registry: registry, nameBytes: $0.0, length: $0.1) }
+                ?? Provider(registry: registry, entryName: entryName(target))
+            let p = Unmanaged.passRetained(provider).toOpaque()
             dest.initialize(to: RawValue(kind: .provider, a: UInt64(UInt(bitPattern: p))))
             work.append(Held(kind: .provider, object: p, slot: -1, value: dest))
         case .list, .tagged:

@@ -168,6 +168,23 @@ struct LifetimeTests {
         _ = try child.create("Hub")
     }
 
+    @Test func aReloadThatWouldBreakTheRuleIsRefusedWithNothingChanged() throws {
+        let dir = ConfigDir()
+        let file = dir.write(
+            "app.yaml", "Cart: {ClassName: C, Lifestyle: singleton, Dependencies: {ctx: Ctx}}\nCtx: {ClassName: C}\n")
+        let r = Registry()
+        try registerWidgets(r, ["C"])
+        try r.load(path: file)
+        dir.write(
+            "app.yaml",
+            "Cart: {ClassName: C, Lifestyle: singleton, Dependencies: {ctx: Ctx}}\nCtx: {ClassName: C, Lifestyle: graph}\n")
+        let error = expectError { _ = try r.reload() }
+        #expect(error?.code == .lifetime)
+        #expect(error?.diagnostics.first?.location == SourceLocation(file: file, line: 1, column: 1))
+        #expect(r.entry(named: "Ctx")?.lifestyle == .transient)
+        _ = try r.create("Cart")
+    }
+
     @Test func eagerSingletonsAreCheckedTheSameWay() throws {
         let problems = lifetimeProblems(
             """

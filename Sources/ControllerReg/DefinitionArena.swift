@@ -24,7 +24,7 @@ final class DefinitionArena: @unchecked Sendable {
     private var capacity: Int
     /// The compiled plans of the transaction's entries.
     let plans: Arena
-    /// Interned strings, found by their bytes (`InternTable`); freed by `finish()`. A
+    /// Interned strings, found by their bytes (`InternTable` of arena offsets); freed by `finish()`. A
     /// `[String: Int]` cost a SipHash of a `String` per lookup, the largest part of encoding a load.
     /// Raw memory behind a `let`: a stored `var` of a class is a dynamic exclusivity check
     /// (`swift_beginAccess`, ~75 instructions) at every mutation.
@@ -80,7 +80,7 @@ final class DefinitionArena: @unchecked Sendable {
         var text = text
         return text.withUTF8 { u -> (UnsafePointer<UInt8>, Int)? in
             let bytes = UnsafeRawBufferPointer(u)
-            guard let offset = interned.pointee.find(bytes, hash: byteHash(bytes), in: UnsafePointer(base)) else {
+            guard let offset = interned.pointee.find(bytes, hash: byteHash(bytes), in: InlineStrings(base: base)) else {
                 return nil
             }
             var r = DefinitionReader(self, at: offset)
@@ -159,7 +159,7 @@ final class DefinitionArena: @unchecked Sendable {
     private func appendInterned(bytes u: UnsafeBufferPointer<UInt8>) {
         let bytes = UnsafeRawBufferPointer(u)
         let hash = byteHash(bytes)
-        if let offset = interned.pointee.find(bytes, hash: hash, in: UnsafePointer(base), orInsert: count) {
+        if let offset = interned.pointee.find(bytes, hash: hash, in: InlineStrings(base: base), orInsert: count) {
             appendVarint(UInt64(offset) << 1 | 1)
             return
         }
@@ -172,74 +172,23 @@ final class DefinitionArena: @unchecked Sendable {
     }
 }
 
-/// Open addressing over the arena offsets of interned strings' first (inline) copies, with each
-/// one's `byteHash` beside it; compared by their bytes in the arena. Raw memory, grown at half full.
-private struct InternTable {
-    private struct Slot {
-        var offset: Int  // -1: empty
-        var hash: UInt64
-    }
+/// The interned strings of a `DefinitionArena`, by offset: a varint header (the byte length, shifted
+/// left once), then the bytes (the inline copy).
+private struct InlineStrings: InternedBytes {
+    let base: UnsafeMutablePointer<UInt8>
 
-    private var slots: UnsafeMutablePointer<Slot>?
-    private var capacity = 0
-    private var used = 0
-
-    /// The offset of the string with `bytes` (hash `hash`) in the arena at `base`; nil if it is
-    /// new, after recording `newOffset` (where the caller writes it inline) for it, when given.
-    mutating func find(
-        _ bytes: UnsafeRawBufferPointer, hash: UInt64, in base: UnsafePointer<UInt8>, orInsert newOffset: Int? = nil
-    ) -> Int? {
-        if newOffset != nil && used * 2 >= capacity { grow() }
-        guard let slots = self.slots else { return nil }
-        let mask = capacity - 1
-        var i = Int(truncatingIfNeeded: hash) & mask
-        while slots[i].offset >= 0 {
-            if slots[i].hash == hash {
-                // The inline copy: a varint header (the byte length, shifted left once), then the bytes.
-                var p = slots[i].offset
-                var header: UInt64 = 0
-                var shift: UInt64 = 0
-                while true {
-                    let b = base[p]
-                    p += 1
-                    header |= UInt64(b & 0x7f) << shift
-                    if b < 0x80 { break }
-                    shift += 7
-                }
-                let n = Int(header >> 1)
-                if n == bytes.count && (n == 0 || memcmp(base + p, bytes.baseAddress!, n) == 0) { return slots[i].offset }
-            }
-            i = (i + 1) & mask
+    @inline(__always) func bytes(at offset: Int) -> UnsafeRawBufferPointer {
+        var p = offset
+        var header: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            let b = base[p]
+            p += 1
+            header |= UInt64(b & 0x7f) << shift
+            if b < 0x80 { break }
+            shift += 7
         }
-        if let newOffset {
-            slots[i] = Slot(offset: newOffset, hash: hash)
-            used += 1
-        }
-        return nil
-    }
-
-    private mutating func grow() {
-        let newCapacity = max(64, capacity * 2)
-        let fresh = UnsafeMutablePointer<Slot>.allocate(capacity: newCapacity)
-        fresh.initialize(repeating: Slot(offset: -1, hash: 0), count: newCapacity)
-        if let old = slots {
-            for k in 0..<capacity where old[k].offset >= 0 {
-                var i = Int(truncatingIfNeeded: old[k].hash) & (newCapacity - 1)
-                while fresh[i].offset >= 0 { i = (i + 1) & (newCapacity - 1) }
-                fresh[i] = old[k]
-            }
-            old.deallocate()
-        }
-        slots = fresh
-        capacity = newCapacity
-    }
-
-    /// Frees the table (it is empty afterwards).
-    mutating func free() {
-        slots?.deallocate()
-        slots = nil
-        capacity = 0
-        used = 0
+        return UnsafeRawBufferPointer(start: base + p, count: Int(header >> 1))
     }
 }
 

@@ -1,3 +1,5 @@
+import ControllerRegConfig
+
 /// What the resolver does for one dependency slot.
 enum PlanOp: UInt8 {
     /// Pass `literal` as is (strings, lists and maps in it point into the entry's arena).
@@ -154,27 +156,54 @@ struct PlanCompiler {
     /// A key as slots hold it: NUL-terminated bytes after their 32-bit length, once per key and
     /// transaction.
     private func slotKey(_ text: String) -> UnsafePointer<UInt8> {
-        if let last = keys.last, last.text == text { return last.bytes }
-        if let p = keys.byText[text] {
-            keys.last = (text, p)
-            return p
+        // Read in place when the storage is contiguous (native strings), as the definition arena does.
+        if let p = text.utf8.withContiguousStorageIfAvailable({ slotKey(bytes: $0) }) { return p }
+        var t = text
+        return t.withUTF8 { slotKey(bytes: $0) }
+    }
+
+    /// `slotKey` of a key's bytes, found by them in the cache's `InternTable` (the definition
+    /// arena's byte hash and table; a `[String: …]` here cost a SipHash per dependency).
+    @inline(never)
+    private func slotKey(bytes u: UnsafeBufferPointer<UInt8>) -> UnsafePointer<UInt8> {
+        let bytes = UnsafeRawBufferPointer(u)
+        let hash = byteHash(bytes)
+        let table = keys.table
+        if let found = table.pointee.find(bytes, hash: hash, in: SlotKeys()) {
+            return UnsafePointer(bitPattern: found)!
         }
-        let n = text.utf8.count
+        let n = u.count
         let raw = arena.allocate(4 + n + 1)
         raw.storeBytes(of: UInt32(truncatingIfNeeded: n), as: UInt32.self)
         let p = (raw + 4).assumingMemoryBound(to: UInt8.self)
-        var t = text
-        t.withUTF8 { u in if let b = u.baseAddress { p.update(from: b, count: n) } }
+        if let b = u.baseAddress { p.update(from: b, count: n) }
         p[n] = 0
-        keys.byText[text] = UnsafePointer(p)
-        keys.last = (text, UnsafePointer(p))
+        _ = table.pointee.find(bytes, hash: hash, in: SlotKeys(), orInsert: Int(bitPattern: p))
         return UnsafePointer(p)
     }
 
-    /// The keys one compiler has written (a class: the compiler is used by value).
+    /// The keys one compiler has written (a class: the compiler is used by value). Raw memory
+    /// behind a `let`: a class's stored `var` is a dynamic exclusivity check per access.
     private final class KeyCache {
-        var byText: [String: UnsafePointer<UInt8>] = [:]
-        var last: (text: String, bytes: UnsafePointer<UInt8>)?
+        let table: UnsafeMutablePointer<InternTable> = {
+            let p = UnsafeMutablePointer<InternTable>.allocate(capacity: 1)
+            p.initialize(to: InternTable())
+            return p
+        }()
+
+        deinit {
+            table.pointee.free()
+            table.deinitialize(count: 1)
+            table.deallocate()
+        }
+    }
+
+    /// Slot keys in the plan arena, recorded by their address: the 32-bit length precedes the bytes.
+    private struct SlotKeys: InternedBytes {
+        @inline(__always) func bytes(at value: Int) -> UnsafeRawBufferPointer {
+            let p = UnsafeRawPointer(bitPattern: value)!
+            return UnsafeRawBufferPointer(start: p, count: Int(p.load(fromByteOffset: -4, as: UInt32.self)))
+        }
     }
 
     /// Compiles an entry's dependencies. `targets` holds the entry index of every reference and

@@ -106,17 +106,16 @@ enum DefinitionCoding {
         arena.appendVarint(UInt64(def.dependencies.count))
         // Each dependency read in place (binding `d` copied it: key, value and location retained
         // and released once per dependency of every entry committed).
+        // Fields read through the buffer: passing `deps[i]` on, even to an inlined function,
+        // copied the whole `Dependency` (~200 instructions each).
         def.dependencies.withUnsafeBufferPointer { deps in
-            for i in deps.indices { encode(deps[i], into: arena, place: &place) }
+            for i in deps.indices {
+                arena.appendInterned(deps[i].key)
+                place.write(deps[i].location, into: arena)
+                encode(deps[i].value, into: arena, place: &place)
+            }
         }
         return offset
-    }
-
-    @inline(__always)
-    private static func encode(_ d: Dependency, into arena: DefinitionArena, place: inout PlaceWriter) {
-        arena.appendInterned(d.key)
-        place.write(d.location, into: arena)
-        encode(d.value, into: arena, place: &place)
     }
 
     /// Inlined where a dependency's value is read in place, so it is not copied for the call;

@@ -5,8 +5,6 @@
 struct LifetimeRule {
     /// The most violations one change reports in full; further ones are counted in one more problem.
     static let maxReported = 100
-    /// A longer path names its first and last `pathEnds` entries only.
-    static let pathEnds = 8
 
     /// The number of entry indices (changed and unchanged).
     let total: Int
@@ -144,15 +142,7 @@ struct LifetimeRule {
         func nameOf(_ i: Int) -> String { definitionOf(i)?.name ?? "#\(i)" }
         let singleton = nameOf(path[0])
         let graph = nameOf(path[path.count - 1])
-        let ends = LifetimeRule.pathEnds
-        let shown: String
-        if path.count <= 2 * ends + 1 {
-            shown = path.map(nameOf).joined(separator: " -> ")
-        } else {
-            let head = path[..<ends].map(nameOf).joined(separator: " -> ")
-            let tail = path[(path.count - ends)...].map(nameOf).joined(separator: " -> ")
-            shown = "\(head) -> ... (\(path.count - 2 * ends) more entries) ... -> \(tail)"
-        }
+        let shown = PathText.written(path, name: nameOf)
         // The dependency of the last step, and what to write there instead: a provider for a
         // reference or an optional one; a tagged list has no provider form, so the member leaves
         // the tag.

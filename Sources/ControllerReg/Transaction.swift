@@ -481,8 +481,6 @@ struct Transaction {
 
     /// The most cycles one change reports in full; further ones are counted in one more problem.
     static let maxReportedCycles = 100
-    /// A longer cycle's path names its first and last `cyclePathEnds` entries only.
-    static let cyclePathEnds = 8
 
     /// Every cycle reachable from `starts` (one per back edge of a depth-first search), each with
     /// its path. Linear in the entries and references walked, plus the cycles reported.
@@ -540,15 +538,7 @@ struct Transaction {
         let start = members.firstIndex(of: members.min()!)!
         let rotated = Array(members[start...] + members[..<start])
         let closed = rotated + [rotated[0]]
-        let ends = Transaction.cyclePathEnds
-        let path: String
-        if closed.count <= 2 * ends + 1 {
-            path = closed.map(nameOf).joined(separator: " -> ")
-        } else {
-            let head = closed[..<ends].map(nameOf).joined(separator: " -> ")
-            let tail = closed[(closed.count - ends)...].map(nameOf).joined(separator: " -> ")
-            path = "\(head) -> ... (\(closed.count - 2 * ends) more entries) ... -> \(tail)"
-        }
+        let path = PathText.written(closed, name: nameOf)
         let nextIndex = rotated.count > 1 ? rotated[1] : rotated[0]
         let next = nameOf(nextIndex)
         // A tagged list reaches the next entry when it asks for one of that entry's tags.

@@ -108,6 +108,7 @@ public struct EnvValue: Sendable, Equatable {
         }
     }
 
+    /// `[+-]?digits` in 64-bit range, by the loaders' own digit rule (`DecimalNumber`).
     private static func parseInt(_ bytes: Substring.UTF8View.SubSequence) -> Int64? {
         var rest = bytes
         var negative = false
@@ -116,17 +117,13 @@ public struct EnvValue: Sendable, Equatable {
             rest = rest.dropFirst()
         }
         guard !rest.isEmpty else { return nil }
-        // Accumulate negatively so Int64.min fits.
-        var value: Int64 = 0
+        var magnitude: UInt64 = 0
+        var overflow = false
         for b in rest {
             guard b >= 0x30 && b <= 0x39 else { return nil }
-            let (m, o1) = value.multipliedReportingOverflow(by: 10)
-            let (s, o2) = m.subtractingReportingOverflow(Int64(b - 0x30))
-            if o1 || o2 { return nil }
-            value = s
+            DecimalNumber.append(b - 0x30, to: &magnitude, overflow: &overflow)
         }
-        if negative { return value }
-        return value == Int64.min ? nil : -value
+        return overflow ? nil : DecimalNumber.int64(magnitude, negative: negative)
     }
 
     private static func parseDouble(_ bytes: Substring.UTF8View.SubSequence) -> Double? {

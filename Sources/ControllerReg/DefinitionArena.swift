@@ -179,15 +179,7 @@ private struct InlineStrings: InternedBytes {
 
     @inline(__always) func bytes(at offset: Int) -> UnsafeRawBufferPointer {
         var p = offset
-        var header: UInt64 = 0
-        var shift: UInt64 = 0
-        while true {
-            let b = base[p]
-            p += 1
-            header |= UInt64(b & 0x7f) << shift
-            if b < 0x80 { break }
-            shift += 7
-        }
+        let header = DefinitionReader.varint(UnsafePointer(base), at: &p)
         return UnsafeRawBufferPointer(start: base + p, count: Int(header >> 1))
     }
 }
@@ -208,6 +200,12 @@ struct DefinitionReader {
     }
 
     mutating func varint() -> UInt64 {
+        DefinitionReader.varint(base, at: &position)
+    }
+
+    /// The LEB128 varint at `position` in `base`; `position` moves past it.
+    @inline(__always)
+    static func varint(_ base: UnsafePointer<UInt8>, at position: inout Int) -> UInt64 {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while true {

@@ -208,6 +208,24 @@ enum DefinitionCoding {
         var file: String?
         var line = 0
 
+        /// Whether `file` is the document's, whose places come as a line and column.
+        private var fileIsDocument = false
+
+        /// A place in `file`, the document's, which every place written this way shares: its
+        /// text is compared once per record, not per place.
+        mutating func write(line l: Int, column: Int, file f: String, into arena: DefinitionArena) {
+            let delta = Int64(l) &- Int64(line)
+            let zigzag = UInt64(bitPattern: (delta << 1) ^ (delta >> 63))
+            guard fileIsDocument, zigzag >> 61 == 0 else {
+                write(SourceLocation(file: f, line: l, column: column), into: arena)
+                fileIsDocument = true
+                return
+            }
+            arena.appendVarint(zigzag << 2 | 1)
+            arena.appendSigned(Int64(column))
+            line = l
+        }
+
         mutating func write(_ location: SourceLocation?, into arena: DefinitionArena) {
             guard let l = location else {
                 arena.appendVarint(0)
@@ -220,12 +238,14 @@ enum DefinitionCoding {
                 arena.appendVarint(3)
                 arena.appendInterned(l.file)
                 arena.appendSigned(Int64(l.line))
+                if file != l.file { fileIsDocument = false }
                 file = l.file
             } else if let f = file, f == l.file {
                 arena.appendVarint(zigzag << 2 | 1)
             } else {
                 arena.appendVarint(zigzag << 2 | 2)
                 arena.appendInterned(l.file)
+                fileIsDocument = false
                 file = l.file
             }
             arena.appendSigned(Int64(l.column))
@@ -356,6 +376,14 @@ enum DefinitionCoding {
         return r.stringBytes()
     }
 
+    /// `nameBytes` of the record at `offset` of the arena bytes at `base`.
+    @inline(__always)
+    static func nameBytes(base: UnsafePointer<UInt8>, at offset: Int) -> UnsafeBufferPointer<UInt8> {
+        var p = offset + 1
+        let header = DefinitionReader.varint(base, at: &p)
+        return UnsafeBufferPointer(start: base + p, count: Int(header >> 1))
+    }
+
     /// Whether the record at `offset` is an eager singleton.
     static func isEagerSingleton(_ arena: DefinitionArena, at offset: Int) -> Bool {
         let flags = arena.base[offset]
@@ -434,6 +462,7 @@ enum DefinitionCoding {
     }
 
     /// Reads past a place.
+    @inline(__always)
     static func skipPlace(_ r: inout DefinitionReader) {
         let v = r.varint()
         if v == 0 { return }
@@ -495,5 +524,205 @@ enum DefinitionCoding {
             skipValue(t, &r)
         }
         return false
+    }
+
+    // MARK: Writing a record piece by piece
+
+    /// Writes one record in parts, for the entry decoder, which writes straight from a document:
+    /// the same bytes `encode` writes for the same definition. `begin`, then `dependencyCount`,
+    /// then for each dependency `key` and one value (`value`, or the scalar writers).
+    struct RecordWriter {
+        let arena: DefinitionArena
+        /// The document's file, shared by every place the writer is given as a line and column.
+        let file: String
+        private var place = PlaceWriter()
+
+        init(_ arena: DefinitionArena, file: String) {
+            self.arena = arena
+            self.file = file
+        }
+
+        /// Starts a record (its places are relative to each other from here); returns its offset.
+        mutating func begin(
+            name: UnsafeBufferPointer<UInt8>, className: UnsafeBufferPointer<UInt8>,
+            description: UnsafeBufferPointer<UInt8>?, tags: [EntryTag], lifestyle: Lifestyle, eager: Bool,
+            line: Int, column: Int
+        ) -> Int {
+            place = PlaceWriter()
+            let offset = arena.count
+            var flags = code(lifestyle) | Flag.location
+            if eager { flags |= Flag.eager }
+            if description != nil { flags |= Flag.description }
+            switch tags.count == 1 ? tags[0] : nil {
+            case .none: if tags.count > 1 { flags |= Flag.tagList }
+            case .string: flags |= Flag.tagString
+            case .int: flags |= Flag.tagInt
+            }
+            arena.append(flags)
+            arena.appendInline(bytes: name)
+            arena.appendInterned(bytes: className)
+            if let description { arena.appendInline(bytes: description) }
+            if tags.count == 1 {
+                switch tags[0] {
+                case .string(let s): arena.appendInline(s)
+                case .int(let i): arena.appendSigned(i)
+                }
+            } else if tags.count > 1 {
+                arena.appendVarint(UInt64(tags.count))
+                for t in tags {
+                    switch t {
+                    case .string(let s):
+                        arena.append(ValueTag.string.rawValue)
+                        arena.appendInline(s)
+                    case .int(let i):
+                        arena.append(ValueTag.int.rawValue)
+                        arena.appendSigned(i)
+                    }
+                }
+            }
+            place.write(line: line, column: column, file: file, into: arena)
+            return offset
+        }
+
+        /// How many dependencies follow (or entries of a list, pairs of a map).
+        func count(_ n: Int) { arena.appendVarint(UInt64(n)) }
+
+        /// A dependency's (or map pair's) key, and where it was written.
+        mutating func key(_ bytes: UnsafeBufferPointer<UInt8>, line: Int, column: Int) {
+            arena.appendInterned(bytes: bytes)
+            place.write(line: line, column: column, file: file, into: arena)
+        }
+
+        func null() { arena.append(ValueTag.null.rawValue) }
+        func bool(_ b: Bool) { arena.append(b ? ValueTag.true.rawValue : ValueTag.false.rawValue) }
+        func int(_ i: Int64) {
+            arena.append(ValueTag.int.rawValue)
+            arena.appendSigned(i)
+        }
+        func double(_ d: Double) {
+            arena.append(ValueTag.double.rawValue)
+            arena.appendFixed64(d.bitPattern)
+        }
+        /// A literal string (its text, without the `@`).
+        func literal(_ bytes: UnsafeBufferPointer<UInt8>) {
+            arena.append(ValueTag.string.rawValue)
+            arena.appendInterned(bytes: bytes)
+        }
+        /// A reference to the entry named by `bytes`.
+        mutating func reference(_ bytes: UnsafeBufferPointer<UInt8>, line: Int, column: Int) {
+            arena.append(ValueTag.reference.rawValue)
+            arena.appendInterned(bytes: bytes)
+            place.write(line: line, column: column, file: file, into: arena)
+        }
+        /// The start of a list of `n` values (each written next).
+        func list(_ n: Int) {
+            arena.append(ValueTag.list.rawValue)
+            arena.appendVarint(UInt64(n))
+        }
+        /// The start of a plain map of `n` pairs (each `key` then a value).
+        func map(_ n: Int) {
+            arena.append(ValueTag.map.rawValue)
+            arena.appendVarint(UInt64(n))
+        }
+        /// Any value, as `encode` writes it (forms, templates, environment values).
+        mutating func value(_ v: DependencyValue) { encodeNested(v, into: arena, place: &place) }
+    }
+
+    // MARK: What the transaction reads of a record
+
+    /// What `summarize` finds in a record besides its uses of other entries.
+    struct Summary {
+        var lifestyle: Lifestyle
+        /// The position of the class name's interned copy (equal for equal class names).
+        var classID: Int
+        /// Whether the record has tags.
+        var tagged: Bool
+        /// Whether a dependency holds `${...}` or `{Env: ...}` (resolved at commit).
+        var usesEnvironment: Bool
+        /// Whether a check of `Transaction.validate` might fail for it: a name, class name,
+        /// referenced name or tag that is empty, holds a NUL or is a literal where a form wants an
+        /// entry (`DependencyRule.mayBeFlawed`), a value nesting near the ceiling, or an
+        /// environment value. Only such records are decoded and validated in full.
+        var mayHaveProblems: Bool
+    }
+
+    /// Reads the record at `offset`: its summary, and every use of other entries in its
+    /// dependencies appended to `edges`, depth first in written order (`DependencyValue.forEachEdge`
+    /// order).
+    static func summarize(_ arena: DefinitionArena, at offset: Int, edges: inout [StagedEdge]) -> Summary {
+        var r = DefinitionReader(arena, at: offset)
+        let flags = r.byte()
+        var flawed = DependencyRule.mayBeFlawed(r.stringBytes(), form: false)
+        let cls = r.internedString()
+        flawed = flawed || DependencyRule.mayBeFlawed(cls.bytes, form: false)
+        if flags & Flag.description != 0 { _ = r.stringBytes() }
+        switch flags & Flag.tagList {
+        case Flag.tagString: _ = r.stringBytes()
+        case Flag.tagInt: _ = r.signed()
+        case Flag.tagList:
+            for _ in 0..<Int(r.varint()) {
+                if r.byte() == ValueTag.int.rawValue { _ = r.signed() } else { _ = r.stringBytes() }
+            }
+        default: break
+        }
+        if flags & Flag.location != 0 { skipPlace(&r) }
+        var summary = Summary(
+            lifestyle: lifestyle(flags), classID: cls.id, tagged: flags & Flag.tagList != 0, usesEnvironment: false,
+            mayHaveProblems: flawed)
+        for _ in 0..<Int(r.varint()) {
+            _ = r.stringBytes()
+            skipPlace(&r)
+            // Scalars (most values) read here; the rest by `summarizeValue`.
+            let tag = r.tag()
+            switch tag {
+            case .null, .false, .true: continue
+            case .int: _ = r.varint()
+            case .double: r.position += 8
+            case .string: _ = r.stringBytes()
+            case .reference:
+                let s = r.internedString()
+                skipPlace(&r)
+                if DependencyRule.mayBeFlawed(s.bytes, form: false) { summary.mayHaveProblems = true }
+                edges.append(StagedEdge(kind: .reference, payload: Int64(s.id)))
+            default: summarizeValue(tag, &r, depth: 1, edges: &edges, summary: &summary)
+            }
+        }
+        return summary
+    }
+
+    private static func summarizeValue(
+        _ tag: ValueTag, _ r: inout DefinitionReader, depth: Int, edges: inout [StagedEdge], summary: inout Summary
+    ) {
+        switch tag {
+        case .reference, .provider, .optional, .taggedString:
+            let s = r.internedString()
+            skipPlace(&r)
+            let kind: StagedEdge.Kind =
+                tag == .reference ? .reference : tag == .provider ? .provider : tag == .optional ? .optional : .tagged
+            if DependencyRule.mayBeFlawed(s.bytes, form: tag == .provider || tag == .optional) {
+                summary.mayHaveProblems = true
+            }
+            edges.append(StagedEdge(kind: kind, payload: Int64(s.id)))
+        case .taggedInt:
+            let v = r.signed()
+            skipPlace(&r)
+            edges.append(StagedEdge(kind: .taggedInt, payload: v))
+        case .template, .env:
+            summary.usesEnvironment = true
+            summary.mayHaveProblems = true
+            skipValue(tag, &r)
+        case .list, .map:
+            // The ceiling itself is checked in full (`Transaction.validate`) near it.
+            if depth + 1 >= DependencyValue.maxNesting { summary.mayHaveProblems = true }
+            for _ in 0..<Int(r.varint()) {
+                if tag == .map {
+                    _ = r.stringBytes()
+                    skipPlace(&r)
+                }
+                summarizeValue(r.tag(), &r, depth: depth + 1, edges: &edges, summary: &summary)
+            }
+        default:
+            skipValue(tag, &r)
+        }
     }
 }

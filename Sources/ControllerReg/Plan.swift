@@ -149,7 +149,7 @@ struct PlanCompiler {
     private let keys = KeyCache()
 
     /// The slot key of the empty key (list elements, tagged members), made once.
-    private let emptyKey: UnsafePointer<UInt8>
+    private let emptySlotKey: UnsafePointer<UInt8>
 
     init(arena: Arena, strings: DefinitionArena) {
         self.arena = arena
@@ -158,7 +158,7 @@ struct PlanCompiler {
         raw.storeBytes(of: UInt32(0), as: UInt32.self)
         let p = (raw + 4).assumingMemoryBound(to: UInt8.self)
         p[0] = 0
-        emptyKey = UnsafePointer(p)
+        emptySlotKey = UnsafePointer(p)
     }
 
     /// A key as slots hold it: NUL-terminated bytes after their 32-bit length, once per key and
@@ -319,11 +319,11 @@ struct PlanCompiler {
             let count = max(0, Int(membership.take()))
             let children = arena.allocate(PlanSlot.self, count: count + 1)
             for i in 0..<count {
-                var member = PlanSlot(key: emptyKey, op: .reference)
+                var member = PlanSlot(key: emptySlotKey, op: .reference)
                 member.target = membership.take()
                 (children + i).initialize(to: member)
             }
-            var trailer = PlanSlot(key: emptyKey, op: .literal)
+            var trailer = PlanSlot(key: emptySlotKey, op: .literal)
             trailer.literal = written
             (children + count).initialize(to: trailer)
             s = PlanSlot(key: key, op: .tagged)
@@ -336,10 +336,10 @@ struct PlanCompiler {
             DefinitionCoding.skipPlace(&r)
             let children = arena.allocate(PlanSlot.self, count: 2)
             let target = membership.take()
-            var passed = PlanSlot(key: emptyKey, op: target >= 0 ? .reference : .literal)
+            var passed = PlanSlot(key: emptySlotKey, op: target >= 0 ? .reference : .literal)
             if target >= 0 { passed.target = target }
             (children + 0).initialize(to: passed)
-            var written = PlanSlot(key: emptyKey, op: .literal)
+            var written = PlanSlot(key: emptySlotKey, op: .literal)
             written.literal = .borrowedString(name.baseAddress!, length: name.count)
             (children + 1).initialize(to: written)
             s = PlanSlot(key: key, op: .optional)
@@ -351,7 +351,7 @@ struct PlanCompiler {
             for i in 0..<n {
                 (children + i).initialize(
                     to: slot(
-                        &r, key: emptyKey, scratch: &scratch, objects: &objects, targets: &targets, membership: &membership
+                        &r, key: emptySlotKey, scratch: &scratch, objects: &objects, targets: &targets, membership: &membership
                     ))
             }
             s = PlanSlot(key: key, op: .list)

@@ -114,6 +114,7 @@ final class DefinitionArena: @unchecked Sendable {
 
     // MARK: Writing
 
+    @inline(__always)
     func append(_ byte: UInt8) {
         reserve(1)
         base[count] = byte
@@ -121,6 +122,7 @@ final class DefinitionArena: @unchecked Sendable {
     }
 
     /// An unsigned LEB128 varint.
+    @inline(__always)
     func appendVarint(_ value: UInt64) {
         reserve(10)
         var v = value
@@ -134,6 +136,7 @@ final class DefinitionArena: @unchecked Sendable {
     }
 
     /// A signed integer, zigzag-encoded as a varint.
+    @inline(__always)
     func appendSigned(_ value: Int64) {
         appendVarint(UInt64(bitPattern: (value << 1) ^ (value >> 63)))
     }
@@ -182,14 +185,16 @@ final class DefinitionArena: @unchecked Sendable {
         // `withUTF8` made callers copy the whole value holding the string first.
         if text.utf8.withContiguousStorageIfAvailable({ appendInterned(bytes: $0) }) != nil { return }
         var text = text
-        text.withUTF8 { appendInterned(bytes: $0) }
+        text.withUTF8 { _ = appendInterned(bytes: $0) }
     }
 
     /// `appendInterned` of a string's bytes. A method of its own, not the body of the `withUTF8`
     /// closure, and the table is raw memory: a class's array property read or written there is a
     /// dynamic exclusivity check (`swift_beginAccess`, ~75 instructions) per access.
-    @inline(never)
-    func appendInterned(bytes u: UnsafeBufferPointer<UInt8>) {
+    /// Returns the position of the string's one stored copy (its identity, as
+    /// `DefinitionReader.internedString` reads it back).
+    @inline(never) @discardableResult
+    func appendInterned(bytes u: UnsafeBufferPointer<UInt8>) -> Int {
         let n = u.count
         var first: UInt64 = 0, last: UInt64 = 0
         if let p = u.baseAddress {
@@ -218,7 +223,7 @@ final class DefinitionArena: @unchecked Sendable {
         let slot = cache + Int(truncatingIfNeeded: mix >> 56)
         if slot.pointee.length == n && (n == 0 || memcmp(base + slot.pointee.bytes, u.baseAddress!, n) == 0) {
             appendVarint(UInt64(slot.pointee.header) << 1 | 1)
-            return
+            return slot.pointee.header
         }
         let bytes = UnsafeRawBufferPointer(u)
         let hash = byteHash(bytes)
@@ -227,7 +232,7 @@ final class DefinitionArena: @unchecked Sendable {
             _ = DefinitionReader.varint(UnsafePointer(base), at: &at)
             slot.pointee = RecentString(header: offset, bytes: at, length: n)
             appendVarint(UInt64(offset) << 1 | 1)
-            return
+            return offset
         }
         let header = count
         appendVarint(UInt64(u.count) << 1)
@@ -237,6 +242,7 @@ final class DefinitionArena: @unchecked Sendable {
         count += u.count
         base[count] = 0
         count += 1
+        return header
     }
 }
 

@@ -212,12 +212,29 @@ enum DefinitionCoding {
         private var fileIsDocument = false
 
         /// A place in `file`, the document's, which every place written this way shares: its
-        /// text is compared once per record, not per place.
-        mutating func write(line l: Int, column: Int, file f: String, into arena: DefinitionArena) {
+        /// text is compared once per record, not per place. `fileID` is the position of the
+        /// file's interned copy once known (set here at the first place of a document).
+        mutating func write(line l: Int, column: Int, file f: String, fileID: inout Int, into arena: DefinitionArena) {
             let delta = Int64(l) &- Int64(line)
             let zigzag = UInt64(bitPattern: (delta << 1) ^ (delta >> 63))
             guard fileIsDocument, zigzag >> 61 == 0 else {
+                if fileID >= 0 && zigzag >> 61 == 0 {
+                    // A new file, given as its interned copy.
+                    arena.appendVarint(zigzag << 2 | 2)
+                    arena.appendVarint(UInt64(fileID) << 1 | 1)
+                    arena.appendSigned(Int64(column))
+                    line = l
+                    file = f
+                    fileIsDocument = true
+                    return
+                }
+                let start = arena.count
                 write(SourceLocation(file: f, line: l, column: column), into: arena)
+                if fileID < 0 && file == f {
+                    // Where the file's interned copy is: read back from what was just written.
+                    var r = DefinitionReader(arena, at: start)
+                    if r.varint() & 3 >= 2 { fileID = r.internedString().id }
+                }
                 fileIsDocument = true
                 return
             }
@@ -536,6 +553,13 @@ enum DefinitionCoding {
         /// The document's file, shared by every place the writer is given as a line and column.
         let file: String
         private var place = PlaceWriter()
+        /// The position of the file's interned copy, once written (-1 before).
+        private var fileID = -1
+        /// The record's summary and uses of other entries, gathered while it is written: what
+        /// `summarize` reads back from the record (checked to agree in debug builds).
+        private(set) var summary = Summary(
+            lifestyle: .transient, classID: 0, tagged: false, usesEnvironment: false, mayHaveProblems: false)
+        private(set) var edges: [StagedEdge] = []
 
         init(_ arena: DefinitionArena, file: String) {
             self.arena = arena
@@ -549,6 +573,7 @@ enum DefinitionCoding {
             line: Int, column: Int
         ) -> Int {
             place = PlaceWriter()
+            edges.removeAll(keepingCapacity: true)
             let offset = arena.count
             var flags = code(lifestyle) | Flag.location
             if eager { flags |= Flag.eager }
@@ -560,7 +585,11 @@ enum DefinitionCoding {
             }
             arena.append(flags)
             arena.appendInline(bytes: name)
-            arena.appendInterned(bytes: className)
+            let classID = arena.appendInterned(bytes: className)
+            summary = Summary(
+                lifestyle: lifestyle, classID: classID, tagged: !tags.isEmpty, usesEnvironment: false,
+                mayHaveProblems: DependencyRule.mayBeFlawed(name, form: false)
+                    || DependencyRule.mayBeFlawed(className, form: false))
             if let description { arena.appendInline(bytes: description) }
             if tags.count == 1 {
                 switch tags[0] {
@@ -580,7 +609,7 @@ enum DefinitionCoding {
                     }
                 }
             }
-            place.write(line: line, column: column, file: file, into: arena)
+            place.write(line: line, column: column, file: file, fileID: &fileID, into: arena)
             return offset
         }
 
@@ -590,7 +619,7 @@ enum DefinitionCoding {
         /// A dependency's (or map pair's) key, and where it was written.
         mutating func key(_ bytes: UnsafeBufferPointer<UInt8>, line: Int, column: Int) {
             arena.appendInterned(bytes: bytes)
-            place.write(line: line, column: column, file: file, into: arena)
+            place.write(line: line, column: column, file: file, fileID: &fileID, into: arena)
         }
 
         func null() { arena.append(ValueTag.null.rawValue) }
@@ -611,27 +640,38 @@ enum DefinitionCoding {
         /// A reference to the entry named by `bytes`.
         mutating func reference(_ bytes: UnsafeBufferPointer<UInt8>, line: Int, column: Int) {
             arena.append(ValueTag.reference.rawValue)
-            arena.appendInterned(bytes: bytes)
-            place.write(line: line, column: column, file: file, into: arena)
+            let id = arena.appendInterned(bytes: bytes)
+            if DependencyRule.mayBeFlawed(bytes, form: false) { summary.mayHaveProblems = true }
+            edges.append(StagedEdge(kind: .reference, payload: Int64(id)))
+            place.write(line: line, column: column, file: file, fileID: &fileID, into: arena)
         }
-        /// The start of a list of `n` values (each written next).
-        func list(_ n: Int) {
+        /// The start of a list of `n` values (each written next), at nesting `depth` (a dependency's
+        /// own value is at depth 1).
+        mutating func list(_ n: Int, depth: Int) {
             arena.append(ValueTag.list.rawValue)
             arena.appendVarint(UInt64(n))
+            if depth + 1 >= DependencyValue.maxNesting { summary.mayHaveProblems = true }
         }
-        /// The start of a plain map of `n` pairs (each `key` then a value).
-        func map(_ n: Int) {
+        /// The start of a plain map of `n` pairs (each `key` then a value), at nesting `depth`.
+        mutating func map(_ n: Int, depth: Int) {
             arena.append(ValueTag.map.rawValue)
             arena.appendVarint(UInt64(n))
+            if depth + 1 >= DependencyValue.maxNesting { summary.mayHaveProblems = true }
         }
-        /// Any value, as `encode` writes it (forms, templates, environment values).
-        mutating func value(_ v: DependencyValue) { encodeNested(v, into: arena, place: &place) }
+        /// Any value that is not a list or map, as `encode` writes it (forms, templates,
+        /// environment values); its summary read back from what was written.
+        mutating func value(_ v: DependencyValue) {
+            let start = arena.count
+            encodeNested(v, into: arena, place: &place)
+            var r = DefinitionReader(arena, at: start)
+            summarizeValue(r.tag(), &r, depth: 1, edges: &edges, summary: &summary)
+        }
     }
 
     // MARK: What the transaction reads of a record
 
     /// What `summarize` finds in a record besides its uses of other entries.
-    struct Summary {
+    struct Summary: Equatable {
         var lifestyle: Lifestyle
         /// The position of the class name's interned copy (equal for equal class names).
         var classID: Int

@@ -85,6 +85,32 @@ public enum EntryDecoder {
         var currentEntry: String { doc.string(at: currentEntryNode) }
         var currentKey: String { doc.string(at: currentKeyNode) }
 
+        /// The next sibling of node `node` (`ConfigDocument.next(after:)` on the nodes in place).
+        @inline(__always) func next(after node: Int) -> Int {
+            let n = nodes[node]
+            return n.isContainer ? Int(n.extent) : node + 1
+        }
+
+        /// Whether string node `node` holds exactly `text`.
+        @inline(__always) func equals(_ node: Int, _ text: StaticString) -> Bool {
+            let n = nodes[node]
+            return Int(n.extent) == text.utf8CodeUnitCount
+                && memcmp(strings + Int(n.payload), text.utf8Start, text.utf8CodeUnitCount) == 0
+        }
+
+        /// The key of an entry map at `node`, recognised from its bytes (by length first: one
+        /// compare; no String unless it is unknown).
+        func entryKey(_ node: Int) -> EntryKey {
+            switch nodes[node].extent {
+            case 9: return equals(node, "ClassName") ? .className : equals(node, "Lifestyle") ? .lifestyle : .unknown
+            case 12: return equals(node, "Dependencies") ? .dependencies : .unknown
+            case 11: return equals(node, "Description") ? .description : .unknown
+            case 3: return equals(node, "Tag") ? .tag : .unknown
+            case 5: return equals(node, "Eager") ? .eager : .unknown
+            default: return .unknown
+            }
+        }
+
         /// The bytes of string node `node` (without the trailing NUL).
         @inline(__always) func bytes(_ node: Int) -> UnsafeBufferPointer<UInt8> {
             let n = nodes[node]
@@ -126,11 +152,11 @@ public enum EntryDecoder {
             let end = Int(nodes[root].extent)
             while next < end {
                 let key = next, value = next + 1
-                next = doc.next(after: value)
+                next = self.next(after: value)
                 // A repeated entry name is already reported (the document's problems); the first stays.
                 if doc.isDuplicateKey(key) { continue }
                 if let record = writeEntry(nameNode: key, valueNode: value) {
-                    staged.add(record: record)
+                    staged.add(record: record, writtenBy: writer)
                 } else {
                     invalidNames.append(doc.string(at: key))
                 }
@@ -172,9 +198,9 @@ public enum EntryDecoder {
             let end = Int(nodes[valueNode].extent)
             while next < end {
                 let k = next, v = next + 1
-                next = doc.next(after: v)
+                next = self.next(after: v)
                 // Dispatch on the key's bytes: no String per key unless it is unknown.
-                switch EntryKey(doc, k) {
+                switch entryKey(k) {
                 case .className:
                     if nodes[v].kind == .string {
                         classNode = v
@@ -190,7 +216,7 @@ public enum EntryDecoder {
                         ok = false
                     }
                 case .tag:
-                    if let t = decodeTags(v, entry: currentEntry) { tags = t } else { ok = false }
+                    if let t = decodeTags(v) { tags = t } else { ok = false }
                 case .dependencies:
                     if nodes[v].kind == .map {
                         dependenciesNode = v
@@ -200,7 +226,7 @@ public enum EntryDecoder {
                         ok = false
                     }
                 case .lifestyle:
-                    if nodes[v].kind == .string, let l = Decoder.lifestyle(doc, v) {
+                    if nodes[v].kind == .string, let l = lifestyleNamed(v) {
                         lifestyle = l
                     } else {
                         let text = nodes[v].kind == .string ? "'\(doc.string(at: v))'" : kindName(v)
@@ -267,15 +293,15 @@ public enum EntryDecoder {
         }
 
         /// The lifestyle string node `node` names, by its bytes; nil for any other text.
-        static func lifestyle(_ doc: ConfigDocument, _ node: Int) -> Lifestyle? {
-            if doc.stringEquals(node, "singleton") { return .singleton }
-            if doc.stringEquals(node, "transient") { return .transient }
-            if doc.stringEquals(node, "graph") { return .graph }
+        func lifestyleNamed(_ node: Int) -> Lifestyle? {
+            if equals(node, "singleton") { return .singleton }
+            if equals(node, "transient") { return .transient }
+            if equals(node, "graph") { return .graph }
             return nil
         }
 
         /// An entry's `Tag`: a string, an integer, or a list of them (nil, reported, otherwise).
-        mutating func decodeTags(_ node: Int, entry name: String) -> [EntryTag]? {
+        mutating func decodeTags(_ node: Int) -> [EntryTag]? {
             func one(_ n: Int) -> EntryTag? {
                 switch nodes[n].kind {
                 case .string: return .string(doc.string(at: n))
@@ -287,7 +313,7 @@ public enum EntryDecoder {
             guard nodes[node].kind == .list else {
                 fail(
                     .schema,
-                    "Tag of entry '\(name)' must be a string, an integer or a list of them (Tag: [a, b]), found \(kindName(node))",
+                    "Tag of entry '\(currentEntry)' must be a string, an integer or a list of them (Tag: [a, b]), found \(kindName(node))",
                     node)
                 return nil
             }
@@ -299,7 +325,7 @@ public enum EntryDecoder {
                 } else {
                     fail(
                         .schema,
-                        "a tag in the Tag list of entry '\(name)' must be a string or an integer, found \(kindName(e)); write Tag: [a, b]",
+                        "a tag in the Tag list of entry '\(currentEntry)' must be a string or an integer, found \(kindName(e)); write Tag: [a, b]",
                         e)
                     ok = false
                 }
@@ -315,7 +341,7 @@ public enum EntryDecoder {
             let end = Int(nodes[map].extent)
             while next < end {
                 let k = next, v = next + 1
-                next = doc.next(after: v)
+                next = self.next(after: v)
                 if depth == 1 { currentKeyNode = k }
                 writer.key(bytes(k), line: Int(nodes[k].line), column: Int(nodes[k].column))
                 writeValue(v, depth: depth, ok: &ok)
@@ -434,13 +460,13 @@ public enum EntryDecoder {
                     writer.reference(bytes(node), line: Int(n.line), column: Int(n.column))
                 }
             case .list:
-                writer.list(n.count)
+                writer.list(n.count, depth: depth)
                 var itemsOK = true
                 var next = node + 1
                 let end = Int(n.extent)
                 while next < end {
                     writeValue(next, depth: depth + 1, ok: &itemsOK)
-                    next = doc.next(after: next)
+                    next = self.next(after: next)
                 }
                 if !itemsOK { ok = false }
             case .map:
@@ -453,34 +479,16 @@ public enum EntryDecoder {
                     writer.value(form)
                     return
                 }
-                writer.map(n.count)
+                writer.map(n.count, depth: depth)
                 if !writeMap(node, depth: depth + 1) { ok = false }
             }
         }
     }
 }
 
-/// The keys of an entry map, recognised from their bytes.
+/// The keys of an entry map.
 private enum EntryKey {
     case className, description, tag, dependencies, lifestyle, eager, unknown
-
-    init(_ doc: ConfigDocument, _ node: Int) {
-        if doc.stringEquals(node, "ClassName") {
-            self = .className
-        } else if doc.stringEquals(node, "Dependencies") {
-            self = .dependencies
-        } else if doc.stringEquals(node, "Description") {
-            self = .description
-        } else if doc.stringEquals(node, "Tag") {
-            self = .tag
-        } else if doc.stringEquals(node, "Lifestyle") {
-            self = .lifestyle
-        } else if doc.stringEquals(node, "Eager") {
-            self = .eager
-        } else {
-            self = .unknown
-        }
-    }
 }
 
 #if canImport(Glibc)

@@ -49,10 +49,27 @@ struct StagedEntries {
         add(record: DefinitionCoding.encode(definition, into: arena))
     }
 
-    /// Stages the record just written at `offset`.
+    /// Stages the record just written at `offset`, reading its summary back from it.
     mutating func add(record offset: Int) {
         records.append(offset)
         summaries.append(DefinitionCoding.summarize(arena, at: offset, edges: &edges))
+        edgeStart.append(Int32(edges.count))
+        nameHashes.append(byteHash(UnsafeRawBufferPointer(nameBytes(records.count - 1))))
+    }
+
+    /// Stages the record `writer` just wrote at `offset`, with the summary and edges it gathered
+    /// while writing (the entry decoder: the record is not read again). Debug builds check them
+    /// against `DefinitionCoding.summarize`, the one reading every other door gets.
+    mutating func add(record offset: Int, writtenBy writer: DefinitionCoding.RecordWriter) {
+        assert(
+            {
+                var read: [StagedEdge] = []
+                let summary = DefinitionCoding.summarize(arena, at: offset, edges: &read)
+                return summary == writer.summary && read == writer.edges
+            }(), "the record writer's summary differs from the record's")
+        records.append(offset)
+        summaries.append(writer.summary)
+        edges += writer.edges
         edgeStart.append(Int32(edges.count))
         nameHashes.append(byteHash(UnsafeRawBufferPointer(nameBytes(records.count - 1))))
     }
@@ -83,7 +100,7 @@ struct StagedEntries {
 }
 
 /// One use of other entries in a staged record (`DependencyValue.forEachEdge`'s, as integers).
-struct StagedEdge {
+struct StagedEdge: Equatable {
     enum Kind: UInt8 {
         case reference, provider, tagged, taggedInt, optional
     }

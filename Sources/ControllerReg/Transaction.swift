@@ -206,22 +206,15 @@ struct Transaction {
         }
         let staged = growing
         let reresolvedSet = Set(reresolved)
-        let replaced = Set(acceptedIndex)
 
         // 3. References: every name must resolve to an entry that stays.
         let base = self.base
         let removedBase = removed
         var allNames: [String]?
-        // Edges and targets of each accepted entry, by position in `accepted`; `changedAtList[i]` is
-        // that position for entry index i (or -1). Arrays, not dictionaries: no hashing per entry.
-        var changedEdgeLists: [[Int32]] = []
-        var changedTargets: [[Int32]] = []
-        // What the compiler needs for tagged lists (member count, then members) and optional
-        // references (the target or -1), in written order; empty for most entries.
-        var changedMembership: [[Int32]] = []
-        changedEdgeLists.reserveCapacity(acceptedPositions.count)
-        changedTargets.reserveCapacity(acceptedPositions.count)
-        changedMembership.reserveCapacity(acceptedPositions.count)
+        // Edges, targets and membership of each accepted entry, by position in `accepted`, in
+        // flat arrays (no array per entry); `changedAtList[i]` is that position for entry index i
+        // (or -1). Arrays, not dictionaries: no hashing per entry.
+        var resolving = ResolvedEdges(entries: acceptedPositions.count, edges: staged.edges.count)
         var changedAtList = [Int32](repeating: -1, count: nextIndex)
         // Members of each tag in the new state, built at the first tagged list.
         var members = TagMembers()
@@ -232,16 +225,12 @@ struct Transaction {
         for p in acceptedPositions.indices {
             let k = acceptedPositions[p]
             changedAtList[acceptedIndex[p]] = Int32(p)
-            // `targets` holds every resolved reference and provider in written order, `edges` the
-            // object edges (references, tagged members, optional targets that exist). Until the
-            // first provider, tagged list or optional they are the same list, so `edges` is only
-            // built from then on; otherwise the entry keeps one array (shared storage) instead of two.
-            var targets: [Int32] = []
-            var edges: [Int32] = []
-            var membership: [Int32] = []
-            var diverged = false
+            // Targets are every resolved reference and provider in written order, edges the object
+            // edges (references, tagged members, optional targets that exist). Until the first
+            // provider, tagged list or optional they are the same list, so edges are only written
+            // from then on (`diverge`); otherwise the entry's edges are its targets.
+            resolving.begin()
             let first = Int(staged.edgeStart[k]), end = Int(staged.edgeStart[k + 1])
-            if end > first { targets.reserveCapacity(end - first) }
             for e in first..<end {
                 let edge = staged.edges[e]
                 if edge.kind == .tagged || edge.kind == .taggedInt {
@@ -256,13 +245,10 @@ struct Transaction {
                             }
                             return (acceptedIndex, tagged)
                         })
-                    membership.append(Int32(list.count))
-                    membership += list
-                    if !diverged {
-                        diverged = true
-                        edges = targets
-                    }
-                    edges += list
+                    resolving.membership.append(Int32(list.count))
+                    resolving.membership += list
+                    resolving.diverge()
+                    resolving.edges += list
                     continue
                 }
                 let id = Int(edge.payload)
@@ -291,27 +277,21 @@ struct Transaction {
                 }
                 if edge.kind == .optional {
                     // Absent is not a problem: the slot is null until the entry exists.
-                    membership.append(found.map { Int32($0) } ?? -1)
-                    if !diverged {
-                        diverged = true
-                        edges = targets
-                    }
-                    if let f = found { edges.append(Int32(f)) }
+                    resolving.membership.append(found.map { Int32($0) } ?? -1)
+                    resolving.diverge()
+                    if let f = found { resolving.edges.append(Int32(f)) }
                     continue
                 }
                 if let target = found {
-                    if edge.kind == .provider && !diverged {
-                        diverged = true
-                        edges = targets
-                    }
-                    targets.append(Int32(target))
-                    if diverged && edge.kind == .reference { edges.append(Int32(target)) }
+                    if edge.kind == .provider { resolving.diverge() }
+                    resolving.targets.append(Int32(target))
+                    if resolving.diverged && edge.kind == .reference { resolving.edges.append(Int32(target)) }
                     continue
                 }
                 // -1 keeps the later references at their places for the compiler (the change
                 // fails, or is a reload's intermediate step); edge walks skip it.
-                targets.append(-1)
-                if diverged { edges.append(-1) }
+                resolving.targets.append(-1)
+                if resolving.diverged { resolving.edges.append(-1) }
                 let name = staged.text(of: edge)
                 if !removals.isEmpty && removals.contains(name) {
                     let def = staged.definition(k)
@@ -340,12 +320,11 @@ struct Transaction {
                             at: location ?? def.location, suggestion: suggestion))
                 }
             }
-            changedEdgeLists.append(diverged ? edges : targets)
-            changedTargets.append(targets)
-            changedMembership.append(membership)
+            resolving.end()
         }
         // Entries that stay must not refer to removed ones.
         if !removed.isEmpty {
+            let replaced = Set(acceptedIndex)
             for i in 0..<base.count where base.isLive(i) && !removed.contains(i) && !replaced.contains(i) {
                 for t in base.targets(at: i) where removed.contains(Int(t)) {
                     let name = base.isLive(Int(t)) ? base.name(at: Int(t)) : "?"
@@ -360,7 +339,7 @@ struct Transaction {
         // Immutable copies for the closures below (a captured `var` is boxed and checked for
         // exclusivity at every access).
         let changedAt = changedAtList
-        let changedEdges = changedEdgeLists
+        let graph = resolving
         let acceptedStaged = acceptedPositions
         // Definitions are decoded only for messages (the error path).
         let definitionOf: (Int) -> EntryDefinition? = { i in
@@ -373,7 +352,7 @@ struct Transaction {
         // whatever else is wrong: the graph holds every reference that resolved.
         diagnostics += findCycles(
             starts: acceptedIndex, total: nextIndex,
-            edgesOf: { changedAt[$0] >= 0 ? changedEdges[Int(changedAt[$0])] : base.edges(at: $0) },
+            edgesOf: { changedAt[$0] >= 0 ? graph.edges(of: Int(changedAt[$0])) : base.edges(at: $0)[...] },
             definitionOf: definitionOf)
 
         // 5. Lifetimes: no singleton may reach a `graph` entry through object edges (the same
@@ -392,9 +371,9 @@ struct Transaction {
             total: nextIndex,
             edgesOf: { i in
                 // Without the places of references that did not resolve (a failing change).
-                guard changedAt[i] >= 0 else { return base.edges(at: i) }
-                let e = changedEdges[Int(changedAt[i])]
-                return e.contains { $0 < 0 } ? e.filter { $0 >= 0 } : e
+                guard changedAt[i] >= 0 else { return base.edges(at: i)[...] }
+                let e = graph.edges(of: Int(changedAt[i]))
+                return e.contains { $0 < 0 } ? ArraySlice(e.filter { $0 >= 0 }) : e
             },
             lifestyleOf: { i in
                 if changedAt[i] >= 0 { return staged.summaries[acceptedStaged[Int(changedAt[i])]].lifestyle }
@@ -449,20 +428,24 @@ struct Transaction {
         let arenaIndex = table.index(of: records)
         // Class slots by the class name's interned identity: one String per class, not per entry.
         var slotOfClass: [Int: Int] = [:]
+        var lastClass = (id: -1, slot: 0)
         for p in acceptedStaged.indices {
             let k = acceptedStaged[p]
             let index = acceptedIndex[p]
             let summary = staged.summaries[k]
             let classSlot: Int
-            if let s = slotOfClass[summary.classID] {
+            if summary.classID == lastClass.id {
+                classSlot = lastClass.slot
+            } else if let s = slotOfClass[summary.classID] {
                 classSlot = s
             } else {
                 classSlot = classSlots.slot(for: String(decoding: staged.internedBytes(summary.classID), as: UTF8.self))
                 slotOfClass[summary.classID] = classSlot
             }
+            lastClass = (summary.classID, classSlot)
             var plan = compiler.compile(
                 dependenciesAt: compileFrom[p], classSlot: classSlot, lifestyle: summary.lifestyle,
-                targets: changedTargets[p], membership: changedMembership[p])
+                targets: graph.targets(of: p), membership: graph.membership(of: p))
             var cell: SingletonCell?
             var cellOwner: UnsafeMutableRawPointer?
             if summary.lifestyle == .singleton {
@@ -578,7 +561,7 @@ struct Transaction {
     /// Every cycle reachable from `starts` (one per back edge of a depth-first search), each with
     /// its path. Linear in the entries and references walked, plus the cycles reported.
     private func findCycles(
-        starts: [Int], total: Int, edgesOf: (Int) -> [Int32],
+        starts: [Int], total: Int, edgesOf: (Int) -> ArraySlice<Int32>,
         definitionOf: (Int) -> EntryDefinition?
     ) -> [Diagnostic] {
         var color = [UInt8](repeating: 0, count: total)  // 0 unvisited, 1 on the stack, 2 done
@@ -586,7 +569,7 @@ struct Transaction {
         var diagnostics: [Diagnostic] = []
         var unreported = 0
         // Each node's edges are asked for once, when it is pushed.
-        var stack: [(node: Int, next: Int, out: [Int32])] = []
+        var stack: [(node: Int, next: Int, out: ArraySlice<Int32>)] = []
         for start in starts where color[start] == 0 {
             stack.append((start, 0, edgesOf(start)))
             color[start] = 1
@@ -595,7 +578,7 @@ struct Transaction {
                 let out = top.out
                 if top.next < out.count {
                     stack[stack.count - 1].next += 1
-                    let target = Int(out[top.next])
+                    let target = Int(out[out.startIndex + top.next])
                     if target < 0 { continue }
                     if color[target] == 0 {
                         color[target] = 1
@@ -656,6 +639,55 @@ struct Transaction {
         }
         return Diagnostic(.cycle, "dependency cycle: \(path)\(via)", at: location)
             .withPath(closed.prefix(Diagnostic.maxPathNames).map(nameOf))
+    }
+}
+
+/// What a transaction resolved for its accepted entries, in flat arrays (no array per entry):
+/// each entry's targets (every reference and provider, in written order; -1 for one that did not
+/// resolve), object edges, and what the compiler needs for tagged lists (member count, then
+/// members) and optional references (the target or -1).
+struct ResolvedEdges {
+    var targets: [Int32] = []
+    var membership: [Int32] = []
+    var edges: [Int32] = []
+    private var targetStart: [Int32] = [0]
+    private var membershipStart: [Int32] = [0]
+    private var edgeStart: [Int32] = [0]
+    /// Whether an entry's edges differ from its targets (written to `edges`).
+    private var divergedAt: [Bool] = []
+    /// Whether the entry being written has diverged.
+    private(set) var diverged = false
+
+    init(entries: Int, edges: Int) {
+        targets.reserveCapacity(edges)
+        targetStart.reserveCapacity(entries + 1)
+        membershipStart.reserveCapacity(entries + 1)
+        edgeStart.reserveCapacity(entries + 1)
+        divergedAt.reserveCapacity(entries)
+    }
+
+    /// Starts the next entry.
+    mutating func begin() { diverged = false }
+
+    /// From here on the entry's edges are written apart from its targets (a copy of those so far).
+    mutating func diverge() {
+        if diverged { return }
+        diverged = true
+        edges += targets[Int(targetStart[targetStart.count - 1])...]
+    }
+
+    /// Ends the entry.
+    mutating func end() {
+        targetStart.append(Int32(targets.count))
+        membershipStart.append(Int32(membership.count))
+        edgeStart.append(Int32(edges.count))
+        divergedAt.append(diverged)
+    }
+
+    func targets(of p: Int) -> ArraySlice<Int32> { targets[Int(targetStart[p])..<Int(targetStart[p + 1])] }
+    func membership(of p: Int) -> ArraySlice<Int32> { membership[Int(membershipStart[p])..<Int(membershipStart[p + 1])] }
+    func edges(of p: Int) -> ArraySlice<Int32> {
+        divergedAt[p] ? edges[Int(edgeStart[p])..<Int(edgeStart[p + 1])] : targets(of: p)
     }
 }
 

@@ -560,6 +560,8 @@ enum DefinitionCoding {
         private(set) var summary = Summary(
             lifestyle: .transient, classID: 0, tagged: false, usesEnvironment: false, mayHaveProblems: false)
         private(set) var edges: [StagedEdge] = []
+        /// Where the record's dependencies start (`DefinitionCoding.dependenciesPosition`).
+        private(set) var dependenciesPosition = 0
 
         init(_ arena: DefinitionArena, file: String) {
             self.arena = arena
@@ -569,7 +571,7 @@ enum DefinitionCoding {
         /// Starts a record (its places are relative to each other from here); returns its offset.
         mutating func begin(
             name: UnsafeBufferPointer<UInt8>, className: UnsafeBufferPointer<UInt8>,
-            description: UnsafeBufferPointer<UInt8>?, tags: [EntryTag], lifestyle: Lifestyle, eager: Bool,
+            description: UnsafeBufferPointer<UInt8>?, tag: EntryTag?, tags: [EntryTag], lifestyle: Lifestyle, eager: Bool,
             line: Int, column: Int
         ) -> Int {
             place = PlaceWriter()
@@ -578,7 +580,8 @@ enum DefinitionCoding {
             var flags = code(lifestyle) | Flag.location
             if eager { flags |= Flag.eager }
             if description != nil { flags |= Flag.description }
-            switch tags.count == 1 ? tags[0] : nil {
+            let single = tag ?? (tags.count == 1 ? tags[0] : nil)
+            switch single {
             case .none: if tags.count > 1 { flags |= Flag.tagList }
             case .string: flags |= Flag.tagString
             case .int: flags |= Flag.tagInt
@@ -587,12 +590,12 @@ enum DefinitionCoding {
             arena.appendInline(bytes: name)
             let classID = arena.appendInterned(bytes: className)
             summary = Summary(
-                lifestyle: lifestyle, classID: classID, tagged: !tags.isEmpty, usesEnvironment: false,
+                lifestyle: lifestyle, classID: classID, tagged: single != nil || !tags.isEmpty, usesEnvironment: false,
                 mayHaveProblems: DependencyRule.mayBeFlawed(name, form: false)
                     || DependencyRule.mayBeFlawed(className, form: false))
             if let description { arena.appendInline(bytes: description) }
-            if tags.count == 1 {
-                switch tags[0] {
+            if let single {
+                switch single {
                 case .string(let s): arena.appendInline(s)
                 case .int(let i): arena.appendSigned(i)
                 }
@@ -610,6 +613,7 @@ enum DefinitionCoding {
                 }
             }
             place.write(line: line, column: column, file: file, fileID: &fileID, into: arena)
+            dependenciesPosition = arena.count
             return offset
         }
 

@@ -173,7 +173,8 @@ public enum EntryDecoder {
             switch nodes[valueNode].kind {
             case .string:
                 let record = writer.begin(
-                    name: bytes(nameNode), className: bytes(valueNode), description: nil, tags: [], lifestyle: .transient,
+                    name: bytes(nameNode), className: bytes(valueNode), description: nil, tag: nil, tags: [],
+                    lifestyle: .transient,
                     eager: false, line: line, column: column)
                 writer.count(0)
                 return record
@@ -189,6 +190,8 @@ public enum EntryDecoder {
             var classNode = -1, descriptionNode = -1, dependenciesNode = -1
             // Where the problems of the dependencies go among the entry's others (key order).
             var dependencyProblemsAt = 0
+            // One scalar tag (the common case) is kept without an array.
+            var tag: EntryTag?
             var tags: [EntryTag] = []
             var lifestyle = Lifestyle.transient
             var eager: (Bool, Int)?
@@ -216,7 +219,13 @@ public enum EntryDecoder {
                         ok = false
                     }
                 case .tag:
-                    if let t = decodeTags(v) { tags = t } else { ok = false }
+                    if let t = scalarTag(v) {
+                        tag = t
+                    } else if let t = decodeTags(v) {
+                        tags = t
+                    } else {
+                        ok = false
+                    }
                 case .dependencies:
                     if nodes[v].kind == .map {
                         dependenciesNode = v
@@ -264,7 +273,7 @@ public enum EntryDecoder {
             if classNode >= 0 {
                 record = writer.begin(
                     name: bytes(nameNode), className: bytes(classNode),
-                    description: descriptionNode >= 0 ? bytes(descriptionNode) : nil, tags: tags, lifestyle: lifestyle,
+                    description: descriptionNode >= 0 ? bytes(descriptionNode) : nil, tag: tag, tags: tags, lifestyle: lifestyle,
                     eager: eager?.0 ?? false, line: line, column: column)
             }
             if dependenciesNode >= 0 {
@@ -300,16 +309,18 @@ public enum EntryDecoder {
             return nil
         }
 
-        /// An entry's `Tag`: a string, an integer, or a list of them (nil, reported, otherwise).
-        mutating func decodeTags(_ node: Int) -> [EntryTag]? {
-            func one(_ n: Int) -> EntryTag? {
-                switch nodes[n].kind {
-                case .string: return .string(doc.string(at: n))
-                case .int: return .int(nodes[n].int)
-                default: return nil
-                }
+        /// A string or integer node as a tag, else nil.
+        func scalarTag(_ n: Int) -> EntryTag? {
+            switch nodes[n].kind {
+            case .string: return .string(doc.string(at: n))
+            case .int: return .int(nodes[n].int)
+            default: return nil
             }
-            if let t = one(node) { return [t] }
+        }
+
+        /// An entry's `Tag` list (a scalar is `scalarTag`'s; nil, reported, otherwise).
+        mutating func decodeTags(_ node: Int) -> [EntryTag]? {
+            func one(_ n: Int) -> EntryTag? { scalarTag(n) }
             guard nodes[node].kind == .list else {
                 fail(
                     .schema,

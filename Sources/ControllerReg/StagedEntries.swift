@@ -13,6 +13,8 @@ struct StagedEntries {
     let arena: DefinitionArena
     /// Record offsets, by staged position.
     private(set) var records: [Int] = []
+    /// Where each record's dependencies start (what its plan is compiled from).
+    private(set) var dependencyPositions: [Int] = []
     /// What the transaction reads of each record.
     private(set) var summaries: [DefinitionCoding.Summary] = []
     /// `byteHash` of each name.
@@ -28,6 +30,7 @@ struct StagedEntries {
     init(entries: Int) {
         arena = DefinitionArena(entries: entries)
         records.reserveCapacity(entries)
+        dependencyPositions.reserveCapacity(entries)
         summaries.reserveCapacity(entries)
         nameHashes.reserveCapacity(entries)
         edgeStart.reserveCapacity(entries + 1)
@@ -52,6 +55,7 @@ struct StagedEntries {
     /// Stages the record just written at `offset`, reading its summary back from it.
     mutating func add(record offset: Int) {
         records.append(offset)
+        dependencyPositions.append(DefinitionCoding.dependenciesPosition(arena, at: offset))
         summaries.append(DefinitionCoding.summarize(arena, at: offset, edges: &edges))
         edgeStart.append(Int32(edges.count))
         nameHashes.append(byteHash(UnsafeRawBufferPointer(nameBytes(records.count - 1))))
@@ -66,8 +70,10 @@ struct StagedEntries {
                 var read: [StagedEdge] = []
                 let summary = DefinitionCoding.summarize(arena, at: offset, edges: &read)
                 return summary == writer.summary && read == writer.edges
+                    && DefinitionCoding.dependenciesPosition(arena, at: offset) == writer.dependenciesPosition
             }(), "the record writer's summary differs from the record's")
         records.append(offset)
+        dependencyPositions.append(writer.dependenciesPosition)
         summaries.append(writer.summary)
         edges += writer.edges
         edgeStart.append(Int32(edges.count))

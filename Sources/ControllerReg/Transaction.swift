@@ -411,7 +411,7 @@ struct Transaction {
             if let r = resolved[p] {
                 compileFrom.append(DefinitionCoding.encodeDependencies(r, into: records))
             } else {
-                compileFrom.append(DefinitionCoding.dependenciesPosition(records, at: staged.records[acceptedStaged[p]]))
+                compileFrom.append(staged.dependencyPositions[acceptedStaged[p]])
             }
         }
         if records.count > Int(UInt32.max) {

@@ -111,7 +111,11 @@ struct Transaction {
                     .limit, "one change may hold at most 4 GiB of entry names, keys and literals; split it into several loads"))
         }
         var names = StagedNameIndex()
-        defer { names.free() }
+        var firstStaged: StagedNameIndex?
+        defer {
+            names.free()
+            firstStaged?.free()
+        }
         // The entry index each staged position got; -1 not accepted, -2 refused as already defined
         // (a reference to the name reaches the existing entry).
         var indexOfStaged = [Int](repeating: -1, count: stagedCount)
@@ -146,11 +150,17 @@ struct Transaction {
             var index = base.index(of: nameBytes, hash: hash)
             if let prior = names.find(nameBytes, hash: hash, staged: growing, orInsert: k), indexOfStaged[prior] != -2 {
                 let name = growing.name(k)
-                var first: SourceLocation?
-                for j in 0..<k where growing.name(j) == name {
-                    first = DefinitionCoding.location(growing.arena, at: growing.records[j])
-                    break
+                // Where each name is first staged (refused ones too), built at the first duplicate
+                // (none in the common case): one pass, not one per duplicate.
+                if firstStaged == nil {
+                    var index = StagedNameIndex()
+                    for j in 0..<stagedCount {
+                        _ = index.find(growing.nameBytes(j), hash: growing.nameHashes[j], staged: growing, orInsert: j)
+                    }
+                    firstStaged = index
                 }
+                let firstAt = firstStaged!.find(nameBytes, hash: hash, staged: growing) ?? prior
+                let first = DefinitionCoding.location(growing.arena, at: growing.records[firstAt])
                 diagnostics.append(
                     Diagnostic(
                         .duplicate, "entry '\(name)' is defined twice\(first.map { " (first at \($0))" } ?? "")",

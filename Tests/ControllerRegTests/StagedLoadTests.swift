@@ -115,4 +115,20 @@ struct StagedLoadTests {
         let twice = expectError { try Registry().load(text: "A: C\nB: C\nA: D\n", format: .yaml, file: "t.yaml") }
         #expect(twice?.diagnostics.contains { $0.code == .duplicate } == true)
     }
+
+    @Test func aNameDefinedInSeveralFilesNamesItsFirstPlaceEachTime() {
+        let dir = FileManagerless.temporaryDirectory()
+        // The first "A" is refused (an empty class name), so the second is taken; the third is a
+        // duplicate, and "A" was first written in the first file.
+        FileManagerless.write(dir + "/one.yaml", "A: {ClassName: ''}\nB: C\n")
+        FileManagerless.write(dir + "/two.yaml", "A: C\nB: C\n")
+        FileManagerless.write(dir + "/three.yaml", "A: C\n")
+        let error = expectError { try Registry().load(paths: [dir + "/one.yaml", dir + "/two.yaml", dir + "/three.yaml"]) }
+        let twice = error?.diagnostics.filter { $0.code == .duplicate }.map(\.message) ?? []
+        #expect(
+            twice == [
+                "entry 'B' is defined twice (first at \(dir)/one.yaml:2:1)",
+                "entry 'A' is defined twice (first at \(dir)/one.yaml:1:1)",
+            ])
+    }
 }

@@ -439,6 +439,7 @@ struct Transaction {
         // Class slots by the class name's interned identity: one String per class, not per entry.
         var slotOfClass: [Int: Int] = [:]
         var lastClass = (id: -1, slot: 0)
+        var tooLarge: Int?
         for p in acceptedStaged.indices {
             let k = acceptedStaged[p]
             let index = acceptedIndex[p]
@@ -456,6 +457,7 @@ struct Transaction {
             var plan = compiler.compile(
                 dependenciesAt: compileFrom[p], classSlot: classSlot, lifestyle: summary.lifestyle,
                 targets: graph.targets(of: p), membership: graph.membership(of: p))
+            if plan.exceedsLimits && tooLarge == nil { tooLarge = k }
             var cell: SingletonCell?
             var cellOwner: UnsafeMutableRawPointer?
             if summary.lifestyle == .singleton {
@@ -479,6 +481,13 @@ struct Transaction {
             table.set(
                 index, plan: plan, arena: arenaIndex, record: staged.records[k], cell: cell, owner: cellOwner,
                 environment: environmentOf[p] ?? (staged.environments.isEmpty ? nil : staged.environments[k]))
+        }
+        if let k = tooLarge {
+            return .failure(
+                ConfigError(
+                    .limit,
+                    "entry '\(staged.name(k))' would build too many objects in one create (its references, lists and tagged lists need more than 4 GiB of working memory); split its dependencies over several entries",
+                    at: DefinitionCoding.location(records, at: staged.records[k])))
         }
         records.finish()
         changedIndices = acceptedIndex

@@ -124,11 +124,11 @@ struct StagedLoadTests {
         FileManagerless.write(dir + "/two.yaml", "A: C\nB: C\n")
         FileManagerless.write(dir + "/three.yaml", "A: C\n")
         let error = expectError { try Registry().load(paths: [dir + "/one.yaml", dir + "/two.yaml", dir + "/three.yaml"]) }
-        let twice = error?.diagnostics.filter { $0.code == .duplicate }.map(\.message) ?? []
+        let twice = error?.diagnostics.filter { $0.code == .duplicate }.map(\.message).sorted() ?? []
         #expect(
             twice == [
-                "entry 'B' is defined twice (first at \(dir)/one.yaml:2:1)",
                 "entry 'A' is defined twice (first at \(dir)/one.yaml:1:1)",
+                "entry 'B' is defined twice (first at \(dir)/one.yaml:2:1)",
             ])
     }
 }

@@ -59,7 +59,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ControllerRegCTests",
-            dependencies: ["ControllerRegC", "CControllerRegHeader"]
+            dependencies: ["ControllerRegC", "ControllerReg", "CControllerRegHeader"]
         ),
         .testTarget(
             name: "ControllerRegToolTests",

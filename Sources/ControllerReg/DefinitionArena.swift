@@ -194,11 +194,13 @@ struct DefinitionReader {
         position = offset
     }
 
+    @inline(__always)
     mutating func byte() -> UInt8 {
         defer { position += 1 }
         return base[position]
     }
 
+    @inline(__always)
     mutating func varint() -> UInt64 {
         DefinitionReader.varint(base, at: &position)
     }
@@ -217,6 +219,7 @@ struct DefinitionReader {
         }
     }
 
+    @inline(__always)
     mutating func signed() -> Int64 {
         let v = varint()
         return Int64(bitPattern: (v >> 1) ^ (0 &- (v & 1)))
@@ -230,6 +233,7 @@ struct DefinitionReader {
     }
 
     /// An inline or interned string's bytes (not copied).
+    @inline(__always)
     mutating func stringBytes() -> UnsafeBufferPointer<UInt8> {
         let header = varint()
         if header & 1 == 1 {
@@ -242,6 +246,25 @@ struct DefinitionReader {
     }
 
     mutating func string() -> String { String(decoding: stringBytes(), as: UTF8.self) }
+
+    /// An interned string's bytes and its identity: the position of its one stored copy (the same
+    /// for every occurrence of the same text in one arena).
+    @inline(__always)
+    mutating func internedString() -> (bytes: UnsafeBufferPointer<UInt8>, id: Int) {
+        let at = position
+        let header = varint()
+        if header & 1 == 1 {
+            var first = DefinitionReader(base: base, position: Int(header >> 1))
+            return (first.stringBytes(), Int(header >> 1))
+        }
+        let n = Int(header >> 1)
+        defer { position += n + 1 }
+        return (UnsafeBufferPointer(start: base + position, count: n), at)
+    }
+
+    /// A value's tag byte (an unknown byte reads as null).
+    @inline(__always)
+    mutating func tag() -> DefinitionCoding.ValueTag { DefinitionCoding.ValueTag(rawValue: byte()) ?? .null }
 
     private init(base: UnsafePointer<UInt8>, position: Int) {
         self.base = base

@@ -25,7 +25,8 @@
 /// Every switch over `DependencyValue` here is exhaustive, so a new case does not compile until it
 /// is encoded and decoded.
 enum DefinitionCoding {
-    private enum ValueTag: UInt8 {
+    /// The tag byte of a value in a record (the plan compiler reads values in place by it).
+    enum ValueTag: UInt8 {
         case null = 0, `false`, `true`, int, double, string, reference, provider, list, map, template, env
         /// `{Tagged: t}`: a string tag (interned) or an integer tag (zigzag), then a place.
         case taggedString, taggedInt
@@ -385,8 +386,14 @@ enum DefinitionCoding {
     /// Where the entry at `offset` was defined (nil for entries added from code).
     static func location(_ arena: DefinitionArena, at offset: Int) -> SourceLocation? {
         var r = DefinitionReader(arena, at: offset)
+        guard skipHeader(&r) & Flag.location != 0 else { return nil }
+        var place = PlaceReader()
+        return place.read(&r)
+    }
+
+    /// Reads past a record's flags, name, class name, description and tags; returns the flags.
+    private static func skipHeader(_ r: inout DefinitionReader) -> UInt8 {
         let flags = r.byte()
-        guard flags & Flag.location != 0 else { return nil }
         _ = r.stringBytes()
         _ = r.stringBytes()
         if flags & Flag.description != 0 { _ = r.stringBytes() }
@@ -399,7 +406,94 @@ enum DefinitionCoding {
             }
         default: break
         }
-        var place = PlaceReader()
-        return place.read(&r)
+        return flags
+    }
+
+    // MARK: Reading dependencies in place
+
+    /// The position of the dependency count of the record at `offset` (what `dependencies(at:)`
+    /// of the plan compiler reads from).
+    static func dependenciesPosition(_ arena: DefinitionArena, at offset: Int) -> Int {
+        var r = DefinitionReader(arena, at: offset)
+        if skipHeader(&r) & Flag.location != 0 { skipPlace(&r) }
+        return r.position
+    }
+
+    /// Writes `dependencies` alone (count, then each as in a record): the environment-resolved
+    /// form of an entry's dependencies, which its plan is compiled from. Returns its position.
+    static func encodeDependencies(_ dependencies: [Dependency], into arena: DefinitionArena) -> Int {
+        let position = arena.count
+        var place = PlaceWriter()
+        arena.appendVarint(UInt64(dependencies.count))
+        for d in dependencies {
+            arena.appendInterned(d.key)
+            place.write(d.location, into: arena)
+            encodeNested(d.value, into: arena, place: &place)
+        }
+        return position
+    }
+
+    /// Reads past a place.
+    static func skipPlace(_ r: inout DefinitionReader) {
+        let v = r.varint()
+        if v == 0 { return }
+        if v & 3 >= 2 { _ = r.stringBytes() }
+        if v & 3 == 3 { _ = r.signed() }
+        _ = r.signed()
+    }
+
+    /// Reads past the value whose tag byte `tag` was just read.
+    static func skipValue(_ tag: ValueTag, _ r: inout DefinitionReader) {
+        switch tag {
+        case .null, .false, .true: break
+        case .int: _ = r.signed()
+        case .double: _ = r.fixed64()
+        case .string: _ = r.stringBytes()
+        case .reference, .provider, .taggedString, .optional, .template:
+            _ = r.stringBytes()
+            skipPlace(&r)
+        case .taggedInt:
+            _ = r.signed()
+            skipPlace(&r)
+        case .list:
+            for _ in 0..<Int(r.varint()) { skipValue(r.tag(), &r) }
+        case .map:
+            for _ in 0..<Int(r.varint()) {
+                _ = r.stringBytes()
+                skipPlace(&r)
+                skipValue(r.tag(), &r)
+            }
+        case .env:
+            _ = r.stringBytes()
+            _ = r.byte()
+            switch DefaultTag(rawValue: r.byte()) ?? .none {
+            case .none, .false, .true: break
+            case .string: _ = r.stringBytes()
+            case .int: _ = r.signed()
+            case .double: _ = r.fixed64()
+            }
+            skipPlace(&r)
+        }
+    }
+
+    /// Whether the list or map whose tag byte `tag` was just read holds a reference, provider,
+    /// tagged list or optional reference at any depth (`r` is not moved).
+    static func containerHasReference(_ tag: ValueTag, _ r: DefinitionReader) -> Bool {
+        var r = r
+        let n = Int(r.varint())
+        for _ in 0..<n {
+            if tag == .map {
+                _ = r.stringBytes()
+                skipPlace(&r)
+            }
+            let t = r.tag()
+            switch t {
+            case .reference, .provider, .taggedString, .taggedInt, .optional: return true
+            case .list, .map: if containerHasReference(t, r) { return true }
+            default: break
+            }
+            skipValue(t, &r)
+        }
+        return false
     }
 }

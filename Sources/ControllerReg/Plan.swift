@@ -137,9 +137,10 @@ extension EntryPlan {
     }
 }
 
-/// Compiles dependency values into plan slots in an arena, with entry names already resolved.
-/// Keys and literal strings point at their text in the transaction's `DefinitionArena` (each stored
-/// once there); text it does not hold is copied into the plan arena.
+/// Compiles an entry's dependencies into plan slots in an arena, with entry names already
+/// resolved, reading them in place from the entry's record in the transaction's `DefinitionArena`
+/// (no `DependencyValue`s). Keys and literal strings point at their text in that arena (each stored
+/// once there); slot keys are copied once per key into the plan arena.
 struct PlanCompiler {
     let arena: Arena
     let strings: DefinitionArena
@@ -147,76 +148,106 @@ struct PlanCompiler {
     /// Keys already in the plan arena.
     private let keys = KeyCache()
 
-    /// NUL-terminated bytes of `text` and their length.
-    private func bytes(_ text: String) -> (UnsafePointer<UInt8>, Int) {
-        if let found = strings.internedBytes(text) { return found }
-        return arena.copy(text)
+    /// The slot key of the empty key (list elements, tagged members), made once.
+    private let emptyKey: UnsafePointer<UInt8>
+
+    init(arena: Arena, strings: DefinitionArena) {
+        self.arena = arena
+        self.strings = strings
+        let raw = arena.allocate(4 + 1)
+        raw.storeBytes(of: UInt32(0), as: UInt32.self)
+        let p = (raw + 4).assumingMemoryBound(to: UInt8.self)
+        p[0] = 0
+        emptyKey = UnsafePointer(p)
     }
 
     /// A key as slots hold it: NUL-terminated bytes after their 32-bit length, once per key and
-    /// transaction.
-    private func slotKey(_ text: String) -> UnsafePointer<UInt8> {
-        // Read in place when the storage is contiguous (native strings), as the definition arena does.
-        if let p = text.utf8.withContiguousStorageIfAvailable({ slotKey(bytes: $0) }) { return p }
-        var t = text
-        return t.withUTF8 { slotKey(bytes: $0) }
-    }
-
-    /// `slotKey` of a key's bytes, found by them in the cache's `InternTable` (the definition
-    /// arena's byte hash and table; a `[String: …]` here cost a SipHash per dependency).
-    @inline(never)
-    private func slotKey(bytes u: UnsafeBufferPointer<UInt8>) -> UnsafePointer<UInt8> {
-        let bytes = UnsafeRawBufferPointer(u)
-        let hash = byteHash(bytes)
-        let table = keys.table
-        if let found = table.pointee.find(bytes, hash: hash, in: SlotKeys()) {
-            return UnsafePointer(bitPattern: found)!
-        }
-        let n = u.count
+    /// transaction, found by the position of the key's one copy in the definition arena (an
+    /// integer, not its bytes, is hashed).
+    private func slotKey(_ key: (bytes: UnsafeBufferPointer<UInt8>, id: Int)) -> UnsafePointer<UInt8> {
+        if let found = keys.find(key.id) { return found }
+        let n = key.bytes.count
         let raw = arena.allocate(4 + n + 1)
         raw.storeBytes(of: UInt32(truncatingIfNeeded: n), as: UInt32.self)
         let p = (raw + 4).assumingMemoryBound(to: UInt8.self)
-        if let b = u.baseAddress { p.update(from: b, count: n) }
+        if let b = key.bytes.baseAddress { p.update(from: b, count: n) }
         p[n] = 0
-        _ = table.pointee.find(bytes, hash: hash, in: SlotKeys(), orInsert: Int(bitPattern: p))
+        keys.insert(key.id, UnsafePointer(p))
         return UnsafePointer(p)
     }
 
-    /// The keys one compiler has written (a class: the compiler is used by value). Raw memory
-    /// behind a `let`: a class's stored `var` is a dynamic exclusivity check per access.
+    /// The keys one compiler has written, by key identity (open addressing over raw memory; a
+    /// class: the compiler is used by value).
     private final class KeyCache {
-        let table: UnsafeMutablePointer<InternTable> = {
-            let p = UnsafeMutablePointer<InternTable>.allocate(capacity: 1)
-            p.initialize(to: InternTable())
-            return p
-        }()
+        private var ids: UnsafeMutablePointer<Int>
+        private var pointers: UnsafeMutablePointer<UnsafePointer<UInt8>?>
+        private var capacity = 64
+        private var used = 0
+
+        init() {
+            ids = .allocate(capacity: 64)
+            ids.initialize(repeating: -1, count: 64)
+            pointers = .allocate(capacity: 64)
+            pointers.initialize(repeating: nil, count: 64)
+        }
 
         deinit {
-            table.pointee.free()
-            table.deinitialize(count: 1)
-            table.deallocate()
+            ids.deallocate()
+            pointers.deallocate()
+        }
+
+        @inline(__always) private static func slot(_ id: Int, _ mask: Int) -> Int {
+            Int(truncatingIfNeeded: (UInt64(bitPattern: Int64(id)) &* 0x9E37_79B9_7F4A_7C15) >> 32) & mask
+        }
+
+        func find(_ id: Int) -> UnsafePointer<UInt8>? {
+            let mask = capacity - 1
+            var i = KeyCache.slot(id, mask)
+            while ids[i] >= 0 {
+                if ids[i] == id { return pointers[i] }
+                i = (i + 1) & mask
+            }
+            return nil
+        }
+
+        func insert(_ id: Int, _ p: UnsafePointer<UInt8>) {
+            if used * 2 >= capacity { grow() }
+            let mask = capacity - 1
+            var i = KeyCache.slot(id, mask)
+            while ids[i] >= 0 { i = (i + 1) & mask }
+            ids[i] = id
+            pointers[i] = p
+            used += 1
+        }
+
+        private func grow() {
+            let oldIDs = ids, oldPointers = pointers, oldCapacity = capacity
+            capacity *= 2
+            ids = .allocate(capacity: capacity)
+            ids.initialize(repeating: -1, count: capacity)
+            pointers = .allocate(capacity: capacity)
+            pointers.initialize(repeating: nil, count: capacity)
+            used = 0
+            for i in 0..<oldCapacity where oldIDs[i] >= 0 { insert(oldIDs[i], oldPointers[i]!) }
+            oldIDs.deallocate()
+            oldPointers.deallocate()
         }
     }
 
-    /// Slot keys in the plan arena, recorded by their address: the 32-bit length precedes the bytes.
-    private struct SlotKeys: InternedBytes {
-        @inline(__always) func bytes(at value: Int) -> UnsafeRawBufferPointer {
-            let p = UnsafeRawPointer(bitPattern: value)!
-            return UnsafeRawBufferPointer(start: p, count: Int(p.load(fromByteOffset: -4, as: UInt32.self)))
-        }
-    }
-
-    /// Compiles an entry's dependencies. `targets` holds the entry index of every reference and
-    /// provider in them, in `DependencyValue.forEachReference` order (as the transaction resolved
-    /// and validated them), which is the order this compiler meets them in. `membership` holds,
-    /// in written order, for each tagged list its member count then its members, and for each
-    /// optional reference its target or -1.
+    /// Compiles the dependencies written at `position` of the definition arena (a record's, from
+    /// `DefinitionCoding.dependenciesPosition`, or an environment-resolved copy). `targets` holds
+    /// the entry index of every reference and provider in them, in written order (depth first, as
+    /// the transaction resolved and validated them), which is the order this compiler meets them
+    /// in. `membership` holds, in written order, for each tagged list its member count then its
+    /// members, and for each optional reference its target or -1.
     func compile(
-        _ dependencies: [Dependency], classSlot: Int, lifestyle: Lifestyle, targets: [Int32], membership: [Int32] = []
+        dependenciesAt position: Int, classSlot: Int, lifestyle: Lifestyle, targets: [Int32], membership: [Int32] = []
     ) -> EntryPlan {
         targets.withUnsafeBufferPointer { t in
             membership.withUnsafeBufferPointer { m in
-                compile(dependencies, classSlot: classSlot, lifestyle: lifestyle, targets: Cursor(t), membership: Cursor(m))
+                compile(
+                    DefinitionReader(strings, at: position), classSlot: classSlot, lifestyle: lifestyle, targets: Cursor(t),
+                    membership: Cursor(m))
             }
         }
     }
@@ -233,148 +264,150 @@ struct PlanCompiler {
     }
 
     private func compile(
-        _ dependencies: [Dependency], classSlot: Int, lifestyle: Lifestyle, targets: Cursor, membership: Cursor
+        _ reader: DefinitionReader, classSlot: Int, lifestyle: Lifestyle, targets: Cursor, membership: Cursor
     ) -> EntryPlan {
         var plan = EntryPlan()
         plan.classSlot = Int32(classSlot)
         plan.live = true
         plan.lifestyle = lifestyle
-        guard !dependencies.isEmpty else { return plan }
-        let slots = arena.allocate(PlanSlot.self, count: dependencies.count)
+        var r = reader
+        let count = Int(r.varint())
+        guard count > 0 else { return plan }
+        let slots = arena.allocate(PlanSlot.self, count: count)
         var scratch = 0
         var objects = 0
         var targets = targets, membership = membership
-        // Each dependency read in place (binding `d` copied it: key, value and location retained
-        // and released once per dependency of every entry compiled).
-        dependencies.withUnsafeBufferPointer { deps in
-            for i in deps.indices {
-                (slots + i).initialize(
-                    to: slot(
-                        deps[i].value, key: slotKey(deps[i].key), scratch: &scratch, objects: &objects,
-                        targets: &targets, membership: &membership))
-            }
+        for i in 0..<count {
+            let key = slotKey(r.internedString())
+            DefinitionCoding.skipPlace(&r)
+            (slots + i).initialize(
+                to: slot(&r, key: key, scratch: &scratch, objects: &objects, targets: &targets, membership: &membership))
         }
         plan.dynamic = membership.next > 0
         plan.slotBase = UnsafePointer(slots)
-        plan.slotCount = Int32(dependencies.count)
+        plan.slotCount = Int32(count)
         plan.scratchBytes = Int32(clamping: scratch)
         plan.objectCount = Int32(clamping: objects)
         return plan
     }
 
+    /// The slot of the value at `r` (which moves past it).
     private func slot(
-        _ value: DependencyValue, key: UnsafePointer<UInt8>,
+        _ r: inout DefinitionReader, key: UnsafePointer<UInt8>,
         scratch: inout Int, objects: inout Int, targets: inout Cursor, membership: inout Cursor
     ) -> PlanSlot {
         var s = PlanSlot(key: key, op: .literal)
-        switch value {
-        case .reference:
-            s = PlanSlot(key: key, op: .reference)
+        let tag = r.tag()
+        switch tag {
+        case .reference, .provider:
+            _ = r.stringBytes()
+            DefinitionCoding.skipPlace(&r)
+            s = PlanSlot(key: key, op: tag == .reference ? .reference : .provider)
             s.target = targets.take()
             objects += 1
-        case .provider:
-            s = PlanSlot(key: key, op: .provider)
-            s.target = targets.take()
-            objects += 1
-        case .tagged(let tag, _):
+        case .taggedString, .taggedInt:
             // The list-of-references shape: one reference slot per member, built like any list,
             // then the tag as written.
+            let written: RawValue
+            if tag == .taggedString {
+                let b = r.stringBytes()
+                written = .borrowedString(b.baseAddress!, length: b.count)
+            } else {
+                written = .int(r.signed())
+            }
+            DefinitionCoding.skipPlace(&r)
             let count = max(0, Int(membership.take()))
             let children = arena.allocate(PlanSlot.self, count: count + 1)
             for i in 0..<count {
-                var member = PlanSlot(key: slotKey(""), op: .reference)
+                var member = PlanSlot(key: emptyKey, op: .reference)
                 member.target = membership.take()
                 (children + i).initialize(to: member)
             }
-            var written = PlanSlot(key: slotKey(""), op: .literal)
-            written.literal = literal(tag.asDependency)
-            (children + count).initialize(to: written)
+            var trailer = PlanSlot(key: emptyKey, op: .literal)
+            trailer.literal = written
+            (children + count).initialize(to: trailer)
             s = PlanSlot(key: key, op: .tagged)
             s.setChildren(children, count: count)
             scratch += count * MemoryLayout<RawValue>.stride
             objects += count
-        case .optional(let name, _):
+        case .optional:
             // What is passed (the entry, or null while it does not exist), then the name.
+            let name = r.stringBytes()
+            DefinitionCoding.skipPlace(&r)
             let children = arena.allocate(PlanSlot.self, count: 2)
             let target = membership.take()
-            var passed = PlanSlot(key: slotKey(""), op: target >= 0 ? .reference : .literal)
+            var passed = PlanSlot(key: emptyKey, op: target >= 0 ? .reference : .literal)
             if target >= 0 { passed.target = target }
             (children + 0).initialize(to: passed)
-            var written = PlanSlot(key: slotKey(""), op: .literal)
-            written.literal = literal(.string(name))
+            var written = PlanSlot(key: emptyKey, op: .literal)
+            written.literal = .borrowedString(name.baseAddress!, length: name.count)
             (children + 1).initialize(to: written)
             s = PlanSlot(key: key, op: .optional)
             s.setChildren(children, count: 1)
             objects += 1
-        case .list(let items) where items.contains(where: Self.hasReference):
-            let children = arena.allocate(PlanSlot.self, count: items.count)
-            for (i, item) in items.enumerated() {
+        case .list where DefinitionCoding.containerHasReference(.list, r):
+            let n = Int(r.varint())
+            let children = arena.allocate(PlanSlot.self, count: n)
+            for i in 0..<n {
                 (children + i).initialize(
                     to: slot(
-                        item, key: slotKey(""), scratch: &scratch, objects: &objects, targets: &targets,
-                        membership: &membership))
+                        &r, key: emptyKey, scratch: &scratch, objects: &objects, targets: &targets, membership: &membership
+                    ))
             }
             s = PlanSlot(key: key, op: .list)
-            s.setChildren(children, count: items.count)
-            scratch += items.count * MemoryLayout<RawValue>.stride
-        case .map(let deps) where deps.contains(where: { Self.hasReference($0.value) }):
-            let children = arena.allocate(PlanSlot.self, count: deps.count)
-            for (i, d) in deps.enumerated() {
+            s.setChildren(children, count: n)
+            scratch += n * MemoryLayout<RawValue>.stride
+        case .map where DefinitionCoding.containerHasReference(.map, r):
+            let n = Int(r.varint())
+            let children = arena.allocate(PlanSlot.self, count: n)
+            for i in 0..<n {
+                let childKey = slotKey(r.internedString())
+                DefinitionCoding.skipPlace(&r)
                 (children + i).initialize(
                     to: slot(
-                        d.value, key: slotKey(d.key), scratch: &scratch, objects: &objects, targets: &targets,
-                        membership: &membership))
+                        &r, key: childKey, scratch: &scratch, objects: &objects, targets: &targets, membership: &membership
+                    ))
             }
             s = PlanSlot(key: key, op: .map)
-            s.setChildren(children, count: deps.count)
-            scratch += deps.count * MemoryLayout<RawMapSlot>.stride
+            s.setChildren(children, count: n)
+            scratch += n * MemoryLayout<RawMapSlot>.stride
         default:
-            s.literal = literal(value)
+            s.literal = literal(tag, &r)
         }
         return s
     }
 
-    /// A reference-free value as a read-only RawValue in the arena.
-    private func literal(_ value: DependencyValue) -> RawValue {
-        switch value {
-        // Environment values are resolved by the transaction before compiling: never met here.
-        case .null, .reference, .provider, .tagged, .optional, .template, .env: return .null
-        case .bool(let b): return .bool(b)
-        case .int(let i): return .int(i)
-        case .double(let d): return .double(d)
-        case .string(let s):
-            let (p, n) = bytes(s)
-            return .borrowedString(p, length: n)
-        case .list(let items):
-            let e = arena.allocate(RawValue.self, count: items.count)
-            for (i, item) in items.enumerated() { (e + i).initialize(to: literal(item)) }
-            return .borrowedList(UnsafePointer(e), count: items.count)
-        case .map(let deps):
-            let m = arena.allocate(RawMapSlot.self, count: deps.count)
-            for (i, d) in deps.enumerated() {
-                let (k, l) = bytes(d.key)
-                (m + i).initialize(to: RawMapSlot(key: k, keyLength: l, value: literal(d.value)))
+    /// A reference-free value (its tag byte `tag` just read) as a read-only RawValue in the
+    /// arena; `r` moves past it.
+    private func literal(_ tag: DefinitionCoding.ValueTag, _ r: inout DefinitionReader) -> RawValue {
+        switch tag {
+        case .null: return .null
+        case .false: return .bool(false)
+        case .true: return .bool(true)
+        case .int: return .int(r.signed())
+        case .double: return .double(Double(bitPattern: r.fixed64()))
+        case .string:
+            let b = r.stringBytes()
+            return .borrowedString(b.baseAddress!, length: b.count)
+        case .list:
+            let n = Int(r.varint())
+            let e = arena.allocate(RawValue.self, count: n)
+            for i in 0..<n { (e + i).initialize(to: literal(r.tag(), &r)) }
+            return .borrowedList(UnsafePointer(e), count: n)
+        case .map:
+            let n = Int(r.varint())
+            let m = arena.allocate(RawMapSlot.self, count: n)
+            for i in 0..<n {
+                let k = r.stringBytes()
+                DefinitionCoding.skipPlace(&r)
+                (m + i).initialize(to: RawMapSlot(key: k.baseAddress!, keyLength: k.count, value: literal(r.tag(), &r)))
             }
-            return .borrowedMap(UnsafePointer(m), count: deps.count)
-        }
-    }
-
-    static func hasReference(_ value: DependencyValue) -> Bool {
-        switch value {
-        case .reference, .provider, .tagged, .optional: return true
-        case .list(let items): return items.contains(where: hasReference)
-        case .map(let deps): return deps.contains { hasReference($0.value) }
-        default: return false
-        }
-    }
-}
-
-extension EntryTag {
-    /// The tag as the literal a plan keeps (its kind as written).
-    var asDependency: DependencyValue {
-        switch self {
-        case .string(let s): return .string(s)
-        case .int(let i): return .int(i)
+            return .borrowedMap(UnsafePointer(m), count: n)
+        // Environment values are resolved by the transaction before compiling (never met here);
+        // references are not literals.
+        case .reference, .provider, .taggedString, .taggedInt, .optional, .template, .env:
+            DefinitionCoding.skipValue(tag, &r)
+            return .null
         }
     }
 }

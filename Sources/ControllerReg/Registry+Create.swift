@@ -10,42 +10,68 @@ extension Registry {
 
     /// Like `create`, returning the object with whether the registry owns it.
     public func createReference(_ name: String, props: [String: Value] = [:]) throws(ConfigError) -> ObjectReference {
-        var propsHeap: UnsafeMutablePointer<RawValue>?
-        if !props.isEmpty {
-            guard let heap = Value.map(props).makeHeap() else { throw ConfigError(.noMemory, "out of memory building props") }
-            propsHeap = heap
+        if props.isEmpty { return try createReference(name, rawProps: nil) }
+        guard let heap = Value.map(props).makeHeap() else { throw ConfigError(.noMemory, "out of memory building props") }
+        defer { HeapValue.free(heap) }
+        return try createReference(name, rawProps: UnsafePointer(heap))
+    }
+
+    /// Creates `name` with `rawProps` (a map, or nil) borrowed for the call: the one path of the
+    /// Swift API's creates. The name's UTF-8 is read in place (native and small strings: no copy).
+    @usableFromInline
+    func createReference(_ name: String, rawProps: UnsafePointer<RawValue>?) throws(ConfigError) -> ObjectReference {
+        // The outcome comes back as a value (a ConfigError is one word), so no variable is shared
+        // with the closure (a captured `var` would cost a dynamic exclusivity check per create).
+        let outcome =
+            name.utf8.withContiguousStorageIfAvailable { u in createOutcome(u, rawProps) }
+            ?? {
+                var copy = name
+                return copy.withUTF8 { u in createOutcome(u, rawProps) }
+            }()
+        if let object = outcome.object { return ObjectReference(object, registryOwned: outcome.owned) }
+        throw outcome.failure!
+    }
+
+    /// One create by name bytes, its failure returned beside the result.
+    @inline(__always)
+    private func createOutcome(
+        _ u: UnsafeBufferPointer<UInt8>, _ rawProps: UnsafePointer<RawValue>?
+    ) -> (object: UnsafeMutableRawPointer?, owned: Bool, failure: ConfigError?) {
+        do throws(ConfigError) {
+            let (p, o) = try createRaw(
+                bytes: u.baseAddress ?? emptyKey, length: u.count, hash: byteHash(UnsafeRawBufferPointer(u)), props: rawProps)
+            return (p, o, nil)
+        } catch {
+            return (nil, false, error)
         }
-        defer { if let propsHeap { HeapValue.free(propsHeap) } }
-        var name = name
-        // As in createRaw: the failure travels beside the result, not in a Result of the error.
-        var failure: ConfigError?
-        var owned = false
-        let object: UnsafeMutableRawPointer? = name.withUTF8 { u in
-            do throws(ConfigError) {
-                let base = u.baseAddress ?? emptyKey
-                let (p, o) = try createRaw(
-                    bytes: base, length: u.count, hash: byteHash(UnsafeRawBufferPointer(u)),
-                    props: propsHeap.map { UnsafePointer($0) })
-                owned = o
-                return p
-            } catch {
-                failure = error
-                return nil
-            }
-        }
-        if let object { return ObjectReference(object, registryOwned: owned) }
-        throw failure!
     }
 
     /// Creates a Swift object of type `T` (a class registered with a Swift closure).
-    public func create<T: AnyObject>(_ name: String, props: [String: Value] = [:], as type: T.Type) throws(ConfigError) -> T {
-        let ref = try createReference(name, props: props)
-        let unmanaged = Unmanaged<AnyObject>.fromOpaque(ref.pointer!)
+    @inlinable
+    public func create<T: AnyObject>(_ name: String, props: [String: Value], as type: T.Type) throws(ConfigError) -> T {
+        try Registry.typed(createReference(name, props: props), name, as: type)
+    }
+
+    /// Creates a Swift object of type `T` (a class registered with a Swift closure), without props.
+    @inlinable
+    public func create<T: AnyObject>(_ name: String, as type: T.Type) throws(ConfigError) -> T {
+        try Registry.typed(createReference(name, rawProps: nil), name, as: type)
+    }
+
+    /// The created object as a `T`: taken over (+1 from the class's create) unless the registry
+    /// owns it; another type is a `.type` error (the object is released with the reference).
+    @inlinable
+    static func typed<T: AnyObject>(_ ref: ObjectReference, _ name: String, as type: T.Type) throws(ConfigError) -> T {
+        let unmanaged = Unmanaged<AnyObject>.fromOpaque(ref.pointer.unsafelyUnwrapped)
         let object = ref.isRegistryOwned ? unmanaged.takeUnretainedValue() : unmanaged.takeRetainedValue()
-        guard let typed = object as? T else {
-            throw ConfigError(.type, "'\(name)' built a \(Swift.type(of: object)), not a \(T.self)")
-        }
+        guard let typed = ValueRef.cast(object, to: T.self) else { throw wrongType(object, name, T.self) }
         return typed
+    }
+
+    /// The error of `create(_:as:)` with a type the object does not have (out of line).
+    @usableFromInline
+    static func wrongType(_ object: AnyObject, _ name: String, _ type: Any.Type) -> ConfigError {
+        ConfigError(.type, "'\(name)' built a \(Swift.type(of: object)), not a \(type)")
     }
 
     /// Creates by a NUL-terminated name (the C ABI); `props` (a map, or nil) is borrowed for the

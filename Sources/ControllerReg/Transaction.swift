@@ -368,8 +368,19 @@ struct Transaction {
         var offsets: [Int] = []
         offsets.reserveCapacity(accepted.count)
         // Read in place: `accepted[k].definition` copied the (definition, index) pair per entry.
+        // Where each plan is compiled from: the record's dependencies, or (entries that use the
+        // environment) their resolved form written after the records.
+        var compileFrom: [Int] = []
+        compileFrom.reserveCapacity(accepted.count)
         accepted.withUnsafeBufferPointer { acc in
             for k in acc.indices { offsets.append(DefinitionCoding.encode(acc[k].definition, into: records)) }
+        }
+        for k in accepted.indices {
+            if let r = resolved[k] {
+                compileFrom.append(DefinitionCoding.encodeDependencies(r, into: records))
+            } else {
+                compileFrom.append(DefinitionCoding.dependenciesPosition(records, at: offsets[k]))
+            }
         }
         if records.count > Int(UInt32.max) {
             return .failure(
@@ -389,7 +400,7 @@ struct Transaction {
                 let index = acc[k].index
                 let record = offsets[k]
                 var plan = compiler.compile(
-                    resolved[k] ?? acc[k].definition.dependencies, classSlot: classSlots.slot(for: acc[k].definition.className),
+                    dependenciesAt: compileFrom[k], classSlot: classSlots.slot(for: acc[k].definition.className),
                     lifestyle: acc[k].definition.lifestyle,
                     targets: changedTargets[k], membership: changedMembership[k])
                 var cell: SingletonCell?

@@ -36,9 +36,9 @@ public struct ValueRef: @unchecked Sendable {
         }
     }
     /// The string, if this is a string.
-    public var string: String? {
+    @inlinable public var string: String? {
         guard kind == .string, let b = pointer.pointee.stringBytes else { return kind == .string ? "" : nil }
-        return String(decoding: UnsafeBufferPointer(start: b, count: Int(pointer.pointee.count)), as: UTF8.self)
+        return String(utf8Bytes: b, count: Int(pointer.pointee.count))
     }
     /// The NUL-terminated string bytes, if this is a string (valid as long as this view).
     @inlinable package var cString: UnsafePointer<CChar>? {
@@ -86,7 +86,14 @@ public struct ValueRef: @unchecked Sendable {
     /// The Swift object registered through the Swift API, if this is one of type `T`.
     @inlinable public func object<T: AnyObject>(as type: T.Type) -> T? {
         guard let p = object else { return nil }
-        return Unmanaged<AnyObject>.fromOpaque(p).takeUnretainedValue() as? T
+        return ValueRef.cast(Unmanaged<AnyObject>.fromOpaque(p).takeUnretainedValue(), to: T.self)
+    }
+
+    /// `object as? T`, with the common case first: the object's class is exactly `T` (one
+    /// metadata compare, no runtime cast); a subclass or another class takes the full cast.
+    @inlinable static func cast<T: AnyObject>(_ object: AnyObject, to type: T.Type) -> T? {
+        if ObjectIdentifier(Swift.type(of: object)) == ObjectIdentifier(T.self) { return unsafeDowncast(object, to: T.self) }
+        return object as? T
     }
 
     /// Element count of a list or map, string length in bytes, otherwise 0.
@@ -215,6 +222,22 @@ public struct ValueRef: @unchecked Sendable {
             var result: [String: Value] = [:]
             for i in 0..<count { result[key(at: i)!] = value(at: i)!.value }
             return .map(result)
+        }
+    }
+}
+
+extension String {
+    /// The string of `count` UTF-8 bytes (ill-formed sequences repaired, as `String(decoding:as:)`
+    /// does). Up to 15 bytes of ASCII (most keys and short literals) are copied straight into a
+    /// small string, with no per-byte work; anything else takes the decoding path.
+    @inlinable init(utf8Bytes bytes: UnsafePointer<UInt8>, count: Int) {
+        if #available(macOS 11.0, iOS 14.0, tvOS 14.0, watchOS 7.0, *) {
+            self.init(unsafeUninitializedCapacity: count) { buffer in
+                buffer.baseAddress.unsafelyUnwrapped.initialize(from: bytes, count: count)
+                return count
+            }
+        } else {
+            self.init(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
         }
     }
 }

@@ -12,27 +12,18 @@ private let knownCreateOptionsVersion: UInt32 = 1
 
 private let ownerNone = cr_owner(rawValue: 0), ownerReceiver = cr_owner(rawValue: 1), ownerRegistry = cr_owner(rawValue: 2)
 
-/// Create options once checked: props and the out-pointers (each reset to "nothing" at once, so a
-/// failure leaves CR_OWNER_NONE and {NULL, NULL}).
+/// Create options once checked: props and the out-pointers, each reset to "nothing" at once (so a
+/// failure leaves CR_OWNER_NONE and {NULL, NULL}). The create writes the destroyer in place
+/// (`Destroyer` has `cr_destroyer`'s layout) and the owner after it, with no copy between.
 private struct CreateRequest {
     var props: OpaquePointer?
     var owner: UnsafeMutablePointer<cr_owner>?
     var destroyer: UnsafeMutablePointer<cr_destroyer>?
-
-    /// Writes the outcome of a create to the out-pointers.
-    func report(_ object: UnsafeMutableRawPointer?, registryOwned: Bool, _ d: Destroyer) {
-        owner?.pointee = object == nil ? ownerNone : registryOwned ? ownerRegistry : ownerReceiver
-        if let destroyer, object != nil, !registryOwned {
-            destroyer.pointee = cr_destroyer(
-                destroy: unsafeBitCast(
-                    d.destroy, to: (@convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void)?.self),
-                user_data: d.context)
-        }
-    }
 }
 
 /// The request create options (NULL = defaults) describe, or nil after recording what is wrong
 /// (then nothing is written through the options' pointers: their layout is unknown).
+@inline(__always)
 private func request(_ options: UnsafePointer<cr_create_options>?, _ function: StaticString) -> CreateRequest? {
     guard let options else { return CreateRequest() }
     guard
@@ -46,6 +37,14 @@ private func request(_ options: UnsafePointer<cr_create_options>?, _ function: S
     o.owner?.pointee = ownerNone
     o.destroyer?.pointee = cr_destroyer(destroy: nil, user_data: nil)
     return CreateRequest(props: o.props, owner: o.owner, destroyer: o.destroyer)
+}
+
+/// Runs `body` with the caller's `cr_destroyer` seen as the core's `Destroyer` (same layout: two
+/// pointers, NULL for none; `CreateABITests` checks it), so the create writes it in place.
+@inline(__always)
+private func asDestroyer<R>(_ d: UnsafeMutablePointer<cr_destroyer>?, _ body: (UnsafeMutablePointer<Destroyer>?) -> R) -> R {
+    guard let d else { return body(nil) }
+    return d.withMemoryRebound(to: Destroyer.self, capacity: 1) { body($0) }
 }
 
 @_cdecl("cr_registry_create")
@@ -66,13 +65,12 @@ public func cr_registry_create_with(
     _ options: UnsafePointer<cr_create_options>?
 ) -> UnsafeMutableRawPointer? {
     guard let r = request(options, "cr_registry_create_with") else { return nil }
-    var d = Destroyer()
-    return create(reg, name, r.props, r, &d, "cr_registry_create_with")
+    return asDestroyer(r.destroyer) { d in create(reg, name, r.props, r.owner, d, "cr_registry_create_with") }
 }
 
 @inline(__always)
 private func create(
-    _ reg: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ props: OpaquePointer?, _ request: CreateRequest?,
+    _ reg: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ props: OpaquePointer?, _ owner: UnsafeMutablePointer<cr_owner>?,
     _ destroyer: UnsafeMutablePointer<Destroyer>?, _ function: StaticString
 ) -> UnsafeMutableRawPointer? {
     guard let reg, let name else {
@@ -83,7 +81,7 @@ private func create(
     return withRegistry(reg) { r in
         do throws(ConfigError) {
             let (object, registryOwned) = try r.create(cName: name, props: propsValue, destroyer: destroyer)
-            request?.report(object, registryOwned: registryOwned, destroyer?.pointee ?? Destroyer())
+            owner?.pointee = registryOwned ? ownerRegistry : ownerReceiver
             return object
         } catch {
             record(error)
@@ -124,12 +122,11 @@ public func cr_provider_create_with(
     _ provider: OpaquePointer?, _ options: UnsafePointer<cr_create_options>?
 ) -> UnsafeMutableRawPointer? {
     guard let r = request(options, "cr_provider_create_with") else { return nil }
-    var d = Destroyer()
-    return providerCreate(provider, r.props, r, &d, "cr_provider_create_with")
+    return asDestroyer(r.destroyer) { d in providerCreate(provider, r.props, r.owner, d, "cr_provider_create_with") }
 }
 
 private func providerCreate(
-    _ provider: OpaquePointer?, _ props: OpaquePointer?, _ request: CreateRequest?,
+    _ provider: OpaquePointer?, _ props: OpaquePointer?, _ owner: UnsafeMutablePointer<cr_owner>?,
     _ destroyer: UnsafeMutablePointer<Destroyer>?, _ function: StaticString
 ) -> UnsafeMutableRawPointer? {
     guard let provider else {
@@ -140,7 +137,7 @@ private func providerCreate(
     return Unmanaged<Provider>.fromOpaque(UnsafeRawPointer(provider))._withUnsafeGuaranteedRef { p in
         do throws(ConfigError) {
             let (object, registryOwned) = try p.create(rawProps: propsValue, destroyer: destroyer)
-            request?.report(object, registryOwned: registryOwned, destroyer?.pointee ?? Destroyer())
+            owner?.pointee = registryOwned ? ownerRegistry : ownerReceiver
             return object
         } catch {
             LastError.set(error)

@@ -61,6 +61,17 @@
 #include <utility>
 #include <vector>
 
+// Failure paths are out of line and marked cold, so the success path of a create or of a read
+// sets up no frame for building a message (the library's own rule: errors cost no more than
+// success, and success does not pay for them).
+#if defined(__GNUC__) || defined(__clang__)
+#define CONTROLLERREG_COLD __attribute__((noinline, cold))
+#elif defined(_MSC_VER)
+#define CONTROLLERREG_COLD __declspec(noinline)
+#else
+#define CONTROLLERREG_COLD
+#endif
+
 namespace controllerreg {
 
 // ---------------------------------------------------------------------------------------------
@@ -207,7 +218,7 @@ namespace detail {
 }
 
 /// Throws the calling thread's last library error as its Error subclass, with its problems.
-[[noreturn]] inline void throw_last_error() {
+[[noreturn]] CONTROLLERREG_COLD inline void throw_last_error() {
     int code = cr_last_error_code();
     if (code == CR_OK) code = CR_ERR_INVALID_ARGUMENT; // a call failed without a record: never expected
     std::vector<Problem> problems;
@@ -351,6 +362,16 @@ inline void destroy_cpp_object(void *object, void *user_data) noexcept {
     static_cast<ClassBoxBase *>(user_data)->delete_object(object);
 }
 
+/// create<T>() of an object whose class makes another type: destroys it if the caller owned it,
+/// then throws TypeError naming both types.
+[[noreturn]] CONTROLLERREG_COLD inline void wrong_create_type(void *object, cr_owner owner, const cr_destroyer &destroyer,
+                                                              const char *name, const char *requested) {
+    auto *box = static_cast<const ClassBoxBase *>(destroyer.user_data);
+    if (owner == CR_OWNER_RECEIVER) destroyer.destroy(object, destroyer.user_data);
+    throw TypeError(std::string("create<T>(\"") + name + "\"): the entry's class makes " + box->type_name + ", not " + requested +
+                    " (create the factory's type; ptr_cast converts to a base)");
+}
+
 /// Wraps the result of a create (object, owner and destroyer from the library) as Ptr<T>.
 /// Objects of C++ classes are type-checked by tag; a mismatch destroys an owned object and throws.
 template <class T> Ptr<T> adopt(void *object, cr_owner owner, const cr_destroyer &destroyer, const char *name) {
@@ -361,11 +382,7 @@ template <class T> Ptr<T> adopt(void *object, cr_owner owner, const cr_destroyer
     }
     if (destroyer.destroy == &destroy_cpp_object) {
         auto *box = static_cast<const ClassBoxBase *>(destroyer.user_data);
-        if (box->tag != type_tag<T>()) {
-            if (owner == CR_OWNER_RECEIVER) destroyer.destroy(object, destroyer.user_data);
-            throw TypeError(std::string("create<T>(\"") + name + "\"): the entry's class makes " + box->type_name + ", not " +
-                            typeid(T).name() + " (create the factory's type; ptr_cast converts to a base)");
-        }
+        if (box->tag != type_tag<T>()) wrong_create_type(object, owner, destroyer, name, typeid(T).name());
         // T is the factory's type: delete it as T, so the Ptr may outlive the class and registry.
         if (owner == CR_OWNER_RECEIVER) deleter = Deleter<T>{&delete_as<std::remove_cv_t<T>>, nullptr, 0};
     }
@@ -415,8 +432,7 @@ public:
     }
     /// The value under `key` of a map. Throws TypeError (not a map), std::out_of_range (absent).
     Value operator[](const char *key) const {
-        const cr_value *e = lookup(key);
-        if (!e) throw std::out_of_range(std::string("missing key '") + key + "'");
+        const cr_value *e = require(key);
         return Value(e);
     }
     Value operator[](const std::string &key) const { return (*this)[key.c_str()]; }
@@ -468,8 +484,7 @@ public:
 
     /// The value under `key` converted to T. Throws std::out_of_range if absent, TypeError.
     template <class T> T get(const char *key) const {
-        const cr_value *e = lookup(key);
-        if (!e) throw std::out_of_range(std::string("missing key '") + key + "'");
+        const cr_value *e = require(key);
         return Value(e).template convert<T>(key);
     }
     template <class T> T get(const std::string &key) const { return get<T>(key.c_str()); }
@@ -503,8 +518,7 @@ public:
     /// take_as<T>() on the value under `key`. Throws std::out_of_range if absent, TypeError.
     template <class T>
     Ptr<T> take(const char *key, cr_destroyer destroyer = {&detail::delete_as<std::remove_cv_t<T>>, nullptr}) const {
-        const cr_value *e = lookup(key);
-        if (!e) throw std::out_of_range(std::string("missing key '") + key + "'");
+        const cr_value *e = require(key);
         return Value(e).template take_impl<T>(key, destroyer);
     }
     template <class T>
@@ -519,8 +533,7 @@ public:
     template <class T>
     std::vector<Ptr<T>> take_list(const char *key,
                                   cr_destroyer destroyer = {&detail::delete_as<std::remove_cv_t<T>>, nullptr}) const {
-        const cr_value *e = lookup(key);
-        if (!e) throw std::out_of_range(std::string("missing key '") + key + "'");
+        const cr_value *e = require(key);
         Value list(e);
         list.expect(Kind::List, key);
         std::vector<Ptr<T>> out;
@@ -549,13 +562,26 @@ private:
         if (!e) expect(Kind::Map, key);
         return e;
     }
+    // The value under `key`; TypeError if this is not a map, std::out_of_range if it is absent.
+    const cr_value *require(const char *key) const {
+        const cr_value *e = v_ ? cr_map_get(v_, key) : nullptr;
+        if (!e) missing(key);
+        return e;
+    }
+    [[noreturn]] CONTROLLERREG_COLD void missing(const char *key) const {
+        expect(Kind::Map, key);
+        throw std::out_of_range(std::string("missing key '") + key + "'");
+    }
+    [[noreturn]] CONTROLLERREG_COLD void fail_type(const char *key, const char *expected) const {
+        throw type_error(key, expected);
+    }
     template <class T> Ptr<T> take_impl(const char *key, cr_destroyer destroyer) const {
         // cr_value_owner first: reading a receiver-owned object with cr_value_object takes it.
         cr_owner owner = v_ ? cr_value_owner(v_) : CR_OWNER_NONE;
         void *object = owner == CR_OWNER_NONE ? nullptr : cr_value_object(v_);
         if (!object) {
             if (kind() == Kind::Null) return Ptr<T>();
-            throw type_error(key, "an object");
+            fail_type(key, "an object");
         }
         Deleter<T> deleter;
         if (owner == CR_OWNER_RECEIVER) {
@@ -569,8 +595,19 @@ private:
         return TypeError(where + "expected " + expected + ", got " + kind_name(kind()));
     }
     void expect(Kind k, const char *what) const {
-        if (kind() != k)
-            throw TypeError(std::string(what ? what : "value") + ": expected " + kind_name(k) + ", got " + kind_name(kind()));
+        if (kind() != k) fail_expect(k, what);
+    }
+    [[noreturn]] CONTROLLERREG_COLD void fail_expect(Kind k, const char *what) const {
+        throw TypeError(std::string(what ? what : "value") + ": expected " + kind_name(k) + ", got " + kind_name(kind()));
+    }
+
+    [[noreturn]] CONTROLLERREG_COLD static void fail_range(const char *key, int64_t n) {
+        throw std::out_of_range((key ? std::string("'") + key + "': " : std::string()) + std::to_string(n) +
+                                " does not fit the requested integer type");
+    }
+    [[noreturn]] CONTROLLERREG_COLD static void fail_borrow_owned(const char *key) {
+        throw TypeError((key ? std::string("'") + key + "': " : std::string()) +
+                        "the object was built for this call: take it with take<T>() (an owning cr::Ptr)");
     }
 
     // Reads the value as T. The common kinds are read with one call; the kind is only checked when
@@ -581,11 +618,11 @@ private:
             return *this;
         } else if constexpr (std::is_same_v<U, bool>) {
             if (cr_value_bool(v_)) return true;
-            if (kind() != Kind::Bool) throw type_error(key, "bool");
+            if (kind() != Kind::Bool) fail_type(key, "bool");
             return false;
         } else if constexpr (std::is_integral_v<U>) {
             int64_t n = cr_value_int(v_);
-            if (n == 0 && kind() != Kind::Int) throw type_error(key, "int");
+            if (n == 0 && kind() != Kind::Int) fail_type(key, "int");
             if constexpr (!std::is_same_v<U, int64_t>) {
                 bool fits;
                 if constexpr (std::is_unsigned_v<U>)
@@ -593,31 +630,27 @@ private:
                 else
                     fits = n >= static_cast<int64_t>(std::numeric_limits<U>::min()) &&
                         n <= static_cast<int64_t>(std::numeric_limits<U>::max());
-                if (!fits)
-                    throw std::out_of_range((key ? std::string("'") + key + "': " : std::string()) + std::to_string(n) +
-                                            " does not fit the requested integer type");
+                if (!fits) fail_range(key, n);
             }
             return static_cast<U>(n);
         } else if constexpr (std::is_floating_point_v<U>) {
             double d = cr_value_double(v_);
             if (d == 0) {
                 Kind k = kind();
-                if (k != Kind::Double && k != Kind::Int) throw type_error(key, "a number");
+                if (k != Kind::Double && k != Kind::Int) fail_type(key, "a number");
             }
             return static_cast<U>(d);
         } else if constexpr (std::is_same_v<U, std::string> || std::is_same_v<U, std::string_view>) {
             const char *s = cr_value_string(v_);
-            if (!s) throw type_error(key, "string");
+            if (!s) fail_type(key, "string");
             return U(s, cr_value_string_length(v_));
         } else if constexpr (std::is_pointer_v<U>) {
             Owner o = owner();
             if (o == Owner::None) {
                 if (kind() == Kind::Null) return nullptr;
-                throw type_error(key, "an object");
+                fail_type(key, "an object");
             }
-            if (o == Owner::Receiver)
-                throw TypeError((key ? std::string("'") + key + "': " : std::string()) +
-                                "the object was built for this call: take it with take<T>() (an owning cr::Ptr)");
+            if (o == Owner::Receiver) fail_borrow_owned(key);
             return static_cast<U>(cr_value_object(v_));
         } else if constexpr (detail::is_optional<U>::value) {
             if (kind() == Kind::Null) return std::nullopt;
@@ -1121,8 +1154,11 @@ private:
         reg_ = nullptr;
     }
     cr_registry *handle() const {
-        if (!reg_) throw std::logic_error("controllerreg::Registry used after move");
+        if (!reg_) used_after_move();
         return reg_;
+    }
+    [[noreturn]] CONTROLLERREG_COLD static void used_after_move() {
+        throw std::logic_error("controllerreg::Registry used after move");
     }
     /// The options' environment as a CR_MAP of CR_STRING set into `o` for one call (freed after it).
     class CEnvironment {
@@ -1204,7 +1240,7 @@ public:
     /// Creates the provider's entry now (props merged over its dependencies); same rules as
     /// Registry::create<T>.
     template <class T> Ptr<T> create(const cr_value *props = nullptr) {
-        if (!p_) throw std::logic_error("controllerreg::Provider is empty");
+        if (!p_) empty_provider();
         cr_owner owner = CR_OWNER_NONE;
         cr_destroyer destroyer{nullptr, nullptr};
         cr_create_options o = CR_CREATE_OPTIONS_INIT;
@@ -1227,6 +1263,8 @@ public:
     cr_provider *release() noexcept { return std::exchange(p_, nullptr); }
 
 private:
+    [[noreturn]] CONTROLLERREG_COLD static void empty_provider() { throw std::logic_error("controllerreg::Provider is empty"); }
+
     cr_provider *p_ = nullptr;
 };
 
@@ -1236,8 +1274,7 @@ inline Provider Value::as_provider() const {
     return Provider(p);
 }
 inline Provider Value::provider(const char *key) const {
-    const cr_value *e = lookup(key);
-    if (!e) throw std::out_of_range(std::string("missing key '") + key + "'");
+    const cr_value *e = require(key);
     Value v(e);
     if (v.kind() != Kind::Provider) throw v.type_error(key, "a provider");
     return v.as_provider();

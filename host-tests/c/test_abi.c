@@ -134,6 +134,19 @@ static void create_with_reports_owner_and_destroyer(void) {
     CHECK(plain != NULL);
     CHECK_INT(owner, CR_OWNER_RECEIVER);
     test2_destroy(plain, &s2);
+    /* Only the destroyer asked for: written in place for a transient, cleared for a singleton. */
+    cr_create_options only_destroyer = CR_CREATE_OPTIONS_INIT;
+    only_destroyer.destroyer = &d;
+    d.destroy = noop_destroy;
+    d.user_data = &owner;
+    plain = cr_registry_create_with(reg, "T", &only_destroyer);
+    CHECK(plain != NULL);
+    CHECK(d.destroy == test2_destroy && d.user_data == &s2);
+    if (plain && d.destroy) d.destroy(plain, d.user_data);
+    d.destroy = noop_destroy;
+    d.user_data = &owner;
+    CHECK(cr_registry_create_with(reg, "S", &only_destroyer) == s);
+    CHECK(d.destroy == NULL && d.user_data == NULL);
 
     /* A version the library does not know: refused, nothing written, nothing created. */
     unsigned versions[] = {0, CR_CREATE_OPTIONS_VERSION + 1, 1000};

@@ -244,7 +244,9 @@ TEST_CASE(registry_raii_and_move) {
     cr::Registry b(std::move(a));
     CHECK(a.get() == nullptr);
     CHECK(b.get() == raw);
-    EXPECT_THROW(std::logic_error, a.load_string("A: B"));
+    CHECK(contains(EXPECT_THROW(std::logic_error, a.load_string("A: B")), "controllerreg::Registry used after move"));
+    CHECK(contains(EXPECT_THROW(std::logic_error, a.create<int>("A")), "controllerreg::Registry used after move"));
+    CHECK(contains(EXPECT_THROW(std::logic_error, cr::Provider().create<int>()), "controllerreg::Provider is empty"));
     cr::Registry c;
     c = std::move(b);
     CHECK(c.get() == raw);
@@ -568,17 +570,36 @@ TEST_CASE(args_wrong_type_and_missing) {
         EXPECT_THROW(std::out_of_range, args["list"][2]);
         EXPECT_THROW(std::out_of_range, args["list"][-1]);
         EXPECT_THROW(std::out_of_range, args.key_at(99));
-        EXPECT_THROW(std::out_of_range, args.get<int8_t>("big"));
-        EXPECT_THROW(std::out_of_range, args.get<uint32_t>("neg"));
+        messages.push_back(EXPECT_THROW(std::out_of_range, args.get<int8_t>("big")));
+        messages.push_back(EXPECT_THROW(std::out_of_range, args.get<uint32_t>("neg")));
+        messages.push_back(EXPECT_THROW(std::out_of_range, args.take<int>("absent")));
+        messages.push_back(EXPECT_THROW(cr::TypeError, args.take<int>("s")));
+        messages.push_back(EXPECT_THROW(cr::TypeError, args.get<double>("s")));
         return new int(0);
     });
     reg.load_string("S: {ClassName: Strict, Dependencies: {s: \"@x\", i: 1, f: false, big: 1000, neg: -1, list: [1, 2]}}");
     reg.create<int>("S");
-    CHECK_EQ(messages.size(), std::size_t(12));
+    CHECK_EQ(messages.size(), std::size_t(17));
+    // The failure paths are out of line: each message still names the key, the kind expected and
+    // the kind found (or the value that does not fit).
     CHECK(contains(messages[0], "'s'"));
     CHECK(contains(messages[0], "expected int, got string"));
+    CHECK(contains(messages[1], "'i': expected string, got int"));
+    CHECK(contains(messages[2], "'i': expected bool, got int"));
+    CHECK(contains(messages[3], "'s': expected a number, got string"));
+    CHECK(contains(messages[4], "'f': expected int, got bool"));
     CHECK(contains(messages[5], "expected an object, got int"));
-    CHECK(contains(messages[11], "absent"));
+    CHECK(contains(messages[6], "'i': expected an object, got int"));
+    CHECK(contains(messages[7], "list element: expected list, got int"));
+    CHECK(contains(messages[8], "k: expected map, got int"));
+    CHECK(contains(messages[9], "'i': expected string, got int"));
+    CHECK(contains(messages[10], "'i': expected a provider, got int"));
+    CHECK(contains(messages[11], "missing key 'absent'"));
+    CHECK(contains(messages[12], "'big': 1000 does not fit the requested integer type"));
+    CHECK(contains(messages[13], "'neg': -1 does not fit the requested integer type"));
+    CHECK(contains(messages[14], "missing key 'absent'"));
+    CHECK(contains(messages[15], "'s': expected an object, got string"));
+    CHECK(contains(messages[16], "'s': expected a number, got string"));
 }
 
 TEST_CASE(nested_values) {
@@ -786,7 +807,7 @@ TEST_CASE(borrowing_an_owned_arg_is_refused) {
         reg.register_class("Test2ViewController", [](cr::Args) { return new Test2(); });
         reg.register_class("Borrower", [](cr::Args args) {
             auto message = EXPECT_THROW(cr::TypeError, args.object<Test2>("a"));
-            CHECK(contains(message, "take<T>"));
+            CHECK(contains(message, "'a': the object was built for this call: take it with take<T>()"));
             return new Test1();
         });
         reg.load_string("T2: Test2ViewController\nB: {ClassName: Borrower, Dependencies: {a: T2}}");
@@ -825,6 +846,7 @@ TEST_CASE(wrong_type_create) {
     reg.load_string("D: Derived");
     auto message = EXPECT_THROW(cr::TypeError, reg.create<Base>("D")); // a base: convert with ptr_cast
     CHECK(contains(message, "\"D\""));
+    CHECK(contains(message, "the entry's class makes"));
     CHECK(contains(message, "ptr_cast"));
     EXPECT_THROW(cr::TypeError, reg.create<Test2>("D"));
     CHECK_EQ(g_live.load(), 0); // destroyed, not leaked

@@ -74,6 +74,11 @@ final class DefinitionArena: @unchecked Sendable {
         interned.pointee.free()
     }
 
+    /// Whether `p` points into the arena's bytes.
+    func holds(_ p: UnsafePointer<UInt8>) -> Bool {
+        UnsafePointer(base) <= p && p < UnsafePointer(base) + count
+    }
+
     /// The NUL-terminated bytes and length of an interned string, if the arena holds it (call
     /// between `freeze()` and `finish()`).
     func internedBytes(_ text: String) -> (UnsafePointer<UInt8>, Int)? {

@@ -356,6 +356,21 @@ enum DefinitionCoding {
         return r.stringBytes()
     }
 
+    /// The offset of the record whose name (`nameBytes`) is the `length` bytes at `name`: the
+    /// name is written inline right after the flags byte, so the record is found from it (the
+    /// entry table keeps only the name).
+    static func recordOffset(name: UnsafePointer<UInt8>, length: Int, in arena: DefinitionArena) -> Int {
+        var header = UInt64(length) << 1
+        var headerBytes = 1
+        while header >= 0x80 {
+            header >>= 7
+            headerBytes += 1
+        }
+        let offset = name - UnsafePointer(arena.base) - headerBytes - 1
+        assert(nameBytes(arena, at: offset).baseAddress == name, "the record's name is not inline after its flags")
+        return offset
+    }
+
     /// Whether the record at `offset` is an eager singleton.
     static func isEagerSingleton(_ arena: DefinitionArena, at offset: Int) -> Bool {
         let flags = arena.base[offset]

@@ -1,10 +1,12 @@
 /// A read-only hash table from name bytes to an index, probed without creating Strings
-/// (so `create` by a C string costs one hash and one compare). 8 bytes a cell (the hash's high
-/// half beside the index) and 12 bytes a name (where its bytes are, and their length).
+/// (so `create` by a C string costs one hash and one compare). 4 bytes a cell and 12 bytes a name
+/// (where its bytes are, and their length).
 // @unchecked: raw table memory written once in init, read-only afterwards.
 struct NameTable: @unchecked Sendable {
-    /// `hash >> 32` in the high half, `index + 1` in the low half; 0 for an empty cell.
-    private var cells: UnsafeMutablePointer<UInt64>
+    /// `index + 1` in the low bits (those of `mask`: the index is below the capacity), the name's
+    /// hash in the bits above (bits the probe position, the hash's `mask` bits, does not use); 0
+    /// for an empty cell.
+    private var cells: UnsafeMutablePointer<UInt32>
     private let mask: Int
     /// Name bytes per index (owned by the entries' arenas); nil for unused indices.
     private let starts: UnsafeMutablePointer<UnsafePointer<UInt8>?>
@@ -12,13 +14,16 @@ struct NameTable: @unchecked Sendable {
 
     /// Builds a table over `names` (nil for unused indices).
     init(names: [(UnsafePointer<UInt8>, Int)?]) {
+        // Above the count (so `index + 1` fits the low bits) with a quarter to spare; at most 2^32
+        // cells (entry indices are 32-bit).
         var capacity = 16
-        while capacity < names.count + names.count / 4 { capacity <<= 1 }
+        while capacity < names.count + names.count / 4 + 1 { capacity <<= 1 }
         mask = capacity - 1
         cells = .allocate(capacity: capacity)
         cells.initialize(repeating: 0, count: capacity)
         starts = .allocate(capacity: max(1, names.count))
         lengths = .allocate(capacity: max(1, names.count))
+        let high = ~UInt32(truncatingIfNeeded: mask)
         for (i, n) in names.enumerated() {
             (starts + i).initialize(to: n?.0)
             (lengths + i).initialize(to: UInt32(truncatingIfNeeded: n?.1 ?? 0))
@@ -26,7 +31,7 @@ struct NameTable: @unchecked Sendable {
             let h = byteHash(UnsafeRawBufferPointer(start: p, count: len))
             var s = Int(truncatingIfNeeded: h) & mask
             while cells[s] != 0 { s = (s + 1) & mask }
-            cells[s] = (h & 0xffff_ffff_0000_0000) | UInt64(i + 1)
+            cells[s] = (UInt32(truncatingIfNeeded: h) & high) | UInt32(truncatingIfNeeded: i + 1)
         }
     }
 
@@ -41,12 +46,14 @@ struct NameTable: @unchecked Sendable {
     @inline(__always)
     func find(_ key: UnsafePointer<UInt8>, _ length: Int, hash: UInt64) -> Int {
         var s = Int(truncatingIfNeeded: hash) & mask
-        let high = hash & 0xffff_ffff_0000_0000
+        let low = UInt32(truncatingIfNeeded: mask)
+        let high = UInt32(truncatingIfNeeded: hash)
         while true {
             let c = cells[s]
             if c == 0 { return -1 }
-            if c & 0xffff_ffff_0000_0000 == high {
-                let i = Int(truncatingIfNeeded: c & 0xffff_ffff) - 1
+            // The high bits agree exactly when what differs lies in the index bits.
+            if c ^ high <= low {
+                let i = Int(c & low) - 1
                 if Int(lengths[i]) == length, let p = starts[i], memcmp(p, key, length) == 0 { return i }
             }
             s = (s + 1) & mask

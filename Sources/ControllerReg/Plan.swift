@@ -87,32 +87,60 @@ struct PlanSlot {
     }
 }
 
-/// An entry's compiled plan: its dependency slots and what a create of it needs.
+/// An entry's compiled plan: its dependency slots and what a create of it needs. 24 bytes (one
+/// per entry index, removed ones included): a singleton's cell is kept in the word before its
+/// slots (`singleton`), the per-create scratch and ownership records share one size (`extraBytes`).
 struct EntryPlan {
-    /// Top-level slots, in written order (`slotCount` of them).
+    /// Top-level slots, in written order (`slotCount` of them). For a singleton never nil (its cell
+    /// pointer is stored just before them, even when it has no slots).
     var slotBase: UnsafePointer<PlanSlot>?
     var slotCount: Int32 = 0
-    /// Index into the class table.
+    /// Index into the class table; -1 for an index whose entry was removed (`live` false).
     var classSlot: Int32 = -1
-    /// Scratch bytes for lists and maps built per call (those that contain references).
-    var scratchBytes: Int32 = 0
-    /// Most objects one create of this entry builds directly (references at any depth of its slots).
-    var objectCount: Int32 = 0
-    /// False for an index whose entry was removed.
-    var live: Bool = false
+    /// Bytes a create needs beyond its arguments map: scratch for lists and maps built per call
+    /// (those that contain references) plus one ownership record (`Resolver.Held`) per object it
+    /// builds directly (references at any depth of its slots).
+    var extraBytes: UInt32 = 0
     /// `Lifestyle` of the entry.
     var lifestyle: Lifestyle = .transient
     /// Whether a slot is `.tagged` or `.optional` (at any depth): what it builds depends on which
     /// entries exist, so a change of those compiles it again.
     var dynamic: Bool = false
-    /// The entry's `SingletonCell` (unretained; its `EntryTable` keeps it alive), for singletons.
-    /// (The registry that builds it, when that is a parent's, is `EntryTable.owner(of:)`.)
-    var singleton: UnsafeMutableRawPointer?
+
+    /// False for an index whose entry was removed.
+    @inline(__always) var live: Bool { classSlot >= 0 }
 
     /// The top-level slots.
     @inline(__always) var slots: CheckedPointer<PlanSlot>? {
         guard let slotBase else { return nil }
         return CheckedPointer(slotBase, count: Int(slotCount))
+    }
+
+    /// The entry's `SingletonCell` (unretained; its `EntryTable` keeps it alive), for singletons;
+    /// stored in the word before the slots, which the compiler reserves for singletons only.
+    /// (The registry that builds it, when that is a parent's, is `EntryTable.owner(of:)`.)
+    var singleton: UnsafeMutableRawPointer? {
+        @inline(__always) get {
+            guard lifestyle == .singleton, let slotBase else { return nil }
+            return UnsafeRawPointer(slotBase).load(fromByteOffset: -8, as: UnsafeMutableRawPointer?.self)
+        }
+        nonmutating set {
+            guard lifestyle == .singleton, let slotBase else {
+                assert(newValue == nil, "a singleton cell set on a plan compiled without room for it")
+                return
+            }
+            UnsafeMutableRawPointer(mutating: slotBase).storeBytes(
+                of: newValue, toByteOffset: -8, as: UnsafeMutableRawPointer?.self)
+        }
+    }
+
+    /// Whether one create of the entry would need more scratch memory than a plan records (4 GiB:
+    /// billions of references at once); the transaction refuses the entry (`CR_ERR_LIMIT`).
+    var exceedsLimits: Bool { extraBytes == .max }
+
+    /// The cell of a plan known to be a singleton's (the create path's read: no checks).
+    @inline(__always) var singletonCell: UnsafeMutableRawPointer {
+        UnsafeRawPointer(slotBase.unsafelyUnwrapped).load(fromByteOffset: -8, as: UnsafeMutableRawPointer.self)
     }
 }
 
@@ -268,12 +296,17 @@ struct PlanCompiler {
     ) -> EntryPlan {
         var plan = EntryPlan()
         plan.classSlot = Int32(classSlot)
-        plan.live = true
         plan.lifestyle = lifestyle
         var r = reader
         let count = Int(r.varint())
+        // A singleton's cell goes in the word before its slots (room made even without slots).
+        let header = lifestyle == .singleton ? MemoryLayout<UnsafeMutableRawPointer?>.stride : 0
+        if count == 0 && header == 0 { return plan }
+        let raw = arena.allocate(header + count * MemoryLayout<PlanSlot>.stride)
+        if header != 0 { raw.storeBytes(of: nil, as: UnsafeMutableRawPointer?.self) }
+        let slots = (raw + header).bindMemory(to: PlanSlot.self, capacity: count)
+        plan.slotBase = UnsafePointer(slots)
         guard count > 0 else { return plan }
-        let slots = arena.allocate(PlanSlot.self, count: count)
         var scratch = 0
         var objects = 0
         var targets = targets, membership = membership
@@ -284,10 +317,9 @@ struct PlanCompiler {
                 to: slot(&r, key: key, scratch: &scratch, objects: &objects, targets: &targets, membership: &membership))
         }
         plan.dynamic = membership.next > 0
-        plan.slotBase = UnsafePointer(slots)
         plan.slotCount = Int32(count)
-        plan.scratchBytes = Int32(clamping: scratch)
-        plan.objectCount = Int32(clamping: objects)
+        // Saturates: `EntryPlan.exceedsLimits` (the transaction refuses such an entry).
+        plan.extraBytes = UInt32(clamping: scratch + objects * MemoryLayout<Resolver.Held>.stride)
         return plan
     }
 

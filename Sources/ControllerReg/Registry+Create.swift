@@ -115,8 +115,9 @@ extension Registry {
                 // Singleton hit: the built object, with no resolver (what createEntry would return).
                 let plan = s.entries.plans + index
                 if plan.pointee.lifestyle == .singleton, props == nil || props!.pointee.count == 0,
-                    let cell = plan.pointee.singleton,
-                    let v = Unmanaged<SingletonCell>.fromOpaque(cell)._withUnsafeGuaranteedRef({ $0.value })
+                    let v = Unmanaged<SingletonCell>.fromOpaque(plan.pointee.singletonCell)._withUnsafeGuaranteedRef({
+                        $0.value
+                    })
                 {
                     registryOwned = true
                     return v

@@ -140,15 +140,12 @@ struct Resolver {
         guard count > 0 else { return }
         let depth = thread.pointee.depth
         try checkDepth(depth, entryName(index))
-        let heldBytes = Int(plan.objectCount) * MemoryLayout<Held>.stride
         let valueBytes = count * MemoryLayout<RawValue>.stride
-        let total = valueBytes + heldBytes + Int(plan.scratchBytes)
+        let total = valueBytes + Int(plan.extraBytes)
         try withUnsafeTemporaryAllocation(byteCount: total, alignment: 16) { (buffer) throws(CreateFailure) in
             let base = buffer.baseAddress!
             let values = base.bindMemory(to: RawValue.self, capacity: count)
-            var work = Work(
-                held: (base + valueBytes).bindMemory(to: Held.self, capacity: max(1, Int(plan.objectCount))),
-                scratch: base + valueBytes + heldBytes)
+            var work = Work(scratch: base + valueBytes, end: base + total)
             do throws(CreateFailure) {
                 for i in 0..<count {
                     try evaluate(plan.slots! + i, into: values + i, &work, depth: depth)
@@ -230,7 +227,7 @@ struct Resolver {
     /// The singleton of entry `index`, built (in a call of its own) on first use.
     private func singleton(_ index: Int, depth: Int) throws(CreateFailure) -> UnsafeMutableRawPointer {
         let plan = snapshot.entries.plans[index]
-        let unmanagedCell = Unmanaged<SingletonCell>.fromOpaque(plan.singleton!)
+        let unmanagedCell = Unmanaged<SingletonCell>.fromOpaque(plan.singletonCell)
         // The hit: one atomic load, no reference counting.
         if let v = unmanagedCell._withUnsafeGuaranteedRef({ $0.value }) { return v }
         let cell = unmanagedCell.takeUnretainedValue()
@@ -302,16 +299,13 @@ struct Resolver {
         let create = functions.create!
         let argsBytes = MemoryLayout<RawValue>.stride
         let slotBytes = (Int(plan.slotCount) + propsCount) * MemoryLayout<RawMapSlot>.stride
-        let heldBytes = Int(plan.objectCount) * MemoryLayout<Held>.stride
-        let total = argsBytes + slotBytes + heldBytes + Int(plan.scratchBytes)
+        let total = argsBytes + slotBytes + Int(plan.extraBytes)
         return try withUnsafeTemporaryAllocation(byteCount: total, alignment: 16) {
             (buffer) throws(CreateFailure) -> UnsafeMutableRawPointer in
             let base = buffer.baseAddress!
             let args = base.bindMemory(to: RawValue.self, capacity: 1)
             let top = (base + argsBytes).bindMemory(to: RawMapSlot.self, capacity: Int(plan.slotCount) + propsCount)
-            var work = Work(
-                held: (base + argsBytes + slotBytes).bindMemory(to: Held.self, capacity: max(1, Int(plan.objectCount))),
-                scratch: base + argsBytes + slotBytes + heldBytes)
+            var work = Work(scratch: base + argsBytes + slotBytes, end: base + total)
             var n = 0
             do throws(CreateFailure) {
                 for i in 0..<Int(plan.slotCount) {
@@ -352,14 +346,18 @@ struct Resolver {
         }
     }
 
-    /// Per-consumer bookkeeping inside the call's scratch memory.
+    /// Per-consumer bookkeeping inside the call's scratch memory (`EntryPlan.extraBytes` of it):
+    /// lists and maps built for the call from its start up, one `Held` per object built from its
+    /// end down, so one size covers both.
     struct Work {
-        var held: UnsafeMutablePointer<Held>
-        var count = 0
+        /// The latest record (records run from it, latest first, up to `end`).
+        var top: UnsafeMutablePointer<Held>
+        let end: UnsafeMutablePointer<Held>
         var scratch: UnsafeMutableRawPointer
 
-        init(held: UnsafeMutablePointer<Held>, scratch: UnsafeMutableRawPointer) {
-            self.held = held
+        init(scratch: UnsafeMutableRawPointer, end: UnsafeMutableRawPointer) {
+            self.end = end.assumingMemoryBound(to: Held.self)
+            top = self.end
             self.scratch = scratch
         }
 
@@ -370,8 +368,8 @@ struct Resolver {
         }
 
         mutating func append(_ h: Held) {
-            (held + count).initialize(to: h)
-            count += 1
+            top -= 1
+            top.initialize(to: h)
         }
     }
 
@@ -444,9 +442,9 @@ struct Resolver {
     /// object is destroyed and every other provider released, in reverse order. A graph object
     /// taken becomes its receiver's; one not taken is left to `finishGraph`.
     private mutating func settle(_ work: inout Work, borrows: Bool) {
-        var i = work.count - 1
-        while i >= 0 {
-            let h = work.held[i]
+        var p = work.top
+        while p < work.end {
+            let h = p.pointee
             let taken = !borrows && h.value.pointee.flags & RawValue.Flags.taken != 0
             switch h.kind {
             case .object:
@@ -459,9 +457,9 @@ struct Resolver {
             case .provider:
                 if !taken { Unmanaged<Provider>.fromOpaque(h.object).release() }
             }
-            i -= 1
+            p += 1
         }
-        work.count = 0
+        work.top = work.end
     }
 
     /// Destroys the call's `graph` objects that no consumer took ownership of (last built first).

@@ -1,25 +1,19 @@
-/// Where an entry's definition record is: an arena of its table (`EntryTable.arenas`) and the
-/// record's offset in it.
-struct RecordRef {
-    var arena: Int32
-    var offset: UInt32
-
-    /// No record (an index whose entry was removed).
-    static let none = RecordRef(arena: -1, offset: 0)
-}
+/// Name bytes as the name table keeps them (in an entry's arena).
+typealias NameBytes = (UnsafePointer<UInt8>, Int)
 
 /// All entries of one published state, by index, as plain arrays (no object per entry): each
-/// entry's compiled plan (what the create path reads) and where its definition record is
-/// (`DefinitionCoding`, decoded on demand). Immutable once built.
+/// entry's compiled plan (what the create path reads) and its name, whose bytes open its
+/// definition record (`DefinitionCoding`, decoded on demand): the name table is also where each
+/// record is. Immutable once built.
 // @unchecked: its plan table is raw memory written in init and read-only afterwards.
 final class EntryTable: @unchecked Sendable {
     /// Plain-data plan of each index for the create path (`live` false where removed).
     let plans: CheckedPointer<EntryPlan>
     let count: Int
+    /// Each live entry's name (its bytes in the arena of its record); nil where removed.
     let names: NameTable
-    /// The definition record of each index.
-    let records: [RecordRef]
-    /// The arenas the records and plans live in (several when entries came from several changes).
+    /// The arenas the records and plans live in (several when entries came from several changes),
+    /// ordered by base address, so the one holding a name is found by it.
     let arenas: [DefinitionArena]
     /// The singleton cells the plans point to (kept alive here; a child shares its parent's).
     let cells: [SingletonCell]
@@ -34,14 +28,14 @@ final class EntryTable: @unchecked Sendable {
     let dynamic: [Int32]
 
     /// An empty table.
-    convenience init() { self.init(plans: [], records: [], arenas: [], cells: [], owners: [:], environments: [:]) }
+    convenience init() { self.init(plans: [], names: [], arenas: [], cells: [], owners: [:], environments: [:]) }
 
+    /// `arenas` ordered by base address; `names[i]` nil exactly where `plans[i]` is not live.
     init(
-        plans: [EntryPlan], records: [RecordRef], arenas: [DefinitionArena], cells: [SingletonCell],
+        plans: [EntryPlan], names: [NameBytes?], arenas: [DefinitionArena], cells: [SingletonCell],
         owners: [Int32: UnsafeMutableRawPointer], environments: [Int32: EnvironmentLookup]
     ) {
         count = plans.count
-        self.records = records
         self.arenas = arenas
         self.cells = cells
         self.owners = owners
@@ -54,22 +48,31 @@ final class EntryTable: @unchecked Sendable {
         }
         self.dynamic = dynamic
         self.plans = CheckedPointer(storage, count: plans.count)
-        var nameBytes: [(UnsafePointer<UInt8>, Int)?] = []
-        nameBytes.reserveCapacity(records.count)
-        for (i, r) in records.enumerated() {
-            if r.arena < 0 || !plans[i].live {
-                nameBytes.append(nil)
-            } else {
-                let b = DefinitionCoding.nameBytes(arenas[Int(r.arena)], at: Int(r.offset))
-                nameBytes.append((b.baseAddress ?? emptyKey, b.count))
-            }
-        }
-        names = NameTable(names: nameBytes)
+        self.names = NameTable(names: names)
     }
 
     deinit {
         UnsafeMutablePointer(mutating: plans.base).deallocate()
         names.deallocate()
+    }
+
+    /// The arena (of `arenas`, ordered by base address) whose bytes hold `p`.
+    static func arena(holding p: UnsafePointer<UInt8>, in arenas: [DefinitionArena]) -> Int {
+        let at = UInt(bitPattern: p)
+        var lo = 0, hi = arenas.count - 1
+        while lo < hi {
+            let mid = (lo + hi + 1) / 2
+            if UInt(bitPattern: arenas[mid].base) <= at { lo = mid } else { hi = mid - 1 }
+        }
+        assert(arenas[lo].holds(p), "an entry name outside its table's arenas")
+        return lo
+    }
+
+    /// The arena and offset of live entry `i`'s definition record (its name opens it).
+    private func record(at i: Int) -> (DefinitionArena, Int) {
+        let (p, n) = names.bytes(at: i)!
+        let arena = arenas[EntryTable.arena(holding: p, in: arenas)]
+        return (arena, DefinitionCoding.recordOffset(name: p, length: n, in: arena))
     }
 
     /// The index of a live entry by name, or -1.
@@ -92,35 +95,35 @@ final class EntryTable: @unchecked Sendable {
 
     /// The name of live entry `i`.
     func name(at i: Int) -> String {
-        let r = records[i]
-        return DefinitionCoding.name(arenas[Int(r.arena)], at: Int(r.offset))
+        let (p, n) = names.bytes(at: i)!
+        return String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self)
     }
 
     /// The definition of entry `i` as committed, nil where none.
     func definition(at i: Int) -> EntryDefinition? {
         guard isLive(i) else { return nil }
-        let r = records[i]
-        var d = DefinitionCoding.decode(arenas[Int(r.arena)], at: Int(r.offset))
+        let (arena, offset) = record(at: i)
+        var d = DefinitionCoding.decode(arena, at: offset)
         if !environments.isEmpty { d.environment = environments[Int32(i)] }
         return d
     }
 
     /// Where live entry `i` was defined (nil for entries added from code).
     func location(at i: Int) -> SourceLocation? {
-        let r = records[i]
-        return DefinitionCoding.location(arenas[Int(r.arena)], at: Int(r.offset))
+        let (arena, offset) = record(at: i)
+        return DefinitionCoding.location(arena, at: offset)
     }
 
     /// The tags of live entry `i` (read from its record without decoding the rest).
     func tags(at i: Int) -> [EntryTag] {
-        let r = records[i]
-        return DefinitionCoding.tags(arenas[Int(r.arena)], at: Int(r.offset))
+        let (arena, offset) = record(at: i)
+        return DefinitionCoding.tags(arena, at: offset)
     }
 
     /// Whether live entry `i` is a singleton built by `Registry.start()`.
     func isEagerSingleton(at i: Int) -> Bool {
-        let r = records[i]
-        return DefinitionCoding.isEagerSingleton(arenas[Int(r.arena)], at: Int(r.offset))
+        let (arena, offset) = record(at: i)
+        return DefinitionCoding.isEagerSingleton(arena, at: offset)
     }
 
     /// Every entry entry `i` names by reference or provider (what must not be removed under it:
@@ -147,7 +150,7 @@ final class EntryTable: @unchecked Sendable {
 /// only the arenas and singleton cells its rows still use.
 struct EntryTableBuilder {
     private(set) var plans: [EntryPlan]
-    private var records: [RecordRef]
+    private var names: [NameBytes?]
     private var arenas: [DefinitionArena]
     private var cells: [SingletonCell]
     private var owners: [Int32: UnsafeMutableRawPointer]
@@ -155,7 +158,7 @@ struct EntryTableBuilder {
 
     init(base: EntryTable) {
         plans = Array(UnsafeBufferPointer(start: base.plans.base, count: base.count))
-        records = base.records
+        names = (0..<base.count).map { base.names.bytes(at: $0) }
         arenas = base.arenas
         cells = base.cells
         owners = base.owners
@@ -168,14 +171,14 @@ struct EntryTableBuilder {
     mutating func grow(to count: Int) {
         while plans.count < count {
             plans.append(EntryPlan())
-            records.append(.none)
+            names.append(nil)
         }
     }
 
     /// Empties row `i`.
     mutating func remove(_ i: Int) {
         plans[i] = EntryPlan()
-        records[i] = .none
+        names[i] = nil
         owners[Int32(i)] = nil
         environments[Int32(i)] = nil
     }
@@ -188,14 +191,16 @@ struct EntryTableBuilder {
         return Int32(arenas.count - 1)
     }
 
-    /// Sets row `i`; `cell` is the singleton cell its plan points to, if any, and `owner` the
-    /// registry that builds it when not this one.
+    /// Sets row `i` to the record at `record` in arena `arena` (an `index(of:)`) and its plan;
+    /// `cell` is the singleton cell its plan points to, if any, and `owner` the registry that
+    /// builds it when not this one.
     mutating func set(
         _ i: Int, plan: EntryPlan, arena: Int32, record: Int, cell: SingletonCell?, owner: UnsafeMutableRawPointer?,
         environment: EnvironmentLookup?
     ) {
         plans[i] = plan
-        records[i] = RecordRef(arena: arena, offset: UInt32(record))
+        let b = DefinitionCoding.nameBytes(arenas[Int(arena)], at: record)
+        names[i] = (b.baseAddress ?? emptyKey, b.count)
         if let cell { cells.append(cell) }
         owners[Int32(i)] = owner
         environments[Int32(i)] = environment
@@ -203,21 +208,20 @@ struct EntryTableBuilder {
 
     /// The table, keeping only the arenas and cells its live rows use.
     func build() -> EntryTable {
-        var used = [Int32](repeating: -1, count: arenas.count)
-        var kept: [DefinitionArena] = []
-        var records = self.records
-        for i in records.indices {
-            let a = records[i].arena
-            guard a >= 0, plans[i].live else {
-                records[i] = .none
+        let sorted = arenas.sorted { UInt(bitPattern: $0.base) < UInt(bitPattern: $1.base) }
+        var used = [Bool](repeating: false, count: sorted.count)
+        var names = self.names
+        var last = -1
+        for i in names.indices {
+            guard let (p, _) = names[i], plans[i].live else {
+                names[i] = nil
                 continue
             }
-            if used[Int(a)] < 0 {
-                used[Int(a)] = Int32(kept.count)
-                kept.append(arenas[Int(a)])
-            }
-            records[i].arena = used[Int(a)]
+            // Neighbouring rows mostly come from the same change.
+            if last < 0 || !sorted[last].holds(p) { last = EntryTable.arena(holding: p, in: sorted) }
+            used[last] = true
         }
+        let kept = sorted.indices.filter { used[$0] }.map { sorted[$0] }
         var pointed = Set<UnsafeMutableRawPointer>()
         for p in plans where p.live { if let c = p.singleton { pointed.insert(c) } }
         var seen = Set<ObjectIdentifier>()
@@ -225,7 +229,7 @@ struct EntryTableBuilder {
             pointed.contains(Unmanaged.passUnretained($0).toOpaque()) && seen.insert(ObjectIdentifier($0)).inserted
         }
         return EntryTable(
-            plans: plans, records: records, arenas: kept, cells: liveCells, owners: owners, environments: environments)
+            plans: plans, names: names, arenas: kept, cells: liveCells, owners: owners, environments: environments)
     }
 }
 

@@ -394,6 +394,7 @@ struct Transaction {
         table.grow(to: nextIndex)
         for i in removed { table.remove(i) }
         let arenaIndex = table.index(of: records)
+        var tooLarge: (name: String, at: SourceLocation?)?
         // Each definition read in place (binding `def` copied it: ~500 instructions per entry).
         accepted.withUnsafeBufferPointer { acc in
             for k in acc.indices {
@@ -403,6 +404,7 @@ struct Transaction {
                     dependenciesAt: compileFrom[k], classSlot: classSlots.slot(for: acc[k].definition.className),
                     lifestyle: acc[k].definition.lifestyle,
                     targets: changedTargets[k], membership: changedMembership[k])
+                if plan.exceedsLimits && tooLarge == nil { tooLarge = (acc[k].definition.name, acc[k].definition.location) }
                 var cell: SingletonCell?
                 var cellOwner: UnsafeMutableRawPointer?
                 if acc[k].definition.lifestyle == .singleton {
@@ -428,6 +430,13 @@ struct Transaction {
             }
         }
         records.finish()
+        if let (name, at) = tooLarge {
+            return .failure(
+                ConfigError(
+                    .limit,
+                    "entry '\(name)' would build too many objects in one create (its references, lists and tagged lists need more than 4 GiB of working memory); split its dependencies over several entries",
+                    at: at))
+        }
         changedIndices = accepted.map(\.index)
         removedIndices = removed.sorted()
         return .success(table.build())

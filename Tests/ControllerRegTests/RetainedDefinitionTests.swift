@@ -132,6 +132,44 @@ struct RetainedDefinitionTests {
         #expect(child.entry(named: "Z")?.location == SourceLocation(file: "z.yaml", line: 1, column: 1))
     }
 
+    /// The entry table keeps only each entry's name; its record is found from the name's bytes in
+    /// whichever change's arena holds it. Names of every header length (a name of 64 bytes or more
+    /// has a longer length prefix), many changes (many arenas), removals and replacements.
+    @Test func recordsAreFoundFromNamesAcrossManyChanges() throws {
+        let r = Registry()
+        try registerWidgets(r, ["W"])
+        func name(_ i: Int) -> String { i % 3 == 0 ? "E\(i)" + String(repeating: "n", count: 60 + i) : "E\(i)" }
+        for i in 0..<40 {
+            try r.add([
+                EntryDefinition(
+                    name: name(i), className: "W", description: "entry \(i)",
+                    dependencies: [Dependency(key: "i", value: .int(Int64(i)))]
+                        + (i > 0 ? [Dependency(key: "prev", value: .reference(name(i - 1), at: nil))] : []),
+                    location: SourceLocation(file: "f\(i).yaml", line: i + 1, column: 2))
+            ])
+        }
+        try r.remove(entriesNamed: [name(39), name(38)])
+        try r.add(
+            [EntryDefinition(name: name(5), className: "W", description: "replaced", dependencies: [], location: nil)],
+            mode: .override)
+        #expect(r.entries.count == 38)
+        for i in 0..<38 {
+            let d = try #require(r.entry(named: name(i)))
+            #expect(d.name == name(i))
+            if i == 5 {
+                #expect(d.description == "replaced")
+                #expect(d.location == nil)
+            } else {
+                #expect(d.description == "entry \(i)")
+                #expect(d.location == SourceLocation(file: "f\(i).yaml", line: i + 1, column: 2))
+            }
+            let made = try r.create(name(i), as: Widget.self)
+            #expect(made.args["i"] == (i == 5 ? nil : .int(Int64(i))))
+        }
+        #expect(r.entry(named: name(39)) == nil)
+        #expect(expectError { _ = try r.create(name(39)) }?.code == .notFound)
+    }
+
     /// A reload replays each file on its own first: a reference to a later file's entry does not
     /// resolve yet, and the edges read back from that step's plans must not include it.
     @Test func aReloadFindsACycleAcrossFilesReferringForward() throws {

@@ -243,10 +243,10 @@ struct JSONReader {
     @inline(__always) mutating func parseString(isKey: Bool) throws(ConfigError) {
         let quote = pos
         var i = pos &+ 1
-        builder.beginString()
+        let start = builder.stringCount
         // The reserve made in `init` covers every byte written here, whole words included: the
         // output offset never passes the input offset `i`.
-        var out = builder.stringCursor
+        var out = builder.stringBase + start
         while true {
             // Plain ASCII eight bytes at a time: each word is stored before it is looked at; the
             // bytes from the first one needing attention on are written again below.
@@ -283,7 +283,7 @@ struct JSONReader {
             }
         }
         pos = i &+ 1
-        try builder.endReservedString(at: out, isKey: isKey, line: line, column: column(quote))
+        try builder.endReservedString(start: start, at: out, isKey: isKey, line: line, column: column(quote))
     }
 
     /// The high bit of each byte of `w` (little-endian) that is a quote, a backslash, a control

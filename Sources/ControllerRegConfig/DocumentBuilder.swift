@@ -225,7 +225,7 @@ public struct DocumentBuilder {
         let n = bytes.count
         guard n > 0, let source = bytes.baseAddress else { return }
         reserveStringBytes(n)
-        UnsafeMutableRawPointer(stringBase + stringCount).copyMemory(from: source, byteCount: n)
+        DocumentBuilder.copySmall(from: source, to: stringBase + stringCount, count: n)
         stringCount &+= n
     }
 

@@ -288,15 +288,16 @@ struct JSONReader {
 
     /// The high bit of each byte of `w` (little-endian) that is a quote, a backslash, a control
     /// character or non-ASCII; bytes above the first hit may be flagged falsely, the lowest never.
+    ///
+    /// Per byte b (ignoring borrows from below, which only happen above a hit): (b ^ 0x22) - 1 and
+    /// (b ^ 0x5C) - 1 have the high bit set when b is a quote or a backslash (or >= 0x80), b - 0x20
+    /// when b < 0x20 (or >= 0xA0), and b itself when b >= 0x80.
     @inline(__always) static func attentionMask(_ w: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
-        let high: UInt64 = 0x8080_8080_8080_8080
-        let quote = w ^ (ones &* 0x22)
-        let slash = w ^ (ones &* 0x5C)
-        let hasQuote = (quote &- ones) & ~quote
-        let hasSlash = (slash &- ones) & ~slash
-        let hasControl = w &- (ones &* 0x20)
-        return ((hasQuote | hasSlash | hasControl) & ~w | w) & high
+        let quote = (w ^ (ones &* 0x22)) &- ones
+        let slash = (w ^ (ones &* 0x5C)) &- ones
+        let control = w &- (ones &* 0x20)
+        return (quote | slash | control | w) & (ones &* 0x80)
     }
 
     /// Handles the escape whose backslash is at `i`, writing its bytes at `out`; returns the

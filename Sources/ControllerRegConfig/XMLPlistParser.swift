@@ -338,9 +338,7 @@ struct XMLPlistParser {
         if pos + length + 3 <= end, p[pos] == UInt8(ascii: "<"), p[pos + 1] == UInt8(ascii: "/"),
             p[pos + 2 + length] == UInt8(ascii: ">")
         {
-            var k = 0
-            while k < length && p[pos + 2 + k] == p[nameStart + k] { k += 1 }
-            if k == length {
+            if XMLPlistParser.sameName(p + pos + 2, p + nameStart, length) {
                 pos += length + 3
                 return
             }
@@ -423,6 +421,20 @@ struct XMLPlistParser {
         let high: UInt64 = 0xFFFF_FFFF_FFFF_FFFF  // 0x40...0x7F
         if b >= 0x80 { return true }
         return (b < 64 ? low : high) &>> UInt64(b & 63) & 1 != 0
+    }
+
+    /// Whether the `n` bytes at `a` and `b` are equal (names of up to 8 bytes compared inline,
+    /// never reading past the `n` bytes).
+    @inline(__always)
+    static func sameName(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ n: Int) -> Bool {
+        let x = UnsafeRawPointer(a), y = UnsafeRawPointer(b)
+        if n >= 4 && n <= 8 {
+            return x.loadUnaligned(as: UInt32.self) == y.loadUnaligned(as: UInt32.self)
+                && x.loadUnaligned(fromByteOffset: n &- 4, as: UInt32.self)
+                    == y.loadUnaligned(fromByteOffset: n &- 4, as: UInt32.self)
+        }
+        if n < 4 { return n == 0 || (a[0] == b[0] && a[n &- 1] == b[n &- 1] && a[n &>> 1] == b[n &>> 1]) }
+        return memcmp(a, b, n) == 0
     }
 
     @inline(__always)

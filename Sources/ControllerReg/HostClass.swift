@@ -65,8 +65,7 @@ extension HostClass {
                         return Unmanaged.passRetained(try box.create(ValueRef(args.assumingMemoryBound(to: RawValue.self))))
                             .toOpaque()
                     } catch {
-                        HostFailure.report("\(error)")
-                        return nil
+                        return reportFailure(error)
                     }
                 }
             },
@@ -81,7 +80,7 @@ extension HostClass {
                             ValueRef(value.assumingMemoryBound(to: RawValue.self)))
                         return 0
                     } catch {
-                        HostFailure.report("\(error)")
+                        reportFailure(error)
                         return 1
                     }
                 },
@@ -89,6 +88,15 @@ extension HostClass {
             release: { Unmanaged<SwiftClassBox>.fromOpaque(context).release() },
             borrowsArguments: true)
     }
+}
+
+/// Reports a Swift class closure's error as its callback's failure (out of line: the success path
+/// of every Swift-class create sets up no frame for the message).
+@inline(never)
+@discardableResult
+private func reportFailure(_ error: any Error) -> UnsafeMutableRawPointer? {
+    HostFailure.report("\(error)")
+    return nil
 }
 
 /// Holds a Swift class's closures behind the context pointer.

@@ -127,8 +127,27 @@ import Darwin
 
     /// Whether the key equals `bytes`.
     @inlinable func keyEquals(_ bytes: UnsafePointer<UInt8>, _ length: Int) -> Bool {
-        // First byte before memcmp: most keys that differ differ there, and memcmp is a call.
-        keyLength == length && (length == 0 || (key.pointee == bytes.pointee && memcmp(key, bytes, length) == 0))
+        keyLength == length && RawMapSlot.equalBytes(key, bytes, length)
+    }
+
+    /// Whether `n` bytes at `a` and `b` are equal. Keys are short: up to 16 bytes are compared with
+    /// two loads per side (overlapping when `n` is not a power of two), no call; longer ones
+    /// check the first byte, then memcmp.
+    @inlinable static func equalBytes(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ n: Int) -> Bool {
+        let ra = UnsafeRawPointer(a), rb = UnsafeRawPointer(b)
+        if n >= 8 {
+            if n > 16 { return a.pointee == b.pointee && memcmp(a, b, n) == 0 }
+            return ra.loadUnaligned(as: UInt64.self) == rb.loadUnaligned(as: UInt64.self)
+                && ra.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
+                    == rb.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
+        }
+        if n >= 4 {
+            return ra.loadUnaligned(as: UInt32.self) == rb.loadUnaligned(as: UInt32.self)
+                && ra.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self)
+                    == rb.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self)
+        }
+        // 0 to 3 bytes: the first, middle and last cover them all.
+        return n == 0 || (a[0] == b[0] && a[n >> 1] == b[n >> 1] && a[n - 1] == b[n - 1])
     }
 }
 

@@ -129,7 +129,7 @@ public struct ValueRef: @unchecked Sendable {
     ///
     /// Inlinable, reading the key's UTF-8 in place where the string allows it (native and small
     /// strings: no copy, no call), so a host's `args["title"]` costs about a C lookup.
-    @inlinable public subscript(key: String) -> ValueRef? {
+    @inlinable @inline(__always) public subscript(key: String) -> ValueRef? {
         if let found = key.utf8.withContiguousStorageIfAvailable({ k -> ValueRef? in
             guard let base = k.baseAddress else { return lookup(emptyKey, 0) }
             return lookup(base, k.count)

@@ -10,6 +10,8 @@
 struct BinaryPlistParser {
     let p: UnsafePointer<UInt8>
     let count: Int
+    /// The file name for messages.
+    let file: String
     var builder: DocumentBuilder
 
     /// Trailer fields.
@@ -43,21 +45,24 @@ struct BinaryPlistParser {
     static let trailerSize = 32
 
     static func parse(_ bytes: UnsafeRawBufferPointer, file: String, limits: ConfigLimits) throws(ConfigError) -> ConfigDocument {
-        var parser = BinaryPlistParser(
-            p: bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), count: bytes.count,
-            // Binary plists are dense and share objects: expect about one value per 4 input bytes
-            // (the builder sizes its buffers for one per 16 bytes of text).
-            builder: DocumentBuilder(file: file, limits: limits, expectedBytes: min(bytes.count, limits.maxInputBytes / 2) * 2),
-            stringBudget: max(limits.maxInputBytes, 1 << 20))
-        defer { parser.objects.deallocate() }
-        try parser.readTrailer()
-        try parser.walk()
-        return try parser.builder.finish()
+        // Binary plists are dense and share objects: expect about one value per 4 input bytes.
+        let count = min(bytes.count, limits.maxInputBytes)
+        return try DocumentBuilder.build(file: file, limits: limits, expectedBytes: count * 2, expectedNodes: count / 4) {
+            builder throws(ConfigError) in
+            var parser = BinaryPlistParser(
+                p: bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), count: bytes.count, builder: builder,
+                stringBudget: max(limits.maxInputBytes, 1 << 20))
+            defer { parser.objects.deallocate() }
+            try parser.readTrailer()
+            try parser.walk()
+            builder = parser.builder
+        }
     }
 
     init(p: UnsafePointer<UInt8>, count: Int, builder: DocumentBuilder, stringBudget: Int) {
         self.p = p
         self.count = count
+        file = builder.file
         self.builder = builder
         self.stringBudget = stringBudget
     }
@@ -66,7 +71,8 @@ struct BinaryPlistParser {
 
     mutating func readTrailer() throws(ConfigError) {
         guard count >= Self.headerSize + 1 + 1 + Self.trailerSize else {
-            throw error(
+            throw Self.fail(
+                file,
                 "binary plist is truncated: \(count) bytes is too short for a header, an object, an offset table and a trailer",
                 at: count)
         }
@@ -74,21 +80,22 @@ struct BinaryPlistParser {
         offsetSize = Int(p[t + 6])
         refSize = Int(p[t + 7])
         guard (1...8).contains(offsetSize) else {
-            throw error("binary plist trailer: offset size \(offsetSize) is not in 1...8", at: t + 6)
+            throw Self.fail(file, "binary plist trailer: offset size \(offsetSize) is not in 1...8", at: t + 6)
         }
         guard (1...8).contains(refSize) else {
-            throw error("binary plist trailer: object reference size \(refSize) is not in 1...8", at: t + 7)
+            throw Self.fail(file, "binary plist trailer: object reference size \(refSize) is not in 1...8", at: t + 7)
         }
         let objects = readUInt(t + 8, 8)
         let top = readUInt(t + 16, 8)
         let table = readUInt(t + 24, 8)
         // The offset table lies between the header and the trailer and holds one entry per object.
         guard table >= UInt64(Self.headerSize + 1), table < UInt64(t) else {
-            throw error("binary plist trailer: offset table offset \(table) is outside the file", at: t + 24)
+            throw Self.fail(file, "binary plist trailer: offset table offset \(table) is outside the file", at: t + 24)
         }
         tableOffset = Int(table)
         guard objects >= 1, objects <= UInt64((t - tableOffset) / offsetSize) else {
-            throw error(
+            throw Self.fail(
+                file,
                 "binary plist trailer: \(objects) objects do not fit in the offset table (\(t - tableOffset) bytes at \(tableOffset))",
                 at: t + 8)
         }
@@ -99,17 +106,19 @@ struct BinaryPlistParser {
                 at: builder.location(line: 0, column: t + 8))
         }
         guard tableOffset < Int(Self.openFlag) else {
-            throw error("binary plist: files of 2 GiB or more are not supported", at: t + 24)
+            throw Self.fail(file, "binary plist: files of 2 GiB or more are not supported", at: t + 24)
         }
         guard top < objects else {
-            throw error("binary plist trailer: top object \(top) is not less than the object count \(objectCount)", at: t + 16)
+            throw Self.fail(
+                file, "binary plist trailer: top object \(top) is not less than the object count \(objectCount)", at: t + 16)
         }
         topObject = Int(top)
         self.objects = .allocate(capacity: objectCount)
         for index in 0..<objectCount {
             let offset = readUInt(tableOffset + index * offsetSize, offsetSize)
             guard offset >= UInt64(Self.headerSize), offset < UInt64(tableOffset) else {
-                throw error(
+                throw Self.fail(
+                    file,
                     "binary plist: offset \(offset) of object \(index) is outside the object area (\(Self.headerSize)..<\(tableOffset))",
                     at: tableOffset + index * offsetSize)
             }
@@ -149,20 +158,21 @@ struct BinaryPlistParser {
                 let refAt = frame.refs + slot * refSize
                 let ref = readRef(refAt)
                 guard ref < limit else {
-                    throw error(
+                    throw Self.fail(
+                        file,
                         "binary plist: reference \(ref) in object \(frame.object) is not less than the object count \(objectCount)",
                         at: refAt)
                 }
                 let child = Int(ref)
                 let entry = objects[child]
                 if entry & Self.openFlag != 0 {
-                    throw error("binary plist: object \(child) contains itself", at: Int(entry & ~Self.openFlag))
+                    throw Self.fail(file, "binary plist: object \(child) contains itself", at: Int(entry & ~Self.openFlag))
                 }
                 let off = Int(entry)
                 let marker = p[off]
                 let high = marker >> 4
                 if isKey, high != 0x5, high != 0x6 {
-                    throw error("binary plist: dict key (object \(child)) is not a string", at: off)
+                    throw Self.fail(file, "binary plist: dict key (object \(child)) is not a string", at: off)
                 }
                 if let nested = try emit(child, at: off, marker: marker) {
                     stack[depth - 1] = frame
@@ -197,7 +207,7 @@ struct BinaryPlistParser {
             case 0x0: try builder.addNull(line: 0, column: off)
             case 0x8: try builder.addBool(false, line: 0, column: off)
             case 0x9: try builder.addBool(true, line: 0, column: off)
-            default: throw error("binary plist: unknown object marker 0x\(hex(marker))", at: off)
+            default: throw Self.fail(file, "binary plist: unknown object marker 0x\(Self.hex(marker))", at: off)
             }
             return nil
         case 0x1:
@@ -205,26 +215,22 @@ struct BinaryPlistParser {
             return nil
         case 0x2:
             let size = low == 2 ? 4 : low == 3 ? 8 : 0
-            guard size > 0 else { throw error("binary plist: real of unsupported size (marker 0x\(hex(marker)))", at: off) }
+            guard size > 0 else {
+                throw Self.fail(file, "binary plist: real of unsupported size (marker 0x\(Self.hex(marker)))", at: off)
+            }
             try need(off + 1, size, at: off, what: "real")
             let bits = readUInt(off + 1, size)
             let value = size == 4 ? Double(Float(bitPattern: UInt32(truncatingIfNeeded: bits))) : Double(bitPattern: bits)
             try builder.addDouble(value, line: 0, column: off)
             return nil
         case 0x3:
-            throw unsupported("date", at: off)
+            throw Self.unsupported(file, "date", at: off)
         case 0x4:
-            throw unsupported("data", at: off)
+            throw Self.unsupported(file, "data", at: off)
         case 0x5:
             let (n, start) = try lengthAndStart(at: off, unit: 1, what: "string")
             try spend(n, at: off)
-            var any: UInt8 = 0
-            for k in start..<start + n { any |= p[k] }
-            if any >= 0x80 {
-                var bad = start
-                while p[bad] < 0x80 { bad += 1 }
-                throw error("binary plist: ASCII string contains the non-ASCII byte 0x\(hex(p[bad]))", at: bad)
-            }
+            if !BinaryPlistParser.isASCII(p + start, n) { throw Self.nonASCII(file, p, start) }
             try builder.addString(UnsafeRawBufferPointer(start: p + start, count: n), line: 0, column: off)
             return nil
         case 0x6:
@@ -233,19 +239,19 @@ struct BinaryPlistParser {
             try utf16String(start, n, at: off)
             return nil
         case 0x8:
-            throw unsupported("UID", at: off)
+            throw Self.unsupported(file, "UID", at: off)
         case 0xA:
             let (n, start) = try lengthAndStart(at: off, unit: refSize, what: "array")
             try builder.beginList(line: 0, column: off)
             return Frame(object: index, refs: start, count: n, isDict: false)
         case 0xC:
-            throw unsupported("set", at: off)
+            throw Self.unsupported(file, "set", at: off)
         case 0xD:
             let (n, start) = try lengthAndStart(at: off, unit: 2 * refSize, what: "dict")
             try builder.beginMap(line: 0, column: off)
             return Frame(object: index, refs: start, count: n, isDict: true)
         default:
-            throw error("binary plist: unknown object marker 0x\(hex(marker))", at: off)
+            throw Self.fail(file, "binary plist: unknown object marker 0x\(Self.hex(marker))", at: off)
         }
     }
 
@@ -253,7 +259,9 @@ struct BinaryPlistParser {
     @inline(__always)
     func integer(at off: Int) throws(ConfigError) -> Int64 {
         let low = p[off] & 0x0F
-        guard low <= 4 else { throw error("binary plist: integer of unsupported size (marker 0x\(hex(p[off])))", at: off) }
+        guard low <= 4 else {
+            throw Self.fail(file, "binary plist: integer of unsupported size (marker 0x\(Self.hex(p[off])))", at: off)
+        }
         let size = 1 << Int(low)
         try need(off + 1, size, at: off, what: "integer")
         if size == 16 {
@@ -261,7 +269,7 @@ struct BinaryPlistParser {
             let lowBits = readUInt(off + 9, 8)
             let value = Int64(bitPattern: lowBits)
             guard (high == 0 && value >= 0) || (high == UInt64.max && value < 0) else {
-                throw error("binary plist: 128-bit integer does not fit in 64 bits", at: off)
+                throw Self.fail(file, "binary plist: 128-bit integer does not fit in 64 bits", at: off)
             }
             return value
         }
@@ -273,27 +281,28 @@ struct BinaryPlistParser {
     /// The element count of the string/array/dict at `off` (with the 0xF count extension) and the
     /// offset of its content, checked so that `count * unit` bytes lie inside the object area.
     @inline(__always)
-    func lengthAndStart(at off: Int, unit: Int, what: String) throws(ConfigError) -> (Int, Int) {
+    func lengthAndStart(at off: Int, unit: Int, what: StaticString) throws(ConfigError) -> (Int, Int) {
         let low = p[off] & 0x0F
         var n = Int(low)
         var start = off + 1
         if low == 0x0F {
-            guard start < tableOffset else { throw error("binary plist: \(what) count is truncated", at: off) }
+            guard start < tableOffset else { throw Self.fail(file, "binary plist: \(what) count is truncated", at: off) }
             let intMarker = p[start]
             guard intMarker >> 4 == 0x1, intMarker & 0x0F <= 3 else {
-                throw error("binary plist: \(what) count is not an integer object (marker 0x\(hex(intMarker)))", at: start)
+                throw Self.fail(
+                    file, "binary plist: \(what) count is not an integer object (marker 0x\(Self.hex(intMarker)))", at: start)
             }
             let size = 1 << Int(intMarker & 0x0F)
-            try need(start + 1, size, at: off, what: "\(what) count")
+            guard start + 1 + size <= tableOffset else { throw Self.pastObjectArea(file, "\(what) count", at: off) }
             let value = readUInt(start + 1, size)
             guard value <= UInt64(tableOffset) else {
-                throw error("binary plist: \(what) count \(value) is larger than the file", at: off)
+                throw Self.fail(file, "binary plist: \(what) count \(value) is larger than the file", at: off)
             }
             n = Int(value)
             start += 1 + size
         }
         guard n <= (tableOffset - start) / unit else {
-            throw error("binary plist: \(what) of \(n) elements at byte \(off) runs past the object area", at: off)
+            throw Self.fail(file, "binary plist: \(what) of \(n) elements at byte \(off) runs past the object area", at: off)
         }
         return (n, start)
     }
@@ -308,16 +317,16 @@ struct BinaryPlistParser {
             var scalar = unit
             if unit >= 0xD800, unit <= 0xDBFF {
                 guard i < n else {
-                    throw error("binary plist: UTF-16 string ends with an unpaired surrogate", at: start + 2 * (i - 1))
+                    throw Self.fail(file, "binary plist: UTF-16 string ends with an unpaired surrogate", at: start + 2 * (i - 1))
                 }
                 let next = UInt32(p[start + 2 * i]) << 8 | UInt32(p[start + 2 * i + 1])
                 guard next >= 0xDC00, next <= 0xDFFF else {
-                    throw error("binary plist: UTF-16 string has an unpaired high surrogate", at: start + 2 * (i - 1))
+                    throw Self.fail(file, "binary plist: UTF-16 string has an unpaired high surrogate", at: start + 2 * (i - 1))
                 }
                 i += 1
                 scalar = 0x10000 + ((unit - 0xD800) << 10) + (next - 0xDC00)
             } else if unit >= 0xDC00, unit <= 0xDFFF {
-                throw error("binary plist: UTF-16 string has an unpaired low surrogate", at: start + 2 * (i - 1))
+                throw Self.fail(file, "binary plist: UTF-16 string has an unpaired low surrogate", at: start + 2 * (i - 1))
             }
             if scalar < 0x80 {
                 builder.appendStringByte(UInt8(scalar))
@@ -356,30 +365,60 @@ struct BinaryPlistParser {
 
     /// Checks that `size` bytes at `start` lie inside the object area.
     @inline(__always)
-    func need(_ start: Int, _ size: Int, at off: Int, what: String) throws(ConfigError) {
-        guard start + size <= tableOffset else {
-            throw error("binary plist: \(what) at byte \(off) runs past the object area", at: off)
-        }
+    func need(_ start: Int, _ size: Int, at off: Int, what: StaticString) throws(ConfigError) {
+        guard start + size <= tableOffset else { throw Self.pastObjectArea(file, "\(what)", at: off) }
+    }
+
+    @inline(never) static func pastObjectArea(_ file: String, _ what: String, at off: Int) -> ConfigError {
+        fail(file, "binary plist: \(what) at byte \(off) runs past the object area", at: off)
     }
 
     /// Counts `bytes` of string output against the expansion budget.
-    mutating func spend(_ bytes: Int, at off: Int) throws(ConfigError) {
+    @inline(__always) mutating func spend(_ bytes: Int, at off: Int) throws(ConfigError) {
         stringBudget -= bytes
-        if stringBudget < 0 {
-            throw ConfigError(
-                .limit,
-                "binary plist strings expand to more than \(max(builder.limits.maxInputBytes, 1 << 20)) bytes (shared objects referenced too often)",
-                at: builder.location(line: 0, column: off))
+        if stringBudget < 0 { throw Self.overBudget(file, limits: builder.limits, at: off) }
+    }
+
+    @inline(never) static func overBudget(_ file: String, limits: ConfigLimits, at off: Int) -> ConfigError {
+        ConfigError(
+            .limit,
+            "binary plist strings expand to more than \(max(limits.maxInputBytes, 1 << 20)) bytes (shared objects referenced too often)",
+            at: SourceLocation(file: file, line: 0, column: off))
+    }
+
+    /// Whether the `n` bytes at `q` are all ASCII (read a word at a time, never past the last one).
+    @inline(__always) static func isASCII(_ q: UnsafePointer<UInt8>, _ n: Int) -> Bool {
+        let raw = UnsafeRawPointer(q)
+        var any: UInt64 = 0
+        if n >= 8 {
+            var k = 0
+            while k < n &- 8 {
+                any |= raw.loadUnaligned(fromByteOffset: k, as: UInt64.self)
+                k &+= 8
+            }
+            any |= raw.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self)
+        } else if n >= 4 {
+            any = UInt64(raw.loadUnaligned(as: UInt32.self) | raw.loadUnaligned(fromByteOffset: n &- 4, as: UInt32.self))
+        } else {
+            for k in 0..<n { any |= UInt64(q[k]) }
         }
+        return any & 0x8080_8080_8080_8080 == 0
     }
 
-    func unsupported(_ kind: String, at off: Int) -> ConfigError {
-        ConfigError(.schema, "plist \(kind) values are not supported in configs", at: builder.location(line: 0, column: off))
+    @inline(never) static func nonASCII(_ file: String, _ p: UnsafePointer<UInt8>, _ start: Int) -> ConfigError {
+        var bad = start
+        while p[bad] < 0x80 { bad += 1 }
+        return fail(file, "binary plist: ASCII string contains the non-ASCII byte 0x\(Self.hex(p[bad]))", at: bad)
     }
 
-    func error(_ message: String, at off: Int) -> ConfigError {
-        ConfigError(.syntax, message, at: builder.location(line: 0, column: off))
+    @inline(never) static func unsupported(_ file: String, _ kind: String, at off: Int) -> ConfigError {
+        ConfigError(
+            .schema, "plist \(kind) values are not supported in configs", at: SourceLocation(file: file, line: 0, column: off))
     }
 
-    func hex(_ b: UInt8) -> String { HexDigits.text(UInt32(b), digits: 2) }
+    @inline(never) static func fail(_ file: String, _ message: String, at off: Int) -> ConfigError {
+        ConfigError(.syntax, message, at: SourceLocation(file: file, line: 0, column: off))
+    }
+
+    static func hex(_ b: UInt8) -> String { HexDigits.text(UInt32(b), digits: 2) }
 }

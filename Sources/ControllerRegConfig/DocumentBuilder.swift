@@ -12,6 +12,11 @@ import Darwin
 /// (for a map: key, value, key, value …; keys are strings). The builder enforces the depth,
 /// node and string limits and checks maps for duplicate keys; duplicates are recorded as
 /// diagnostics (so one load reports all of them), while limit errors are thrown at once.
+///
+/// Nodes and string bytes are written through raw pointers into buffers sized from the input
+/// (`DocumentStorage` owns them), one capacity compare per node; `finish()` copies them into the
+/// document's arrays. Each map keeps a 64-bit fingerprint set of its keys while it is open, so
+/// the duplicate-key check runs only for a map in which two keys share a fingerprint.
 public struct DocumentBuilder {
     /// The file name every location will carry.
     public let file: String
@@ -22,330 +27,548 @@ public struct DocumentBuilder {
     /// The key nodes reported as duplicates.
     var duplicateKeys: [Int] = []
 
-    @usableFromInline var nodes: [ConfigNode] = []
-    /// String bytes, zero-filled past `stringCount` (so a string's terminating NUL is already
-    /// there): bytes are copied into place, not appended (`append(contentsOf:)` cost ~90
-    /// instructions a string). Trimmed to `stringCount` by `finish()`.
-    @usableFromInline var strings: [UInt8]
-    @usableFromInline var stringCount = 0
-    /// The open containers, innermost last: each one's node index and its parent's child count
-    /// when it was opened (the innermost container's own count is `topChildren`).
-    @usableFromInline var open: [(index: Int, children: Int)] = []
-    /// Children added so far to the innermost open container (counted in a scalar: no array
-    /// write per node).
-    @usableFromInline var topChildren: Int = 0
-    @usableFromInline var pendingStringStart: Int = -1
+    /// Owner of the buffers below (they are freed with it, also when a parse throws part-way).
+    let storage: DocumentStorage
+    /// Nodes so far, `nodeCapacity` of room (never more than `limits.maxNodes`).
+    var nodeBase: UnsafeMutablePointer<ConfigNode>
+    var nodeCapacity: Int
+    /// Number of nodes added so far.
+    public private(set) var nodeCount = 0
+    /// String bytes so far, each string followed by its NUL; `stringCapacity` bytes of room plus
+    /// `DocumentStorage.stringSlack` more that only readers of whole words touch.
+    var stringBase: UnsafeMutablePointer<UInt8>
+    var stringCapacity: Int
+    var stringCount = 0
+    var pendingStringStart = -1
+    /// The containers open above the innermost one (which lives in the `top…` fields).
+    var openBase: UnsafeMutablePointer<OpenContainer>
+    var openCapacity: Int
+    var openCount = 0
+    /// The innermost open container: its node index (-1 at the top level), whether it is a map,
+    /// the children added to it, the fingerprints of its keys and the fingerprints seen twice.
+    var top = OpenContainer(index: -1, isMap: false, children: 0, keyBits: 0, collisions: 0)
 
-    /// Creates a builder. `expectedBytes` (the input size) sizes the buffers up front.
-    public init(file: String, limits: ConfigLimits = ConfigLimits(), expectedBytes: Int = 0) {
+    /// A container open above the innermost one.
+    struct OpenContainer {
+        var index: Int
+        var isMap: Bool
+        var children: Int
+        var keyBits: UInt64
+        var collisions: UInt64
+    }
+
+    /// Runs `read` with a builder that writes straight into the storage of the document's arrays
+    /// (sized from the input: no copy at the end unless they had to grow), and returns the
+    /// finished document. Throws what `read` throws, or a syntax error if a container is left open.
+    static func build(
+        file: String, limits: ConfigLimits, expectedBytes: Int, expectedNodes: Int? = nil,
+        _ read: (inout DocumentBuilder) throws(ConfigError) -> Void
+    ) throws(ConfigError) -> ConfigDocument {
+        // Sized so that typical configs never grow: one value per 8 input bytes and as many string
+        // bytes as input bytes (JSON text can hold no more). Pages of the reserve that are never
+        // written cost no memory.
+        let nodeCapacity = max(16, min(expectedNodes ?? expectedBytes / 8, max(limits.maxNodes, 16)))
+        let stringCapacity = max(64, min(expectedBytes, limits.maxInputBytes) + 32)
+        var failure: ConfigError? = nil
+        var finished: DocumentBuilder? = nil
+        var nodes: [ConfigNode] = []
+        var strings = [UInt8](unsafeUninitializedCapacity: stringCapacity + DocumentStorage.stringSlack) {
+            stringBuffer, stringCount in
+            nodes = [ConfigNode](unsafeUninitializedCapacity: nodeCapacity) { nodeBuffer, nodeCount in
+                var builder = DocumentBuilder(
+                    file: file, limits: limits, nodes: nodeBuffer.baseAddress!, nodeCapacity: nodeCapacity,
+                    strings: stringBuffer.baseAddress!, stringCapacity: stringCapacity)
+                do throws(ConfigError) {
+                    try read(&builder)
+                    try builder.checkClosed()
+                } catch {
+                    failure = error
+                    return
+                }
+                nodeCount = builder.storage.nodes == nil ? builder.nodeCount : 0
+                finished = builder
+            }
+            if let builder = finished, builder.storage.strings == nil { stringCount = builder.stringCount }
+        }
+        if let failure { throw failure }
+        let builder = finished!
+        // The buffers grew past the arrays' storage: copy them from where they went.
+        if builder.storage.nodes != nil { nodes = Array(UnsafeBufferPointer(start: builder.nodeBase, count: builder.nodeCount)) }
+        if builder.storage.strings != nil {
+            strings = Array(UnsafeBufferPointer(start: builder.stringBase, count: builder.stringCount))
+        }
+        return ConfigDocument(
+            file: file, nodes: nodes, strings: strings, problems: builder.diagnostics,
+            duplicateKeys: builder.duplicateKeys.sorted())
+    }
+
+    private init(
+        file: String, limits: ConfigLimits, nodes: UnsafeMutablePointer<ConfigNode>, nodeCapacity: Int,
+        strings: UnsafeMutablePointer<UInt8>, stringCapacity: Int
+    ) {
         self.file = file
         self.limits = limits
-        // Sized so that typical configs never grow (growing copies the whole buffer while the old
-        // one is still held): ~10 input bytes per value and 3/4 of the input as string bytes. Pages
-        // of the reserve that are never written cost no memory.
-        nodes.reserveCapacity(max(16, min(expectedBytes / 10, limits.maxNodes)))
-        strings = [UInt8](repeating: 0, count: max(64, expectedBytes / 4 * 3))
+        storage = DocumentStorage(open: 16)
+        nodeBase = nodes
+        self.nodeCapacity = min(nodeCapacity, max(limits.maxNodes, 0))
+        stringBase = strings
+        self.stringCapacity = stringCapacity
+        openBase = storage.open
+        openCapacity = 16
     }
 
     /// The nesting depth of the containers open now.
-    @inlinable public var depth: Int { open.count }
-
-    /// Number of nodes added so far.
-    @inlinable public var nodeCount: Int { nodes.count }
+    public var depth: Int { top.index < 0 ? 0 : openCount &+ 1 }
 
     /// Whether the container open now is a map and the next node added will be one of its keys.
-    @inlinable public var expectsKey: Bool {
-        guard let top = open.last else { return false }
-        return nodes[top.index].kind == .map && topChildren % 2 == 0
-    }
+    public var expectsKey: Bool { top.isMap && top.children & 1 == 0 }
 
     /// A location in this builder's file.
-    @inlinable public func location(line: Int, column: Int) -> SourceLocation {
+    public func location(line: Int, column: Int) -> SourceLocation {
         SourceLocation(file: file, line: line, column: column)
     }
 
     /// Adds a null.
-    @inlinable public mutating func addNull(line: Int, column: Int) throws(ConfigError) {
-        try append(ConfigNode(kind: .null, line: UInt32(clamping: line), column: UInt32(clamping: column), payload: 0, extent: 0))
+    @inline(__always) public mutating func addNull(line: Int, column: Int) throws(ConfigError) {
+        try append(
+            ConfigNode(
+                kind: .null, line: DocumentBuilder.place(line), column: DocumentBuilder.place(column), payload: 0, extent: 0))
     }
 
     /// Adds a boolean.
-    @inlinable public mutating func addBool(_ value: Bool, line: Int, column: Int) throws(ConfigError) {
+    @inline(__always) public mutating func addBool(_ value: Bool, line: Int, column: Int) throws(ConfigError) {
         try append(
             ConfigNode(
-                kind: .bool, line: UInt32(clamping: line), column: UInt32(clamping: column), payload: value ? 1 : 0, extent: 0))
+                kind: .bool, line: DocumentBuilder.place(line), column: DocumentBuilder.place(column), payload: value ? 1 : 0,
+                extent: 0))
     }
 
     /// Adds an integer.
-    @inlinable public mutating func addInt(_ value: Int64, line: Int, column: Int) throws(ConfigError) {
+    @inline(__always) public mutating func addInt(_ value: Int64, line: Int, column: Int) throws(ConfigError) {
         try append(
             ConfigNode(
-                kind: .int, line: UInt32(clamping: line), column: UInt32(clamping: column), payload: UInt64(bitPattern: value),
+                kind: .int, line: DocumentBuilder.place(line), column: DocumentBuilder.place(column),
+                payload: UInt64(bitPattern: value),
                 extent: 0))
     }
 
     /// Adds a floating-point number.
-    @inlinable public mutating func addDouble(_ value: Double, line: Int, column: Int) throws(ConfigError) {
+    @inline(__always) public mutating func addDouble(_ value: Double, line: Int, column: Int) throws(ConfigError) {
         try append(
             ConfigNode(
-                kind: .double, line: UInt32(clamping: line), column: UInt32(clamping: column), payload: value.bitPattern,
+                kind: .double, line: DocumentBuilder.place(line), column: DocumentBuilder.place(column),
+                payload: value.bitPattern,
                 extent: 0))
     }
 
     /// Adds a string whose bytes (valid UTF-8, checked by the loader) are copied.
-    @inlinable public mutating func addString(_ bytes: UnsafeRawBufferPointer, line: Int, column: Int) throws(ConfigError) {
+    public mutating func addString(_ bytes: UnsafeRawBufferPointer, line: Int, column: Int) throws(ConfigError) {
         beginString()
         appendStringBytes(bytes)
         try endString(line: line, column: column)
     }
 
     /// Starts a string built in pieces (for loaders that unescape): `appendStringBytes` …, then `endString`.
-    @inlinable public mutating func beginString() {
+    @inline(__always) public mutating func beginString() {
         pendingStringStart = stringCount
     }
 
-    /// Makes room for `n` more string bytes (and the terminating NUL).
-    @inlinable @inline(__always) mutating func reserveStringBytes(_ n: Int) {
-        if stringCount &+ n >= strings.count { growStrings(n) }
+    /// Makes room for `n` more string bytes and the terminating NUL.
+    @inline(__always) mutating func reserveStringBytes(_ n: Int) {
+        if n >= stringCapacity &- stringCount { growStrings(n) }
     }
 
-    /// Doubles the string buffer (at least `n` + 1 more bytes), zero-filled.
-    @usableFromInline @inline(never) mutating func growStrings(_ n: Int) {
-        strings.append(contentsOf: repeatElement(0, count: max(strings.count, n + 1)))
+    /// Grows the string buffer to at least `n` + 1 more bytes (at least doubling it).
+    @inline(never) mutating func growStrings(_ n: Int) {
+        stringCapacity = max(stringCapacity * 2, stringCount + n + 1)
+        stringBase = storage.resizeStrings(stringBase, count: stringCount, capacity: stringCapacity + DocumentStorage.stringSlack)
     }
 
     /// Appends bytes to the string begun by `beginString`.
-    @inlinable public mutating func appendStringBytes(_ bytes: UnsafeRawBufferPointer) {
+    @inline(__always) public mutating func appendStringBytes(_ bytes: UnsafeRawBufferPointer) {
         let n = bytes.count
         guard n > 0, let source = bytes.baseAddress else { return }
         reserveStringBytes(n)
-        let at = stringCount
-        strings.withUnsafeMutableBufferPointer { all in
-            UnsafeMutableRawPointer(all.baseAddress! + at).copyMemory(from: source, byteCount: n)
-        }
-        stringCount = at &+ n
+        UnsafeMutableRawPointer(stringBase + stringCount).copyMemory(from: source, byteCount: n)
+        stringCount &+= n
     }
 
     /// Appends one byte to the string begun by `beginString`.
-    @inlinable public mutating func appendStringByte(_ byte: UInt8) {
+    @inline(__always) public mutating func appendStringByte(_ byte: UInt8) {
         reserveStringBytes(1)
-        strings[stringCount] = byte
+        stringBase[stringCount] = byte
         stringCount &+= 1
     }
 
     /// Appends a Unicode scalar, UTF-8 encoded, to the string begun by `beginString`.
-    @inlinable public mutating func appendScalar(_ scalar: Unicode.Scalar) {
-        for b in UTF8.encode(scalar)! { appendStringByte(b) }
+    public mutating func appendScalar(_ scalar: Unicode.Scalar) {
+        reserveStringBytes(4)
+        let v = scalar.value
+        let at = stringBase + stringCount
+        if v < 0x80 {
+            at[0] = UInt8(v)
+            stringCount &+= 1
+        } else if v < 0x800 {
+            at[0] = UInt8(0xC0 | v >> 6)
+            at[1] = UInt8(0x80 | v & 0x3F)
+            stringCount &+= 2
+        } else if v < 0x10000 {
+            at[0] = UInt8(0xE0 | v >> 12)
+            at[1] = UInt8(0x80 | v >> 6 & 0x3F)
+            at[2] = UInt8(0x80 | v & 0x3F)
+            stringCount &+= 3
+        } else {
+            at[0] = UInt8(0xF0 | v >> 18)
+            at[1] = UInt8(0x80 | v >> 12 & 0x3F)
+            at[2] = UInt8(0x80 | v >> 6 & 0x3F)
+            at[3] = UInt8(0x80 | v & 0x3F)
+            stringCount &+= 4
+        }
     }
 
     /// Finishes the string begun by `beginString` and adds it as a node.
-    @inlinable public mutating func endString(line: Int, column: Int) throws(ConfigError) {
-        let start = pendingStringStart
-        let length = stringCount - start
-        // The NUL after the string: the buffer is zero past `stringCount`, so room is all it needs.
+    @inline(__always) public mutating func endString(line: Int, column: Int) throws(ConfigError) {
         reserveStringBytes(0)
+        let start = pendingStringStart
+        let length = stringCount &- start
+        stringBase[stringCount] = 0
         stringCount &+= 1
         pendingStringStart = -1
         if length > limits.maxStringBytes { throw stringTooLong(length, line: line, column: column) }
+        if expectsKey { noteKey(start: start, length: length) }
         try append(
             ConfigNode(
-                kind: .string, line: UInt32(clamping: line), column: UInt32(clamping: column),
-                payload: UInt64(start), extent: UInt32(length)))
+                kind: .string, line: DocumentBuilder.place(line), column: DocumentBuilder.place(column),
+                payload: UInt64(start), extent: UInt32(clamping: length)))
     }
 
+    // MARK: - Raw string writing (the JSON reader's fast path)
+
+    /// Makes sure `n` more string bytes fit without further checks (plus the NUL and the slack a
+    /// reader writing whole 8-byte words past its last byte needs).
+    mutating func reserveUnchecked(_ n: Int) {
+        reserveStringBytes(n &+ 16)
+    }
+
+    /// Where the next string byte goes; write through it, then `endString(at:…)`.
+    @inline(__always) var stringCursor: UnsafeMutablePointer<UInt8> { stringBase + stringCount }
+
+    /// Finishes the string begun by `beginString` whose bytes were written directly up to `cursor`
+    /// (room for them and the NUL reserved by `reserveUnchecked`), and adds it as a node. `isKey`
+    /// says whether it is a key of the innermost map (the reader knows).
+    @inline(__always) mutating func endReservedString(
+        at cursor: UnsafeMutablePointer<UInt8>, isKey: Bool, line: Int, column: Int
+    ) throws(ConfigError) {
+        let start = pendingStringStart
+        let end = cursor - stringBase
+        assert(end < stringCapacity, "DocumentBuilder: unchecked string bytes overran the reserve")
+        cursor.pointee = 0
+        stringCount = end &+ 1
+        let length = end &- start
+        if length > limits.maxStringBytes { throw stringTooLong(length, line: line, column: column) }
+        assert(isKey == expectsKey, "DocumentBuilder: the reader's idea of a key differs")
+        if isKey { noteKey(start: start, length: length) }
+        try append(
+            ConfigNode(
+                kind: .string, line: DocumentBuilder.place(line), column: DocumentBuilder.place(column),
+                payload: UInt64(start), extent: UInt32(truncatingIfNeeded: length)))
+    }
+
+    // MARK: - Containers
+
     /// Opens a list; close it with `endContainer`.
-    @inlinable public mutating func beginList(line: Int, column: Int) throws(ConfigError) {
+    @inline(__always) public mutating func beginList(line: Int, column: Int) throws(ConfigError) {
         try beginContainer(.list, line: line, column: column)
     }
 
     /// Opens a map; add key, value, key, value …, then close it with `endContainer`.
-    @inlinable public mutating func beginMap(line: Int, column: Int) throws(ConfigError) {
+    @inline(__always) public mutating func beginMap(line: Int, column: Int) throws(ConfigError) {
         try beginContainer(.map, line: line, column: column)
     }
 
+    /// Whether the innermost open container is a map (false at the top level).
+    @inline(__always) var topIsMap: Bool { top.isMap }
+
+    /// The node index of the innermost open container, or -1 when none is open.
+    @inline(__always) var topIndex: Int { top.index }
+
     /// Closes the innermost open list or map (and checks a map for duplicate keys).
-    public mutating func endContainer() {
-        guard let top = open.popLast() else { return }
-        let children = topChildren
-        topChildren = top.children
-        nodes[top.index].extent = UInt32(nodes.count)
-        if nodes[top.index].kind == .map {
-            nodes[top.index].payload = UInt64(children / 2)
-            checkDuplicateKeys(map: top.index)
+    @inline(__always) public mutating func endContainer() {
+        let index = top.index
+        guard index >= 0 else { return }
+        let node = nodeBase + index
+        node.pointee.extent = UInt32(truncatingIfNeeded: nodeCount)
+        node.pointee.payload = UInt64(top.isMap ? top.children &>> 1 : top.children)
+        let check = top.collisions != 0
+        if openCount > 0 {
+            openCount &-= 1
+            top = openBase[openCount]
         } else {
-            nodes[top.index].payload = UInt64(children)
+            top = OpenContainer(index: -1, isMap: false, children: 1, keyBits: 0, collisions: 0)
         }
+        if check { checkDuplicateKeys(map: index) }
     }
 
     /// Appends a copy of the finished subtree rooted at node `index` (YAML aliases), counting it
     /// against `maxNodes`.
     public mutating func addCopy(of index: Int) throws(ConfigError) {
-        let end = nodes[index].isContainer ? Int(nodes[index].extent) : index + 1
+        let root = nodeBase[index]
+        let end = root.isContainer ? Int(root.extent) : index + 1
         let size = end - index
-        if nodes.count + size > limits.maxNodes {
+        if size > limits.maxNodes - nodeCount {
             throw ConfigError(
                 .limit, "the document has more than \(limits.maxNodes) values",
-                at: location(line: Int(nodes[index].line), column: Int(nodes[index].column)))
+                at: location(line: Int(root.line), column: Int(root.column)))
         }
-        noteChild()
-        let delta = nodes.count - index
+        if size > nodeCapacity - nodeCount { growNodes(size) }
+        if expectsKey {
+            if root.kind == .string { noteKey(start: Int(root.payload), length: Int(root.extent)) } else { top.collisions |= 1 }
+        }
+        top.children &+= 1
+        let delta = nodeCount - index
         for i in index..<end {
-            var n = nodes[i]
+            var n = nodeBase[i]
             if n.isContainer { n.extent = UInt32(Int(n.extent) + delta) }
-            nodes.append(n)
+            (nodeBase + nodeCount).initialize(to: n)
+            nodeCount += 1
         }
     }
 
     /// The kind of node `index` added so far (for loaders that look back, such as YAML anchors).
-    @inlinable public func kind(of index: Int) -> ConfigNode.Kind { nodes[index].kind }
+    public func kind(of index: Int) -> ConfigNode.Kind { nodeBase[index].kind }
 
-    /// Finishes the document; the problems that did not stop reading (duplicate keys) travel in
-    /// `ConfigDocument.problems`. Throws a syntax error if a container is still open.
-    public mutating func finish() throws(ConfigError) -> ConfigDocument {
-        if let top = open.last {
-            let n = nodes[top.index]
+    /// Node `index` as added so far (a container's extent and count are set when it closes).
+    public func node(at index: Int) -> ConfigNode {
+        precondition(index >= 0 && index < nodeCount, "DocumentBuilder: node \(index) out of range")
+        return nodeBase[index]
+    }
+
+    /// Moves node `index` to another place (a YAML alias's copy stands where the alias was written).
+    public mutating func setPlace(of index: Int, line: Int, column: Int) {
+        precondition(index >= 0 && index < nodeCount, "DocumentBuilder: node \(index) out of range")
+        nodeBase[index].line = UInt32(clamping: line)
+        nodeBase[index].column = UInt32(clamping: column)
+    }
+
+    /// The text of string node `index` added so far (for messages).
+    public func string(at index: Int) -> String {
+        let n = node(at: index)
+        return String(decoding: UnsafeBufferPointer(start: stringBase + Int(n.payload), count: Int(n.extent)), as: UTF8.self)
+    }
+
+    /// Throws a syntax error if a container is still open.
+    func checkClosed() throws(ConfigError) {
+        if top.index >= 0 {
+            let n = nodeBase[top.index]
             throw ConfigError(
                 .syntax, "unterminated \(n.kind == .map ? "map" : "list")",
                 at: location(line: Int(n.line), column: Int(n.column)))
         }
-        strings.removeLast(strings.count - stringCount)
-        return ConfigDocument(
-            file: file, nodes: nodes, strings: strings, problems: diagnostics, duplicateKeys: duplicateKeys.sorted())
     }
 
     // MARK: - Internals
 
-    @inlinable mutating func noteChild() {
-        topChildren &+= 1  // also counts top-level nodes, which nothing reads
+    /// A line or column as stored in a node (clamped; places are never negative).
+    @inline(__always) static func place(_ value: Int) -> UInt32 {
+        UInt32(truncatingIfNeeded: min(UInt(bitPattern: value), UInt(UInt32.max)))
     }
 
-    @inlinable @inline(__always) mutating func append(_ node: ConfigNode) throws(ConfigError) {
-        if nodes.count >= limits.maxNodes { throw tooManyNodes(node) }
-        noteChild()
-        nodes.append(node)
+    @inline(__always) mutating func append(_ node: ConfigNode) throws(ConfigError) {
+        if nodeCount == nodeCapacity { try makeRoom(for: node) }
+        (nodeBase + nodeCount).initialize(to: node)
+        nodeCount &+= 1
+        top.children &+= 1  // also counts top-level nodes, which nothing reads
+    }
+
+    /// The node buffer is full: grow it, or throw when the node limit is reached.
+    @inline(never) mutating func makeRoom(for node: ConfigNode) throws(ConfigError) {
+        if nodeCount >= limits.maxNodes { throw tooManyNodes(node) }
+        growNodes(1)
+    }
+
+    /// Grows the node buffer to at least `n` more nodes (at least doubling it, at most `maxNodes`).
+    @inline(never) mutating func growNodes(_ n: Int) {
+        let wanted = max(nodeCapacity * 2, nodeCount + n)
+        nodeCapacity = max(min(wanted, limits.maxNodes), nodeCount + n)
+        nodeBase = storage.resizeNodes(nodeBase, count: nodeCount, capacity: nodeCapacity)
     }
 
     // The errors of the paths above, out of line so the per-value code stays small enough to inline.
-    @usableFromInline @inline(never) func tooManyNodes(_ node: ConfigNode) -> ConfigError {
+    @inline(never) func tooManyNodes(_ node: ConfigNode) -> ConfigError {
         ConfigError(
             .limit, "the document has more than \(limits.maxNodes) values",
             at: location(line: Int(node.line), column: Int(node.column)))
     }
 
-    @usableFromInline @inline(never) func stringTooLong(_ length: Int, line: Int, column: Int) -> ConfigError {
+    @inline(never) func stringTooLong(_ length: Int, line: Int, column: Int) -> ConfigError {
         ConfigError(
             .limit, "string of \(length) bytes exceeds the limit of \(limits.maxStringBytes) bytes",
             at: location(line: line, column: column))
     }
 
-    @inlinable mutating func beginContainer(_ kind: ConfigNode.Kind, line: Int, column: Int) throws(ConfigError) {
-        if open.count >= limits.maxDepth {
-            throw ConfigError(
-                .limit, "nesting deeper than the limit of \(limits.maxDepth) levels",
-                at: location(line: line, column: column))
-        }
-        try append(ConfigNode(kind: kind, line: UInt32(clamping: line), column: UInt32(clamping: column), payload: 0, extent: 0))
-        open.append((nodes.count - 1, topChildren))
-        topChildren = 0
+    @inline(never) func tooDeep(line: Int, column: Int) -> ConfigError {
+        ConfigError(
+            .limit, "nesting deeper than the limit of \(limits.maxDepth) levels",
+            at: location(line: line, column: column))
     }
 
+    @inline(__always) mutating func beginContainer(_ kind: ConfigNode.Kind, line: Int, column: Int) throws(ConfigError) {
+        if depth >= limits.maxDepth { throw tooDeep(line: line, column: column) }
+        try append(
+            ConfigNode(
+                kind: kind, line: DocumentBuilder.place(line), column: DocumentBuilder.place(column), payload: 0, extent: 0))
+        if top.index >= 0 {
+            if openCount == openCapacity { growOpen() }
+            openBase[openCount] = top
+            openCount &+= 1
+        }
+        top = OpenContainer(index: nodeCount &- 1, isMap: kind == .map, children: 0, keyBits: 0, collisions: 0)
+    }
+
+    @inline(never) mutating func growOpen() {
+        openCapacity *= 2
+        storage.resizeOpen(openCapacity)
+        openBase = storage.open
+    }
+
+    /// Records the fingerprint of a key of the innermost map: a 6-bit hash of its length, first and
+    /// last byte. Equal keys have equal fingerprints, so a map whose fingerprints are all distinct
+    /// has no duplicate key.
+    @inline(__always) mutating func noteKey(start: Int, length: Int) {
+        let first = UInt64(stringBase[start])
+        let last = UInt64(stringBase[start &+ length &- (length > 0 ? 1 : 0)])
+        let h = (UInt64(truncatingIfNeeded: length) &<< 16 | first &<< 8 | last) &* 0x9E37_79B9_7F4A_7C15
+        let bit: UInt64 = 1 &<< (h &>> 58)
+        top.collisions |= top.keyBits & bit
+        top.keyBits |= bit
+    }
+
+    /// The next key after the pair whose key is node `key`.
+    @inline(__always) func nextKey(after key: Int) -> Int {
+        let v = nodeBase + (key &+ 1)
+        return v.pointee.isContainer ? Int(v.pointee.extent) : key &+ 2
+    }
+
+    /// Reports every key of map node `map` equal to an earlier key of the same map.
     mutating func checkDuplicateKeys(map: Int) {
-        let count = Int(nodes[map].payload)
+        let count = Int(nodeBase[map].payload)
         guard count > 1 else { return }
-        let end = Int(nodes[map].extent)
+        let end = Int(nodeBase[map].extent)
         if count <= 8 {
             // Small map: every key against the earlier ones, walked in place (no array of keys).
-            // Length and first byte are compared before memcmp; most pairs differ there.
-            var a = map + 1
-            var va = a + 1
-            a = nodes[va].isContainer ? Int(nodes[va].extent) : va + 1
+            var a = nextKey(after: map + 1)
             while a < end {
-                let ka = nodes[a]
+                let ka = nodeBase[a]
                 var b = map + 1
                 while b < a {
-                    let kb = nodes[b]
+                    let kb = nodeBase[b]
                     if ka.extent == kb.extent && sameBytes(Int(ka.payload), Int(kb.payload), Int(ka.extent)) {
                         reportDuplicate(a, first: b)
                         break
                     }
-                    let vb = b + 1
-                    b = nodes[vb].isContainer ? Int(nodes[vb].extent) : vb + 1
+                    b = nextKey(after: b)
                 }
-                va = a + 1
-                a = nodes[va].isContainer ? Int(nodes[va].extent) : va + 1
+                a = nextKey(after: a)
             }
             return
         }
-        var keys: [Int] = []
-        keys.reserveCapacity(count)
-        var i = map + 1
-        while i < end {
-            keys.append(i)
-            let v = i + 1
-            i = nodes[v].isContainer ? Int(nodes[v].extent) : v + 1
-        }
-        strings.withUnsafeBytes { all in
-            func bytes(_ k: Int) -> UnsafeRawBufferPointer {
-                let n = nodes[k]
-                return UnsafeRawBufferPointer(rebasing: all[Int(n.payload)..<Int(n.payload) + Int(n.extent)])
-            }
-            func report(_ dup: Int, _ first: Int) {
-                duplicateKeys.append(dup)
-                let f = nodes[first], d = nodes[dup]
-                diagnostics.append(
-                    Diagnostic(
-                        .duplicate,
-                        "duplicate key '\(String(decoding: bytes(dup), as: UTF8.self))' (first defined at line \(f.line), column \(f.column))",
-                        at: location(line: Int(d.line), column: Int(d.column))))
-            }
-            // Length first, then memcmp (elementsEqual compares byte by byte through generics).
-            func same(_ x: UnsafeRawBufferPointer, _ y: UnsafeRawBufferPointer) -> Bool {
-                x.count == y.count && (x.count == 0 || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0)
-            }
-            // Open addressing over key indices; capacity is a power of two at least twice the count.
-            var capacity = 16
-            while capacity < keys.count * 2 { capacity <<= 1 }
-            var table = [Int32](repeating: -1, count: capacity)
-            var hashes = [UInt64](repeating: 0, count: capacity)
-            for k in keys {
-                let b = bytes(k)
-                let h = byteHash(b)
-                var slot = Int(truncatingIfNeeded: h) & (capacity - 1)
-                while table[slot] >= 0 {
-                    let other = Int(table[slot])
-                    if hashes[slot] == h && same(bytes(other), b) {
-                        report(k, other)
-                        break
-                    }
-                    slot = (slot + 1) & (capacity - 1)
+        // Open addressing over key indices; capacity is a power of two at least twice the count.
+        var capacity = 16
+        while capacity < count * 2 { capacity <<= 1 }
+        let table = UnsafeMutablePointer<(hash: UInt64, key: Int)>.allocate(capacity: capacity)
+        defer { table.deallocate() }
+        table.initialize(repeating: (0, -1), count: capacity)
+        var k = map + 1
+        while k < end {
+            let n = nodeBase[k]
+            let h = byteHash(UnsafeRawBufferPointer(start: stringBase + Int(n.payload), count: Int(n.extent)))
+            var slot = Int(truncatingIfNeeded: h) & (capacity - 1)
+            while table[slot].key >= 0 {
+                let other = nodeBase[table[slot].key]
+                if table[slot].hash == h && other.extent == n.extent
+                    && sameBytes(Int(other.payload), Int(n.payload), Int(n.extent))
+                {
+                    reportDuplicate(k, first: table[slot].key)
+                    break
                 }
-                if table[slot] < 0 {
-                    table[slot] = Int32(k)
-                    hashes[slot] = h
-                }
+                slot = (slot + 1) & (capacity - 1)
             }
+            if table[slot].key < 0 { table[slot] = (h, k) }
+            k = nextKey(after: k)
         }
     }
 
     /// Whether the `length` bytes at string offsets `x` and `y` are equal.
     func sameBytes(_ x: Int, _ y: Int, _ length: Int) -> Bool {
-        if length == 0 { return true }
-        return strings.withUnsafeBufferPointer { all in
-            all[x] == all[y] && memcmp(all.baseAddress! + x, all.baseAddress! + y, length) == 0
-        }
+        length == 0 || (stringBase[x] == stringBase[y] && memcmp(stringBase + x, stringBase + y, length) == 0)
     }
 
-    /// Records key node `dup` as a duplicate of key node `first` (same message as the large-map path).
+    /// Records key node `dup` as a duplicate of key node `first`.
     mutating func reportDuplicate(_ dup: Int, first: Int) {
         duplicateKeys.append(dup)
-        let f = nodes[first], d = nodes[dup]
-        let text = strings.withUnsafeBufferPointer { all in
-            String(decoding: UnsafeBufferPointer(rebasing: all[Int(d.payload)..<Int(d.payload) + Int(d.extent)]), as: UTF8.self)
-        }
+        let f = nodeBase[first], d = nodeBase[dup]
         diagnostics.append(
             Diagnostic(
                 .duplicate,
-                "duplicate key '\(text)' (first defined at line \(f.line), column \(f.column))",
+                "duplicate key '\(string(at: dup))' (first defined at line \(f.line), column \(f.column))",
                 at: location(line: Int(d.line), column: Int(d.column))))
+    }
+}
+
+/// The buffers a `DocumentBuilder` moves to when the document's arrays it started in are full,
+/// and its stack of open containers; freed with this object (the builder keeps copies of the
+/// pointers, so the per-value paths touch no reference count).
+final class DocumentStorage {
+    /// Bytes past the string buffer's capacity that may be read or written as part of a word.
+    static let stringSlack = 16
+
+    /// The nodes once they outgrew the array they started in, else nil.
+    private(set) var nodes: UnsafeMutablePointer<ConfigNode>? = nil
+    /// The string bytes once they outgrew the array they started in, else nil.
+    private(set) var strings: UnsafeMutablePointer<UInt8>? = nil
+    private(set) var open: UnsafeMutablePointer<DocumentBuilder.OpenContainer>
+
+    init(open: Int) {
+        self.open = .allocate(capacity: open)
+    }
+
+    deinit {
+        free(nodes)
+        free(strings)
+        open.deallocate()
+    }
+
+    /// Room for `capacity` nodes holding the `count` at `current`; returns where they are now.
+    func resizeNodes(_ current: UnsafeMutablePointer<ConfigNode>, count: Int, capacity: Int) -> UnsafeMutablePointer<ConfigNode> {
+        nodes = DocumentStorage.resize(nodes, from: current, count: count, capacity: capacity)
+        return nodes!
+    }
+
+    /// Room for `capacity` string bytes holding the `count` at `current`; returns where they are now.
+    func resizeStrings(_ current: UnsafeMutablePointer<UInt8>, count: Int, capacity: Int) -> UnsafeMutablePointer<UInt8> {
+        strings = DocumentStorage.resize(strings, from: current, count: count, capacity: capacity)
+        return strings!
+    }
+
+    func resizeOpen(_ capacity: Int) {
+        let grown = UnsafeMutablePointer<DocumentBuilder.OpenContainer>.allocate(capacity: capacity)
+        grown.moveInitialize(from: open, count: capacity / 2)
+        open.deallocate()
+        open = grown
+    }
+
+    /// `owned` (or a new buffer holding the `count` values at `current`) grown to `capacity`.
+    static func resize<T>(
+        _ owned: UnsafeMutablePointer<T>?, from current: UnsafeMutablePointer<T>, count: Int, capacity: Int
+    ) -> UnsafeMutablePointer<T> {
+        let bytes = max(capacity, 1) * MemoryLayout<T>.stride
+        if let owned {
+            guard let raw = realloc(owned, bytes) else { fatalError("DocumentBuilder: out of memory") }
+            return raw.bindMemory(to: T.self, capacity: max(capacity, 1))
+        }
+        guard let raw = malloc(bytes) else { fatalError("DocumentBuilder: out of memory") }
+        let grown = raw.bindMemory(to: T.self, capacity: max(capacity, 1))
+        grown.update(from: current, count: count)
+        return grown
     }
 }

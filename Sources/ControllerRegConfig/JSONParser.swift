@@ -8,15 +8,21 @@ enum JSONParser {
         guard let base = bytes.baseAddress, bytes.count > 0 else {
             throw ConfigError(.syntax, "empty input: expected a JSON value", at: SourceLocation(file: file, line: 1, column: 1))
         }
-        var reader = JSONReader(
-            base: base.assumingMemoryBound(to: UInt8.self), count: bytes.count, file: file,
-            limits: limits)
-        try reader.run()
-        return try reader.builder.finish()
+        return try DocumentBuilder.build(file: file, limits: limits, expectedBytes: bytes.count) { builder throws(ConfigError) in
+            var reader = JSONReader(
+                base: base.assumingMemoryBound(to: UInt8.self), count: bytes.count, file: file, builder: builder)
+            try reader.run()
+            builder = reader.builder
+        }
     }
 }
 
 /// The byte-level JSON reader behind `JSONParser`.
+///
+/// The open containers are the builder's (one stack); strings are unescaped straight into the
+/// builder's string buffer, eight bytes at a time, with no per-byte bounds check: a JSON string's
+/// bytes and its NUL never outnumber the input bytes it was read from, so a reserve of the input's
+/// size (made once) holds them all.
 struct JSONReader {
     /// An open object or array, with where it started (for "not closed" messages).
     struct Frame {
@@ -33,35 +39,79 @@ struct JSONReader {
     /// Offset of the first byte of the current line.
     var lineStart = 0
     var builder: DocumentBuilder
-    var stack: [Frame] = []
 
-    init(base: UnsafePointer<UInt8>, count: Int, file: String, limits: ConfigLimits) {
+    init(base: UnsafePointer<UInt8>, count: Int, file: String, builder: DocumentBuilder) {
         p = base
         end = count
         self.file = file
-        builder = DocumentBuilder(file: file, limits: limits, expectedBytes: count)
-        stack.reserveCapacity(16)
+        self.builder = builder
+        self.builder.reserveUnchecked(count)
     }
 
     /// The byte at `i`, or 0 past the end (0 is never valid outside a string).
     @inline(__always) func at(_ i: Int) -> UInt8 { i < end ? p[i] : 0 }
 
     /// The 1-based column of offset `i` on the current line.
-    @inline(__always) func column(_ i: Int) -> Int { i - lineStart + 1 }
+    @inline(__always) func column(_ i: Int) -> Int { i &- lineStart &+ 1 }
 
     @inline(__always) static func isDigit(_ c: UInt8) -> Bool { c &- 0x30 < 10 }
 
+    /// The innermost open container, for messages.
+    var stackTop: Frame? {
+        let index = builder.topIndex
+        guard index >= 0 else { return nil }
+        let n = builder.node(at: index)
+        return Frame(isMap: n.kind == .map, line: Int(n.line), column: Int(n.column))
+    }
+
     /// Skips JSON whitespace (space, tab, LF, CR), counting lines (LF, CRLF or a lone CR).
+    /// Inline: nothing to skip, one space (after ':'), or a line break and its indentation;
+    /// anything else goes to the loop.
     @inline(__always) mutating func skipWhitespace() {
+        guard pos < end else { return }
+        let c = p[pos]
+        if c > 0x20 { return }
+        let next = pos &+ 1
+        if c == 0x20 {
+            if next < end && p[next] > 0x20 {
+                pos = next
+                return
+            }
+        } else if c == 0x0A && end &- next >= 8 {
+            let other = UInt64(littleEndian: UnsafeRawPointer(p + next).loadUnaligned(as: UInt64.self)) ^ 0x2020_2020_2020_2020
+            if other != 0 {
+                let q = next &+ (other.trailingZeroBitCount &>> 3)
+                if p[q] > 0x20 {
+                    line &+= 1
+                    lineStart = next
+                    pos = q
+                    return
+                }
+            }
+        }
+        skipWhitespaceLoop()
+    }
+
+    @inline(never) mutating func skipWhitespaceLoop() {
         while pos < end {
             let c = p[pos]
             if c > 0x20 { return }
-            if c == 0x20 || c == 0x09 {
-                pos &+= 1
-            } else if c == 0x0A {
+            if c == 0x0A {
                 pos &+= 1
                 line &+= 1
                 lineStart = pos
+                // Indentation: the spaces after a line break, eight at a time.
+                while end &- pos >= 8 {
+                    let w = UInt64(littleEndian: UnsafeRawPointer(p + pos).loadUnaligned(as: UInt64.self))
+                    let other = w ^ 0x2020_2020_2020_2020
+                    if other != 0 {
+                        pos &+= other.trailingZeroBitCount &>> 3
+                        break
+                    }
+                    pos &+= 8
+                }
+            } else if c == 0x20 || c == 0x09 {
+                pos &+= 1
             } else if c == 0x0D {
                 pos &+= 1
                 if pos < end && p[pos] == 0x0A { continue }
@@ -85,33 +135,29 @@ struct JSONReader {
         value: while true {
             // `pos` is at the first byte of a value (whitespace skipped).
             switch at(pos) {
+            case UInt8(ascii: "\""):
+                try parseString(isKey: false)
             case UInt8(ascii: "{"):
                 try builder.beginMap(line: line, column: column(pos))
-                stack.append(Frame(isMap: true, line: line, column: column(pos)))
                 pos &+= 1
                 skipWhitespace()
                 if at(pos) == UInt8(ascii: "}") {
                     pos &+= 1
                     builder.endContainer()
-                    stack.removeLast()
                 } else {
                     try parseKey(afterComma: false)
                     continue value
                 }
             case UInt8(ascii: "["):
                 try builder.beginList(line: line, column: column(pos))
-                stack.append(Frame(isMap: false, line: line, column: column(pos)))
                 pos &+= 1
                 skipWhitespace()
                 if at(pos) == UInt8(ascii: "]") {
                     pos &+= 1
                     builder.endContainer()
-                    stack.removeLast()
                 } else {
                     continue value
                 }
-            case UInt8(ascii: "\""):
-                try parseString()
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
                 try parseNumber()
             case UInt8(ascii: "t"):
@@ -132,26 +178,26 @@ struct JSONReader {
             }
 
             // A value is complete: close containers until one continues with ','.
-            while let top = stack.last {
+            while builder.topIndex >= 0 {
                 skipWhitespace()
                 let c = at(pos)
+                let isMap = builder.topIsMap
                 if c == UInt8(ascii: ",") {
                     pos &+= 1
                     skipWhitespace()
-                    if top.isMap {
+                    if isMap {
                         try parseKey(afterComma: true)
                     } else if at(pos) == UInt8(ascii: "]") {
                         throw fail("trailing comma before ']' is not allowed in JSON", at: pos)
                     }
                     continue value
                 }
-                if c == (top.isMap ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
+                if c == (isMap ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
                     pos &+= 1
                     builder.endContainer()
-                    stack.removeLast()
                     continue
                 }
-                throw afterValueError(top)
+                throw afterValueError(stackTop!)
             }
             break
         }
@@ -166,10 +212,14 @@ struct JSONReader {
     @inline(__always) mutating func parseKey(afterComma: Bool) throws(ConfigError) {
         guard at(pos) == UInt8(ascii: "\"") else { throw badKey(afterComma: afterComma) }
         let keyStart = pos
-        try parseString()
-        skipWhitespace()
-        guard at(pos) == UInt8(ascii: ":") else { throw missingColon(keyStart: keyStart) }
-        pos &+= 1
+        try parseString(isKey: true)
+        if at(pos) == UInt8(ascii: ":") {
+            pos &+= 1
+        } else {
+            skipWhitespace()
+            guard at(pos) == UInt8(ascii: ":") else { throw missingColon(keyStart: keyStart) }
+            pos &+= 1
+        }
         skipWhitespace()
     }
 
@@ -177,8 +227,8 @@ struct JSONReader {
     @inline(__always) mutating func parseLiteral(_ text: StaticString, _ word: UInt32, extra: Int = 0) throws(ConfigError) {
         let length = 4 &+ extra
         if end &- pos >= length {
-            let w = UInt32(p[pos]) | UInt32(p[pos &+ 1]) << 8 | UInt32(p[pos &+ 2]) << 16 | UInt32(p[pos &+ 3]) << 24
-            if w == word {
+            let w = UnsafeRawPointer(p + pos).loadUnaligned(as: UInt32.self)
+            if UInt32(littleEndian: w) == word {
                 pos &+= length
                 return
             }
@@ -188,45 +238,52 @@ struct JSONReader {
 
     // MARK: - Strings
 
-    /// Reads a string at `pos` (the opening quote), unescaping and validating UTF-8, and adds it.
-    mutating func parseString() throws(ConfigError) {
+    /// Reads a string at `pos` (the opening quote), unescaping and validating UTF-8 straight into
+    /// the builder's string buffer, and adds it.
+    @inline(__always) mutating func parseString(isKey: Bool) throws(ConfigError) {
         let quote = pos
         var i = pos &+ 1
-        var run = i
         builder.beginString()
+        // The reserve made in `init` covers every byte written here, whole words included: the
+        // output offset never passes the input offset `i`.
+        var out = builder.stringCursor
         while true {
-            // Fast scan over plain ASCII bytes, eight at a time where possible.
+            // Plain ASCII eight bytes at a time: each word is stored before it is looked at; the
+            // bytes from the first one needing attention on are written again below.
             while end &- i >= 8 {
                 let w = UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)
-                let hits = JSONReader.attentionMask(w)
+                UnsafeMutableRawPointer(out).storeBytes(of: w, as: UInt64.self)
+                let hits = JSONReader.attentionMask(UInt64(littleEndian: w))
                 if hits != 0 {
-                    i &+= hits.trailingZeroBitCount &>> 3
+                    let k = hits.trailingZeroBitCount &>> 3
+                    i &+= k
+                    out += k
                     break
                 }
                 i &+= 8
+                out += 8
             }
             guard i < end else { throw unterminatedString(quote) }
             let c = p[i]
-            if c < 0x80 {
-                if c >= 0x20 && c != 0x22 && c != 0x5C {
-                    i &+= 1
-                    continue
-                }
-                if c == 0x22 { break }
-                if c == 0x5C {
-                    if i > run { builder.appendStringBytes(UnsafeRawBufferPointer(start: p + run, count: i &- run)) }
-                    i = try unescape(at: i, quote: quote)
-                    run = i
-                    continue
-                }
+            if c == 0x22 { break }
+            if c == 0x5C {
+                i = try unescape(at: i, quote: quote, into: &out)
+            } else if c < 0x20 {
                 throw controlCharacter(at: i)
+            } else if c < 0x80 {
+                out.pointee = c
+                out += 1
+                i &+= 1
             } else {
-                i = try skipUTF8Sequence(at: i)
+                let n = utf8SequenceLength(p, i, end)
+                if n == 0 { throw invalidUTF8(at: i, lead: c) }
+                UnsafeMutableRawPointer(out).copyMemory(from: p + i, byteCount: n)
+                out += n
+                i &+= n
             }
         }
-        if i > run { builder.appendStringBytes(UnsafeRawBufferPointer(start: p + run, count: i &- run)) }
         pos = i &+ 1
-        try builder.endString(line: line, column: column(quote))
+        try builder.endReservedString(at: out, isKey: isKey, line: line, column: column(quote))
     }
 
     /// The high bit of each byte of `w` (little-endian) that is a quote, a backslash, a control
@@ -242,17 +299,18 @@ struct JSONReader {
         return ((hasQuote | hasSlash | hasControl) & ~w | w) & high
     }
 
-    /// Handles the escape whose backslash is at `i`; returns the offset after it.
-    mutating func unescape(at i: Int, quote: Int) throws(ConfigError) -> Int {
+    /// Handles the escape whose backslash is at `i`, writing its bytes at `out`; returns the
+    /// offset after it.
+    mutating func unescape(at i: Int, quote: Int, into out: inout UnsafeMutablePointer<UInt8>) throws(ConfigError) -> Int {
         let e = at(i &+ 1)
+        let byte: UInt8
         switch e {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"):
-            builder.appendStringByte(e)
-        case UInt8(ascii: "b"): builder.appendStringByte(0x08)
-        case UInt8(ascii: "f"): builder.appendStringByte(0x0C)
-        case UInt8(ascii: "n"): builder.appendStringByte(0x0A)
-        case UInt8(ascii: "r"): builder.appendStringByte(0x0D)
-        case UInt8(ascii: "t"): builder.appendStringByte(0x09)
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): byte = e
+        case UInt8(ascii: "b"): byte = 0x08
+        case UInt8(ascii: "f"): byte = 0x0C
+        case UInt8(ascii: "n"): byte = 0x0A
+        case UInt8(ascii: "r"): byte = 0x0D
+        case UInt8(ascii: "t"): byte = 0x09
         case UInt8(ascii: "u"):
             guard let first = hex4(at: i &+ 2) else {
                 throw fail("invalid \\u escape in a string: expected four hex digits after \\u", at: i)
@@ -274,16 +332,34 @@ struct JSONReader {
                     "lone surrogate \\u\(HexDigits.text(first, digits: 4)) in a string: a low surrogate must follow a high surrogate (\\uD800-\\uDBFF)",
                     at: i)
             }
-            guard let scalar = Unicode.Scalar(value) else {
-                throw fail("invalid \\u escape in a string", at: i)
+            // Six input bytes give at most three output bytes, twelve at most four.
+            if value < 0x80 {
+                out[0] = UInt8(value)
+                out += 1
+            } else if value < 0x800 {
+                out[0] = UInt8(0xC0 | value >> 6)
+                out[1] = UInt8(0x80 | value & 0x3F)
+                out += 2
+            } else if value < 0x10000 {
+                out[0] = UInt8(0xE0 | value >> 12)
+                out[1] = UInt8(0x80 | value >> 6 & 0x3F)
+                out[2] = UInt8(0x80 | value & 0x3F)
+                out += 3
+            } else {
+                out[0] = UInt8(0xF0 | value >> 18)
+                out[1] = UInt8(0x80 | value >> 12 & 0x3F)
+                out[2] = UInt8(0x80 | value >> 6 & 0x3F)
+                out[3] = UInt8(0x80 | value & 0x3F)
+                out += 4
             }
-            builder.appendScalar(scalar)
             return next
         default:
             if i &+ 1 >= end { throw unterminatedString(quote) }
             throw fail(
                 "invalid escape '\\\(printable(e))' in a string (allowed: \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)", at: i)
         }
+        out.pointee = byte
+        out += 1
         return i &+ 2
     }
 
@@ -298,26 +374,21 @@ struct JSONReader {
         return value
     }
 
-    /// Validates the multi-byte UTF-8 sequence starting at `i` (a byte >= 0x80); returns the offset after it.
-    @inline(__always) func skipUTF8Sequence(at i: Int) throws(ConfigError) -> Int {
-        let length = utf8SequenceLength(p, i, end)
-        if length == 0 { throw invalidUTF8(at: i, lead: p[i]) }
-        return i &+ length
-    }
-
     // MARK: - Numbers
 
-    /// Reads a number at `pos` (a '-' or a digit) and adds it as an int or a double.
-    mutating func parseNumber() throws(ConfigError) {
+    /// Reads a number at `pos` (a '-' or a digit) and adds it as an int or a double. Up to 19
+    /// significant digits are gathered without overflow checks (they always fit in 64 bits);
+    /// longer numbers go through `DecimalNumber`'s checked path.
+    @inline(__always) mutating func parseNumber() throws(ConfigError) {
         let start = pos
         var i = pos
         let negative = p[i] == UInt8(ascii: "-")
         if negative { i &+= 1 }
         var mantissa: UInt64 = 0
-        var overflow = false
         var exponent = 0
         var isDouble = false
 
+        let digitsStart = i
         let first = at(i)
         if first == UInt8(ascii: "0") {
             i &+= 1
@@ -328,30 +399,33 @@ struct JSONReader {
             while true {
                 let d = at(i) &- 0x30
                 if d >= 10 { break }
-                DecimalNumber.append(d, to: &mantissa, overflow: &overflow)
+                mantissa = mantissa &* 10 &+ UInt64(d)
                 i &+= 1
             }
         } else {
             throw fail("expected a digit after '-', found \(describe(i))", at: i)
         }
+        var digits = i &- digitsStart
 
         if at(i) == UInt8(ascii: ".") {
             isDouble = true
             i &+= 1
-            guard JSONReader.isDigit(at(i)) else {
-                throw fail("expected a digit after the decimal point, found \(describe(i))", at: i)
-            }
+            let fractionStart = i
             while true {
                 let d = at(i) &- 0x30
                 if d >= 10 { break }
-                DecimalNumber.append(d, to: &mantissa, overflow: &overflow)
-                exponent &-= 1
+                mantissa = mantissa &* 10 &+ UInt64(d)
                 i &+= 1
             }
+            if i == fractionStart {
+                throw fail("expected a digit after the decimal point, found \(describe(i))", at: i)
+            }
+            exponent = fractionStart &- i
+            digits &+= i &- fractionStart
         }
 
         let e = at(i)
-        if e == UInt8(ascii: "e") || e == UInt8(ascii: "E") {
+        if e | 0x20 == UInt8(ascii: "e") {
             isDouble = true
             i &+= 1
             var negativeExponent = false
@@ -375,17 +449,30 @@ struct JSONReader {
 
         pos = i
         let col = column(start)
+        if digits > 19 {
+            // The wrapped mantissa is useless: integers of 20 digits never fit, doubles take the
+            // exact parse.
+            try addLongNumber(start, i, isDouble: isDouble, column: col)
+            return
+        }
         if !isDouble {
-            guard !overflow, let value = DecimalNumber.int64(mantissa, negative: negative) else {
+            guard let value = DecimalNumber.int64(mantissa, negative: negative) else {
                 throw fail("integer \(text(start, i)) does not fit in 64 bits", at: start)
             }
             try builder.addInt(value, line: line, column: col)
             return
         }
-        if !overflow, let value = DecimalNumber.exactDouble(mantissa, exponent: exponent) {
+        if let value = DecimalNumber.exactDouble(mantissa, exponent: exponent) {
             try builder.addDouble(negative ? -value : value, line: line, column: col)
             return
         }
+        try addLongNumber(start, i, isDouble: true, column: col)
+    }
+
+    /// The slow path of `parseNumber` for the number text at `start ..< i`: an integer that does
+    /// not fit, or a double the fast path cannot round exactly.
+    @inline(never) mutating func addLongNumber(_ start: Int, _ i: Int, isDouble: Bool, column col: Int) throws(ConfigError) {
+        if !isDouble { throw fail("integer \(text(start, i)) does not fit in 64 bits", at: start) }
         guard let value = DecimalNumber.parseDouble(p + start, count: i &- start) else {
             throw fail("invalid number '\(text(start, i))'", at: start)
         }
@@ -440,7 +527,7 @@ struct JSONReader {
 
     /// Where a value was expected but something else is at `pos`.
     @inline(never) func badValue() -> ConfigError {
-        if pos >= end, let top = stack.last { return unclosed(top, expecting: "a value") }
+        if pos >= end, let top = stackTop { return unclosed(top, expecting: "a value") }
         var message = "expected a value, found \(describe(pos))"
         switch at(pos) {
         case UInt8(ascii: "'"): message += " (JSON strings use double quotes)"
@@ -456,7 +543,7 @@ struct JSONReader {
 
     /// Where a key was expected in an object.
     @inline(never) func badKey(afterComma: Bool) -> ConfigError {
-        if pos >= end, let top = stack.last { return unclosed(top, expecting: "a key") }
+        if pos >= end, let top = stackTop { return unclosed(top, expecting: "a key") }
         let c = at(pos)
         if afterComma && c == UInt8(ascii: "}") {
             return fail("trailing comma before '}' is not allowed in JSON", at: pos)
@@ -473,7 +560,7 @@ struct JSONReader {
     }
 
     @inline(never) func missingColon(keyStart: Int) -> ConfigError {
-        if pos >= end, let top = stack.last { return unclosed(top, expecting: "':'") }
+        if pos >= end, let top = stackTop { return unclosed(top, expecting: "':'") }
         return fail("expected ':' after the key \(text(keyStart, pos).trimmingSpaces()), found \(describe(pos))", at: pos)
     }
 

@@ -42,10 +42,11 @@ struct XMLPlistParser {
         guard let base = bytes.baseAddress, bytes.count > 0 else {
             throw ConfigError(.syntax, "expected <plist>, found end of input", at: SourceLocation(file: file, line: 1, column: 1))
         }
-        var parser = XMLPlistParser(
-            p: base.assumingMemoryBound(to: UInt8.self), end: bytes.count,
-            builder: DocumentBuilder(file: file, limits: limits, expectedBytes: bytes.count))
-        return try parser.parseDocument()
+        return try DocumentBuilder.build(file: file, limits: limits, expectedBytes: bytes.count) { builder throws(ConfigError) in
+            var parser = XMLPlistParser(p: base.assumingMemoryBound(to: UInt8.self), end: bytes.count, builder: builder)
+            try parser.parseDocument()
+            builder = parser.builder
+        }
     }
 
     init(p: UnsafePointer<UInt8>, end: Int, builder: DocumentBuilder) {
@@ -56,7 +57,7 @@ struct XMLPlistParser {
 
     // MARK: - Document
 
-    mutating func parseDocument() throws(ConfigError) -> ConfigDocument {
+    mutating func parseDocument() throws(ConfigError) {
         if end >= 2, (p[0] == 0xFE && p[1] == 0xFF) || (p[0] == 0xFF && p[1] == 0xFE) {
             throw syntax("UTF-16 encoded XML property lists are not supported (convert to UTF-8)", at: 0)
         }
@@ -82,7 +83,6 @@ struct XMLPlistParser {
         try expectEndTag(tag.name, tag.length)
         try skipMisc()
         if pos < end { throw syntax("unexpected content after </plist>", at: pos) }
-        return try builder.finish()
     }
 
     /// Skips whitespace, the XML declaration and other processing instructions, comments and the
@@ -468,8 +468,8 @@ struct XMLPlistParser {
 
     /// The error for a dict key (the node just added) that has no value, located at the key.
     func keyWithoutValue() -> ConfigError {
-        let n = builder.nodes[builder.nodes.count - 1]
-        let key = String(decoding: builder.strings[Int(n.payload)..<Int(n.payload) + Int(n.extent)], as: UTF8.self)
+        let n = builder.node(at: builder.nodeCount - 1)
+        let key = builder.string(at: builder.nodeCount - 1)
         return ConfigError(
             .syntax, "key '\(key)' in <dict> has no value",
             at: builder.location(line: Int(n.line), column: Int(n.column)))

@@ -35,16 +35,18 @@ enum YAMLParser {
             yaml_parser_set_input_string(parser, input, bytes.count)
         }
 
-        var state = YAMLEventReader(file: file, limits: limits, expectedBytes: bytes.count)
-        while true {
-            guard yaml_parser_parse(parser, event) == 1 else {
-                throw parserError(parser.pointee, bytes: bytes, file: file)
+        return try DocumentBuilder.build(file: file, limits: limits, expectedBytes: bytes.count) { builder throws(ConfigError) in
+            var state = YAMLEventReader(builder: builder, limits: limits)
+            while true {
+                guard yaml_parser_parse(parser, event) == 1 else {
+                    throw parserError(parser.pointee, bytes: bytes, file: file)
+                }
+                defer { yaml_event_delete(event) }
+                if event.pointee.type == YAML_STREAM_END_EVENT { break }
+                try state.handle(event)
             }
-            defer { yaml_event_delete(event) }
-            if event.pointee.type == YAML_STREAM_END_EVENT { break }
-            try state.handle(event)
+            builder = state.builder
         }
-        return try state.builder.finish()
     }
 
     /// Turns libyaml's error state into a `.syntax` (or `.noMemory`) error with a readable message.
@@ -136,8 +138,8 @@ private struct YAMLEventReader {
     /// `(inMap, keyNext)` of each enclosing container, to restore when the inner one ends.
     var keyStates: [(inMap: Bool, keyNext: Bool)] = []
 
-    init(file: String, limits: ConfigLimits, expectedBytes: Int) {
-        builder = DocumentBuilder(file: file, limits: limits, expectedBytes: expectedBytes)
+    init(builder: DocumentBuilder, limits: ConfigLimits) {
+        self.builder = builder
         self.limits = limits
     }
 
@@ -325,7 +327,7 @@ private struct YAMLEventReader {
         if keyNext && builder.kind(of: target.index) != .string {
             throw ConfigError(.schema, "alias '*\(name)' used as a map key must refer to a string", at: location(mark))
         }
-        let node = builder.nodes[target.index]
+        let node = builder.node(at: target.index)
         let size = node.isContainer ? Int(node.extent) - target.index : 1
         if size > limits.maxAliasExpansion - expanded {
             throw ConfigError(
@@ -337,8 +339,7 @@ private struct YAMLEventReader {
         try builder.addCopy(of: target.index)
         if inMap { keyNext.toggle() }
         // The copy's root stands where the alias was written.
-        builder.nodes[copy].line = UInt32(clamping: mark.line + 1)
-        builder.nodes[copy].column = UInt32(clamping: mark.column + 1)
+        builder.setPlace(of: copy, line: Int(clamping: mark.line + 1), column: Int(clamping: mark.column + 1))
     }
 }
 

@@ -28,6 +28,26 @@ struct SwiftAPICreateTests {
         #expect(withUnsafePointer(to: &notString) { ValueRef($0).string } == nil)
     }
 
+    /// Map keys are compared with word loads up to 16 bytes and memcmp beyond: equal exactly when
+    /// memcmp says so, for every length and every position of a difference (unaligned starts too).
+    @Test func keyBytesCompareAsMemcmp() {
+        let storage = UnsafeMutablePointer<UInt8>.allocate(capacity: 96)
+        defer { storage.deallocate() }
+        for n in 0...40 {
+            for offset in [0, 1, 3] {
+                let a = storage + offset, b = storage + 48 + offset
+                for i in 0..<n { a[i] = UInt8(truncatingIfNeeded: 0x41 + i) }
+                b.update(from: a, count: n)
+                #expect(RawMapSlot.equalBytes(a, b, n), "length \(n)")
+                for position in 0..<n {
+                    b[position] ^= 0x20
+                    #expect(!RawMapSlot.equalBytes(a, b, n), "length \(n), difference at \(position)")
+                    b[position] ^= 0x20
+                }
+            }
+        }
+    }
+
     class Base {}
     final class Derived: Base {}
     final class Other {}

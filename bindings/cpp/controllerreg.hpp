@@ -312,6 +312,18 @@ inline const char *kind_name(Kind k) noexcept {
 /// Destroys an object the caller owns with the function its class gave (a cr_destroyer), after
 /// undoing a base-class adjustment made by ptr_cast. A Deleter without a function does nothing:
 /// the Ptr then only views an object someone else owns (a singleton, a shared graph object, ...).
+namespace detail {
+template <class U> void delete_as(void *object, void *) noexcept;
+/// True when `delete (U *)p` is what delete_as<U> does and compiles cleanly: a complete,
+/// destructible object type whose destructor is virtual if it has virtual functions. False for
+/// void, for a type only declared (a C host's opaque struct), and for a base reached by ptr_cast.
+template <class U, class = void> struct deletable : std::false_type {};
+template <class U>
+struct deletable<U, std::void_t<decltype(sizeof(U))>>
+    : std::bool_constant<std::is_object_v<U> && !std::is_array_v<U> && std::is_destructible_v<U> &&
+                         (!std::is_polymorphic_v<U> || std::has_virtual_destructor_v<U>)> {};
+} // namespace detail
+
 template <class T> struct Deleter {
     void (*destroy)(void *object, void *user_data) = nullptr;
     void *user_data = nullptr;
@@ -322,7 +334,16 @@ template <class T> struct Deleter {
     bool owns() const noexcept { return destroy != nullptr; }
     void operator()(T *object) const noexcept {
         if (!destroy || !object) return;
-        auto *bytes = reinterpret_cast<char *>(const_cast<std::remove_cv_t<T> *>(object));
+        using U = std::remove_cv_t<T>;
+        // An object of a C++ class held as its own type (the usual create<T>()): a delete the
+        // compiler sees, instead of a call through the pointer to the same delete.
+        if constexpr (detail::deletable<U>::value) {
+            if (destroy == &detail::delete_as<U> && offset == 0) {
+                delete const_cast<U *>(object);
+                return;
+            }
+        }
+        auto *bytes = reinterpret_cast<char *>(const_cast<U *>(object));
         destroy(static_cast<void *>(bytes - offset), user_data);
     }
 };
@@ -1124,8 +1145,10 @@ public:
     /// For a class registered from C++, T must be the factory's type (TypeError otherwise).
     /// Throws NotFound, ClassNotRegistered, CreateFailed, Limit, InvalidArgument, TypeError.
     template <class T> Ptr<T> create(const char *name, const cr_value *props = nullptr) {
-        cr_owner owner = CR_OWNER_NONE;
-        cr_destroyer destroyer{nullptr, nullptr};
+        // The library writes both out-values on every call it accepts the options of (success
+        // or failure), so they need no initial value.
+        cr_owner owner;
+        cr_destroyer destroyer;
         cr_create_options o = CR_CREATE_OPTIONS_INIT;
         o.props = props;
         o.owner = &owner;

@@ -906,6 +906,69 @@ TEST_CASE(raw_class_object_taken_as_arg) {
     CHECK_EQ(g_c_destroys, 1);
 }
 
+// A polymorphic base without a virtual destructor (deleting through it would be wrong: ptr_cast
+// keeps the derived type's delete), and a type C code only declares.
+struct NvBase {
+    virtual int kind() const { return 1; }
+    int nv_tag = 9;
+};
+struct NvDerived : Padding, NvBase {
+    NvDerived() { ++g_live; }
+    ~NvDerived() { --g_live; }
+    int kind() const override { return 2; }
+};
+struct OpaquePoint; // what a C header gives a C++ host: declared, never defined here
+
+TEST_CASE(deleter_forms) {
+    g_live = 0;
+    g_c_destroys = 0;
+    int64_t fallback = 4;
+    {
+        cr::Registry reg;
+        reg.register_class("T2", [](cr::Args) { return new Test2(); });
+        reg.register_class("NvDerived", [](cr::Args) { return new NvDerived(); });
+        cr_class cls{};
+        cls.create = &c_point_create;
+        cls.destroy = &c_point_destroy;
+        reg.register_class("CPoint", cls, &fallback);
+        reg.register_class("Holder", [&fallback](cr::Args args) {
+            // Taken as a type only declared: destroyed by the class's destroyer, never deleted.
+            auto p = args.take<OpaquePoint>("p", cr_destroyer{&c_point_destroy, &fallback});
+            CHECK(p.get_deleter().owns());
+            return new Test2();
+        });
+        reg.load_string("A: T2\nN: NvDerived\nP: CPoint\nH: {ClassName: Holder, Dependencies: {p: P}}");
+        // The factory's own type: deleted directly (Deleter's fast path), exactly once.
+        {
+            auto a = reg.create<Test2>("A");
+            CHECK_EQ(g_live.load(), 1);
+            auto b = std::move(a);
+            CHECK_EQ(g_live.load(), 1);
+        }
+        CHECK_EQ(g_live.load(), 0);
+        // Converted to a base without a virtual destructor: still destroyed as the NvDerived it is.
+        {
+            cr::Ptr<NvBase> base = cr::ptr_cast<NvBase>(reg.create<NvDerived>("N"));
+            CHECK_EQ(base->kind(), 2);
+            CHECK_EQ(base->nv_tag, 9);
+            CHECK_EQ(g_live.load(), 1);
+        }
+        CHECK_EQ(g_live.load(), 0);
+        // A Deleter used by hand, outside its Ptr: the same single delete.
+        {
+            auto n = reg.create<NvDerived>("N");
+            cr::Deleter<NvDerived> d = n.get_deleter();
+            CHECK(d.owns());
+            NvDerived *raw = n.release();
+            d(raw);
+            CHECK_EQ(g_live.load(), 0);
+        }
+        reg.create<Test2>("H");
+        CHECK_EQ(g_c_destroys, 1);
+        CHECK_EQ(g_live.load(), 0);
+    }
+}
+
 TEST_CASE(replace_class) {
     cr::Registry reg;
     reg.register_class("A", [](cr::Args) { return new int(1); });

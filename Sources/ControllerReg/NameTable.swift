@@ -54,7 +54,7 @@ struct NameTable: @unchecked Sendable {
             // The high bits agree exactly when what differs lies in the index bits.
             if c ^ high <= low {
                 let i = Int(c & low) - 1
-                if Int(lengths[i]) == length, let p = starts[i], memcmp(p, key, length) == 0 { return i }
+                if Int(lengths[i]) == length, let p = starts[i], RawMapSlot.equalBytes(p, key, length) { return i }
             }
             s = (s + 1) & mask
         }

@@ -20,30 +20,26 @@ extension Registry {
     /// Swift API's creates. The name's UTF-8 is read in place (native and small strings: no copy).
     @usableFromInline
     func createReference(_ name: String, rawProps: UnsafePointer<RawValue>?) throws(ConfigError) -> ObjectReference {
-        // The outcome comes back as a value (a ConfigError is one word), so no variable is shared
-        // with the closure (a captured `var` would cost a dynamic exclusivity check per create).
+        // The outcome comes back as a value, so no variable is shared with the closure (a captured
+        // `var` would cost a dynamic exclusivity check per create).
         let outcome =
             name.utf8.withContiguousStorageIfAvailable { u in createOutcome(u, rawProps) }
             ?? {
                 var copy = name
                 return copy.withUTF8 { u in createOutcome(u, rawProps) }
             }()
-        if let object = outcome.object { return ObjectReference(object, registryOwned: outcome.owned) }
-        throw outcome.failure!
+        switch outcome {
+        case .made(let object, let owned): return ObjectReference(object, registryOwned: owned)
+        case .failed(let error): throw error
+        }
     }
 
-    /// One create by name bytes, its failure returned beside the result.
+    /// One create by name bytes.
     @inline(__always)
-    private func createOutcome(
-        _ u: UnsafeBufferPointer<UInt8>, _ rawProps: UnsafePointer<RawValue>?
-    ) -> (object: UnsafeMutableRawPointer?, owned: Bool, failure: ConfigError?) {
-        do throws(ConfigError) {
-            let (p, o) = try createRaw(
-                bytes: u.baseAddress ?? emptyKey, length: u.count, hash: byteHash(UnsafeRawBufferPointer(u)), props: rawProps)
-            return (p, o, nil)
-        } catch {
-            return (nil, false, error)
-        }
+    private func createOutcome(_ u: UnsafeBufferPointer<UInt8>, _ rawProps: UnsafePointer<RawValue>?) -> CreateOutcome {
+        createOutcome(
+            bytes: u.baseAddress ?? emptyKey, length: u.count, hash: byteHash(UnsafeRawBufferPointer(u)), props: rawProps,
+            destroyer: nil)
     }
 
     /// Creates a Swift object of type `T` (a class registered with a Swift closure).
@@ -101,15 +97,32 @@ extension Registry {
         bytes: UnsafePointer<UInt8>, length: Int, hash: UInt64, props: UnsafePointer<RawValue>?,
         destroyer: UnsafeMutablePointer<Destroyer>? = nil
     ) throws(ConfigError) -> (UnsafeMutableRawPointer, Bool) {
-        if let props, props.pointee.valueKind != .map {
-            throw ConfigError(.invalidArgument, "props must be a map, not a \(props.pointee.valueKind)")
+        switch createOutcome(bytes: bytes, length: length, hash: hash, props: props, destroyer: destroyer) {
+        case .made(let object, let owned): return (object, owned)
+        case .failed(let error): throw error
         }
+    }
+
+    /// What one create gives back. An enum rather than a result beside an optional error: on the
+    /// success path nothing is left to release (an optional error kept beside it cost a
+    /// `swift_release` of nil per create).
+    enum CreateOutcome {
+        /// The object, and whether the registry owns it (a singleton).
+        case made(UnsafeMutableRawPointer, Bool)
+        /// Why there is none.
+        case failed(ConfigError)
+    }
+
+    /// The create path every door shares: entry by name (a singleton hit without a resolver),
+    /// else a class of that name or a template's.
+    @inline(__always)
+    func createOutcome(
+        bytes: UnsafePointer<UInt8>, length: Int, hash: UInt64, props: UnsafePointer<RawValue>?,
+        destroyer: UnsafeMutablePointer<Destroyer>?
+    ) -> CreateOutcome {
+        if let props, props.pointee.valueKind != .map { return .failed(propsNotAMap(props)) }
         let maxDepth = maxCreateDepth.load(ordering: .relaxed)
-        var registryOwned = false
-        // The failure travels beside the result (not in a Result of the large ConfigError), so the
-        // success path moves only a pointer and a flag.
-        var failure: ConfigError?
-        let object: UnsafeMutableRawPointer? = cell.read { s, thread in
+        return cell.read { s, thread in
             let index = s.entries.names.find(bytes, length, hash: hash)
             if index >= 0, s.entries.plans[index].live {
                 // Singleton hit: the built object, with no resolver (what createEntry would return).
@@ -119,31 +132,29 @@ extension Registry {
                         $0.value
                     })
                 {
-                    registryOwned = true
-                    return v
+                    return .made(v, true)
                 }
                 var resolver = Resolver(snapshot: s, registry: self, maxDepth: maxDepth, thread: thread)
                 do throws(CreateFailure) {
                     let (o, owned) = try resolver.createEntry(index, props: props)
-                    registryOwned = owned
                     if let destroyer, !owned { destroyer.pointee = Destroyer(s.classes, slot: Int(plan.pointee.classSlot)) }
-                    return o
+                    return .made(o, owned)
                 } catch {
-                    failure = error.error(for: String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self))
-                    return nil
+                    return .failed(
+                        error.error(for: String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self)))
                 }
             }
             switch createByConvention(s, bytes: bytes, length: length, hash: hash, props: props, destroyer: destroyer) {
-            case .success(let (o, owned)):
-                registryOwned = owned
-                return o
-            case .failure(let error):
-                failure = error
-                return nil
+            case .success(let (o, owned)): return .made(o, owned)
+            case .failure(let error): return .failed(error)
             }
         }
-        if let object { return (object, registryOwned) }
-        throw failure!
+    }
+
+    /// The error for props that are not a map (out of line).
+    @inline(never)
+    private func propsNotAMap(_ props: UnsafePointer<RawValue>) -> ConfigError {
+        ConfigError(.invalidArgument, "props must be a map, not a \(props.pointee.valueKind)")
     }
 
     /// A name with no entry: a registered class of that name, else the first template that names

@@ -454,7 +454,7 @@ struct Transaction {
                 slotOfClass[summary.classID] = classSlot
             }
             lastClass = (summary.classID, classSlot)
-            var plan = compiler.compile(
+            let plan = compiler.compile(
                 dependenciesAt: compileFrom[p], classSlot: classSlot, lifestyle: summary.lifestyle,
                 targets: graph.targets(of: p), membership: graph.membership(of: p))
             if plan.exceedsLimits && tooLarge == nil { tooLarge = k }

@@ -174,6 +174,23 @@ struct BinaryPlistParser {
                 if isKey, high != 0x5, high != 0x6 {
                     throw Self.fail(file, "binary plist: dict key (object \(child)) is not a string", at: off)
                 }
+                // The common scalars inline: a string of fewer than 15 ASCII bytes, a small
+                // integer, a boolean. Everything else (and every malformed case) goes to `emit`.
+                if high == 0x5 && marker & 0x0F != 0x0F {
+                    let n = Int(marker & 0x0F)
+                    let start = off &+ 1
+                    if n <= tableOffset &- start && BinaryPlistParser.isASCII(p + start, n) {
+                        try spend(n, at: off)
+                        try builder.addString(UnsafeRawBufferPointer(start: p + start, count: n), line: 0, column: off)
+                        continue
+                    }
+                } else if marker == 0x10 && off &+ 2 <= tableOffset {
+                    try builder.addInt(Int64(p[off &+ 1]), line: 0, column: off)
+                    continue
+                } else if marker == 0x08 || marker == 0x09 {
+                    try builder.addBool(marker == 0x09, line: 0, column: off)
+                    continue
+                }
                 if let nested = try emit(child, at: off, marker: marker) {
                     stack[depth - 1] = frame
                     objects[child] |= Self.openFlag

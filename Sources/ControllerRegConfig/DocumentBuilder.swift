@@ -38,7 +38,7 @@ public struct DocumentBuilder {
     /// `DocumentStorage.stringSlack` more that only readers of whole words touch.
     var stringBase: UnsafeMutablePointer<UInt8>
     var stringCapacity: Int
-    var stringCount = 0
+    private(set) var stringCount = 0
     var pendingStringStart = -1
     /// The containers open above the innermost one (which lives in the `top…` fields).
     var openBase: UnsafeMutablePointer<OpenContainer>
@@ -162,10 +162,46 @@ public struct DocumentBuilder {
     }
 
     /// Adds a string whose bytes (valid UTF-8, checked by the loader) are copied.
-    public mutating func addString(_ bytes: UnsafeRawBufferPointer, line: Int, column: Int) throws(ConfigError) {
-        beginString()
-        appendStringBytes(bytes)
-        try endString(line: line, column: column)
+    @inline(__always) public mutating func addString(_ bytes: UnsafeRawBufferPointer, line: Int, column: Int) throws(ConfigError)
+    {
+        let n = bytes.count
+        reserveStringBytes(n)
+        let start = stringCount
+        let target = stringBase + start
+        if n > 0 { DocumentBuilder.copySmall(from: bytes.baseAddress!, to: target, count: n) }
+        target[n] = 0
+        stringCount = start &+ n &+ 1
+        if n > limits.maxStringBytes { throw stringTooLong(n, line: line, column: column) }
+        if expectsKey { noteKey(start: start, length: n) }
+        try append(
+            ConfigNode(
+                kind: .string, line: DocumentBuilder.place(line), column: DocumentBuilder.place(column),
+                payload: UInt64(start), extent: UInt32(clamping: n)))
+    }
+
+    /// Copies `n` (> 0) bytes: up to 16 with two overlapping word moves (never reading outside the
+    /// source), longer ones with `memcpy`.
+    @inline(__always) static func copySmall(from source: UnsafeRawPointer, to target: UnsafeMutablePointer<UInt8>, count n: Int) {
+        let out = UnsafeMutableRawPointer(target)
+        if n >= 8 {
+            if n > 16 {
+                out.copyMemory(from: source, byteCount: n)
+                return
+            }
+            let head = source.loadUnaligned(as: UInt64.self)
+            let tail = source.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self)
+            out.storeBytes(of: head, as: UInt64.self)
+            out.storeBytes(of: tail, toByteOffset: n &- 8, as: UInt64.self)
+        } else if n >= 4 {
+            let head = source.loadUnaligned(as: UInt32.self)
+            let tail = source.loadUnaligned(fromByteOffset: n &- 4, as: UInt32.self)
+            out.storeBytes(of: head, as: UInt32.self)
+            out.storeBytes(of: tail, toByteOffset: n &- 4, as: UInt32.self)
+        } else {
+            target[0] = source.load(as: UInt8.self)
+            target[n &- 1] = source.load(fromByteOffset: n &- 1, as: UInt8.self)
+            target[n &>> 1] = source.load(fromByteOffset: n &>> 1, as: UInt8.self)
+        }
     }
 
     /// Starts a string built in pieces (for loaders that unescape): `appendStringBytes` …, then `endString`.
@@ -189,7 +225,7 @@ public struct DocumentBuilder {
         let n = bytes.count
         guard n > 0, let source = bytes.baseAddress else { return }
         reserveStringBytes(n)
-        UnsafeMutableRawPointer(stringBase + stringCount).copyMemory(from: source, byteCount: n)
+        DocumentBuilder.copySmall(from: source, to: stringBase + stringCount, count: n)
         stringCount &+= n
     }
 
@@ -250,16 +286,12 @@ public struct DocumentBuilder {
         reserveStringBytes(n &+ 16)
     }
 
-    /// Where the next string byte goes; write through it, then `endString(at:…)`.
-    @inline(__always) var stringCursor: UnsafeMutablePointer<UInt8> { stringBase + stringCount }
-
-    /// Finishes the string begun by `beginString` whose bytes were written directly up to `cursor`
+    /// Finishes a string whose bytes were written directly from `stringBase + start` up to `cursor`
     /// (room for them and the NUL reserved by `reserveUnchecked`), and adds it as a node. `isKey`
     /// says whether it is a key of the innermost map (the reader knows).
     @inline(__always) mutating func endReservedString(
-        at cursor: UnsafeMutablePointer<UInt8>, isKey: Bool, line: Int, column: Int
+        start: Int, at cursor: UnsafeMutablePointer<UInt8>, isKey: Bool, line: Int, column: Int
     ) throws(ConfigError) {
-        let start = pendingStringStart
         let end = cursor - stringBase
         assert(end < stringCapacity, "DocumentBuilder: unchecked string bytes overran the reserve")
         cursor.pointee = 0

@@ -243,10 +243,10 @@ struct JSONReader {
     @inline(__always) mutating func parseString(isKey: Bool) throws(ConfigError) {
         let quote = pos
         var i = pos &+ 1
-        builder.beginString()
+        let start = builder.stringCount
         // The reserve made in `init` covers every byte written here, whole words included: the
         // output offset never passes the input offset `i`.
-        var out = builder.stringCursor
+        var out = builder.stringBase + start
         while true {
             // Plain ASCII eight bytes at a time: each word is stored before it is looked at; the
             // bytes from the first one needing attention on are written again below.
@@ -283,20 +283,21 @@ struct JSONReader {
             }
         }
         pos = i &+ 1
-        try builder.endReservedString(at: out, isKey: isKey, line: line, column: column(quote))
+        try builder.endReservedString(start: start, at: out, isKey: isKey, line: line, column: column(quote))
     }
 
     /// The high bit of each byte of `w` (little-endian) that is a quote, a backslash, a control
     /// character or non-ASCII; bytes above the first hit may be flagged falsely, the lowest never.
+    ///
+    /// Per byte b (ignoring borrows from below, which only happen above a hit): (b ^ 0x22) - 1 and
+    /// (b ^ 0x5C) - 1 have the high bit set when b is a quote or a backslash (or >= 0x80), b - 0x20
+    /// when b < 0x20 (or >= 0xA0), and b itself when b >= 0x80.
     @inline(__always) static func attentionMask(_ w: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
-        let high: UInt64 = 0x8080_8080_8080_8080
-        let quote = w ^ (ones &* 0x22)
-        let slash = w ^ (ones &* 0x5C)
-        let hasQuote = (quote &- ones) & ~quote
-        let hasSlash = (slash &- ones) & ~slash
-        let hasControl = w &- (ones &* 0x20)
-        return ((hasQuote | hasSlash | hasControl) & ~w | w) & high
+        let quote = (w ^ (ones &* 0x22)) &- ones
+        let slash = (w ^ (ones &* 0x5C)) &- ones
+        let control = w &- (ones &* 0x20)
+        return (quote | slash | control | w) & (ones &* 0x80)
     }
 
     /// Handles the escape whose backslash is at `i`, writing its bytes at `out`; returns the

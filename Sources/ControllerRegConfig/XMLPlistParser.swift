@@ -336,10 +336,12 @@ struct XMLPlistParser {
     mutating func expectEndTag(_ nameStart: Int, _ length: Int) throws(ConfigError) {
         // Fast path: `</name>` exactly.
         if pos + length + 3 <= end, p[pos] == UInt8(ascii: "<"), p[pos + 1] == UInt8(ascii: "/"),
-            p[pos + 2 + length] == UInt8(ascii: ">"), memcmp(p + pos + 2, p + nameStart, length) == 0
+            p[pos + 2 + length] == UInt8(ascii: ">")
         {
-            pos += length + 3
-            return
+            if XMLPlistParser.sameName(p + pos + 2, p + nameStart, length) {
+                pos += length + 3
+                return
+            }
         }
         let expected = name(nameStart, length)
         guard pos + 1 < end, p[pos] == UInt8(ascii: "<"), p[pos + 1] == UInt8(ascii: "/") else {
@@ -358,7 +360,7 @@ struct XMLPlistParser {
     mutating func skipMisc() throws(ConfigError) {
         while true {
             skipSpaces()
-            guard has("<!--", at: pos) else { return }
+            guard pos + 1 < end, p[pos + 1] == UInt8(ascii: "!"), has("<!--", at: pos) else { return }
             pos = try skipComment(at: pos)
         }
     }
@@ -414,8 +416,25 @@ struct XMLPlistParser {
     /// Bytes that can be part of an element or attribute name (checked loosely; unknown names are errors anyway).
     @inline(__always)
     func isNameByte(_ b: UInt8) -> Bool {
-        b > 0x20 && b != UInt8(ascii: ">") && b != UInt8(ascii: "/") && b != UInt8(ascii: "=")
-            && b != UInt8(ascii: "<") && b != UInt8(ascii: "\"") && b != UInt8(ascii: "'")
+        // Bit b of a 128-bit set (two words): 0x21...0x7F without > / = < " and '; bytes >= 0x80 are in.
+        let low: UInt64 = 0x8FFF_7F7A_0000_0000  // 0x21...0x3F but " ' / < = >
+        let high: UInt64 = 0xFFFF_FFFF_FFFF_FFFF  // 0x40...0x7F
+        if b >= 0x80 { return true }
+        return (b < 64 ? low : high) &>> UInt64(b & 63) & 1 != 0
+    }
+
+    /// Whether the `n` bytes at `a` and `b` are equal (names of up to 8 bytes compared inline,
+    /// never reading past the `n` bytes).
+    @inline(__always)
+    static func sameName(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ n: Int) -> Bool {
+        let x = UnsafeRawPointer(a), y = UnsafeRawPointer(b)
+        if n >= 4 && n <= 8 {
+            return x.loadUnaligned(as: UInt32.self) == y.loadUnaligned(as: UInt32.self)
+                && x.loadUnaligned(fromByteOffset: n &- 4, as: UInt32.self)
+                    == y.loadUnaligned(fromByteOffset: n &- 4, as: UInt32.self)
+        }
+        if n < 4 { return n == 0 || (a[0] == b[0] && a[n &- 1] == b[n &- 1] && a[n &>> 1] == b[n &>> 1]) }
+        return memcmp(a, b, n) == 0
     }
 
     @inline(__always)
@@ -480,6 +499,17 @@ struct XMLPlistParser {
     mutating func position(_ at: Int) -> (line: Int, column: Int) {
         if at >= linePos {
             var i = linePos
+            // Eight bytes at a time: count each word's line breaks and remember where the last one is.
+            while at &- i >= 8 {
+                let x = UInt64(littleEndian: UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)) ^ 0x0A0A_0A0A_0A0A_0A0A
+                let low: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+                let breaks = ~(((x & low) &+ low) | x | low)
+                if breaks != 0 {
+                    line &+= breaks.nonzeroBitCount
+                    lineStart = i &+ ((63 &- breaks.leadingZeroBitCount) &>> 3) &+ 1
+                }
+                i &+= 8
+            }
             while i < at {
                 if p[i] == 0x0A {
                     line += 1

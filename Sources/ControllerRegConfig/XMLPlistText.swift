@@ -12,6 +12,17 @@ extension XMLPlistParser {
         var i = pos
         while true {
             while i < end {
+                // Plain text eight bytes at a time; the first byte needing a look is found exactly.
+                while end &- i >= 8 {
+                    let hits = XMLPlistParser.textAttention(
+                        UInt64(littleEndian: UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)))
+                    if hits != 0 {
+                        i &+= hits.trailingZeroBitCount &>> 3
+                        break
+                    }
+                    i &+= 8
+                }
+                guard i < end else { break }
                 let b = p[i]
                 if b == UInt8(ascii: "<") || b == UInt8(ascii: "&") || b >= 0x80 || (b < 0x20 && b != 0x0A && b != 0x09) { break }
                 i += 1
@@ -49,6 +60,19 @@ extension XMLPlistParser {
         }
         pos = i
         try builder.endString(line: line, column: column)
+    }
+
+    /// The high bit of each byte of `w` (little-endian) that is '<', '&', a control character or
+    /// non-ASCII; bytes above the first hit may be flagged falsely, the lowest never.
+    @inline(__always) static func textAttention(_ w: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let high: UInt64 = 0x8080_8080_8080_8080
+        let less = w ^ (ones &* 0x3C)
+        let amp = w ^ (ones &* 0x26)
+        let hasLess = (less &- ones) & ~less
+        let hasAmp = (amp &- ones) & ~amp
+        let hasControl = w &- (ones &* 0x20)
+        return ((hasLess | hasAmp | hasControl) & ~w | w) & high
     }
 
     /// The index after the valid UTF-8 sequence at `i`; U+FFFE and U+FFFF are not XML characters.

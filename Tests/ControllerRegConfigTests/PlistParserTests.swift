@@ -402,3 +402,39 @@ extension String {
         return out
     }
 }
+
+/// Text and places read eight bytes at a time: every special byte at every offset within a word.
+@Suite struct XMLPlistScanTests {
+    @Test func specialBytesAtEveryOffset() throws {
+        for k in 0..<20 {
+            let pad = String(repeating: "a", count: k)
+            let doc = try plist(wrap("<array><string>\(pad)&amp;é\t\nb</string><string>\(pad)\r\nc</string></array>"))
+            #expect(doc.string(at: 1) == pad + "&é\t\nb")
+            #expect(doc.string(at: 2) == pad + "\nc")
+            let control = plistError(wrap("<string>\(pad)\u{1}</string>"))
+            #expect(control?.diagnostics.first?.location?.column == 9 + k, "\(String(describing: control))")
+        }
+    }
+
+    @Test func placesAfterManyLinesOfEveryLength() throws {
+        // Lines of 0 to 40 bytes before the value, then an error on the next line at a known column.
+        var lines = ["<plist>", "<dict>"]
+        for i in 0..<200 {
+            lines.append(String(repeating: " ", count: i % 41) + "<key>k\(i)</key><integer>\(i)</integer>")
+        }
+        lines.append("   <bogus/>")
+        lines.append("</dict></plist>")
+        let error = plistError(lines.joined(separator: "\n"))
+        #expect(error?.diagnostics.first?.message.contains("expected <key> in <dict>, found <bogus>") == true)
+        #expect(error?.diagnostics.first?.location?.line == 203)
+        #expect(error?.diagnostics.first?.location?.column == 4)
+        // Each value's place is right too.
+        lines.removeLast(2)
+        lines.append("</dict></plist>")
+        let doc = try plist(lines.joined(separator: "\n"))
+        for i in 0..<200 {
+            #expect(doc.location(of: 1 + 2 * i).line == 3 + i)
+            #expect(doc.location(of: 1 + 2 * i).column == 1 + i % 41)
+        }
+    }
+}

@@ -400,7 +400,7 @@ struct Transaction {
             for k in acc.indices {
                 let index = acc[k].index
                 let record = offsets[k]
-                var plan = compiler.compile(
+                let plan = compiler.compile(
                     dependenciesAt: compileFrom[k], classSlot: classSlots.slot(for: acc[k].definition.className),
                     lifestyle: acc[k].definition.lifestyle,
                     targets: changedTargets[k], membership: changedMembership[k])

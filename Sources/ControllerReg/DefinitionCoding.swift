@@ -207,6 +207,7 @@ enum DefinitionCoding {
     private struct PlaceWriter {
         var file: String?
         var line = 0
+        var column = 0
 
         mutating func write(_ location: SourceLocation?, into arena: DefinitionArena) {
             guard let l = location else {
@@ -223,6 +224,13 @@ enum DefinitionCoding {
                 file = l.file
             } else if let f = file, f == l.file {
                 arena.appendVarint(zigzag << 2 | 1)
+                if zigzag == 0 {
+                    // Same file and line (binary plists, whose places are byte offsets on line 0;
+                    // flow-style maps): the column as a delta too.
+                    arena.appendSigned(Int64(l.column) &- Int64(column))
+                    column = l.column
+                    return
+                }
             } else {
                 arena.appendVarint(zigzag << 2 | 2)
                 arena.appendInterned(l.file)
@@ -230,16 +238,23 @@ enum DefinitionCoding {
             }
             arena.appendSigned(Int64(l.column))
             line = l.line
+            column = l.column
         }
     }
 
     private struct PlaceReader {
         var file = ""
         var line = 0
+        var column = 0
 
         mutating func read(_ r: inout DefinitionReader) -> SourceLocation? {
             let v = r.varint()
             if v == 0 { return nil }
+            if v == 1 {
+                // Same file and line: the column is a delta.
+                column = Int(truncatingIfNeeded: Int64(column) &+ r.signed())
+                return SourceLocation(file: file, line: line, column: column)
+            }
             if v & 3 >= 2 { file = r.string() }
             if v & 3 == 3 {
                 line = Int(truncatingIfNeeded: r.signed())
@@ -248,7 +263,8 @@ enum DefinitionCoding {
                 let delta = Int64(bitPattern: (zigzag >> 1) ^ (0 &- (zigzag & 1)))
                 line = Int(truncatingIfNeeded: Int64(line) &+ delta)
             }
-            return SourceLocation(file: file, line: line, column: Int(truncatingIfNeeded: r.signed()))
+            column = Int(truncatingIfNeeded: r.signed())
+            return SourceLocation(file: file, line: line, column: column)
         }
     }
 

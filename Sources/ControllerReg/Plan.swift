@@ -471,7 +471,8 @@ struct PlanCompiler {
     /// in. `membership` holds, in written order, for each tagged list its member count then its
     /// members, and for each optional reference its target or -1.
     func compile(
-        dependenciesAt position: Int, classSlot: Int, lifestyle: Lifestyle, targets: [Int32], membership: [Int32] = []
+        dependenciesAt position: Int, classSlot: Int, lifestyle: Lifestyle, targets: ArraySlice<Int32>,
+        membership: ArraySlice<Int32> = []
     ) -> EntryPlan {
         targets.withUnsafeBufferPointer { t in
             membership.withUnsafeBufferPointer { m in

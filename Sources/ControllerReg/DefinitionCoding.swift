@@ -18,7 +18,8 @@
 /// A value is a tag byte and its payload (`ValueTag`). A place is one varint, 0 for none, else the
 /// line as a zigzag delta from the record's previous place shifted left by 2, or'd with 1 (same file
 /// as that place) or 2 (a new file, given next as an interned string); or 3, a new file and the
-/// line itself (a delta too large to shift); then the column (zigzag). Strings are a varint
+/// line itself (a delta too large to shift); then the column (zigzag), as a delta from the previous
+/// place's column when the varint is 1 (same file and line: a binary plist's byte offsets). Strings are a varint
 /// header: even, the byte length of the text that follows (then a NUL); odd, the offset of an
 /// interned string. Keys and literal strings are interned: compiled plans point at them.
 ///
@@ -225,6 +226,7 @@ enum DefinitionCoding {
                     arena.appendVarint(UInt64(fileID) << 1 | 1)
                     arena.appendSigned(Int64(column))
                     line = l
+                    self.column = column
                     file = f
                     fileIsDocument = true
                     return
@@ -240,8 +242,10 @@ enum DefinitionCoding {
                 return
             }
             arena.appendVarint(zigzag << 2 | 1)
-            arena.appendSigned(Int64(column))
+            // On the previous place's line, the column as a delta (as `write(_:into:)` does).
+            arena.appendSigned(zigzag == 0 ? Int64(column) &- Int64(self.column) : Int64(column))
             line = l
+            self.column = column
         }
 
         mutating func write(_ location: SourceLocation?, into arena: DefinitionArena) {

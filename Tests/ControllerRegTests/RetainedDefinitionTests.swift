@@ -195,6 +195,19 @@ struct RetainedDefinitionTests {
         for (b, w) in zip(back.dependencies, d.dependencies) {
             if case .reference(_, let bAt) = b.value, case .reference(_, let wAt) = w.value { #expect(bAt == wAt) }
         }
+        // A load writes its places as it decodes: a flow-style map keeps every place on line 1.
+        // (The columns are the YAML reader's: inside a flow map it places each scalar one column
+        // after its first character; that is the reader's business, not the encoding's.)
+        try r.load(text: "P2: {ClassName: C, Dependencies: {a: 1, bb: R, ccc: \"@x\", d: R}}\nR: C\n", file: "flow.yaml")
+        let flow = try #require(r.entry(named: "P2"))
+        #expect(flow.location == at(1, 1, "flow.yaml"))
+        #expect(
+            flow.dependencies.map(\.location) == [
+                at(1, 35, "flow.yaml"), at(1, 41, "flow.yaml"), at(1, 48, "flow.yaml"), at(1, 59, "flow.yaml"),
+            ])
+        var references: [ControllerReg.SourceLocation?] = []
+        for dep in flow.dependencies { if case .reference(_, let refAt) = dep.value { references.append(refAt) } }
+        #expect(references == [at(1, 45, "flow.yaml"), at(1, 62, "flow.yaml")])
     }
 
     /// A reload replays each file on its own first: a reference to a later file's entry does not

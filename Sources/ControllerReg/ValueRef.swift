@@ -23,22 +23,34 @@ public struct ValueRef: @unchecked Sendable {
     /// Whether the value is null.
     @inlinable public var isNull: Bool { kind == .null }
 
+    // The accessors a host's create closure calls (`args["k"]`, `.object(as:)`, `.int`, `.double`,
+    // `.string`, `.bool`) are `@_transparent`: always inlined into the host's code. As merely
+    // `@inlinable`, the optimizer stopped inlining them once a closure reading five arguments grew
+    // past its inlining budget, and every later read became a call (a fifth of node5's create).
     /// The boolean, if this is a bool.
-    @inlinable public var bool: Bool? { kind == .bool ? pointer.pointee.a != 0 : nil }
+    public var bool: Bool? {
+        @_transparent get { kind == .bool ? pointer.pointee.a != 0 : nil }
+    }
     /// The integer, if this is an int.
-    @inlinable public var int: Int64? { kind == .int ? Int64(bitPattern: pointer.pointee.a) : nil }
+    public var int: Int64? {
+        @_transparent get { kind == .int ? Int64(bitPattern: pointer.pointee.a) : nil }
+    }
     /// The number as a double, if this is a double or an int.
-    @inlinable public var double: Double? {
-        switch kind {
-        case .double: return Double(bitPattern: pointer.pointee.a)
-        case .int: return Double(Int64(bitPattern: pointer.pointee.a))
-        default: return nil
+    public var double: Double? {
+        @_transparent get {
+            switch kind {
+            case .double: return Double(bitPattern: pointer.pointee.a)
+            case .int: return Double(Int64(bitPattern: pointer.pointee.a))
+            default: return nil
+            }
         }
     }
     /// The string, if this is a string.
-    @inlinable public var string: String? {
-        guard kind == .string, let b = pointer.pointee.stringBytes else { return kind == .string ? "" : nil }
-        return String(utf8Bytes: b, count: Int(pointer.pointee.count))
+    public var string: String? {
+        @_transparent get {
+            guard kind == .string, let b = pointer.pointee.stringBytes else { return kind == .string ? "" : nil }
+            return String(utf8Bytes: b, count: Int(pointer.pointee.count))
+        }
     }
     /// The NUL-terminated string bytes, if this is a string (valid as long as this view).
     @inlinable package var cString: UnsafePointer<CChar>? {
@@ -84,7 +96,7 @@ public struct ValueRef: @unchecked Sendable {
     }
 
     /// The Swift object registered through the Swift API, if this is one of type `T`.
-    @inlinable public func object<T: AnyObject>(as type: T.Type) -> T? {
+    @_transparent public func object<T: AnyObject>(as type: T.Type) -> T? {
         guard let p = object else { return nil }
         return ValueRef.cast(Unmanaged<AnyObject>.fromOpaque(p).takeUnretainedValue(), to: T.self)
     }
@@ -127,15 +139,17 @@ public struct ValueRef: @unchecked Sendable {
 
     /// The value under `key` in a map, or nil when absent or not a map.
     ///
-    /// Inlined, reading the key's UTF-8 in place where the string allows it (native and small
+    /// Always inlined, reading the key's UTF-8 in place where the string allows it (native and small
     /// strings: no copy, no call), so a host's `args["title"]` costs less than a C lookup.
-    @inlinable @inline(__always) public subscript(key: String) -> ValueRef? {
-        // One inlined lookup (in the host's closure a literal key's bytes and length are then
-        // constants); a string without contiguous UTF-8 takes the out-of-line copy.
-        if let found = key.utf8.withContiguousStorageIfAvailable({ k in lookup(k.baseAddress ?? emptyKey, k.count) }) {
-            return found
+    public subscript(key: String) -> ValueRef? {
+        @_transparent get {
+            // One inlined lookup (in the host's closure a literal key's bytes and length are then
+            // constants); a string without contiguous UTF-8 takes the out-of-line copy.
+            if let found = key.utf8.withContiguousStorageIfAvailable({ k in lookup(k.baseAddress ?? emptyKey, k.count) }) {
+                return found
+            }
+            return lookupCopying(key)
         }
-        return lookupCopying(key)
     }
 
     /// The value under a key whose UTF-8 is not contiguous (a bridged string): made contiguous first.

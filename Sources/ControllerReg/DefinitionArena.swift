@@ -34,6 +34,25 @@ final class DefinitionArena: @unchecked Sendable {
         return p
     }()
 
+    /// A direct-mapped cache in front of `interned`, slotted by length and the first and last 8
+    /// bytes (no loop over the bytes): keys, class names and referenced names repeat from entry to
+    /// entry, and a hit costs one `memcmp` instead of a hash and a probe. Raw memory, as `interned`.
+    /// Made at the first interned string and freed by `finish()` (nil otherwise).
+    private let recent: UnsafeMutablePointer<UnsafeMutablePointer<RecentString>?> = {
+        let p = UnsafeMutablePointer<UnsafeMutablePointer<RecentString>?>.allocate(capacity: 1)
+        p.initialize(to: nil)
+        return p
+    }()
+    private static let recentSlots = 256  // mix >> 56
+
+    /// One slot of `recent`: an interned string's header offset, where its bytes start and their
+    /// length (-1: empty).
+    private struct RecentString {
+        var header = 0
+        var bytes = 0
+        var length = -1
+    }
+
     /// An arena for a change of `entries` entries (sized for them: a change of one entry, as
     /// `cr_add_entry` makes, keeps a few hundred bytes, not a whole plan chunk).
     init(entries: Int) {
@@ -45,6 +64,8 @@ final class DefinitionArena: @unchecked Sendable {
 
     deinit {
         free(base)
+        recent.pointee?.deallocate()
+        recent.deallocate()
         interned.pointee.free()
         interned.deinitialize(count: 1)
         interned.deallocate()
@@ -72,6 +93,8 @@ final class DefinitionArena: @unchecked Sendable {
     func finish() {
         freeze()
         interned.pointee.free()
+        recent.pointee?.deallocate()
+        recent.pointee = nil
     }
 
     /// Whether `p` points into the arena's bytes.
@@ -96,6 +119,7 @@ final class DefinitionArena: @unchecked Sendable {
 
     // MARK: Writing
 
+    @inline(__always)
     func append(_ byte: UInt8) {
         reserve(1)
         base[count] = byte
@@ -103,6 +127,7 @@ final class DefinitionArena: @unchecked Sendable {
     }
 
     /// An unsigned LEB128 varint.
+    @inline(__always)
     func appendVarint(_ value: UInt64) {
         reserve(10)
         var v = value
@@ -116,6 +141,7 @@ final class DefinitionArena: @unchecked Sendable {
     }
 
     /// A signed integer, zigzag-encoded as a varint.
+    @inline(__always)
     func appendSigned(_ value: Int64) {
         appendVarint(UInt64(bitPattern: (value << 1) ^ (value >> 63)))
     }
@@ -146,6 +172,16 @@ final class DefinitionArena: @unchecked Sendable {
         appendBytes(header: UInt64(text.utf8.count) << 1, text)
     }
 
+    /// `appendInline` of bytes.
+    func appendInline(bytes u: UnsafeBufferPointer<UInt8>) {
+        appendVarint(UInt64(u.count) << 1)
+        reserve(u.count + 1)
+        if let b = u.baseAddress { (base + count).update(from: b, count: u.count) }
+        count += u.count
+        base[count] = 0
+        count += 1
+    }
+
     /// A string many entries share (keys, class names, referenced names, files), or one a plan
     /// points at (literal strings): written in place the first time, and as the offset of that
     /// first copy afterwards.
@@ -154,26 +190,64 @@ final class DefinitionArena: @unchecked Sendable {
         // `withUTF8` made callers copy the whole value holding the string first.
         if text.utf8.withContiguousStorageIfAvailable({ appendInterned(bytes: $0) }) != nil { return }
         var text = text
-        text.withUTF8 { appendInterned(bytes: $0) }
+        text.withUTF8 { _ = appendInterned(bytes: $0) }
     }
 
     /// `appendInterned` of a string's bytes. A method of its own, not the body of the `withUTF8`
     /// closure, and the table is raw memory: a class's array property read or written there is a
     /// dynamic exclusivity check (`swift_beginAccess`, ~75 instructions) per access.
-    @inline(never)
-    private func appendInterned(bytes u: UnsafeBufferPointer<UInt8>) {
+    /// Returns the position of the string's one stored copy (its identity, as
+    /// `DefinitionReader.internedString` reads it back).
+    @inline(never) @discardableResult
+    func appendInterned(bytes u: UnsafeBufferPointer<UInt8>) -> Int {
+        let n = u.count
+        var first: UInt64 = 0, last: UInt64 = 0
+        if let p = u.baseAddress {
+            if n >= 8 {
+                first = UnsafeRawPointer(p).loadUnaligned(as: UInt64.self)
+                last = UnsafeRawPointer(p + (n - 8)).loadUnaligned(as: UInt64.self)
+            } else {
+                var i = n
+                while i > 0 {
+                    i -= 1
+                    first = first &<< 8 | UInt64(p[i])
+                }
+            }
+        }
+        let mix = (first &* 0x9E37_79B9_7F4A_7C15) ^ (last &* 0xC2B2_AE3D_27D4_EB4F) ^ (UInt64(n) &* 0x1656_67B1_9E37_79F9)
+        let cache: UnsafeMutablePointer<RecentString>
+        if let c = recent.pointee {
+            cache = c
+        } else {
+            cache = .allocate(capacity: DefinitionArena.recentSlots)
+            cache.initialize(repeating: RecentString(), count: DefinitionArena.recentSlots)
+            recent.pointee = cache
+        }
+        // The top bits: the only ones every input bit reaches (a change in the last byte moves
+        // only the bits above it).
+        let slot = cache + Int(truncatingIfNeeded: mix >> 56)
+        if slot.pointee.length == n && (n == 0 || memcmp(base + slot.pointee.bytes, u.baseAddress!, n) == 0) {
+            appendVarint(UInt64(slot.pointee.header) << 1 | 1)
+            return slot.pointee.header
+        }
         let bytes = UnsafeRawBufferPointer(u)
         let hash = byteHash(bytes)
         if let offset = interned.pointee.find(bytes, hash: hash, in: InlineStrings(base: base), orInsert: count) {
+            var at = offset
+            _ = DefinitionReader.varint(UnsafePointer(base), at: &at)
+            slot.pointee = RecentString(header: offset, bytes: at, length: n)
             appendVarint(UInt64(offset) << 1 | 1)
-            return
+            return offset
         }
+        let header = count
         appendVarint(UInt64(u.count) << 1)
+        slot.pointee = RecentString(header: header, bytes: count, length: n)
         reserve(u.count + 1)
         if let b = u.baseAddress { (base + count).update(from: b, count: u.count) }
         count += u.count
         base[count] = 0
         count += 1
+        return header
     }
 }
 
@@ -242,8 +316,10 @@ struct DefinitionReader {
     mutating func stringBytes() -> UnsafeBufferPointer<UInt8> {
         let header = varint()
         if header & 1 == 1 {
-            var at = DefinitionReader(base: base, position: Int(header >> 1))
-            return at.stringBytes()
+            // An interned string's one copy is always written in place (no second indirection).
+            var at = Int(header >> 1)
+            let n = Int(DefinitionReader.varint(base, at: &at) >> 1)
+            return UnsafeBufferPointer(start: base + at, count: n)
         }
         let n = Int(header >> 1)
         defer { position += n + 1 }
@@ -259,8 +335,9 @@ struct DefinitionReader {
         let at = position
         let header = varint()
         if header & 1 == 1 {
-            var first = DefinitionReader(base: base, position: Int(header >> 1))
-            return (first.stringBytes(), Int(header >> 1))
+            var at = Int(header >> 1)
+            let n = Int(DefinitionReader.varint(base, at: &at) >> 1)
+            return (UnsafeBufferPointer(start: base + at, count: n), Int(header >> 1))
         }
         let n = Int(header >> 1)
         defer { position += n + 1 }
@@ -270,9 +347,4 @@ struct DefinitionReader {
     /// A value's tag byte (an unknown byte reads as null).
     @inline(__always)
     mutating func tag() -> DefinitionCoding.ValueTag { DefinitionCoding.ValueTag(rawValue: byte()) ?? .null }
-
-    private init(base: UnsafePointer<UInt8>, position: Int) {
-        self.base = base
-        self.position = position
-    }
 }

@@ -208,6 +208,41 @@ enum DefinitionCoding {
         var file: String?
         var line = 0
 
+        /// Whether `file` is the document's, whose places come as a line and column.
+        private var fileIsDocument = false
+
+        /// A place in `file`, the document's, which every place written this way shares: its
+        /// text is compared once per record, not per place. `fileID` is the position of the
+        /// file's interned copy once known (set here at the first place of a document).
+        mutating func write(line l: Int, column: Int, file f: String, fileID: inout Int, into arena: DefinitionArena) {
+            let delta = Int64(l) &- Int64(line)
+            let zigzag = UInt64(bitPattern: (delta << 1) ^ (delta >> 63))
+            guard fileIsDocument, zigzag >> 61 == 0 else {
+                if fileID >= 0 && zigzag >> 61 == 0 {
+                    // A new file, given as its interned copy.
+                    arena.appendVarint(zigzag << 2 | 2)
+                    arena.appendVarint(UInt64(fileID) << 1 | 1)
+                    arena.appendSigned(Int64(column))
+                    line = l
+                    file = f
+                    fileIsDocument = true
+                    return
+                }
+                let start = arena.count
+                write(SourceLocation(file: f, line: l, column: column), into: arena)
+                if fileID < 0 && file == f {
+                    // Where the file's interned copy is: read back from what was just written.
+                    var r = DefinitionReader(arena, at: start)
+                    if r.varint() & 3 >= 2 { fileID = r.internedString().id }
+                }
+                fileIsDocument = true
+                return
+            }
+            arena.appendVarint(zigzag << 2 | 1)
+            arena.appendSigned(Int64(column))
+            line = l
+        }
+
         mutating func write(_ location: SourceLocation?, into arena: DefinitionArena) {
             guard let l = location else {
                 arena.appendVarint(0)
@@ -220,12 +255,14 @@ enum DefinitionCoding {
                 arena.appendVarint(3)
                 arena.appendInterned(l.file)
                 arena.appendSigned(Int64(l.line))
+                if file != l.file { fileIsDocument = false }
                 file = l.file
             } else if let f = file, f == l.file {
                 arena.appendVarint(zigzag << 2 | 1)
             } else {
                 arena.appendVarint(zigzag << 2 | 2)
                 arena.appendInterned(l.file)
+                fileIsDocument = false
                 file = l.file
             }
             arena.appendSigned(Int64(l.column))
@@ -356,6 +393,14 @@ enum DefinitionCoding {
         return r.stringBytes()
     }
 
+    /// `nameBytes` of the record at `offset` of the arena bytes at `base`.
+    @inline(__always)
+    static func nameBytes(base: UnsafePointer<UInt8>, at offset: Int) -> UnsafeBufferPointer<UInt8> {
+        var p = offset + 1
+        let header = DefinitionReader.varint(base, at: &p)
+        return UnsafeBufferPointer(start: base + p, count: Int(header >> 1))
+    }
+
     /// The offset of the record whose name (`nameBytes`) is the `length` bytes at `name`: the
     /// name is written inline right after the flags byte, so the record is found from it (the
     /// entry table keeps only the name).
@@ -449,6 +494,7 @@ enum DefinitionCoding {
     }
 
     /// Reads past a place.
+    @inline(__always)
     static func skipPlace(_ r: inout DefinitionReader) {
         let v = r.varint()
         if v == 0 { return }
@@ -510,5 +556,232 @@ enum DefinitionCoding {
             skipValue(t, &r)
         }
         return false
+    }
+
+    // MARK: Writing a record piece by piece
+
+    /// Writes one record in parts, for the entry decoder, which writes straight from a document:
+    /// the same bytes `encode` writes for the same definition. `begin`, then `dependencyCount`,
+    /// then for each dependency `key` and one value (`value`, or the scalar writers).
+    struct RecordWriter {
+        let arena: DefinitionArena
+        /// The document's file, shared by every place the writer is given as a line and column.
+        let file: String
+        private var place = PlaceWriter()
+        /// The position of the file's interned copy, once written (-1 before).
+        private var fileID = -1
+        /// The record's summary and uses of other entries, gathered while it is written: what
+        /// `summarize` reads back from the record (checked to agree in debug builds).
+        private(set) var summary = Summary(
+            lifestyle: .transient, classID: 0, tagged: false, usesEnvironment: false, mayHaveProblems: false)
+        private(set) var edges: [StagedEdge] = []
+        /// Where the record's dependencies start (`DefinitionCoding.dependenciesPosition`).
+        private(set) var dependenciesPosition = 0
+
+        init(_ arena: DefinitionArena, file: String) {
+            self.arena = arena
+            self.file = file
+        }
+
+        /// Starts a record (its places are relative to each other from here); returns its offset.
+        mutating func begin(
+            name: UnsafeBufferPointer<UInt8>, className: UnsafeBufferPointer<UInt8>,
+            description: UnsafeBufferPointer<UInt8>?, tag: EntryTag?, tags: [EntryTag], lifestyle: Lifestyle, eager: Bool,
+            line: Int, column: Int
+        ) -> Int {
+            place = PlaceWriter()
+            edges.removeAll(keepingCapacity: true)
+            let offset = arena.count
+            var flags = code(lifestyle) | Flag.location
+            if eager { flags |= Flag.eager }
+            if description != nil { flags |= Flag.description }
+            let single = tag ?? (tags.count == 1 ? tags[0] : nil)
+            switch single {
+            case .none: if tags.count > 1 { flags |= Flag.tagList }
+            case .string: flags |= Flag.tagString
+            case .int: flags |= Flag.tagInt
+            }
+            arena.append(flags)
+            arena.appendInline(bytes: name)
+            let classID = arena.appendInterned(bytes: className)
+            summary = Summary(
+                lifestyle: lifestyle, classID: classID, tagged: single != nil || !tags.isEmpty, usesEnvironment: false,
+                mayHaveProblems: DependencyRule.mayBeFlawed(name, form: false)
+                    || DependencyRule.mayBeFlawed(className, form: false))
+            if let description { arena.appendInline(bytes: description) }
+            if let single {
+                switch single {
+                case .string(let s): arena.appendInline(s)
+                case .int(let i): arena.appendSigned(i)
+                }
+            } else if tags.count > 1 {
+                arena.appendVarint(UInt64(tags.count))
+                for t in tags {
+                    switch t {
+                    case .string(let s):
+                        arena.append(ValueTag.string.rawValue)
+                        arena.appendInline(s)
+                    case .int(let i):
+                        arena.append(ValueTag.int.rawValue)
+                        arena.appendSigned(i)
+                    }
+                }
+            }
+            place.write(line: line, column: column, file: file, fileID: &fileID, into: arena)
+            dependenciesPosition = arena.count
+            return offset
+        }
+
+        /// How many dependencies follow (or entries of a list, pairs of a map).
+        func count(_ n: Int) { arena.appendVarint(UInt64(n)) }
+
+        /// A dependency's (or map pair's) key, and where it was written.
+        mutating func key(_ bytes: UnsafeBufferPointer<UInt8>, line: Int, column: Int) {
+            arena.appendInterned(bytes: bytes)
+            place.write(line: line, column: column, file: file, fileID: &fileID, into: arena)
+        }
+
+        func null() { arena.append(ValueTag.null.rawValue) }
+        func bool(_ b: Bool) { arena.append(b ? ValueTag.true.rawValue : ValueTag.false.rawValue) }
+        func int(_ i: Int64) {
+            arena.append(ValueTag.int.rawValue)
+            arena.appendSigned(i)
+        }
+        func double(_ d: Double) {
+            arena.append(ValueTag.double.rawValue)
+            arena.appendFixed64(d.bitPattern)
+        }
+        /// A literal string (its text, without the `@`).
+        func literal(_ bytes: UnsafeBufferPointer<UInt8>) {
+            arena.append(ValueTag.string.rawValue)
+            arena.appendInterned(bytes: bytes)
+        }
+        /// A reference to the entry named by `bytes`.
+        mutating func reference(_ bytes: UnsafeBufferPointer<UInt8>, line: Int, column: Int) {
+            arena.append(ValueTag.reference.rawValue)
+            let id = arena.appendInterned(bytes: bytes)
+            if DependencyRule.mayBeFlawed(bytes, form: false) { summary.mayHaveProblems = true }
+            edges.append(StagedEdge(kind: .reference, payload: Int64(id)))
+            place.write(line: line, column: column, file: file, fileID: &fileID, into: arena)
+        }
+        /// The start of a list of `n` values (each written next), at nesting `depth` (a dependency's
+        /// own value is at depth 1).
+        mutating func list(_ n: Int, depth: Int) {
+            arena.append(ValueTag.list.rawValue)
+            arena.appendVarint(UInt64(n))
+            if depth + 1 >= DependencyValue.maxNesting { summary.mayHaveProblems = true }
+        }
+        /// The start of a plain map of `n` pairs (each `key` then a value), at nesting `depth`.
+        mutating func map(_ n: Int, depth: Int) {
+            arena.append(ValueTag.map.rawValue)
+            arena.appendVarint(UInt64(n))
+            if depth + 1 >= DependencyValue.maxNesting { summary.mayHaveProblems = true }
+        }
+        /// Any value that is not a list or map, as `encode` writes it (forms, templates,
+        /// environment values); its summary read back from what was written.
+        mutating func value(_ v: DependencyValue) {
+            let start = arena.count
+            encodeNested(v, into: arena, place: &place)
+            var r = DefinitionReader(arena, at: start)
+            summarizeValue(r.tag(), &r, depth: 1, edges: &edges, summary: &summary)
+        }
+    }
+
+    // MARK: What the transaction reads of a record
+
+    /// What `summarize` finds in a record besides its uses of other entries.
+    struct Summary: Equatable {
+        var lifestyle: Lifestyle
+        /// The position of the class name's interned copy (equal for equal class names).
+        var classID: Int
+        /// Whether the record has tags.
+        var tagged: Bool
+        /// Whether a dependency holds `${...}` or `{Env: ...}` (resolved at commit).
+        var usesEnvironment: Bool
+        /// Whether a check of `Transaction.validate` might fail for it: a name, class name,
+        /// referenced name or tag that is empty, holds a NUL or is a literal where a form wants an
+        /// entry (`DependencyRule.mayBeFlawed`), a value nesting near the ceiling, or an
+        /// environment value. Only such records are decoded and validated in full.
+        var mayHaveProblems: Bool
+    }
+
+    /// Reads the record at `offset`: its summary, and every use of other entries in its
+    /// dependencies appended to `edges`, depth first in written order (`DependencyValue.forEachEdge`
+    /// order).
+    static func summarize(_ arena: DefinitionArena, at offset: Int, edges: inout [StagedEdge]) -> Summary {
+        var r = DefinitionReader(arena, at: offset)
+        let flags = r.byte()
+        var flawed = DependencyRule.mayBeFlawed(r.stringBytes(), form: false)
+        let cls = r.internedString()
+        flawed = flawed || DependencyRule.mayBeFlawed(cls.bytes, form: false)
+        if flags & Flag.description != 0 { _ = r.stringBytes() }
+        switch flags & Flag.tagList {
+        case Flag.tagString: _ = r.stringBytes()
+        case Flag.tagInt: _ = r.signed()
+        case Flag.tagList:
+            for _ in 0..<Int(r.varint()) {
+                if r.byte() == ValueTag.int.rawValue { _ = r.signed() } else { _ = r.stringBytes() }
+            }
+        default: break
+        }
+        if flags & Flag.location != 0 { skipPlace(&r) }
+        var summary = Summary(
+            lifestyle: lifestyle(flags), classID: cls.id, tagged: flags & Flag.tagList != 0, usesEnvironment: false,
+            mayHaveProblems: flawed)
+        for _ in 0..<Int(r.varint()) {
+            _ = r.stringBytes()
+            skipPlace(&r)
+            // Scalars (most values) read here; the rest by `summarizeValue`.
+            let tag = r.tag()
+            switch tag {
+            case .null, .false, .true: continue
+            case .int: _ = r.varint()
+            case .double: r.position += 8
+            case .string: _ = r.stringBytes()
+            case .reference:
+                let s = r.internedString()
+                skipPlace(&r)
+                if DependencyRule.mayBeFlawed(s.bytes, form: false) { summary.mayHaveProblems = true }
+                edges.append(StagedEdge(kind: .reference, payload: Int64(s.id)))
+            default: summarizeValue(tag, &r, depth: 1, edges: &edges, summary: &summary)
+            }
+        }
+        return summary
+    }
+
+    private static func summarizeValue(
+        _ tag: ValueTag, _ r: inout DefinitionReader, depth: Int, edges: inout [StagedEdge], summary: inout Summary
+    ) {
+        switch tag {
+        case .reference, .provider, .optional, .taggedString:
+            let s = r.internedString()
+            skipPlace(&r)
+            let kind: StagedEdge.Kind =
+                tag == .reference ? .reference : tag == .provider ? .provider : tag == .optional ? .optional : .tagged
+            if DependencyRule.mayBeFlawed(s.bytes, form: tag == .provider || tag == .optional) {
+                summary.mayHaveProblems = true
+            }
+            edges.append(StagedEdge(kind: kind, payload: Int64(s.id)))
+        case .taggedInt:
+            let v = r.signed()
+            skipPlace(&r)
+            edges.append(StagedEdge(kind: .taggedInt, payload: v))
+        case .template, .env:
+            summary.usesEnvironment = true
+            summary.mayHaveProblems = true
+            skipValue(tag, &r)
+        case .list, .map:
+            // The ceiling itself is checked in full (`Transaction.validate`) near it.
+            if depth + 1 >= DependencyValue.maxNesting { summary.mayHaveProblems = true }
+            for _ in 0..<Int(r.varint()) {
+                if tag == .map {
+                    _ = r.stringBytes()
+                    skipPlace(&r)
+                }
+                summarizeValue(r.tag(), &r, depth: depth + 1, edges: &edges, summary: &summary)
+            }
+        default:
+            skipValue(tag, &r)
+        }
     }
 }

@@ -286,6 +286,17 @@ public enum DependencyRule {
         }
     }
 
+    /// Whether a name's bytes might fail the checks above and in `problems(of:)`: empty, holding
+    /// a NUL byte, or (`form`: the target of `{Provider: X}` or `{Optional: X}`) starting with
+    /// the literal mark. Records that pass this for every name are not decoded to be checked
+    /// (`DefinitionCoding.summarize`); the others are, and the messages come from here.
+    @inline(__always)
+    static func mayBeFlawed(_ bytes: UnsafeBufferPointer<UInt8>, form: Bool) -> Bool {
+        guard let p = bytes.baseAddress, bytes.count > 0 else { return true }
+        if form && p[0] == literalMark { return true }
+        return memchr(p, 0, bytes.count) != nil
+    }
+
     /// Whether `text` holds a NUL byte: `memchr` over its UTF-8 storage (a native string's is
     /// contiguous), not a byte-by-byte walk through the generic `contains`.
     @inline(__always)

@@ -27,74 +27,103 @@ public enum EntryDecoder {
     /// The document's own problems (duplicate keys) come first; an entry holding a duplicate key is
     /// invalid (its other problems are still reported) and a repeated entry name is skipped.
     public static func decode(_ doc: ConfigDocument) -> Result {
-        var d = Decoder(doc: doc)
-        d.diagnostics = doc.problems
-        d.run()
-        return Result(entries: d.entries, diagnostics: d.diagnostics, invalidNames: d.invalidNames)
+        var staged = StagedEntries(entries: entryCount(of: doc))
+        let found = stage(doc, into: &staged)
+        return Result(
+            entries: (0..<staged.count).map { staged.definition($0) }, diagnostics: found.diagnostics,
+            invalidNames: found.invalidNames)
+    }
+
+    /// How many entries the document's top level holds (0 when it is not a map).
+    static func entryCount(of doc: ConfigDocument) -> Int {
+        guard let root = doc.root, doc.nodes[root].kind == .map else { return 0 }
+        return doc.nodes[root].count
+    }
+
+    /// Decodes every entry as `decode` does, writing each valid one straight into `staged` as its
+    /// record (no `EntryDefinition`, no `String` per value); returns the problems (the document's
+    /// first) and the names of invalid entries.
+    static func stage(
+        _ doc: ConfigDocument, into staged: inout StagedEntries
+    ) -> (
+        diagnostics: [Diagnostic], invalidNames: [String]
+    ) {
+        doc.strings.withUnsafeBufferPointer { all in
+            doc.nodes.withUnsafeBufferPointer { nodes in
+                var d = Decoder(
+                    doc: doc, strings: all.baseAddress ?? emptyKey, nodes: nodes,
+                    writer: DefinitionCoding.RecordWriter(staged.arena, file: doc.file))
+                d.diagnostics = doc.problems
+                d.run(into: &staged)
+                return (d.diagnostics, d.invalidNames)
+            }
+        }
     }
 
     private struct Decoder {
         let doc: ConfigDocument
-        var entries: [EntryDefinition] = []
+        /// The document's string bytes and nodes, read in place for the whole decode.
+        let strings: UnsafePointer<UInt8>
+        let nodes: UnsafeBufferPointer<ConfigNode>
+        var writer: DefinitionCoding.RecordWriter
         var diagnostics: [Diagnostic] = []
         var invalidNames: [String] = []
-        /// Strings made from the document's bytes, remembered by those bytes (direct-mapped):
-        /// dependency keys, class names and references repeat, and a hit costs a hash and a
-        /// `memcmp` instead of a validated `String` (and shares the storage of a long one).
-        /// The entry and dependency key being decoded: a dependency problem names them, in the
-        /// words the transaction uses for the same problem from another door.
-        var currentEntry = "", currentKey = ""
-        var cacheOffsets = [UInt32](repeating: 0, count: Decoder.cacheSlots)
-        var cacheLengths = [UInt32](repeating: UInt32.max, count: Decoder.cacheSlots)
-        var cacheValues = [String](repeating: "", count: Decoder.cacheSlots)
-        static let cacheSlots = 512
+        /// The entry name and dependency key nodes being decoded: a dependency problem names them,
+        /// in the words the transaction uses for the same problem from another door.
+        var currentEntryNode = 0, currentKeyNode = 0
 
-        init(doc: ConfigDocument) {
+        init(
+            doc: ConfigDocument, strings: UnsafePointer<UInt8>, nodes: UnsafeBufferPointer<ConfigNode>,
+            writer: DefinitionCoding.RecordWriter
+        ) {
             self.doc = doc
+            self.strings = strings
+            self.nodes = nodes
+            self.writer = writer
         }
 
-        /// The text of string node `node`, as `doc.string(at:)`, through the cache.
-        mutating func cachedString(_ node: Int) -> String {
-            let n = doc.nodes[node]
-            let offset = Int(n.payload), length = Int(n.extent)
-            if length > 64 { return doc.string(at: node) }
-            let (slot, hit) = doc.strings.withUnsafeBufferPointer { all -> (Int, Bool) in
-                let p = all.baseAddress! + offset
-                // Slot from the length and the first and last 8 bytes (two unaligned loads, no
-                // loop); strings shorter than 8 bytes are masked to their length.
-                let raw = UnsafeRawPointer(p)
-                var first: UInt64 = 0, last: UInt64 = 0
-                if length >= 8 {
-                    first = raw.loadUnaligned(as: UInt64.self)
-                    last = (raw + (length - 8)).loadUnaligned(as: UInt64.self)
-                } else if offset + 8 <= all.count {
-                    first = raw.loadUnaligned(as: UInt64.self) & ((1 << UInt64(8 * length)) &- 1)
-                } else {
-                    for i in 0..<length { first |= UInt64(p[i]) << UInt64(8 * i) }
-                }
-                let h =
-                    (first &* 0x9E37_79B9_7F4A_7C15) ^ (last &* 0xC2B2_AE3D_27D4_EB4F) ^ (UInt64(length) &* 0x1656_67B1_9E37_79F9)
-                let slot = Int(truncatingIfNeeded: h >> 40) & (Decoder.cacheSlots - 1)
-                let hit =
-                    cacheLengths[slot] == UInt32(length)
-                    && (length == 0 || memcmp(all.baseAddress! + Int(cacheOffsets[slot]), p, length) == 0)
-                return (slot, hit)
+        var currentEntry: String { doc.string(at: currentEntryNode) }
+        var currentKey: String { doc.string(at: currentKeyNode) }
+
+        /// The next sibling of node `node` (`ConfigDocument.next(after:)` on the nodes in place).
+        @inline(__always) func next(after node: Int) -> Int {
+            let n = nodes[node]
+            return n.isContainer ? Int(n.extent) : node + 1
+        }
+
+        /// Whether string node `node` holds exactly `text`.
+        @inline(__always) func equals(_ node: Int, _ text: StaticString) -> Bool {
+            let n = nodes[node]
+            return Int(n.extent) == text.utf8CodeUnitCount
+                && memcmp(strings + Int(n.payload), text.utf8Start, text.utf8CodeUnitCount) == 0
+        }
+
+        /// The key of an entry map at `node`, recognised from its bytes (by length first: one
+        /// compare; no String unless it is unknown).
+        func entryKey(_ node: Int) -> EntryKey {
+            switch nodes[node].extent {
+            case 9: return equals(node, "ClassName") ? .className : equals(node, "Lifestyle") ? .lifestyle : .unknown
+            case 12: return equals(node, "Dependencies") ? .dependencies : .unknown
+            case 11: return equals(node, "Description") ? .description : .unknown
+            case 3: return equals(node, "Tag") ? .tag : .unknown
+            case 5: return equals(node, "Eager") ? .eager : .unknown
+            default: return .unknown
             }
-            if hit { return cacheValues[slot] }
-            let text = doc.string(at: node)
-            cacheOffsets[slot] = UInt32(truncatingIfNeeded: offset)
-            cacheLengths[slot] = UInt32(length)
-            cacheValues[slot] = text
-            return text
+        }
+
+        /// The bytes of string node `node` (without the trailing NUL).
+        @inline(__always) func bytes(_ node: Int) -> UnsafeBufferPointer<UInt8> {
+            let n = nodes[node]
+            return UnsafeBufferPointer(start: strings + Int(n.payload), count: Int(n.extent))
         }
 
         mutating func fail(_ code: ErrorCode, _ message: String, _ node: Int, suggestion: String? = nil) {
             diagnostics.append(Diagnostic(code, message, at: doc.location(of: node), suggestion: suggestion))
         }
 
-        /// The kind of node `node` as a value kind.
+        /// The kind of a node as a value kind.
         func valueKind(_ node: Int) -> ValueKind {
-            switch doc.nodes[node].kind {
+            switch nodes[node].kind {
             case .null: return .null
             case .bool: return .bool
             case .int: return .int
@@ -107,7 +136,7 @@ public enum EntryDecoder {
 
         func kindName(_ node: Int) -> String { DependencyRule.kindName(valueKind(node)) }
 
-        mutating func run() {
+        mutating func run(into staged: inout StagedEntries) {
             guard let root = doc.root else {
                 diagnostics.append(
                     Diagnostic(
@@ -115,102 +144,116 @@ public enum EntryDecoder {
                         at: SourceLocation(file: doc.file, line: 1, column: 1)))
                 return
             }
-            guard doc.nodes[root].kind == .map else {
+            guard nodes[root].kind == .map else {
                 fail(.schema, "the top level must be a map from entry names to entries, found \(kindName(root))", root)
                 return
             }
-            let pairs = doc.pairs(of: root)
-            entries.reserveCapacity(pairs.count)
-            for (key, value) in pairs {
+            var next = root + 1
+            let end = Int(nodes[root].extent)
+            while next < end {
+                let key = next, value = next + 1
+                next = self.next(after: value)
                 // A repeated entry name is already reported (the document's problems); the first stays.
                 if doc.isDuplicateKey(key) { continue }
-                if let entry = decodeEntry(nameNode: key, valueNode: value) {
-                    entries.append(entry)
+                if let record = writeEntry(nameNode: key, valueNode: value) {
+                    staged.add(record: record, writtenBy: writer)
                 } else {
                     invalidNames.append(doc.string(at: key))
                 }
             }
         }
 
-        mutating func decodeEntry(nameNode: Int, valueNode: Int) -> EntryDefinition? {
+        /// Writes the entry's record; its offset, or nil (reported) when the entry is invalid.
+        /// An invalid entry may leave bytes in the arena that no record points to (its whole load
+        /// fails).
+        mutating func writeEntry(nameNode: Int, valueNode: Int) -> Int? {
             // Names are checked (not empty, no NUL byte) by the transaction, as for every door.
-            let name = doc.string(at: nameNode)
-            let location = doc.location(of: nameNode)
-            switch doc.nodes[valueNode].kind {
+            currentEntryNode = nameNode
+            let line = Int(nodes[nameNode].line), column = Int(nodes[nameNode].column)
+            switch nodes[valueNode].kind {
             case .string:
-                return EntryDefinition(name: name, className: cachedString(valueNode), location: location)
+                let record = writer.begin(
+                    name: bytes(nameNode), className: bytes(valueNode), description: nil, tag: nil, tags: [],
+                    lifestyle: .transient,
+                    eager: false, line: line, column: column)
+                writer.count(0)
+                return record
             case .map:
                 break
             default:
                 fail(
                     .schema,
-                    "entry '\(name)' must be a class name (a string) or a map with ClassName, found \(kindName(valueNode))",
+                    "entry '\(currentEntry)' must be a class name (a string) or a map with ClassName, found \(kindName(valueNode))",
                     valueNode)
                 return nil
             }
-            var className: String?
-            var description: String?
+            var classNode = -1, descriptionNode = -1, dependenciesNode = -1
+            // Where the problems of the dependencies go among the entry's others (key order).
+            var dependencyProblemsAt = 0
+            // One scalar tag (the common case) is kept without an array.
+            var tag: EntryTag?
             var tags: [EntryTag] = []
-            var dependencies: [Dependency] = []
             var lifestyle = Lifestyle.transient
             var eager: (Bool, Int)?
             var ok = true
             // Pairs walked in place (no array of pairs per entry).
             var next = valueNode + 1
-            let end = Int(doc.nodes[valueNode].extent)
+            let end = Int(nodes[valueNode].extent)
             while next < end {
                 let k = next, v = next + 1
-                next = doc.next(after: v)
+                next = self.next(after: v)
                 // Dispatch on the key's bytes: no String per key unless it is unknown.
-                switch EntryKey(doc, k) {
+                switch entryKey(k) {
                 case .className:
-                    if doc.nodes[v].kind == .string {
-                        className = cachedString(v)
+                    if nodes[v].kind == .string {
+                        classNode = v
                     } else {
-                        fail(.schema, "ClassName of entry '\(name)' must be a string, found \(kindName(v))", v)
+                        fail(.schema, "ClassName of entry '\(currentEntry)' must be a string, found \(kindName(v))", v)
                         ok = false
                     }
                 case .description:
-                    if doc.nodes[v].kind == .string {
-                        description = doc.string(at: v)
+                    if nodes[v].kind == .string {
+                        descriptionNode = v
                     } else {
-                        fail(.schema, "Description of entry '\(name)' must be a string, found \(kindName(v))", v)
+                        fail(.schema, "Description of entry '\(currentEntry)' must be a string, found \(kindName(v))", v)
                         ok = false
                     }
                 case .tag:
-                    if let t = decodeTags(v, entry: name) { tags = t } else { ok = false }
-                case .dependencies:
-                    if doc.nodes[v].kind == .map {
-                        currentEntry = name
-                        guard let deps = decodeMap(v) else {
-                            ok = false
-                            break
-                        }
-                        dependencies = deps
+                    if let t = scalarTag(v) {
+                        tag = t
+                    } else if let t = decodeTags(v) {
+                        tags = t
                     } else {
-                        fail(.schema, "Dependencies of entry '\(name)' must be a map, found \(kindName(v))", v)
+                        ok = false
+                    }
+                case .dependencies:
+                    if nodes[v].kind == .map {
+                        dependenciesNode = v
+                        dependencyProblemsAt = diagnostics.count
+                    } else {
+                        fail(.schema, "Dependencies of entry '\(currentEntry)' must be a map, found \(kindName(v))", v)
                         ok = false
                     }
                 case .lifestyle:
-                    if doc.nodes[v].kind == .string, let l = Lifestyle(rawValue: doc.string(at: v)) {
+                    if nodes[v].kind == .string, let l = lifestyleNamed(v) {
                         lifestyle = l
                     } else {
-                        let text = doc.nodes[v].kind == .string ? "'\(doc.string(at: v))'" : kindName(v)
+                        let text = nodes[v].kind == .string ? "'\(doc.string(at: v))'" : kindName(v)
                         let suggestion =
-                            doc.nodes[v].kind == .string
+                            nodes[v].kind == .string
                             ? Suggestions.closest(to: doc.string(at: v), in: Lifestyle.allCases.map(\.rawValue)) : nil
                         fail(
                             .schema,
-                            "Lifestyle of entry '\(name)' must be transient, singleton or graph, found \(text)\(Suggestions.hint(suggestion))",
+                            "Lifestyle of entry '\(currentEntry)' must be transient, singleton or graph, found \(text)\(Suggestions.hint(suggestion))",
                             v,
                             suggestion: suggestion)
                         ok = false
                     }
                 case .eager:
-                    if doc.nodes[v].kind == .bool {
-                        eager = (doc.nodes[v].bool, v)
+                    if nodes[v].kind == .bool {
+                        eager = (nodes[v].bool, v)
                     } else {
-                        fail(.schema, "Eager of entry '\(name)' must be true or false, found \(kindName(v))", v)
+                        fail(.schema, "Eager of entry '\(currentEntry)' must be true or false, found \(kindName(v))", v)
                         ok = false
                     }
                 case .unknown:
@@ -218,41 +261,70 @@ public enum EntryDecoder {
                     let suggestion = Suggestions.closest(to: key, in: EntryDecoder.entryKeys)
                     fail(
                         .schema,
-                        "unknown key '\(key)' in entry '\(name)'\(Suggestions.hint(suggestion)); allowed keys are \(EntryDecoder.entryKeys.joined(separator: ", "))",
+                        "unknown key '\(key)' in entry '\(currentEntry)'\(Suggestions.hint(suggestion)); allowed keys are \(EntryDecoder.entryKeys.joined(separator: ", "))",
                         k,
                         suggestion: suggestion)
                     ok = false
                 }
             }
-            guard let cls = className else {
-                if ok { fail(.schema, "entry '\(name)' has no ClassName", valueNode) }
+            // The record's head, then its dependencies (written, and checked, even when the
+            // entry is already invalid: every problem is reported).
+            var record: Int?
+            if classNode >= 0 {
+                record = writer.begin(
+                    name: bytes(nameNode), className: bytes(classNode),
+                    description: descriptionNode >= 0 ? bytes(descriptionNode) : nil, tag: tag, tags: tags, lifestyle: lifestyle,
+                    eager: eager?.0 ?? false, line: line, column: column)
+            }
+            if dependenciesNode >= 0 {
+                let before = diagnostics.count
+                writer.count(nodes[dependenciesNode].count)
+                if !writeMap(dependenciesNode, depth: 1) { ok = false }
+                if diagnostics.count > before && dependencyProblemsAt < before {
+                    // Reported where the Dependencies key was written among the entry's keys.
+                    let moved = diagnostics[before...]
+                    diagnostics.removeSubrange(before...)
+                    diagnostics.insert(contentsOf: moved, at: dependencyProblemsAt)
+                }
+            } else {
+                writer.count(0)
+            }
+            guard record != nil else {
+                if ok { fail(.schema, "entry '\(currentEntry)' has no ClassName", valueNode) }
                 return nil
             }
             if let (isEager, node) = eager, isEager, lifestyle != .singleton {
-                fail(.schema, "entry '\(name)' is Eager but not a singleton (add Lifestyle: singleton)", node)
+                fail(.schema, "entry '\(currentEntry)' is Eager but not a singleton (add Lifestyle: singleton)", node)
                 ok = false
             }
             guard ok, !doc.hasDuplicateKey(inside: valueNode) else { return nil }
-            return EntryDefinition(
-                name: name, className: cls, description: description, tags: tags,
-                dependencies: dependencies, lifestyle: lifestyle, eager: eager?.0 ?? false,
-                location: location)
+            return record
         }
 
-        /// An entry's `Tag`: a string, an integer, or a list of them (nil, reported, otherwise).
-        mutating func decodeTags(_ node: Int, entry name: String) -> [EntryTag]? {
-            func one(_ n: Int) -> EntryTag? {
-                switch doc.nodes[n].kind {
-                case .string: return .string(doc.string(at: n))
-                case .int: return .int(doc.nodes[n].int)
-                default: return nil
-                }
+        /// The lifestyle string node `node` names, by its bytes; nil for any other text.
+        func lifestyleNamed(_ node: Int) -> Lifestyle? {
+            if equals(node, "singleton") { return .singleton }
+            if equals(node, "transient") { return .transient }
+            if equals(node, "graph") { return .graph }
+            return nil
+        }
+
+        /// A string or integer node as a tag, else nil.
+        func scalarTag(_ n: Int) -> EntryTag? {
+            switch nodes[n].kind {
+            case .string: return .string(doc.string(at: n))
+            case .int: return .int(nodes[n].int)
+            default: return nil
             }
-            if let t = one(node) { return [t] }
-            guard doc.nodes[node].kind == .list else {
+        }
+
+        /// An entry's `Tag` list (a scalar is `scalarTag`'s; nil, reported, otherwise).
+        mutating func decodeTags(_ node: Int) -> [EntryTag]? {
+            func one(_ n: Int) -> EntryTag? { scalarTag(n) }
+            guard nodes[node].kind == .list else {
                 fail(
                     .schema,
-                    "Tag of entry '\(name)' must be a string, an integer or a list of them (Tag: [a, b]), found \(kindName(node))",
+                    "Tag of entry '\(currentEntry)' must be a string, an integer or a list of them (Tag: [a, b]), found \(kindName(node))",
                     node)
                 return nil
             }
@@ -264,7 +336,7 @@ public enum EntryDecoder {
                 } else {
                     fail(
                         .schema,
-                        "a tag in the Tag list of entry '\(name)' must be a string or an integer, found \(kindName(e)); write Tag: [a, b]",
+                        "a tag in the Tag list of entry '\(currentEntry)' must be a string or an integer, found \(kindName(e)); write Tag: [a, b]",
                         e)
                     ok = false
                 }
@@ -272,23 +344,20 @@ public enum EntryDecoder {
             return ok ? tags : nil
         }
 
-        mutating func decodeMap(_ map: Int, depth: Int = 1) -> [Dependency]? {
-            var result: [Dependency] = []
-            result.reserveCapacity(doc.nodes[map].count)
+        /// Writes a map's pairs (each key and value; its count is written before); false when a
+        /// value has a problem (reported).
+        mutating func writeMap(_ map: Int, depth: Int) -> Bool {
             var ok = true
             var next = map + 1
-            let end = Int(doc.nodes[map].extent)
+            let end = Int(nodes[map].extent)
             while next < end {
                 let k = next, v = next + 1
-                next = doc.next(after: v)
-                let key = cachedString(k)
-                if depth == 1 { currentKey = key }
-                // Not an optional result: a `DependencyValue?` moved through here was copied by a
-                // generic (metadata-driven) outlined copy, a measurable cost per dependency.
-                let value = decodeValue(v, depth: depth, ok: &ok)
-                result.append(Dependency(key: key, value: value, location: doc.location(of: k)))
+                next = self.next(after: v)
+                if depth == 1 { currentKeyNode = k }
+                writer.key(bytes(k), line: Int(nodes[k].line), column: Int(nodes[k].column))
+                writeValue(v, depth: depth, ok: &ok)
             }
-            return ok ? result : nil
+            return ok
         }
 
         /// A map read by the dependency rule: a form (`{Provider: Name}`), a misspelt form (reported),
@@ -316,15 +385,15 @@ public enum EntryDecoder {
                         pairs.count == 1 + form.extraKeys.count ? target : node)
                     return .some(nil)
                 }
-                if doc.nodes[target].kind == .int {
-                    return DependencyRule.form(form, integerTarget: doc.nodes[target].int, at: doc.location(of: target))
+                if nodes[target].kind == .int {
+                    return DependencyRule.form(form, integerTarget: nodes[target].int, at: doc.location(of: target))
                 }
                 return DependencyRule.form(form, target: doc.string(at: target), at: doc.location(of: target))
             }
         }
 
         /// A map read as `{Env: NAME, Type: T, Default: D}`: its value, or `.some(nil)` after
-        /// reporting what is wrong. Outlined, to keep `decodeValue` (inlined into the common path) small.
+        /// reporting what is wrong. Outlined, to keep `writeValue` small.
         @inline(never)
         mutating func decodeEnvForm(_ node: Int) -> DependencyValue?? {
             let pairs = doc.pairs(of: node)
@@ -342,20 +411,9 @@ public enum EntryDecoder {
             }
         }
 
-        /// The literal string node `node` (its text starts with `@`): a `.string` without the mark,
-        /// or, when it holds `${`, a `.template` kept as written to be substituted at commit.
-        @inline(never)
-        func literal(_ node: Int) -> DependencyValue {
-            let text = doc.stringDroppingFirst(at: node)
-            if doc.withBytes(of: node, { EnvTemplate.isTemplate(UnsafeRawBufferPointer($0)) }) {
-                return .template(text, at: doc.location(of: node))
-            }
-            return .string(text)
-        }
-
         /// A string, integer, number or boolean node as an `Env` form's scalar, else nil.
         func scalar(_ node: Int) -> EnvScalar? {
-            let n = doc.nodes[node]
+            let n = nodes[node]
             switch n.kind {
             case .string: return .string(doc.string(at: node))
             case .int: return .int(n.int)
@@ -365,9 +423,24 @@ public enum EntryDecoder {
             }
         }
 
-        /// The dependency value at `node`; on a problem (reported) `.null`, with `ok` set to false.
-        mutating func decodeValue(_ node: Int, depth: Int, ok: inout Bool) -> DependencyValue {
-            let n = doc.nodes[node]
+        /// Writes the literal string node `node` (its text starts with `@`): the text without the
+        /// mark, or, when it holds `${`, a `.template` kept as written to be substituted at commit.
+        mutating func writeLiteral(_ node: Int) {
+            let b = bytes(node)
+            if EnvTemplate.isTemplate(UnsafeRawBufferPointer(b)) {
+                writer.value(.template(doc.stringDroppingFirst(at: node), at: doc.location(of: node)))
+            } else if b.count > 1 && b[1] >= 0x80 {
+                // The mark and what follows may be one Character: dropped as `String.dropFirst` does.
+                writer.value(.string(doc.stringDroppingFirst(at: node)))
+            } else {
+                writer.literal(UnsafeBufferPointer(rebasing: b.dropFirst()))
+            }
+        }
+
+        /// Writes the dependency value at `node`; on a problem (reported) a null, with `ok` set
+        /// to false.
+        mutating func writeValue(_ node: Int, depth: Int, ok: inout Bool) {
+            let n = nodes[node]
             if n.isContainer {
                 // Values are walked recursively from here on (decoding, compiling, comparing,
                 // creating): a fixed ceiling and the stack guard keep any input from overflowing
@@ -375,69 +448,58 @@ public enum EntryDecoder {
                 if depth > DependencyValue.maxNesting {
                     fail(.limit, "a dependency value nests deeper than \(DependencyValue.maxNesting) levels", node)
                     ok = false
-                    return .null
+                    writer.null()
+                    return
                 }
                 if !StackGuard.hasRoom() {
                     fail(.limit, "a dependency value nests too deeply for this thread's stack", node)
                     ok = false
-                    return .null
+                    writer.null()
+                    return
                 }
             }
             switch n.kind {
-            case .null: return .null
-            case .bool: return .bool(n.bool)
-            case .int: return .int(n.int)
-            case .double: return .double(n.double)
+            case .null: writer.null()
+            case .bool: writer.bool(n.bool)
+            case .int: writer.int(n.int)
+            case .double: writer.double(n.double)
             case .string:
-                // The rule (`DependencyRule.value(ofString:)`) read from the bytes: a literal's text
-                // is taken without its mark in one copy; a reference's through the cache.
-                if doc.firstByte(at: node) == DependencyRule.literalMark { return literal(node) }
-                return .reference(cachedString(node), at: doc.location(of: node))
+                // The rule (`DependencyRule.value(ofString:)`) read from the bytes.
+                if n.extent > 0 && strings[Int(n.payload)] == DependencyRule.literalMark {
+                    writeLiteral(node)
+                } else {
+                    writer.reference(bytes(node), line: Int(n.line), column: Int(n.column))
+                }
             case .list:
-                var items: [DependencyValue] = []
+                writer.list(n.count, depth: depth)
                 var itemsOK = true
-                for e in doc.elements(of: node) { items.append(decodeValue(e, depth: depth + 1, ok: &itemsOK)) }
+                var next = node + 1
+                let end = Int(n.extent)
+                while next < end {
+                    writeValue(next, depth: depth + 1, ok: &itemsOK)
+                    next = self.next(after: next)
+                }
                 if !itemsOK { ok = false }
-                return .list(items)
             case .map:
                 if let form = decodeForm(node) {
                     guard let form else {
                         ok = false
-                        return .null
+                        writer.null()
+                        return
                     }
-                    return form
+                    writer.value(form)
+                    return
                 }
-                guard let deps = decodeMap(node, depth: depth + 1) else {
-                    ok = false
-                    return .null
-                }
-                return .map(deps)
+                writer.map(n.count, depth: depth)
+                if !writeMap(node, depth: depth + 1) { ok = false }
             }
         }
     }
 }
 
-/// The keys of an entry map, recognised from their bytes.
+/// The keys of an entry map.
 private enum EntryKey {
     case className, description, tag, dependencies, lifestyle, eager, unknown
-
-    init(_ doc: ConfigDocument, _ node: Int) {
-        if doc.stringEquals(node, "ClassName") {
-            self = .className
-        } else if doc.stringEquals(node, "Dependencies") {
-            self = .dependencies
-        } else if doc.stringEquals(node, "Description") {
-            self = .description
-        } else if doc.stringEquals(node, "Tag") {
-            self = .tag
-        } else if doc.stringEquals(node, "Lifestyle") {
-            self = .lifestyle
-        } else if doc.stringEquals(node, "Eager") {
-            self = .eager
-        } else {
-            self = .unknown
-        }
-    }
 }
 
 #if canImport(Glibc)

@@ -9,7 +9,7 @@ struct LifetimeRule {
     /// The number of entry indices (changed and unchanged).
     let total: Int
     /// Object edges of an entry (no providers).
-    let edgesOf: (Int) -> [Int32]
+    let edgesOf: (Int) -> ArraySlice<Int32>
     /// An entry's lifestyle, nil for an index with no entry.
     let lifestyleOf: (Int) -> Lifestyle?
     /// Singletons this registry takes from its parent: built there (with the parent's entries,

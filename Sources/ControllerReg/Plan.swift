@@ -20,70 +20,164 @@ enum PlanOp: UInt8 {
     case optional
 }
 
-/// One compiled dependency: plain data, so the create path touches no reference counts. 24
-/// bytes, one value's size: what an op needs besides the value shares the value's unused fields.
-struct PlanSlot {
-    /// For `.literal` the value passed. In every slot `b` holds the key (NUL-terminated bytes
-    /// preceded by their 32-bit length, in the plan's arena); for the other ops `reserved` holds
-    /// the op, `a` the target entry (`.reference`, `.provider`) or the children (`.list`, `.map`)
-    /// and `count` how many children.
-    private var value: RawValue
+/// What a slot's payload is, in the low 4 bits of its key word. The literal kinds come first
+/// (the scalar ones numbered as their `ValueKind`), then one per other `PlanOp`, in its order.
+enum SlotKind: UInt8 {
+    /// Scalars: the payload is the value's bits (`RawValue.a`).
+    case null = 0, bool, int, double
+    /// A string of fewer than 64 bytes in the definition arena: the payload is its bytes, and
+    /// the byte before them (the arena's one-byte length header, `length << 1`) gives its length.
+    case shortString
+    /// Any other literal (longer strings, lists, maps): the payload points at the `RawValue` in
+    /// the plan arena.
+    case boxed
+    /// `PlanOp.reference` ... `.optional` (`rawValue - boxed.rawValue` is the op's): the payload is
+    /// the target entry, or the children (their count in the 8 bytes before them).
+    case reference, list, map, provider, tagged, optional
+}
 
-    init(key: UnsafePointer<UInt8>, op: PlanOp) {
-        value = .null
-        value.reserved = UInt16(op.rawValue)
-        value.b = UInt64(UInt(bitPattern: key))
+/// One compiled dependency: plain data, so the create path touches no reference counts. 16
+/// bytes: the key's address with the slot's kind in its low bits (keys are 16-byte aligned),
+/// and a payload that the create path turns back into a value.
+struct PlanSlot {
+    /// The key (NUL-terminated bytes preceded by their 32-bit length, in the plan's arena, at a
+    /// 16-byte boundary) or'd with the `SlotKind`.
+    private let head: UInt64
+    /// See `SlotKind`.
+    private let payload: UInt64
+
+    /// A slot of `kind` (not `.shortString` or `.boxed`: `literal(key:_:in:)` makes those).
+    init(key: UnsafePointer<UInt8>, kind: SlotKind, payload: UInt64 = 0) {
+        let k = UInt64(UInt(bitPattern: key))
+        assert(k & 15 == 0, "a slot key not on a 16-byte boundary")
+        head = k | UInt64(kind.rawValue)
+        self.payload = payload
     }
 
+    /// A `.reference` or `.provider` slot of entry `target`.
+    init(key: UnsafePointer<UInt8>, kind: SlotKind, target: Int32) {
+        self.init(key: key, kind: kind, payload: UInt64(UInt32(bitPattern: target)))
+    }
+
+    /// A slot with `children` (from `PlanSlot.allocateChildren`).
+    init(key: UnsafePointer<UInt8>, kind: SlotKind, children: UnsafePointer<PlanSlot>) {
+        self.init(key: key, kind: kind, payload: UInt64(UInt(bitPattern: children)))
+    }
+
+    /// A literal slot passing `value` (plain data whose strings, lists and maps outlive the plan);
+    /// what does not fit the payload goes into `arena`.
+    init(key: UnsafePointer<UInt8>, literal value: RawValue, in arena: Arena) {
+        switch value.valueKind {
+        case .null, .bool, .int, .double:
+            self.init(key: key, kind: SlotKind(rawValue: value.kind)!, payload: value.a)
+            return
+        case .string where value.count < 64:
+            // Only bytes that sit right after their one-byte header in the definition arena.
+            if let p = value.stringBytes, p[-1] == UInt8(truncatingIfNeeded: value.count << 1) {
+                self.init(key: key, kind: .shortString, payload: value.a)
+                return
+            }
+        default: break
+        }
+        let boxed = arena.allocate(RawValue.self, count: 1)
+        boxed.initialize(to: value)
+        self.init(key: key, kind: .boxed, payload: UInt64(UInt(bitPattern: boxed)))
+    }
+
+    /// Room for `count` child slots (and a `trailer` when asked), their count stored before them.
+    static func allocateChildren(_ count: Int, trailer: Bool = false, in arena: Arena) -> UnsafeMutablePointer<PlanSlot> {
+        let n = count + (trailer ? 1 : 0)
+        let raw = arena.allocate(8 + n * MemoryLayout<PlanSlot>.stride)
+        raw.storeBytes(of: Int64(count), as: Int64.self)
+        return (raw + 8).bindMemory(to: PlanSlot.self, capacity: n)
+    }
+
+    /// The slot's kind.
+    @inline(__always) var kind: SlotKind { unsafeBitCast(UInt8(truncatingIfNeeded: head) & 15, to: SlotKind.self) }
+
+    /// Whether the slot passes a literal (`op == .literal`).
+    @inline(__always) var isLiteral: Bool { UInt8(truncatingIfNeeded: head) & 15 < SlotKind.reference.rawValue }
+
     /// NUL-terminated key bytes.
-    @inline(__always) var key: UnsafePointer<UInt8> { UnsafePointer(bitPattern: UInt(value.b)).unsafelyUnwrapped }
+    @inline(__always) var key: UnsafePointer<UInt8> { UnsafePointer(bitPattern: UInt(head & ~15)).unsafelyUnwrapped }
 
     /// Key length in bytes (without the NUL), stored before the key.
-    @inline(__always) var keyLength: Int { Int(UnsafeRawPointer(key - 4).loadUnaligned(as: UInt32.self)) }
+    @inline(__always) var keyLength: Int { Int(UnsafeRawPointer(key - 4).load(as: UInt32.self)) }
 
     /// What the resolver does for this slot.
-    @inline(__always) var op: PlanOp { unsafeBitCast(UInt8(truncatingIfNeeded: value.reserved), to: PlanOp.self) }
+    @inline(__always) var op: PlanOp {
+        let k = UInt8(truncatingIfNeeded: head) & 15
+        return unsafeBitCast(k < SlotKind.reference.rawValue ? 0 : k - SlotKind.boxed.rawValue, to: PlanOp.self)
+    }
 
-    /// The value a `.literal` passes.
+    /// The value a literal slot passes (built as its three words: kind and count, payload, 0).
     @inline(__always) var literal: RawValue {
-        get {
-            var v = value
-            v.b = 0
-            return v
+        let k = head & 15
+        var first = k
+        if k >= UInt64(SlotKind.shortString.rawValue) {
+            if k != UInt64(SlotKind.shortString.rawValue) {
+                return UnsafePointer<RawValue>(bitPattern: UInt(payload)).unsafelyUnwrapped.pointee
+            }
+            let length = UnsafePointer<UInt8>(bitPattern: UInt(payload)).unsafelyUnwrapped[-1] >> 1
+            first = UInt64(ValueKind.string.rawValue) | UInt64(length) << 32
         }
-        set {
-            let key = value.b
-            value = newValue
-            value.b = key
+        return unsafeBitCast((first, payload, UInt64(0)), to: RawValue.self)
+    }
+
+    /// Writes the value a literal slot passes at `dest` (a `RawValue`'s 24 bytes, word by word:
+    /// kind and count, payload, 0; what the create path does per literal).
+    @inline(__always) func storeLiteral(at dest: UnsafeMutableRawPointer) {
+        let k = head & 15
+        if k == UInt64(SlotKind.boxed.rawValue) {
+            dest.copyMemory(from: UnsafeRawPointer(bitPattern: UInt(payload)).unsafelyUnwrapped, byteCount: 24)
+            return
         }
+        var first = k
+        if k == UInt64(SlotKind.shortString.rawValue) {
+            first |= UInt64(UnsafePointer<UInt8>(bitPattern: UInt(payload)).unsafelyUnwrapped[-1] >> 1) << 32
+        }
+        dest.storeBytes(of: first, as: UInt64.self)
+        dest.storeBytes(of: payload, toByteOffset: 8, as: UInt64.self)
+        dest.storeBytes(of: 0, toByteOffset: 16, as: UInt64.self)
+    }
+
+    /// Writes the key and key length of the map slot at `dest` (its value is left to the caller).
+    @inline(__always) func storeKey(at dest: UnsafeMutablePointer<RawMapSlot>) {
+        let raw = UnsafeMutableRawPointer(dest)
+        let key = head & ~15
+        raw.storeBytes(of: key, as: UInt64.self)
+        raw.storeBytes(
+            of: Int(UnsafeRawPointer(bitPattern: UInt(key)).unsafelyUnwrapped.load(fromByteOffset: -4, as: UInt32.self)),
+            toByteOffset: 8, as: Int.self)
+    }
+
+    /// Writes the map slot of a literal slot at `dest`: key, key length, value (`storeLiteral`).
+    @inline(__always) func storeLiteralMapSlot(at dest: UnsafeMutablePointer<RawMapSlot>) {
+        storeKey(at: dest)
+        storeLiteral(at: UnsafeMutableRawPointer(dest) + 16)
     }
 
     /// The entry index of a `.reference` or `.provider`.
-    @inline(__always) var target: Int32 {
-        get { Int32(truncatingIfNeeded: Int64(bitPattern: value.a)) }
-        set { value.a = UInt64(bitPattern: Int64(newValue)) }
+    @inline(__always) var target: Int32 { Int32(bitPattern: UInt32(truncatingIfNeeded: payload)) }
+
+    /// How many children a `.list`, `.map`, `.tagged` or `.optional` has (stored before them).
+    @inline(__always) var childCount: Int32 {
+        Int32(
+            truncatingIfNeeded: UnsafeRawPointer(bitPattern: UInt(payload)).unsafelyUnwrapped.load(
+                fromByteOffset: -8, as: Int64.self))
     }
 
-    /// How many children a `.list` or `.map` has.
-    @inline(__always) var childCount: Int32 { Int32(bitPattern: value.count) }
-
-    /// The children of a `.list` or `.map`.
+    /// The children of a `.list`, `.map`, `.tagged` or `.optional`.
     @inline(__always) var children: CheckedPointer<PlanSlot>? {
-        guard let p = UnsafePointer<PlanSlot>(bitPattern: UInt(value.a)) else { return nil }
-        return CheckedPointer(p, count: Int(value.count))
+        guard let p = UnsafePointer<PlanSlot>(bitPattern: UInt(payload)) else { return nil }
+        return CheckedPointer(p, count: Int(childCount))
     }
 
-    /// Sets the children of a `.list` or `.map`.
-    mutating func setChildren(_ p: UnsafePointer<PlanSlot>, count: Int) {
-        value.a = UInt64(UInt(bitPattern: p))
-        value.count = UInt32(truncatingIfNeeded: count)
-    }
-
-    /// For `.tagged` and `.optional`: the `.literal` slot stored right after the children (their
+    /// For `.tagged` and `.optional`: the literal slot stored right after the children (their
     /// array has one more slot than `childCount`), holding what the form was written with (the tag,
     /// or the entry name), so a plan describes itself.
     var trailer: PlanSlot {
-        UnsafePointer<PlanSlot>(bitPattern: UInt(value.a)).unsafelyUnwrapped[Int(value.count)]
+        UnsafePointer<PlanSlot>(bitPattern: UInt(payload)).unsafelyUnwrapped[Int(childCount)]
     }
 }
 
@@ -182,26 +276,29 @@ struct PlanCompiler {
     init(arena: Arena, strings: DefinitionArena) {
         self.arena = arena
         self.strings = strings
-        let raw = arena.allocate(4 + 1)
-        raw.storeBytes(of: UInt32(0), as: UInt32.self)
-        let p = (raw + 4).assumingMemoryBound(to: UInt8.self)
-        p[0] = 0
-        emptyKey = UnsafePointer(p)
+        emptyKey = PlanCompiler.storeKey(UnsafeBufferPointer(start: nil, count: 0), in: arena)
     }
 
-    /// A key as slots hold it: NUL-terminated bytes after their 32-bit length, once per key and
-    /// transaction, found by the position of the key's one copy in the definition arena (an
-    /// integer, not its bytes, is hashed).
+    /// A key as slots hold it: NUL-terminated bytes after their 32-bit length, at a 16-byte
+    /// boundary (a slot keeps its kind in the address's low bits).
+    private static func storeKey(_ bytes: UnsafeBufferPointer<UInt8>, in arena: Arena) -> UnsafePointer<UInt8> {
+        let n = bytes.count
+        let raw = arena.allocate(4 + 15 + n + 1)
+        let p = UnsafeMutableRawPointer(bitPattern: (UInt(bitPattern: raw) + 4 + 15) & ~15)!
+        (p - 4).storeBytes(of: UInt32(truncatingIfNeeded: n), as: UInt32.self)
+        let key = p.assumingMemoryBound(to: UInt8.self)
+        if let b = bytes.baseAddress { key.update(from: b, count: n) }
+        key[n] = 0
+        return UnsafePointer(key)
+    }
+
+    /// A key as slots hold it (`storeKey`), once per key and transaction, found by the position of
+    /// the key's one copy in the definition arena (an integer, not its bytes, is hashed).
     private func slotKey(_ key: (bytes: UnsafeBufferPointer<UInt8>, id: Int)) -> UnsafePointer<UInt8> {
         if let found = keys.find(key.id) { return found }
-        let n = key.bytes.count
-        let raw = arena.allocate(4 + n + 1)
-        raw.storeBytes(of: UInt32(truncatingIfNeeded: n), as: UInt32.self)
-        let p = (raw + 4).assumingMemoryBound(to: UInt8.self)
-        if let b = key.bytes.baseAddress { p.update(from: b, count: n) }
-        p[n] = 0
-        keys.insert(key.id, UnsafePointer(p))
-        return UnsafePointer(p)
+        let p = PlanCompiler.storeKey(key.bytes, in: arena)
+        keys.insert(key.id, p)
+        return p
     }
 
     /// The keys one compiler has written, by key identity (open addressing over raw memory; a
@@ -269,7 +366,8 @@ struct PlanCompiler {
     /// in. `membership` holds, in written order, for each tagged list its member count then its
     /// members, and for each optional reference its target or -1.
     func compile(
-        dependenciesAt position: Int, classSlot: Int, lifestyle: Lifestyle, targets: [Int32], membership: [Int32] = []
+        dependenciesAt position: Int, classSlot: Int, lifestyle: Lifestyle, targets: ArraySlice<Int32>,
+        membership: ArraySlice<Int32> = []
     ) -> EntryPlan {
         targets.withUnsafeBufferPointer { t in
             membership.withUnsafeBufferPointer { m in
@@ -328,15 +426,13 @@ struct PlanCompiler {
         _ r: inout DefinitionReader, key: UnsafePointer<UInt8>,
         scratch: inout Int, objects: inout Int, targets: inout Cursor, membership: inout Cursor
     ) -> PlanSlot {
-        var s = PlanSlot(key: key, op: .literal)
         let tag = r.tag()
         switch tag {
         case .reference, .provider:
             _ = r.stringBytes()
             DefinitionCoding.skipPlace(&r)
-            s = PlanSlot(key: key, op: tag == .reference ? .reference : .provider)
-            s.target = targets.take()
             objects += 1
+            return PlanSlot(key: key, kind: tag == .reference ? .reference : .provider, target: targets.take())
         case .taggedString, .taggedInt:
             // The list-of-references shape: one reference slot per member, built like any list,
             // then the tag as written.
@@ -349,49 +445,41 @@ struct PlanCompiler {
             }
             DefinitionCoding.skipPlace(&r)
             let count = max(0, Int(membership.take()))
-            let children = arena.allocate(PlanSlot.self, count: count + 1)
+            let children = PlanSlot.allocateChildren(count, trailer: true, in: arena)
             for i in 0..<count {
-                var member = PlanSlot(key: emptyKey, op: .reference)
-                member.target = membership.take()
-                (children + i).initialize(to: member)
+                (children + i).initialize(to: PlanSlot(key: emptyKey, kind: .reference, target: membership.take()))
             }
-            var trailer = PlanSlot(key: emptyKey, op: .literal)
-            trailer.literal = written
-            (children + count).initialize(to: trailer)
-            s = PlanSlot(key: key, op: .tagged)
-            s.setChildren(children, count: count)
+            (children + count).initialize(to: PlanSlot(key: emptyKey, literal: written, in: arena))
             scratch += count * MemoryLayout<RawValue>.stride
             objects += count
+            return PlanSlot(key: key, kind: .tagged, children: children)
         case .optional:
             // What is passed (the entry, or null while it does not exist), then the name.
             let name = r.stringBytes()
             DefinitionCoding.skipPlace(&r)
-            let children = arena.allocate(PlanSlot.self, count: 2)
+            let children = PlanSlot.allocateChildren(1, trailer: true, in: arena)
             let target = membership.take()
-            var passed = PlanSlot(key: emptyKey, op: target >= 0 ? .reference : .literal)
-            if target >= 0 { passed.target = target }
-            (children + 0).initialize(to: passed)
-            var written = PlanSlot(key: emptyKey, op: .literal)
-            written.literal = .borrowedString(name.baseAddress!, length: name.count)
-            (children + 1).initialize(to: written)
-            s = PlanSlot(key: key, op: .optional)
-            s.setChildren(children, count: 1)
+            (children + 0).initialize(
+                to: target >= 0 ? PlanSlot(key: emptyKey, kind: .reference, target: target) : PlanSlot(key: emptyKey, kind: .null)
+            )
+            (children + 1).initialize(
+                to: PlanSlot(key: emptyKey, literal: .borrowedString(name.baseAddress!, length: name.count), in: arena))
             objects += 1
+            return PlanSlot(key: key, kind: .optional, children: children)
         case .list where DefinitionCoding.containerHasReference(.list, r):
             let n = Int(r.varint())
-            let children = arena.allocate(PlanSlot.self, count: n)
+            let children = PlanSlot.allocateChildren(n, in: arena)
             for i in 0..<n {
                 (children + i).initialize(
                     to: slot(
                         &r, key: emptyKey, scratch: &scratch, objects: &objects, targets: &targets, membership: &membership
                     ))
             }
-            s = PlanSlot(key: key, op: .list)
-            s.setChildren(children, count: n)
             scratch += n * MemoryLayout<RawValue>.stride
+            return PlanSlot(key: key, kind: .list, children: children)
         case .map where DefinitionCoding.containerHasReference(.map, r):
             let n = Int(r.varint())
-            let children = arena.allocate(PlanSlot.self, count: n)
+            let children = PlanSlot.allocateChildren(n, in: arena)
             for i in 0..<n {
                 let childKey = slotKey(r.internedString())
                 DefinitionCoding.skipPlace(&r)
@@ -400,13 +488,11 @@ struct PlanCompiler {
                         &r, key: childKey, scratch: &scratch, objects: &objects, targets: &targets, membership: &membership
                     ))
             }
-            s = PlanSlot(key: key, op: .map)
-            s.setChildren(children, count: n)
             scratch += n * MemoryLayout<RawMapSlot>.stride
+            return PlanSlot(key: key, kind: .map, children: children)
         default:
-            s.literal = literal(tag, &r)
+            return PlanSlot(key: key, literal: literal(tag, &r), in: arena)
         }
-        return s
     }
 
     /// A reference-free value (its tag byte `tag` just read) as a read-only RawValue in the

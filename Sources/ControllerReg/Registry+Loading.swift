@@ -17,11 +17,11 @@ extension Registry {
     ) throws(ConfigError) {
         try releasingLoadMemory { () throws(ConfigError) in
             // Decoded at once: the document (the tree the parser built) is freed before the commit.
-            let file = Registry.decoded(
+            var load = StagedLoad()
+            let textBytes = load.decode(
                 try ConfigLoader.load(path: path, format: format, limits: limits.config, keepingProblems: true))
-            try apply(
-                [file.result], mode: mode, source: .files([path], format), environment: ConfigEnvironment(variables: environment))
-            return file.textBytes
+            try apply(load, mode: mode, source: .files([path], format), environment: ConfigEnvironment(variables: environment))
+            return textBytes
         }
     }
 
@@ -31,10 +31,11 @@ extension Registry {
         environment: [String: String]? = nil
     ) throws(ConfigError) {
         try releasingLoadMemory { () throws(ConfigError) in
-            let decoded = Registry.decoded(
+            var load = StagedLoad()
+            let textBytes = load.decode(
                 try ConfigLoader.parse(text, format: format, file: file, limits: limits.config, keepingProblems: true))
-            try apply([decoded.result], mode: mode, source: .given, environment: ConfigEnvironment(variables: environment))
-            return decoded.textBytes
+            try apply(load, mode: mode, source: .given, environment: ConfigEnvironment(variables: environment))
+            return textBytes
         }
     }
 
@@ -44,10 +45,11 @@ extension Registry {
         mode: LoadMode = .add, environment: [String: String]? = nil
     ) throws(ConfigError) {
         try releasingLoadMemory { () throws(ConfigError) in
-            let decoded = Registry.decoded(
+            var load = StagedLoad()
+            let textBytes = load.decode(
                 try ConfigLoader.parse(bytes, format: format, file: file, limits: limits.config, keepingProblems: true))
-            try apply([decoded.result], mode: mode, source: .given, environment: ConfigEnvironment(variables: environment))
-            return decoded.textBytes
+            try apply(load, mode: mode, source: .given, environment: ConfigEnvironment(variables: environment))
+            return textBytes
         }
     }
 
@@ -57,16 +59,14 @@ extension Registry {
         paths: [String], format: ConfigFormat = .auto, mode: LoadMode = .add, environment: [String: String]? = nil
     ) throws(ConfigError) {
         try releasingLoadMemory { () throws(ConfigError) in
-            var docs: [EntryDecoder.Result] = []
+            var load = StagedLoad()
             var textBytes = 0
             var unread: [Diagnostic] = []
             for path in paths {
                 do throws(ConfigError) {
                     // Each file's tree is freed once it is decoded, before the next file is read.
-                    let file = Registry.decoded(
+                    textBytes += load.decode(
                         try ConfigLoader.load(path: path, format: format, limits: limits.config, keepingProblems: true))
-                    docs.append(file.result)
-                    textBytes += file.textBytes
                 } catch {
                     unread += error.diagnostics
                 }
@@ -74,7 +74,7 @@ extension Registry {
             // The files that were read are still checked; a file that was not may define any name, so
             // references that do not resolve are not reported then.
             try apply(
-                docs, mode: mode, source: .files(paths, format), unreadProblems: unread,
+                load, mode: mode, source: .files(paths, format), unreadProblems: unread,
                 environment: ConfigEnvironment(variables: environment))
             return textBytes
         }
@@ -105,30 +105,36 @@ extension Registry {
         size = try load()
     }
 
-    /// A document decoded by the config schema, and the size of its text. Taking the document as
-    /// an argument (the caller's temporary) frees its tree as soon as it is decoded.
-    private static func decoded(_ doc: ConfigDocument) -> (result: EntryDecoder.Result, textBytes: Int) {
-        (EntryDecoder.decode(doc), doc.strings.count)
+    /// The documents of one load, decoded as each is read: their valid entries written straight
+    /// into one `StagedEntries` (the change's records), their problems and invalid names.
+    private struct StagedLoad {
+        var staged: StagedEntries?
+        var diagnostics: [Diagnostic] = []
+        var invalidNames: [String] = []
+
+        /// Decodes `doc` into the load; returns the size of its text. Taking the document as an
+        /// argument (the caller's temporary) frees its tree as soon as it is decoded.
+        mutating func decode(_ doc: ConfigDocument) -> Int {
+            if staged == nil { staged = StagedEntries(entries: EntryDecoder.entryCount(of: doc)) }
+            let found = EntryDecoder.stage(doc, into: &staged!)
+            diagnostics += found.diagnostics
+            invalidNames += found.invalidNames
+            return doc.strings.count
+        }
     }
 
     /// Commits decoded documents (decoded as each was read, so no document tree is held during
     /// the commit).
     private func apply(
-        _ docs: [EntryDecoder.Result], mode: LoadMode, source: ReloadHistory.Source, unreadProblems: [Diagnostic] = [],
+        _ load: StagedLoad, mode: LoadMode, source: ReloadHistory.Source, unreadProblems: [Diagnostic] = [],
         environment: ConfigEnvironment
     ) throws(ConfigError) {
-        // The first file's entries are taken as they are (shared, not copied entry by entry).
-        var definitions: [EntryDefinition] = docs.first?.entries ?? []
-        var diagnostics = unreadProblems
-        var invalidNames: [String] = []
-        for (i, decoded) in docs.enumerated() {
-            if i > 0 { definitions += decoded.entries }
-            diagnostics += decoded.diagnostics
-            invalidNames += decoded.invalidNames
+        try change { (c) throws(ConfigError) in
+            try stage(
+                &c, load.staged ?? StagedEntries(entries: 0), mode: mode, removals: [], source: source,
+                invalidNames: Set(load.invalidNames), decodeProblems: unreadProblems + load.diagnostics,
+                namesIncomplete: !unreadProblems.isEmpty, environment: environment)
         }
-        try commit(
-            definitions, mode: mode, source: source, invalidNames: Set(invalidNames), decodeProblems: diagnostics,
-            namesIncomplete: !unreadProblems.isEmpty, environment: environment)
     }
 
     /// Validates and publishes a change of entries. Problems found earlier (`decodeProblems`) are
@@ -141,9 +147,20 @@ extension Registry {
     ) throws(ConfigError) {
         try change { (c) throws(ConfigError) in
             try stage(
-                &c, definitions, mode: mode, removals: removals, source: source, invalidNames: invalidNames,
+                &c, StagedEntries(definitions), mode: mode, removals: removals, source: source, invalidNames: invalidNames,
                 decodeProblems: decodeProblems, namesIncomplete: namesIncomplete, environment: environment)
         }
+    }
+
+    /// `stage` of definitions built in code (a reload's replayed steps).
+    func stage(
+        _ c: inout Candidate, _ definitions: [EntryDefinition], mode: LoadMode, removals: [String],
+        source: ReloadHistory.Source, invalidNames: Set<String>, decodeProblems: [Diagnostic], namesIncomplete: Bool,
+        environment: ConfigEnvironment
+    ) throws(ConfigError) {
+        try stage(
+            &c, StagedEntries(definitions), mode: mode, removals: removals, source: source, invalidNames: invalidNames,
+            decodeProblems: decodeProblems, namesIncomplete: namesIncomplete, environment: environment)
     }
 
     /// Applies one change to the candidate `c` and records it in `c.history`: what every door's
@@ -151,17 +168,18 @@ extension Registry {
     /// `definitions` are resolved against `environment` (read once for the whole change; the step
     /// keeps it, so a reload gives a map again and reads the process environment anew).
     func stage(
-        _ c: inout Candidate, _ definitions: [EntryDefinition], mode: LoadMode, removals: [String],
+        _ c: inout Candidate, _ staged: StagedEntries, mode: LoadMode, removals: [String],
         source: ReloadHistory.Source, invalidNames: Set<String>, decodeProblems: [Diagnostic], namesIncomplete: Bool,
         environment: ConfigEnvironment
     ) throws(ConfigError) {
         let lookup = EnvironmentLookup(environment)
         let current = c.entries.liveCount
-        if current + definitions.count > limits.maxEntries {
+        if current + staged.count > limits.maxEntries {
             // Only names not defined yet are new: an override replaces, a name twice counts once.
             var seen = Set<String>()
-            let added = definitions.reduce(0) { n, d in
-                c.entries.index(of: d.name) < 0 && seen.insert(d.name).inserted ? n + 1 : n
+            let added = (0..<staged.count).reduce(0) { n, k in
+                let name = staged.name(k)
+                return c.entries.index(of: name) < 0 && seen.insert(name).inserted ? n + 1 : n
             }
             if current + added > limits.maxEntries {
                 throw ConfigError(.limit, "the registry would hold more than its limit of \(limits.maxEntries) entries")
@@ -176,7 +194,7 @@ extension Registry {
             base: c.entries, classSlots: c.classSlots, environment: lookup, maxStringBytes: limits.config.maxStringBytes)
         let table: EntryTable
         switch tx.apply(
-            definitions, mode: mode == .add ? .add : .override, removals: removals,
+            staged: staged, mode: mode == .add ? .add : .override, removals: removals,
             invalidNames: invalidNames, decodeProblems: decodeProblems, namesIncomplete: namesIncomplete, child: child)
         {
         case .failure(let error): throw error
@@ -200,7 +218,8 @@ extension Registry {
             }
             var position: [String: Int] = [:]
             for (i, d) in own.enumerated() { position[d.name] = i }
-            for var d in definitions {
+            for k in 0..<staged.count {
+                var d = staged.definition(k)
                 // The child compiles its own entries again later (over a changed parent): they
                 // keep this change's environment.
                 d.environment = lookup

@@ -308,19 +308,24 @@ struct Resolver {
             var work = Work(scratch: base + argsBytes + slotBytes, end: base + total)
             var n = 0
             do throws(CreateFailure) {
-                for i in 0..<Int(plan.slotCount) {
-                    let s = plan.slots.unsafelyUnwrapped + i
+                // By pointer: the slots in order, each map slot written in place (no slots: props only).
+                var s = plan.slotBase ?? UnsafePointer(OpaquePointer(top))
+                let end = s + Int(plan.slotCount)
+                var d = top
+                while s < end {
+                    defer { s += 1 }
                     if let props, ValueRef(props).lookup(s.pointee.key, s.pointee.keyLength) != nil { continue }
                     // Literals (the common slot) inline, without a call.
-                    if s.pointee.op == .literal {
-                        (top + n).initialize(
-                            to: RawMapSlot(key: s.pointee.key, keyLength: s.pointee.keyLength, value: s.pointee.literal))
+                    if s.pointee.isLiteral {
+                        s.pointee.storeLiteralMapSlot(at: d)
                     } else {
-                        (top + n).initialize(to: RawMapSlot(key: s.pointee.key, keyLength: s.pointee.keyLength, value: .null))
-                        try evaluate(s, into: Resolver.valueOf(top + n), &work, depth: depth)
+                        // The key here; `evaluate` initialises the value.
+                        s.pointee.storeKey(at: d)
+                        try evaluate(s, into: Resolver.valueOf(d), &work, depth: depth)
                     }
-                    n += 1
+                    d += 1
                 }
+                n = d - top
                 if let props, let slots = props.pointee.mapSlots {
                     for i in 0..<propsCount {
                         (top + n).initialize(to: slots[i])
@@ -382,7 +387,7 @@ struct Resolver {
         let s = slot.pointee
         switch s.op {
         case .literal:
-            dest.initialize(to: s.literal)
+            slot.pointee.storeLiteral(at: UnsafeMutableRawPointer(dest))
         case .optional:
             // Its one child: a reference like any other when the entry exists, a null literal when not.
             try evaluate(s.children.unsafelyUnwrapped.base, into: dest, &work, depth: depth)
@@ -429,8 +434,8 @@ struct Resolver {
             let count = Int(s.childCount)
             let slots = work.take(count * MemoryLayout<RawMapSlot>.stride).bindMemory(to: RawMapSlot.self, capacity: count)
             for i in 0..<count {
-                let c = s.children![i]
-                (slots + i).initialize(to: RawMapSlot(key: c.key, keyLength: c.keyLength, value: .null))
+                // The key here; `evaluate` initialises the value.
+                s.children![i].storeKey(at: slots + i)
                 try evaluate(s.children! + i, into: Resolver.valueOf(slots + i), &work, depth: depth)
             }
             dest.initialize(to: .borrowedMap(UnsafePointer(slots), count: count))

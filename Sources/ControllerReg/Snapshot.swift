@@ -81,6 +81,13 @@ final class EntryTable: @unchecked Sendable {
         return i >= 0 && plans[i].live ? i : -1
     }
 
+    /// The index of a live entry by its name's bytes and their `byteHash`, or -1.
+    func index(of name: UnsafeBufferPointer<UInt8>, hash: UInt64) -> Int {
+        guard count > 0 else { return -1 }
+        let i = names.find(name.baseAddress ?? emptyKey, name.count, hash: hash)
+        return i >= 0 && plans[i].live ? i : -1
+    }
+
     /// Whether index `i` holds an entry.
     func isLive(_ i: Int) -> Bool { i >= 0 && i < count && plans[i].live }
 

@@ -41,9 +41,23 @@ struct Transaction {
         self.maxStringBytes = maxStringBytes
     }
 
-    /// Applies `definitions` (and removes `removals`). Returns the new entry list, or every problem
-    /// found, including `decodeProblems`. References to `invalidNames` (entries that failed to
-    /// decode) are not reported again as missing, nor is any reference when `namesIncomplete` (a
+    /// Applies `definitions` (and removes `removals`): `apply(staged:)` of them encoded, for the
+    /// doors that build definitions in code.
+    mutating func apply(
+        _ definitions: [EntryDefinition], mode: Mode = .add, removals: [String] = [],
+        invalidNames: Set<String> = [], decodeProblems: [Diagnostic] = [], namesIncomplete: Bool = false,
+        inherited: [String: (cell: SingletonCell, owner: UnsafeMutableRawPointer?)] = [:], owner: Unmanaged<Registry>? = nil,
+        child: ChildScope? = nil, kept: [String: (cell: SingletonCell, owner: UnsafeMutableRawPointer?)] = [:]
+    ) -> Result<EntryTable, ConfigError> {
+        apply(
+            staged: StagedEntries(definitions), mode: mode, removals: removals, invalidNames: invalidNames,
+            decodeProblems: decodeProblems, namesIncomplete: namesIncomplete, inherited: inherited, owner: owner,
+            child: child, kept: kept)
+    }
+
+    /// Applies the staged entries (and removes `removals`). Returns the new entry list, or every
+    /// problem found, including `decodeProblems`. References to `invalidNames` (entries that failed
+    /// to decode) are not reported again as missing, nor is any reference when `namesIncomplete` (a
     /// file of the load could not be read, so it may define the name).
     /// For a child registry, `inherited` maps names of singletons it takes unchanged from its parent
     /// to the parent's cells and their owners (so they stay the parent's), and `owner` is the parent;
@@ -51,13 +65,16 @@ struct Transaction {
     /// `kept` maps names of singleton entries a reload leaves unchanged to their current cells and
     /// owners, which the new entries keep (so the same objects).
     /// Afterwards `changedIndices` holds the indices the change defined and `removedIndices` those
-    /// it emptied.
+    /// it emptied. The staged records become the new entries' records (the arena is the table's).
     mutating func apply(
-        _ definitions: [EntryDefinition], mode: Mode = .add, removals: [String] = [],
+        staged input: StagedEntries, mode: Mode = .add, removals: [String] = [],
         invalidNames: Set<String> = [], decodeProblems: [Diagnostic] = [], namesIncomplete: Bool = false,
         inherited: [String: (cell: SingletonCell, owner: UnsafeMutableRawPointer?)] = [:], owner: Unmanaged<Registry>? = nil,
         child: ChildScope? = nil, kept: [String: (cell: SingletonCell, owner: UnsafeMutableRawPointer?)] = [:]
     ) -> Result<EntryTable, ConfigError> {
+        // Grown only by entries staged again in 2b; a `let` copy after that (closures below capture
+        // it: a captured `var` is boxed and checked for exclusivity at every access).
+        var growing = input
         var diagnostics = decodeProblems
         // Suggestions cost a scan of every name: only the first few problems get one.
         var suggestionsLeft = Suggestions.maxSuggestedProblems
@@ -85,229 +102,239 @@ struct Transaction {
             }
         }
 
-        // 2. Names: unique within the input; new to the registry unless overriding.
-        var indexOfName: [String: Int] = [:]
-        indexOfName.reserveCapacity(definitions.count)
-        var accepted: [(definition: EntryDefinition, index: Int)] = []
-        accepted.reserveCapacity(definitions.count)
+        // 2. Names: unique within the input; new to the registry unless overriding. Names are
+        // compared by their bytes in the arena (one hash each, computed when staged).
+        let stagedCount = growing.count
+        if growing.arena.count > Int(UInt32.max) {
+            return .failure(
+                ConfigError(
+                    .limit, "one change may hold at most 4 GiB of entry names, keys and literals; split it into several loads"))
+        }
+        var names = StagedNameIndex()
+        var firstStaged: StagedNameIndex?
+        defer {
+            names.free()
+            firstStaged?.free()
+        }
+        // The entry index each staged position got; -1 not accepted, -2 refused as already defined
+        // (a reference to the name reaches the existing entry).
+        var indexOfStaged = [Int](repeating: -1, count: stagedCount)
+        // Accepted entries: staged position and entry index, in order.
+        var acceptedPositions: [Int] = []
+        var acceptedIndex: [Int] = []
+        acceptedPositions.reserveCapacity(stagedCount)
+        acceptedIndex.reserveCapacity(stagedCount)
         var nextIndex = base.count
-        // Where each name is first defined, built at the first duplicate (none in the common case).
-        var firstLocation: [String: SourceLocation?]?
         // Entries that fail the checks every door shares: not compiled, and not reported again as
         // missing when something refers to them.
         var rejected = invalidNames
-        // Dependencies with the environment resolved, by position in `accepted` (only entries that
-        // use it: none in most loads).
+        // Dependencies with the environment resolved and the lookup used, by position in the
+        // accepted lists (only entries that use it: none in most loads).
         var resolved: [Int: [Dependency]] = [:]
-        for def in definitions {
-            let before = diagnostics.count
-            var usesEnvironment = false
-            Transaction.validate(def, into: &diagnostics, usesEnvironment: &usesEnvironment)
-            if diagnostics.count > before {
-                rejected.insert(def.name)
-                continue
-            }
-            // One hash of the name in the common case: the index it would get is inserted at once,
-            // and put back / taken out again when the entry is refused.
-            var index = base.index(of: def.name)
-            let candidate = index >= 0 ? index : nextIndex
-            if let prior = indexOfName.updateValue(candidate, forKey: def.name) {
-                indexOfName[def.name] = prior
-                if firstLocation == nil {
-                    firstLocation = [:]
-                    for d in definitions where firstLocation![d.name] == nil { firstLocation![d.name] = d.location }
+        var environmentOf: [Int: EnvironmentLookup] = [:]
+        for k in 0..<stagedCount {
+            let summary = growing.summaries[k]
+            if summary.mayHaveProblems {
+                // The full checks, on the decoded definition (rare: a name that may be flawed, an
+                // environment value, a value nesting near the ceiling).
+                let before = diagnostics.count
+                var usesEnvironment = false
+                Transaction.validate(growing.definition(k), into: &diagnostics, usesEnvironment: &usesEnvironment)
+                if diagnostics.count > before {
+                    rejected.insert(growing.name(k))
+                    continue
                 }
-                let first = firstLocation![def.name] ?? nil
+            }
+            let nameBytes = growing.nameBytes(k)
+            let hash = growing.nameHashes[k]
+            var index = base.index(of: nameBytes, hash: hash)
+            if let prior = names.find(nameBytes, hash: hash, staged: growing, orInsert: k), indexOfStaged[prior] != -2 {
+                let name = growing.name(k)
+                // Where each name is first staged (refused ones too), built at the first duplicate
+                // (none in the common case): one pass, not one per duplicate.
+                if firstStaged == nil {
+                    var index = StagedNameIndex()
+                    for j in 0..<stagedCount {
+                        _ = index.find(growing.nameBytes(j), hash: growing.nameHashes[j], staged: growing, orInsert: j)
+                    }
+                    firstStaged = index
+                }
+                let firstAt = firstStaged!.find(nameBytes, hash: hash, staged: growing) ?? prior
+                let first = DefinitionCoding.location(growing.arena, at: growing.records[firstAt])
                 diagnostics.append(
                     Diagnostic(
-                        .duplicate, "entry '\(def.name)' is defined twice\(first.map { " (first at \($0))" } ?? "")",
-                        at: def.location))
+                        .duplicate, "entry '\(name)' is defined twice\(first.map { " (first at \($0))" } ?? "")",
+                        at: DefinitionCoding.location(growing.arena, at: growing.records[k])))
                 continue
             }
-            if index >= 0 && !removed.contains(index) && mode == .add && (child?.own.contains(def.name) ?? true) {
-                indexOfName[def.name] = nil
+            if index >= 0 && !removed.contains(index) && mode == .add && (child.map { $0.own.contains(growing.name(k)) } ?? true)
+            {
+                indexOfStaged[k] = -2
                 let prior = base.location(at: index)
                 diagnostics.append(
                     Diagnostic(
-                        .duplicate, "entry '\(def.name)' is already defined\(prior.map { " at \($0)" } ?? " (added from code)")",
-                        at: def.location))
+                        .duplicate,
+                        "entry '\(growing.name(k))' is already defined\(prior.map { " at \($0)" } ?? " (added from code)")",
+                        at: DefinitionCoding.location(growing.arena, at: growing.records[k])))
                 continue
             }
             if index < 0 {
                 index = nextIndex
                 nextIndex += 1
             }
+            indexOfStaged[k] = index
             if !removed.isEmpty { removed.remove(index) }
-            if usesEnvironment {
-                // The entry keeps the lookup it was resolved against (a copy only for these entries).
-                var bound = def
+            if summary.usesEnvironment {
+                // The entry keeps the lookup it was resolved against.
+                let def = growing.definition(k)
                 let lookup = environment ?? def.environment ?? EnvironmentLookup(.process)
-                bound.environment = lookup
-                resolved[accepted.count] = EnvironmentResolution(
+                environmentOf[acceptedPositions.count] = lookup
+                resolved[acceptedPositions.count] = EnvironmentResolution(
                     lookup: lookup, maxStringBytes: maxStringBytes, entry: def.name
                 ).resolve(def.dependencies, into: &diagnostics)
-                accepted.append((bound, index))
-            } else {
-                accepted.append((def, index))
             }
+            acceptedPositions.append(k)
+            acceptedIndex.append(index)
         }
         // 2b. Entries the change does not name but whose tagged lists or optional references it
-        // affects are resolved and compiled again (same definition, same index).
-        let reresolved = dependentsOfMembership(accepted: accepted, removed: removed)
+        // affects are resolved and compiled again (same definition, same index): staged again.
+        let reresolved = dependentsOfMembership(
+            staged: growing, accepted: acceptedPositions, indices: acceptedIndex, removed: removed)
         for i in reresolved {
             guard let def = base.definition(at: i) else { continue }
             // Environment values are resolved again against the environment the entry was
             // committed with (it is not part of this change).
             if let lookup = def.environment {
-                resolved[accepted.count] = EnvironmentResolution(
+                environmentOf[acceptedPositions.count] = lookup
+                resolved[acceptedPositions.count] = EnvironmentResolution(
                     lookup: lookup, maxStringBytes: maxStringBytes, entry: def.name
                 ).resolve(def.dependencies, into: &diagnostics)
             }
-            accepted.append((def, i))
+            acceptedPositions.append(growing.count)
+            acceptedIndex.append(i)
+            growing.append(def)
         }
+        let staged = growing
         let reresolvedSet = Set(reresolved)
-        let replaced = Set(accepted.map(\.index))
 
         // 3. References: every name must resolve to an entry that stays.
         let base = self.base
-        // Immutable copies for the lookup (a local function capturing `var`s boxes them and
-        // checks exclusivity on every access).
-        let names = indexOfName
         let removedBase = removed
-        func resolve(_ name: String) -> Int? {
-            if let i = names[name] { return i }
-            let i = base.index(of: name)
-            return i >= 0 && !removedBase.contains(i) ? i : nil
-        }
         var allNames: [String]?
-        // Edges and targets of each accepted entry, by position in `accepted`; `changedAt[i]` is
-        // that position for entry index i (or -1). Arrays, not dictionaries: no hashing per entry.
-        var changedEdges: [[Int32]] = []
-        var changedTargets: [[Int32]] = []
-        // What the compiler needs for tagged lists (member count, then members) and optional
-        // references (the target or -1), in written order; empty for most entries.
-        var changedMembership: [[Int32]] = []
-        changedEdges.reserveCapacity(accepted.count)
-        changedTargets.reserveCapacity(accepted.count)
-        changedMembership.reserveCapacity(accepted.count)
-        var changedAt = [Int32](repeating: -1, count: nextIndex)
+        // Edges, targets and membership of each accepted entry, by position in `accepted`, in
+        // flat arrays (no array per entry); `changedAtList[i]` is that position for entry index i
+        // (or -1). Arrays, not dictionaries: no hashing per entry.
+        var resolving = ResolvedEdges(entries: acceptedPositions.count, edges: staged.edges.count)
+        var changedAtList = [Int32](repeating: -1, count: nextIndex)
         // Members of each tag in the new state, built at the first tagged list.
         var members = TagMembers()
-        // References of one dependency, gathered by a closure that captures nothing else.
-        var refs: [(name: String, at: SourceLocation?, kind: DependencyEdge.Kind)] = []
-        // The last two names resolved and their indices: neighbouring entries mostly refer to the
-        // same few entries, and comparing a String is cheaper than hashing it (`resolve` is pure
-        // here: it reads only immutable copies).
-        var recentName0: String?, recentName1: String?
+        // The last two names resolved (by their interned identity) and their indices: neighbouring
+        // entries mostly refer to the same few entries.
+        var recentName0 = -1, recentName1 = -1
         var recentTarget0 = -1, recentTarget1 = -1
-        for k in accepted.indices {
-            let index = accepted[k].index
-            changedAt[index] = Int32(k)
-            let dependencies = accepted[k].definition.dependencies
-            // `targets` holds every resolved reference and provider in written order, `edges` the
-            // object edges (references, tagged members, optional targets that exist). Until the
-            // first provider, tagged list or optional they are the same list, so `edges` is only
-            // built from then on; otherwise the entry keeps one array (shared storage) instead of two.
-            var targets: [Int32] = []
-            var edges: [Int32] = []
-            var membership: [Int32] = []
-            var diverged = false
-            for dep in dependencies {
-                // A scalar reference is taken as it is; only lists and maps gather into `refs`.
-                var single: (name: String, at: SourceLocation?, kind: DependencyEdge.Kind)?
-                switch dep.value {
-                case .reference(let name, let at): single = (name, at, .reference)
-                case .provider(let name, let at): single = (name, at, .provider)
-                case .tagged(let tag, let at): single = (tag.text, at, .tagged)
-                case .optional(let name, let at): single = (name, at, .optional)
-                case .list, .map: dep.value.forEachEdge { refs.append(($0.name, $0.location, $0.kind)) }
-                default: continue
+        for p in acceptedPositions.indices {
+            let k = acceptedPositions[p]
+            changedAtList[acceptedIndex[p]] = Int32(p)
+            // Targets are every resolved reference and provider in written order, edges the object
+            // edges (references, tagged members, optional targets that exist). Until the first
+            // provider, tagged list or optional they are the same list, so edges are only written
+            // from then on (`diverge`); otherwise the entry's edges are its targets.
+            resolving.begin()
+            let first = Int(staged.edgeStart[k]), end = Int(staged.edgeStart[k + 1])
+            for e in first..<end {
+                let edge = staged.edges[e]
+                if edge.kind == .tagged || edge.kind == .taggedInt {
+                    let list = members.of(
+                        staged.text(of: edge), base: base, removed: removedBase,
+                        replaced: {
+                            var tagged: [(name: String, tags: [EntryTag], index: Int)] = []
+                            for (q, j) in acceptedPositions.enumerated() where staged.summaries[j].tagged {
+                                tagged.append(
+                                    (staged.name(j), DefinitionCoding.tags(staged.arena, at: staged.records[j]), acceptedIndex[q])
+                                )
+                            }
+                            return (acceptedIndex, tagged)
+                        })
+                    resolving.membership.append(Int32(list.count))
+                    resolving.membership += list
+                    resolving.diverge()
+                    resolving.edges += list
+                    continue
                 }
-                let count = single == nil ? refs.count : 1
-                for r in 0..<count {
-                    let (name, location, kind) = single ?? refs[r]
-                    if kind == .tagged {
-                        let list = members.of(name, base: base, removed: removedBase, replaced: accepted)
-                        membership.append(Int32(list.count))
-                        membership += list
-                        if !diverged {
-                            diverged = true
-                            edges = targets
-                        }
-                        edges += list
-                        continue
-                    }
-                    let found: Int?
-                    if let r = recentName0, r == name {
-                        found = recentTarget0
-                    } else if let r = recentName1, r == name {
-                        found = recentTarget1
+                let id = Int(edge.payload)
+                let found: Int?
+                if id == recentName0 {
+                    found = recentTarget0
+                } else if id == recentName1 {
+                    found = recentTarget1
+                } else {
+                    let bytes = staged.internedBytes(id)
+                    let hash = byteHash(UnsafeRawBufferPointer(bytes))
+                    var f: Int?
+                    if let j = names.find(bytes, hash: hash, staged: staged), indexOfStaged[j] >= 0 {
+                        f = indexOfStaged[j]
                     } else {
-                        found = resolve(name)
-                        if let f = found {
-                            recentName1 = recentName0
-                            recentTarget1 = recentTarget0
-                            recentName0 = name
-                            recentTarget0 = f
-                        }
+                        let i = base.index(of: bytes, hash: hash)
+                        if i >= 0 && !removedBase.contains(i) { f = i }
                     }
-                    if kind == .optional {
-                        // Absent is not a problem: the slot is null until the entry exists.
-                        membership.append(found.map { Int32($0) } ?? -1)
-                        if !diverged {
-                            diverged = true
-                            edges = targets
-                        }
-                        if let f = found { edges.append(Int32(f)) }
-                        continue
-                    }
-                    if let target = found {
-                        if kind == .provider && !diverged {
-                            diverged = true
-                            edges = targets
-                        }
-                        targets.append(Int32(target))
-                        if diverged && kind == .reference { edges.append(Int32(target)) }
-                    } else {
-                        // -1 keeps the later references at their places for the compiler (the
-                        // change fails, or is a reload's intermediate step); edge walks skip it.
-                        targets.append(-1)
-                        if diverged { edges.append(-1) }
-                    }
-                    if found == nil && removals.contains(name) {
-                        let def = accepted[k].definition
-                        diagnostics.append(
-                            Diagnostic(
-                                .missingReference, "cannot remove '\(name)': entry '\(def.name)' refers to it",
-                                at: def.location))
-                    } else if found == nil && !namesIncomplete && !rejected.contains(name) {
-                        if allNames == nil {
-                            allNames =
-                                (0..<base.count).compactMap { i in
-                                    base.isLive(i) && !removed.contains(i) ? base.name(at: i) : nil
-                                }
-                                + accepted.map(\.definition.name)
-                        }
-                        let def = accepted[k].definition
-                        let suggestion =
-                            suggestionsLeft > 0 ? Suggestions.closest(to: name, in: allNames!, excluding: def.name) : nil
-                        suggestionsLeft -= 1
-                        diagnostics.append(
-                            Diagnostic(
-                                .missingReference,
-                                "entry '\(def.name)', key '\(dep.key)': no entry named '\(name)'\(Suggestions.hint(suggestion))"
-                                    + (suggestion == nil ? "; if this is text, write \"@\(name)\"" : ""),
-                                at: location ?? dep.location ?? def.location, suggestion: suggestion))
+                    found = f
+                    if let f {
+                        recentName1 = recentName0
+                        recentTarget1 = recentTarget0
+                        recentName0 = id
+                        recentTarget0 = f
                     }
                 }
-                if !refs.isEmpty { refs.removeAll(keepingCapacity: true) }
+                if edge.kind == .optional {
+                    // Absent is not a problem: the slot is null until the entry exists.
+                    resolving.membership.append(found.map { Int32($0) } ?? -1)
+                    resolving.diverge()
+                    if let f = found { resolving.edges.append(Int32(f)) }
+                    continue
+                }
+                if let target = found {
+                    if edge.kind == .provider { resolving.diverge() }
+                    resolving.targets.append(Int32(target))
+                    if resolving.diverged && edge.kind == .reference { resolving.edges.append(Int32(target)) }
+                    continue
+                }
+                // -1 keeps the later references at their places for the compiler (the change
+                // fails, or is a reload's intermediate step); edge walks skip it.
+                resolving.targets.append(-1)
+                if resolving.diverged { resolving.edges.append(-1) }
+                let name = staged.text(of: edge)
+                if !removals.isEmpty && removals.contains(name) {
+                    let def = staged.definition(k)
+                    diagnostics.append(
+                        Diagnostic(
+                            .missingReference, "cannot remove '\(name)': entry '\(def.name)' refers to it",
+                            at: def.location))
+                } else if !namesIncomplete && !rejected.contains(name) {
+                    if allNames == nil {
+                        allNames =
+                            (0..<base.count).compactMap { i in
+                                base.isLive(i) && !removed.contains(i) ? base.name(at: i) : nil
+                            }
+                            + acceptedPositions.map { staged.name($0) }
+                    }
+                    let def = staged.definition(k)
+                    let (key, location) = Transaction.place(ofEdge: e - first, in: def)
+                    let suggestion =
+                        suggestionsLeft > 0 ? Suggestions.closest(to: name, in: allNames!, excluding: def.name) : nil
+                    suggestionsLeft -= 1
+                    diagnostics.append(
+                        Diagnostic(
+                            .missingReference,
+                            "entry '\(def.name)', key '\(key)': no entry named '\(name)'\(Suggestions.hint(suggestion))"
+                                + (suggestion == nil ? "; if this is text, write \"@\(name)\"" : ""),
+                            at: location ?? def.location, suggestion: suggestion))
+                }
             }
-            changedEdges.append(diverged ? edges : targets)
-            changedTargets.append(targets)
-            changedMembership.append(membership)
+            resolving.end()
         }
         // Entries that stay must not refer to removed ones.
         if !removed.isEmpty {
+            let replaced = Set(acceptedIndex)
             for i in 0..<base.count where base.isLive(i) && !removed.contains(i) && !replaced.contains(i) {
                 for t in base.targets(at: i) where removed.contains(Int(t)) {
                     let name = base.isLive(Int(t)) ? base.name(at: Int(t)) : "?"
@@ -319,36 +346,47 @@ struct Transaction {
             }
         }
 
+        // Immutable copies for the closures below (a captured `var` is boxed and checked for
+        // exclusivity at every access).
+        let changedAt = changedAtList
+        let graph = resolving
+        let acceptedStaged = acceptedPositions
+        // Definitions are decoded only for messages (the error path).
+        let definitionOf: (Int) -> EntryDefinition? = { i in
+            i < changedAt.count && changedAt[i] >= 0
+                ? staged.definition(acceptedStaged[Int(changedAt[i])])
+                : base.definition(at: i)
+        }
+
         // 4. Cycles: a new cycle must pass through a changed entry, so search from those. Checked
         // whatever else is wrong: the graph holds every reference that resolved.
         diagnostics += findCycles(
-            starts: accepted.map(\.index), total: nextIndex,
-            edgesOf: { changedAt[$0] >= 0 ? changedEdges[Int(changedAt[$0])] : base.edges(at: $0) },
-            definitionOf: { i in
-                i < changedAt.count && changedAt[i] >= 0
-                    ? accepted[Int(changedAt[i])].definition
-                    : base.definition(at: i)
-            })
+            starts: acceptedIndex, total: nextIndex,
+            edgesOf: { changedAt[$0] >= 0 ? graph.edges(of: Int(changedAt[$0])) : base.edges(at: $0)[...] },
+            definitionOf: definitionOf)
 
         // 5. Lifetimes: no singleton may reach a `graph` entry through object edges (the same
         // edges as cycles). Checked whatever else is wrong, like cycles.
-        var inheritedSingleton: [Bool] = []
+        var inheritedSingletons: [Bool] = []
         if !inherited.isEmpty {
-            inheritedSingleton = [Bool](repeating: false, count: nextIndex)
-            for (def, index) in accepted where def.lifestyle == .singleton && inherited[def.name] != nil {
-                inheritedSingleton[index] = true
+            inheritedSingletons = [Bool](repeating: false, count: nextIndex)
+            for p in acceptedStaged.indices
+            where staged.summaries[acceptedStaged[p]].lifestyle == .singleton && inherited[staged.name(acceptedStaged[p])] != nil
+            {
+                inheritedSingletons[acceptedIndex[p]] = true
             }
         }
+        let inheritedSingleton = inheritedSingletons
         let lifetimes = LifetimeRule(
             total: nextIndex,
             edgesOf: { i in
                 // Without the places of references that did not resolve (a failing change).
-                guard changedAt[i] >= 0 else { return base.edges(at: i) }
-                let e = changedEdges[Int(changedAt[i])]
-                return e.contains { $0 < 0 } ? e.filter { $0 >= 0 } : e
+                guard changedAt[i] >= 0 else { return base.edges(at: i)[...] }
+                let e = graph.edges(of: Int(changedAt[i]))
+                return e.contains { $0 < 0 } ? ArraySlice(e.filter { $0 >= 0 }) : e
             },
             lifestyleOf: { i in
-                if changedAt[i] >= 0 { return accepted[Int(changedAt[i])].definition.lifestyle }
+                if changedAt[i] >= 0 { return staged.summaries[acceptedStaged[Int(changedAt[i])]].lifestyle }
                 if !removedBase.isEmpty && removedBase.contains(i) { return nil }
                 return base.isLive(i) ? base.plans[i].lifestyle : nil
             },
@@ -357,29 +395,33 @@ struct Transaction {
                 if changedAt[i] >= 0 { return inheritedSingleton.isEmpty ? false : inheritedSingleton[i] }
                 return base.isLive(i) && base.owner(of: i) != nil
             },
-            definitionOf: { i in
-                changedAt[i] >= 0 ? accepted[Int(changedAt[i])].definition : base.definition(at: i)
-            })
-        diagnostics += lifetimes.problems(changed: accepted.map(\.index))
+            definitionOf: definitionOf)
+        // Nothing to walk when no entry of the new state is a `graph` entry (most loads): known
+        // from the summaries, and, when the change is large next to the table (so this stays
+        // linear in the change), from one pass over the table.
+        var graphEntries = acceptedStaged.contains { staged.summaries[$0].lifestyle == .graph }
+        if !graphEntries && acceptedStaged.count * 4 < base.count {
+            graphEntries = true
+        } else if !graphEntries {
+            for i in 0..<base.count where base.plans[i].live && base.plans[i].lifestyle == .graph && !removedBase.contains(i) {
+                graphEntries = true
+                break
+            }
+        }
+        if graphEntries { diagnostics += lifetimes.problems(changed: acceptedIndex) }
         if !diagnostics.isEmpty { return .failure(ConfigError(diagnostics)) }
 
-        // 6. Compile: each definition into its record, each plan from it.
-        let records = DefinitionArena(entries: accepted.count)
-        var offsets: [Int] = []
-        offsets.reserveCapacity(accepted.count)
-        // Read in place: `accepted[k].definition` copied the (definition, index) pair per entry.
+        // 6. Compile: each plan from its record, already in the arena.
+        let records = staged.arena
         // Where each plan is compiled from: the record's dependencies, or (entries that use the
         // environment) their resolved form written after the records.
         var compileFrom: [Int] = []
-        compileFrom.reserveCapacity(accepted.count)
-        accepted.withUnsafeBufferPointer { acc in
-            for k in acc.indices { offsets.append(DefinitionCoding.encode(acc[k].definition, into: records)) }
-        }
-        for k in accepted.indices {
-            if let r = resolved[k] {
+        compileFrom.reserveCapacity(acceptedStaged.count)
+        for p in acceptedStaged.indices {
+            if let r = resolved[p] {
                 compileFrom.append(DefinitionCoding.encodeDependencies(r, into: records))
             } else {
-                compileFrom.append(DefinitionCoding.dependenciesPosition(records, at: offsets[k]))
+                compileFrom.append(staged.dependencyPositions[acceptedStaged[p]])
             }
         }
         if records.count > Int(UInt32.max) {
@@ -394,59 +436,85 @@ struct Transaction {
         table.grow(to: nextIndex)
         for i in removed { table.remove(i) }
         let arenaIndex = table.index(of: records)
-        var tooLarge: (name: String, at: SourceLocation?)?
-        // Each definition read in place (binding `def` copied it: ~500 instructions per entry).
-        accepted.withUnsafeBufferPointer { acc in
-            for k in acc.indices {
-                let index = acc[k].index
-                let record = offsets[k]
-                var plan = compiler.compile(
-                    dependenciesAt: compileFrom[k], classSlot: classSlots.slot(for: acc[k].definition.className),
-                    lifestyle: acc[k].definition.lifestyle,
-                    targets: changedTargets[k], membership: changedMembership[k])
-                if plan.exceedsLimits && tooLarge == nil { tooLarge = (acc[k].definition.name, acc[k].definition.location) }
-                var cell: SingletonCell?
-                var cellOwner: UnsafeMutableRawPointer?
-                if acc[k].definition.lifestyle == .singleton {
-                    if reresolvedSet.contains(index), let (keptCell, keptOwner) = base.singleton(at: index) {
-                        // Compiled again for its members: a singleton already built keeps its object.
-                        cell = keptCell
-                        cellOwner = keptOwner
-                    } else if let (keptCell, keptOwner) = kept[acc[k].definition.name] {
-                        // A reload left the entry unchanged: the same cell, so the same object, and owner.
-                        cell = keptCell
-                        cellOwner = keptOwner
-                    } else if let (inheritedCell, inheritedOwner) = inherited[acc[k].definition.name] {
-                        cell = inheritedCell
-                        cellOwner = inheritedOwner ?? owner?.toOpaque()
-                    } else {
-                        cell = SingletonCell(name: acc[k].definition.name)
-                    }
-                    plan.singleton = cell.map { Unmanaged.passUnretained($0).toOpaque() }
-                }
-                table.set(
-                    index, plan: plan, arena: arenaIndex, record: record, cell: cell, owner: cellOwner,
-                    environment: acc[k].definition.environment)
+        // Class slots by the class name's interned identity: one String per class, not per entry.
+        var slotOfClass: [Int: Int] = [:]
+        var lastClass = (id: -1, slot: 0)
+        var tooLarge: Int?
+        for p in acceptedStaged.indices {
+            let k = acceptedStaged[p]
+            let index = acceptedIndex[p]
+            let summary = staged.summaries[k]
+            let classSlot: Int
+            if summary.classID == lastClass.id {
+                classSlot = lastClass.slot
+            } else if let s = slotOfClass[summary.classID] {
+                classSlot = s
+            } else {
+                classSlot = classSlots.slot(for: String(decoding: staged.internedBytes(summary.classID), as: UTF8.self))
+                slotOfClass[summary.classID] = classSlot
             }
+            lastClass = (summary.classID, classSlot)
+            let plan = compiler.compile(
+                dependenciesAt: compileFrom[p], classSlot: classSlot, lifestyle: summary.lifestyle,
+                targets: graph.targets(of: p), membership: graph.membership(of: p))
+            if plan.exceedsLimits && tooLarge == nil { tooLarge = k }
+            var cell: SingletonCell?
+            var cellOwner: UnsafeMutableRawPointer?
+            if summary.lifestyle == .singleton {
+                let name = staged.name(k)
+                if reresolvedSet.contains(index), let (keptCell, keptOwner) = base.singleton(at: index) {
+                    // Compiled again for its members: a singleton already built keeps its object.
+                    cell = keptCell
+                    cellOwner = keptOwner
+                } else if let (keptCell, keptOwner) = kept[name] {
+                    // A reload left the entry unchanged: the same cell, so the same object, and owner.
+                    cell = keptCell
+                    cellOwner = keptOwner
+                } else if let (inheritedCell, inheritedOwner) = inherited[name] {
+                    cell = inheritedCell
+                    cellOwner = inheritedOwner ?? owner?.toOpaque()
+                } else {
+                    cell = SingletonCell(name: name)
+                }
+                plan.singleton = cell.map { Unmanaged.passUnretained($0).toOpaque() }
+            }
+            table.set(
+                index, plan: plan, arena: arenaIndex, record: staged.records[k], cell: cell, owner: cellOwner,
+                environment: environmentOf[p] ?? (staged.environments.isEmpty ? nil : staged.environments[k]))
         }
-        records.finish()
-        if let (name, at) = tooLarge {
+        if let k = tooLarge {
             return .failure(
                 ConfigError(
                     .limit,
-                    "entry '\(name)' would build too many objects in one create (its references, lists and tagged lists need more than 4 GiB of working memory); split its dependencies over several entries",
-                    at: at))
+                    "entry '\(staged.name(k))' would build too many objects in one create (its references, lists and tagged lists need more than 4 GiB of working memory); split its dependencies over several entries",
+                    at: DefinitionCoding.location(records, at: staged.records[k])))
         }
-        changedIndices = accepted.map(\.index)
+        records.finish()
+        changedIndices = acceptedIndex
         removedIndices = removed.sorted()
         return .success(table.build())
     }
 
-    /// Entries of `base` that the change does not name (not `accepted`, not `removed`) but whose
+    /// The key and place of the `ordinal`th use of other entries in `def` (`forEachEdge` order,
+    /// the order `StagedEntries` lists them in), for a message.
+    static func place(ofEdge ordinal: Int, in def: EntryDefinition) -> (key: String, location: SourceLocation?) {
+        var n = 0
+        for dep in def.dependencies {
+            var found: SourceLocation??
+            dep.value.forEachEdge { e in
+                if n == ordinal && found == nil { found = .some(e.location) }
+                n += 1
+            }
+            if let f = found { return (dep.key, f ?? dep.location) }
+        }
+        return ("", nil)
+    }
+
+    /// Entries of `base` that the change does not name (not accepted, not `removed`) but whose
     /// plans depend on it: a `{Tagged: t}` where an accepted or removed entry has (or had) tag `t`,
     /// or an `{Optional: Name}` where `Name` is accepted or removed. Only entries whose plans
     /// have such values (`EntryTable.dynamic`) are looked at.
-    private func dependentsOfMembership(accepted: [(definition: EntryDefinition, index: Int)], removed: Set<Int>) -> [Int] {
+    private func dependentsOfMembership(staged: StagedEntries, accepted: [Int], indices: [Int], removed: Set<Int>) -> [Int] {
         let dynamic = base.dynamic
         if dynamic.isEmpty { return [] }
         var tags = Set<String>(), names = Set<String>()
@@ -455,8 +523,9 @@ struct Transaction {
             for t in entryTags { tags.insert(t.text) }
         }
         var named = Set<Int>()
-        for (def, index) in accepted {
-            note(def.name, def.tags)
+        for (p, k) in accepted.enumerated() {
+            let index = indices[p]
+            note(staged.name(k), DefinitionCoding.tags(staged.arena, at: staged.records[k]))
             named.insert(index)
             if base.isLive(index) { note(base.name(at: index), base.tags(at: index)) }
         }
@@ -511,7 +580,7 @@ struct Transaction {
     /// Every cycle reachable from `starts` (one per back edge of a depth-first search), each with
     /// its path. Linear in the entries and references walked, plus the cycles reported.
     private func findCycles(
-        starts: [Int], total: Int, edgesOf: (Int) -> [Int32],
+        starts: [Int], total: Int, edgesOf: (Int) -> ArraySlice<Int32>,
         definitionOf: (Int) -> EntryDefinition?
     ) -> [Diagnostic] {
         var color = [UInt8](repeating: 0, count: total)  // 0 unvisited, 1 on the stack, 2 done
@@ -519,7 +588,7 @@ struct Transaction {
         var diagnostics: [Diagnostic] = []
         var unreported = 0
         // Each node's edges are asked for once, when it is pushed.
-        var stack: [(node: Int, next: Int, out: [Int32])] = []
+        var stack: [(node: Int, next: Int, out: ArraySlice<Int32>)] = []
         for start in starts where color[start] == 0 {
             stack.append((start, 0, edgesOf(start)))
             color[start] = 1
@@ -528,7 +597,7 @@ struct Transaction {
                 let out = top.out
                 if top.next < out.count {
                     stack[stack.count - 1].next += 1
-                    let target = Int(out[top.next])
+                    let target = Int(out[out.startIndex + top.next])
                     if target < 0 { continue }
                     if color[target] == 0 {
                         color[target] = 1
@@ -592,16 +661,67 @@ struct Transaction {
     }
 }
 
+/// What a transaction resolved for its accepted entries, in flat arrays (no array per entry):
+/// each entry's targets (every reference and provider, in written order; -1 for one that did not
+/// resolve), object edges, and what the compiler needs for tagged lists (member count, then
+/// members) and optional references (the target or -1).
+struct ResolvedEdges {
+    var targets: [Int32] = []
+    var membership: [Int32] = []
+    var edges: [Int32] = []
+    private var targetStart: [Int32] = [0]
+    private var membershipStart: [Int32] = [0]
+    private var edgeStart: [Int32] = [0]
+    /// Whether an entry's edges differ from its targets (written to `edges`).
+    private var divergedAt: [Bool] = []
+    /// Whether the entry being written has diverged.
+    private(set) var diverged = false
+
+    init(entries: Int, edges: Int) {
+        targets.reserveCapacity(edges)
+        targetStart.reserveCapacity(entries + 1)
+        membershipStart.reserveCapacity(entries + 1)
+        edgeStart.reserveCapacity(entries + 1)
+        divergedAt.reserveCapacity(entries)
+    }
+
+    /// Starts the next entry.
+    mutating func begin() { diverged = false }
+
+    /// From here on the entry's edges are written apart from its targets (a copy of those so far).
+    mutating func diverge() {
+        if diverged { return }
+        diverged = true
+        edges += targets[Int(targetStart[targetStart.count - 1])...]
+    }
+
+    /// Ends the entry.
+    mutating func end() {
+        targetStart.append(Int32(targets.count))
+        membershipStart.append(Int32(membership.count))
+        edgeStart.append(Int32(edges.count))
+        divergedAt.append(diverged)
+    }
+
+    func targets(of p: Int) -> ArraySlice<Int32> { targets[Int(targetStart[p])..<Int(targetStart[p + 1])] }
+    func membership(of p: Int) -> ArraySlice<Int32> { membership[Int(membershipStart[p])..<Int(membershipStart[p + 1])] }
+    func edges(of p: Int) -> ArraySlice<Int32> {
+        divergedAt[p] ? edges[Int(edgeStart[p])..<Int(edgeStart[p + 1])] : targets(of: p)
+    }
+}
+
 /// The members of each tag in a transaction's new state: the live entries whose tags include it,
 /// as entry indices ordered by entry name (byte-wise). Built once, at the first tagged list.
 struct TagMembers {
     private var byTag: [String: [(name: String, index: Int32)]]?
     private var sorted: Set<String> = []
 
-    /// The members of tag `tag`: entries of `base` that stay and are not replaced, and `replaced`
-    /// (the accepted definitions, which win over the base's).
+    /// The members of tag `tag`: entries of `base` that stay and are not replaced, and the
+    /// accepted entries (which win over the base's): `replaced` gives their indices and, for those
+    /// with tags, their names and tags (asked for once, at the first tagged list).
     mutating func of(
-        _ tag: String, base: EntryTable, removed: Set<Int>, replaced: [(definition: EntryDefinition, index: Int)]
+        _ tag: String, base: EntryTable, removed: Set<Int>,
+        replaced: () -> (indices: [Int], tagged: [(name: String, tags: [EntryTag], index: Int)])
     ) -> [Int32] {
         if byTag == nil {
             var map: [String: [(name: String, index: Int32)]] = [:]
@@ -611,12 +731,13 @@ struct TagMembers {
                     map[t.text, default: []].append((name, Int32(index)))
                 }
             }
-            let replacedIndices = Set(replaced.map(\.index))
+            let (indices, tagged) = replaced()
+            let replacedIndices = Set(indices)
             for i in 0..<base.count where base.isLive(i) && !removed.contains(i) && !replacedIndices.contains(i) {
                 let tags = base.tags(at: i)
                 if !tags.isEmpty { add(base.name(at: i), tags, i) }
             }
-            for (def, index) in replaced where !def.tags.isEmpty { add(def.name, def.tags, index) }
+            for (name, tags, index) in tagged { add(name, tags, index) }
             byTag = map
         }
         guard var list = byTag![tag] else { return [] }
@@ -626,5 +747,33 @@ struct TagMembers {
             sorted.insert(tag)
         }
         return list.map(\.index)
+    }
+}
+
+/// The staged names a transaction accepted, found by their bytes: an `InternTable` of staged
+/// positions (no `String` per name). A value holds the position in its high half and the
+/// record's offset in its low half (the transaction refuses arenas of 4 GiB or more first).
+struct StagedNameIndex {
+    private var table = InternTable()
+
+    /// The staged position recorded for `bytes` (hash `hash`); nil if none, after recording
+    /// `newValue` for them, when given.
+    mutating func find(
+        _ bytes: UnsafeBufferPointer<UInt8>, hash: UInt64, staged: StagedEntries, orInsert newValue: Int? = nil
+    ) -> Int? {
+        let store = StagedNames(base: UnsafePointer(staged.arena.base))
+        let value = newValue.map { $0 << 32 | staged.records[$0] }
+        return table.find(UnsafeRawBufferPointer(bytes), hash: hash, in: store, orInsert: value).map { $0 >> 32 }
+    }
+
+    /// Frees the table.
+    mutating func free() { table.free() }
+
+    /// The names of records, by offset (the low half of a value).
+    private struct StagedNames: InternedBytes {
+        let base: UnsafePointer<UInt8>
+        @inline(__always) func bytes(at value: Int) -> UnsafeRawBufferPointer {
+            UnsafeRawBufferPointer(DefinitionCoding.nameBytes(base: base, at: value & 0xffff_ffff))
+        }
     }
 }

@@ -32,6 +32,86 @@ struct CreatePathTests {
         #expect(found.withLock { $0 } == ["title": 1, "titles": 2, "t": 3, "": 4, "a\\0b": 5])
     }
 
+    /// A 16-byte plan slot keeps a short string (under 64 bytes) as its bytes alone, its length
+    /// read from the arena byte before them, and anything longer or nested out of line: every
+    /// literal shape reaches the callback exactly as written, around those boundaries too, from
+    /// a file and from code (environment values resolved at commit included), top level and
+    /// inside lists and maps built with references.
+    @Test func literalsOfEveryShapeArriveExactly() throws {
+        let r = Registry()
+        try registerWidgets(r, ["W", "Leaf"])
+        let strings = [
+            "", "a", String(repeating: "x", count: 62), String(repeating: "y", count: 63),
+            String(repeating: "z", count: 64), String(repeating: "é", count: 31), String(repeating: "✓", count: 22),
+            String(repeating: "long ", count: 80),
+        ]
+        var deps: [Dependency] = strings.enumerated().map { Dependency(key: "s\($0.offset)", value: .string($0.element)) }
+        deps += [
+            Dependency(key: "null", value: .null), Dependency(key: "t", value: .bool(true)),
+            Dependency(key: "f", value: .bool(false)),
+            Dependency(key: "min", value: .int(Int64.min)), Dependency(key: "max", value: .int(Int64.max)),
+            Dependency(key: "d", value: .double(-0.125)),
+            Dependency(
+                key: "list",
+                value: .list([
+                    .string("in list"), .int(1), .list([]),
+                    .map([Dependency(key: "k", value: .string(String(repeating: "m", count: 70)))]),
+                ])),
+            Dependency(
+                key: "mixed",
+                value: .list([
+                    .reference("Leaf", at: nil), .string("beside a reference"), .string(String(repeating: "r", count: 65)),
+                ])),
+            Dependency(
+                key: "mixedMap",
+                value: .map([
+                    Dependency(key: "leaf", value: .reference("Leaf", at: nil)), Dependency(key: "s", value: .string("short")),
+                    Dependency(key: "n", value: .int(7)),
+                ])),
+            Dependency(key: "env", value: .env(EnvValue(name: "CR_SLOT_TEST", type: .string))),
+            Dependency(key: "envLong", value: .env(EnvValue(name: "CR_SLOT_LONG", type: .string))),
+        ]
+        let env = ["CR_SLOT_TEST": "from the environment", "CR_SLOT_LONG": String(repeating: "e", count: 100)]
+        try r.add(
+            [
+                EntryDefinition(name: "Leaf", className: "Leaf"),
+                EntryDefinition(name: "Code", className: "W", dependencies: deps),
+            ], environment: env)
+        var yaml = "F:\n  ClassName: W\n  Dependencies:\n"
+        for (i, s) in strings.enumerated() { yaml += "    s\(i): \"@\(s)\"\n" }
+        try r.load(text: yaml, file: "f.yaml")
+        var expected: [String: Value] = [:]
+        for (i, s) in strings.enumerated() { expected["s\(i)"] = .string(s) }
+        let fromFile = try r.create("F", as: Widget.self)
+        #expect(fromFile.args == expected)
+        let made = try r.create("Code", as: Widget.self)
+        expected["null"] = .null
+        expected["t"] = .bool(true)
+        expected["f"] = .bool(false)
+        expected["min"] = .int(Int64.min)
+        expected["max"] = .int(Int64.max)
+        expected["d"] = .double(-0.125)
+        expected["list"] = .list([
+            .string("in list"), .int(1), .list([]), .map(["k": .string(String(repeating: "m", count: 70))]),
+        ])
+        expected["env"] = .string("from the environment")
+        expected["envLong"] = .string(String(repeating: "e", count: 100))
+        #expect(made.args.filter { $0.key != "mixed" && $0.key != "mixedMap" } == expected)
+        guard case .list(let mixed)? = made.args["mixed"], mixed.count == 3 else {
+            Issue.record("mixed: \(String(describing: made.args["mixed"]))")
+            return
+        }
+        #expect(mixed[0].kind == .object)
+        #expect(Array(mixed[1...]) == [.string("beside a reference"), .string(String(repeating: "r", count: 65))])
+        guard case .map(let mixedMap)? = made.args["mixedMap"] else {
+            Issue.record("mixedMap: \(String(describing: made.args["mixedMap"]))")
+            return
+        }
+        #expect(mixedMap["leaf"]?.kind == .object)
+        #expect(mixedMap["s"] == .string("short"))
+        #expect(mixedMap["n"] == .int(7))
+    }
+
     /// Thread records are reused once their thread has exited: a small-stack thread that follows a
     /// default-stack thread still has its own stack guarded (an unbounded nest of creates fails
     /// with `.limit`, it does not overflow) and starts at depth 0.

@@ -1,0 +1,118 @@
+import ControllerRegConfig
+
+/// A change's entries as every door hands them to the transaction: each definition written once
+/// as a record in the change's `DefinitionArena` (the form the registry keeps), and what the
+/// transaction reads of it without decoding it: its name's hash, lifestyle and class, and its uses
+/// of other entries as one flat list of integers. The entry decoder writes records straight from a
+/// document; code doors (`Registry.add`, `cr_add_entry`, child registries, reloads) encode their
+/// `EntryDefinition`s. Either way `add(record:)` reads the record back (`DefinitionCoding.summarize`),
+/// so every door meets the same summary and the same checks. Definitions are decoded again only
+/// where a message, an environment value or a child registry needs them.
+struct StagedEntries {
+    /// The arena the records are in (the transaction's; its plans go there too).
+    let arena: DefinitionArena
+    /// Record offsets, by staged position.
+    private(set) var records: [Int] = []
+    /// Where each record's dependencies start (what its plan is compiled from).
+    private(set) var dependencyPositions: [Int] = []
+    /// What the transaction reads of each record.
+    private(set) var summaries: [DefinitionCoding.Summary] = []
+    /// `byteHash` of each name.
+    private(set) var nameHashes: [UInt64] = []
+    /// The uses of other entries of position `k`: `edges[edgeStart[k]..<edgeStart[k + 1]]`.
+    private(set) var edgeStart: [Int32] = [0]
+    private(set) var edges: [StagedEdge] = []
+    /// The environment a definition from code was committed with (a child recompiling its
+    /// parent's entries), by position; empty for loads.
+    private(set) var environments: [Int: EnvironmentLookup] = [:]
+
+    /// Room for about `entries` entries.
+    init(entries: Int) {
+        arena = DefinitionArena(entries: entries)
+        records.reserveCapacity(entries)
+        dependencyPositions.reserveCapacity(entries)
+        summaries.reserveCapacity(entries)
+        nameHashes.reserveCapacity(entries)
+        edgeStart.reserveCapacity(entries + 1)
+        edges.reserveCapacity(entries * 2)
+    }
+
+    /// `definitions` encoded, in order (the code doors).
+    init(_ definitions: [EntryDefinition]) {
+        self.init(entries: definitions.count)
+        for d in definitions { append(d) }
+    }
+
+    /// How many entries are staged.
+    var count: Int { records.count }
+
+    /// Encodes `definition` and stages it.
+    mutating func append(_ definition: EntryDefinition) {
+        if let e = definition.environment { environments[records.count] = e }
+        add(record: DefinitionCoding.encode(definition, into: arena))
+    }
+
+    /// Stages the record just written at `offset`, reading its summary back from it.
+    mutating func add(record offset: Int) {
+        records.append(offset)
+        dependencyPositions.append(DefinitionCoding.dependenciesPosition(arena, at: offset))
+        summaries.append(DefinitionCoding.summarize(arena, at: offset, edges: &edges))
+        edgeStart.append(Int32(edges.count))
+        nameHashes.append(byteHash(UnsafeRawBufferPointer(nameBytes(records.count - 1))))
+    }
+
+    /// Stages the record `writer` just wrote at `offset`, with the summary and edges it gathered
+    /// while writing (the entry decoder: the record is not read again). Debug builds check them
+    /// against `DefinitionCoding.summarize`, the one reading every other door gets.
+    mutating func add(record offset: Int, writtenBy writer: DefinitionCoding.RecordWriter) {
+        assert(
+            {
+                var read: [StagedEdge] = []
+                let summary = DefinitionCoding.summarize(arena, at: offset, edges: &read)
+                return summary == writer.summary && read == writer.edges
+                    && DefinitionCoding.dependenciesPosition(arena, at: offset) == writer.dependenciesPosition
+            }(), "the record writer's summary differs from the record's")
+        records.append(offset)
+        dependencyPositions.append(writer.dependenciesPosition)
+        summaries.append(writer.summary)
+        edges += writer.edges
+        edgeStart.append(Int32(edges.count))
+        nameHashes.append(byteHash(UnsafeRawBufferPointer(nameBytes(records.count - 1))))
+    }
+
+    /// The name's bytes of position `k` (valid until the arena is written again).
+    func nameBytes(_ k: Int) -> UnsafeBufferPointer<UInt8> { DefinitionCoding.nameBytes(arena, at: records[k]) }
+
+    /// The name of position `k`.
+    func name(_ k: Int) -> String { DefinitionCoding.name(arena, at: records[k]) }
+
+    /// The definition at position `k`, decoded (with the environment it carried, if any).
+    func definition(_ k: Int) -> EntryDefinition {
+        var d = DefinitionCoding.decode(arena, at: records[k])
+        if !environments.isEmpty { d.environment = environments[k] }
+        return d
+    }
+
+    /// The bytes of an interned string by its identity (`StagedEdge.payload` of a named edge).
+    func internedBytes(_ id: Int) -> UnsafeBufferPointer<UInt8> {
+        var r = DefinitionReader(arena, at: id)
+        return r.stringBytes()
+    }
+
+    /// The entry name or tag text an edge names.
+    func text(of edge: StagedEdge) -> String {
+        edge.kind == .taggedInt ? String(edge.payload) : String(decoding: internedBytes(Int(edge.payload)), as: UTF8.self)
+    }
+}
+
+/// One use of other entries in a staged record (`DependencyValue.forEachEdge`'s, as integers).
+struct StagedEdge: Equatable {
+    enum Kind: UInt8 {
+        case reference, provider, tagged, taggedInt, optional
+    }
+
+    var kind: Kind
+    /// For `.taggedInt` the tag; otherwise the identity of the interned name or tag text (its
+    /// position in the arena: equal texts, equal identities).
+    var payload: Int64
+}

@@ -127,20 +127,21 @@ public struct ValueRef: @unchecked Sendable {
 
     /// The value under `key` in a map, or nil when absent or not a map.
     ///
-    /// Inlinable, reading the key's UTF-8 in place where the string allows it (native and small
-    /// strings: no copy, no call), so a host's `args["title"]` costs about a C lookup.
+    /// Inlined, reading the key's UTF-8 in place where the string allows it (native and small
+    /// strings: no copy, no call), so a host's `args["title"]` costs less than a C lookup.
     @inlinable @inline(__always) public subscript(key: String) -> ValueRef? {
-        if let found = key.utf8.withContiguousStorageIfAvailable({ k -> ValueRef? in
-            guard let base = k.baseAddress else { return lookup(emptyKey, 0) }
-            return lookup(base, k.count)
-        }) {
+        // One inlined lookup (in the host's closure a literal key's bytes and length are then
+        // constants); a string without contiguous UTF-8 takes the out-of-line copy.
+        if let found = key.utf8.withContiguousStorageIfAvailable({ k in lookup(k.baseAddress ?? emptyKey, k.count) }) {
             return found
         }
+        return lookupCopying(key)
+    }
+
+    /// The value under a key whose UTF-8 is not contiguous (a bridged string): made contiguous first.
+    @usableFromInline @inline(never) func lookupCopying(_ key: String) -> ValueRef? {
         var key = key
-        return key.withUTF8 { k in
-            guard let base = k.baseAddress else { return lookup(emptyKey, 0) }
-            return lookup(base, k.count)
-        }
+        return key.withUTF8 { k in lookup(k.baseAddress ?? emptyKey, k.count) }
     }
 
     /// The value under a NUL-terminated key, or nil. Compares bytes in place (no `strlen` of the
@@ -168,7 +169,7 @@ public struct ValueRef: @unchecked Sendable {
     }
 
     /// The value under `length` key bytes, or nil.
-    @inlinable package func lookup(_ key: UnsafePointer<UInt8>, _ length: Int) -> ValueRef? {
+    @inlinable @inline(__always) package func lookup(_ key: UnsafePointer<UInt8>, _ length: Int) -> ValueRef? {
         guard kind == .map, let slots = pointer.pointee.mapSlots else { return nil }
         for i in 0..<Int(pointer.pointee.count) where slots[i].keyEquals(key, length) {
             return ValueRef(

@@ -26,8 +26,9 @@ public struct HostClass: @unchecked Sendable {
     /// Called once when the registry lets go of the class (registry freed), to release `context`.
     public var release: (@Sendable () -> Void)?
     /// When true, objects passed in `args` stay owned by the registry's call and are destroyed
-    /// after `create` returns (refcounted hosts, such as Swift, retain what they keep). When false
-    /// (C hosts), a successful `create` takes ownership of every object in its `args`.
+    /// after `create` returns, success or failure (refcounted hosts, such as Swift, retain what
+    /// they keep). When false (C hosts), the callback owns each receiver-owned object it takes
+    /// (`cr_value_object`); the library destroys the others when the callback returns.
     public var borrowsArguments: Bool
 
     /// Describes a class by functions and a context pointer.

@@ -23,16 +23,27 @@ package enum Suggestions {
         let target = Array(word.utf8)
         let limit = cutoff(forLength: target.count)
         var best: (name: String, distance: Int, lengthGap: Int)?
-        for candidate in candidates {
-            let length = candidate.utf8.count
-            let gap = abs(length - target.count)
-            if gap > limit || candidate == word || candidate == excluding { continue }
-            let cap = best.map { min($0.distance, limit) } ?? limit
-            if gap > cap { continue }
-            let d = distance(target, Array(candidate.utf8), cap: cap)
-            if d > cap { continue }
-            if let b = best, d == b.distance && gap >= b.lengthGap { continue }
-            best = (candidate, d, gap)
+        // One scratch buffer for every comparison (three rows of the band), and each candidate's
+        // bytes read in place: a reference missing from a large config compares its name with
+        // every entry name, and an allocation per comparison cost more than the comparison.
+        var scratch = Scratch()
+        defer { scratch.free() }
+        target.withUnsafeBufferPointer { t in
+            for candidate in candidates {
+                let length = candidate.utf8.count
+                let gap = abs(length - t.count)
+                if gap > limit || candidate == word || candidate == excluding { continue }
+                // What this candidate must reach to win: within the cut-off, and nearer than the
+                // best so far (as near only with a smaller length gap; ties go to the first).
+                let cap = best.map { min(gap >= $0.lengthGap ? $0.distance - 1 : $0.distance, limit) } ?? limit
+                if cap < 0 || gap > cap { continue }
+                let d =
+                    candidate.utf8.withContiguousStorageIfAvailable { distance(t, $0, cap: cap, scratch: &scratch) }
+                    ?? Array(candidate.utf8).withUnsafeBufferPointer { distance(t, $0, cap: cap, scratch: &scratch) }
+                if d > cap { continue }
+                if let b = best, d == b.distance && gap >= b.lengthGap { continue }
+                best = (candidate, d, gap)
+            }
         }
         return best?.name
     }
@@ -51,15 +62,46 @@ package enum Suggestions {
     /// (optimal string alignment). Returns `cap + 1` as soon as it must exceed `cap`; costs
     /// O(max(a, b) × cap).
     package static func distance(_ a: [UInt8], _ b: [UInt8], cap: Int) -> Int {
+        var scratch = Scratch()
+        defer { scratch.free() }
+        return a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in distance(x, y, cap: cap, scratch: &scratch) } }
+    }
+
+    /// Rows for `distance`, reused across calls (grown as needed).
+    struct Scratch {
+        private(set) var base: UnsafeMutablePointer<Int>?
+        private var capacity = 0
+
+        /// Room for `n` integers (the contents are not kept).
+        mutating func reserve(_ n: Int) -> UnsafeMutablePointer<Int> {
+            if n > capacity {
+                base?.deallocate()
+                capacity = max(n, 64)
+                base = .allocate(capacity: capacity)
+            }
+            return base!
+        }
+
+        mutating func free() {
+            base?.deallocate()
+            base = nil
+            capacity = 0
+        }
+    }
+
+    /// `distance` of two byte buffers, its rows in `scratch`.
+    static func distance(
+        _ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>, cap: Int, scratch: inout Scratch
+    ) -> Int {
         let n = a.count, m = b.count
         if abs(n - m) > cap { return cap + 1 }
         if n == 0 || m == 0 { return max(n, m) }
         let infinity = cap + 1
         @inline(__always) func lower(_ x: UInt8) -> UInt8 { (x &- 65) < 26 ? x | 0x20 : x }
         // Three rows (the transposition looks two rows back); cells outside the band stay `infinity`.
-        var before = [Int](repeating: infinity, count: m + 1)
-        var previous = [Int](repeating: infinity, count: m + 1)
-        var current = [Int](repeating: infinity, count: m + 1)
+        let rows = scratch.reserve(3 * (m + 1))
+        rows.update(repeating: infinity, count: 3 * (m + 1))
+        var before = rows, previous = rows + (m + 1), current = rows + 2 * (m + 1)
         for j in 0...min(m, cap) { previous[j] = j }
         for i in 1...n {
             let low = max(1, i - cap), high = min(m, i + cap)
@@ -74,8 +116,7 @@ package enum Suggestions {
                 rowMin = min(rowMin, current[j])
             }
             if rowMin > cap { return infinity }
-            swap(&before, &previous)
-            swap(&previous, &current)
+            (before, previous, current) = (previous, current, before)
         }
         return min(previous[m], infinity)
     }

@@ -418,7 +418,7 @@ struct Transaction {
         var compileFrom: [Int] = []
         compileFrom.reserveCapacity(acceptedStaged.count)
         for p in acceptedStaged.indices {
-            if let r = resolved[p] {
+            if !resolved.isEmpty, let r = resolved[p] {
                 compileFrom.append(DefinitionCoding.encodeDependencies(r, into: records))
             } else {
                 compileFrom.append(staged.dependencyPositions[acceptedStaged[p]])
@@ -480,7 +480,8 @@ struct Transaction {
             }
             table.set(
                 index, plan: plan, arena: arenaIndex, record: staged.records[k], cell: cell, owner: cellOwner,
-                environment: environmentOf[p] ?? (staged.environments.isEmpty ? nil : staged.environments[k]))
+                environment: (environmentOf.isEmpty ? nil : environmentOf[p])
+                    ?? (staged.environments.isEmpty ? nil : staged.environments[k]))
         }
         if let k = tooLarge {
             return .failure(
@@ -587,33 +588,40 @@ struct Transaction {
         var depthOf = [Int32](repeating: -1, count: total)  // position on the stack while on it
         var diagnostics: [Diagnostic] = []
         var unreported = 0
-        // Each node's edges are asked for once, when it is pushed.
-        var stack: [(node: Int, next: Int, out: ArraySlice<Int32>)] = []
+        // Each node's edges are asked for once, when it is pushed, and copied onto `pending`; a
+        // frame walks its own stretch of it (plain integers: no reference counting per step), which
+        // is dropped when the frame is.
+        var pending: [Int32] = []
+        var stack: [(node: Int32, begin: Int32, next: Int32, end: Int32)] = []
+        func push(_ node: Int) {
+            color[node] = 1
+            depthOf[node] = Int32(stack.count)
+            let begin = Int32(pending.count)
+            pending += edgesOf(node)
+            stack.append((Int32(node), begin, begin, Int32(pending.count)))
+        }
         for start in starts where color[start] == 0 {
-            stack.append((start, 0, edgesOf(start)))
-            color[start] = 1
-            depthOf[start] = 0
+            push(start)
             while let top = stack.last {
-                let out = top.out
-                if top.next < out.count {
+                if top.next < top.end {
                     stack[stack.count - 1].next += 1
-                    let target = Int(out[out.startIndex + top.next])
+                    let target = Int(pending[Int(top.next)])
                     if target < 0 { continue }
                     if color[target] == 0 {
-                        color[target] = 1
-                        depthOf[target] = Int32(stack.count)
-                        stack.append((target, 0, edgesOf(target)))
+                        push(target)
                     } else if color[target] == 1 {
                         if diagnostics.count < Transaction.maxReportedCycles {
                             diagnostics.append(
-                                cycleDiagnostic(stack[Int(depthOf[target])...].map(\.node), definitionOf: definitionOf))
+                                cycleDiagnostic(
+                                    stack[Int(depthOf[target])...].map { Int($0.node) }, definitionOf: definitionOf))
                         } else {
                             unreported += 1
                         }
                     }
                 } else {
-                    color[top.node] = 2
+                    color[Int(top.node)] = 2
                     stack.removeLast()
+                    pending.removeLast(pending.count - Int(top.begin))
                 }
             }
         }

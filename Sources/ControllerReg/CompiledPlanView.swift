@@ -28,9 +28,7 @@ extension Registry {
                 let plan = s.entries.plans[i]
                 var slots: [Dependency] = []
                 var forms = Forms()
-                if let p = plan.slots {
-                    for k in 0..<Int(plan.slotCount) { slots.append(Self.dependency(p[k], s, &forms)) }
-                }
+                for k in 0..<plan.slotCount { slots.append(Self.dependency(plan.slot(k), s, &forms)) }
                 out.append(
                     CompiledPlanView(
                         name: definition.name, definition: definition,

@@ -18,7 +18,8 @@
 /// A value is a tag byte and its payload (`ValueTag`). A place is one varint, 0 for none, else the
 /// line as a zigzag delta from the record's previous place shifted left by 2, or'd with 1 (same file
 /// as that place) or 2 (a new file, given next as an interned string); or 3, a new file and the
-/// line itself (a delta too large to shift); then the column (zigzag). Strings are a varint
+/// line itself (a delta too large to shift); then the column (zigzag), as a delta from the previous
+/// place's column when the varint is 1 (same file and line: a binary plist's byte offsets). Strings are a varint
 /// header: even, the byte length of the text that follows (then a NUL); odd, the offset of an
 /// interned string. Keys and literal strings are interned: compiled plans point at them.
 ///
@@ -207,6 +208,7 @@ enum DefinitionCoding {
     private struct PlaceWriter {
         var file: String?
         var line = 0
+        var column = 0
 
         /// Whether `file` is the document's, whose places come as a line and column.
         private var fileIsDocument = false
@@ -224,6 +226,7 @@ enum DefinitionCoding {
                     arena.appendVarint(UInt64(fileID) << 1 | 1)
                     arena.appendSigned(Int64(column))
                     line = l
+                    self.column = column
                     file = f
                     fileIsDocument = true
                     return
@@ -239,8 +242,10 @@ enum DefinitionCoding {
                 return
             }
             arena.appendVarint(zigzag << 2 | 1)
-            arena.appendSigned(Int64(column))
+            // On the previous place's line, the column as a delta (as `write(_:into:)` does).
+            arena.appendSigned(zigzag == 0 ? Int64(column) &- Int64(self.column) : Int64(column))
             line = l
+            self.column = column
         }
 
         mutating func write(_ location: SourceLocation?, into arena: DefinitionArena) {
@@ -259,6 +264,13 @@ enum DefinitionCoding {
                 file = l.file
             } else if let f = file, f == l.file {
                 arena.appendVarint(zigzag << 2 | 1)
+                if zigzag == 0 {
+                    // Same file and line (binary plists, whose places are byte offsets on line 0;
+                    // flow-style maps): the column as a delta too.
+                    arena.appendSigned(Int64(l.column) &- Int64(column))
+                    column = l.column
+                    return
+                }
             } else {
                 arena.appendVarint(zigzag << 2 | 2)
                 arena.appendInterned(l.file)
@@ -267,16 +279,23 @@ enum DefinitionCoding {
             }
             arena.appendSigned(Int64(l.column))
             line = l.line
+            column = l.column
         }
     }
 
     private struct PlaceReader {
         var file = ""
         var line = 0
+        var column = 0
 
         mutating func read(_ r: inout DefinitionReader) -> SourceLocation? {
             let v = r.varint()
             if v == 0 { return nil }
+            if v == 1 {
+                // Same file and line: the column is a delta.
+                column = Int(truncatingIfNeeded: Int64(column) &+ r.signed())
+                return SourceLocation(file: file, line: line, column: column)
+            }
             if v & 3 >= 2 { file = r.string() }
             if v & 3 == 3 {
                 line = Int(truncatingIfNeeded: r.signed())
@@ -285,7 +304,8 @@ enum DefinitionCoding {
                 let delta = Int64(bitPattern: (zigzag >> 1) ^ (0 &- (zigzag & 1)))
                 line = Int(truncatingIfNeeded: Int64(line) &+ delta)
             }
-            return SourceLocation(file: file, line: line, column: Int(truncatingIfNeeded: r.signed()))
+            column = Int(truncatingIfNeeded: r.signed())
+            return SourceLocation(file: file, line: line, column: column)
         }
     }
 

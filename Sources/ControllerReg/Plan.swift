@@ -38,13 +38,21 @@ enum SlotKind: UInt8 {
 
 /// One compiled dependency: plain data, so the create path touches no reference counts. 16
 /// bytes: the key's address with the slot's kind in its low bits (keys are 16-byte aligned),
-/// and a payload that the create path turns back into a value.
+/// and a payload that the create path turns back into a value. An entry's top-level slots keep
+/// the first word in the plan's shared `PlanShape`, the second in its own payloads; children of
+/// lists, maps, tagged lists and optional references are whole slots.
 struct PlanSlot {
     /// The key (NUL-terminated bytes preceded by their 32-bit length, in the plan's arena, at a
     /// 16-byte boundary) or'd with the `SlotKind`.
-    private let head: UInt64
+    let head: UInt64
     /// See `SlotKind`.
-    private let payload: UInt64
+    let payload: UInt64
+
+    /// A slot from its two words (`head`, `payload`), as a plan's shape and payloads keep them.
+    @inline(__always) init(head: UInt64, payload: UInt64) {
+        self.head = head
+        self.payload = payload
+    }
 
     /// A slot of `kind` (not `.shortString` or `.boxed`: `literal(key:_:in:)` makes those).
     init(key: UnsafePointer<UInt8>, kind: SlotKind, payload: UInt64 = 0) {
@@ -181,20 +189,36 @@ struct PlanSlot {
     }
 }
 
-/// An entry's compiled plan: its dependency slots and what a create of it needs. 24 bytes (one
-/// per entry index, removed ones included): a singleton's cell is kept in the word before its
-/// slots (`singleton`), the per-create scratch and ownership records share one size (`extraBytes`).
-struct EntryPlan {
-    /// Top-level slots, in written order (`slotCount` of them). For a singleton never nil (its cell
-    /// pointer is stored just before them, even when it has no slots).
-    var slotBase: UnsafePointer<PlanSlot>?
-    var slotCount: Int32 = 0
-    /// Index into the class table; -1 for an index whose entry was removed (`live` false).
-    var classSlot: Int32 = -1
+/// The keys and kinds of an entry's top-level slots (the `head` word of each) and the memory a
+/// create of it needs besides its arguments map: the same for every entry of one change written
+/// alike, so stored once per change (the compiler shares equal shapes). In the plan arena:
+/// `count` and `extraBytes` (two `UInt32`), then `count` heads.
+struct PlanShape {
+    let base: UnsafePointer<UInt64>
+
+    /// How many top-level slots.
+    @inline(__always) var count: Int { Int(UnsafeRawPointer(base).load(as: UInt32.self)) }
+
     /// Bytes a create needs beyond its arguments map: scratch for lists and maps built per call
     /// (those that contain references) plus one ownership record (`Resolver.Held`) per object it
     /// builds directly (references at any depth of its slots).
-    var extraBytes: UInt32 = 0
+    @inline(__always) var extraBytes: UInt32 { UnsafeRawPointer(base).load(fromByteOffset: 4, as: UInt32.self) }
+
+    /// The head word of each slot.
+    @inline(__always) var heads: UnsafePointer<UInt64> { base + 1 }
+}
+
+/// An entry's compiled plan: its dependency slots and what a create of it needs. 24 bytes (one
+/// per entry index, removed ones included): its slots' keys and kinds are a shared `PlanShape`,
+/// their payloads its own; a singleton's cell is kept in the word before its payloads.
+struct EntryPlan {
+    /// The payload word of each top-level slot, in written order. For a singleton never nil (its
+    /// cell pointer is stored just before them, even when it has no slots).
+    var payloads: UnsafePointer<UInt64>?
+    /// The slots' keys and kinds, and the create's memory; nil for an entry without dependencies.
+    var shape: PlanShape?
+    /// Index into the class table; -1 for an index whose entry was removed (`live` false).
+    var classSlot: Int32 = -1
     /// `Lifestyle` of the entry.
     var lifestyle: Lifestyle = .transient
     /// Whether a slot is `.tagged` or `.optional` (at any depth): what it builds depends on which
@@ -204,26 +228,31 @@ struct EntryPlan {
     /// False for an index whose entry was removed.
     @inline(__always) var live: Bool { classSlot >= 0 }
 
-    /// The top-level slots.
-    @inline(__always) var slots: CheckedPointer<PlanSlot>? {
-        guard let slotBase else { return nil }
-        return CheckedPointer(slotBase, count: Int(slotCount))
+    /// How many top-level slots.
+    @inline(__always) var slotCount: Int { shape?.count ?? 0 }
+
+    /// See `PlanShape.extraBytes` (0 without slots).
+    @inline(__always) var extraBytes: UInt32 { shape?.extraBytes ?? 0 }
+
+    /// Top-level slot `i` (below `slotCount`).
+    @inline(__always) func slot(_ i: Int) -> PlanSlot {
+        PlanSlot(head: shape.unsafelyUnwrapped.heads[i], payload: payloads.unsafelyUnwrapped[i])
     }
 
     /// The entry's `SingletonCell` (unretained; its `EntryTable` keeps it alive), for singletons;
-    /// stored in the word before the slots, which the compiler reserves for singletons only.
+    /// stored in the word before the payloads, which the compiler reserves for singletons only.
     /// (The registry that builds it, when that is a parent's, is `EntryTable.owner(of:)`.)
     var singleton: UnsafeMutableRawPointer? {
         @inline(__always) get {
-            guard lifestyle == .singleton, let slotBase else { return nil }
-            return UnsafeRawPointer(slotBase).load(fromByteOffset: -8, as: UnsafeMutableRawPointer?.self)
+            guard lifestyle == .singleton, let payloads else { return nil }
+            return UnsafeRawPointer(payloads).load(fromByteOffset: -8, as: UnsafeMutableRawPointer?.self)
         }
         nonmutating set {
-            guard lifestyle == .singleton, let slotBase else {
+            guard lifestyle == .singleton, let payloads else {
                 assert(newValue == nil, "a singleton cell set on a plan compiled without room for it")
                 return
             }
-            UnsafeMutableRawPointer(mutating: slotBase).storeBytes(
+            UnsafeMutableRawPointer(mutating: payloads).storeBytes(
                 of: newValue, toByteOffset: -8, as: UnsafeMutableRawPointer?.self)
         }
     }
@@ -234,7 +263,7 @@ struct EntryPlan {
 
     /// The cell of a plan known to be a singleton's (the create path's read: no checks).
     @inline(__always) var singletonCell: UnsafeMutableRawPointer {
-        UnsafeRawPointer(slotBase.unsafelyUnwrapped).load(fromByteOffset: -8, as: UnsafeMutableRawPointer.self)
+        UnsafeRawPointer(payloads.unsafelyUnwrapped).load(fromByteOffset: -8, as: UnsafeMutableRawPointer.self)
     }
 }
 
@@ -254,7 +283,7 @@ extension EntryPlan {
             case .tagged, .optional: if !providers { for k in 0..<Int(s.childCount) { walk(s.children![k]) } }
             }
         }
-        if let slots { for k in 0..<Int(slotCount) { walk(slots[k]) } }
+        for k in 0..<slotCount { walk(slot(k)) }
         return out
     }
 }
@@ -269,6 +298,9 @@ struct PlanCompiler {
 
     /// Keys already in the plan arena.
     private let keys = KeyCache()
+
+    /// Shapes already in the plan arena.
+    private let shapes = ShapeCache()
 
     /// The slot key of the empty key (list elements, tagged members), made once.
     private let emptyKey: UnsafePointer<UInt8>
@@ -299,6 +331,79 @@ struct PlanCompiler {
         let p = PlanCompiler.storeKey(key.bytes, in: arena)
         keys.insert(key.id, p)
         return p
+    }
+
+    /// The shapes one compiler has written, by content (open addressing over raw memory; a class:
+    /// the compiler is used by value), and room for the heads of the entry being compiled.
+    private final class ShapeCache {
+        private var table: UnsafeMutablePointer<UnsafePointer<UInt64>?>
+        private var capacity = 64
+        private var used = 0
+        private var scratch: UnsafeMutablePointer<UInt64>
+        private var scratchCapacity = 16
+
+        init() {
+            table = .allocate(capacity: 64)
+            table.initialize(repeating: nil, count: 64)
+            scratch = .allocate(capacity: 16)
+        }
+
+        deinit {
+            table.deallocate()
+            scratch.deallocate()
+        }
+
+        /// Room for `count` heads (valid until the next call).
+        func heads(_ count: Int) -> UnsafeMutablePointer<UInt64> {
+            if count > scratchCapacity {
+                scratch.deallocate()
+                scratchCapacity = max(count, scratchCapacity * 2)
+                scratch = .allocate(capacity: scratchCapacity)
+            }
+            return scratch
+        }
+
+        private static func hash(_ first: UInt64, _ heads: UnsafePointer<UInt64>, _ count: Int) -> UInt64 {
+            var h = first &* 0x9E37_79B9_7F4A_7C15
+            for i in 0..<count { h = (h ^ heads[i]) &* 0x9E37_79B9_7F4A_7C15 ^ (h >> 29) }
+            return h
+        }
+
+        /// The shape of the `count` heads last given by `heads(_:)` with `extraBytes`: an equal one
+        /// already written, else a new one in `arena`.
+        func shape(count: Int, extraBytes: UInt32, in arena: Arena) -> PlanShape {
+            let first = UInt64(UInt32(truncatingIfNeeded: count)) | UInt64(extraBytes) << 32
+            let bytes = count * MemoryLayout<UInt64>.stride
+            let mask = capacity - 1
+            var i = Int(truncatingIfNeeded: ShapeCache.hash(first, scratch, count) >> 7) & mask
+            while let held = table[i] {
+                if held[0] == first && memcmp(held + 1, scratch, bytes) == 0 { return PlanShape(base: held) }
+                i = (i + 1) & mask
+            }
+            let p = arena.allocate(UInt64.self, count: count + 1)
+            p[0] = first
+            (p + 1).update(from: scratch, count: count)
+            table[i] = UnsafePointer(p)
+            used += 1
+            if used * 2 >= capacity { grow() }
+            return PlanShape(base: UnsafePointer(p))
+        }
+
+        private func grow() {
+            let old = table, oldCapacity = capacity
+            capacity *= 2
+            table = .allocate(capacity: capacity)
+            table.initialize(repeating: nil, count: capacity)
+            let mask = capacity - 1
+            for k in 0..<oldCapacity {
+                guard let held = old[k] else { continue }
+                let n = Int(UnsafeRawPointer(held).load(as: UInt32.self))
+                var i = Int(truncatingIfNeeded: ShapeCache.hash(held[0], held + 1, n) >> 7) & mask
+                while table[i] != nil { i = (i + 1) & mask }
+                table[i] = held
+            }
+            old.deallocate()
+        }
     }
 
     /// The keys one compiler has written, by key identity (open addressing over raw memory; a
@@ -397,27 +502,29 @@ struct PlanCompiler {
         plan.lifestyle = lifestyle
         var r = reader
         let count = Int(r.varint())
-        // A singleton's cell goes in the word before its slots (room made even without slots).
+        // A singleton's cell goes in the word before its payloads (room made even without slots).
         let header = lifestyle == .singleton ? MemoryLayout<UnsafeMutableRawPointer?>.stride : 0
         if count == 0 && header == 0 { return plan }
-        let raw = arena.allocate(header + count * MemoryLayout<PlanSlot>.stride)
+        let raw = arena.allocate(header + count * MemoryLayout<UInt64>.stride)
         if header != 0 { raw.storeBytes(of: nil, as: UnsafeMutableRawPointer?.self) }
-        let slots = (raw + header).bindMemory(to: PlanSlot.self, capacity: count)
-        plan.slotBase = UnsafePointer(slots)
+        let payloads = (raw + header).bindMemory(to: UInt64.self, capacity: count)
+        plan.payloads = UnsafePointer(payloads)
         guard count > 0 else { return plan }
         var scratch = 0
         var objects = 0
         var targets = targets, membership = membership
+        let heads = shapes.heads(count)
         for i in 0..<count {
             let key = slotKey(r.internedString())
             DefinitionCoding.skipPlace(&r)
-            (slots + i).initialize(
-                to: slot(&r, key: key, scratch: &scratch, objects: &objects, targets: &targets, membership: &membership))
+            let s = slot(&r, key: key, scratch: &scratch, objects: &objects, targets: &targets, membership: &membership)
+            heads[i] = s.head
+            payloads[i] = s.payload
         }
         plan.dynamic = membership.next > 0
-        plan.slotCount = Int32(count)
         // Saturates: `EntryPlan.exceedsLimits` (the transaction refuses such an entry).
-        plan.extraBytes = UInt32(clamping: scratch + objects * MemoryLayout<Resolver.Held>.stride)
+        let extra = UInt32(clamping: scratch + objects * MemoryLayout<Resolver.Held>.stride)
+        plan.shape = shapes.shape(count: count, extraBytes: extra, in: arena)
         return plan
     }
 
@@ -529,3 +636,11 @@ struct PlanCompiler {
         }
     }
 }
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif

@@ -148,7 +148,7 @@ struct Resolver {
             var work = Work(scratch: base + valueBytes, end: base + total)
             do throws(CreateFailure) {
                 for i in 0..<count {
-                    try evaluate(plan.slots! + i, into: values + i, &work, depth: depth)
+                    try evaluate(plan.slot(i), into: values + i, &work, depth: depth)
                 }
             } catch {
                 settle(&work, borrows: functions.borrowsArguments)
@@ -157,7 +157,7 @@ struct Resolver {
                 throw failure
             }
             for i in 0..<count {
-                let s = plan.slots![i]
+                let s = plan.slot(i)
                 HostFailure.clear()
                 let status = CreateNesting.callingHost(thread, at: depth) {
                     set(
@@ -268,7 +268,7 @@ struct Resolver {
         let create = functions.create!
         let propsCount = props.map { Int($0.pointee.count) } ?? 0
 
-        if snapshot.entries.plans[index].slotCount != 0 || propsCount != 0 {
+        if snapshot.entries.plans[index].shape != nil || propsCount != 0 {
             return try buildWithArguments(index, props: props, propsCount: propsCount, functions, depth: depth)
         }
         HostFailure.clear()
@@ -297,35 +297,52 @@ struct Resolver {
     ) throws(CreateFailure) -> UnsafeMutableRawPointer {
         let plan = snapshot.entries.plans[index]
         let create = functions.create!
+        // Sizes of a few slots: no overflow checks needed.
+        let count = plan.shape.map { $0.count } ?? 0
+        let extra = plan.shape.map { Int($0.extraBytes) } ?? 0
         let argsBytes = MemoryLayout<RawValue>.stride
-        let slotBytes = (Int(plan.slotCount) + propsCount) * MemoryLayout<RawMapSlot>.stride
-        let total = argsBytes + slotBytes + Int(plan.extraBytes)
+        let slotBytes = (count &+ propsCount) &* MemoryLayout<RawMapSlot>.stride
+        let total = argsBytes &+ slotBytes &+ extra
         return try withUnsafeTemporaryAllocation(byteCount: total, alignment: 16) {
             (buffer) throws(CreateFailure) -> UnsafeMutableRawPointer in
             let base = buffer.baseAddress!
             let args = base.bindMemory(to: RawValue.self, capacity: 1)
-            let top = (base + argsBytes).bindMemory(to: RawMapSlot.self, capacity: Int(plan.slotCount) + propsCount)
+            let top = (base + argsBytes).bindMemory(to: RawMapSlot.self, capacity: count + propsCount)
             var work = Work(scratch: base + argsBytes + slotBytes, end: base + total)
-            var n = 0
+            var n = count
             do throws(CreateFailure) {
-                // By pointer: the slots in order, each map slot written in place (no slots: props only).
-                var s = plan.slotBase ?? UnsafePointer(OpaquePointer(top))
-                let end = s + Int(plan.slotCount)
-                var d = top
-                while s < end {
-                    defer { s += 1 }
-                    if let props, ValueRef(props).lookup(s.pointee.key, s.pointee.keyLength) != nil { continue }
-                    // Literals (the common slot) inline, without a call.
-                    if s.pointee.isLiteral {
-                        s.pointee.storeLiteralMapSlot(at: d)
+                // By pointer: each slot's head (the shape's) and payload (the entry's, at a fixed
+                // distance from it) in order, each map slot written in place.
+                if let shape = plan.shape {
+                    var h = shape.heads
+                    let end = h + count
+                    let gap = UnsafeRawPointer(plan.payloads.unsafelyUnwrapped) - UnsafeRawPointer(h)
+                    var d = top
+                    if let props {
+                        repeat {
+                            let s = PlanSlot(
+                                head: h.pointee, payload: UnsafeRawPointer(h).load(fromByteOffset: gap, as: UInt64.self))
+                            h += 1
+                            // Props win over dependencies of the same key.
+                            if ValueRef(props).lookup(s.key, s.keyLength) != nil {
+                                n &-= 1
+                                continue
+                            }
+                            try fill(d, s, &work, depth: depth)
+                            d += 1
+                        } while h < end
                     } else {
-                        // The key here; `evaluate` initialises the value.
-                        s.pointee.storeKey(at: d)
-                        try evaluate(s, into: Resolver.valueOf(d), &work, depth: depth)
+                        repeat {
+                            try fill(
+                                d,
+                                PlanSlot(
+                                    head: h.pointee, payload: UnsafeRawPointer(h).load(fromByteOffset: gap, as: UInt64.self)),
+                                &work, depth: depth)
+                            h += 1
+                            d += 1
+                        } while h < end
                     }
-                    d += 1
                 }
-                n = d - top
                 if let props, let slots = props.pointee.mapSlots {
                     for i in 0..<propsCount {
                         (top + n).initialize(to: slots[i])
@@ -348,6 +365,21 @@ struct Resolver {
                 failure.path.insert(entryName(index), at: 0)
                 throw failure
             }
+        }
+    }
+
+    /// Writes the argument of slot `s` at `d`: a literal inline, without a call (the common slot);
+    /// anything else through `evaluate`.
+    @inline(__always)
+    private mutating func fill(
+        _ d: UnsafeMutablePointer<RawMapSlot>, _ s: PlanSlot, _ work: inout Work, depth: Int
+    ) throws(CreateFailure) {
+        if s.isLiteral {
+            s.storeLiteralMapSlot(at: d)
+        } else {
+            // The key here; `evaluate` initialises the value.
+            s.storeKey(at: d)
+            try evaluate(s, into: Resolver.valueOf(d), &work, depth: depth)
         }
     }
 
@@ -380,17 +412,16 @@ struct Resolver {
 
     /// Initialises `dest` with the value of one slot: a literal, or objects obtained according to
     /// their lifestyles (recorded in `work` with `dest`, where the receiver may take them).
-    /// The slot is passed by address: fields are read where used, not copied on every call.
+    /// The slot is its two words, by value.
     private mutating func evaluate(
-        _ slot: UnsafePointer<PlanSlot>, into dest: UnsafeMutablePointer<RawValue>, _ work: inout Work, depth: Int
+        _ s: PlanSlot, into dest: UnsafeMutablePointer<RawValue>, _ work: inout Work, depth: Int
     ) throws(CreateFailure) {
-        let s = slot.pointee
         switch s.op {
         case .literal:
-            slot.pointee.storeLiteral(at: UnsafeMutableRawPointer(dest))
+            s.storeLiteral(at: UnsafeMutableRawPointer(dest))
         case .optional:
             // Its one child: a reference like any other when the entry exists, a null literal when not.
-            try evaluate(s.children.unsafelyUnwrapped.base, into: dest, &work, depth: depth)
+            try evaluate(s.children.unsafelyUnwrapped[0], into: dest, &work, depth: depth)
         case .reference:
             let target = Int(s.target)
             switch snapshot.entries.plans[target].lifestyle {
@@ -427,7 +458,7 @@ struct Resolver {
             let count = Int(s.childCount)
             let elements = work.take(count * MemoryLayout<RawValue>.stride).bindMemory(to: RawValue.self, capacity: count)
             for i in 0..<count {
-                try evaluate(s.children! + i, into: elements + i, &work, depth: depth)
+                try evaluate(s.children![i], into: elements + i, &work, depth: depth)
             }
             dest.initialize(to: .borrowedList(UnsafePointer(elements), count: count))
         case .map:
@@ -436,7 +467,7 @@ struct Resolver {
             for i in 0..<count {
                 // The key here; `evaluate` initialises the value.
                 s.children![i].storeKey(at: slots + i)
-                try evaluate(s.children! + i, into: Resolver.valueOf(slots + i), &work, depth: depth)
+                try evaluate(s.children![i], into: Resolver.valueOf(slots + i), &work, depth: depth)
             }
             dest.initialize(to: .borrowedMap(UnsafePointer(slots), count: count))
         }

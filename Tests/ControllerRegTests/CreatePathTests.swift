@@ -112,6 +112,41 @@ struct CreatePathTests {
         #expect(mixedMap["n"] == .int(7))
     }
 
+    /// Entries written alike share their slots' keys and kinds (one `PlanShape` per change) and
+    /// keep their own values: same keys with other kinds, other orders, tagged lists of different
+    /// sizes (another per-create memory size) and singletons among them each get exactly theirs.
+    @Test func entriesWrittenAlikeKeepTheirOwnValues() throws {
+        let r = Registry()
+        try registerWidgets(r, ["W", "Leaf"])
+        var yaml = ""
+        for i in 0..<20 {
+            yaml += "L\(i): {ClassName: Leaf, Tag: \(i % 3 == 0 ? "a" : "b")}\n"
+            yaml += "A\(i): {ClassName: W, Dependencies: {n: \(i), s: \"@s\(i)\", ref: L\(i)}}\n"
+            yaml += "B\(i): {ClassName: W, Dependencies: {n: \"@\(i)\", s: \(i), ref: L\(i)}}\n"
+            yaml += "C\(i): {ClassName: W, Dependencies: {s: \"@s\(i)\", n: \(i), ref: L\(i)}}\n"
+            yaml += "T\(i): {ClassName: W, Dependencies: {n: \(i), s: \"@s\(i)\", ref: {Tagged: \(i % 2 == 0 ? "a" : "b")}}}\n"
+            yaml += "S\(i): {ClassName: W, Lifestyle: singleton, Dependencies: {n: \(i), s: \"@s\(i)\", ref: L\(i)}}\n"
+        }
+        try r.load(text: yaml, file: "alike.yaml")
+        let members = ["a": (0..<20).filter { $0 % 3 == 0 }.count, "b": (0..<20).filter { $0 % 3 != 0 }.count]
+        for i in 0..<20 {
+            for name in ["A", "C", "S"] {
+                let w = try r.create("\(name)\(i)", as: Widget.self)
+                #expect(w.args["n"] == .int(Int64(i)) && w.args["s"] == .string("s\(i)"), "\(name)\(i)")
+                #expect(w.children["ref"]?.className == "Leaf")
+            }
+            let b = try r.create("B\(i)", as: Widget.self)
+            #expect(b.args["n"] == .string("\(i)") && b.args["s"] == .int(Int64(i)))
+            let t = try r.create("T\(i)", as: Widget.self)
+            #expect(t.args["n"] == .int(Int64(i)) && t.args["s"] == .string("s\(i)"))
+            guard case .list(let list)? = t.args["ref"] else {
+                Issue.record("T\(i): \(String(describing: t.args["ref"]))")
+                continue
+            }
+            #expect(list.count == members[i % 2 == 0 ? "a" : "b"])
+        }
+    }
+
     /// Thread records are reused once their thread has exited: a small-stack thread that follows a
     /// default-stack thread still has its own stack guarded (an unbounded nest of creates fails
     /// with `.limit`, it does not overflow) and starts at depth 0.

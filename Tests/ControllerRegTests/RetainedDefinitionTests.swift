@@ -170,6 +170,46 @@ struct RetainedDefinitionTests {
         #expect(expectError { _ = try r.create(name(39)) }?.code == .notFound)
     }
 
+    /// Places on one line of one file (a binary plist's are byte offsets on line 0) keep their
+    /// columns as deltas from the previous place; any column comes back, extremes included, and a
+    /// place on another line or file in between starts from its own column again.
+    @Test func placesOnOneLineComeBackExactly() throws {
+        let r = Registry()
+        func at(_ line: Int, _ column: Int, _ file: String = "c.plist") -> ControllerReg.SourceLocation {
+            SourceLocation(file: file, line: line, column: column)
+        }
+        let columns = [19_700_000, 19_700_010, 19_699_990, 0, -5, Int.max, Int.min, Int.max, 4_000_000_000, 4_000_000_001]
+        var deps: [Dependency] = []
+        for (i, c) in columns.enumerated() {
+            deps.append(Dependency(key: "k\(i)", value: .reference("Leaf", at: at(0, c &+ 3)), location: at(0, c)))
+        }
+        deps.append(Dependency(key: "other", value: .int(1), location: at(0, 7, "d.plist")))
+        deps.append(Dependency(key: "back", value: .int(2), location: at(0, 19_700_020)))
+        deps.append(Dependency(key: "line", value: .int(3), location: at(5, 19_700_030)))
+        deps.append(Dependency(key: "same", value: .int(4), location: at(5, 19_700_031)))
+        let d = EntryDefinition(name: "P", className: "C", dependencies: deps, location: at(0, 19_699_999))
+        try r.add([EntryDefinition(name: "Leaf", className: "C", location: at(0, 1)), d])
+        let back = try #require(r.entry(named: "P"))
+        #expect(back.location == d.location)
+        #expect(back.dependencies.map(\.location) == d.dependencies.map(\.location))
+        for (b, w) in zip(back.dependencies, d.dependencies) {
+            if case .reference(_, let bAt) = b.value, case .reference(_, let wAt) = w.value { #expect(bAt == wAt) }
+        }
+        // A load writes its places as it decodes: a flow-style map keeps every place on line 1.
+        // (The columns are the YAML reader's: inside a flow map it places each scalar one column
+        // after its first character; that is the reader's business, not the encoding's.)
+        try r.load(text: "P2: {ClassName: C, Dependencies: {a: 1, bb: R, ccc: \"@x\", d: R}}\nR: C\n", file: "flow.yaml")
+        let flow = try #require(r.entry(named: "P2"))
+        #expect(flow.location == at(1, 1, "flow.yaml"))
+        #expect(
+            flow.dependencies.map(\.location) == [
+                at(1, 35, "flow.yaml"), at(1, 41, "flow.yaml"), at(1, 48, "flow.yaml"), at(1, 59, "flow.yaml"),
+            ])
+        var references: [ControllerReg.SourceLocation?] = []
+        for dep in flow.dependencies { if case .reference(_, let refAt) = dep.value { references.append(refAt) } }
+        #expect(references == [at(1, 45, "flow.yaml"), at(1, 62, "flow.yaml")])
+    }
+
     /// A reload replays each file on its own first: a reference to a later file's entry does not
     /// resolve yet, and the edges read back from that step's plans must not include it.
     @Test func aReloadFindsACycleAcrossFilesReferringForward() throws {

@@ -401,6 +401,15 @@ enum DefinitionCoding {
         }
     }
 
+    /// The record at `offset` without its dependencies, tags or description: what the checks of
+    /// an entry's name and class name read (`DependencyRule.problems(ofEntry:)`).
+    static func head(_ arena: DefinitionArena, at offset: Int) -> EntryDefinition {
+        var r = DefinitionReader(arena, at: offset + 1)
+        let name = r.string()
+        let className = r.string()
+        return EntryDefinition(name: name, className: className, location: location(arena, at: offset))
+    }
+
     /// The name of the record at `offset` (read without decoding the rest).
     static func name(_ arena: DefinitionArena, at offset: Int) -> String {
         var r = DefinitionReader(arena, at: offset + 1)
@@ -593,7 +602,7 @@ enum DefinitionCoding {
         /// The record's summary and uses of other entries, gathered while it is written: what
         /// `summarize` reads back from the record (checked to agree in debug builds).
         private(set) var summary = Summary(
-            lifestyle: .transient, classID: 0, tagged: false, usesEnvironment: false, mayHaveProblems: false)
+            lifestyle: .transient, classID: 0, tagged: false, usesEnvironment: false, headMayHaveProblems: false)
         private(set) var edges: [StagedEdge] = []
         /// Where the record's dependencies start (`DefinitionCoding.dependenciesPosition`).
         private(set) var dependenciesPosition = 0
@@ -626,7 +635,7 @@ enum DefinitionCoding {
             let classID = arena.appendInterned(bytes: className)
             summary = Summary(
                 lifestyle: lifestyle, classID: classID, tagged: single != nil || !tags.isEmpty, usesEnvironment: false,
-                mayHaveProblems: DependencyRule.mayBeFlawed(name, form: false)
+                headMayHaveProblems: DependencyRule.mayBeFlawed(name, form: false)
                     || DependencyRule.mayBeFlawed(className, form: false))
             if let description { arena.appendInline(bytes: description) }
             if let single {
@@ -680,7 +689,7 @@ enum DefinitionCoding {
         mutating func reference(_ bytes: UnsafeBufferPointer<UInt8>, line: Int, column: Int) {
             arena.append(ValueTag.reference.rawValue)
             let id = arena.appendInterned(bytes: bytes)
-            if DependencyRule.mayBeFlawed(bytes, form: false) { summary.mayHaveProblems = true }
+            if DependencyRule.mayBeFlawed(bytes, form: false) { summary.dependenciesMayHaveProblems = true }
             edges.append(StagedEdge(kind: .reference, payload: Int64(id)))
             place.write(line: line, column: column, file: file, fileID: &fileID, into: arena)
         }
@@ -689,13 +698,13 @@ enum DefinitionCoding {
         mutating func list(_ n: Int, depth: Int) {
             arena.append(ValueTag.list.rawValue)
             arena.appendVarint(UInt64(n))
-            if depth + 1 >= DependencyValue.maxNesting { summary.mayHaveProblems = true }
+            if depth + 1 >= DependencyValue.maxNesting { summary.dependenciesMayHaveProblems = true }
         }
         /// The start of a plain map of `n` pairs (each `key` then a value), at nesting `depth`.
         mutating func map(_ n: Int, depth: Int) {
             arena.append(ValueTag.map.rawValue)
             arena.appendVarint(UInt64(n))
-            if depth + 1 >= DependencyValue.maxNesting { summary.mayHaveProblems = true }
+            if depth + 1 >= DependencyValue.maxNesting { summary.dependenciesMayHaveProblems = true }
         }
         /// Any value that is not a list or map, as `encode` writes it (forms, templates,
         /// environment values); its summary read back from what was written.
@@ -718,11 +727,16 @@ enum DefinitionCoding {
         var tagged: Bool
         /// Whether a dependency holds `${...}` or `{Env: ...}` (resolved at commit).
         var usesEnvironment: Bool
-        /// Whether a check of `Transaction.validate` might fail for it: a name, class name,
-        /// referenced name or tag that is empty, holds a NUL or is a literal where a form wants an
-        /// entry (`DependencyRule.mayBeFlawed`), a value nesting near the ceiling, or an
-        /// environment value. Only such records are decoded and validated in full.
-        var mayHaveProblems: Bool
+        /// Whether a check of `Transaction.validate` might fail for its name or class name (empty,
+        /// or holding a NUL: `DependencyRule.mayBeFlawed`).
+        var headMayHaveProblems: Bool
+        /// Whether one might fail for its dependencies: a referenced name or tag that may be
+        /// flawed (or a literal where a form wants an entry), a value nesting near the ceiling, or
+        /// an environment value.
+        var dependenciesMayHaveProblems = false
+
+        /// Whether a check might fail at all: only such records are decoded and validated in full.
+        var mayHaveProblems: Bool { headMayHaveProblems || dependenciesMayHaveProblems }
     }
 
     /// Reads the record at `offset`: its summary, and every use of other entries in its
@@ -747,7 +761,7 @@ enum DefinitionCoding {
         if flags & Flag.location != 0 { skipPlace(&r) }
         var summary = Summary(
             lifestyle: lifestyle(flags), classID: cls.id, tagged: flags & Flag.tagList != 0, usesEnvironment: false,
-            mayHaveProblems: flawed)
+            headMayHaveProblems: flawed)
         for _ in 0..<Int(r.varint()) {
             _ = r.stringBytes()
             skipPlace(&r)
@@ -761,7 +775,7 @@ enum DefinitionCoding {
             case .reference:
                 let s = r.internedString()
                 skipPlace(&r)
-                if DependencyRule.mayBeFlawed(s.bytes, form: false) { summary.mayHaveProblems = true }
+                if DependencyRule.mayBeFlawed(s.bytes, form: false) { summary.dependenciesMayHaveProblems = true }
                 edges.append(StagedEdge(kind: .reference, payload: Int64(s.id)))
             default: summarizeValue(tag, &r, depth: 1, edges: &edges, summary: &summary)
             }
@@ -779,7 +793,7 @@ enum DefinitionCoding {
             let kind: StagedEdge.Kind =
                 tag == .reference ? .reference : tag == .provider ? .provider : tag == .optional ? .optional : .tagged
             if DependencyRule.mayBeFlawed(s.bytes, form: tag == .provider || tag == .optional) {
-                summary.mayHaveProblems = true
+                summary.dependenciesMayHaveProblems = true
             }
             edges.append(StagedEdge(kind: kind, payload: Int64(s.id)))
         case .taggedInt:
@@ -788,17 +802,86 @@ enum DefinitionCoding {
             edges.append(StagedEdge(kind: .taggedInt, payload: v))
         case .template, .env:
             summary.usesEnvironment = true
-            summary.mayHaveProblems = true
+            summary.dependenciesMayHaveProblems = true
             skipValue(tag, &r)
         case .list, .map:
             // The ceiling itself is checked in full (`Transaction.validate`) near it.
-            if depth + 1 >= DependencyValue.maxNesting { summary.mayHaveProblems = true }
+            if depth + 1 >= DependencyValue.maxNesting { summary.dependenciesMayHaveProblems = true }
             for _ in 0..<Int(r.varint()) {
                 if tag == .map {
                     _ = r.stringBytes()
                     skipPlace(&r)
                 }
                 summarizeValue(r.tag(), &r, depth: depth + 1, edges: &edges, summary: &summary)
+            }
+        default:
+            skipValue(tag, &r)
+        }
+    }
+
+    // MARK: Places of uses, for messages
+
+    /// The key and place of the `ordinal`th use of other entries in the record at `offset` (the
+    /// order `summarize` lists them in), read in place: what a message about a reference needs,
+    /// without decoding the definition. The place is the use's own, else its dependency key's.
+    static func place(
+        ofEdge ordinal: Int, in arena: DefinitionArena, at offset: Int
+    ) -> (
+        key: String, location: SourceLocation?
+    ) {
+        var r = DefinitionReader(arena, at: offset)
+        var place = PlaceReader()
+        if skipHeader(&r) & Flag.location != 0 { _ = place.read(&r) }
+        var seen = 0
+        for _ in 0..<Int(r.varint()) {
+            let key = r.stringBytes()
+            let keyPlace = place.read(&r)
+            var found: SourceLocation??
+            findEdge(r.tag(), &r, &place, ordinal: ordinal, seen: &seen, found: &found)
+            if let f = found { return (String(decoding: key, as: UTF8.self), f ?? keyPlace) }
+        }
+        return ("", nil)
+    }
+
+    /// Walks the value whose tag byte `tag` was just read, reading every place in order (they are
+    /// relative to each other); sets `found` at the `ordinal`th use.
+    private static func findEdge(
+        _ tag: ValueTag, _ r: inout DefinitionReader, _ place: inout PlaceReader, ordinal: Int, seen: inout Int,
+        found: inout SourceLocation??
+    ) {
+        switch tag {
+        case .reference, .provider, .optional, .taggedString:
+            _ = r.stringBytes()
+            let at = place.read(&r)
+            if seen == ordinal && found == nil { found = .some(at) }
+            seen += 1
+        case .taggedInt:
+            _ = r.signed()
+            let at = place.read(&r)
+            if seen == ordinal && found == nil { found = .some(at) }
+            seen += 1
+        case .template:
+            _ = r.stringBytes()
+            _ = place.read(&r)
+        case .env:
+            _ = r.stringBytes()
+            _ = r.byte()
+            switch DefaultTag(rawValue: r.byte()) ?? .none {
+            case .none, .false, .true: break
+            case .string: _ = r.stringBytes()
+            case .int: _ = r.signed()
+            case .double: _ = r.fixed64()
+            }
+            _ = place.read(&r)
+        case .list:
+            for _ in 0..<Int(r.varint()) {
+                findEdge(r.tag(), &r, &place, ordinal: ordinal, seen: &seen, found: &found)
+            }
+        case .map:
+            for _ in 0..<Int(r.varint()) {
+                _ = r.stringBytes()
+                _ = place.read(&r)
+                findEdge(r.tag(), &r, &place, ordinal: ordinal, seen: &seen, found: &found)
             }
         default:
             skipValue(tag, &r)

@@ -32,7 +32,7 @@ package enum Suggestions {
             for candidate in candidates {
                 let length = candidate.utf8.count
                 let gap = abs(length - t.count)
-                if gap > limit || candidate == word || candidate == excluding { continue }
+                if gap > limit { continue }
                 // What this candidate must reach to win: within the cut-off, and nearer than the
                 // best so far (as near only with a smaller length gap; ties go to the first).
                 let cap = best.map { min(gap >= $0.lengthGap ? $0.distance - 1 : $0.distance, limit) } ?? limit
@@ -40,7 +40,9 @@ package enum Suggestions {
                 let d =
                     candidate.utf8.withContiguousStorageIfAvailable { distance(t, $0, cap: cap, scratch: &scratch) }
                     ?? Array(candidate.utf8).withUnsafeBufferPointer { distance(t, $0, cap: cap, scratch: &scratch) }
-                if d > cap { continue }
+                // The word itself and `excluding` are never offered (compared only now: rarely
+                // does a candidate get this far).
+                if d > cap || candidate == word || candidate == excluding { continue }
                 if let b = best, d == b.distance && gap >= b.lengthGap { continue }
                 best = (candidate, d, gap)
             }

@@ -139,7 +139,11 @@ struct Transaction {
                 // environment value, a value nesting near the ceiling).
                 let before = diagnostics.count
                 var usesEnvironment = false
-                Transaction.validate(growing.definition(k), into: &diagnostics, usesEnvironment: &usesEnvironment)
+                // Only the head when only the name or class name may be flawed.
+                let def =
+                    summary.dependenciesMayHaveProblems
+                    ? growing.definition(k) : DefinitionCoding.head(growing.arena, at: growing.records[k])
+                Transaction.validate(def, into: &diagnostics, usesEnvironment: &usesEnvironment)
                 if diagnostics.count > before {
                     rejected.insert(growing.name(k))
                     continue
@@ -317,17 +321,19 @@ struct Transaction {
                             }
                             + acceptedPositions.map { staged.name($0) }
                     }
-                    let def = staged.definition(k)
-                    let (key, location) = Transaction.place(ofEdge: e - first, in: def)
+                    // The key and place read from the record (the definition is not decoded).
+                    let entry = staged.name(k)
+                    let (key, location) = DefinitionCoding.place(ofEdge: e - first, in: staged.arena, at: staged.records[k])
                     let suggestion =
-                        suggestionsLeft > 0 ? Suggestions.closest(to: name, in: allNames!, excluding: def.name) : nil
+                        suggestionsLeft > 0 ? Suggestions.closest(to: name, in: allNames!, excluding: entry) : nil
                     suggestionsLeft -= 1
                     diagnostics.append(
                         Diagnostic(
                             .missingReference,
-                            "entry '\(def.name)', key '\(key)': no entry named '\(name)'\(Suggestions.hint(suggestion))"
+                            "entry '\(entry)', key '\(key)': no entry named '\(name)'\(Suggestions.hint(suggestion))"
                                 + (suggestion == nil ? "; if this is text, write \"@\(name)\"" : ""),
-                            at: location ?? def.location, suggestion: suggestion))
+                            at: location ?? DefinitionCoding.location(staged.arena, at: staged.records[k]),
+                            suggestion: suggestion))
                 }
             }
             resolving.end()
@@ -494,21 +500,6 @@ struct Transaction {
         changedIndices = acceptedIndex
         removedIndices = removed.sorted()
         return .success(table.build())
-    }
-
-    /// The key and place of the `ordinal`th use of other entries in `def` (`forEachEdge` order,
-    /// the order `StagedEntries` lists them in), for a message.
-    static func place(ofEdge ordinal: Int, in def: EntryDefinition) -> (key: String, location: SourceLocation?) {
-        var n = 0
-        for dep in def.dependencies {
-            var found: SourceLocation??
-            dep.value.forEachEdge { e in
-                if n == ordinal && found == nil { found = .some(e.location) }
-                n += 1
-            }
-            if let f = found { return (dep.key, f ?? dep.location) }
-        }
-        return ("", nil)
     }
 
     /// Entries of `base` that the change does not name (not accepted, not `removed`) but whose

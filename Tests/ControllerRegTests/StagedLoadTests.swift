@@ -131,4 +131,28 @@ struct StagedLoadTests {
                 "entry 'B' is defined twice (first at \(dir)/one.yaml:2:1)",
             ])
     }
+
+    @Test func missingReferencesAtAnyDepthNameTheirKeyAndPlace() {
+        let yaml = """
+            A:
+              ClassName: C
+              Dependencies:
+                port: {Env: CR_TEST_UNSET_PORT, Type: int, Default: 1}
+                first: '@text'
+                list: [B, {inner: Nowhere}, {Provider: Gone}]
+                opt: {Optional: AlsoGone}
+                last: Missing
+            B: C
+            """
+        let error = expectError { try Registry().load(text: yaml, format: .yaml, file: "n.yaml") }
+        let missing = error?.diagnostics.filter { $0.code == .missingReference } ?? []
+        #expect(missing.count == 3)
+        #expect(missing.count == 3 && missing[0].message.hasPrefix("entry 'A', key 'list': no entry named 'Nowhere'"))
+        #expect(missing.count == 3 && missing[0].location?.line == 6)
+        #expect(missing.count == 3 && missing[0].location?.column == 23)
+        #expect(missing.count == 3 && missing[1].message.hasPrefix("entry 'A', key 'list': no entry named 'Gone'"))
+        #expect(missing.count == 3 && missing[1].location?.line == 6)
+        #expect(missing.count == 3 && missing[2].message.hasPrefix("entry 'A', key 'last': no entry named 'Missing'"))
+        #expect(missing.count == 3 && missing[2].location?.line == 8)
+    }
 }

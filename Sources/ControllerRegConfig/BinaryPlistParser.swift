@@ -115,7 +115,7 @@ struct BinaryPlistParser {
         topObject = Int(top)
         self.objects = .allocate(capacity: objectCount)
         for index in 0..<objectCount {
-            let offset = readUInt(tableOffset + index * offsetSize, offsetSize)
+            let offset = readSized(tableOffset + index * offsetSize, offsetSize)
             guard offset >= UInt64(Self.headerSize), offset < UInt64(tableOffset) else {
                 throw Self.fail(
                     file,
@@ -364,11 +364,18 @@ struct BinaryPlistParser {
 
     /// The object reference at `at`.
     @inline(__always)
-    func readRef(_ at: Int) -> UInt64 {
-        switch refSize {
+    func readRef(_ at: Int) -> UInt64 { readSized(at, refSize) }
+
+    /// A big-endian unsigned integer of `size` (1...8) bytes at `at`; the sizes of references and
+    /// offsets in files up to 4 GiB without a loop.
+    @inline(__always)
+    func readSized(_ at: Int, _ size: Int) -> UInt64 {
+        switch size {
         case 1: return UInt64(p[at])
         case 2: return UInt64(p[at]) << 8 | UInt64(p[at + 1])
-        default: return readUInt(at, refSize)
+        case 3: return UInt64(p[at]) << 16 | UInt64(p[at + 1]) << 8 | UInt64(p[at + 2])
+        case 4: return UInt64(UInt32(bigEndian: UnsafeRawPointer(p + at).loadUnaligned(as: UInt32.self)))
+        default: return readUInt(at, size)
         }
     }
 

@@ -159,7 +159,7 @@ struct JSONReader {
                     continue value
                 }
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                try parseNumber()
+                if try !parseShortNumber() { try parseNumber() }
             case UInt8(ascii: "t"):
                 try parseLiteral("true", 0x65_75_72_74)
                 try builder.addBool(true, line: line, column: column(pos &- 4))
@@ -376,6 +376,55 @@ struct JSONReader {
     }
 
     // MARK: - Numbers
+
+    /// The common numbers without a call: `-?(0|[1-9][0-9]*)(\.[0-9]+)?` of at most 19 digits, read
+    /// at `pos` and added (an integer that fits, or a decimal whose digits and power of ten are exact
+    /// doubles, so one division rounds it correctly). Returns false, having read nothing, for
+    /// anything else (exponents, longer numbers, every malformed case): `parseNumber` reads those.
+    @inline(__always) mutating func parseShortNumber() throws(ConfigError) -> Bool {
+        let start = pos
+        var i = start
+        let negative = p[i] == UInt8(ascii: "-")
+        if negative { i &+= 1 }
+        let digitsStart = i
+        var mantissa: UInt64 = 0
+        while i < end {
+            let d = p[i] &- 0x30
+            if d >= 10 { break }
+            mantissa = mantissa &* 10 &+ UInt64(d)
+            i &+= 1
+        }
+        var digits = i &- digitsStart
+        // No digit, or a leading zero followed by more digits: the full reader says what is wrong.
+        if digits == 0 || (p[digitsStart] == UInt8(ascii: "0") && digits > 1) { return false }
+        var fraction = 0
+        if i < end && p[i] == UInt8(ascii: ".") {
+            i &+= 1
+            let fractionStart = i
+            while i < end {
+                let d = p[i] &- 0x30
+                if d >= 10 { break }
+                mantissa = mantissa &* 10 &+ UInt64(d)
+                i &+= 1
+            }
+            fraction = i &- fractionStart
+            if fraction == 0 { return false }
+            digits &+= fraction
+        }
+        if digits > 19 || (i < end && p[i] | 0x20 == UInt8(ascii: "e")) { return false }
+        let col = column(start)
+        if fraction == 0 {
+            guard let value = DecimalNumber.int64(mantissa, negative: negative) else { return false }
+            pos = i
+            try builder.addInt(value, line: line, column: col)
+            return true
+        }
+        guard mantissa <= 1 << 53 else { return false }
+        let value = Double(mantissa) / DecimalNumber.powerOfTen(fraction)
+        pos = i
+        try builder.addDouble(negative ? -value : value, line: line, column: col)
+        return true
+    }
 
     /// Reads a number at `pos` (a '-' or a digit) and adds it as an int or a double. Up to 19
     /// significant digits are gathered without overflow checks (they always fit in 64 bits);

@@ -125,6 +125,22 @@ func arrayObject(_ refs: [UInt8]) -> [UInt8] {
         #expect(doc.string(at: 2) == "s" && doc.string(at: 4) == "s")
     }
 
+    @Test func threeAndFourByteReferencesAndOffsets() throws {
+        for size in [3, 4] {
+            func ref(_ r: Int) -> [UInt8] { (0..<size).reversed().map { UInt8(truncatingIfNeeded: r >> (8 * $0)) } }
+            // [x, 7, true], then a reference past the object count.
+            let array: [UInt8] = [0xA3] + ref(1) + ref(2) + ref(3)
+            let doc = try parseBinary(
+                bplist([array, ascii("x"), [0x10, 7], [0x09]], offsetSize: UInt8(size), refSize: UInt8(size)))
+            #expect(doc.nodes.count == 4 && doc.string(at: 1) == "x" && doc.nodes[2].int == 7 && doc.nodes[3].bool)
+            let bad: [UInt8] = [0xA1] + ref(0x0102)
+            let error = binaryError(bplist([bad, ascii("x")], offsetSize: UInt8(size), refSize: UInt8(size)))
+            #expect(
+                error?.diagnostics.first?.message.contains("reference 258 in object 0 is not less than the object count 2")
+                    == true)
+        }
+    }
+
     @Test func wideSizes() throws {
         // 2-byte offsets and refs, top object not 0.
         var objects: [[UInt8]] = [ascii("x"), [0xA2, 0x00, 0x00, 0x00, 0x02], [0x10, 7]]

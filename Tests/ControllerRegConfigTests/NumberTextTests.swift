@@ -49,6 +49,26 @@ private let formats: [ConfigFormat] = [.json, .yaml, .plist]
         }
     }
 
+    @Test func shortDecimalsAgreeWithTheStandardLibrary() throws {
+        // Decimals without an exponent, up to 19 digits and beyond: the JSON reader's inline path
+        // and its exact fallback must give the same doubles as the standard library.
+        var state: UInt64 = 3
+        func next(_ n: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int(truncatingIfNeeded: state >> 33) % n
+        }
+        for _ in 0..<3000 {
+            let whole = next(4) == 0 ? "0" : String(1 + next(999_999_999)) + String(repeating: "9", count: next(8))
+            let fraction = (0..<1 + next(14)).map { _ in String(next(10)) }.joined()
+            let text = (next(2) == 0 ? "-" : "") + whole + "." + fraction
+            let expected = Double(text)!
+            for format in formats {
+                let node = try value(text, format)
+                #expect(node.double.bitPattern == expected.bitPattern, "\(format): \(text)")
+            }
+        }
+    }
+
     @Test func int64EdgesAndOverflow() throws {
         #expect(try value("9223372036854775807", .json).int == Int64.max)
         #expect(try value("-9223372036854775808", .json).int == Int64.min)

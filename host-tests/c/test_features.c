@@ -478,6 +478,103 @@ static void test_limits(void) {
     cr_registry_free(reg);
 }
 
+/* What a Lit object saw: each string argument s0..s5 (copied with its length), n, d, t, the list
+ * under l and the kind of the reference under ref. */
+#define LIT_STRINGS 6
+typedef struct {
+    char *s[LIT_STRINGS];
+    size_t len[LIT_STRINGS];
+    int64_t n;
+    double d;
+    int t;
+    size_t listCount;
+    char *listFirst;
+    int refKind;
+} Lit;
+
+static void lit_destroy(void *object, void *user_data) {
+    (void)user_data;
+    Lit *l = object;
+    for (int i = 0; i < LIT_STRINGS; i++) free(l->s[i]);
+    free(l->listFirst);
+    free(l);
+}
+
+static char *lit_copy(const cr_value *v, size_t *length) {
+    size_t n = cr_value_string_length(v);
+    char *c = malloc(n + 1);
+    if (c) {
+        memcpy(c, cr_value_string(v), n);
+        c[n] = 0;
+    }
+    if (length) *length = n;
+    return c;
+}
+
+static void *lit_create(const cr_value *args, void *user_data) {
+    (void)user_data;
+    Lit *l = calloc(1, sizeof *l);
+    if (!l) return NULL;
+    for (int i = 0; i < LIT_STRINGS; i++) {
+        char key[4] = {'s', (char)('0' + i), 0, 0};
+        const cr_value *v = cr_map_get(args, key);
+        if (v && cr_value_kind(v) == CR_STRING) l->s[i] = lit_copy(v, &l->len[i]);
+    }
+    l->n = cr_value_int(cr_map_get(args, "n"));
+    l->d = cr_value_double(cr_map_get(args, "d"));
+    l->t = cr_value_bool(cr_map_get(args, "t"));
+    const cr_value *list = cr_map_get(args, "l");
+    l->listCount = cr_value_count(list);
+    if (l->listCount > 0) l->listFirst = lit_copy(cr_list_at(list, 0), NULL);
+    const cr_value *ref = cr_map_get(args, "ref");
+    l->refKind = ref ? (int)cr_value_kind(ref) : -1;
+    return l;
+}
+
+/* Compiled plans keep a string under 64 bytes in the slot itself and anything longer or nested
+ * out of line: every literal reaches the class exactly, around that boundary too, from a file. */
+static void test_literal_shapes(void) {
+    static const size_t lengths[LIT_STRINGS] = {0, 1, 62, 63, 64, 200};
+    char *strings[LIT_STRINGS];
+    size_t room = 512;
+    for (int i = 0; i < LIT_STRINGS; i++) {
+        strings[i] = malloc(lengths[i] + 1);
+        memset(strings[i], 'a' + i, lengths[i]);
+        strings[i][lengths[i]] = 0;
+        room += lengths[i] + 16;
+    }
+    char *yaml = malloc(room);
+    int at = snprintf(yaml, room, "Leaf: Named\nL:\n  ClassName: Lit\n  Dependencies:\n");
+    for (int i = 0; i < LIT_STRINGS; i++) at += snprintf(yaml + at, room - (size_t)at, "    s%d: \"@%s\"\n", i, strings[i]);
+    snprintf(yaml + at, room - (size_t)at,
+             "    n: -9223372036854775807\n    d: -0.125\n    t: true\n    l: [\"@in a list\", 2]\n    ref: Leaf\n");
+    cr_registry *reg = cr_registry_new();
+    cr_class lit = {.create = lit_create, .destroy = lit_destroy};
+    cr_class named = {.create = named_create, .destroy = named_destroy};
+    CHECK_STATUS(cr_register_class(reg, "Lit", &lit, NULL), CR_OK);
+    CHECK_STATUS(cr_register_class(reg, "Named", &named, "leaf"), CR_OK);
+    CHECK_STATUS(cr_load_string(reg, yaml, strlen(yaml), CR_FORMAT_YAML), CR_OK);
+    for (int round = 0; round < 2; round++) {
+        Lit *l = cr_registry_create(reg, "L", NULL);
+        CHECK(l != NULL);
+        if (!l) break;
+        for (int i = 0; i < LIT_STRINGS; i++) {
+            CHECK_INT((long long)l->len[i], (long long)lengths[i]);
+            CHECK(l->s[i] != NULL && strcmp(l->s[i], strings[i]) == 0);
+        }
+        CHECK(l->n == -9223372036854775807LL);
+        CHECK(l->d == -0.125);
+        CHECK_INT(l->t, 1);
+        CHECK_INT((long long)l->listCount, 2);
+        CHECK(l->listFirst != NULL && strcmp(l->listFirst, "in a list") == 0);
+        CHECK_INT(l->refKind, CR_OBJECT);
+        lit_destroy(l, NULL);
+    }
+    cr_registry_free(reg);
+    for (int i = 0; i < LIT_STRINGS; i++) free(strings[i]);
+    free(yaml);
+}
+
 void test_features(void) {
     test_singletons();
     test_singleton_race();
@@ -490,4 +587,5 @@ void test_features(void) {
     test_child_registries();
     test_several_files();
     test_limits();
+    test_literal_shapes();
 }

@@ -376,11 +376,26 @@ struct Resolver {
     ) throws(CreateFailure) {
         if s.isLiteral {
             s.storeLiteralMapSlot(at: d)
+        } else if s.op == .reference, snapshot.entries.plans[Int(s.target)].lifestyle == .transient {
+            // The common reference, a transient object, built here without `evaluate`'s call.
+            s.storeKey(at: d)
+            try buildTransient(Int(s.target), into: Resolver.valueOf(d), &work, depth: depth)
         } else {
             // The key here; `evaluate` initialises the value.
             s.storeKey(at: d)
             try evaluate(s, into: Resolver.valueOf(d), &work, depth: depth)
         }
+    }
+
+    /// Initialises `dest` with a new object of transient entry `target` (one level below `depth`),
+    /// recorded in `work` for its receiver.
+    @inline(__always)
+    private mutating func buildTransient(
+        _ target: Int, into dest: UnsafeMutablePointer<RawValue>, _ work: inout Work, depth: Int
+    ) throws(CreateFailure) {
+        let object = try build(target, props: nil, depth: depth + 1)
+        dest.initialize(to: .object(object))
+        work.append(Held(kind: .object, object: object, slot: snapshot.entries.plans[target].classSlot, value: dest))
     }
 
     /// Per-consumer bookkeeping inside the call's scratch memory (`EntryPlan.extraBytes` of it):
@@ -441,9 +456,7 @@ struct Resolver {
                 dest.initialize(to: .object(object))
                 work.append(Held(kind: .graph, object: object, slot: Int32(graph.count - 1), value: dest))
             case .transient:
-                let object = try build(target, props: nil, depth: depth + 1)
-                dest.initialize(to: .object(object))
-                work.append(Held(kind: .object, object: object, slot: snapshot.entries.plans[target].classSlot, value: dest))
+                try buildTransient(target, into: dest, &work, depth: depth)
             }
         case .provider:
             let target = Int(s.target)

@@ -3,10 +3,22 @@
 /// The work is bounded whatever the input: only candidates whose length is within the cut-off
 /// are compared, the edit distance is computed in a band of the cut-off's width (so two
 /// 64,000-byte names cost about 64,000 × 17 steps, not 64,000²), and a caller reporting many
-/// problems gives a suggestion to the first `maxSuggestedProblems` only.
+/// problems gives a suggestion to the first `suggestedProblems(candidates:)` only.
 package enum Suggestions {
     /// The most problems of one call that get a suggestion (the rest are reported without one).
     package static let maxSuggestedProblems = 32
+    /// The most candidate names one call's suggestions compare in all: a change with thousands of
+    /// misspelt references into a large registry stops suggesting once this is spent, so its error
+    /// path stays near the cost of a successful load of the same size (32 scans of 10,000 names
+    /// cost more than the whole load).
+    package static let maxComparedCandidates = 65_536
+
+    /// How many problems of one call get a suggestion when each scans `candidates` names: every
+    /// one up to `maxSuggestedProblems` in a registry of up to 2,048 names, fewer in larger ones,
+    /// never none.
+    package static func suggestedProblems(candidates: Int) -> Int {
+        max(1, min(maxSuggestedProblems, maxComparedCandidates / max(candidates, 1)))
+    }
     /// The largest edit distance ever suggested, however long the word.
     package static let maxDistance = 8
 

@@ -76,8 +76,9 @@ struct Transaction {
         // it: a captured `var` is boxed and checked for exclusivity at every access).
         var growing = input
         var diagnostics = decodeProblems
-        // Suggestions cost a scan of every name: only the first few problems get one.
-        var suggestionsLeft = Suggestions.maxSuggestedProblems
+        // Suggestions cost a scan of every name: only the first few problems get one, fewer the
+        // more names there are (a bounded total, whatever the number of problems).
+        var suggestionsLeft = Suggestions.suggestedProblems(candidates: base.count + input.count)
 
         // 1. Removals.
         var removed = Set<Int>()

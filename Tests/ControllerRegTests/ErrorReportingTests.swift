@@ -56,6 +56,26 @@ struct ErrorReportingTests {
         #expect(e?.diagnostics.filter { $0.suggestion != nil }.count == Suggestions.maxSuggestedProblems)
     }
 
+    @Test func aLargeRegistryBoundsTheSuggestionWork() {
+        // 100 misspelt references among 5,100 entries: each suggestion scans every name, so fewer
+        // problems get one (the total work is bounded), the first ones still do.
+        let targets = (0..<5_000).map { "T\($0)y: C" }
+        let refs = (0..<100).map { "E\($0)x: {ClassName: C, Dependencies: {a: T\($0)x}}" }
+        let e = expectError { try Registry().load(text: (refs + targets).joined(separator: "\n")) }
+        #expect(e?.diagnostics.count == 100)
+        let suggested = e?.diagnostics.filter { $0.suggestion != nil } ?? []
+        #expect(suggested.count == Suggestions.suggestedProblems(candidates: 5_100))
+        #expect(suggested.count < Suggestions.maxSuggestedProblems)
+        #expect(e?.diagnostics.first?.suggestion == "T0y")
+    }
+
+    @Test func suggestedProblemsShrinkWithTheRegistryButNeverToNone() {
+        #expect(Suggestions.suggestedProblems(candidates: 0) == Suggestions.maxSuggestedProblems)
+        #expect(Suggestions.suggestedProblems(candidates: 2_048) == Suggestions.maxSuggestedProblems)
+        #expect(Suggestions.suggestedProblems(candidates: 10_000) == 6)
+        #expect(Suggestions.suggestedProblems(candidates: 1_000_000) == 1)
+    }
+
     // MARK: Bounded messages
 
     @Test func aLongCycleNamesItsFirstAndLastParts() {

@@ -480,12 +480,8 @@ enum DefinitionCoding {
         return place.read(&r)
     }
 
-    /// Reads past a record's flags, name, class name, description and tags; returns the flags.
-    private static func skipHeader(_ r: inout DefinitionReader) -> UInt8 {
-        let flags = r.byte()
-        _ = r.stringBytes()
-        _ = r.stringBytes()
-        if flags & Flag.description != 0 { _ = r.stringBytes() }
+    /// Reads past a record's tags (after its description), as its `flags` say they are written.
+    private static func skipTags(_ flags: UInt8, _ r: inout DefinitionReader) {
         switch flags & Flag.tagList {
         case Flag.tagString: _ = r.stringBytes()
         case Flag.tagInt: _ = r.signed()
@@ -495,6 +491,15 @@ enum DefinitionCoding {
             }
         default: break
         }
+    }
+
+    /// Reads past a record's flags, name, class name, description and tags; returns the flags.
+    private static func skipHeader(_ r: inout DefinitionReader) -> UInt8 {
+        let flags = r.byte()
+        _ = r.stringBytes()
+        _ = r.stringBytes()
+        if flags & Flag.description != 0 { _ = r.stringBytes() }
+        skipTags(flags, &r)
         return flags
     }
 
@@ -749,15 +754,7 @@ enum DefinitionCoding {
         let cls = r.internedString()
         flawed = flawed || DependencyRule.mayBeFlawed(cls.bytes, form: false)
         if flags & Flag.description != 0 { _ = r.stringBytes() }
-        switch flags & Flag.tagList {
-        case Flag.tagString: _ = r.stringBytes()
-        case Flag.tagInt: _ = r.signed()
-        case Flag.tagList:
-            for _ in 0..<Int(r.varint()) {
-                if r.byte() == ValueTag.int.rawValue { _ = r.signed() } else { _ = r.stringBytes() }
-            }
-        default: break
-        }
+        skipTags(flags, &r)
         if flags & Flag.location != 0 { skipPlace(&r) }
         var summary = Summary(
             lifestyle: lifestyle(flags), classID: cls.id, tagged: flags & Flag.tagList != 0, usesEnvironment: false,

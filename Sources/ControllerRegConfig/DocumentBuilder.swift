@@ -169,14 +169,22 @@ public struct DocumentBuilder {
         let start = stringCount
         let target = stringBase + start
         if n > 0 { DocumentBuilder.copySmall(from: bytes.baseAddress!, to: target, count: n) }
-        target[n] = 0
-        stringCount = start &+ n &+ 1
-        if n > limits.maxStringBytes { throw stringTooLong(n, line: line, column: column) }
-        if expectsKey { noteKey(start: start, length: n) }
+        stringCount = start &+ n
+        try finishString(start: start, line: line, column: column)
+    }
+
+    /// Ends the string written from `start` to the current end of the string bytes: its NUL, the
+    /// length limit, the duplicate-key note, and its node.
+    @inline(__always) private mutating func finishString(start: Int, line: Int, column: Int) throws(ConfigError) {
+        let length = stringCount &- start
+        stringBase[stringCount] = 0
+        stringCount &+= 1
+        if length > limits.maxStringBytes { throw stringTooLong(length, line: line, column: column) }
+        if expectsKey { noteKey(start: start, length: length) }
         try append(
             ConfigNode(
                 kind: .string, line: DocumentBuilder.place(line), column: DocumentBuilder.place(column),
-                payload: UInt64(start), extent: UInt32(clamping: n)))
+                payload: UInt64(start), extent: UInt32(clamping: length)))
     }
 
     /// Copies `n` (> 0) bytes: up to 16 with two overlapping word moves (never reading outside the
@@ -266,16 +274,8 @@ public struct DocumentBuilder {
     @inline(__always) public mutating func endString(line: Int, column: Int) throws(ConfigError) {
         reserveStringBytes(0)
         let start = pendingStringStart
-        let length = stringCount &- start
-        stringBase[stringCount] = 0
-        stringCount &+= 1
         pendingStringStart = -1
-        if length > limits.maxStringBytes { throw stringTooLong(length, line: line, column: column) }
-        if expectsKey { noteKey(start: start, length: length) }
-        try append(
-            ConfigNode(
-                kind: .string, line: DocumentBuilder.place(line), column: DocumentBuilder.place(column),
-                payload: UInt64(start), extent: UInt32(clamping: length)))
+        try finishString(start: start, line: line, column: column)
     }
 
     // MARK: - Raw string writing (the JSON reader's fast path)

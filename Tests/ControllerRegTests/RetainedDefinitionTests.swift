@@ -195,9 +195,8 @@ struct RetainedDefinitionTests {
         for (b, w) in zip(back.dependencies, d.dependencies) {
             if case .reference(_, let bAt) = b.value, case .reference(_, let wAt) = w.value { #expect(bAt == wAt) }
         }
-        // A load writes its places as it decodes: a flow-style map keeps every place on line 1.
-        // (The columns are the YAML reader's: inside a flow map it places each scalar one column
-        // after its first character; that is the reader's business, not the encoding's.)
+        // A load writes its places as it decodes: a flow-style map keeps every place on line 1, at
+        // the column of each key's and reference's first character.
         try r.load(text: "P2: {ClassName: C, Dependencies: {a: 1, bb: R, ccc: \"@x\", d: R}}\nR: C\n", file: "flow.yaml")
         let flow = try #require(r.entry(named: "P2"))
         #expect(flow.location == at(1, 1, "flow.yaml"))

@@ -75,34 +75,14 @@ enum DefinitionCoding {
         var flags = code(def.lifestyle)
         if def.eager { flags |= Flag.eager }
         if def.description != nil { flags |= Flag.description }
-        switch def.tags.count == 1 ? def.tags[0] : nil {
-        case .none: if def.tags.count > 1 { flags |= Flag.tagList }
-        case .string: flags |= Flag.tagString
-        case .int: flags |= Flag.tagInt
-        }
+        let single = def.tags.count == 1 ? def.tags[0] : nil
+        flags |= tagFlags(single: single, list: def.tags)
         if def.location != nil { flags |= Flag.location }
         arena.append(flags)
         arena.appendInline(def.name)
         arena.appendInterned(def.className)
         if let d = def.description { arena.appendInline(d) }
-        if def.tags.count == 1 {
-            switch def.tags[0] {
-            case .string(let s): arena.appendInline(s)
-            case .int(let i): arena.appendSigned(i)
-            }
-        } else if def.tags.count > 1 {
-            arena.appendVarint(UInt64(def.tags.count))
-            for t in def.tags {
-                switch t {
-                case .string(let s):
-                    arena.append(ValueTag.string.rawValue)
-                    arena.appendInline(s)
-                case .int(let i):
-                    arena.append(ValueTag.int.rawValue)
-                    arena.appendSigned(i)
-                }
-            }
-        }
+        writeTags(single: single, list: def.tags, into: arena)
         var place = PlaceWriter()
         if let l = def.location { place.write(l, into: arena) }
         arena.appendVarint(UInt64(def.dependencies.count))
@@ -118,6 +98,39 @@ enum DefinitionCoding {
             }
         }
         return offset
+    }
+
+    /// The flag bits announcing a record's tags: one string, one integer, or a list (more than one).
+    static func tagFlags(single: EntryTag?, list: [EntryTag]) -> UInt8 {
+        switch single {
+        case .none: return list.count > 1 ? Flag.tagList : 0
+        case .string: return Flag.tagString
+        case .int: return Flag.tagInt
+        }
+    }
+
+    /// Writes a record's tags as its flags announce them: one tag alone (`single`) as an inline
+    /// string or zigzag integer; otherwise, when `list` holds more than one, its count and each as
+    /// a value.
+    static func writeTags(single: EntryTag?, list: [EntryTag], into arena: DefinitionArena) {
+        if let single {
+            switch single {
+            case .string(let s): arena.appendInline(s)
+            case .int(let i): arena.appendSigned(i)
+            }
+        } else if list.count > 1 {
+            arena.appendVarint(UInt64(list.count))
+            for t in list {
+                switch t {
+                case .string(let s):
+                    arena.append(ValueTag.string.rawValue)
+                    arena.appendInline(s)
+                case .int(let i):
+                    arena.append(ValueTag.int.rawValue)
+                    arena.appendSigned(i)
+                }
+            }
+        }
     }
 
     /// Inlined where a dependency's value is read in place, so it is not copied for the call;
@@ -559,15 +572,20 @@ enum DefinitionCoding {
                 skipValue(r.tag(), &r)
             }
         case .env:
-            _ = r.stringBytes()
-            _ = r.byte()
-            switch DefaultTag(rawValue: r.byte()) ?? .none {
-            case .none, .false, .true: break
-            case .string: _ = r.stringBytes()
-            case .int: _ = r.signed()
-            case .double: _ = r.fixed64()
-            }
+            skipEnvBody(&r)
             skipPlace(&r)
+        }
+    }
+
+    /// Reads past an `Env` value's name, type and default (its place follows).
+    private static func skipEnvBody(_ r: inout DefinitionReader) {
+        _ = r.stringBytes()
+        _ = r.byte()
+        switch DefaultTag(rawValue: r.byte()) ?? .none {
+        case .none, .false, .true: break
+        case .string: _ = r.stringBytes()
+        case .int: _ = r.signed()
+        case .double: _ = r.fixed64()
         }
     }
 
@@ -630,11 +648,7 @@ enum DefinitionCoding {
             if eager { flags |= Flag.eager }
             if description != nil { flags |= Flag.description }
             let single = tag ?? (tags.count == 1 ? tags[0] : nil)
-            switch single {
-            case .none: if tags.count > 1 { flags |= Flag.tagList }
-            case .string: flags |= Flag.tagString
-            case .int: flags |= Flag.tagInt
-            }
+            flags |= DefinitionCoding.tagFlags(single: single, list: tags)
             arena.append(flags)
             arena.appendInline(bytes: name)
             let classID = arena.appendInterned(bytes: className)
@@ -643,24 +657,7 @@ enum DefinitionCoding {
                 headMayHaveProblems: DependencyRule.mayBeFlawed(name, form: false)
                     || DependencyRule.mayBeFlawed(className, form: false))
             if let description { arena.appendInline(bytes: description) }
-            if let single {
-                switch single {
-                case .string(let s): arena.appendInline(s)
-                case .int(let i): arena.appendSigned(i)
-                }
-            } else if tags.count > 1 {
-                arena.appendVarint(UInt64(tags.count))
-                for t in tags {
-                    switch t {
-                    case .string(let s):
-                        arena.append(ValueTag.string.rawValue)
-                        arena.appendInline(s)
-                    case .int(let i):
-                        arena.append(ValueTag.int.rawValue)
-                        arena.appendSigned(i)
-                    }
-                }
-            }
+            DefinitionCoding.writeTags(single: single, list: tags, into: arena)
             place.write(line: line, column: column, file: file, fileID: &fileID, into: arena)
             dependenciesPosition = arena.count
             return offset
@@ -861,14 +858,7 @@ enum DefinitionCoding {
             _ = r.stringBytes()
             _ = place.read(&r)
         case .env:
-            _ = r.stringBytes()
-            _ = r.byte()
-            switch DefaultTag(rawValue: r.byte()) ?? .none {
-            case .none, .false, .true: break
-            case .string: _ = r.stringBytes()
-            case .int: _ = r.signed()
-            case .double: _ = r.fixed64()
-            }
+            skipEnvBody(&r)
             _ = place.read(&r)
         case .list:
             for _ in 0..<Int(r.varint()) {

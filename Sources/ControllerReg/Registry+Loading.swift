@@ -60,17 +60,7 @@ extension Registry {
     ) throws(ConfigError) {
         try releasingLoadMemory { () throws(ConfigError) in
             var load = StagedLoad()
-            var textBytes = 0
-            var unread: [Diagnostic] = []
-            for path in paths {
-                do throws(ConfigError) {
-                    // Each file's tree is freed once it is decoded, before the next file is read.
-                    textBytes += load.decode(
-                        try ConfigLoader.load(path: path, format: format, limits: limits.config, keepingProblems: true))
-                } catch {
-                    unread += error.diagnostics
-                }
-            }
+            let (textBytes, unread) = load.read(paths: paths, format: format, limits: limits.config)
             // The files that were read are still checked; a file that was not may define any name, so
             // references that do not resolve are not reported then.
             try apply(
@@ -107,7 +97,7 @@ extension Registry {
 
     /// The documents of one load, decoded as each is read: their valid entries written straight
     /// into one `StagedEntries` (the change's records), their problems and invalid names.
-    private struct StagedLoad {
+    struct StagedLoad {
         var staged: StagedEntries?
         var diagnostics: [Diagnostic] = []
         var invalidNames: [String] = []
@@ -120,6 +110,24 @@ extension Registry {
             diagnostics += found.diagnostics
             invalidNames += found.invalidNames
             return doc.strings.count
+        }
+
+        /// Reads and decodes the files at `paths` in order (each file's tree freed once it is
+        /// decoded, before the next is read); returns the size of their text and the problems of
+        /// the files that could not be read (`load(paths:)` and a reload's file steps).
+        mutating func read(
+            paths: [String], format: ConfigFormat, limits: ConfigLimits
+        ) -> (textBytes: Int, unread: [Diagnostic]) {
+            var textBytes = 0
+            var unread: [Diagnostic] = []
+            for path in paths {
+                do throws(ConfigError) {
+                    textBytes += decode(try ConfigLoader.load(path: path, format: format, limits: limits, keepingProblems: true))
+                } catch {
+                    unread += error.diagnostics
+                }
+            }
+            return (textBytes, unread)
         }
     }
 
@@ -150,17 +158,6 @@ extension Registry {
                 &c, StagedEntries(definitions), mode: mode, removals: removals, source: source, invalidNames: invalidNames,
                 decodeProblems: decodeProblems, namesIncomplete: namesIncomplete, environment: environment)
         }
-    }
-
-    /// `stage` of definitions built in code (a reload's replayed steps).
-    func stage(
-        _ c: inout Candidate, _ definitions: [EntryDefinition], mode: LoadMode, removals: [String],
-        source: ReloadHistory.Source, invalidNames: Set<String>, decodeProblems: [Diagnostic], namesIncomplete: Bool,
-        environment: ConfigEnvironment
-    ) throws(ConfigError) {
-        try stage(
-            &c, StagedEntries(definitions), mode: mode, removals: removals, source: source, invalidNames: invalidNames,
-            decodeProblems: decodeProblems, namesIncomplete: namesIncomplete, environment: environment)
     }
 
     /// Applies one change to the candidate `c` and records it in `c.history`: what every door's

@@ -36,30 +36,26 @@ extension Registry {
         }
         // What each step gives now (files read again), before any is applied: a step's reference
         // to a name a later step defines is not a problem of that step.
-        var given: [(definitions: [EntryDefinition], problems: [Diagnostic], invalidNames: [String])] = []
+        var given: [(staged: StagedEntries, problems: [Diagnostic], invalidNames: [String])] = []
         var unread = false
         var definedAnywhere = Set<String>()
         for (k, step) in history.steps.enumerated() {
-            var item: (definitions: [EntryDefinition], problems: [Diagnostic], invalidNames: [String]) = ([], [], [])
+            var item: (staged: StagedEntries, problems: [Diagnostic], invalidNames: [String])
             switch step.source {
             case .files(let paths, let format):
-                for path in paths {
-                    do throws(ConfigError) {
-                        let doc = try ConfigLoader.load(path: path, format: format, limits: limits.config, keepingProblems: true)
-                        let decoded = EntryDecoder.decode(doc)
-                        item.definitions += decoded.entries
-                        item.problems += decoded.diagnostics
-                        item.invalidNames += decoded.invalidNames
-                    } catch {
-                        item.problems += error.diagnostics
-                        unread = true
-                    }
-                }
+                // Read as `load(paths:)` reads them: straight into the step's records.
+                var load = StagedLoad()
+                let (_, unreadProblems) = load.read(paths: paths, format: format, limits: limits.config)
+                if !unreadProblems.isEmpty { unread = true }
+                item = (load.staged ?? StagedEntries(entries: 0), unreadProblems + load.diagnostics, load.invalidNames)
             case .given:
-                item.definitions =
-                    step.replaced + Registry.liveDefinitions(ofStep: Int32(k), history: history, entries: old, own: c)
+                item = (
+                    StagedEntries(
+                        step.replaced + Registry.liveDefinitions(ofStep: Int32(k), history: history, entries: old, own: c)),
+                    [], []
+                )
             }
-            for d in item.definitions { definedAnywhere.insert(d.name) }
+            for i in 0..<item.staged.count { definedAnywhere.insert(item.staged.name(i)) }
             definedAnywhere.formUnion(item.invalidNames)
             given.append(item)
         }
@@ -68,16 +64,16 @@ extension Registry {
         // not reported again as missing.
         var failedNames = Set<String>()
         for (k, step) in history.steps.enumerated() {
-            let (definitions, decodeProblems, invalidNames) = given[k]
+            let (staged, decodeProblems, invalidNames) = given[k]
             failedNames.formUnion(invalidNames)
             do throws(ConfigError) {
                 try stage(
-                    &fresh, definitions, mode: step.mode, removals: step.removals, source: step.source,
+                    &fresh, staged, mode: step.mode, removals: step.removals, source: step.source,
                     invalidNames: definedAnywhere, decodeProblems: decodeProblems, namesIncomplete: unread,
                     environment: step.environment)
             } catch {
                 problems += error.diagnostics
-                failedNames.formUnion(definitions.map(\.name))
+                failedNames.formUnion((0..<staged.count).map { staged.name($0) })
             }
         }
 

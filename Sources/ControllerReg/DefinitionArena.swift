@@ -45,12 +45,16 @@ final class DefinitionArena: @unchecked Sendable {
     }()
     private static let recentSlots = 256  // mix >> 56
 
-    /// One slot of `recent`: an interned string's header offset, where its bytes start and their
-    /// length (-1: empty).
+    /// One slot of `recent`: a string's header offset, where its bytes start, their length (-1:
+    /// empty) and first and last words (`words`), and whether it is interned (else a literal
+    /// written in place).
     private struct RecentString {
         var header = 0
         var bytes = 0
         var length = -1
+        var first: UInt64 = 0
+        var last: UInt64 = 0
+        var interned = false
     }
 
     /// An arena for a change of `entries` entries (sized for them: a change of one entry, as
@@ -130,14 +134,27 @@ final class DefinitionArena: @unchecked Sendable {
     @inline(__always)
     func appendVarint(_ value: UInt64) {
         reserve(10)
+        count += DefinitionArena.writeVarint(value, at: base + count)
+    }
+
+    /// Writes `value` as an unsigned LEB128 varint at `p`; returns its length. Through a local
+    /// pointer: a byte stored through the arena's `base[count]` may alias the arena's own fields,
+    /// so each one reloaded them.
+    @inline(__always)
+    static func writeVarint(_ value: UInt64, at p: UnsafeMutablePointer<UInt8>) -> Int {
+        if value < 0x80 {
+            p.pointee = UInt8(truncatingIfNeeded: value)
+            return 1
+        }
+        var q = p
         var v = value
         while v >= 0x80 {
-            base[count] = UInt8(truncatingIfNeeded: v) | 0x80
-            count += 1
+            q.pointee = UInt8(truncatingIfNeeded: v) | 0x80
+            q += 1
             v >>= 7
         }
-        base[count] = UInt8(v)
-        count += 1
+        q.pointee = UInt8(truncatingIfNeeded: v)
+        return q - p + 1
     }
 
     /// A signed integer, zigzag-encoded as a varint.
@@ -174,23 +191,29 @@ final class DefinitionArena: @unchecked Sendable {
 
     /// `appendInline` of bytes.
     func appendInline(bytes u: UnsafeBufferPointer<UInt8>) {
-        appendVarint(UInt64(u.count) << 1)
-        reserve(u.count + 1)
-        if let b = u.baseAddress { (base + count).update(from: b, count: u.count) }
-        count += u.count
-        base[count] = 0
-        count += 1
+        reserve(u.count + 11)
+        let p = base + count
+        let h = DefinitionArena.writeVarint(UInt64(u.count) << 1, at: p)
+        if let b = u.baseAddress { (p + h).update(from: b, count: u.count) }
+        p[h + u.count] = 0
+        count += h + u.count + 1
     }
 
-    /// A string many entries share (keys, class names, referenced names, files), or one a plan
-    /// points at (literal strings): written in place the first time, and as the offset of that
-    /// first copy afterwards.
+    /// A string many entries share (keys, class names, referenced names, files): written in
+    /// place the first time, and as the offset of that first copy afterwards.
     func appendInterned(_ text: String) {
         // Read in place when the storage is contiguous (native strings): a mutable copy for
         // `withUTF8` made callers copy the whole value holding the string first.
         if text.utf8.withContiguousStorageIfAvailable({ appendInterned(bytes: $0) }) != nil { return }
         var text = text
         text.withUTF8 { _ = appendInterned(bytes: $0) }
+    }
+
+    /// `appendLiteral` of a string's bytes.
+    func appendLiteral(_ text: String) {
+        if text.utf8.withContiguousStorageIfAvailable({ appendLiteral(bytes: $0) }) != nil { return }
+        var text = text
+        text.withUTF8 { appendLiteral(bytes: $0) }
     }
 
     /// `appendInterned` of a string's bytes. A method of its own, not the body of the `withUTF8`
@@ -200,20 +223,41 @@ final class DefinitionArena: @unchecked Sendable {
     /// `DefinitionReader.internedString` reads it back).
     @inline(never) @discardableResult
     func appendInterned(bytes u: UnsafeBufferPointer<UInt8>) -> Int {
-        let n = u.count
-        var first: UInt64 = 0, last: UInt64 = 0
-        if let p = u.baseAddress {
-            if n >= 8 {
-                first = UnsafeRawPointer(p).loadUnaligned(as: UInt64.self)
-                last = UnsafeRawPointer(p + (n - 8)).loadUnaligned(as: UInt64.self)
-            } else {
-                var i = n
-                while i > 0 {
-                    i -= 1
-                    first = first &<< 8 | UInt64(p[i])
-                }
-            }
+        append(bytes: u, interned: true)
+    }
+
+    /// A literal string (a dependency's text, which a plan points at): the copy of a recently
+    /// written equal string when there is one, else written in place. Not entered in the
+    /// interning table: literals are mostly unique to their entry (a title, a URL), and hashing
+    /// and storing each one there cost more than the bytes a repeat far apart would save.
+    @inline(never)
+    func appendLiteral(bytes u: UnsafeBufferPointer<UInt8>) {
+        append(bytes: u, interned: false)
+    }
+
+    /// The first and last 8 bytes of `n` bytes at `p` (for fewer than 8: all of them, in `first`),
+    /// read as words: for `n` <= 16, equal lengths and words are equal bytes.
+    @inline(__always)
+    private static func words(_ p: UnsafePointer<UInt8>?, _ n: Int) -> (first: UInt64, last: UInt64) {
+        guard let p, n > 0 else { return (0, 0) }
+        let r = UnsafeRawPointer(p)
+        if n >= 8 {
+            return (r.loadUnaligned(as: UInt64.self), r.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self))
         }
+        if n >= 4 {
+            let a = UInt64(r.loadUnaligned(as: UInt32.self))
+            let b = UInt64(r.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self))
+            return (a | b << 32, 0)
+        }
+        return (UInt64(p[0]) | UInt64(p[n >> 1]) << 8 | UInt64(p[n - 1]) << 16, 0)
+    }
+
+    /// `appendInterned` (`interned`) or `appendLiteral` of `u`; the position of the copy referred
+    /// to, or of the bytes written in place.
+    @inline(__always)
+    private func append(bytes u: UnsafeBufferPointer<UInt8>, interned isInterned: Bool) -> Int {
+        let n = u.count
+        let (first, last) = DefinitionArena.words(u.baseAddress, n)
         let mix = (first &* 0x9E37_79B9_7F4A_7C15) ^ (last &* 0xC2B2_AE3D_27D4_EB4F) ^ (UInt64(n) &* 0x1656_67B1_9E37_79F9)
         let cache: UnsafeMutablePointer<RecentString>
         if let c = recent.pointee {
@@ -226,27 +270,34 @@ final class DefinitionArena: @unchecked Sendable {
         // The top bits: the only ones every input bit reaches (a change in the last byte moves
         // only the bits above it).
         let slot = cache + Int(truncatingIfNeeded: mix >> 56)
-        if slot.pointee.length == n && (n == 0 || memcmp(base + slot.pointee.bytes, u.baseAddress!, n) == 0) {
+        // A literal written in place is no interned string's identity: only literals reuse it.
+        if slot.pointee.length == n && slot.pointee.first == first && slot.pointee.last == last
+            && (slot.pointee.interned || !isInterned)
+            && (n <= 16 || memcmp(base + slot.pointee.bytes, u.baseAddress!, n) == 0)
+        {
             appendVarint(UInt64(slot.pointee.header) << 1 | 1)
             return slot.pointee.header
         }
-        let bytes = UnsafeRawBufferPointer(u)
-        let hash = byteHash(bytes)
-        if let offset = interned.pointee.find(bytes, hash: hash, in: InlineStrings(base: base), orInsert: count) {
-            var at = offset
-            _ = DefinitionReader.varint(UnsafePointer(base), at: &at)
-            slot.pointee = RecentString(header: offset, bytes: at, length: n)
-            appendVarint(UInt64(offset) << 1 | 1)
-            return offset
+        if isInterned {
+            let bytes = UnsafeRawBufferPointer(u)
+            let hash = byteHash(bytes)
+            if let offset = interned.pointee.find(bytes, hash: hash, in: InlineStrings(base: base), orInsert: count) {
+                var at = offset
+                _ = DefinitionReader.varint(UnsafePointer(base), at: &at)
+                slot.pointee = RecentString(header: offset, bytes: at, length: n, first: first, last: last, interned: true)
+                appendVarint(UInt64(offset) << 1 | 1)
+                return offset
+            }
         }
         let header = count
-        appendVarint(UInt64(u.count) << 1)
-        slot.pointee = RecentString(header: header, bytes: count, length: n)
-        reserve(u.count + 1)
-        if let b = u.baseAddress { (base + count).update(from: b, count: u.count) }
-        count += u.count
-        base[count] = 0
-        count += 1
+        reserve(n + 11)
+        let p = base + header
+        let h = DefinitionArena.writeVarint(UInt64(n) << 1, at: p)
+        if let b = u.baseAddress { (p + h).update(from: b, count: n) }
+        p[h + n] = 0
+        count = header + h + n + 1
+        slot.pointee = RecentString(
+            header: header, bytes: header + h, length: n, first: first, last: last, interned: isInterned)
         return header
     }
 }
@@ -287,6 +338,12 @@ struct DefinitionReader {
     /// The LEB128 varint at `position` in `base`; `position` moves past it.
     @inline(__always)
     static func varint(_ base: UnsafePointer<UInt8>, at position: inout Int) -> UInt64 {
+        // Most varints (tags of places, small counts, lengths) are one byte.
+        let b0 = base[position]
+        if b0 < 0x80 {
+            position += 1
+            return UInt64(b0)
+        }
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while true {
@@ -296,6 +353,13 @@ struct DefinitionReader {
             if b < 0x80 { return result }
             shift += 7
         }
+    }
+
+    /// Moves past the varint at `position` without decoding it.
+    @inline(__always)
+    mutating func skipVarint() {
+        while base[position] >= 0x80 { position += 1 }
+        position += 1
     }
 
     @inline(__always)

@@ -21,7 +21,9 @@
 /// line itself (a delta too large to shift); then the column (zigzag), as a delta from the previous
 /// place's column when the varint is 1 (same file and line: a binary plist's byte offsets). Strings are a varint
 /// header: even, the byte length of the text that follows (then a NUL); odd, the offset of an
-/// interned string. Keys and literal strings are interned: compiled plans point at them.
+/// interned string. Keys are interned; literal strings are written in place or, when an equal one
+/// was written recently, as that copy's offset (`DefinitionArena.appendLiteral`): compiled plans
+/// point at them.
 ///
 /// Every switch over `DependencyValue` here is exhaustive, so a new case does not compile until it
 /// is encoded and decoded.
@@ -150,7 +152,7 @@ enum DefinitionCoding {
             arena.appendFixed64(d.bitPattern)
         case .string(let s):
             arena.append(ValueTag.string.rawValue)
-            arena.appendInterned(s)
+            arena.appendLiteral(s)
         case .reference(let name, let at):
             arena.append(ValueTag.reference.rawValue)
             arena.appendInterned(name)
@@ -545,9 +547,15 @@ enum DefinitionCoding {
     static func skipPlace(_ r: inout DefinitionReader) {
         let v = r.varint()
         if v == 0 { return }
-        if v & 3 >= 2 { _ = r.stringBytes() }
-        if v & 3 == 3 { _ = r.signed() }
-        _ = r.signed()
+        if v & 2 != 0 { skipPlaceFile(v, &r) }
+        r.skipVarint()
+    }
+
+    /// The file (and for 3 the line) of a place whose first varint `v` names a new file.
+    @inline(never)
+    private static func skipPlaceFile(_ v: UInt64, _ r: inout DefinitionReader) {
+        _ = r.stringBytes()
+        if v & 3 == 3 { r.skipVarint() }
     }
 
     /// Reads past the value whose tag byte `tag` was just read.
@@ -685,7 +693,7 @@ enum DefinitionCoding {
         /// A literal string (its text, without the `@`).
         func literal(_ bytes: UnsafeBufferPointer<UInt8>) {
             arena.append(ValueTag.string.rawValue)
-            arena.appendInterned(bytes: bytes)
+            arena.appendLiteral(bytes: bytes)
         }
         /// A reference to the entry named by `bytes`.
         mutating func reference(_ bytes: UnsafeBufferPointer<UInt8>, line: Int, column: Int) {

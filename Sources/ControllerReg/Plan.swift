@@ -290,7 +290,7 @@ extension EntryPlan {
 
 /// Compiles an entry's dependencies into plan slots in an arena, with entry names already
 /// resolved, reading them in place from the entry's record in the transaction's `DefinitionArena`
-/// (no `DependencyValue`s). Keys and literal strings point at their text in that arena (each stored
+/// (no `DependencyValue`s). Keys and literal strings point at their text in that arena (keys stored
 /// once there); slot keys are copied once per key into the plan arena.
 struct PlanCompiler {
     let arena: Arena

@@ -186,8 +186,8 @@ struct EntryTableBuilder {
     mutating func remove(_ i: Int) {
         plans[i] = EntryPlan()
         names[i] = nil
-        owners[Int32(i)] = nil
-        environments[Int32(i)] = nil
+        if !owners.isEmpty { owners[Int32(i)] = nil }
+        if !environments.isEmpty { environments[Int32(i)] = nil }
     }
 
     /// The index `arena` gets in the built table (added on first use).
@@ -209,8 +209,10 @@ struct EntryTableBuilder {
         let b = DefinitionCoding.nameBytes(arenas[Int(arena)], at: record)
         names[i] = (b.baseAddress ?? emptyKey, b.count)
         if let cell { cells.append(cell) }
-        owners[Int32(i)] = owner
-        environments[Int32(i)] = environment
+        // Most rows have neither: a dictionary write (a hash, and a removal of nothing) per row
+        // is only made when there is something to write or remove.
+        if owner != nil || !owners.isEmpty { owners[Int32(i)] = owner }
+        if environment != nil || !environments.isEmpty { environments[Int32(i)] = environment }
     }
 
     /// The table, keeping only the arenas and cells its live rows use.

@@ -111,7 +111,7 @@ struct Transaction {
                 ConfigError(
                     .limit, "one change may hold at most 4 GiB of entry names, keys and literals; split it into several loads"))
         }
-        var names = StagedNameIndex()
+        var names = StagedNameIndex(capacity: stagedCount)
         var firstStaged: StagedNameIndex?
         defer {
             names.free()
@@ -755,6 +755,11 @@ struct TagMembers {
 /// record's offset in its low half (the transaction refuses arenas of 4 GiB or more first).
 struct StagedNameIndex {
     private var table = InternTable()
+
+    /// An empty index with room for `capacity` names.
+    init(capacity: Int = 0) {
+        if capacity > 0 { table.reserve(capacity) }
+    }
 
     /// The staged position recorded for `bytes` (hash `hash`); nil if none, after recording
     /// `newValue` for them, when given.

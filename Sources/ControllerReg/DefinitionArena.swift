@@ -137,6 +137,15 @@ final class DefinitionArena: @unchecked Sendable {
         count += DefinitionArena.writeVarint(value, at: base + count)
     }
 
+    /// Two varints (room made once).
+    @inline(__always)
+    func appendVarints(_ a: UInt64, _ b: UInt64) {
+        reserve(20)
+        let p = base + count
+        let n = DefinitionArena.writeVarint(a, at: p)
+        count += n + DefinitionArena.writeVarint(b, at: p + n)
+    }
+
     /// Writes `value` as an unsigned LEB128 varint at `p`; returns its length. Through a local
     /// pointer: a byte stored through the arena's `base[count]` may alias the arena's own fields,
     /// so each one reloaded them.
@@ -368,9 +377,9 @@ struct DefinitionReader {
         return Int64(bitPattern: (v >> 1) ^ (0 &- (v & 1)))
     }
 
+    @inline(__always)
     mutating func fixed64() -> UInt64 {
-        var v: UInt64 = 0
-        withUnsafeMutableBytes(of: &v) { $0.copyMemory(from: UnsafeRawBufferPointer(start: base + position, count: 8)) }
+        let v = UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self)
         position += 8
         return UInt64(littleEndian: v)
     }
@@ -390,6 +399,13 @@ struct DefinitionReader {
         return UnsafeBufferPointer(start: base + position, count: n)
     }
 
+    /// Moves past an inline or interned string.
+    @inline(__always)
+    mutating func skipString() {
+        let header = varint()
+        if header & 1 == 0 { position += Int(header >> 1) + 1 }
+    }
+
     mutating func string() -> String { String(decoding: stringBytes(), as: UTF8.self) }
 
     /// An interned string's bytes and its identity: the position of its one stored copy (the same
@@ -406,6 +422,16 @@ struct DefinitionReader {
         let n = Int(header >> 1)
         defer { position += n + 1 }
         return (UnsafeBufferPointer(start: base + position, count: n), at)
+    }
+
+    /// An interned string's identity (`internedString().id`) without its bytes; moves past it.
+    @inline(__always)
+    mutating func internedID() -> Int {
+        let at = position
+        let header = varint()
+        if header & 1 == 1 { return Int(header >> 1) }
+        position += Int(header >> 1) + 1
+        return at
     }
 
     /// A value's tag byte (an unknown byte reads as null).

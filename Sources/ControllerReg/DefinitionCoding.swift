@@ -231,36 +231,48 @@ enum DefinitionCoding {
         /// A place in `file`, the document's, which every place written this way shares: its
         /// text is compared once per record, not per place. `fileID` is the position of the
         /// file's interned copy once known (set here at the first place of a document).
+        @inline(__always)
         mutating func write(line l: Int, column: Int, file f: String, fileID: inout Int, into arena: DefinitionArena) {
             let delta = Int64(l) &- Int64(line)
             let zigzag = UInt64(bitPattern: (delta << 1) ^ (delta >> 63))
             guard fileIsDocument, zigzag >> 61 == 0 else {
-                if fileID >= 0 && zigzag >> 61 == 0 {
-                    // A new file, given as its interned copy.
-                    arena.appendVarint(zigzag << 2 | 2)
-                    arena.appendVarint(UInt64(fileID) << 1 | 1)
-                    arena.appendSigned(Int64(column))
-                    line = l
-                    self.column = column
-                    file = f
-                    fileIsDocument = true
-                    return
-                }
-                let start = arena.count
-                write(SourceLocation(file: f, line: l, column: column), into: arena)
-                if fileID < 0 && file == f {
-                    // Where the file's interned copy is: read back from what was just written.
-                    var r = DefinitionReader(arena, at: start)
-                    if r.varint() & 3 >= 2 { fileID = r.internedString().id }
-                }
+                writeFirst(line: l, column: column, file: f, fileID: &fileID, into: arena)
+                return
+            }
+            // On the previous place's line, the column as a delta (as `write(_:into:)` does).
+            let c = zigzag == 0 ? Int64(column) &- Int64(self.column) : Int64(column)
+            arena.appendVarints(zigzag << 2 | 1, UInt64(bitPattern: (c << 1) ^ (c >> 63)))
+            line = l
+            self.column = column
+        }
+
+        /// `write(line:column:file:fileID:into:)` of a record's first place in the document, or of
+        /// a line too far from the previous place's.
+        @inline(never)
+        private mutating func writeFirst(
+            line l: Int, column: Int, file f: String, fileID: inout Int, into arena: DefinitionArena
+        ) {
+            let delta = Int64(l) &- Int64(line)
+            let zigzag = UInt64(bitPattern: (delta << 1) ^ (delta >> 63))
+            if fileID >= 0 && zigzag >> 61 == 0 {
+                // A new file, given as its interned copy.
+                arena.appendVarint(zigzag << 2 | 2)
+                arena.appendVarint(UInt64(fileID) << 1 | 1)
+                arena.appendSigned(Int64(column))
+                line = l
+                self.column = column
+                file = f
                 fileIsDocument = true
                 return
             }
-            arena.appendVarint(zigzag << 2 | 1)
-            // On the previous place's line, the column as a delta (as `write(_:into:)` does).
-            arena.appendSigned(zigzag == 0 ? Int64(column) &- Int64(self.column) : Int64(column))
-            line = l
-            self.column = column
+            let start = arena.count
+            write(SourceLocation(file: f, line: l, column: column), into: arena)
+            if fileID < 0 && file == f {
+                // Where the file's interned copy is: read back from what was just written.
+                var r = DefinitionReader(arena, at: start)
+                if r.varint() & 3 >= 2 { fileID = r.internedString().id }
+            }
+            fileIsDocument = true
         }
 
         mutating func write(_ location: SourceLocation?, into arena: DefinitionArena) {

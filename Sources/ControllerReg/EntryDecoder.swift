@@ -441,7 +441,7 @@ public enum EntryDecoder {
         /// to false.
         mutating func writeValue(_ node: Int, depth: Int, ok: inout Bool) {
             let n = nodes[node]
-            if n.isContainer {
+            if n.kind == .list || n.kind == .map {
                 // Values are walked recursively from here on (decoding, compiling, comparing,
                 // creating): a fixed ceiling and the stack guard keep any input from overflowing
                 // the stack, whatever the document's depth limit is set to.

@@ -176,10 +176,10 @@ struct EntryTableBuilder {
 
     /// Adds empty rows up to `count`.
     mutating func grow(to count: Int) {
-        while plans.count < count {
-            plans.append(EntryPlan())
-            names.append(nil)
-        }
+        guard plans.count < count else { return }
+        let n = count - plans.count
+        plans.append(contentsOf: repeatElement(EntryPlan(), count: n))
+        names.append(contentsOf: repeatElement(nil, count: n))
     }
 
     /// Empties row `i`.

@@ -366,11 +366,25 @@ struct Transaction {
         }
 
         // 4. Cycles: a new cycle must pass through a changed entry, so search from those. Checked
-        // whatever else is wrong: the graph holds every reference that resolved.
-        diagnostics += findCycles(
-            starts: acceptedIndex, total: nextIndex,
-            edgesOf: { changedAt[$0] >= 0 ? graph.edges(of: Int(changedAt[$0])) : base.edges(at: $0)[...] },
-            definitionOf: definitionOf)
+        // whatever else is wrong: the graph holds every reference that resolved. A change to an
+        // empty table whose every edge goes to an entry of a lower index (each entry refers only to
+        // entries written before it: most configs) has none, known from one pass over its edges.
+        var mayHaveCycles = base.count > 0
+        if !mayHaveCycles {
+            for p in acceptedStaged.indices where !mayHaveCycles {
+                let from = Int32(acceptedIndex[p])
+                for t in graph.edges(of: p) where t >= from {
+                    mayHaveCycles = true
+                    break
+                }
+            }
+        }
+        if mayHaveCycles {
+            diagnostics += findCycles(
+                starts: acceptedIndex, total: nextIndex,
+                edgesOf: { changedAt[$0] >= 0 ? graph.edges(of: Int(changedAt[$0])) : base.edges(at: $0)[...] },
+                definitionOf: definitionOf)
+        }
 
         // 5. Lifetimes: no singleton may reach a `graph` entry through object edges (the same
         // edges as cycles). Checked whatever else is wrong, like cycles.
@@ -445,7 +459,8 @@ struct Transaction {
         let arenaIndex = table.index(of: records)
         // Class slots by the class name's interned identity: one String per class, not per entry.
         var slotOfClass: [Int: Int] = [:]
-        var lastClass = (id: -1, slot: 0)
+        // The last two classes met (entries of a config mostly alternate between a few).
+        var lastClass = (id: -1, slot: 0), otherClass = (id: -1, slot: 0)
         var tooLarge: Int?
         for p in acceptedStaged.indices {
             let k = acceptedStaged[p]
@@ -454,13 +469,18 @@ struct Transaction {
             let classSlot: Int
             if summary.classID == lastClass.id {
                 classSlot = lastClass.slot
-            } else if let s = slotOfClass[summary.classID] {
-                classSlot = s
             } else {
-                classSlot = classSlots.slot(for: String(decoding: staged.internedBytes(summary.classID), as: UTF8.self))
-                slotOfClass[summary.classID] = classSlot
+                if summary.classID == otherClass.id {
+                    classSlot = otherClass.slot
+                } else if let s = slotOfClass[summary.classID] {
+                    classSlot = s
+                } else {
+                    classSlot = classSlots.slot(for: String(decoding: staged.internedBytes(summary.classID), as: UTF8.self))
+                    slotOfClass[summary.classID] = classSlot
+                }
+                otherClass = lastClass
+                lastClass = (summary.classID, classSlot)
             }
-            lastClass = (summary.classID, classSlot)
             let plan = compiler.compile(
                 dependenciesAt: compileFrom[p], classSlot: classSlot, lifestyle: summary.lifestyle,
                 targets: graph.targets(of: p), membership: graph.membership(of: p))

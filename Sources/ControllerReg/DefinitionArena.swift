@@ -58,9 +58,12 @@ final class DefinitionArena: @unchecked Sendable {
     }
 
     /// An arena for a change of `entries` entries (sized for them: a change of one entry, as
-    /// `cr_add_entry` makes, keeps a few hundred bytes, not a whole plan chunk).
-    init(entries: Int) {
-        capacity = max(64, min(entries, 1 << 20) * 128)
+    /// `cr_add_entry` makes, keeps a few hundred bytes, not a whole plan chunk), whose records are
+    /// expected to hold about `textBytes` bytes of text (a document's strings; 0 when unknown).
+    /// Room that is never written costs no memory, while growing copies every record written so
+    /// far: the estimate errs on the large side.
+    init(entries: Int, textBytes: Int = 0) {
+        capacity = max(64, min(entries, 1 << 20) * 128, min(textBytes, 1 << 30) + min(entries, 1 << 20) * 64)
         plans = Arena(chunkSize: max(256, min(entries, 256) * 256))
         guard let p = malloc(self.capacity) else { fatalError("controllerreg: out of memory") }
         base = p.assumingMemoryBound(to: UInt8.self)
@@ -155,6 +158,17 @@ final class DefinitionArena: @unchecked Sendable {
             p.pointee = UInt8(truncatingIfNeeded: value)
             return 1
         }
+        if value < 1 << 14 {
+            p[0] = UInt8(truncatingIfNeeded: value) | 0x80
+            p[1] = UInt8(truncatingIfNeeded: value >> 7)
+            return 2
+        }
+        if value < 1 << 21 {
+            p[0] = UInt8(truncatingIfNeeded: value) | 0x80
+            p[1] = UInt8(truncatingIfNeeded: value >> 7) | 0x80
+            p[2] = UInt8(truncatingIfNeeded: value >> 14)
+            return 3
+        }
         var q = p
         var v = value
         while v >= 0x80 {
@@ -247,7 +261,7 @@ final class DefinitionArena: @unchecked Sendable {
     /// The first and last 8 bytes of `n` bytes at `p` (for fewer than 8: all of them, in `first`),
     /// read as words: for `n` <= 16, equal lengths and words are equal bytes.
     @inline(__always)
-    private static func words(_ p: UnsafePointer<UInt8>?, _ n: Int) -> (first: UInt64, last: UInt64) {
+    static func words(_ p: UnsafePointer<UInt8>?, _ n: Int) -> (first: UInt64, last: UInt64) {
         guard let p, n > 0 else { return (0, 0) }
         let r = UnsafeRawPointer(p)
         if n >= 8 {
@@ -347,11 +361,22 @@ struct DefinitionReader {
     /// The LEB128 varint at `position` in `base`; `position` moves past it.
     @inline(__always)
     static func varint(_ base: UnsafePointer<UInt8>, at position: inout Int) -> UInt64 {
-        // Most varints (tags of places, small counts, lengths) are one byte.
+        // Most varints are one byte (tags of places, small counts, lengths) or two or three (the
+        // offsets of interned strings).
         let b0 = base[position]
         if b0 < 0x80 {
             position += 1
             return UInt64(b0)
+        }
+        let b1 = base[position + 1]
+        if b1 < 0x80 {
+            position += 2
+            return UInt64(b0 & 0x7f) | UInt64(b1) << 7
+        }
+        let b2 = base[position + 2]
+        if b2 < 0x80 {
+            position += 3
+            return UInt64(b0 & 0x7f) | UInt64(b1 & 0x7f) << 7 | UInt64(b2) << 14
         }
         var result: UInt64 = 0
         var shift: UInt64 = 0

@@ -227,6 +227,16 @@ enum DefinitionCoding {
 
         /// Whether `file` is the document's, whose places come as a line and column.
         private var fileIsDocument = false
+        /// Whether the record's places have named `file` (its first place names its file).
+        private var fileWritten = false
+
+        /// Starts the next record of the same writer: its first place names its file again, and
+        /// the document's file stays known (no `String` compared or copied per record).
+        mutating func startRecord() {
+            line = 0
+            column = 0
+            fileWritten = false
+        }
 
         /// A place in `file`, the document's, which every place written this way shares: its
         /// text is compared once per record, not per place. `fileID` is the position of the
@@ -235,7 +245,7 @@ enum DefinitionCoding {
         mutating func write(line l: Int, column: Int, file f: String, fileID: inout Int, into arena: DefinitionArena) {
             let delta = Int64(l) &- Int64(line)
             let zigzag = UInt64(bitPattern: (delta << 1) ^ (delta >> 63))
-            guard fileIsDocument, zigzag >> 61 == 0 else {
+            guard fileIsDocument && fileWritten, zigzag >> 61 == 0 else {
                 writeFirst(line: l, column: column, file: f, fileID: &fileID, into: arena)
                 return
             }
@@ -261,8 +271,11 @@ enum DefinitionCoding {
                 arena.appendSigned(Int64(column))
                 line = l
                 self.column = column
-                file = f
-                fileIsDocument = true
+                if !fileIsDocument {
+                    file = f
+                    fileIsDocument = true
+                }
+                fileWritten = true
                 return
             }
             let start = arena.count
@@ -289,7 +302,8 @@ enum DefinitionCoding {
                 arena.appendSigned(Int64(l.line))
                 if file != l.file { fileIsDocument = false }
                 file = l.file
-            } else if let f = file, f == l.file {
+                fileWritten = true
+            } else if fileWritten, let f = file, f == l.file {
                 arena.appendVarint(zigzag << 2 | 1)
                 if zigzag == 0 {
                     // Same file and line (binary plists, whose places are byte offsets on line 0;
@@ -301,8 +315,9 @@ enum DefinitionCoding {
             } else {
                 arena.appendVarint(zigzag << 2 | 2)
                 arena.appendInterned(l.file)
-                fileIsDocument = false
+                if file != l.file { fileIsDocument = false }
                 file = l.file
+                fileWritten = true
             }
             arena.appendSigned(Int64(l.column))
             line = l.line
@@ -649,10 +664,35 @@ enum DefinitionCoding {
         private(set) var edges: [StagedEdge] = []
         /// Where the record's dependencies start (`DefinitionCoding.dependenciesPosition`).
         private(set) var dependenciesPosition = 0
+        /// The keys and referenced names last written at each position of a record's dependencies.
+        private let memo = StringMemo()
+        /// The position of the dependency being written (-1 inside a nested map).
+        private var position = -1
 
         init(_ arena: DefinitionArena, file: String) {
             self.arena = arena
             self.file = file
+        }
+
+        /// The interned copy of `bytes` (written as `DefinitionArena.appendInterned` writes it): the
+        /// one `slots[i]` remembers when it holds the same bytes, else the arena's, then remembered.
+        @inline(__always)
+        private func interned(
+            _ bytes: UnsafeBufferPointer<UInt8>, _ slots: UnsafeMutablePointer<StringMemo.Slot>, at i: Int
+        )
+            -> Int
+        {
+            let n = bytes.count
+            guard i >= 0 && i < StringMemo.count && n <= 16 else { return arena.appendInterned(bytes: bytes) }
+            let (first, last) = DefinitionArena.words(bytes.baseAddress, n)
+            let slot = slots + i
+            if slot.pointee.length == n && slot.pointee.first == first && slot.pointee.last == last {
+                arena.appendVarint(UInt64(slot.pointee.id) << 1 | 1)
+                return slot.pointee.id
+            }
+            let id = arena.appendInterned(bytes: bytes)
+            slot.pointee = StringMemo.Slot(length: n, first: first, last: last, id: id)
+            return id
         }
 
         /// Starts a record (its places are relative to each other from here); returns its offset.
@@ -661,7 +701,8 @@ enum DefinitionCoding {
             description: UnsafeBufferPointer<UInt8>?, tag: EntryTag?, tags: [EntryTag], lifestyle: Lifestyle, eager: Bool,
             line: Int, column: Int
         ) -> Int {
-            place = PlaceWriter()
+            place.startRecord()
+            position = -1
             edges.removeAll(keepingCapacity: true)
             let offset = arena.count
             var flags = code(lifestyle) | Flag.location
@@ -686,9 +727,11 @@ enum DefinitionCoding {
         /// How many dependencies follow (or entries of a list, pairs of a map).
         func count(_ n: Int) { arena.appendVarint(UInt64(n)) }
 
-        /// A dependency's (or map pair's) key, and where it was written.
-        mutating func key(_ bytes: UnsafeBufferPointer<UInt8>, line: Int, column: Int) {
-            arena.appendInterned(bytes: bytes)
+        /// A dependency's (or map pair's) key, and where it was written; `position` is the
+        /// dependency's (-1 for a key of a nested map).
+        mutating func key(_ bytes: UnsafeBufferPointer<UInt8>, position: Int, line: Int, column: Int) {
+            if position >= 0 { self.position = position }
+            _ = interned(bytes, memo.keys, at: position)
             place.write(line: line, column: column, file: file, fileID: &fileID, into: arena)
         }
 
@@ -710,7 +753,7 @@ enum DefinitionCoding {
         /// A reference to the entry named by `bytes`.
         mutating func reference(_ bytes: UnsafeBufferPointer<UInt8>, line: Int, column: Int) {
             arena.append(ValueTag.reference.rawValue)
-            let id = arena.appendInterned(bytes: bytes)
+            let id = interned(bytes, memo.references, at: position)
             if DependencyRule.mayBeFlawed(bytes, form: false) { summary.dependenciesMayHaveProblems = true }
             edges.append(StagedEdge(kind: .reference, payload: Int64(id)))
             place.write(line: line, column: column, file: file, fileID: &fileID, into: arena)
@@ -736,6 +779,33 @@ enum DefinitionCoding {
             var r = DefinitionReader(arena, at: start)
             summarizeValue(r.tag(), &r, depth: 1, edges: &edges, summary: &summary)
         }
+    }
+
+    /// The strings a `RecordWriter` wrote last at each of the first `count` positions of a
+    /// record's dependencies (its keys, and the names its references give), by their length and
+    /// words (`DefinitionArena.words`, strings of up to 16 bytes): entries written alike repeat
+    /// them position by position, found here without the arena's cache. A class: the writer is a
+    /// value.
+    final class StringMemo {
+        /// A string and its interned copy's position (`length` -1: none).
+        struct Slot {
+            var length = -1
+            var first: UInt64 = 0
+            var last: UInt64 = 0
+            var id = 0
+        }
+
+        static let count = 16
+        let keys: UnsafeMutablePointer<Slot>
+        let references: UnsafeMutablePointer<Slot>
+
+        init() {
+            keys = .allocate(capacity: 2 * StringMemo.count)
+            keys.initialize(repeating: Slot(), count: 2 * StringMemo.count)
+            references = keys + StringMemo.count
+        }
+
+        deinit { keys.deallocate() }
     }
 
     // MARK: What the transaction reads of a record

@@ -350,11 +350,13 @@ public enum EntryDecoder {
             var ok = true
             var next = map + 1
             let end = Int(nodes[map].extent)
+            var position = depth == 1 ? 0 : -1
             while next < end {
                 let k = next, v = next + 1
                 next = self.next(after: v)
                 if depth == 1 { currentKeyNode = k }
-                writer.key(bytes(k), line: Int(nodes[k].line), column: Int(nodes[k].column))
+                writer.key(bytes(k), position: position, line: Int(nodes[k].line), column: Int(nodes[k].column))
+                if depth == 1 { position += 1 }
                 writeValue(v, depth: depth, ok: &ok)
             }
             return ok

@@ -55,17 +55,8 @@ struct InternTable {
         return nil
     }
 
-    /// Makes room for `count` strings in all without growing again (a table filled with a known
-    /// number of strings is sized once instead of rehashed at every doubling).
-    mutating func reserve(_ count: Int) {
-        var c = max(64, capacity)
-        while c < count * 2 + 2 { c <<= 1 }
-        if c > capacity { grow(to: c) }
-    }
-
-    private mutating func grow() { grow(to: max(64, capacity * 2)) }
-
-    private mutating func grow(to newCapacity: Int) {
+    private mutating func grow() {
+        let newCapacity = max(64, capacity * 2)
         let fresh = UnsafeMutablePointer<Slot>.allocate(capacity: newCapacity)
         fresh.initialize(repeating: Slot(value: -1, hash: 0), count: newCapacity)
         if let old = slots {

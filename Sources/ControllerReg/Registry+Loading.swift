@@ -105,7 +105,9 @@ extension Registry {
         /// Decodes `doc` into the load; returns the size of its text. Taking the document as an
         /// argument (the caller's temporary) frees its tree as soon as it is decoded.
         mutating func decode(_ doc: ConfigDocument) -> Int {
-            if staged == nil { staged = StagedEntries(entries: EntryDecoder.entryCount(of: doc)) }
+            if staged == nil {
+                staged = StagedEntries(entries: EntryDecoder.entryCount(of: doc), textBytes: doc.strings.count)
+            }
             let found = EntryDecoder.stage(doc, into: &staged!)
             diagnostics += found.diagnostics
             invalidNames += found.invalidNames

@@ -26,9 +26,9 @@ struct StagedEntries {
     /// parent's entries), by position; empty for loads.
     private(set) var environments: [Int: EnvironmentLookup] = [:]
 
-    /// Room for about `entries` entries.
-    init(entries: Int) {
-        arena = DefinitionArena(entries: entries)
+    /// Room for about `entries` entries holding about `textBytes` bytes of text (0: unknown).
+    init(entries: Int, textBytes: Int = 0) {
+        arena = DefinitionArena(entries: entries, textBytes: textBytes)
         records.reserveCapacity(entries)
         dependencyPositions.reserveCapacity(entries)
         summaries.reserveCapacity(entries)

@@ -320,7 +320,7 @@ public enum DependencyRule {
         of value: DependencyValue, entry: String, key: String, fallback: SourceLocation?,
         into out: inout [Diagnostic], usesEnvironment: inout Bool
     ) {
-        func place(_ text: String) -> String { "entry '\(entry)', key '\(key)': \(text)" }
+        func place(_ text: String) -> String { ProblemText.joined("entry '", entry, "', key '", key, "': ", text) }
         switch value {
         case .template, .env:
             // Outlined: nothing of these cases is bound here, so the common cases are not copied.
@@ -333,7 +333,9 @@ public enum DependencyRule {
                         .schema, place("an empty string is not an entry name; write \"@\" for an empty literal string"),
                         at: at ?? fallback))
             } else if containsNul(name) {
-                out.append(Diagnostic(.schema, place("reference '\(name)' contains a NUL byte"), at: at ?? fallback))
+                out.append(
+                    Diagnostic(
+                        .schema, place(ProblemText.joined("reference '", name, "' contains a NUL byte")), at: at ?? fallback))
             }
         case .provider(let name, let at):
             formTargetProblems(.provider, name, at: at ?? fallback, place: place, into: &out)
@@ -346,7 +348,8 @@ public enum DependencyRule {
                         .schema, place("Tagged must name one tag (a non-empty string or an integer), found an empty string"),
                         at: at ?? fallback))
             } else if containsNul(tag) {
-                out.append(Diagnostic(.schema, place("tag '\(tag)' contains a NUL byte"), at: at ?? fallback))
+                out.append(
+                    Diagnostic(.schema, place(ProblemText.joined("tag '", tag, "' contains a NUL byte")), at: at ?? fallback))
             }
         case .list(let items):
             for item in items {
@@ -372,11 +375,15 @@ public enum DependencyRule {
         let key = form.rawValue
         if name.isEmpty {
             out.append(
-                Diagnostic(.schema, place("\(key) must name an entry (a non-empty string), found an empty string"), at: location))
+                Diagnostic(
+                    .schema, place(ProblemText.joined(key, " must name an entry (a non-empty string), found an empty string")),
+                    at: location))
         } else if name.utf8.first == UInt8(ascii: "@") {
-            out.append(Diagnostic(.schema, place("\(key) must name an entry, not a literal ('\(name)')"), at: location))
+            out.append(
+                Diagnostic(
+                    .schema, place(ProblemText.joined(key, " must name an entry, not a literal ('", name, "')")), at: location))
         } else if containsNul(name) {
-            out.append(Diagnostic(.schema, place("\(key) '\(name)' contains a NUL byte"), at: location))
+            out.append(Diagnostic(.schema, place(ProblemText.joined(key, " '", name, "' contains a NUL byte")), at: location))
         }
     }
 
@@ -386,7 +393,7 @@ public enum DependencyRule {
     static func environmentProblems(
         of value: DependencyValue, entry: String, key: String, fallback: SourceLocation?, into out: inout [Diagnostic]
     ) {
-        func place(_ text: String) -> String { "entry '\(entry)', key '\(key)': \(text)" }
+        func place(_ text: String) -> String { ProblemText.joined("entry '", entry, "', key '", key, "': ", text) }
         switch value {
         case .template(let text, let at):
             if let problem = EnvTemplate.syntaxProblem(text) {

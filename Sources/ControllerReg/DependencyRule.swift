@@ -84,19 +84,33 @@ public enum DependencyRule {
         var others: [String] = []
         for key in keys {
             if let form = Form(rawValue: key) { return .form(form) }
-            if misspelt == nil, let form = Form.allCases.first(where: { $0.rawValue.lowercased() == key.lowercased() }) {
+            if misspelt == nil, let form = Form.allCases.first(where: { sameIgnoringCase(key, $0.rawValue) }) {
                 misspelt = (key, form)
             } else {
-                others.append(key.lowercased())
+                others.append(key)
             }
         }
         guard let (key, form) = misspelt else { return .plain }
-        let extras = form.extraKeys.map { $0.lowercased() }
+        let extras = form.extraKeys
         let shaped =
             extras.isEmpty
             ? others.isEmpty
-            : !others.isEmpty && others.count <= extras.count && others.allSatisfy(extras.contains)
+            : !others.isEmpty && others.count <= extras.count
+                && others.allSatisfy { o in extras.contains { sameIgnoringCase(o, $0) } }
         return shaped ? .misspelt(key: key, form: form) : .plain
+    }
+
+    /// `key.lowercased() == name.lowercased()` for a `name` of ASCII letters (a form or one of its
+    /// keys), without making either string when `key` is ASCII too (the usual case: no
+    /// allocation per key of every map a config holds).
+    private static func sameIgnoringCase(_ key: String, _ name: String) -> Bool {
+        let ascii = Suggestions.withBytes(of: key) { k -> Bool? in
+            guard k.allSatisfy({ $0 < 0x80 }) else { return nil }
+            return Suggestions.withBytes(of: name) { n in
+                k.count == n.count && Suggestions.equalIgnoringCase(k, n)
+            }
+        }
+        return ascii ?? (key.lowercased() == name.lowercased())
     }
 
     /// A string by the rule: `"@text"` is the literal `text` (a `.template` when it holds `${`, to
@@ -134,7 +148,7 @@ public enum DependencyRule {
 
     /// The message for a form key in the wrong case.
     public static func misspeltMessage(key: String, form: Form) -> String {
-        "'\(key)' is not a dependency form: forms are case-sensitive; write \(form.example)"
+        ProblemText.joined("'", key, "' is not a dependency form: forms are case-sensitive; write ", form.example)
     }
 
     /// The value of a well-formed form whose target string is `target` (an `Env` form without

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// "Did you mean …?" help: the closest candidate to a misspelt name, found in bounded time.
 ///
 /// The work is bounded whatever the input: only candidates whose length is within the cut-off
@@ -32,8 +40,7 @@ package enum Suggestions {
     /// the cut-off), or nil. `excluding` is never offered (e.g. the entry that holds the reference).
     /// Ties go to the candidate whose length is nearer, then to the first one.
     package static func closest(to word: String, in candidates: some Sequence<String>, excluding: String? = nil) -> String? {
-        let target = Array(word.utf8)
-        let limit = cutoff(forLength: target.count)
+        let limit = cutoff(forLength: word.utf8.count)
         var best: (name: String, distance: Int, lengthGap: Int)?
         // One scratch buffer for every comparison (three rows of the band), and each candidate's
         // bytes read in place: a reference missing from a large config compares its name with
@@ -43,7 +50,7 @@ package enum Suggestions {
         defer { scratch.free() }
         // The pattern's table on the stack (2 KiB): no allocation per call.
         withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 256) { table in
-            target.withUnsafeBufferPointer { t in
+            withBytes(of: word) { t in
                 let pattern = t.count <= Pattern.maxLength ? Pattern(t, table: table) : nil
                 for candidate in candidates {
                     let length = candidate.utf8.count
@@ -128,7 +135,7 @@ package enum Suggestions {
             precondition(word.count <= Pattern.maxLength && table.count >= 256)
             positions = table
             self.word = word
-            table.initialize(repeating: 0)
+            memset(table.baseAddress!, 0, 256 * MemoryLayout<UInt64>.stride)
             for i in word.indices { table[Int(Suggestions.lower(word[i]))] |= 1 << UInt64(i) }
         }
 
@@ -168,6 +175,12 @@ package enum Suggestions {
     @inline(__always) static func equalIgnoringCase(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
         for i in a.indices where a[i] != b[i] && lower(a[i]) != lower(b[i]) { return false }
         return true
+    }
+
+    /// Calls `body` with `text`'s UTF-8 bytes, read in place when they are contiguous.
+    static func withBytes<R>(of text: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        if let r = text.utf8.withContiguousStorageIfAvailable(body) { return r }
+        return Array(text.utf8).withUnsafeBufferPointer(body)
     }
 
     /// An ASCII letter in lower case; any other byte as it is.

@@ -1004,6 +1004,10 @@ static void many_problems_message_and_records_agree(void) {
     }
     remove(a);
     remove(b);
+    cr_registry_free(reg);
+    free(text);
+}
+
 /* `count` YAML entries E0, E1, ... (one line each): every 50th has an unknown key, the others
  * refer to a missing entry; then `tail`. Returns the malloc'ed text. */
 static char *many_entries(int count, const char *tail) {

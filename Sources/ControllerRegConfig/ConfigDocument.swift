@@ -79,9 +79,12 @@ public struct ConfigDocument: Sendable {
         try strings.withUnsafeBufferPointer { all in
             try nodes.withUnsafeBufferPointer { n in
                 try duplicateKeys.withUnsafeBufferPointer { duplicates in
-                    var nul: UInt8 = 0
-                    return try withUnsafePointer(to: &nul) { empty in
-                        try body(DocumentView(file: file, nodes: n, strings: all.baseAddress ?? empty, duplicateKeys: duplicates))
+                    try withUnsafePointer(to: file) { file in
+                        var nul: UInt8 = 0
+                        return try withUnsafePointer(to: &nul) { empty in
+                            try body(
+                                DocumentView(file: file, nodes: n, strings: all.baseAddress ?? empty, duplicateKeys: duplicates))
+                        }
                     }
                 }
             }

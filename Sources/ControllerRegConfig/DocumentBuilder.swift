@@ -18,10 +18,11 @@ import Darwin
 /// document's arrays. Each map keeps a 64-bit fingerprint set of its keys while it is open, so
 /// the duplicate-key check runs only for a map in which two keys share a fingerprint.
 ///
-/// Given a `TopLevelPairSink`, a builder whose root is a map hands the sink each of its pairs as
-/// soon as the pair's value is complete, and then reuses their nodes and string bytes for the pairs
-/// read next (unless a loader called `keepNodes()`): the document in memory is one entry, not all
-/// of them. Every limit and check stays the document's: the node limit counts the nodes reused,
+/// Given a `TopLevelPairSink`, a builder whose root is a map hands the sink its complete pairs
+/// whenever they hold `handOnNodes` nodes or more (a few dozen entries: the call and the checks
+/// around it are paid once for them all, and their nodes are still in the caches), and then reuses
+/// their nodes and string bytes for the pairs read next (unless a loader called `keepNodes()`):
+/// the document in memory is a few dozen entries, not all of them. Every limit and check stays the document's: the node limit counts the nodes reused,
 /// and top-level keys are checked for duplicates against all earlier ones (`TopLevelNames`).
 public struct DocumentBuilder {
     /// The file name every location will carry.
@@ -59,15 +60,18 @@ public struct DocumentBuilder {
     /// the children added to it, the fingerprints of its keys and the fingerprints seen twice.
     var top = OpenContainer(index: -1, isMap: false, children: 0, keyBits: 0, collisions: 0)
 
-    /// Where the root map's pairs go as they are read, if anywhere (the caller of `build` keeps it
-    /// alive while the builder reads: not retained per pair).
-    unowned(unsafe) let sink: TopLevelPairSink?
-    /// Whether there is a sink (tested where every container closes).
+    /// Where the root map's pairs go as they are read, if anywhere (`storage.sink`), and whether
+    /// there is one (tested where every container closes).
+    let sink: UnsafeMutablePointer<TopLevelPairSink?>
     let hasSink: Bool
     /// The first node of the root map's pairs not yet handed to `sink`.
     var handFrom = 1
     /// Whether nodes handed on stay (a loader may still look back at them: `keepNodes()`).
     var keepsNodes = false
+    /// The pairs are handed on once the nodes since the last hand-over reach this many.
+    static let handOnNodes = 2048
+    /// The node count at which the next pairs are handed on.
+    var handAt = DocumentBuilder.handOnNodes
     /// The keys of the root map handed on so far, and the duplicates found among them (reported
     /// when the root map closes, where its duplicate check would report them).
     var topLevelNames = TopLevelNames()
@@ -137,9 +141,9 @@ public struct DocumentBuilder {
     ) {
         self.file = file
         self.limits = limits
-        self.sink = sink
+        storage = DocumentStorage(open: 16, file: file, sink: sink)
+        self.sink = storage.sink
         hasSink = sink != nil
-        storage = DocumentStorage(open: 16)
         nodeBase = nodes
         nodeAllocated = nodeCapacity
         nodeLimit = max(limits.maxNodes, 0)
@@ -358,8 +362,8 @@ public struct DocumentBuilder {
     @inline(__always) var topIndex: Int { top.index }
 
     /// Closes the innermost open list or map (and checks a map for duplicate keys). With a sink,
-    /// the root map's pairs complete so far are handed on when a container in them closes, and the
-    /// rest when the root map closes.
+    /// the root map's pairs complete so far are handed on when a container in them closes and they
+    /// hold enough nodes, and the rest when the root map closes.
     @inline(__always) public mutating func endContainer() {
         let index = top.index
         guard index >= 0 else { return }
@@ -371,7 +375,7 @@ public struct DocumentBuilder {
             openCount &-= 1
             top = openBase[openCount]
             if check { checkDuplicateKeys(map: index) }
-            if openCount == 0 && top.isMap && hasSink { handPairs() }
+            if openCount == 0 && nodeCount >= handAt && top.isMap && hasSink { handPairs() }
         } else {
             top = OpenContainer(index: -1, isMap: false, children: 1, keyBits: 0, collisions: 0)
             if hasSink && node.pointee.kind == .map {
@@ -405,21 +409,23 @@ public struct DocumentBuilder {
             k = nextKey(after: k)
         }
         let nodes = UnsafeBufferPointer(start: UnsafePointer(nodeBase), count: nodeCount)
+        let file = UnsafePointer(storage.file)
         if duplicateKeys.isEmpty {
-            sink.unsafelyUnwrapped.take(
+            sink.pointee.unsafelyUnwrapped.take(
                 DocumentView(
                     file: file, nodes: nodes, strings: stringBase, duplicateKeys: UnsafeBufferPointer(start: nil, count: 0)),
                 pairs: from..<to)
         } else {
             duplicateKeys.sort()
             duplicateKeys.withUnsafeBufferPointer { duplicates in
-                sink.unsafelyUnwrapped.take(
+                sink.pointee.unsafelyUnwrapped.take(
                     DocumentView(file: file, nodes: nodes, strings: stringBase, duplicateKeys: duplicates), pairs: from..<to)
             }
         }
         if !duplicateKeys.isEmpty { duplicateKeys.removeAll(keepingCapacity: true) }
         if keepsNodes {
             handFrom = to
+            handAt = to &+ DocumentBuilder.handOnNodes
         } else {
             // Only the root map (node 0, no string bytes) stays.
             nodeLimit -= nodeCount &- 1
@@ -667,12 +673,24 @@ final class DocumentStorage {
     /// The string bytes once they outgrew the array they started in, else nil.
     private(set) var strings: UnsafeMutablePointer<UInt8>? = nil
     private(set) var open: UnsafeMutablePointer<DocumentBuilder.OpenContainer>
+    /// The file name and the sink, where the views handed to the sink point to them (no reference
+    /// count touched per pair).
+    let file: UnsafeMutablePointer<String>
+    let sink: UnsafeMutablePointer<TopLevelPairSink?>
 
-    init(open: Int) {
+    init(open: Int, file: String, sink: TopLevelPairSink?) {
         self.open = .allocate(capacity: open)
+        self.file = .allocate(capacity: 1)
+        self.file.initialize(to: file)
+        self.sink = .allocate(capacity: 1)
+        self.sink.initialize(to: sink)
     }
 
     deinit {
+        file.deinitialize(count: 1)
+        file.deallocate()
+        sink.deinitialize(count: 1)
+        sink.deallocate()
         free(nodes)
         free(strings)
         open.deallocate()

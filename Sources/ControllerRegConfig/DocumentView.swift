@@ -11,8 +11,10 @@ import Darwin
 /// `TopLevelPairSink` while it is still reading. Node indices and string offsets are those of the
 /// buffers it points into; it is valid only while they are (inside the call that gave it).
 public struct DocumentView {
+    /// The file name every location carries (where its owner keeps it: no reference count per view).
+    private var filePointer: UnsafePointer<String>
     /// The file name every location carries.
-    public let file: String
+    public var file: String { filePointer.pointee }
     /// The nodes, in pre-order (indices as in the document or builder they come from).
     public private(set) var nodes: UnsafeBufferPointer<ConfigNode>
     /// The string bytes the string nodes point into, each string NUL-terminated.
@@ -22,18 +24,18 @@ public struct DocumentView {
 
     /// A view of `nodes` and `strings` (loaders and `ConfigDocument.withView` make these).
     init(
-        file: String, nodes: UnsafeBufferPointer<ConfigNode>, strings: UnsafePointer<UInt8>,
+        file: UnsafePointer<String>, nodes: UnsafeBufferPointer<ConfigNode>, strings: UnsafePointer<UInt8>,
         duplicateKeys: UnsafeBufferPointer<Int>
     ) {
-        self.file = file
+        filePointer = file
         self.nodes = nodes
         self.strings = strings
         self.duplicateKeys = duplicateKeys
     }
 
-    /// Reads the nodes and bytes `view` reads (the next part of the same document: the file is the
-    /// same), without copying the file name again.
+    /// Reads what `view` reads (the next part of a document).
     public mutating func move(to view: DocumentView) {
+        filePointer = view.filePointer
         nodes = view.nodes
         strings = view.strings
         duplicateKeys = view.duplicateKeys
@@ -62,7 +64,7 @@ public struct DocumentView {
     /// Where node `index` was written.
     public func location(of index: Int) -> SourceLocation {
         let n = nodes[index]
-        return SourceLocation(file: file, line: Int(n.line), column: Int(n.column))
+        return SourceLocation(file: filePointer.pointee, line: Int(n.line), column: Int(n.column))
     }
 
     /// The index of the next sibling of node `index` (one past its subtree).

@@ -83,27 +83,27 @@ struct TopLevelNames {
         storage.bytes = bytes
     }
 
-    /// A hash of a key's bytes: eight at a time, the rest as one word, then mixed (murmur's
-    /// finalizer) so that the low bits the table uses depend on every byte.
+    /// A hash of a key's bytes, read eight at a time (the last word overlapping the one before;
+    /// a key under eight bytes as one word, masked): the key's bytes must be readable for eight
+    /// bytes from their start, as the builder's string buffer is (each string is followed by its
+    /// NUL and the buffer by `DocumentStorage.stringSlack` bytes). Mixed with murmur's finalizer so
+    /// that the low bits the table uses depend on every byte.
     @inline(__always) static func hash(_ name: UnsafeBufferPointer<UInt8>) -> UInt64 {
-        var h = UInt64(truncatingIfNeeded: name.count) &* 0x9E37_79B9_7F4A_7C15
-        guard let p = name.baseAddress else { return h }
-        var i = 0
         let n = name.count
-        while n &- i >= 8 {
-            h = (h ^ UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)) &* 0xC2B2_AE3D_27D4_EB4F
-            h = h &<< 31 | h &>> 33
-            i &+= 8
-        }
-        if i < n {
-            var w: UInt64 = 0
-            var shift: UInt64 = 0
-            while i < n {
-                w |= UInt64(p[i]) &<< shift
-                shift &+= 8
-                i &+= 1
+        var h = UInt64(truncatingIfNeeded: n) &* 0x9E37_79B9_7F4A_7C15
+        guard n > 0, let p = name.baseAddress else { return h }
+        let raw = UnsafeRawPointer(p)
+        if n >= 8 {
+            var i = 0
+            while n &- i > 8 {
+                h = (h ^ raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* 0xC2B2_AE3D_27D4_EB4F
+                h = h &<< 31 | h &>> 33
+                i &+= 8
             }
-            h = (h ^ w) &* 0xC2B2_AE3D_27D4_EB4F
+            h = (h ^ raw.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self)) &* 0xC2B2_AE3D_27D4_EB4F
+        } else {
+            let word = UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self)) & (UInt64.max &>> UInt64(64 &- 8 &* n))
+            h = (h ^ word) &* 0xC2B2_AE3D_27D4_EB4F
         }
         h ^= h &>> 33
         h = h &* 0xFF51_AFD7_ED55_8CCD
@@ -117,9 +117,10 @@ struct TopLevelNames {
         storage.keys = keys
         tableSize = keyCapacity * 2
         free(table)
-        table = TopLevelNames.resize(nil, to: tableSize)
+        // Zeroed by the allocator (fresh pages of a large table are not even touched).
+        guard let zeroed = calloc(tableSize, MemoryLayout<Int32>.stride) else { fatalError("DocumentBuilder: out of memory") }
+        table = zeroed.bindMemory(to: Int32.self, capacity: tableSize)
         storage.table = table
-        table!.initialize(repeating: 0, count: tableSize)
         let mask = tableSize - 1
         for i in 0..<keyCount {
             var slot = Int(truncatingIfNeeded: keys![i].hash) & mask

@@ -21,14 +21,14 @@ struct StreamedLoadTests {
     @Test func aSyntaxErrorAfterManyEntriesFailsTheLoadWithItAlone() {
         let r = Registry()
         let error = expectError {
-            try r.load(text: Self.entries(400, ref: "Missing") + "broken: [\n", format: .yaml, file: "late.yaml")
+            try r.load(text: Self.entries(1_000, ref: "Missing") + "broken: [\n", format: .yaml, file: "late.yaml")
         }
         #expect(error?.diagnostics.count == 1)
         #expect(error?.code == .syntax)
-        #expect((error?.diagnostics.first?.location?.line ?? 0) > 400)
+        #expect((error?.diagnostics.first?.location?.line ?? 0) > 1_000)
         #expect(r.entries.isEmpty)
         // JSON: the same, after a hundred valid entries.
-        let json = "{" + (0..<100).map { "\"J\($0)\": \"C\"" }.joined(separator: ", ") + ", \"K\": }"
+        let json = "{" + (0..<1_000).map { "\"J\($0)\": \"C\"" }.joined(separator: ", ") + ", \"K\": }"
         let jsonError = expectError { try r.load(text: json, format: .json) }
         #expect(jsonError?.diagnostics.count == 1 && jsonError?.code == .syntax)
         #expect(r.entries.isEmpty)
@@ -38,7 +38,7 @@ struct StreamedLoadTests {
         let dir = ConfigDir()
         let good = dir.write("good.yaml", "G: C\nE3: C\n")
         // Its entries would be invalid, and repeat a name of the good file: none of it is reported.
-        let bad = dir.write("bad.yaml", Self.entries(300, ref: "Missing") + "broken: [\n")
+        let bad = dir.write("bad.yaml", Self.entries(1_000, ref: "Missing") + "broken: [\n")
         for paths in [[good, bad], [bad, good]] {
             let r = Registry()
             let error = expectError { try r.load(paths: paths) }
@@ -60,7 +60,7 @@ struct StreamedLoadTests {
         let file = dir.write("app.yaml", "A: {ClassName: C, Dependencies: {n: 1}}\n")
         let r = Registry()
         try r.load(path: file)
-        dir.write("app.yaml", Self.entries(300) + "A: {ClassName: D}\nbroken: [\n")
+        dir.write("app.yaml", Self.entries(1_000) + "A: {ClassName: D}\nbroken: [\n")
         let error = expectError { _ = try r.reload() }
         #expect(error?.diagnostics.count == 1 && error?.code == .syntax)
         #expect(r.entries.map(\.name) == ["A"])
@@ -72,32 +72,32 @@ struct StreamedLoadTests {
 
     @Test func aRepeatedNameFarFromTheFirstIsReportedAndSkipped() {
         // E7 is invalid where it is first written; its repeat (valid) is skipped, not checked.
-        let text = Self.entries(300) + "E7: {ClassName: Again, Bogus: 2}\nE8: Again\n"
+        let text = Self.entries(1_000) + "E7: {ClassName: Again, Bogus: 2}\nE8: Again\n"
         let error = expectError { try Registry().load(text: text, format: .yaml, file: "dup.yaml") }
         let messages = error?.diagnostics.map(\.message) ?? []
         #expect(messages.contains("duplicate key 'E7' (first defined at line 8, column 1)"))
         #expect(messages.contains("duplicate key 'E8' (first defined at line 9, column 1)"))
-        // Six unknown keys (E7, E57, …, E257), none from the skipped repeat.
-        #expect(messages.filter { $0.hasPrefix("unknown key 'Bogus'") }.count == 6)
-        #expect(error?.diagnostics.filter { $0.location?.line == 301 }.map(\.code) == [.duplicate])
+        // Twenty unknown keys (E7, E57, …, E957), none from the skipped repeat.
+        #expect(messages.filter { $0.hasPrefix("unknown key 'Bogus'") }.count == 20)
+        #expect(error?.diagnostics.filter { $0.location?.line == 1_001 }.map(\.code) == [.duplicate])
     }
 
     @Test func theNodeLimitCountsEveryEntryNotOneAtATime() throws {
-        // 200 entries of 5 values each (name, map, ClassName, C, and the root once).
-        let text = (0..<200).map { "E\($0): {ClassName: C}\n" }.joined()
+        // 1,000 entries of 4 values each (name, map, ClassName, C), and the root.
+        let text = (0..<1_000).map { "E\($0): {ClassName: C}\n" }.joined()
         var limits = RegistryLimits()
-        limits.config.maxNodes = 1 + 200 * 4
+        limits.config.maxNodes = 1 + 1_000 * 4
         try Registry(limits: limits).load(text: text, format: .yaml)
         limits.config.maxNodes -= 1
         let error = expectError { try Registry(limits: limits).load(text: text, format: .yaml) }
         #expect(error?.code == .limit)
-        #expect(error?.diagnostics.first?.message == "the document has more than 800 values")
-        #expect(error?.diagnostics.first?.location?.line == 200)
+        #expect(error?.diagnostics.first?.message == "the document has more than 4000 values")
+        #expect(error?.diagnostics.first?.location?.line == 1_000)
     }
 
     @Test func anAliasReachesAnAnchorWrittenManyEntriesBefore() throws {
         let text =
-            "First: &first {ClassName: Leaf, Dependencies: {n: 5, l: ['@a', '@b']}}\n" + Self.entries(300, ref: "First")
+            "First: &first {ClassName: Leaf, Dependencies: {n: 5, l: ['@a', '@b']}}\n" + Self.entries(1_000, ref: "First")
             + "Late: &late {ClassName: Node, Dependencies: {x: First}}\n" + Self.entries(100, prefix: "F", ref: "Late")
             + "CopyOfFirst: *first\nCopyOfLate: *late\n"
         let r = Registry()
@@ -109,6 +109,6 @@ struct StreamedLoadTests {
         let first = try #require(r.entry(named: "First")), copy = try #require(r.entry(named: "CopyOfFirst"))
         #expect(copy.className == first.className && copy.dependencies == first.dependencies)
         #expect(r.entry(named: "CopyOfLate")?.className == "Node")
-        #expect(r.entries.count == 2 + 294 + 98 + 2)
+        #expect(r.entries.count == 2 + 980 + 98 + 2)
     }
 }

@@ -40,6 +40,10 @@ public enum EntryDecoder {
         return doc.nodes[root].count
     }
 
+    /// About how many entries `bytes` bytes of config text hold (to size a load's records before
+    /// its document is read; they grow if there are more).
+    static func expectedEntries(inputBytes bytes: Int) -> Int { bytes / 128 }
+
     /// Decodes every entry as `decode` does, writing each valid one straight into `staged` as its
     /// record (no `EntryDefinition`, no `String` per value); returns the problems (the document's
     /// first) and the names of invalid entries.
@@ -48,23 +52,69 @@ public enum EntryDecoder {
     ) -> (
         diagnostics: [Diagnostic], invalidNames: [String]
     ) {
-        doc.strings.withUnsafeBufferPointer { all in
-            doc.nodes.withUnsafeBufferPointer { nodes in
-                var d = Decoder(
-                    doc: doc, strings: all.baseAddress ?? emptyKey, nodes: nodes,
-                    writer: DefinitionCoding.RecordWriter(staged.arena, file: doc.file))
-                d.diagnostics = doc.problems
-                d.run(into: &staged)
-                return (d.diagnostics, d.invalidNames)
+        doc.withView { view in
+            var d = Decoder(
+                doc: view, strings: view.strings, nodes: view.nodes,
+                writer: DefinitionCoding.RecordWriter(staged.arena, file: doc.file))
+            d.diagnostics = doc.problems
+            d.run(into: &staged)
+            return (d.diagnostics, d.invalidNames)
+        }
+    }
+
+    /// Decodes a document's entries while its loader reads it: the loader hands each top-level
+    /// pair over as soon as it is complete (`TopLevelPairSink`), and it is written into `staged`
+    /// as `stage` writes it, in the same order with the same problems; the loader then reuses the
+    /// pair's nodes, so the whole document is never in memory. `finish` gives the outcome `stage`
+    /// gives for the whole document.
+    final class Stream: TopLevelPairSink {
+        /// The records written so far (taken back by the caller after `finish`).
+        @exclusivity(unchecked) var staged: StagedEntries
+        /// The decoder, made at the first pair (raw memory: no copy or access check per pair).
+        @exclusivity(unchecked) private var decoder: UnsafeMutablePointer<Decoder>? = nil
+
+        init(into staged: StagedEntries) {
+            self.staged = staged
+        }
+
+        deinit {
+            decoder?.deinitialize(count: 1)
+            decoder?.deallocate()
+        }
+
+        func take(_ part: DocumentView, pairs range: Range<Int>) {
+            if let d = decoder {
+                d.pointee.read(part)
+                d.pointee.decodePairs(range, into: &staged)
+                return
             }
+            let d = UnsafeMutablePointer<Decoder>.allocate(capacity: 1)
+            d.initialize(
+                to: Decoder(
+                    doc: part, strings: part.strings, nodes: part.nodes,
+                    writer: DefinitionCoding.RecordWriter(staged.arena, file: part.file)))
+            decoder = d
+            d.pointee.decodePairs(range, into: &staged)
+        }
+
+        /// The problems (the document's first) and invalid names, once the loader has returned
+        /// `doc` (its root alone when its pairs came here; a document whose root is not a map, or
+        /// that is empty, is checked here).
+        func finish(_ doc: ConfigDocument) -> (diagnostics: [Diagnostic], invalidNames: [String]) {
+            guard let d = decoder else { return EntryDecoder.stage(doc, into: &staged) }
+            doc.withView { view in
+                d.pointee.read(view)
+                d.pointee.run(into: &staged)
+            }
+            return (doc.problems + d.pointee.diagnostics, d.pointee.invalidNames)
         }
     }
 
     private struct Decoder {
-        let doc: ConfigDocument
-        /// The document's string bytes and nodes, read in place for the whole decode.
-        let strings: UnsafePointer<UInt8>
-        let nodes: UnsafeBufferPointer<ConfigNode>
+        var doc: DocumentView
+        /// The document's string bytes and nodes, read in place (`doc`'s).
+        var strings: UnsafePointer<UInt8>
+        var nodes: UnsafeBufferPointer<ConfigNode>
         var writer: DefinitionCoding.RecordWriter
         var diagnostics: [Diagnostic] = []
         var invalidNames: [String] = []
@@ -73,13 +123,20 @@ public enum EntryDecoder {
         var currentEntryNode = 0, currentKeyNode = 0
 
         init(
-            doc: ConfigDocument, strings: UnsafePointer<UInt8>, nodes: UnsafeBufferPointer<ConfigNode>,
+            doc: DocumentView, strings: UnsafePointer<UInt8>, nodes: UnsafeBufferPointer<ConfigNode>,
             writer: DefinitionCoding.RecordWriter
         ) {
             self.doc = doc
             self.strings = strings
             self.nodes = nodes
             self.writer = writer
+        }
+
+        /// Reads `view` from now on (the next part of the same document).
+        mutating func read(_ view: DocumentView) {
+            doc.move(to: view)
+            strings = view.strings
+            nodes = view.nodes
         }
 
         var currentEntry: String { doc.string(at: currentEntryNode) }
@@ -137,19 +194,25 @@ public enum EntryDecoder {
         func kindName(_ node: Int) -> String { DependencyRule.kindName(valueKind(node)) }
 
         mutating func run(into staged: inout StagedEntries) {
-            guard let root = doc.root else {
+            guard !nodes.isEmpty else {
                 diagnostics.append(
                     Diagnostic(
                         .schema, "the config is empty: expected a map from entry names to entries",
                         at: SourceLocation(file: doc.file, line: 1, column: 1)))
                 return
             }
+            let root = 0
             guard nodes[root].kind == .map else {
                 fail(.schema, "the top level must be a map from entry names to entries, found \(kindName(root))", root)
                 return
             }
-            var next = root + 1
-            let end = Int(nodes[root].extent)
+            decodePairs(root + 1..<Int(nodes[root].extent), into: &staged)
+        }
+
+        /// Decodes the top-level pairs whose nodes are `range` (in written order).
+        mutating func decodePairs(_ range: Range<Int>, into staged: inout StagedEntries) {
+            var next = range.lowerBound
+            let end = range.upperBound
             while next < end {
                 let key = next, value = next + 1
                 next = self.next(after: value)

@@ -16,10 +16,9 @@ extension Registry {
         path: String, format: ConfigFormat = .auto, mode: LoadMode = .add, environment: [String: String]? = nil
     ) throws(ConfigError) {
         try releasingLoadMemory { () throws(ConfigError) in
-            // Decoded at once: the document (the tree the parser built) is freed before the commit.
+            // Decoded while it is read: no document tree is held beside the records.
             var load = StagedLoad()
-            let textBytes = load.decode(
-                try ConfigLoader.load(path: path, format: format, limits: limits.config, keepingProblems: true))
+            let textBytes = try load.read(path: path, format: format, limits: limits.config)
             try apply(load, mode: mode, source: .files([path], format), environment: ConfigEnvironment(variables: environment))
             return textBytes
         }
@@ -32,8 +31,9 @@ extension Registry {
     ) throws(ConfigError) {
         try releasingLoadMemory { () throws(ConfigError) in
             var load = StagedLoad()
-            let textBytes = load.decode(
-                try ConfigLoader.parse(text, format: format, file: file, limits: limits.config, keepingProblems: true))
+            let textBytes = try withUnsafeBytesThrowing(Array(text.utf8)) { (raw) throws(ConfigError) in
+                try load.read(bytes: raw, format: format, file: file, limits: limits.config)
+            }
             try apply(load, mode: mode, source: .given, environment: ConfigEnvironment(variables: environment))
             return textBytes
         }
@@ -46,8 +46,7 @@ extension Registry {
     ) throws(ConfigError) {
         try releasingLoadMemory { () throws(ConfigError) in
             var load = StagedLoad()
-            let textBytes = load.decode(
-                try ConfigLoader.parse(bytes, format: format, file: file, limits: limits.config, keepingProblems: true))
+            let textBytes = try load.read(bytes: bytes, format: format, file: file, limits: limits.config)
             try apply(load, mode: mode, source: .given, environment: ConfigEnvironment(variables: environment))
             return textBytes
         }
@@ -102,19 +101,44 @@ extension Registry {
         var diagnostics: [Diagnostic] = []
         var invalidNames: [String] = []
 
-        /// Decodes `doc` into the load; returns the size of its text. Taking the document as an
-        /// argument (the caller's temporary) frees its tree as soon as it is decoded.
-        mutating func decode(_ doc: ConfigDocument) -> Int {
-            if staged == nil { staged = StagedEntries(entries: EntryDecoder.entryCount(of: doc)) }
-            let found = EntryDecoder.stage(doc, into: &staged!)
+        /// Reads config bytes and decodes their entries into the load while the parser reads them
+        /// (`EntryDecoder.Stream`: the parsed document is never whole in memory); returns their
+        /// size. If reading fails the load is left as it was (entries already decoded from these
+        /// bytes are dropped: a document with an error has no entries) and the error is thrown.
+        mutating func read(
+            bytes: UnsafeRawBufferPointer, format: ConfigFormat, file: String, limits: ConfigLimits
+        ) throws(ConfigError) -> Int {
+            // Moved into the stream (no second reference: its arrays are not copied on write).
+            let stream = EntryDecoder.Stream(
+                into: staged.take() ?? StagedEntries(entries: EntryDecoder.expectedEntries(inputBytes: bytes.count)))
+            let before = stream.staged.count
+            let doc: ConfigDocument
+            do throws(ConfigError) {
+                doc = try ConfigLoader.parse(
+                    bytes, format: format, file: file, limits: limits, keepingProblems: true, pairs: stream)
+            } catch {
+                stream.staged.removeLast(stream.staged.count - before)
+                staged = stream.staged
+                throw error
+            }
+            let found = stream.finish(doc)
+            staged = stream.staged
             diagnostics += found.diagnostics
             invalidNames += found.invalidNames
-            return doc.strings.count
+            return bytes.count
         }
 
-        /// Reads and decodes the files at `paths` in order (each file's tree freed once it is
-        /// decoded, before the next is read); returns the size of their text and the problems of
-        /// the files that could not be read (`load(paths:)` and a reload's file steps).
+        /// Reads the file at `path` as `read(bytes:…)` does (format as `ConfigLoader.load(path:)`).
+        mutating func read(path: String, format: ConfigFormat, limits: ConfigLimits) throws(ConfigError) -> Int {
+            let bytes = try ConfigLoader.readFile(path, limit: limits.maxInputBytes)
+            return try withUnsafeBytesThrowing(bytes) { (raw) throws(ConfigError) in
+                try read(bytes: raw, format: ConfigLoader.format(of: path, given: format), file: path, limits: limits)
+            }
+        }
+
+        /// Reads and decodes the files at `paths` in order, each while it is read; returns the size
+        /// of their text and the problems of the files that could not be read (`load(paths:)` and
+        /// a reload's file steps).
         mutating func read(
             paths: [String], format: ConfigFormat, limits: ConfigLimits
         ) -> (textBytes: Int, unread: [Diagnostic]) {
@@ -122,7 +146,7 @@ extension Registry {
             var unread: [Diagnostic] = []
             for path in paths {
                 do throws(ConfigError) {
-                    textBytes += decode(try ConfigLoader.load(path: path, format: format, limits: limits, keepingProblems: true))
+                    textBytes += try read(path: path, format: format, limits: limits)
                 } catch {
                     unread += error.diagnostics
                 }
@@ -131,7 +155,7 @@ extension Registry {
         }
     }
 
-    /// Commits decoded documents (decoded as each was read, so no document tree is held during
+    /// Commits decoded documents (decoded while each was read, so no document tree is held during
     /// the commit).
     private func apply(
         _ load: StagedLoad, mode: LoadMode, source: ReloadHistory.Source, unreadProblems: [Diagnostic] = [],
@@ -250,4 +274,14 @@ extension Registry {
         }
         c.history = history
     }
+}
+
+/// `withUnsafeBytes` of a byte array that keeps the closure's typed error.
+private func withUnsafeBytesThrowing<R>(
+    _ bytes: [UInt8], _ body: (UnsafeRawBufferPointer) throws(ConfigError) -> R
+) throws(ConfigError) -> R {
+    let result: Result<R, ConfigError> = bytes.withUnsafeBytes { raw in
+        do throws(ConfigError) { return .success(try body(raw)) } catch { return .failure(error) }
+    }
+    return try result.get()
 }

@@ -80,6 +80,20 @@ struct StagedEntries {
         nameHashes.append(byteHash(UnsafeRawBufferPointer(nameBytes(records.count - 1))))
     }
 
+    /// Unstages the last `k` entries (a document that failed to read after some of its entries
+    /// were staged). Their records stay in the arena, unreferenced, as an invalid entry's do.
+    mutating func removeLast(_ k: Int) {
+        guard k > 0 else { return }
+        let n = records.count - k
+        records.removeLast(k)
+        dependencyPositions.removeLast(k)
+        summaries.removeLast(k)
+        nameHashes.removeLast(k)
+        edges.removeLast(edges.count - Int(edgeStart[n]))
+        edgeStart.removeLast(k)
+        environments = environments.filter { $0.key < n }
+    }
+
     /// The name's bytes of position `k` (valid until the arena is written again).
     func nameBytes(_ k: Int) -> UnsafeBufferPointer<UInt8> { DefinitionCoding.nameBytes(arena, at: records[k]) }
 

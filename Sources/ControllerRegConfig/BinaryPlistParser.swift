@@ -44,10 +44,14 @@ struct BinaryPlistParser {
     static let headerSize = 8
     static let trailerSize = 32
 
-    static func parse(_ bytes: UnsafeRawBufferPointer, file: String, limits: ConfigLimits) throws(ConfigError) -> ConfigDocument {
+    static func parse(
+        _ bytes: UnsafeRawBufferPointer, file: String, limits: ConfigLimits, pairs sink: TopLevelPairSink? = nil
+    ) throws(ConfigError) -> ConfigDocument {
         // Binary plists are dense and share objects: expect about one value per 4 input bytes.
         let count = min(bytes.count, limits.maxInputBytes)
-        return try DocumentBuilder.build(file: file, limits: limits, expectedBytes: count * 2, expectedNodes: count / 4) {
+        return try DocumentBuilder.build(
+            file: file, limits: limits, expectedBytes: count * 2, expectedNodes: count / 4, sink: sink
+        ) {
             builder throws(ConfigError) in
             var parser = BinaryPlistParser(
                 p: bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), count: bytes.count, builder: builder,

@@ -73,25 +73,29 @@ public struct ConfigDocument: Sendable {
         self.duplicateKeys = duplicateKeys
     }
 
-    /// Whether node `index` is a key reported as a duplicate.
-    public func isDuplicateKey(_ index: Int) -> Bool {
-        !duplicateKeys.isEmpty && containsDuplicateKey(from: index, to: index + 1)
+    /// Calls `body` with a view of the document's nodes and bytes in place (what the entry decoder
+    /// reads; the accessors below are the view's).
+    public func withView<R>(_ body: (DocumentView) throws -> R) rethrows -> R {
+        try strings.withUnsafeBufferPointer { all in
+            try nodes.withUnsafeBufferPointer { n in
+                try duplicateKeys.withUnsafeBufferPointer { duplicates in
+                    try withUnsafePointer(to: file) { file in
+                        var nul: UInt8 = 0
+                        return try withUnsafePointer(to: &nul) { empty in
+                            try body(
+                                DocumentView(file: file, nodes: n, strings: all.baseAddress ?? empty, duplicateKeys: duplicates))
+                        }
+                    }
+                }
+            }
+        }
     }
+
+    /// Whether node `index` is a key reported as a duplicate.
+    public func isDuplicateKey(_ index: Int) -> Bool { withView { $0.isDuplicateKey(index) } }
 
     /// Whether a duplicate key lies inside the subtree of container node `index`.
-    public func hasDuplicateKey(inside index: Int) -> Bool {
-        !duplicateKeys.isEmpty && nodes[index].isContainer && containsDuplicateKey(from: index + 1, to: Int(nodes[index].extent))
-    }
-
-    /// Whether a duplicate key's index lies in `from ..< to` (binary search).
-    private func containsDuplicateKey(from: Int, to: Int) -> Bool {
-        var low = 0, high = duplicateKeys.count
-        while low < high {
-            let mid = (low + high) / 2
-            if duplicateKeys[mid] < from { low = mid + 1 } else { high = mid }
-        }
-        return low < duplicateKeys.count && duplicateKeys[low] < to
-    }
+    public func hasDuplicateKey(inside index: Int) -> Bool { withView { $0.hasDuplicateKey(inside: index) } }
 
     /// The index of the root value, or nil for an empty document.
     @inlinable public var root: Int? { nodes.isEmpty ? nil : 0 }
@@ -109,31 +113,10 @@ public struct ConfigDocument: Sendable {
     }
 
     /// The indices of a list's elements.
-    public func elements(of list: Int) -> [Int] {
-        var result: [Int] = []
-        result.reserveCapacity(nodes[list].count)
-        var i = list + 1
-        let end = Int(nodes[list].extent)
-        while i < end {
-            result.append(i)
-            i = next(after: i)
-        }
-        return result
-    }
+    public func elements(of list: Int) -> [Int] { withView { $0.elements(of: list) } }
 
     /// The (key, value) node indices of a map's pairs, in written order.
-    public func pairs(of map: Int) -> [(key: Int, value: Int)] {
-        var result: [(key: Int, value: Int)] = []
-        result.reserveCapacity(nodes[map].count)
-        var i = map + 1
-        let end = Int(nodes[map].extent)
-        while i < end {
-            let value = i + 1
-            result.append((i, value))
-            i = next(after: value)
-        }
-        return result
-    }
+    public func pairs(of map: Int) -> [(key: Int, value: Int)] { withView { $0.pairs(of: map) } }
 
     /// Calls `body` with the bytes of string node `index` (without the trailing NUL).
     @inlinable
@@ -145,15 +128,10 @@ public struct ConfigDocument: Sendable {
     }
 
     /// The text of string node `index`.
-    public func string(at index: Int) -> String {
-        withBytes(of: index) { String(decoding: $0, as: UTF8.self) }
-    }
+    public func string(at index: Int) -> String { withView { $0.string(at: index) } }
 
-    /// Whether string node `index` holds exactly `text`.
     /// Whether the string at `index` contains a NUL byte (without making a String).
-    public func containsNul(at index: Int) -> Bool {
-        withBytes(of: index) { bytes in bytes.count > 0 && memchr(bytes.baseAddress!, 0, bytes.count) != nil }
-    }
+    public func containsNul(at index: Int) -> Bool { withView { $0.containsNul(at: index) } }
 
     /// The first byte of the string at `index`, or nil if it is empty.
     @inlinable public func firstByte(at index: Int) -> UInt8? {
@@ -161,29 +139,9 @@ public struct ConfigDocument: Sendable {
         return n.extent == 0 ? nil : strings[Int(n.payload)]
     }
 
-    /// The string at `index` without its first Character, as `String(string(at:).dropFirst())`:
-    /// byte-wise when the second byte is ASCII (then the first Character is the first byte).
-    public func stringDroppingFirst(at index: Int) -> String {
-        withBytes(of: index) { bytes in
-            if bytes.count <= 1 { return "" }
-            if bytes[1] < 0x80 { return String(decoding: UnsafeBufferPointer(rebasing: bytes.dropFirst()), as: UTF8.self) }
-            return String(String(decoding: bytes, as: UTF8.self).dropFirst())
-        }
-    }
+    /// The string at `index` without its first Character, as `String(string(at:).dropFirst())`.
+    public func stringDroppingFirst(at index: Int) -> String { withView { $0.stringDroppingFirst(at: index) } }
 
     /// Whether node `index` is a string with exactly the bytes of `text`.
-    public func stringEquals(_ index: Int, _ text: StaticString) -> Bool {
-        withBytes(of: index) { bytes in
-            bytes.count == text.utf8CodeUnitCount
-                && (bytes.count == 0 || memcmp(bytes.baseAddress!, text.utf8Start, bytes.count) == 0)
-        }
-    }
+    public func stringEquals(_ index: Int, _ text: StaticString) -> Bool { withView { $0.stringEquals(index, text) } }
 }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif

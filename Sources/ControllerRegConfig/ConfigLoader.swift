@@ -13,46 +13,49 @@ public enum ConfigLoader {
     /// Parses `bytes` as `format` (`.auto` sniffs the content). `file` names the source in locations.
     /// Problems that do not stop reading (duplicate keys) are thrown, unless `keepingProblems`:
     /// then the document carries them in `problems` for the caller to report with its own.
+    /// Given `pairs`, a root map's pairs go to it as they are read and the document returned holds
+    /// the root map alone (see `TopLevelPairSink`); if reading then fails, what the sink took is
+    /// part of a document that does not exist.
     public static func parse(
         _ bytes: UnsafeRawBufferPointer, format: ConfigFormat, file: String = "<string>",
-        limits: ConfigLimits = ConfigLimits(), keepingProblems: Bool = false
+        limits: ConfigLimits = ConfigLimits(), keepingProblems: Bool = false, pairs: TopLevelPairSink? = nil
     ) throws(ConfigError) -> ConfigDocument {
-        let doc = try parseDocument(bytes, format: format, file: file, limits: limits)
+        let doc = try parseDocument(bytes, format: format, file: file, limits: limits, pairs: pairs)
         if !keepingProblems && !doc.problems.isEmpty { throw ConfigError(doc.problems) }
         return doc
     }
 
     private static func parseDocument(
         _ bytes: UnsafeRawBufferPointer, format: ConfigFormat, file: String,
-        limits: ConfigLimits
+        limits: ConfigLimits, pairs: TopLevelPairSink?
     ) throws(ConfigError) -> ConfigDocument {
         if bytes.count > limits.maxInputBytes {
             throw ConfigError(.limit, "\(file): input of \(bytes.count) bytes exceeds the limit of \(limits.maxInputBytes) bytes")
         }
         let chosen = format == .auto ? ConfigFormat.sniff(bytes) : format
         switch chosen {
-        case .json, .auto: return try JSONParser.parse(bytes, file: file, limits: limits)
-        case .yaml: return try YAMLParser.parse(bytes, file: file, limits: limits)
-        case .plist: return try PlistParser.parse(bytes, file: file, limits: limits)
+        case .json, .auto: return try JSONParser.parse(bytes, file: file, limits: limits, pairs: pairs)
+        case .yaml: return try YAMLParser.parse(bytes, file: file, limits: limits, pairs: pairs)
+        case .plist: return try PlistParser.parse(bytes, file: file, limits: limits, pairs: pairs)
         }
     }
 
     /// Parses a byte array; see `parse(_:format:file:limits:)`.
     public static func parse(
         _ bytes: [UInt8], format: ConfigFormat, file: String = "<string>",
-        limits: ConfigLimits = ConfigLimits(), keepingProblems: Bool = false
+        limits: ConfigLimits = ConfigLimits(), keepingProblems: Bool = false, pairs: TopLevelPairSink? = nil
     ) throws(ConfigError) -> ConfigDocument {
         try withUnsafeBytesTyped(bytes) { (raw) throws(ConfigError) in
-            try parse(raw, format: format, file: file, limits: limits, keepingProblems: keepingProblems)
+            try parse(raw, format: format, file: file, limits: limits, keepingProblems: keepingProblems, pairs: pairs)
         }
     }
 
     /// Parses a string; see `parse(_:format:file:limits:)`.
     public static func parse(
         _ text: String, format: ConfigFormat, file: String = "<string>",
-        limits: ConfigLimits = ConfigLimits(), keepingProblems: Bool = false
+        limits: ConfigLimits = ConfigLimits(), keepingProblems: Bool = false, pairs: TopLevelPairSink? = nil
     ) throws(ConfigError) -> ConfigDocument {
-        try parse(Array(text.utf8), format: format, file: file, limits: limits, keepingProblems: keepingProblems)
+        try parse(Array(text.utf8), format: format, file: file, limits: limits, keepingProblems: keepingProblems, pairs: pairs)
     }
 
     /// Reads and parses the file at `path`. `.auto` uses the extension, else sniffs the content;
@@ -62,8 +65,14 @@ public enum ConfigLoader {
         keepingProblems: Bool = false
     ) throws(ConfigError) -> ConfigDocument {
         let bytes = try readFile(path, limit: limits.maxInputBytes)
-        let chosen = format == .auto ? (ConfigFormat.fromExtension(of: path) ?? .auto) : format
-        return try parse(bytes, format: chosen, file: path, limits: limits, keepingProblems: keepingProblems)
+        return try parse(
+            bytes, format: self.format(of: path, given: format), file: path, limits: limits, keepingProblems: keepingProblems)
+    }
+
+    /// The format a file at `path` is read as: `given`, or for `.auto` the one its extension names
+    /// (`.auto` again, to sniff the content, when it names none).
+    public static func format(of path: String, given: ConfigFormat) -> ConfigFormat {
+        given == .auto ? (ConfigFormat.fromExtension(of: path) ?? .auto) : given
     }
 
     /// Reads a whole regular file with the C library. Directories, FIFOs, devices, missing and

@@ -17,6 +17,13 @@ import Darwin
 /// (`DocumentStorage` owns them), one capacity compare per node; `finish()` copies them into the
 /// document's arrays. Each map keeps a 64-bit fingerprint set of its keys while it is open, so
 /// the duplicate-key check runs only for a map in which two keys share a fingerprint.
+///
+/// Given a `TopLevelPairSink`, a builder whose root is a map hands the sink its complete pairs
+/// whenever they hold `handOnNodes` nodes or more (a few dozen entries: the call and the checks
+/// around it are paid once for them all, and their nodes are still in the caches), and then reuses
+/// their nodes and string bytes for the pairs read next (unless a loader called `keepNodes()`):
+/// the document in memory is a few dozen entries, not all of them. Every limit and check stays the document's: the node limit counts the nodes reused,
+/// and top-level keys are checked for duplicates against all earlier ones (`TopLevelNames`).
 public struct DocumentBuilder {
     /// The file name every location will carry.
     public let file: String
@@ -29,9 +36,14 @@ public struct DocumentBuilder {
 
     /// Owner of the buffers below (they are freed with it, also when a parse throws part-way).
     let storage: DocumentStorage
-    /// Nodes so far, `nodeCapacity` of room (never more than `limits.maxNodes`).
+    /// Nodes so far: `nodeAllocated` of room, of which `nodeCapacity` may be used before the node
+    /// limit is checked (never more than `nodeLimit`).
     var nodeBase: UnsafeMutablePointer<ConfigNode>
     var nodeCapacity: Int
+    var nodeAllocated: Int
+    /// How many more nodes this document may have, counted from the start of `nodeBase`:
+    /// `limits.maxNodes` less the nodes of pairs handed on and reused.
+    var nodeLimit: Int
     /// Number of nodes added so far.
     public private(set) var nodeCount = 0
     /// String bytes so far, each string followed by its NUL; `stringCapacity` bytes of room plus
@@ -48,6 +60,23 @@ public struct DocumentBuilder {
     /// the children added to it, the fingerprints of its keys and the fingerprints seen twice.
     var top = OpenContainer(index: -1, isMap: false, children: 0, keyBits: 0, collisions: 0)
 
+    /// Where the root map's pairs go as they are read, if anywhere (`storage.sink`), and whether
+    /// there is one (tested where every container closes).
+    let sink: UnsafeMutablePointer<TopLevelPairSink?>
+    let hasSink: Bool
+    /// The first node of the root map's pairs not yet handed to `sink`.
+    var handFrom = 1
+    /// Whether nodes handed on stay (a loader may still look back at them: `keepNodes()`).
+    var keepsNodes = false
+    /// The pairs are handed on once the nodes since the last hand-over reach this many.
+    static let handOnNodes = 2048
+    /// The node count at which the next pairs are handed on.
+    var handAt = DocumentBuilder.handOnNodes
+    /// The keys of the root map handed on so far, and the duplicates found among them (reported
+    /// when the root map closes, where its duplicate check would report them).
+    var topLevelNames = TopLevelNames()
+    var topLevelDuplicates: [Diagnostic] = []
+
     /// A container open above the innermost one.
     struct OpenContainer {
         var index: Int
@@ -60,8 +89,12 @@ public struct DocumentBuilder {
     /// Runs `read` with a builder that writes straight into the storage of the document's arrays
     /// (sized from the input: no copy at the end unless they had to grow), and returns the
     /// finished document. Throws what `read` throws, or a syntax error if a container is left open.
+    ///
+    /// With a `sink`, the pairs of a root map go to it as they are read, and the document returned
+    /// holds the root map alone (with its pair count and every problem found); any other root is
+    /// returned whole.
     static func build(
-        file: String, limits: ConfigLimits, expectedBytes: Int, expectedNodes: Int? = nil,
+        file: String, limits: ConfigLimits, expectedBytes: Int, expectedNodes: Int? = nil, sink: TopLevelPairSink? = nil,
         _ read: (inout DocumentBuilder) throws(ConfigError) -> Void
     ) throws(ConfigError) -> ConfigDocument {
         // Sized so that typical configs never grow: one value per 8 input bytes and as many string
@@ -77,7 +110,7 @@ public struct DocumentBuilder {
             nodes = [ConfigNode](unsafeUninitializedCapacity: nodeCapacity) { nodeBuffer, nodeCount in
                 var builder = DocumentBuilder(
                     file: file, limits: limits, nodes: nodeBuffer.baseAddress!, nodeCapacity: nodeCapacity,
-                    strings: stringBuffer.baseAddress!, stringCapacity: stringCapacity)
+                    strings: stringBuffer.baseAddress!, stringCapacity: stringCapacity, sink: sink)
                 do throws(ConfigError) {
                     try read(&builder)
                     try builder.checkClosed()
@@ -104,13 +137,17 @@ public struct DocumentBuilder {
 
     private init(
         file: String, limits: ConfigLimits, nodes: UnsafeMutablePointer<ConfigNode>, nodeCapacity: Int,
-        strings: UnsafeMutablePointer<UInt8>, stringCapacity: Int
+        strings: UnsafeMutablePointer<UInt8>, stringCapacity: Int, sink: TopLevelPairSink?
     ) {
         self.file = file
         self.limits = limits
-        storage = DocumentStorage(open: 16)
+        storage = DocumentStorage(open: 16, file: file, sink: sink)
+        self.sink = storage.sink
+        hasSink = sink != nil
         nodeBase = nodes
-        self.nodeCapacity = min(nodeCapacity, max(limits.maxNodes, 0))
+        nodeAllocated = nodeCapacity
+        nodeLimit = max(limits.maxNodes, 0)
+        self.nodeCapacity = min(nodeCapacity, nodeLimit)
         stringBase = strings
         self.stringCapacity = stringCapacity
         openBase = storage.open
@@ -324,7 +361,9 @@ public struct DocumentBuilder {
     /// The node index of the innermost open container, or -1 when none is open.
     @inline(__always) var topIndex: Int { top.index }
 
-    /// Closes the innermost open list or map (and checks a map for duplicate keys).
+    /// Closes the innermost open list or map (and checks a map for duplicate keys). With a sink,
+    /// the root map's pairs complete so far are handed on when a container in them closes and they
+    /// hold enough nodes, and the rest when the root map closes.
     @inline(__always) public mutating func endContainer() {
         let index = top.index
         guard index >= 0 else { return }
@@ -335,10 +374,77 @@ public struct DocumentBuilder {
         if openCount > 0 {
             openCount &-= 1
             top = openBase[openCount]
+            if check { checkDuplicateKeys(map: index) }
+            if openCount == 0 && nodeCount >= handAt && top.isMap && hasSink { handPairs() }
         } else {
             top = OpenContainer(index: -1, isMap: false, children: 1, keyBits: 0, collisions: 0)
+            if hasSink && node.pointee.kind == .map {
+                finishPairs(root: index)
+            } else if check {
+                checkDuplicateKeys(map: index)
+            }
         }
-        if check { checkDuplicateKeys(map: index) }
+    }
+
+    /// Keeps every node from now on: pairs are still handed to the sink, but their nodes and bytes
+    /// are not reused (a YAML anchor may be copied by a later alias).
+    public mutating func keepNodes() {
+        keepsNodes = true
+    }
+
+    /// Hands the root map's complete pairs not handed on yet to the sink (the root map is open and
+    /// innermost, its last value complete), after checking their keys against every earlier key;
+    /// then reuses their nodes and bytes unless `keepsNodes`.
+    @inline(never) mutating func handPairs() {
+        let from = handFrom, to = nodeCount
+        // The duplicates inside these pairs (found as their maps closed), and repeated names.
+        var k = from
+        while k < to {
+            let key = nodeBase[k]
+            let name = UnsafeBufferPointer(start: stringBase + Int(key.payload), count: Int(key.extent))
+            if let first = topLevelNames.insert(name, line: key.line, column: key.column) {
+                duplicateKeys.append(k)
+                topLevelDuplicates.append(duplicateDiagnostic(k, firstLine: first.line, firstColumn: first.column))
+            }
+            k = nextKey(after: k)
+        }
+        let nodes = UnsafeBufferPointer(start: UnsafePointer(nodeBase), count: nodeCount)
+        let file = UnsafePointer(storage.file)
+        if duplicateKeys.isEmpty {
+            sink.pointee.unsafelyUnwrapped.take(
+                DocumentView(
+                    file: file, nodes: nodes, strings: stringBase, duplicateKeys: UnsafeBufferPointer(start: nil, count: 0)),
+                pairs: from..<to)
+        } else {
+            duplicateKeys.sort()
+            duplicateKeys.withUnsafeBufferPointer { duplicates in
+                sink.pointee.unsafelyUnwrapped.take(
+                    DocumentView(file: file, nodes: nodes, strings: stringBase, duplicateKeys: duplicates), pairs: from..<to)
+            }
+        }
+        if !duplicateKeys.isEmpty { duplicateKeys.removeAll(keepingCapacity: true) }
+        if keepsNodes {
+            handFrom = to
+            handAt = to &+ DocumentBuilder.handOnNodes
+        } else {
+            // Only the root map (node 0, no string bytes) stays.
+            nodeLimit -= nodeCount &- 1
+            nodeCount = 1
+            nodeCapacity = min(nodeAllocated, nodeLimit)
+            stringCount = 0
+        }
+    }
+
+    /// The root map at `root` (node 0) closed with a sink: hands on its last pairs, reports its
+    /// repeated keys, and leaves it alone in the document (its pair count kept).
+    mutating func finishPairs(root: Int) {
+        if handFrom < nodeCount { handPairs() }
+        diagnostics += topLevelDuplicates
+        topLevelDuplicates = []
+        duplicateKeys.removeAll()
+        nodeCount = root &+ 1
+        nodeBase[root].extent = UInt32(truncatingIfNeeded: nodeCount)
+        stringCount = 0
     }
 
     /// Appends a copy of the finished subtree rooted at node `index` (YAML aliases), counting it
@@ -347,7 +453,7 @@ public struct DocumentBuilder {
         let root = nodeBase[index]
         let end = root.isContainer ? Int(root.extent) : index + 1
         let size = end - index
-        if size > limits.maxNodes - nodeCount {
+        if size > nodeLimit - nodeCount {
             throw ConfigError(
                 .limit, "the document has more than \(limits.maxNodes) values",
                 at: location(line: Int(root.line), column: Int(root.column)))
@@ -414,15 +520,18 @@ public struct DocumentBuilder {
 
     /// The node buffer is full: grow it, or throw when the node limit is reached.
     @inline(never) mutating func makeRoom(for node: ConfigNode) throws(ConfigError) {
-        if nodeCount >= limits.maxNodes { throw tooManyNodes(node) }
+        if nodeCount >= nodeLimit { throw tooManyNodes(node) }
         growNodes(1)
     }
 
-    /// Grows the node buffer to at least `n` more nodes (at least doubling it, at most `maxNodes`).
+    /// Grows the node buffer to at least `n` more nodes (at least doubling it, at most `nodeLimit`).
     @inline(never) mutating func growNodes(_ n: Int) {
-        let wanted = max(nodeCapacity * 2, nodeCount + n)
-        nodeCapacity = max(min(wanted, limits.maxNodes), nodeCount + n)
-        nodeBase = storage.resizeNodes(nodeBase, count: nodeCount, capacity: nodeCapacity)
+        if nodeCount + n > nodeAllocated {
+            let wanted = max(nodeAllocated * 2, nodeCount + n)
+            nodeAllocated = max(min(wanted, nodeLimit), nodeCount + n)
+            nodeBase = storage.resizeNodes(nodeBase, count: nodeCount, capacity: nodeAllocated)
+        }
+        nodeCapacity = min(nodeAllocated, nodeLimit)
     }
 
     // The errors of the paths above, out of line so the per-value code stays small enough to inline.
@@ -538,12 +647,17 @@ public struct DocumentBuilder {
     /// Records key node `dup` as a duplicate of key node `first`.
     mutating func reportDuplicate(_ dup: Int, first: Int) {
         duplicateKeys.append(dup)
-        let f = nodeBase[first], d = nodeBase[dup]
-        diagnostics.append(
-            Diagnostic(
-                .duplicate,
-                "duplicate key '\(string(at: dup))' (first defined at line \(f.line), column \(f.column))",
-                at: location(line: Int(d.line), column: Int(d.column))))
+        let f = nodeBase[first]
+        diagnostics.append(duplicateDiagnostic(dup, firstLine: f.line, firstColumn: f.column))
+    }
+
+    /// The problem of key node `dup`, whose text a key written at `firstLine`, `firstColumn` has.
+    func duplicateDiagnostic(_ dup: Int, firstLine: UInt32, firstColumn: UInt32) -> Diagnostic {
+        let d = nodeBase[dup]
+        return Diagnostic(
+            .duplicate,
+            "duplicate key '\(string(at: dup))' (first defined at line \(firstLine), column \(firstColumn))",
+            at: location(line: Int(d.line), column: Int(d.column)))
     }
 }
 
@@ -559,12 +673,24 @@ final class DocumentStorage {
     /// The string bytes once they outgrew the array they started in, else nil.
     private(set) var strings: UnsafeMutablePointer<UInt8>? = nil
     private(set) var open: UnsafeMutablePointer<DocumentBuilder.OpenContainer>
+    /// The file name and the sink, where the views handed to the sink point to them (no reference
+    /// count touched per pair).
+    let file: UnsafeMutablePointer<String>
+    let sink: UnsafeMutablePointer<TopLevelPairSink?>
 
-    init(open: Int) {
+    init(open: Int, file: String, sink: TopLevelPairSink?) {
         self.open = .allocate(capacity: open)
+        self.file = .allocate(capacity: 1)
+        self.file.initialize(to: file)
+        self.sink = .allocate(capacity: 1)
+        self.sink.initialize(to: sink)
     }
 
     deinit {
+        file.deinitialize(count: 1)
+        file.deallocate()
+        sink.deinitialize(count: 1)
+        sink.deallocate()
         free(nodes)
         free(strings)
         open.deallocate()

@@ -4,11 +4,14 @@
 /// UTF-8 inside strings, tracks line and column while skipping whitespace, and hands every value
 /// to a `DocumentBuilder`, which enforces the limits and reports duplicate keys.
 enum JSONParser {
-    static func parse(_ bytes: UnsafeRawBufferPointer, file: String, limits: ConfigLimits) throws(ConfigError) -> ConfigDocument {
+    static func parse(
+        _ bytes: UnsafeRawBufferPointer, file: String, limits: ConfigLimits, pairs sink: TopLevelPairSink? = nil
+    ) throws(ConfigError) -> ConfigDocument {
         guard let base = bytes.baseAddress, bytes.count > 0 else {
             throw ConfigError(.syntax, "empty input: expected a JSON value", at: SourceLocation(file: file, line: 1, column: 1))
         }
-        return try DocumentBuilder.build(file: file, limits: limits, expectedBytes: bytes.count) { builder throws(ConfigError) in
+        return try DocumentBuilder.build(file: file, limits: limits, expectedBytes: bytes.count, sink: sink) {
+            builder throws(ConfigError) in
             var reader = JSONReader(
                 base: base.assumingMemoryBound(to: UInt8.self), count: bytes.count, file: file, builder: builder)
             try reader.run()

@@ -1,7 +1,9 @@
 /// Parses an Apple property list into a `ConfigDocument`: a `bplist00` header selects the binary
 /// parser, anything else is read as XML.
 enum PlistParser {
-    static func parse(_ bytes: UnsafeRawBufferPointer, file: String, limits: ConfigLimits) throws(ConfigError) -> ConfigDocument {
+    static func parse(
+        _ bytes: UnsafeRawBufferPointer, file: String, limits: ConfigLimits, pairs sink: TopLevelPairSink? = nil
+    ) throws(ConfigError) -> ConfigDocument {
         if bytes.count >= 6, bytes.starts(with: "bplist".utf8) {
             guard bytes.count >= 8, bytes.starts(with: "bplist00".utf8) else {
                 let version = String(decoding: bytes.prefix(8), as: UTF8.self)
@@ -9,8 +11,8 @@ enum PlistParser {
                     .syntax, "unsupported binary plist version '\(version)' (only bplist00 is supported)",
                     at: SourceLocation(file: file, line: 0, column: 0))
             }
-            return try BinaryPlistParser.parse(bytes, file: file, limits: limits)
+            return try BinaryPlistParser.parse(bytes, file: file, limits: limits, pairs: sink)
         }
-        return try XMLPlistParser.parse(bytes, file: file, limits: limits)
+        return try XMLPlistParser.parse(bytes, file: file, limits: limits, pairs: sink)
     }
 }

@@ -38,11 +38,14 @@ struct XMLPlistParser {
         var haveKey = false
     }
 
-    static func parse(_ bytes: UnsafeRawBufferPointer, file: String, limits: ConfigLimits) throws(ConfigError) -> ConfigDocument {
+    static func parse(
+        _ bytes: UnsafeRawBufferPointer, file: String, limits: ConfigLimits, pairs sink: TopLevelPairSink? = nil
+    ) throws(ConfigError) -> ConfigDocument {
         guard let base = bytes.baseAddress, bytes.count > 0 else {
             throw ConfigError(.syntax, "expected <plist>, found end of input", at: SourceLocation(file: file, line: 1, column: 1))
         }
-        return try DocumentBuilder.build(file: file, limits: limits, expectedBytes: bytes.count) { builder throws(ConfigError) in
+        return try DocumentBuilder.build(file: file, limits: limits, expectedBytes: bytes.count, sink: sink) {
+            builder throws(ConfigError) in
             var parser = XMLPlistParser(p: base.assumingMemoryBound(to: UInt8.self), end: bytes.count, builder: builder)
             try parser.parseDocument()
             builder = parser.builder

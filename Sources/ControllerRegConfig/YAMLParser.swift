@@ -16,7 +16,9 @@ import Darwin
 /// text). Aliases are expanded by copying the anchored subtree, bounded by
 /// `ConfigLimits.maxAliasExpansion`. Merge keys (`<<`) and multi-document streams are rejected.
 enum YAMLParser {
-    static func parse(_ bytes: UnsafeRawBufferPointer, file: String, limits: ConfigLimits) throws(ConfigError) -> ConfigDocument {
+    static func parse(
+        _ bytes: UnsafeRawBufferPointer, file: String, limits: ConfigLimits, pairs sink: TopLevelPairSink? = nil
+    ) throws(ConfigError) -> ConfigDocument {
         let parser = UnsafeMutablePointer<yaml_parser_t>.allocate(capacity: 1)
         let event = UnsafeMutablePointer<yaml_event_t>.allocate(capacity: 1)
         defer {
@@ -35,7 +37,8 @@ enum YAMLParser {
             yaml_parser_set_input_string(parser, input, bytes.count)
         }
 
-        return try DocumentBuilder.build(file: file, limits: limits, expectedBytes: bytes.count) { builder throws(ConfigError) in
+        return try DocumentBuilder.build(file: file, limits: limits, expectedBytes: bytes.count, sink: sink) {
+            builder throws(ConfigError) in
             var state = YAMLEventReader(builder: builder, limits: limits)
             while true {
                 guard yaml_parser_parse(parser, event) == 1 else {
@@ -310,7 +313,11 @@ private struct YAMLEventReader {
     @discardableResult
     mutating func define(_ anchor: UnsafePointer<UInt8>, index: Int, finished: Bool) -> String {
         let name = String(cString: anchor)
-        if anchors == nil { anchors = [:] }
+        if anchors == nil {
+            anchors = [:]
+            // An alias copies the anchored nodes: from now on none is reused.
+            builder.keepNodes()
+        }
         anchors![name] = YAMLAnchor(index: index, finished: finished)
         return name
     }

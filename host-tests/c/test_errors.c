@@ -6,6 +6,7 @@
 
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 /* The call returns `expected` and records CR_ERR_INVALID_ARGUMENT (cleared first). */
@@ -923,6 +924,96 @@ static void lifetime_rule(void) {
     cr_registry_free(reg);
 }
 
+/* `count` YAML entries E0, E1, ... (one line each): every 50th has an unknown key, the others
+ * refer to a missing entry; then `tail`. Returns the malloc'ed text. */
+static char *many_entries(int count, const char *tail) {
+    size_t cap = (size_t)count * 80 + strlen(tail) + 1, n = 0;
+    char *text = malloc(cap);
+    if (!text) return NULL;
+    for (int i = 0; i < count; i++)
+        n += (size_t)snprintf(
+            text + n, cap - n,
+            i % 50 == 7 ? "E%d: {ClassName: C, Bogus: 1}\n" : "E%d: {ClassName: C, Dependencies: {x: Gone%d}}\n", i, i);
+    snprintf(text + n, cap - n, "%s", tail);
+    return text;
+}
+
+static void write_text_file(const char *path, const char *text) {
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    fputs(text, f);
+    fclose(f);
+}
+
+/* Entries are decoded while their file is read: a syntax error after hundreds of entries still
+ * fails the whole file with that error alone (the entries before it, and their problems, are not
+ * reported), in a string, among several files, and in a reload. */
+static void late_syntax_error_reports_it_alone(void) {
+    char *text = many_entries(400, "broken: [\n");
+    CHECK(text != NULL);
+    if (!text) return;
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(load_yaml(reg, text), CR_ERR_SYNTAX);
+    CHECK_INT((long long)cr_last_error_count(), 1);
+    CHECK_CONTAINS(cr_last_error_message(), "<string>:402:1: did not find expected node content");
+    cr_clear_error();
+    CHECK(cr_registry_create(reg, "E0", NULL) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_NOT_FOUND);
+
+    /* A good file and a broken one: only the broken file's syntax error. */
+    char good[64], bad[64];
+    snprintf(good, sizeof good, "/tmp/cr-late-good-%ld.yaml", (long)getpid());
+    snprintf(bad, sizeof bad, "/tmp/cr-late-bad-%ld.yaml", (long)getpid());
+    write_text_file(good, "G: C\nE3: C\n");
+    write_text_file(bad, text);
+    const char *orders[2][2] = {{good, bad}, {bad, good}};
+    for (int i = 0; i < 2; i++) {
+        cr_registry *r = cr_registry_new();
+        CHECK_STATUS(cr_load_files(r, orders[i], 2, CR_FORMAT_AUTO), CR_ERR_SYNTAX);
+        CHECK_INT((long long)cr_last_error_count(), 1);
+        const cr_problem *p = cr_last_error_problem(0);
+        CHECK(p != NULL && p->code == CR_ERR_SYNTAX && p->line == 402);
+        cr_registry_free(r);
+    }
+
+    /* A reload of a file that broke late keeps the registry as it was. */
+    write_text_file(good, "G: C\n");
+    CHECK_STATUS(cr_load_file(reg, good, CR_FORMAT_AUTO), CR_OK);
+    write_text_file(good, text);
+    CHECK_STATUS(cr_registry_reload(reg), CR_ERR_SYNTAX);
+    CHECK_INT((long long)cr_last_error_count(), 1);
+    cr_value *entries = cr_registry_entries(reg);
+    CHECK(entries != NULL && cr_value_count(entries) == 1);
+    cr_value_free(entries);
+    free(text);
+
+    /* Without the error the same entries report every problem. */
+    text = many_entries(400, "");
+    CHECK(text != NULL);
+    if (text) {
+        CHECK(load_yaml(reg, text) != CR_OK);
+        CHECK_INT((long long)cr_last_error_count(), 400);
+        free(text);
+    }
+    cr_registry_free(reg);
+    remove(good);
+    remove(bad);
+}
+
+/* A repeated entry name is found however far apart the two are (each entry is decoded as it is
+ * read), and reported at the repeat, naming the first place. */
+static void repeated_name_far_apart(void) {
+    char *text = many_entries(300, "E7: C\n");
+    CHECK(text != NULL);
+    if (!text) return;
+    cr_registry *reg = cr_registry_new();
+    CHECK(load_yaml(reg, text) != CR_OK);
+    CHECK_CONTAINS(cr_last_error_message(), "<string>:301:1: duplicate key 'E7' (first defined at line 8, column 1)");
+    cr_registry_free(reg);
+    free(text);
+}
+
 void test_errors(void) {
     unknown_name();
     class_not_registered();
@@ -941,5 +1032,7 @@ void test_errors(void) {
     shared_registry();
     every_door_agrees();
     load_files_reports_every_file();
+    late_syntax_error_reports_it_alone();
+    repeated_name_far_apart();
     kind_messages_read_well();
 }

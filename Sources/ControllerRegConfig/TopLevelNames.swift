@@ -1,0 +1,137 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The keys of a top-level map whose pairs are handed on while it is read (`TopLevelPairSink`):
+/// their bytes and places, kept after the pairs' nodes are reused, so that a key repeating an
+/// earlier one is still found (the check `DocumentBuilder` makes of every other map when it closes).
+///
+/// Raw buffers (owned by `Storage`, freed with it), written once per key: no reference counting
+/// or uniqueness check per key, as for the builder's own buffers.
+struct TopLevelNames {
+    /// Where a key was written, its hash, and where its bytes are.
+    struct Key {
+        var hash: UInt64
+        var offset: Int
+        var length: Int
+        var line: UInt32
+        var column: UInt32
+    }
+
+    /// Owner of the buffers below.
+    private final class Storage {
+        var bytes: UnsafeMutablePointer<UInt8>? = nil
+        var keys: UnsafeMutablePointer<Key>? = nil
+        var table: UnsafeMutablePointer<Int32>? = nil
+
+        deinit {
+            free(bytes)
+            free(keys)
+            free(table)
+        }
+    }
+
+    private let storage = Storage()
+    /// Every key's bytes, one after another.
+    private var bytes: UnsafeMutablePointer<UInt8>? = nil
+    private var byteCount = 0, byteCapacity = 0
+    /// The keys, in written order.
+    private var keys: UnsafeMutablePointer<Key>? = nil
+    private var keyCount = 0, keyCapacity = 0
+    /// Open addressing over `keys`: a key's index + 1, 0 when empty; the size is a power of two at
+    /// least twice the number of keys.
+    private var table: UnsafeMutablePointer<Int32>? = nil
+    private var tableSize = 0
+
+    /// Adds a key; if it repeats an earlier key, returns that one instead (and adds nothing).
+    @inline(__always) mutating func insert(_ name: UnsafeBufferPointer<UInt8>, line: UInt32, column: UInt32) -> Key? {
+        if keyCount &* 2 &+ 2 > tableSize { grow() }
+        let n = name.count
+        let hash = TopLevelNames.hash(name)
+        let mask = tableSize &- 1
+        let table = self.table.unsafelyUnwrapped, keys = self.keys.unsafelyUnwrapped
+        var slot = Int(truncatingIfNeeded: hash) & mask
+        while true {
+            let cell = Int(table[slot])
+            if cell == 0 { break }
+            if keys[cell &- 1].hash == hash, let first = repeated(keys[cell &- 1], name) { return first }
+            slot = (slot &+ 1) & mask
+        }
+        if byteCount &+ n > byteCapacity { growBytes(n) }
+        if n > 0 { (bytes.unsafelyUnwrapped + byteCount).update(from: name.baseAddress!, count: n) }
+        keys[keyCount] = Key(hash: hash, offset: byteCount, length: n, line: line, column: column)
+        byteCount &+= n
+        keyCount &+= 1
+        table[slot] = Int32(truncatingIfNeeded: keyCount)
+        return nil
+    }
+
+    /// `key` if its bytes are `name`'s (its hash is `name`'s), else nil.
+    @inline(never) private func repeated(_ key: Key, _ name: UnsafeBufferPointer<UInt8>) -> Key? {
+        let n = name.count
+        return key.length == n && (n == 0 || memcmp(bytes! + key.offset, name.baseAddress!, n) == 0) ? key : nil
+    }
+
+    /// Makes room for `n` more bytes (at least doubling).
+    @inline(never) private mutating func growBytes(_ n: Int) {
+        byteCapacity = max(byteCount + n, byteCapacity * 2, 4096)
+        bytes = TopLevelNames.resize(bytes, to: byteCapacity)
+        storage.bytes = bytes
+    }
+
+    /// A hash of a key's bytes, read eight at a time (the last word overlapping the one before;
+    /// a key under eight bytes as one word, masked): the key's bytes must be readable for eight
+    /// bytes from their start, as the builder's string buffer is (each string is followed by its
+    /// NUL and the buffer by `DocumentStorage.stringSlack` bytes). Mixed with murmur's finalizer so
+    /// that the low bits the table uses depend on every byte.
+    @inline(__always) static func hash(_ name: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        let n = name.count
+        var h = UInt64(truncatingIfNeeded: n) &* 0x9E37_79B9_7F4A_7C15
+        guard n > 0, let p = name.baseAddress else { return h }
+        let raw = UnsafeRawPointer(p)
+        if n >= 8 {
+            var i = 0
+            while n &- i > 8 {
+                h = (h ^ raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* 0xC2B2_AE3D_27D4_EB4F
+                h = h &<< 31 | h &>> 33
+                i &+= 8
+            }
+            h = (h ^ raw.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self)) &* 0xC2B2_AE3D_27D4_EB4F
+        } else {
+            let word = UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self)) & (UInt64.max &>> UInt64(64 &- 8 &* n))
+            h = (h ^ word) &* 0xC2B2_AE3D_27D4_EB4F
+        }
+        h ^= h &>> 33
+        h = h &* 0xFF51_AFD7_ED55_8CCD
+        return h ^ (h &>> 33)
+    }
+
+    /// Doubles the table (and the keys' room) and places every key again.
+    @inline(never) private mutating func grow() {
+        keyCapacity = max(64, keyCapacity * 2)
+        keys = TopLevelNames.resize(keys, to: keyCapacity)
+        storage.keys = keys
+        tableSize = keyCapacity * 2
+        free(table)
+        // Zeroed by the allocator (fresh pages of a large table are not even touched).
+        guard let zeroed = calloc(tableSize, MemoryLayout<Int32>.stride) else { fatalError("DocumentBuilder: out of memory") }
+        table = zeroed.bindMemory(to: Int32.self, capacity: tableSize)
+        storage.table = table
+        let mask = tableSize - 1
+        for i in 0..<keyCount {
+            var slot = Int(truncatingIfNeeded: keys![i].hash) & mask
+            while table![slot] != 0 { slot = (slot + 1) & mask }
+            table![slot] = Int32(i + 1)
+        }
+    }
+
+    /// `buffer` (or a new one) with room for `count` values.
+    private static func resize<T>(_ buffer: UnsafeMutablePointer<T>?, to count: Int) -> UnsafeMutablePointer<T> {
+        guard let raw = realloc(buffer, count * MemoryLayout<T>.stride) else { fatalError("DocumentBuilder: out of memory") }
+        return raw.bindMemory(to: T.self, capacity: count)
+    }
+}

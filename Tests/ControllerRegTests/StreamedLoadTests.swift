@@ -1,0 +1,114 @@
+import ControllerReg
+import ControllerRegConfig
+import Testing
+
+/// A load decodes each entry as soon as the parser has read it, and the parser then reuses the
+/// entry's nodes (the whole document is never in memory). What a user sees is what reading the
+/// whole document first gave: a syntax error late in a file fails that file alone, repeated names
+/// are found however far apart, the node limit counts the whole document, and YAML aliases reach
+/// anchors written many entries before.
+@Suite("Entries decoded while the file is read", .serialized)
+struct StreamedLoadTests {
+    /// `count` entries `E0`, `E1`, … (one line each): every 50th has an unknown key, the others
+    /// refer to entry `ref` (a name that may not exist).
+    static func entries(_ count: Int, prefix: String = "E", ref: String = "E0") -> String {
+        (0..<count).map { i in
+            i % 50 == 7
+                ? "\(prefix)\(i): {ClassName: C, Bogus: 1}\n" : "\(prefix)\(i): {ClassName: C, Dependencies: {x: \(ref)}}\n"
+        }.joined()
+    }
+
+    @Test func aSyntaxErrorAfterManyEntriesFailsTheLoadWithItAlone() {
+        let r = Registry()
+        let error = expectError {
+            try r.load(text: Self.entries(1_000, ref: "Missing") + "broken: [\n", format: .yaml, file: "late.yaml")
+        }
+        #expect(error?.diagnostics.count == 1)
+        #expect(error?.code == .syntax)
+        #expect((error?.diagnostics.first?.location?.line ?? 0) > 1_000)
+        #expect(r.entries.isEmpty)
+        // JSON: the same, after a hundred valid entries.
+        let json = "{" + (0..<1_000).map { "\"J\($0)\": \"C\"" }.joined(separator: ", ") + ", \"K\": }"
+        let jsonError = expectError { try r.load(text: json, format: .json) }
+        #expect(jsonError?.diagnostics.count == 1 && jsonError?.code == .syntax)
+        #expect(r.entries.isEmpty)
+    }
+
+    @Test func aFileThatBreaksLateAddsNothingToTheFilesLoadedWithIt() {
+        let dir = ConfigDir()
+        let good = dir.write("good.yaml", "G: C\nE3: C\n")
+        // Its entries would be invalid, and repeat a name of the good file: none of it is reported.
+        let bad = dir.write("bad.yaml", Self.entries(1_000, ref: "Missing") + "broken: [\n")
+        for paths in [[good, bad], [bad, good]] {
+            let r = Registry()
+            let error = expectError { try r.load(paths: paths) }
+            #expect(error?.diagnostics.count == 1)
+            #expect(error?.diagnostics.first?.code == .syntax)
+            #expect(error?.diagnostics.first?.location?.file == bad)
+            #expect(r.entries.isEmpty)
+        }
+        // A file with problems and a file that breaks late: the first file's problems, and the error.
+        let flawed = dir.write("flawed.yaml", "A: {ClassName: C, Dependencies: {x: Nowhere}}\n")
+        let error = expectError { try Registry().load(paths: [flawed, bad]) }
+        #expect(error?.diagnostics.map(\.code) == [.syntax])
+        let withGood = expectError { try Registry().load(paths: [flawed, good]) }
+        #expect(withGood?.diagnostics.map(\.code) == [.missingReference])
+    }
+
+    @Test func aReloadOfAFileThatBrokeLateKeepsTheRegistry() throws {
+        let dir = ConfigDir()
+        let file = dir.write("app.yaml", "A: {ClassName: C, Dependencies: {n: 1}}\n")
+        let r = Registry()
+        try r.load(path: file)
+        dir.write("app.yaml", Self.entries(1_000) + "A: {ClassName: D}\nbroken: [\n")
+        let error = expectError { _ = try r.reload() }
+        #expect(error?.diagnostics.count == 1 && error?.code == .syntax)
+        #expect(r.entries.map(\.name) == ["A"])
+        #expect(r.entry(named: "A")?.className == "C")
+        dir.write("app.yaml", "A: {ClassName: D}\n")
+        _ = try r.reload()
+        #expect(r.entry(named: "A")?.className == "D")
+    }
+
+    @Test func aRepeatedNameFarFromTheFirstIsReportedAndSkipped() {
+        // E7 is invalid where it is first written; its repeat (valid) is skipped, not checked.
+        let text = Self.entries(1_000) + "E7: {ClassName: Again, Bogus: 2}\nE8: Again\n"
+        let error = expectError { try Registry().load(text: text, format: .yaml, file: "dup.yaml") }
+        let messages = error?.diagnostics.map(\.message) ?? []
+        #expect(messages.contains("duplicate key 'E7' (first defined at line 8, column 1)"))
+        #expect(messages.contains("duplicate key 'E8' (first defined at line 9, column 1)"))
+        // Twenty unknown keys (E7, E57, …, E957), none from the skipped repeat.
+        #expect(messages.filter { $0.hasPrefix("unknown key 'Bogus'") }.count == 20)
+        #expect(error?.diagnostics.filter { $0.location?.line == 1_001 }.map(\.code) == [.duplicate])
+    }
+
+    @Test func theNodeLimitCountsEveryEntryNotOneAtATime() throws {
+        // 1,000 entries of 4 values each (name, map, ClassName, C), and the root.
+        let text = (0..<1_000).map { "E\($0): {ClassName: C}\n" }.joined()
+        var limits = RegistryLimits()
+        limits.config.maxNodes = 1 + 1_000 * 4
+        try Registry(limits: limits).load(text: text, format: .yaml)
+        limits.config.maxNodes -= 1
+        let error = expectError { try Registry(limits: limits).load(text: text, format: .yaml) }
+        #expect(error?.code == .limit)
+        #expect(error?.diagnostics.first?.message == "the document has more than 4000 values")
+        #expect(error?.diagnostics.first?.location?.line == 1_000)
+    }
+
+    @Test func anAliasReachesAnAnchorWrittenManyEntriesBefore() throws {
+        let text =
+            "First: &first {ClassName: Leaf, Dependencies: {n: 5, l: ['@a', '@b']}}\n" + Self.entries(1_000, ref: "First")
+            + "Late: &late {ClassName: Node, Dependencies: {x: First}}\n" + Self.entries(100, prefix: "F", ref: "Late")
+            + "CopyOfFirst: *first\nCopyOfLate: *late\n"
+        let r = Registry()
+        let error = expectError { try r.load(text: text, format: .yaml) }
+        // Only the unknown keys (E7, …, F57): the copies are whole entries.
+        #expect(error?.diagnostics.allSatisfy { $0.message.hasPrefix("unknown key 'Bogus'") } == true)
+        let good = text.split(separator: "\n").filter { !$0.contains("Bogus") }.joined(separator: "\n") + "\n"
+        try r.load(text: good, format: .yaml)
+        let first = try #require(r.entry(named: "First")), copy = try #require(r.entry(named: "CopyOfFirst"))
+        #expect(copy.className == first.className && copy.dependencies == first.dependencies)
+        #expect(r.entry(named: "CopyOfLate")?.className == "Node")
+        #expect(r.entries.count == 2 + 980 + 98 + 2)
+    }
+}

@@ -31,7 +31,7 @@ final class EntryTable: @unchecked Sendable {
     convenience init() { self.init(plans: [], names: [], arenas: [], cells: [], owners: [:], environments: [:]) }
 
     /// `arenas` ordered by base address; `names[i]` nil exactly where `plans[i]` is not live;
-    /// `hashes[i]`, when given, the `byteHash` of `names[i]` (0: not known).
+    /// `hashes[i]`, when given, the `NameTable.hash` of `names[i]` (0: not known).
     init(
         plans: [EntryPlan], names: [NameBytes?], hashes: [UInt64] = [], arenas: [DefinitionArena], cells: [SingletonCell],
         owners: [Int32: UnsafeMutableRawPointer], environments: [Int32: EnvironmentLookup]
@@ -82,7 +82,7 @@ final class EntryTable: @unchecked Sendable {
         return i >= 0 && plans[i].live ? i : -1
     }
 
-    /// The index of a live entry by its name's bytes and their `byteHash`, or -1.
+    /// The index of a live entry by its name's bytes and their `NameTable.hash`, or -1.
     func index(of name: UnsafeBufferPointer<UInt8>, hash: UInt64) -> Int {
         guard count > 0 else { return -1 }
         let i = names.find(name.baseAddress ?? emptyKey, name.count, hash: hash)
@@ -159,7 +159,7 @@ final class EntryTable: @unchecked Sendable {
 struct EntryTableBuilder {
     private(set) var plans: [EntryPlan]
     private var names: [NameBytes?]
-    /// The `byteHash` of each row's name where the row was set by this change (0 elsewhere: the
+    /// The `NameTable.hash` of each row's name where the row was set by this change (0 elsewhere: the
     /// table computes it).
     private var hashes: [UInt64]
     private var arenas: [DefinitionArena]
@@ -207,7 +207,7 @@ struct EntryTableBuilder {
 
     /// Sets row `i` to the record at `record` in arena `arena` (an `index(of:)`) and its plan;
     /// `cell` is the singleton cell its plan points to, if any, and `owner` the registry that
-    /// builds it when not this one; `hash` is the `byteHash` of the record's name.
+    /// builds it when not this one; `hash` is the `NameTable.hash` of the record's name.
     mutating func set(
         _ i: Int, plan: EntryPlan, arena: Int32, record: Int, hash: UInt64, cell: SingletonCell?,
         owner: UnsafeMutableRawPointer?, environment: EnvironmentLookup?

@@ -732,7 +732,7 @@ enum DefinitionCoding {
         ) -> Int {
             place.startRecord()
             position = -1
-            edges.removeAll(keepingCapacity: true)
+            if !edges.isEmpty { edges.removeLast(edges.count) }
             let offset = arena.count
             var flags = code(lifestyle) | Flag.location
             if eager { flags |= Flag.eager }

@@ -169,7 +169,7 @@ public enum EntryDecoder {
         @inline(__always) func equals(_ node: Int, _ text: StaticString) -> Bool {
             let n = nodes[node]
             return Int(n.extent) == text.utf8CodeUnitCount
-                && memcmp(strings + Int(n.payload), text.utf8Start, text.utf8CodeUnitCount) == 0
+                && RawMapSlot.equalBytes(strings + Int(n.payload), text.utf8Start, text.utf8CodeUnitCount)
         }
 
         /// The key of an entry map at `node`, recognised from its bytes (by length first: one

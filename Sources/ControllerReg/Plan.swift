@@ -341,8 +341,25 @@ struct PlanCompiler {
         private var used = 0
         private var scratch: UnsafeMutablePointer<UInt64>
         private var scratchCapacity = 16
-        /// The shape returned last: entries written alike share it, found without a hash.
+        /// The two shapes returned last: entries written alike share them (configs mostly
+        /// alternate between a few kinds of entry), found without a hash.
         private var last: UnsafePointer<UInt64>?
+        private var other: UnsafePointer<UInt64>?
+
+        /// Whether `held` has the header `first` and the `count` heads last given.
+        @inline(__always) private func holdsScratch(_ held: UnsafePointer<UInt64>, _ first: UInt64, _ count: Int) -> Bool {
+            if held[0] != first { return false }
+            for i in 0..<count where held[i + 1] != scratch[i] { return false }
+            return true
+        }
+
+        /// Makes `held` the shape returned last.
+        @inline(__always) private func remember(_ held: UnsafePointer<UInt64>) {
+            if held != last {
+                other = last
+                last = held
+            }
+        }
 
         init() {
             table = .allocate(capacity: 64)
@@ -375,20 +392,17 @@ struct PlanCompiler {
         /// already written, else a new one in `arena`.
         func shape(count: Int, extraBytes: UInt32, in arena: Arena) -> PlanShape {
             let first = UInt64(UInt32(truncatingIfNeeded: count)) | UInt64(extraBytes) << 32
-            if let l = last, l[0] == first {
-                var same = true
-                for i in 0..<count where l[i + 1] != scratch[i] {
-                    same = false
-                    break
-                }
-                if same { return PlanShape(base: l) }
+            if let l = last, holdsScratch(l, first, count) { return PlanShape(base: l) }
+            if let o = other, holdsScratch(o, first, count) {
+                remember(o)
+                return PlanShape(base: o)
             }
             let bytes = count * MemoryLayout<UInt64>.stride
             let mask = capacity - 1
             var i = Int(truncatingIfNeeded: ShapeCache.hash(first, scratch, count) >> 7) & mask
             while let held = table[i] {
                 if held[0] == first && memcmp(held + 1, scratch, bytes) == 0 {
-                    last = held
+                    remember(held)
                     return PlanShape(base: held)
                 }
                 i = (i + 1) & mask
@@ -399,7 +413,7 @@ struct PlanCompiler {
             table[i] = UnsafePointer(p)
             used += 1
             if used * 2 >= capacity { grow() }
-            last = UnsafePointer(p)
+            remember(UnsafePointer(p))
             return PlanShape(base: UnsafePointer(p))
         }
 
@@ -584,7 +598,15 @@ struct PlanCompiler {
             case .string:
                 r.position += 1
                 let b = r.stringBytes()
-                s = PlanSlot(key: key, literal: .borrowedString(b.baseAddress!, length: b.count), in: arena)
+                let p = b.baseAddress!
+                if b.count < 64 && p[-1] == UInt8(truncatingIfNeeded: b.count << 1) {
+                    // A short string right after its one-byte header (as `init(key:literal:in:)`).
+                    s = PlanSlot(
+                        head: UInt64(UInt(bitPattern: key)) | UInt64(SlotKind.shortString.rawValue),
+                        payload: UInt64(UInt(bitPattern: p)))
+                } else {
+                    s = PlanSlot(key: key, literal: .borrowedString(p, length: b.count), in: arena)
+                }
             case .reference:
                 r.position += 1
                 r.skipString()

@@ -262,7 +262,9 @@ extension Registry {
             // Entries this change replaced or removed, and the ones it defined (the transaction
             // keeps every other entry as it was).
             let old = c.entries
-            for i in (tx.changedIndices + tx.removedIndices).sorted() where i < history.origins.count {
+            // (None to keep when the history has no entries yet: a first load.)
+            for i in (history.origins.isEmpty ? [] : (tx.changedIndices + tx.removedIndices).sorted())
+            where i < history.origins.count {
                 guard let o = old.definition(at: i) else { continue }
                 history.keepReplaced(o, origin: history.origins[i])
             }

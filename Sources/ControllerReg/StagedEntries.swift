@@ -76,7 +76,8 @@ struct StagedEntries {
         records.append(offset)
         dependencyPositions.append(writer.dependenciesPosition)
         summaries.append(writer.summary)
-        edges += writer.edges
+        // Copied as raw memory (no iteration over the writer's array).
+        writer.edges.withUnsafeBufferPointer { edges.append(contentsOf: $0) }
         edgeStart.append(Int32(edges.count))
         let name = nameBytes(records.count - 1)
         nameHashes.append(NameTable.hash(name.baseAddress ?? emptyKey, name.count))

@@ -152,10 +152,12 @@ struct Transaction {
                     continue
                 }
             }
-            let nameBytes = growing.nameBytes(k)
+            // The name's bytes are read from its record only where they are compared (a table to
+            // look in, a name staged twice): not once more per entry.
             let hash = growing.nameHashes[k]
-            var index = base.index(of: nameBytes, hash: hash)
-            if let prior = names.find(nameBytes, hash: hash, staged: growing, orInsert: k), indexOfStaged[prior] != -2 {
+            var index = base.count > 0 ? base.index(of: growing.nameBytes(k), hash: hash) : -1
+            if let prior = names.insert(k, hash: hash, staged: growing), indexOfStaged[prior] != -2 {
+                let nameBytes = growing.nameBytes(k)
                 let name = growing.name(k)
                 // Where each name is first staged (refused ones too), built at the first duplicate
                 // (none in the common case): one pass, not one per duplicate.
@@ -807,6 +809,21 @@ struct StagedNameIndex {
     mutating func find(
         _ bytes: UnsafeBufferPointer<UInt8>, hash: UInt64, staged: StagedEntries, orInsert newValue: Int? = nil
     ) -> Int? {
+        probe(bytes, hash: hash, staged: staged, orInsert: newValue)
+    }
+
+    /// The staged position recorded for the name of staged position `k` (hash `hash`); nil if
+    /// none, after recording `k` for it. Its bytes are read only to compare them with a name of
+    /// the same hash.
+    mutating func insert(_ k: Int, hash: UInt64, staged: StagedEntries) -> Int? {
+        probe(nil, hash: hash, staged: staged, orInsert: k)
+    }
+
+    /// `find` of `bytes`, or when nil of the name of staged position `newValue`.
+    @inline(__always)
+    private mutating func probe(
+        _ given: UnsafeBufferPointer<UInt8>?, hash: UInt64, staged: StagedEntries, orInsert newValue: Int?
+    ) -> Int? {
         if let v = newValue, (used + 1) * 2 > capacity || (v + 1) * 2 > capacity { grow(toHold: max(used + 1, v + 1), staged) }
         guard let cells else { return nil }
         let mask = capacity - 1
@@ -819,6 +836,7 @@ struct StagedNameIndex {
                 let k = Int(c & UInt32(truncatingIfNeeded: mask)) - 1
                 if staged.nameHashes[k] == hash {
                     let held = staged.nameBytes(k)
+                    let bytes = given ?? staged.nameBytes(newValue!)
                     if held.count == bytes.count
                         && (held.count == 0 || RawMapSlot.equalBytes(held.baseAddress!, bytes.baseAddress!, held.count))
                     {

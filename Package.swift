@@ -26,13 +26,15 @@ let package = Package(
             providers: [.apt(["libyaml-dev"])]
         ),
         .systemLibrary(name: "CControllerRegHeader"),
+        // The epoch reader record's thread-local cache (header-only, imported by ControllerReg).
+        .systemLibrary(name: "CThreadRecord"),
         .target(
             name: "ControllerRegConfig",
             dependencies: ["CYaml"]
         ),
         .target(
             name: "ControllerReg",
-            dependencies: ["ControllerRegConfig"]
+            dependencies: ["ControllerRegConfig", "CThreadRecord"]
         ),
         .target(
             name: "ControllerRegC",

@@ -324,13 +324,22 @@ enum DefinitionCoding {
 
     // MARK: Decoding
 
-    /// The whole definition at `offset`.
-    static func decode(_ arena: DefinitionArena, at offset: Int) -> EntryDefinition {
+    /// The whole definition at `offset`. `checkedOnly`: what `Transaction.validate` reads, for a
+    /// record that may be flawed: no description, and only the dependencies whose values
+    /// `DependencyRule.problems(of:)` checks (references, forms, environment values, lists and
+    /// maps; not the null, boolean, number and literal string ones), in their order.
+    static func decode(_ arena: DefinitionArena, at offset: Int, checkedOnly: Bool = false) -> EntryDefinition {
         var r = DefinitionReader(arena, at: offset)
         let flags = r.byte()
         let name = r.string()
         let className = r.string()
-        let description = flags & Flag.description != 0 ? r.string() : nil
+        let description: String?
+        if checkedOnly {
+            if flags & Flag.description != 0 { _ = r.stringBytes() }
+            description = nil
+        } else {
+            description = flags & Flag.description != 0 ? r.string() : nil
+        }
         var tags: [EntryTag] = []
         switch flags & Flag.tagList {
         case Flag.tagString: tags = [.string(r.string())]
@@ -346,7 +355,22 @@ enum DefinitionCoding {
         let n = Int(r.varint())
         var dependencies: [Dependency] = []
         dependencies.reserveCapacity(n)
-        for _ in 0..<n { dependencies.append(dependency(&r, &place)) }
+        for _ in 0..<n {
+            guard checkedOnly else {
+                dependencies.append(dependency(&r, &place))
+                continue
+            }
+            let key = r.stringBytes()
+            let location = place.read(&r)
+            let tag = r.tag()
+            switch tag {
+            case .null, .false, .true, .int, .double, .string:
+                skipValue(tag, &r)  // nothing to check, no place inside
+            default:
+                dependencies.append(
+                    Dependency(key: String(decoding: key, as: UTF8.self), value: value(tag, &r, &place), location: location))
+            }
+        }
         return EntryDefinition(
             name: name, className: className, description: description, tags: tags, dependencies: dependencies,
             lifestyle: lifestyle(flags), eager: flags & Flag.eager != 0, location: location)
@@ -359,7 +383,12 @@ enum DefinitionCoding {
     }
 
     private static func value(_ r: inout DefinitionReader, _ place: inout PlaceReader) -> DependencyValue {
-        switch ValueTag(rawValue: r.byte()) ?? .null {
+        value(r.tag(), &r, &place)
+    }
+
+    /// The value whose tag byte `tag` was just read.
+    private static func value(_ tag: ValueTag, _ r: inout DefinitionReader, _ place: inout PlaceReader) -> DependencyValue {
+        switch tag {
         case .null: return .null
         case .false: return .bool(false)
         case .true: return .bool(true)
@@ -823,35 +852,97 @@ enum DefinitionCoding {
     ) -> (
         key: String, location: SourceLocation?
     ) {
+        var file = FileName()
+        let (key, location) = place(ofEdge: ordinal, in: arena, at: offset, file: &file)
+        return (String(decoding: key, as: UTF8.self), location)
+    }
+
+    /// The file name of the places read last (one `String` for the problems of one file).
+    struct FileName {
+        fileprivate var bytes: UnsafePointer<UInt8>?
+        fileprivate var count = 0
+        fileprivate var text = ""
+
+        /// The name whose bytes are `b` (made once while they are the same bytes).
+        fileprivate mutating func text(of b: UnsafeBufferPointer<UInt8>?) -> String {
+            guard let b, b.count > 0 else { return "" }
+            if b.baseAddress != bytes || b.count != count {
+                bytes = b.baseAddress
+                count = b.count
+                text = String(decoding: b, as: UTF8.self)
+            }
+            return text
+        }
+    }
+
+    /// `place(ofEdge:in:at:)` with the key as bytes (in the arena) and the file's name kept in
+    /// `file` from one call to the next: no `String` per place read.
+    static func place(
+        ofEdge ordinal: Int, in arena: DefinitionArena, at offset: Int, file: inout FileName
+    ) -> (
+        key: UnsafeBufferPointer<UInt8>, location: SourceLocation?
+    ) {
         var r = DefinitionReader(arena, at: offset)
-        var place = PlaceReader()
+        var place = PlaceCursor()
         if skipHeader(&r) & Flag.location != 0 { _ = place.read(&r) }
         var seen = 0
         for _ in 0..<Int(r.varint()) {
             let key = r.stringBytes()
-            let keyPlace = place.read(&r)
-            var found: SourceLocation??
+            let keyPlace = place.read(&r) ? place : nil
+            var found: PlaceCursor??
             findEdge(r.tag(), &r, &place, ordinal: ordinal, seen: &seen, found: &found)
-            if let f = found { return (String(decoding: key, as: UTF8.self), f ?? keyPlace) }
+            if let f = found { return (key, (f ?? keyPlace).map { $0.location(&file) }) }
         }
-        return ("", nil)
+        return (UnsafeBufferPointer(start: nil, count: 0), nil)
+    }
+
+    /// A place read from a record as numbers and the file's bytes (the reading `PlaceReader`
+    /// does, without a `SourceLocation` per place).
+    private struct PlaceCursor {
+        var file: UnsafeBufferPointer<UInt8>?
+        var line = 0
+        var column = 0
+
+        /// Reads the next place; false when none is written (the cursor stays as it was).
+        mutating func read(_ r: inout DefinitionReader) -> Bool {
+            let v = r.varint()
+            if v == 0 { return false }
+            if v == 1 {
+                column = Int(truncatingIfNeeded: Int64(column) &+ r.signed())
+                return true
+            }
+            if v & 3 >= 2 { file = r.stringBytes() }
+            if v & 3 == 3 {
+                line = Int(truncatingIfNeeded: r.signed())
+            } else {
+                let zigzag = v >> 2
+                let delta = Int64(bitPattern: (zigzag >> 1) ^ (0 &- (zigzag & 1)))
+                line = Int(truncatingIfNeeded: Int64(line) &+ delta)
+            }
+            column = Int(truncatingIfNeeded: r.signed())
+            return true
+        }
+
+        func location(_ names: inout FileName) -> SourceLocation {
+            SourceLocation(file: names.text(of: file), line: line, column: column)
+        }
     }
 
     /// Walks the value whose tag byte `tag` was just read, reading every place in order (they are
     /// relative to each other); sets `found` at the `ordinal`th use.
     private static func findEdge(
-        _ tag: ValueTag, _ r: inout DefinitionReader, _ place: inout PlaceReader, ordinal: Int, seen: inout Int,
-        found: inout SourceLocation??
+        _ tag: ValueTag, _ r: inout DefinitionReader, _ place: inout PlaceCursor, ordinal: Int, seen: inout Int,
+        found: inout PlaceCursor??
     ) {
         switch tag {
         case .reference, .provider, .optional, .taggedString:
             _ = r.stringBytes()
-            let at = place.read(&r)
+            let at = place.read(&r) ? place : nil
             if seen == ordinal && found == nil { found = .some(at) }
             seen += 1
         case .taggedInt:
             _ = r.signed()
-            let at = place.read(&r)
+            let at = place.read(&r) ? place : nil
             if seen == ordinal && found == nil { found = .some(at) }
             seen += 1
         case .template:

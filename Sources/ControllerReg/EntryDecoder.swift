@@ -121,6 +121,8 @@ public enum EntryDecoder {
         /// The entry name and dependency key nodes being decoded: a dependency problem names them,
         /// in the words the transaction uses for the same problem from another door.
         var currentEntryNode = 0, currentKeyNode = 0
+        /// Where messages are written (made at the first problem).
+        var messageText: TextBuffer?
 
         init(
             doc: DocumentView, strings: UnsafePointer<UInt8>, nodes: UnsafeBufferPointer<ConfigNode>,
@@ -140,6 +142,21 @@ public enum EntryDecoder {
         }
 
         var currentEntry: String { doc.string(at: currentEntryNode) }
+
+        /// The buffer messages are written in.
+        mutating func text() -> TextBuffer { ProblemText.buffer(&messageText) }
+
+        /// `Field of entry 'E' must be ..., found K` for the entry being decoded, `node` the value.
+        mutating func failField(_ field: StaticString, _ rule: StaticString, _ node: Int) {
+            let message = ProblemText.entryField(
+                field, of: bytes(currentEntryNode), rule, found: kindName(node), into: text())
+            fail(.schema, message, node)
+        }
+
+        /// A problem inside the dependency being decoded: `entry 'E', key 'K': problem`.
+        mutating func dependencyMessage(_ problem: String) -> String {
+            ProblemText.inDependency(entry: bytes(currentEntryNode), key: bytes(currentKeyNode), problem, into: text())
+        }
         var currentKey: String { doc.string(at: currentKeyNode) }
 
         /// The next sibling of node `node` (`ConfigDocument.next(after:)` on the nodes in place).
@@ -271,14 +288,14 @@ public enum EntryDecoder {
                     if nodes[v].kind == .string {
                         classNode = v
                     } else {
-                        fail(.schema, "ClassName of entry '\(currentEntry)' must be a string, found \(kindName(v))", v)
+                        failField("ClassName", "must be a string", v)
                         ok = false
                     }
                 case .description:
                     if nodes[v].kind == .string {
                         descriptionNode = v
                     } else {
-                        fail(.schema, "Description of entry '\(currentEntry)' must be a string, found \(kindName(v))", v)
+                        failField("Description", "must be a string", v)
                         ok = false
                     }
                 case .tag:
@@ -294,7 +311,7 @@ public enum EntryDecoder {
                         dependenciesNode = v
                         dependencyProblemsAt = diagnostics.count
                     } else {
-                        fail(.schema, "Dependencies of entry '\(currentEntry)' must be a map, found \(kindName(v))", v)
+                        failField("Dependencies", "must be a map", v)
                         ok = false
                     }
                 case .lifestyle:
@@ -316,17 +333,14 @@ public enum EntryDecoder {
                     if nodes[v].kind == .bool {
                         eager = (nodes[v].bool, v)
                     } else {
-                        fail(.schema, "Eager of entry '\(currentEntry)' must be true or false, found \(kindName(v))", v)
+                        failField("Eager", "must be true or false", v)
                         ok = false
                     }
                 case .unknown:
-                    let key = doc.string(at: k)
-                    let suggestion = Suggestions.closest(to: key, in: EntryDecoder.entryKeys)
-                    fail(
-                        .schema,
-                        "unknown key '\(key)' in entry '\(currentEntry)'\(Suggestions.hint(suggestion)); allowed keys are \(EntryDecoder.entryKeys.joined(separator: ", "))",
-                        k,
-                        suggestion: suggestion)
+                    let suggestion = Suggestions.closest(to: doc.string(at: k), in: EntryDecoder.entryKeys)
+                    let message = ProblemText.unknownEntryKey(
+                        bytes(k), in: bytes(currentEntryNode), suggestion: suggestion, into: text())
+                    fail(.schema, message, k, suggestion: suggestion)
                     ok = false
                 }
             }
@@ -434,18 +448,15 @@ public enum EntryDecoder {
             case .misspelt(let key, let form):
                 let k = pairs.first { doc.string(at: $0.key) == key }!.key
                 fail(
-                    .schema,
-                    "entry '\(currentEntry)', key '\(currentKey)': " + DependencyRule.misspeltMessage(key: key, form: form), k,
-                    suggestion: form.rawValue)
+                    .schema, dependencyMessage(DependencyRule.misspeltMessage(key: key, form: form)), k, suggestion: form.rawValue
+                )
                 return .some(nil)
             case .form(.env):
                 return decodeEnvForm(node)
             case .form(let form):
                 let target = pairs.first { doc.string(at: $0.key) == form.rawValue }!.value
                 if let problem = DependencyRule.formProblem(form, keyCount: pairs.count, targetKind: valueKind(target)) {
-                    fail(
-                        .schema, "entry '\(currentEntry)', key '\(currentKey)': " + problem,
-                        pairs.count == 1 + form.extraKeys.count ? target : node)
+                    fail(.schema, dependencyMessage(problem), pairs.count == 1 + form.extraKeys.count ? target : node)
                     return .some(nil)
                 }
                 if nodes[target].kind == .int {
@@ -468,8 +479,8 @@ public enum EntryDecoder {
             case .failure(let problem):
                 let pair = pairs[problem.pair]
                 fail(
-                    .schema, "entry '\(currentEntry)', key '\(currentKey)': " + problem.message,
-                    problem.atKey ? pair.key : pair.value, suggestion: problem.suggestion)
+                    .schema, dependencyMessage(problem.message), problem.atKey ? pair.key : pair.value,
+                    suggestion: problem.suggestion)
                 return .some(nil)
             }
         }

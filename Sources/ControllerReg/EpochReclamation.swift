@@ -1,3 +1,4 @@
+import CThreadRecord
 import Synchronization
 
 #if canImport(Glibc)
@@ -20,43 +21,45 @@ enum Epoch {
     static let records = Locked<[ReaderRecord]>([])
 
     /// One thread's reader state; records are reused after their thread exits, never freed.
-    // @unchecked: `depth` and `thread` are touched only by the thread that holds the record; the
-    // rest are atomics.
+    // @unchecked: `thread` is touched only by the thread that holds the record; the rest are
+    // atomics (`active` written only by that thread).
     final class ReaderRecord: @unchecked Sendable {
         let active = Atomic<UInt64>(0)
         let inUse = Atomic<Bool>(true)
-        var depth = 0
         /// The holding thread's create record (set up again for each thread that takes the record).
         let thread: UnsafeMutablePointer<CreateThread> = .allocate(capacity: 1)
         // Keeps two records off one cache line.
         private var padding: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
     }
 
+    /// Owns each thread's record for its lifetime: its destructor gives the record back when the
+    /// thread exits (and forgets the thread-local cache `currentRecord` reads).
     static let key: pthread_key_t = {
         var key = pthread_key_t()
         let rc = pthread_key_create(&key) { raw in
             guard let raw else { return }
+            controllerreg_thread_record_set(nil)
             Unmanaged<ReaderRecord>.fromOpaque(raw).takeUnretainedValue().inUse.store(false, ordering: .releasing)
         }
         precondition(rc == 0, "controllerreg: pthread_key_create for the reader records failed (\(rc))")
         return key
     }()
 
-    /// This thread's record, unretained (records are never freed). `key` is `Epoch.key` (a caller
-    /// that keeps a copy saves the lazy global's check).
+    /// This thread's record, unretained (records are never freed): one load from the C
+    /// thread-local cache (`CThreadRecord`), registered on the thread's first use.
     @inline(__always)
-    static func currentRecord(_ key: pthread_key_t = Epoch.key) -> Unmanaged<ReaderRecord> {
-        if let raw = pthread_getspecific(key) {
+    static func currentRecord() -> Unmanaged<ReaderRecord> {
+        if let raw = controllerreg_thread_record_get() {
             return Unmanaged<ReaderRecord>.fromOpaque(raw)
         }
         return Unmanaged.passUnretained(registerThread())
     }
 
+    @inline(never)
     private static func registerThread() -> ReaderRecord {
         let record: ReaderRecord = records.withLock { list in
             for r in list where !r.inUse.load(ordering: .acquiring) {
                 r.inUse.store(true, ordering: .releasing)
-                r.depth = 0
                 return r
             }
             let r = ReaderRecord()
@@ -66,29 +69,29 @@ enum Epoch {
         record.thread.initialize(to: CreateThread())
         let rc = pthread_setspecific(key, Unmanaged.passUnretained(record).toOpaque())
         precondition(rc == 0, "controllerreg: pthread_setspecific for the reader record failed (\(rc))")
+        controllerreg_thread_record_set(Unmanaged.passUnretained(record).toOpaque())
         return record
     }
 
-    /// Enters a read-side section (nestable); pair with `exit`.
+    /// Enters a read-side section (nestable); pair with `exit`, passing back what this returns.
+    /// Only the outermost section of a thread publishes its epoch: a thread inside one already has
+    /// a nonzero `active` (epochs start at 1), which only this thread writes, so reading it back
+    /// needs no ordering and no nesting counter.
     @inline(__always)
-    static func enter(_ key: pthread_key_t = Epoch.key) -> Unmanaged<ReaderRecord> {
-        let u = currentRecord(key)
-        u._withUnsafeGuaranteedRef { r in
-            if r.depth == 0 {
-                r.active.store(global.load(ordering: .sequentiallyConsistent), ordering: .sequentiallyConsistent)
-            }
-            r.depth += 1
+    static func enter() -> (Unmanaged<ReaderRecord>, outermost: Bool) {
+        let u = currentRecord()
+        let outermost = u._withUnsafeGuaranteedRef { r in
+            guard r.active.load(ordering: .relaxed) == 0 else { return false }
+            r.active.store(global.load(ordering: .sequentiallyConsistent), ordering: .sequentiallyConsistent)
+            return true
         }
-        return u
+        return (u, outermost)
     }
 
-    /// Leaves a read-side section.
+    /// Leaves a read-side section (the outermost one clears the thread's epoch).
     @inline(__always)
-    static func exit(_ u: Unmanaged<ReaderRecord>) {
-        u._withUnsafeGuaranteedRef { r in
-            r.depth -= 1
-            if r.depth == 0 { r.active.store(0, ordering: .releasing) }
-        }
+    static func exit(_ entered: (Unmanaged<ReaderRecord>, outermost: Bool)) {
+        if entered.outermost { entered.0._withUnsafeGuaranteedRef { $0.active.store(0, ordering: .releasing) } }
     }
 
     /// The oldest epoch an active reader entered at (UInt64.max when none is inside).
@@ -109,8 +112,6 @@ enum Epoch {
 // @unchecked: `current` is atomic; `retired` is touched only under the registry's writer lock.
 final class SnapshotCell: @unchecked Sendable {
     private let current: Atomic<UnsafeMutableRawPointer>
-    /// `Epoch.key`, copied so a read does not go through the lazy global's initialisation check.
-    private let key = Epoch.key
     /// Replaced snapshots with the epoch of their replacement; touched only under the writer lock.
     private var retired: [(UnsafeMutableRawPointer, UInt64)] = []
 
@@ -126,7 +127,7 @@ final class SnapshotCell: @unchecked Sendable {
     /// Runs `body` with the current snapshot; it stays valid until `body` returns.
     @inline(__always)
     func read<R>(_ body: (Snapshot) -> R) -> R {
-        let record = Epoch.enter(key)
+        let record = Epoch.enter()
         defer { Epoch.exit(record) }
         let p = current.load(ordering: .sequentiallyConsistent)
         return Unmanaged<Snapshot>.fromOpaque(p)._withUnsafeGuaranteedRef { body($0) }
@@ -135,10 +136,10 @@ final class SnapshotCell: @unchecked Sendable {
     /// `read`, also passing the calling thread's create record (found with the same lookup).
     @inline(__always)
     func read<R>(_ body: (Snapshot, UnsafeMutablePointer<CreateThread>) -> R) -> R {
-        let record = Epoch.enter(key)
+        let record = Epoch.enter()
         defer { Epoch.exit(record) }
         let p = current.load(ordering: .sequentiallyConsistent)
-        let thread = record._withUnsafeGuaranteedRef { $0.thread }
+        let thread = record.0._withUnsafeGuaranteedRef { $0.thread }
         return Unmanaged<Snapshot>.fromOpaque(p)._withUnsafeGuaranteedRef { body($0, thread) }
     }
 

@@ -1,6 +1,7 @@
 /// A read-only hash table from name bytes to an index, probed without creating Strings
 /// (so `create` by a C string costs one hash and one compare). 4 bytes a cell and 12 bytes a name
-/// (where its bytes are, and their length).
+/// (where its bytes are, and their length). Keyed by its own `NameTable.hash` (a few word loads
+/// per name, where `byteHash` costs a multiply per byte): every `find` takes that hash.
 // @unchecked: raw table memory written once in init, read-only afterwards.
 struct NameTable: @unchecked Sendable {
     /// `index + 1` in the low bits (those of `mask`: the index is below the capacity), the name's
@@ -28,7 +29,7 @@ struct NameTable: @unchecked Sendable {
             (starts + i).initialize(to: n?.0)
             (lengths + i).initialize(to: UInt32(truncatingIfNeeded: n?.1 ?? 0))
             guard let (p, len) = n else { continue }
-            let h = byteHash(UnsafeRawBufferPointer(start: p, count: len))
+            let h = NameTable.hash(p, len)
             var s = Int(truncatingIfNeeded: h) & mask
             while cells[s] != 0 { s = (s + 1) & mask }
             cells[s] = (UInt32(truncatingIfNeeded: h) & high) | UInt32(truncatingIfNeeded: i + 1)
@@ -42,7 +43,7 @@ struct NameTable: @unchecked Sendable {
         lengths.deallocate()
     }
 
-    /// The index of `length` bytes at `key` with precomputed `hash`, or -1.
+    /// The index of `length` bytes at `key` with precomputed `hash` (`NameTable.hash`), or -1.
     @inline(__always)
     func find(_ key: UnsafePointer<UInt8>, _ length: Int, hash: UInt64) -> Int {
         var s = Int(truncatingIfNeeded: hash) & mask
@@ -60,6 +61,41 @@ struct NameTable: @unchecked Sendable {
         }
     }
 
+    /// The table's hash of `n` bytes at `p`: whole words (the last one overlapping the one before),
+    /// two overlapping 4-byte halves, or the first, middle and last byte, with the length, then
+    /// MurmurHash3's 64-bit finaliser, so the probe position (low bits) and the fingerprint kept
+    /// in a cell (the bits above it) both depend on every byte.
+    @inline(__always)
+    static func hash(_ p: UnsafePointer<UInt8>, _ n: Int) -> UInt64 {
+        let r = UnsafeRawPointer(p)
+        var h = 0x9E37_79B9_7F4A_7C15 ^ UInt64(truncatingIfNeeded: n)
+        if n >= 8 {
+            var i = 0
+            while i &+ 8 < n {
+                h = (h ^ r.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* 0xFF51_AFD7_ED55_8CCD
+                h ^= h >> 29
+                i &+= 8
+            }
+            h ^= r.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self)
+        } else if n >= 4 {
+            h ^=
+                UInt64(r.loadUnaligned(as: UInt32.self))
+                | UInt64(r.loadUnaligned(fromByteOffset: n &- 4, as: UInt32.self)) << 32
+        } else if n > 0 {
+            h ^= UInt64(p[0]) | UInt64(p[n >> 1]) << 8 | UInt64(p[n &- 1]) << 16
+        }
+        h = (h ^ (h >> 33)) &* 0xFF51_AFD7_ED55_8CCD
+        h = (h ^ (h >> 33)) &* 0xC4CE_B9FE_1A85_EC53
+        return h ^ (h >> 33)
+    }
+
+    /// `hash` of a NUL-terminated name, and its length (`strlen`, then the words).
+    @inline(__always)
+    static func hash(cString: UnsafePointer<CChar>) -> (hash: UInt64, length: Int) {
+        let n = strlen(cString)
+        return (hash(UnsafeRawPointer(cString).assumingMemoryBound(to: UInt8.self), n), n)
+    }
+
     /// The name bytes of index `i` (not NUL-terminated), or nil for an unused index.
     func bytes(at i: Int) -> (UnsafePointer<UInt8>, Int)? {
         starts[i].map { ($0, Int(lengths[i])) }
@@ -70,7 +106,7 @@ struct NameTable: @unchecked Sendable {
         var name = name
         return name.withUTF8 { u in
             let base = u.baseAddress ?? emptyKey
-            return find(base, u.count, hash: byteHash(UnsafeRawBufferPointer(u)))
+            return find(base, u.count, hash: NameTable.hash(base, u.count))
         }
     }
 }

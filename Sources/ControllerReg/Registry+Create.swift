@@ -38,7 +38,8 @@ extension Registry {
     @inline(__always)
     private func createOutcome(_ u: UnsafeBufferPointer<UInt8>, _ rawProps: UnsafePointer<RawValue>?) -> CreateOutcome {
         createOutcome(
-            bytes: u.baseAddress ?? emptyKey, length: u.count, hash: byteHash(UnsafeRawBufferPointer(u)), props: rawProps,
+            bytes: u.baseAddress ?? emptyKey, length: u.count, hash: NameTable.hash(u.baseAddress ?? emptyKey, u.count),
+            props: rawProps,
             destroyer: nil)
     }
 
@@ -77,7 +78,7 @@ extension Registry {
         cName: UnsafePointer<CChar>, props: UnsafePointer<RawValue>?,
         destroyer: UnsafeMutablePointer<Destroyer>? = nil
     ) throws(ConfigError) -> (UnsafeMutableRawPointer, Bool) {
-        let (hash, length) = byteHash(cString: cName)
+        let (hash, length) = NameTable.hash(cString: cName)
         return try createRaw(
             bytes: UnsafeRawPointer(cName).assumingMemoryBound(to: UInt8.self), length: length, hash: hash,
             props: props, destroyer: destroyer)
@@ -88,7 +89,7 @@ extension Registry {
         bytes: UnsafePointer<UInt8>, length: Int, props: UnsafePointer<RawValue>?
     ) throws(ConfigError) -> UnsafeMutableRawPointer {
         try createRaw(
-            bytes: bytes, length: length, hash: byteHash(UnsafeRawBufferPointer(start: bytes, count: length)), props: props
+            bytes: bytes, length: length, hash: NameTable.hash(bytes, length), props: props
         ).0
     }
 
@@ -121,33 +122,45 @@ extension Registry {
         destroyer: UnsafeMutablePointer<Destroyer>?
     ) -> CreateOutcome {
         if let props, props.pointee.valueKind != .map { return .failed(propsNotAMap(props)) }
-        let maxDepth = maxCreateDepth.load(ordering: .relaxed)
         return cell.read { s, thread in
             let index = s.entries.names.find(bytes, length, hash: hash)
-            if index >= 0, s.entries.plans[index].live {
+            if index >= 0 {
                 // Singleton hit: the built object, with no resolver (what createEntry would return).
                 let plan = s.entries.plans + index
-                if plan.pointee.lifestyle == .singleton, props == nil || props!.pointee.count == 0,
+                if plan.pointee.lifestyle == .singleton, plan.pointee.live, props == nil || props!.pointee.count == 0,
                     let v = Unmanaged<SingletonCell>.fromOpaque(plan.pointee.singletonCell)._withUnsafeGuaranteedRef({
                         $0.value
                     })
                 {
                     return .made(v, true)
                 }
-                var resolver = Resolver(snapshot: s, registry: self, maxDepth: maxDepth, thread: thread)
-                do throws(CreateFailure) {
-                    let (o, owned) = try resolver.createEntry(index, props: props)
-                    if let destroyer, !owned { destroyer.pointee = Destroyer(s.classes, slot: Int(plan.pointee.classSlot)) }
-                    return .made(o, owned)
-                } catch {
-                    return .failed(
-                        error.error(for: String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self)))
-                }
             }
-            switch createByConvention(s, bytes: bytes, length: length, hash: hash, props: props, destroyer: destroyer) {
-            case .success(let (o, owned)): return .made(o, owned)
-            case .failure(let error): return .failed(error)
+            return createFound(s, thread, index, bytes: bytes, length: length, hash: hash, props: props, destroyer: destroyer)
+        }
+    }
+
+    /// The rest of `createOutcome` once the name was looked up (`index`, or -1): an entry built by
+    /// a resolver, else a class by convention.
+    @inline(__always)
+    private func createFound(
+        _ s: Snapshot, _ thread: UnsafeMutablePointer<CreateThread>, _ index: Int, bytes: UnsafePointer<UInt8>, length: Int,
+        hash: UInt64, props: UnsafePointer<RawValue>?, destroyer: UnsafeMutablePointer<Destroyer>?
+    ) -> CreateOutcome {
+        if index >= 0, s.entries.plans[index].live {
+            var resolver = Resolver(
+                snapshot: s, registry: self, maxDepth: maxCreateDepth.load(ordering: .relaxed), thread: thread)
+            do throws(CreateFailure) {
+                let (o, owned) = try resolver.createEntry(index, props: props)
+                if let destroyer, !owned { destroyer.pointee = Destroyer(s.classes, slot: Int(s.entries.plans[index].classSlot)) }
+                return .made(o, owned)
+            } catch {
+                return .failed(
+                    error.error(for: String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self)))
             }
+        }
+        switch createByConvention(s, bytes: bytes, length: length, hash: hash, props: props, destroyer: destroyer) {
+        case .success(let (o, owned)): return .made(o, owned)
+        case .failure(let error): return .failed(error)
         }
     }
 

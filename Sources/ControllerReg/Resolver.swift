@@ -179,11 +179,15 @@ struct Resolver {
 
     // MARK: Building
 
-    private func entryName(_ index: Int) -> String {
+    private func entryName(_ index: Int) -> String { Resolver.entryName(index, snapshot) }
+
+    private static func entryName(_ index: Int, _ snapshot: Snapshot) -> String {
         snapshot.entries.isLive(index) ? snapshot.entries.name(at: index) : "#\(index)"
     }
 
-    private func className(_ index: Int) -> String {
+    private func className(_ index: Int) -> String { Resolver.className(index, snapshot) }
+
+    private static func className(_ index: Int, _ snapshot: Snapshot) -> String {
         let slot = Int(snapshot.entries.plans[index].classSlot)
         return slot >= 0 && slot < snapshot.classes.names.count ? snapshot.classes.names[slot] : "?"
     }
@@ -300,13 +304,16 @@ struct Resolver {
         // Sizes of a few slots: no overflow checks needed.
         let count = plan.shape.map { $0.count } ?? 0
         let extra = plan.shape.map { Int($0.extraBytes) } ?? 0
-        let argsBytes = MemoryLayout<RawValue>.stride
+        // The arguments map, then an empty map (the arguments of the leaves built here), the slots.
+        let argsBytes = 2 &* MemoryLayout<RawValue>.stride
         let slotBytes = (count &+ propsCount) &* MemoryLayout<RawMapSlot>.stride
         let total = argsBytes &+ slotBytes &+ extra
         return try withUnsafeTemporaryAllocation(byteCount: total, alignment: 16) {
             (buffer) throws(CreateFailure) -> UnsafeMutableRawPointer in
             let base = buffer.baseAddress!
-            let args = base.bindMemory(to: RawValue.self, capacity: 1)
+            let args = base.bindMemory(to: RawValue.self, capacity: 2)
+            (args + 1).initialize(to: .emptyMap)
+            let empty = UnsafeRawPointer(args + 1)
             let top = (base + argsBytes).bindMemory(to: RawMapSlot.self, capacity: count + propsCount)
             var work = Work(scratch: base + argsBytes + slotBytes, end: base + total)
             var n = count
@@ -328,7 +335,7 @@ struct Resolver {
                                 n &-= 1
                                 continue
                             }
-                            try fill(d, s, &work, depth: depth)
+                            try fill(d, s, &work, depth: depth, emptyArgs: empty)
                             d += 1
                         } while h < end
                     } else {
@@ -337,7 +344,7 @@ struct Resolver {
                                 d,
                                 PlanSlot(
                                     head: h.pointee, payload: UnsafeRawPointer(h).load(fromByteOffset: gap, as: UInt64.self)),
-                                &work, depth: depth)
+                                &work, depth: depth, emptyArgs: empty)
                             h += 1
                             d += 1
                         } while h < end
@@ -372,19 +379,52 @@ struct Resolver {
     /// anything else through `evaluate`.
     @inline(__always)
     private mutating func fill(
-        _ d: UnsafeMutablePointer<RawMapSlot>, _ s: PlanSlot, _ work: inout Work, depth: Int
+        _ d: UnsafeMutablePointer<RawMapSlot>, _ s: PlanSlot, _ work: inout Work, depth: Int, emptyArgs: UnsafeRawPointer
     ) throws(CreateFailure) {
         if s.isLiteral {
             s.storeLiteralMapSlot(at: d)
         } else if s.op == .reference, snapshot.entries.plans[Int(s.target)].lifestyle == .transient {
-            // The common reference, a transient object, built here without `evaluate`'s call.
+            // The common reference, a transient object, built here without `evaluate`'s call; one
+            // without dependency slots (a leaf) with no call of ours at all.
             s.storeKey(at: d)
-            try buildTransient(Int(s.target), into: Resolver.valueOf(d), &work, depth: depth)
+            let target = Int(s.target)
+            var built = false
+            if snapshot.entries.plans[target].shape == nil {
+                built = try Resolver.buildLeaf(
+                    target, plans: snapshot.entries.plans.base, functions: snapshot.classes.functions.base,
+                    classCount: snapshot.classes.count, snapshot: Unmanaged.passUnretained(snapshot), maxDepth: maxDepth,
+                    thread: thread, into: Resolver.valueOf(d), &work, depth: depth &+ 1, emptyArgs: emptyArgs)
+            }
+            if !built { try buildTransient(target, into: Resolver.valueOf(d), &work, depth: depth) }
         } else {
             // The key here; `evaluate` initialises the value.
             s.storeKey(at: d)
             try evaluate(s, into: Resolver.valueOf(d), &work, depth: depth)
         }
+    }
+
+    /// Builds leaf `target` (a transient entry without dependency slots) at `depth` into `dest`,
+    /// recorded in `work` for its receiver, as `build` would. False, with nothing called, when its
+    /// class is not registered or the depth limit or the stack refuse it: the caller's general
+    /// path then reports why. Static, with what it reads passed in, so the resolver is not copied
+    /// for it (nor the snapshot retained: its tables come as pointers).
+    @inline(__always)
+    private static func buildLeaf(
+        _ target: Int, plans: UnsafePointer<EntryPlan>, functions: UnsafePointer<ClassFunctions>, classCount: Int,
+        snapshot: Unmanaged<Snapshot>, maxDepth: Int, thread: UnsafeMutablePointer<CreateThread>,
+        into dest: UnsafeMutablePointer<RawValue>, _ work: inout Work, depth: Int, emptyArgs: UnsafeRawPointer
+    ) throws(CreateFailure) -> Bool {
+        let slot = Int(plans[target].classSlot)
+        guard slot >= 0, slot < classCount, depth < maxDepth, thread.pointee.hasStackRoom() else { return false }
+        let f = functions + slot
+        guard let create = f.pointee.create else { return false }
+        HostFailure.clear()
+        guard let object = CreateNesting.callingHost(thread, at: depth, { create(emptyArgs, f.pointee.context) }) else {
+            throw snapshot._withUnsafeGuaranteedRef { leafFailed(target, $0) }
+        }
+        dest.initialize(to: .object(object))
+        work.append(Held(kind: .object, object: object, slot: Int32(truncatingIfNeeded: slot), value: dest))
+        return true
     }
 
     /// Initialises `dest` with a new object of transient entry `target` (one level below `depth`),
@@ -531,9 +571,20 @@ struct Resolver {
         graph.removeAll()
     }
 
-    private func createFailed(_ index: Int) -> CreateFailure {
+    private func createFailed(_ index: Int) -> CreateFailure { Resolver.createFailed(index, snapshot) }
+
+    private static func createFailed(_ index: Int, _ snapshot: Snapshot) -> CreateFailure {
         let reason = HostFailure.take().map { ": \($0)" } ?? " returned NULL"
         return CreateFailure(
-            code: .createFailed, message: "create of class '\(className(index))' for entry '\(entryName(index))'\(reason)")
+            code: .createFailed,
+            message: "create of class '\(className(index, snapshot))' for entry '\(entryName(index, snapshot))'\(reason)")
+    }
+
+    /// `build`'s failure for a leaf whose callback returned NULL (out of line).
+    @inline(never)
+    private static func leafFailed(_ index: Int, _ snapshot: Snapshot) -> CreateFailure {
+        var failure = createFailed(index, snapshot)
+        failure.path = [entryName(index, snapshot)]
+        return failure
     }
 }

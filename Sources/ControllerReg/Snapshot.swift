@@ -81,10 +81,12 @@ final class EntryTable: @unchecked Sendable {
         return i >= 0 && plans[i].live ? i : -1
     }
 
-    /// The index of a live entry by its name's bytes and their `byteHash`, or -1.
+    /// The index of a live entry by its name's bytes, or -1. (`hash`, the bytes' `byteHash` the
+    /// caller has at hand, is not the name table's key: the table hashes the bytes its own way.)
     func index(of name: UnsafeBufferPointer<UInt8>, hash: UInt64) -> Int {
         guard count > 0 else { return -1 }
-        let i = names.find(name.baseAddress ?? emptyKey, name.count, hash: hash)
+        let base = name.baseAddress ?? emptyKey
+        let i = names.find(base, name.count, hash: NameTable.hash(base, name.count))
         return i >= 0 && plans[i].live ? i : -1
     }
 

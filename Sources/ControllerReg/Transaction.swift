@@ -140,10 +140,12 @@ struct Transaction {
                 // environment value, a value nesting near the ceiling).
                 let before = diagnostics.count
                 var usesEnvironment = false
-                // Only the head when only the name or class name may be flawed.
+                // Only the head when only the name or class name may be flawed; else only the
+                // dependencies the checks read.
                 let def =
                     summary.dependenciesMayHaveProblems
-                    ? growing.definition(k) : DefinitionCoding.head(growing.arena, at: growing.records[k])
+                    ? DefinitionCoding.decode(growing.arena, at: growing.records[k], checkedOnly: true)
+                    : DefinitionCoding.head(growing.arena, at: growing.records[k])
                 Transaction.validate(def, into: &diagnostics, usesEnvironment: &usesEnvironment)
                 if diagnostics.count > before {
                     rejected.insert(growing.name(k))
@@ -235,6 +237,9 @@ struct Transaction {
         var members = TagMembers()
         // The last two names resolved (by their interned identity) and their indices: neighbouring
         // entries mostly refer to the same few entries.
+        // Messages of references to no entry: written in one buffer, places read with one file name.
+        var messageText: TextBuffer?
+        var fileName = DefinitionCoding.FileName()
         var recentName0 = -1, recentName1 = -1
         var recentTarget0 = -1, recentTarget1 = -1
         for p in acceptedPositions.indices {
@@ -322,17 +327,19 @@ struct Transaction {
                             }
                             + acceptedPositions.map { staged.name($0) }
                     }
-                    // The key and place read from the record (the definition is not decoded).
-                    let entry = staged.name(k)
-                    let (key, location) = DefinitionCoding.place(ofEdge: e - first, in: staged.arena, at: staged.records[k])
+                    // The key and place read from the record (the definition is not decoded), the
+                    // message written from their bytes.
+                    let (key, location) = DefinitionCoding.place(
+                        ofEdge: e - first, in: staged.arena, at: staged.records[k], file: &fileName)
                     let suggestion =
-                        suggestionsLeft > 0 ? Suggestions.closest(to: name, in: allNames!, excluding: entry) : nil
+                        suggestionsLeft > 0 ? Suggestions.closest(to: name, in: allNames!, excluding: staged.name(k)) : nil
                     suggestionsLeft -= 1
                     diagnostics.append(
                         Diagnostic(
                             .missingReference,
-                            "entry '\(entry)', key '\(key)': no entry named '\(name)'\(Suggestions.hint(suggestion))"
-                                + (suggestion == nil ? "; if this is text, write \"@\(name)\"" : ""),
+                            ProblemText.missingReference(
+                                entry: staged.nameBytes(k), key: key, name: name, suggestion: suggestion,
+                                into: ProblemText.buffer(&messageText)),
                             at: location ?? DefinitionCoding.location(staged.arena, at: staged.records[k]),
                             suggestion: suggestion))
                 }

@@ -10,6 +10,9 @@ import Glibc
 /// What the create path's shortcuts must leave as it was: a C-string key finds exactly its own
 /// key in an argument map, and the per-thread create record (nesting depth, stack bound) is the
 /// calling thread's own, also when the record last served a thread that has exited.
+/// An error reduced to its code (comparable in expectations).
+struct CodedError: Error, Equatable { let code: ErrorCode }
+
 @Suite("Create path")
 struct CreatePathTests {
     /// `cr_map_get`'s lookup (`ValueRef.value(forCKey:)`) compares whole keys: no prefix, no
@@ -206,5 +209,99 @@ struct CreatePathTests {
         let t = Thread { made.withLock { $0 = (try? r.create("C4", as: Widget.self)) != nil } }
         t.join()
         #expect(made.withLock { $0 })
+    }
+
+    /// The name table finds every name by its exact bytes, through the Swift API's `String` door
+    /// and the C ABI's NUL-terminated one alike: names of 1 to 40 bytes (every way the table hashes:
+    /// up to 3 bytes, 4 to 7, one word, several words, multi-byte UTF-8) that differ only in their
+    /// first, middle or last byte or in length each reach their own entry, and near misses
+    /// (prefixes, extensions, one byte changed) are not found; a class by convention is looked up
+    /// the same way.
+    @Test func namesOfEveryLengthFindExactlyTheirEntry() throws {
+        let r = Registry()
+        try registerWidgets(r, ["W", "Convention\u{e9}"])
+        var names: [String] = []
+        for length in 1...40 {
+            let base = Array((0..<length).map { Character(UnicodeScalar(UInt8(97 + $0 % 26))) })
+            for variant in 0..<4 {
+                var chars = base
+                if variant == 1 { chars[0] = "Z" }
+                if variant == 2 { chars[length / 2] = "Y" }
+                if variant == 3 { chars[length - 1] = "\u{e9}" }
+                let name = String(chars)
+                if !names.contains(name) { names.append(name) }
+            }
+        }
+        let text = names.enumerated().map { "\"\($0.element)\": {ClassName: W, Dependencies: {n: \($0.offset)}}" }
+            .joined(separator: "\n")
+        try r.load(text: text, format: .yaml)
+        for (i, name) in names.enumerated() {
+            #expect(try r.create(name, as: Widget.self).args["n"] == .int(Int64(i)), "\(name)")
+            let viaC = createByCName(r, name)
+            #expect((try? viaC.get())?.args["n"] == .int(Int64(i)), "\(name)")
+        }
+        for miss in [
+            "Q", "aQ", "abcQ", "abcdefgQ", "abcdefghQ", "abcdefghijklmnopQ", "ZZ", String(names.last!.dropLast()) + "W",
+            names.last! + "a", String(names.last!.dropLast()),
+        ]
+        where !names.contains(miss) {
+            #expect(throws: ConfigError.self) { _ = try r.create(miss, as: Widget.self) }
+            if case .failure(let e) = createByCName(r, miss) {
+                #expect(e.code == .notFound, "\(miss)")
+            } else {
+                Issue.record("'\(miss)' was found")
+            }
+        }
+        #expect(try r.create("Convention\u{e9}", as: Widget.self).className == "Convention\u{e9}")
+    }
+
+    /// `name` created through the C ABI's door (a NUL-terminated name), taken over as a `Widget`.
+    private func createByCName(_ r: Registry, _ name: String) -> Result<Widget, CodedError> {
+        name.withCString { c in
+            do throws(ConfigError) {
+                let made = try r.create(cName: c, props: nil)
+                return .success(Unmanaged<Widget>.fromOpaque(made.0).takeRetainedValue())
+            } catch {
+                return .failure(CodedError(code: error.code))
+            }
+        }
+    }
+
+    /// A create made inside a create callback (a nested read of the registry's state) leaves the
+    /// calling thread's epoch published until the outermost create returns, then clears it: the
+    /// state the outer create reads cannot be freed under it.
+    @Test func aNestedCreateKeepsTheOuterEpochUntilTheOuterReturns() throws {
+        let r = Registry()
+        try registerWidgets(r, ["W"])
+        let seen = Mutex<[Bool]>([])
+        try r.register(className: "Outer") { args in
+            let record = Epoch.currentRecord()
+            let before = record._withUnsafeGuaranteedRef { $0.active.load(ordering: .relaxed) }
+            _ = try r.create("Inner", as: Widget.self)
+            let after = record._withUnsafeGuaranteedRef { $0.active.load(ordering: .relaxed) }
+            seen.withLock { $0.append(before != 0 && after == before) }
+            return Widget(className: "Outer", args: args)
+        }
+        try r.load(text: "Inner: W\nOuter: Outer")
+        _ = try r.create("Outer", as: Widget.self)
+        let outside = Epoch.currentRecord()._withUnsafeGuaranteedRef { $0.active.load(ordering: .relaxed) }
+        #expect(seen.withLock { $0 } == [true])
+        #expect(outside == 0)
+    }
+
+    /// Threads give their reader record back when they exit (the thread-local cache does not keep
+    /// it): many short-lived threads, one after another, reuse records instead of adding one each.
+    @Test func exitedThreadsGiveTheirRecordsBack() throws {
+        let r = Registry()
+        try registerWidgets(r, ["W"])
+        try r.load(text: "Leaf: W")
+        _ = try r.create("Leaf", as: Widget.self)
+        let before = Epoch.records.withLock { $0.count }
+        for _ in 0..<50 {
+            let t = Thread { _ = try? r.create("Leaf", as: Widget.self) }
+            t.join()
+        }
+        // Other tests' threads may hold records meanwhile; 50 threads did not take 50 more.
+        #expect(Epoch.records.withLock { $0.count } < before + 25)
     }
 }

@@ -196,8 +196,77 @@ static void nested_lists_and_maps(void) {
     cr_registry_free(reg);
 }
 
+/* The name table finds every name by its exact bytes: names of 1 to 40 bytes (every way the
+ * table hashes a name: up to 3 bytes, 4 to 7, one word, several words) that differ only in their
+ * first, middle or last byte or in their length each create their own entry, and a near miss (a
+ * prefix, an extension, one byte changed) is CR_ERR_NOT_FOUND. */
+static void *numbered_create(const cr_value *args, void *user_data) {
+    (void)user_data;
+    int64_t *n = malloc(sizeof *n);
+    if (n) *n = cr_value_int(cr_map_get(args, "n"));
+    return n;
+}
+
+static void numbered_destroy(void *object, void *user_data) {
+    (void)user_data;
+    free(object);
+}
+
+static void names_of_every_length(void) {
+    cr_registry *reg = cr_registry_new();
+    cr_class numbered = {.create = numbered_create, .destroy = numbered_destroy};
+    CHECK_STATUS(cr_register_class(reg, "Numbered", &numbered, NULL), CR_OK);
+    enum { LONGEST = 40, VARIANTS = 4 };
+    char names[LONGEST * VARIANTS][LONGEST + 1];
+    size_t count = 0;
+    for (int len = 1; len <= LONGEST; len++) {
+        for (int v = 0; v < VARIANTS; v++) {
+            char *name = names[count];
+            for (int i = 0; i < len; i++) name[i] = (char)('a' + i % 26);
+            name[len] = 0;
+            if (v == 1) name[0] = 'Z';       /* differs in the first byte */
+            if (v == 2) name[len / 2] = 'Y'; /* in the middle one */
+            if (v == 3) name[len - 1] = 'X'; /* in the last one */
+            int duplicate = 0;               /* short names can coincide */
+            for (size_t j = 0; j < count; j++) duplicate |= strcmp(names[j], name) == 0;
+            if (!duplicate) count++;
+        }
+    }
+    size_t size = count * (2 * LONGEST + 64) + 1, used = 0;
+    char *yaml = malloc(size);
+    CHECK(yaml != NULL);
+    if (!yaml) return;
+    for (size_t i = 0; i < count; i++)
+        used += (size_t)snprintf(yaml + used, size - used, "%s: {ClassName: Numbered, Dependencies: {n: %zu}}\n", names[i], i);
+    CHECK_STATUS(cr_load_string(reg, yaml, used, CR_FORMAT_YAML), CR_OK);
+    free(yaml);
+    for (size_t i = 0; i < count; i++) {
+        int64_t *n = cr_registry_create(reg, names[i], NULL);
+        if (!CHECK(n != NULL && *n == (int64_t)i)) check_note("create of '%s'", names[i]);
+        free(n);
+    }
+    /* Near misses: "abc" + "d" is an entry name's extension only when no entry has that name. */
+    const char *misses[] = {"abcdefghijklmnopqrstuvwxyzabcdefghijklmnQ",
+                            "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopq",
+                            "Q",
+                            "aQ",
+                            "abcQ",
+                            "abcdefgQ",
+                            "abcdefghQ",
+                            "abcdefghijklmnopQ",
+                            "abcdefghijklmnopqQ",
+                            "ZZ",
+                            "abcdefghijklmnopqrstuvwxyzabcdefghijklmW"};
+    for (size_t i = 0; i < sizeof misses / sizeof *misses; i++) {
+        CHECK(cr_registry_create(reg, misses[i], NULL) == NULL);
+        CHECK_LAST_ERROR(CR_ERR_NOT_FOUND);
+    }
+    cr_registry_free(reg);
+}
+
 void test_semantics(void) {
     props_win();
     args_never_null();
     nested_lists_and_maps();
+    names_of_every_length();
 }

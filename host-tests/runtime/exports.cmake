@@ -1,5 +1,6 @@
-# The dynamic symbol table of libcontrollerreg.so defines only cr_* symbols; SONAME libcontrollerreg.so.SOVERSION
-# (the major version).
+# The dynamic symbol table of libcontrollerreg.so defines only cr_* global symbols; SONAME
+# libcontrollerreg.so.SOVERSION (the major version). Local symbols (lowercase types: the thread-local
+# record cache the linker lists there for its TLS relocation) are nobody's to link against.
 execute_process(COMMAND nm -D --defined-only ${LIBRARY} OUTPUT_VARIABLE syms RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "nm failed")
@@ -7,7 +8,7 @@ endif()
 string(REPLACE "\n" ";" lines "${syms}")
 set(count 0)
 foreach(line IN LISTS lines)
-  if(line STREQUAL "")
+  if(line STREQUAL "" OR line MATCHES "^[0-9a-f]* [a-z] ")
     continue()
   endif()
   if(NOT line MATCHES " cr_[a-z_]+$")

@@ -1,0 +1,21 @@
+/* The calling thread's epoch reader record (EpochReclamation.swift), cached in a C thread-local so a
+ * create finds it with one load from the thread pointer instead of a pthread_getspecific call.
+ * Initial-exec: the variable sits in the static TLS block (8 bytes; a library loaded with dlopen
+ * takes it from glibc's reserve for exactly this). Header-only: a weak, hidden definition, so every
+ * object file the compiler emits it into defines the same one variable, which the linker merges and
+ * does not export (it shows in the dynamic symbol table only as a local, for its TLS relocation),
+ * whichever modules the optimiser inlines the accessors into. The pthread key in
+ * EpochReclamation.swift stays the owner of the record's lifetime (its destructor releases the
+ * record at thread exit and clears this cache). */
+#ifndef CONTROLLERREG_THREAD_RECORD_H
+#define CONTROLLERREG_THREAD_RECORD_H
+
+__attribute__((weak, visibility("hidden"), tls_model("initial-exec"))) __thread void *controllerreg_thread_record = 0;
+
+/* This thread's record, or NULL before its first create (or after its exit began). */
+static inline void *controllerreg_thread_record_get(void) { return controllerreg_thread_record; }
+
+/* Caches (or, with NULL, forgets) this thread's record. */
+static inline void controllerreg_thread_record_set(void *record) { controllerreg_thread_record = record; }
+
+#endif

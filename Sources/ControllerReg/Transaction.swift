@@ -227,7 +227,9 @@ struct Transaction {
         // 3. References: every name must resolve to an entry that stays.
         let base = self.base
         let removedBase = removed
-        var allNames: [String]?
+        // The names a suggestion is looked for among, as their bytes where they are stored (made at
+        // the first missing reference; nothing is appended to either arena during this step).
+        var allNames: [UnsafeBufferPointer<UInt8>]?
         // Edges, targets and membership of each accepted entry, by position in `accepted`, in
         // flat arrays (no array per entry); `changedAtList[i]` is that position for entry index i
         // (or -1). Arrays, not dictionaries: no hashing per entry.
@@ -323,16 +325,23 @@ struct Transaction {
                     if allNames == nil {
                         allNames =
                             (0..<base.count).compactMap { i in
-                                base.isLive(i) && !removed.contains(i) ? base.name(at: i) : nil
+                                guard base.isLive(i) && !removed.contains(i), let (p, n) = base.names.bytes(at: i) else {
+                                    return nil
+                                }
+                                return UnsafeBufferPointer(start: p, count: n)
                             }
-                            + acceptedPositions.map { staged.name($0) }
+                            + acceptedPositions.map { staged.nameBytes($0) }
                     }
                     // The key and place read from the record (the definition is not decoded), the
                     // message written from their bytes.
                     let (key, location) = DefinitionCoding.place(
                         ofEdge: e - first, in: staged.arena, at: staged.records[k], file: &fileName)
+                    let candidates = allNames!
                     let suggestion =
-                        suggestionsLeft > 0 ? Suggestions.closest(to: name, in: allNames!, excluding: staged.name(k)) : nil
+                        suggestionsLeft > 0
+                        ? Suggestions.closest(
+                            to: name, among: candidates.count, candidate: { candidates[$0] }, excluding: staged.name(k))
+                        : nil
                     suggestionsLeft -= 1
                     diagnostics.append(
                         Diagnostic(

@@ -380,13 +380,20 @@ struct Transaction {
                 ? staged.definition(acceptedStaged[Int(changedAt[i])])
                 : base.definition(at: i)
         }
+        // `definitionOf(i)?.name`, read without decoding the definition (a path names up to
+        // `Diagnostic.maxPathNames` entries).
+        let nameOf: (Int) -> String? = { i in
+            i < changedAt.count && changedAt[i] >= 0
+                ? staged.name(acceptedStaged[Int(changedAt[i])])
+                : base.isLive(i) ? base.name(at: i) : nil
+        }
 
         // 4. Cycles: a new cycle must pass through a changed entry, so search from those. Checked
         // whatever else is wrong: the graph holds every reference that resolved.
         diagnostics += findCycles(
             starts: acceptedIndex, total: nextIndex,
             edgesOf: { changedAt[$0] >= 0 ? graph.edges(of: Int(changedAt[$0])) : base.edges(at: $0)[...] },
-            definitionOf: definitionOf)
+            definitionOf: definitionOf, nameOf: nameOf)
 
         // 5. Lifetimes: no singleton may reach a `graph` entry through object edges (the same
         // edges as cycles). Checked whatever else is wrong, like cycles.
@@ -418,7 +425,7 @@ struct Transaction {
                 if changedAt[i] >= 0 { return inheritedSingleton.isEmpty ? false : inheritedSingleton[i] }
                 return base.isLive(i) && base.owner(of: i) != nil
             },
-            definitionOf: definitionOf)
+            definitionOf: definitionOf, nameOf: nameOf)
         // Nothing to walk when no entry of the new state is a `graph` entry (most loads): known
         // from the summaries, and, when the change is large next to the table (so this stays
         // linear in the change), from one pass over the table.
@@ -590,7 +597,7 @@ struct Transaction {
     /// its path. Linear in the entries and references walked, plus the cycles reported.
     private func findCycles(
         starts: [Int], total: Int, edgesOf: (Int) -> ArraySlice<Int32>,
-        definitionOf: (Int) -> EntryDefinition?
+        definitionOf: (Int) -> EntryDefinition?, nameOf: (Int) -> String?
     ) -> [Diagnostic] {
         var color = [UInt8](repeating: 0, count: total)  // 0 unvisited, 1 on the stack, 2 done
         var depthOf = [Int32](repeating: -1, count: total)  // position on the stack while on it
@@ -621,7 +628,8 @@ struct Transaction {
                         if diagnostics.count < Transaction.maxReportedCycles {
                             diagnostics.append(
                                 cycleDiagnostic(
-                                    stack[Int(depthOf[target])...].map { Int($0.node) }, definitionOf: definitionOf))
+                                    stack[Int(depthOf[target])...].map { Int($0.node) }, definitionOf: definitionOf,
+                                    nameOf: nameOf))
                         } else {
                             unreported += 1
                         }
@@ -644,8 +652,10 @@ struct Transaction {
     /// "dependency cycle: A -> B -> A", rotated to start at the earliest entry, located at that
     /// entry's reference to the next one. A long path names its first and last entries and counts
     /// the ones between.
-    private func cycleDiagnostic(_ members: [Int], definitionOf: (Int) -> EntryDefinition?) -> Diagnostic {
-        func nameOf(_ i: Int) -> String { definitionOf(i)?.name ?? "#\(i)" }
+    private func cycleDiagnostic(
+        _ members: [Int], definitionOf: (Int) -> EntryDefinition?, nameOf name: (Int) -> String?
+    ) -> Diagnostic {
+        func nameOf(_ i: Int) -> String { name(i) ?? "#\(i)" }
         let start = members.firstIndex(of: members.min()!)!
         let rotated = Array(members[start...] + members[..<start])
         let closed = rotated + [rotated[0]]

@@ -140,13 +140,16 @@ struct Transaction {
                 // environment value, a value nesting near the ceiling).
                 let before = diagnostics.count
                 var usesEnvironment = false
-                // Only the head when only the name or class name may be flawed; else only the
-                // dependencies the checks read.
-                let def =
-                    summary.dependenciesMayHaveProblems
-                    ? DefinitionCoding.decode(growing.arena, at: growing.records[k], checkedOnly: true)
-                    : DefinitionCoding.head(growing.arena, at: growing.records[k])
-                Transaction.validate(def, into: &diagnostics, usesEnvironment: &usesEnvironment)
+                // The head, and (when they may be flawed) the dependencies the checks read, read
+                // from the record (no definition decoded).
+                let head = DefinitionCoding.head(growing.arena, at: growing.records[k])
+                DependencyRule.problems(ofEntry: head, into: &diagnostics)
+                if summary.dependenciesMayHaveProblems {
+                    DefinitionCoding.forEachCheckedDependency(growing.arena, at: growing.records[k]) { key, location, value in
+                        Transaction.check(
+                            value, key: key, location: location, of: head, into: &diagnostics, usesEnvironment: &usesEnvironment)
+                    }
+                }
                 if diagnostics.count > before {
                     rejected.insert(growing.name(k))
                     continue
@@ -564,30 +567,25 @@ struct Transaction {
     }
 
     /// The checks an entry passes whichever door it came through (config, `Registry.add`,
-    /// `cr_add_entry`): names, the nesting ceiling, and the contents of its dependency values.
-    /// Sets `usesEnvironment` when a dependency has an environment value to resolve.
-    static func validate(_ def: EntryDefinition, into diagnostics: inout [Diagnostic], usesEnvironment: inout Bool) {
-        DependencyRule.problems(ofEntry: def, into: &diagnostics)
-        // Each dependency read in place through the buffer (its address): binding `dep`, or the
-        // array's subscript, copies it (key, value and location retained and released once per
-        // dependency of every entry loaded).
-        def.dependencies.withUnsafeBufferPointer { deps in
-            for i in deps.indices {
-                if deps[i].value.isContainer
-                    && deps[i].value.nestingDepth(stoppingAfter: DependencyValue.maxNesting) > DependencyValue.maxNesting
-                {
-                    diagnostics.append(
-                        Diagnostic(
-                            .limit,
-                            "entry '\(def.name)', key '\(deps[i].key)': the value nests deeper than \(DependencyValue.maxNesting) levels",
-                            at: deps[i].location ?? def.location))
-                    continue
-                }
-                DependencyRule.problems(
-                    of: deps[i].value, entry: def.name, key: deps[i].key, fallback: deps[i].location ?? def.location,
-                    into: &diagnostics, usesEnvironment: &usesEnvironment)
-            }
+    /// `cr_add_entry`), for one of its dependencies (`DependencyRule.problems(ofEntry:)` checks its
+    /// names): the nesting ceiling, then the contents of the value (`DependencyRule.problems(of:)`).
+    /// `def` gives the entry's name and place (its dependencies are not read). Sets
+    /// `usesEnvironment` when the value has an environment value to resolve.
+    static func check(
+        _ value: DependencyValue, key: String, location: SourceLocation?, of def: EntryDefinition,
+        into diagnostics: inout [Diagnostic], usesEnvironment: inout Bool
+    ) {
+        if value.isContainer && value.nestingDepth(stoppingAfter: DependencyValue.maxNesting) > DependencyValue.maxNesting {
+            diagnostics.append(
+                Diagnostic(
+                    .limit,
+                    "entry '\(def.name)', key '\(key)': the value nests deeper than \(DependencyValue.maxNesting) levels",
+                    at: location ?? def.location))
+            return
         }
+        DependencyRule.problems(
+            of: value, entry: def.name, key: key, fallback: location ?? def.location, into: &diagnostics,
+            usesEnvironment: &usesEnvironment)
     }
 
     /// The most cycles one change reports in full; further ones are counted in one more problem.

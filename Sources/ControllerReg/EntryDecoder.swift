@@ -427,11 +427,13 @@ public enum EntryDecoder {
             var ok = true
             var next = map + 1
             let end = Int(nodes[map].extent)
+            var position = depth == 1 ? 0 : -1
             while next < end {
                 let k = next, v = next + 1
                 next = self.next(after: v)
                 if depth == 1 { currentKeyNode = k }
-                writer.key(bytes(k), line: Int(nodes[k].line), column: Int(nodes[k].column))
+                writer.key(bytes(k), position: position, line: Int(nodes[k].line), column: Int(nodes[k].column))
+                if depth == 1 { position += 1 }
                 writeValue(v, depth: depth, ok: &ok)
             }
             return ok
@@ -515,7 +517,7 @@ public enum EntryDecoder {
         /// to false.
         mutating func writeValue(_ node: Int, depth: Int, ok: inout Bool) {
             let n = nodes[node]
-            if n.isContainer {
+            if n.kind == .list || n.kind == .map {
                 // Values are walked recursively from here on (decoding, compiling, comparing,
                 // creating): a fixed ceiling and the stack guard keep any input from overflowing
                 // the stack, whatever the document's depth limit is set to.

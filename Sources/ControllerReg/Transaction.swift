@@ -111,7 +111,7 @@ struct Transaction {
                 ConfigError(
                     .limit, "one change may hold at most 4 GiB of entry names, keys and literals; split it into several loads"))
         }
-        var names = StagedNameIndex()
+        var names = StagedNameIndex(capacity: stagedCount)
         var firstStaged: StagedNameIndex?
         defer {
             names.free()
@@ -163,7 +163,7 @@ struct Transaction {
                 // Where each name is first staged (refused ones too), built at the first duplicate
                 // (none in the common case): one pass, not one per duplicate.
                 if firstStaged == nil {
-                    var index = StagedNameIndex()
+                    var index = StagedNameIndex(capacity: stagedCount)
                     for j in 0..<stagedCount {
                         _ = index.find(growing.nameBytes(j), hash: growing.nameHashes[j], staged: growing, orInsert: j)
                     }
@@ -284,7 +284,7 @@ struct Transaction {
                     found = recentTarget1
                 } else {
                     let bytes = staged.internedBytes(id)
-                    let hash = byteHash(UnsafeRawBufferPointer(bytes))
+                    let hash = NameTable.hash(bytes.baseAddress ?? emptyKey, bytes.count)
                     var f: Int?
                     if let j = names.find(bytes, hash: hash, staged: staged), indexOfStaged[j] >= 0 {
                         f = indexOfStaged[j]
@@ -392,11 +392,25 @@ struct Transaction {
         }
 
         // 4. Cycles: a new cycle must pass through a changed entry, so search from those. Checked
-        // whatever else is wrong: the graph holds every reference that resolved.
-        diagnostics += findCycles(
-            starts: acceptedIndex, total: nextIndex,
-            edgesOf: { changedAt[$0] >= 0 ? graph.edges(of: Int(changedAt[$0])) : base.edges(at: $0)[...] },
-            definitionOf: definitionOf, nameOf: nameOf)
+        // whatever else is wrong: the graph holds every reference that resolved. A change to an
+        // empty table whose every edge goes to an entry of a lower index (each entry refers only to
+        // entries written before it: most configs) has none, known from one pass over its edges.
+        var mayHaveCycles = base.count > 0
+        if !mayHaveCycles {
+            for p in acceptedStaged.indices where !mayHaveCycles {
+                let from = Int32(acceptedIndex[p])
+                for t in graph.edges(of: p) where t >= from {
+                    mayHaveCycles = true
+                    break
+                }
+            }
+        }
+        if mayHaveCycles {
+            diagnostics += findCycles(
+                starts: acceptedIndex, total: nextIndex,
+                edgesOf: { changedAt[$0] >= 0 ? graph.edges(of: Int(changedAt[$0])) : base.edges(at: $0)[...] },
+                definitionOf: definitionOf, nameOf: nameOf)
+        }
 
         // 5. Lifetimes: no singleton may reach a `graph` entry through object edges (the same
         // edges as cycles). Checked whatever else is wrong, like cycles.
@@ -471,7 +485,8 @@ struct Transaction {
         let arenaIndex = table.index(of: records)
         // Class slots by the class name's interned identity: one String per class, not per entry.
         var slotOfClass: [Int: Int] = [:]
-        var lastClass = (id: -1, slot: 0)
+        // The last two classes met (entries of a config mostly alternate between a few).
+        var lastClass = (id: -1, slot: 0), otherClass = (id: -1, slot: 0)
         var tooLarge: Int?
         for p in acceptedStaged.indices {
             let k = acceptedStaged[p]
@@ -480,13 +495,18 @@ struct Transaction {
             let classSlot: Int
             if summary.classID == lastClass.id {
                 classSlot = lastClass.slot
-            } else if let s = slotOfClass[summary.classID] {
-                classSlot = s
             } else {
-                classSlot = classSlots.slot(for: String(decoding: staged.internedBytes(summary.classID), as: UTF8.self))
-                slotOfClass[summary.classID] = classSlot
+                if summary.classID == otherClass.id {
+                    classSlot = otherClass.slot
+                } else if let s = slotOfClass[summary.classID] {
+                    classSlot = s
+                } else {
+                    classSlot = classSlots.slot(for: String(decoding: staged.internedBytes(summary.classID), as: UTF8.self))
+                    slotOfClass[summary.classID] = classSlot
+                }
+                otherClass = lastClass
+                lastClass = (summary.classID, classSlot)
             }
-            lastClass = (summary.classID, classSlot)
             let plan = compiler.compile(
                 dependenciesAt: compileFrom[p], classSlot: classSlot, lifestyle: summary.lifestyle,
                 targets: graph.targets(of: p), membership: graph.membership(of: p))
@@ -512,7 +532,8 @@ struct Transaction {
                 plan.singleton = cell.map { Unmanaged.passUnretained($0).toOpaque() }
             }
             table.set(
-                index, plan: plan, arena: arenaIndex, record: staged.records[k], cell: cell, owner: cellOwner,
+                index, plan: plan, arena: arenaIndex, record: staged.records[k], hash: staged.nameHashes[k], cell: cell,
+                owner: cellOwner,
                 environment: (environmentOf.isEmpty ? nil : environmentOf[p])
                     ?? (staged.environments.isEmpty ? nil : staged.environments[k]))
         }
@@ -774,30 +795,90 @@ struct TagMembers {
     }
 }
 
-/// The staged names a transaction accepted, found by their bytes: an `InternTable` of staged
-/// positions (no `String` per name). A value holds the position in its high half and the
-/// record's offset in its low half (the transaction refuses arenas of 4 GiB or more first).
+/// The staged names a transaction accepted, found by their bytes (no `String` per name): open
+/// addressing over 4-byte cells, each the staged position + 1 in the bits of the capacity's mask
+/// and the name's hash in the bits above them (as `NameTable`'s cells), grown at half full.
+/// Names are told apart by their whole hash (`StagedEntries.nameHashes`), then their bytes.
 struct StagedNameIndex {
-    private var table = InternTable()
+    private var cells: UnsafeMutablePointer<UInt32>?
+    private var capacity = 0
+    private var used = 0
+
+    /// An empty index with room for `capacity` names at staged positions below `capacity`.
+    init(capacity: Int = 0) {
+        if capacity > 0 { cells = StagedNameIndex.table(for: capacity, capacity: &self.capacity) }
+    }
+
+    /// A zeroed table for names at positions below `count` (at most half full).
+    private static func table(for count: Int, capacity: inout Int) -> UnsafeMutablePointer<UInt32> {
+        var c = 16
+        while c < count * 2 + 2 { c <<= 1 }
+        let p = UnsafeMutablePointer<UInt32>.allocate(capacity: c)
+        p.initialize(repeating: 0, count: c)
+        capacity = c
+        return p
+    }
 
     /// The staged position recorded for `bytes` (hash `hash`); nil if none, after recording
     /// `newValue` for them, when given.
     mutating func find(
         _ bytes: UnsafeBufferPointer<UInt8>, hash: UInt64, staged: StagedEntries, orInsert newValue: Int? = nil
     ) -> Int? {
-        let store = StagedNames(base: UnsafePointer(staged.arena.base))
-        let value = newValue.map { $0 << 32 | staged.records[$0] }
-        return table.find(UnsafeRawBufferPointer(bytes), hash: hash, in: store, orInsert: value).map { $0 >> 32 }
+        if let v = newValue, (used + 1) * 2 > capacity || (v + 1) * 2 > capacity { grow(toHold: max(used + 1, v + 1), staged) }
+        guard let cells else { return nil }
+        let mask = capacity - 1
+        let high = UInt32(truncatingIfNeeded: hash) & ~UInt32(truncatingIfNeeded: mask)
+        var i = Int(truncatingIfNeeded: hash) & mask
+        while true {
+            let c = cells[i]
+            if c == 0 { break }
+            if c & ~UInt32(truncatingIfNeeded: mask) == high {
+                let k = Int(c & UInt32(truncatingIfNeeded: mask)) - 1
+                if staged.nameHashes[k] == hash {
+                    let held = staged.nameBytes(k)
+                    if held.count == bytes.count
+                        && (held.count == 0 || RawMapSlot.equalBytes(held.baseAddress!, bytes.baseAddress!, held.count))
+                    {
+                        return k
+                    }
+                }
+            }
+            i = (i + 1) & mask
+        }
+        if let v = newValue {
+            cells[i] = high | UInt32(truncatingIfNeeded: v + 1)
+            used += 1
+        }
+        return nil
+    }
+
+    /// A table with room for `count` names (positions below `count`), holding the same ones.
+    private mutating func grow(toHold count: Int, _ staged: StagedEntries) {
+        let old = cells, oldCapacity = capacity
+        var newCapacity = 0
+        let fresh = StagedNameIndex.table(for: max(count, oldCapacity), capacity: &newCapacity)
+        let mask = newCapacity - 1
+        if let old {
+            let oldMask = UInt32(truncatingIfNeeded: oldCapacity - 1)
+            for s in 0..<oldCapacity where old[s] != 0 {
+                let k = Int(old[s] & oldMask) - 1
+                let hash = staged.nameHashes[k]
+                var i = Int(truncatingIfNeeded: hash) & mask
+                while fresh[i] != 0 { i = (i + 1) & mask }
+                fresh[i] =
+                    UInt32(truncatingIfNeeded: hash) & ~UInt32(truncatingIfNeeded: mask) | UInt32(truncatingIfNeeded: k + 1)
+            }
+            old.deallocate()
+        }
+        cells = fresh
+        capacity = newCapacity
     }
 
     /// Frees the table.
-    mutating func free() { table.free() }
-
-    /// The names of records, by offset (the low half of a value).
-    private struct StagedNames: InternedBytes {
-        let base: UnsafePointer<UInt8>
-        @inline(__always) func bytes(at value: Int) -> UnsafeRawBufferPointer {
-            UnsafeRawBufferPointer(DefinitionCoding.nameBytes(base: base, at: value & 0xffff_ffff))
-        }
+    mutating func free() {
+        cells?.deallocate()
+        cells = nil
+        capacity = 0
+        used = 0
     }
 }

@@ -148,8 +148,12 @@ public enum DependencyRule {
 
     /// The message for a form key in the wrong case.
     public static func misspeltMessage(key: String, form: Form) -> String {
-        ProblemText.joined("'", key, "' is not a dependency form: forms are case-sensitive; write ", form.example)
+        ProblemText.joined("'", key, misspeltWords, form.example)
     }
+
+    /// The words of `misspeltMessage` between the key and the form's example (the decoder writes
+    /// the message with its place in one go: `ProblemText.misspeltForm`).
+    static let misspeltWords = "' is not a dependency form: forms are case-sensitive; write "
 
     /// The value of a well-formed form whose target string is `target` (an `Env` form without
     /// `Type` and `Default`; a whole one is read by `envForm(_:)`).

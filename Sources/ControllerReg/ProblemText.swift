@@ -96,6 +96,21 @@ enum ProblemText {
         return text.string
     }
 
+    /// `entry 'E', key 'K': 'provider' is not a dependency form: ...`: the place and
+    /// `DependencyRule.misspeltMessage` written in one go.
+    static func misspeltForm(
+        key: String, form: DependencyRule.Form, entry: UnsafeBufferPointer<UInt8>, dependency: UnsafeBufferPointer<UInt8>,
+        into text: TextBuffer
+    ) -> String {
+        text.clear()
+        writePlace(entry: entry, key: dependency, into: text)
+        text.append(byte: UInt8(ascii: "'"))
+        text.append(key)
+        text.append(DependencyRule.misspeltWords)
+        text.append(form.example)
+        return text.string
+    }
+
     /// The pieces one after another: one allocation and a copy per piece (string interpolation
     /// grows its buffer piece by piece, several times the cost on a path that runs per problem).
     static func joined(_ pieces: String...) -> String { joined(pieces) }

@@ -45,18 +45,25 @@ final class DefinitionArena: @unchecked Sendable {
     }()
     private static let recentSlots = 256  // mix >> 56
 
-    /// One slot of `recent`: an interned string's header offset, where its bytes start and their
-    /// length (-1: empty).
+    /// One slot of `recent`: a string's header offset, where its bytes start, their length (-1:
+    /// empty) and first and last words (`words`), and whether it is interned (else a literal
+    /// written in place).
     private struct RecentString {
         var header = 0
         var bytes = 0
         var length = -1
+        var first: UInt64 = 0
+        var last: UInt64 = 0
+        var interned = false
     }
 
     /// An arena for a change of `entries` entries (sized for them: a change of one entry, as
-    /// `cr_add_entry` makes, keeps a few hundred bytes, not a whole plan chunk).
-    init(entries: Int) {
-        capacity = max(64, min(entries, 1 << 20) * 128)
+    /// `cr_add_entry` makes, keeps a few hundred bytes, not a whole plan chunk), whose records are
+    /// expected to hold about `textBytes` bytes of text (a document's strings; 0 when unknown).
+    /// Room that is never written costs no memory, while growing copies every record written so
+    /// far: the estimate errs on the large side.
+    init(entries: Int, textBytes: Int = 0) {
+        capacity = max(64, min(entries, 1 << 20) * 128, min(textBytes, 1 << 30) + min(entries, 1 << 20) * 64)
         plans = Arena(chunkSize: max(256, min(entries, 256) * 256))
         guard let p = malloc(self.capacity) else { fatalError("controllerreg: out of memory") }
         base = p.assumingMemoryBound(to: UInt8.self)
@@ -130,14 +137,47 @@ final class DefinitionArena: @unchecked Sendable {
     @inline(__always)
     func appendVarint(_ value: UInt64) {
         reserve(10)
+        count += DefinitionArena.writeVarint(value, at: base + count)
+    }
+
+    /// Two varints (room made once).
+    @inline(__always)
+    func appendVarints(_ a: UInt64, _ b: UInt64) {
+        reserve(20)
+        let p = base + count
+        let n = DefinitionArena.writeVarint(a, at: p)
+        count += n + DefinitionArena.writeVarint(b, at: p + n)
+    }
+
+    /// Writes `value` as an unsigned LEB128 varint at `p`; returns its length. Through a local
+    /// pointer: a byte stored through the arena's `base[count]` may alias the arena's own fields,
+    /// so each one reloaded them.
+    @inline(__always)
+    static func writeVarint(_ value: UInt64, at p: UnsafeMutablePointer<UInt8>) -> Int {
+        if value < 0x80 {
+            p.pointee = UInt8(truncatingIfNeeded: value)
+            return 1
+        }
+        if value < 1 << 14 {
+            p[0] = UInt8(truncatingIfNeeded: value) | 0x80
+            p[1] = UInt8(truncatingIfNeeded: value >> 7)
+            return 2
+        }
+        if value < 1 << 21 {
+            p[0] = UInt8(truncatingIfNeeded: value) | 0x80
+            p[1] = UInt8(truncatingIfNeeded: value >> 7) | 0x80
+            p[2] = UInt8(truncatingIfNeeded: value >> 14)
+            return 3
+        }
+        var q = p
         var v = value
         while v >= 0x80 {
-            base[count] = UInt8(truncatingIfNeeded: v) | 0x80
-            count += 1
+            q.pointee = UInt8(truncatingIfNeeded: v) | 0x80
+            q += 1
             v >>= 7
         }
-        base[count] = UInt8(v)
-        count += 1
+        q.pointee = UInt8(truncatingIfNeeded: v)
+        return q - p + 1
     }
 
     /// A signed integer, zigzag-encoded as a varint.
@@ -174,23 +214,29 @@ final class DefinitionArena: @unchecked Sendable {
 
     /// `appendInline` of bytes.
     func appendInline(bytes u: UnsafeBufferPointer<UInt8>) {
-        appendVarint(UInt64(u.count) << 1)
-        reserve(u.count + 1)
-        if let b = u.baseAddress { (base + count).update(from: b, count: u.count) }
-        count += u.count
-        base[count] = 0
-        count += 1
+        reserve(u.count + 11)
+        let p = base + count
+        let h = DefinitionArena.writeVarint(UInt64(u.count) << 1, at: p)
+        if let b = u.baseAddress { (p + h).update(from: b, count: u.count) }
+        p[h + u.count] = 0
+        count += h + u.count + 1
     }
 
-    /// A string many entries share (keys, class names, referenced names, files), or one a plan
-    /// points at (literal strings): written in place the first time, and as the offset of that
-    /// first copy afterwards.
+    /// A string many entries share (keys, class names, referenced names, files): written in
+    /// place the first time, and as the offset of that first copy afterwards.
     func appendInterned(_ text: String) {
         // Read in place when the storage is contiguous (native strings): a mutable copy for
         // `withUTF8` made callers copy the whole value holding the string first.
         if text.utf8.withContiguousStorageIfAvailable({ appendInterned(bytes: $0) }) != nil { return }
         var text = text
         text.withUTF8 { _ = appendInterned(bytes: $0) }
+    }
+
+    /// `appendLiteral` of a string's bytes.
+    func appendLiteral(_ text: String) {
+        if text.utf8.withContiguousStorageIfAvailable({ appendLiteral(bytes: $0) }) != nil { return }
+        var text = text
+        text.withUTF8 { appendLiteral(bytes: $0) }
     }
 
     /// `appendInterned` of a string's bytes. A method of its own, not the body of the `withUTF8`
@@ -200,20 +246,41 @@ final class DefinitionArena: @unchecked Sendable {
     /// `DefinitionReader.internedString` reads it back).
     @inline(never) @discardableResult
     func appendInterned(bytes u: UnsafeBufferPointer<UInt8>) -> Int {
-        let n = u.count
-        var first: UInt64 = 0, last: UInt64 = 0
-        if let p = u.baseAddress {
-            if n >= 8 {
-                first = UnsafeRawPointer(p).loadUnaligned(as: UInt64.self)
-                last = UnsafeRawPointer(p + (n - 8)).loadUnaligned(as: UInt64.self)
-            } else {
-                var i = n
-                while i > 0 {
-                    i -= 1
-                    first = first &<< 8 | UInt64(p[i])
-                }
-            }
+        append(bytes: u, interned: true)
+    }
+
+    /// A literal string (a dependency's text, which a plan points at): the copy of a recently
+    /// written equal string when there is one, else written in place. Not entered in the
+    /// interning table: literals are mostly unique to their entry (a title, a URL), and hashing
+    /// and storing each one there cost more than the bytes a repeat far apart would save.
+    @inline(never)
+    func appendLiteral(bytes u: UnsafeBufferPointer<UInt8>) {
+        append(bytes: u, interned: false)
+    }
+
+    /// The first and last 8 bytes of `n` bytes at `p` (for fewer than 8: all of them, in `first`),
+    /// read as words: for `n` <= 16, equal lengths and words are equal bytes.
+    @inline(__always)
+    static func words(_ p: UnsafePointer<UInt8>?, _ n: Int) -> (first: UInt64, last: UInt64) {
+        guard let p, n > 0 else { return (0, 0) }
+        let r = UnsafeRawPointer(p)
+        if n >= 8 {
+            return (r.loadUnaligned(as: UInt64.self), r.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self))
         }
+        if n >= 4 {
+            let a = UInt64(r.loadUnaligned(as: UInt32.self))
+            let b = UInt64(r.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self))
+            return (a | b << 32, 0)
+        }
+        return (UInt64(p[0]) | UInt64(p[n >> 1]) << 8 | UInt64(p[n - 1]) << 16, 0)
+    }
+
+    /// `appendInterned` (`interned`) or `appendLiteral` of `u`; the position of the copy referred
+    /// to, or of the bytes written in place.
+    @inline(__always)
+    private func append(bytes u: UnsafeBufferPointer<UInt8>, interned isInterned: Bool) -> Int {
+        let n = u.count
+        let (first, last) = DefinitionArena.words(u.baseAddress, n)
         let mix = (first &* 0x9E37_79B9_7F4A_7C15) ^ (last &* 0xC2B2_AE3D_27D4_EB4F) ^ (UInt64(n) &* 0x1656_67B1_9E37_79F9)
         let cache: UnsafeMutablePointer<RecentString>
         if let c = recent.pointee {
@@ -226,27 +293,34 @@ final class DefinitionArena: @unchecked Sendable {
         // The top bits: the only ones every input bit reaches (a change in the last byte moves
         // only the bits above it).
         let slot = cache + Int(truncatingIfNeeded: mix >> 56)
-        if slot.pointee.length == n && (n == 0 || memcmp(base + slot.pointee.bytes, u.baseAddress!, n) == 0) {
+        // A literal written in place is no interned string's identity: only literals reuse it.
+        if slot.pointee.length == n && slot.pointee.first == first && slot.pointee.last == last
+            && (slot.pointee.interned || !isInterned)
+            && (n <= 16 || memcmp(base + slot.pointee.bytes, u.baseAddress!, n) == 0)
+        {
             appendVarint(UInt64(slot.pointee.header) << 1 | 1)
             return slot.pointee.header
         }
-        let bytes = UnsafeRawBufferPointer(u)
-        let hash = byteHash(bytes)
-        if let offset = interned.pointee.find(bytes, hash: hash, in: InlineStrings(base: base), orInsert: count) {
-            var at = offset
-            _ = DefinitionReader.varint(UnsafePointer(base), at: &at)
-            slot.pointee = RecentString(header: offset, bytes: at, length: n)
-            appendVarint(UInt64(offset) << 1 | 1)
-            return offset
+        if isInterned {
+            let bytes = UnsafeRawBufferPointer(u)
+            let hash = byteHash(bytes)
+            if let offset = interned.pointee.find(bytes, hash: hash, in: InlineStrings(base: base), orInsert: count) {
+                var at = offset
+                _ = DefinitionReader.varint(UnsafePointer(base), at: &at)
+                slot.pointee = RecentString(header: offset, bytes: at, length: n, first: first, last: last, interned: true)
+                appendVarint(UInt64(offset) << 1 | 1)
+                return offset
+            }
         }
         let header = count
-        appendVarint(UInt64(u.count) << 1)
-        slot.pointee = RecentString(header: header, bytes: count, length: n)
-        reserve(u.count + 1)
-        if let b = u.baseAddress { (base + count).update(from: b, count: u.count) }
-        count += u.count
-        base[count] = 0
-        count += 1
+        reserve(n + 11)
+        let p = base + header
+        let h = DefinitionArena.writeVarint(UInt64(n) << 1, at: p)
+        if let b = u.baseAddress { (p + h).update(from: b, count: n) }
+        p[h + n] = 0
+        count = header + h + n + 1
+        slot.pointee = RecentString(
+            header: header, bytes: header + h, length: n, first: first, last: last, interned: isInterned)
         return header
     }
 }
@@ -287,6 +361,23 @@ struct DefinitionReader {
     /// The LEB128 varint at `position` in `base`; `position` moves past it.
     @inline(__always)
     static func varint(_ base: UnsafePointer<UInt8>, at position: inout Int) -> UInt64 {
+        // Most varints are one byte (tags of places, small counts, lengths) or two or three (the
+        // offsets of interned strings).
+        let b0 = base[position]
+        if b0 < 0x80 {
+            position += 1
+            return UInt64(b0)
+        }
+        let b1 = base[position + 1]
+        if b1 < 0x80 {
+            position += 2
+            return UInt64(b0 & 0x7f) | UInt64(b1) << 7
+        }
+        let b2 = base[position + 2]
+        if b2 < 0x80 {
+            position += 3
+            return UInt64(b0 & 0x7f) | UInt64(b1 & 0x7f) << 7 | UInt64(b2) << 14
+        }
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while true {
@@ -298,15 +389,22 @@ struct DefinitionReader {
         }
     }
 
+    /// Moves past the varint at `position` without decoding it.
+    @inline(__always)
+    mutating func skipVarint() {
+        while base[position] >= 0x80 { position += 1 }
+        position += 1
+    }
+
     @inline(__always)
     mutating func signed() -> Int64 {
         let v = varint()
         return Int64(bitPattern: (v >> 1) ^ (0 &- (v & 1)))
     }
 
+    @inline(__always)
     mutating func fixed64() -> UInt64 {
-        var v: UInt64 = 0
-        withUnsafeMutableBytes(of: &v) { $0.copyMemory(from: UnsafeRawBufferPointer(start: base + position, count: 8)) }
+        let v = UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self)
         position += 8
         return UInt64(littleEndian: v)
     }
@@ -326,6 +424,13 @@ struct DefinitionReader {
         return UnsafeBufferPointer(start: base + position, count: n)
     }
 
+    /// Moves past an inline or interned string.
+    @inline(__always)
+    mutating func skipString() {
+        let header = varint()
+        if header & 1 == 0 { position += Int(header >> 1) + 1 }
+    }
+
     mutating func string() -> String { String(decoding: stringBytes(), as: UTF8.self) }
 
     /// An interned string's bytes and its identity: the position of its one stored copy (the same
@@ -342,6 +447,16 @@ struct DefinitionReader {
         let n = Int(header >> 1)
         defer { position += n + 1 }
         return (UnsafeBufferPointer(start: base + position, count: n), at)
+    }
+
+    /// An interned string's identity (`internedString().id`) without its bytes; moves past it.
+    @inline(__always)
+    mutating func internedID() -> Int {
+        let at = position
+        let header = varint()
+        if header & 1 == 1 { return Int(header >> 1) }
+        position += Int(header >> 1) + 1
+        return at
     }
 
     /// A value's tag byte (an unknown byte reads as null).

@@ -21,7 +21,9 @@
 /// line itself (a delta too large to shift); then the column (zigzag), as a delta from the previous
 /// place's column when the varint is 1 (same file and line: a binary plist's byte offsets). Strings are a varint
 /// header: even, the byte length of the text that follows (then a NUL); odd, the offset of an
-/// interned string. Keys and literal strings are interned: compiled plans point at them.
+/// interned string. Keys are interned; literal strings are written in place or, when an equal one
+/// was written recently, as that copy's offset (`DefinitionArena.appendLiteral`): compiled plans
+/// point at them.
 ///
 /// Every switch over `DependencyValue` here is exhaustive, so a new case does not compile until it
 /// is encoded and decoded.
@@ -150,7 +152,7 @@ enum DefinitionCoding {
             arena.appendFixed64(d.bitPattern)
         case .string(let s):
             arena.append(ValueTag.string.rawValue)
-            arena.appendInterned(s)
+            arena.appendLiteral(s)
         case .reference(let name, let at):
             arena.append(ValueTag.reference.rawValue)
             arena.appendInterned(name)
@@ -225,40 +227,65 @@ enum DefinitionCoding {
 
         /// Whether `file` is the document's, whose places come as a line and column.
         private var fileIsDocument = false
+        /// Whether the record's places have named `file` (its first place names its file).
+        private var fileWritten = false
+
+        /// Starts the next record of the same writer: its first place names its file again, and
+        /// the document's file stays known (no `String` compared or copied per record).
+        mutating func startRecord() {
+            line = 0
+            column = 0
+            fileWritten = false
+        }
 
         /// A place in `file`, the document's, which every place written this way shares: its
         /// text is compared once per record, not per place. `fileID` is the position of the
         /// file's interned copy once known (set here at the first place of a document).
+        @inline(__always)
         mutating func write(line l: Int, column: Int, file f: String, fileID: inout Int, into arena: DefinitionArena) {
             let delta = Int64(l) &- Int64(line)
             let zigzag = UInt64(bitPattern: (delta << 1) ^ (delta >> 63))
-            guard fileIsDocument, zigzag >> 61 == 0 else {
-                if fileID >= 0 && zigzag >> 61 == 0 {
-                    // A new file, given as its interned copy.
-                    arena.appendVarint(zigzag << 2 | 2)
-                    arena.appendVarint(UInt64(fileID) << 1 | 1)
-                    arena.appendSigned(Int64(column))
-                    line = l
-                    self.column = column
-                    file = f
-                    fileIsDocument = true
-                    return
-                }
-                let start = arena.count
-                write(SourceLocation(file: f, line: l, column: column), into: arena)
-                if fileID < 0 && file == f {
-                    // Where the file's interned copy is: read back from what was just written.
-                    var r = DefinitionReader(arena, at: start)
-                    if r.varint() & 3 >= 2 { fileID = r.internedString().id }
-                }
-                fileIsDocument = true
+            guard fileIsDocument && fileWritten, zigzag >> 61 == 0 else {
+                writeFirst(line: l, column: column, file: f, fileID: &fileID, into: arena)
                 return
             }
-            arena.appendVarint(zigzag << 2 | 1)
             // On the previous place's line, the column as a delta (as `write(_:into:)` does).
-            arena.appendSigned(zigzag == 0 ? Int64(column) &- Int64(self.column) : Int64(column))
+            let c = zigzag == 0 ? Int64(column) &- Int64(self.column) : Int64(column)
+            arena.appendVarints(zigzag << 2 | 1, UInt64(bitPattern: (c << 1) ^ (c >> 63)))
             line = l
             self.column = column
+        }
+
+        /// `write(line:column:file:fileID:into:)` of a record's first place in the document, or of
+        /// a line too far from the previous place's.
+        @inline(never)
+        private mutating func writeFirst(
+            line l: Int, column: Int, file f: String, fileID: inout Int, into arena: DefinitionArena
+        ) {
+            let delta = Int64(l) &- Int64(line)
+            let zigzag = UInt64(bitPattern: (delta << 1) ^ (delta >> 63))
+            if fileID >= 0 && zigzag >> 61 == 0 {
+                // A new file, given as its interned copy.
+                arena.appendVarint(zigzag << 2 | 2)
+                arena.appendVarint(UInt64(fileID) << 1 | 1)
+                arena.appendSigned(Int64(column))
+                line = l
+                self.column = column
+                if !fileIsDocument {
+                    file = f
+                    fileIsDocument = true
+                }
+                fileWritten = true
+                return
+            }
+            let start = arena.count
+            write(SourceLocation(file: f, line: l, column: column), into: arena)
+            if fileID < 0 && file == f {
+                // Where the file's interned copy is: read back from what was just written.
+                var r = DefinitionReader(arena, at: start)
+                if r.varint() & 3 >= 2 { fileID = r.internedString().id }
+            }
+            fileIsDocument = true
         }
 
         mutating func write(_ location: SourceLocation?, into arena: DefinitionArena) {
@@ -275,7 +302,8 @@ enum DefinitionCoding {
                 arena.appendSigned(Int64(l.line))
                 if file != l.file { fileIsDocument = false }
                 file = l.file
-            } else if let f = file, f == l.file {
+                fileWritten = true
+            } else if fileWritten, let f = file, f == l.file {
                 arena.appendVarint(zigzag << 2 | 1)
                 if zigzag == 0 {
                     // Same file and line (binary plists, whose places are byte offsets on line 0;
@@ -287,8 +315,9 @@ enum DefinitionCoding {
             } else {
                 arena.appendVarint(zigzag << 2 | 2)
                 arena.appendInterned(l.file)
-                fileIsDocument = false
+                if file != l.file { fileIsDocument = false }
                 file = l.file
+                fileWritten = true
             }
             arena.appendSigned(Int64(l.column))
             line = l.line
@@ -352,6 +381,29 @@ enum DefinitionCoding {
             lifestyle: lifestyle(flags), eager: flags & Flag.eager != 0, location: location)
     }
 
+    /// What `Transaction.check` reads of a record that may be flawed, without decoding the
+    /// definition: calls `body` with the key, place and value of each dependency whose value
+    /// `DependencyRule.problems(of:)` checks (references, forms, environment values, lists and
+    /// maps; not the null, boolean, number and literal string ones), in their order.
+    static func forEachCheckedDependency(
+        _ arena: DefinitionArena, at offset: Int, _ body: (String, SourceLocation?, DependencyValue) -> Void
+    ) {
+        var r = DefinitionReader(arena, at: offset)
+        var place = PlaceReader()
+        if skipHeader(&r) & Flag.location != 0 { _ = place.read(&r) }
+        for _ in 0..<Int(r.varint()) {
+            let key = r.stringBytes()
+            let location = place.read(&r)
+            let tag = r.tag()
+            switch tag {
+            case .null, .false, .true, .int, .double, .string:
+                skipValue(tag, &r)  // nothing to check, no place inside
+            default:
+                body(String(decoding: key, as: UTF8.self), location, value(tag, &r, &place))
+            }
+        }
+    }
+
     private static func dependency(_ r: inout DefinitionReader, _ place: inout PlaceReader) -> Dependency {
         let key = r.string()
         let location = place.read(&r)
@@ -359,7 +411,12 @@ enum DefinitionCoding {
     }
 
     private static func value(_ r: inout DefinitionReader, _ place: inout PlaceReader) -> DependencyValue {
-        switch ValueTag(rawValue: r.byte()) ?? .null {
+        value(r.tag(), &r, &place)
+    }
+
+    /// The value whose tag byte `tag` was just read.
+    private static func value(_ tag: ValueTag, _ r: inout DefinitionReader, _ place: inout PlaceReader) -> DependencyValue {
+        switch tag {
         case .null: return .null
         case .false: return .bool(false)
         case .true: return .bool(true)
@@ -545,9 +602,15 @@ enum DefinitionCoding {
     static func skipPlace(_ r: inout DefinitionReader) {
         let v = r.varint()
         if v == 0 { return }
-        if v & 3 >= 2 { _ = r.stringBytes() }
-        if v & 3 == 3 { _ = r.signed() }
-        _ = r.signed()
+        if v & 2 != 0 { skipPlaceFile(v, &r) }
+        r.skipVarint()
+    }
+
+    /// The file (and for 3 the line) of a place whose first varint `v` names a new file.
+    @inline(never)
+    private static func skipPlaceFile(_ v: UInt64, _ r: inout DefinitionReader) {
+        _ = r.stringBytes()
+        if v & 3 == 3 { r.skipVarint() }
     }
 
     /// Reads past the value whose tag byte `tag` was just read.
@@ -629,10 +692,35 @@ enum DefinitionCoding {
         private(set) var edges: [StagedEdge] = []
         /// Where the record's dependencies start (`DefinitionCoding.dependenciesPosition`).
         private(set) var dependenciesPosition = 0
+        /// The keys and referenced names last written at each position of a record's dependencies.
+        private let memo = StringMemo()
+        /// The position of the dependency being written (-1 inside a nested map).
+        private var position = -1
 
         init(_ arena: DefinitionArena, file: String) {
             self.arena = arena
             self.file = file
+        }
+
+        /// The interned copy of `bytes` (written as `DefinitionArena.appendInterned` writes it): the
+        /// one `slots[i]` remembers when it holds the same bytes, else the arena's, then remembered.
+        @inline(__always)
+        private func interned(
+            _ bytes: UnsafeBufferPointer<UInt8>, _ slots: UnsafeMutablePointer<StringMemo.Slot>, at i: Int
+        )
+            -> Int
+        {
+            let n = bytes.count
+            guard i >= 0 && i < StringMemo.count && n <= 16 else { return arena.appendInterned(bytes: bytes) }
+            let (first, last) = DefinitionArena.words(bytes.baseAddress, n)
+            let slot = slots + i
+            if slot.pointee.length == n && slot.pointee.first == first && slot.pointee.last == last {
+                arena.appendVarint(UInt64(slot.pointee.id) << 1 | 1)
+                return slot.pointee.id
+            }
+            let id = arena.appendInterned(bytes: bytes)
+            slot.pointee = StringMemo.Slot(length: n, first: first, last: last, id: id)
+            return id
         }
 
         /// Starts a record (its places are relative to each other from here); returns its offset.
@@ -641,7 +729,8 @@ enum DefinitionCoding {
             description: UnsafeBufferPointer<UInt8>?, tag: EntryTag?, tags: [EntryTag], lifestyle: Lifestyle, eager: Bool,
             line: Int, column: Int
         ) -> Int {
-            place = PlaceWriter()
+            place.startRecord()
+            position = -1
             edges.removeAll(keepingCapacity: true)
             let offset = arena.count
             var flags = code(lifestyle) | Flag.location
@@ -666,9 +755,11 @@ enum DefinitionCoding {
         /// How many dependencies follow (or entries of a list, pairs of a map).
         func count(_ n: Int) { arena.appendVarint(UInt64(n)) }
 
-        /// A dependency's (or map pair's) key, and where it was written.
-        mutating func key(_ bytes: UnsafeBufferPointer<UInt8>, line: Int, column: Int) {
-            arena.appendInterned(bytes: bytes)
+        /// A dependency's (or map pair's) key, and where it was written; `position` is the
+        /// dependency's (-1 for a key of a nested map).
+        mutating func key(_ bytes: UnsafeBufferPointer<UInt8>, position: Int, line: Int, column: Int) {
+            if position >= 0 { self.position = position }
+            _ = interned(bytes, memo.keys, at: position)
             place.write(line: line, column: column, file: file, fileID: &fileID, into: arena)
         }
 
@@ -685,12 +776,12 @@ enum DefinitionCoding {
         /// A literal string (its text, without the `@`).
         func literal(_ bytes: UnsafeBufferPointer<UInt8>) {
             arena.append(ValueTag.string.rawValue)
-            arena.appendInterned(bytes: bytes)
+            arena.appendLiteral(bytes: bytes)
         }
         /// A reference to the entry named by `bytes`.
         mutating func reference(_ bytes: UnsafeBufferPointer<UInt8>, line: Int, column: Int) {
             arena.append(ValueTag.reference.rawValue)
-            let id = arena.appendInterned(bytes: bytes)
+            let id = interned(bytes, memo.references, at: position)
             if DependencyRule.mayBeFlawed(bytes, form: false) { summary.dependenciesMayHaveProblems = true }
             edges.append(StagedEdge(kind: .reference, payload: Int64(id)))
             place.write(line: line, column: column, file: file, fileID: &fileID, into: arena)
@@ -718,6 +809,33 @@ enum DefinitionCoding {
         }
     }
 
+    /// The strings a `RecordWriter` wrote last at each of the first `count` positions of a
+    /// record's dependencies (its keys, and the names its references give), by their length and
+    /// words (`DefinitionArena.words`, strings of up to 16 bytes): entries written alike repeat
+    /// them position by position, found here without the arena's cache. A class: the writer is a
+    /// value.
+    final class StringMemo {
+        /// A string and its interned copy's position (`length` -1: none).
+        struct Slot {
+            var length = -1
+            var first: UInt64 = 0
+            var last: UInt64 = 0
+            var id = 0
+        }
+
+        static let count = 16
+        let keys: UnsafeMutablePointer<Slot>
+        let references: UnsafeMutablePointer<Slot>
+
+        init() {
+            keys = .allocate(capacity: 2 * StringMemo.count)
+            keys.initialize(repeating: Slot(), count: 2 * StringMemo.count)
+            references = keys + StringMemo.count
+        }
+
+        deinit { keys.deallocate() }
+    }
+
     // MARK: What the transaction reads of a record
 
     /// What `summarize` finds in a record besides its uses of other entries.
@@ -729,7 +847,7 @@ enum DefinitionCoding {
         var tagged: Bool
         /// Whether a dependency holds `${...}` or `{Env: ...}` (resolved at commit).
         var usesEnvironment: Bool
-        /// Whether a check of `Transaction.validate` might fail for its name or class name (empty,
+        /// Whether a check of `Transaction.check` or `DependencyRule.problems(ofEntry:)` might fail for its name or class name (empty,
         /// or holding a NUL: `DependencyRule.mayBeFlawed`).
         var headMayHaveProblems: Bool
         /// Whether one might fail for its dependencies: a referenced name or tag that may be
@@ -799,7 +917,7 @@ enum DefinitionCoding {
             summary.dependenciesMayHaveProblems = true
             skipValue(tag, &r)
         case .list, .map:
-            // The ceiling itself is checked in full (`Transaction.validate`) near it.
+            // The ceiling itself is checked in full (`Transaction.check`) near it.
             if depth + 1 >= DependencyValue.maxNesting { summary.dependenciesMayHaveProblems = true }
             for _ in 0..<Int(r.varint()) {
                 if tag == .map {
@@ -823,35 +941,97 @@ enum DefinitionCoding {
     ) -> (
         key: String, location: SourceLocation?
     ) {
+        var file = FileName()
+        let (key, location) = place(ofEdge: ordinal, in: arena, at: offset, file: &file)
+        return (String(decoding: key, as: UTF8.self), location)
+    }
+
+    /// The file name of the places read last (one `String` for the problems of one file).
+    struct FileName {
+        fileprivate var bytes: UnsafePointer<UInt8>?
+        fileprivate var count = 0
+        fileprivate var text = ""
+
+        /// The name whose bytes are `b` (made once while they are the same bytes).
+        fileprivate mutating func text(of b: UnsafeBufferPointer<UInt8>?) -> String {
+            guard let b, b.count > 0 else { return "" }
+            if b.baseAddress != bytes || b.count != count {
+                bytes = b.baseAddress
+                count = b.count
+                text = String(decoding: b, as: UTF8.self)
+            }
+            return text
+        }
+    }
+
+    /// `place(ofEdge:in:at:)` with the key as bytes (in the arena) and the file's name kept in
+    /// `file` from one call to the next: no `String` per place read.
+    static func place(
+        ofEdge ordinal: Int, in arena: DefinitionArena, at offset: Int, file: inout FileName
+    ) -> (
+        key: UnsafeBufferPointer<UInt8>, location: SourceLocation?
+    ) {
         var r = DefinitionReader(arena, at: offset)
-        var place = PlaceReader()
+        var place = PlaceCursor()
         if skipHeader(&r) & Flag.location != 0 { _ = place.read(&r) }
         var seen = 0
         for _ in 0..<Int(r.varint()) {
             let key = r.stringBytes()
-            let keyPlace = place.read(&r)
-            var found: SourceLocation??
+            let keyPlace = place.read(&r) ? place : nil
+            var found: PlaceCursor??
             findEdge(r.tag(), &r, &place, ordinal: ordinal, seen: &seen, found: &found)
-            if let f = found { return (String(decoding: key, as: UTF8.self), f ?? keyPlace) }
+            if let f = found { return (key, (f ?? keyPlace).map { $0.location(&file) }) }
         }
-        return ("", nil)
+        return (UnsafeBufferPointer(start: nil, count: 0), nil)
+    }
+
+    /// A place read from a record as numbers and the file's bytes (the reading `PlaceReader`
+    /// does, without a `SourceLocation` per place).
+    private struct PlaceCursor {
+        var file: UnsafeBufferPointer<UInt8>?
+        var line = 0
+        var column = 0
+
+        /// Reads the next place; false when none is written (the cursor stays as it was).
+        mutating func read(_ r: inout DefinitionReader) -> Bool {
+            let v = r.varint()
+            if v == 0 { return false }
+            if v == 1 {
+                column = Int(truncatingIfNeeded: Int64(column) &+ r.signed())
+                return true
+            }
+            if v & 3 >= 2 { file = r.stringBytes() }
+            if v & 3 == 3 {
+                line = Int(truncatingIfNeeded: r.signed())
+            } else {
+                let zigzag = v >> 2
+                let delta = Int64(bitPattern: (zigzag >> 1) ^ (0 &- (zigzag & 1)))
+                line = Int(truncatingIfNeeded: Int64(line) &+ delta)
+            }
+            column = Int(truncatingIfNeeded: r.signed())
+            return true
+        }
+
+        func location(_ names: inout FileName) -> SourceLocation {
+            SourceLocation(file: names.text(of: file), line: line, column: column)
+        }
     }
 
     /// Walks the value whose tag byte `tag` was just read, reading every place in order (they are
     /// relative to each other); sets `found` at the `ordinal`th use.
     private static func findEdge(
-        _ tag: ValueTag, _ r: inout DefinitionReader, _ place: inout PlaceReader, ordinal: Int, seen: inout Int,
-        found: inout SourceLocation??
+        _ tag: ValueTag, _ r: inout DefinitionReader, _ place: inout PlaceCursor, ordinal: Int, seen: inout Int,
+        found: inout PlaceCursor??
     ) {
         switch tag {
         case .reference, .provider, .optional, .taggedString:
             _ = r.stringBytes()
-            let at = place.read(&r)
+            let at = place.read(&r) ? place : nil
             if seen == ordinal && found == nil { found = .some(at) }
             seen += 1
         case .taggedInt:
             _ = r.signed()
-            let at = place.read(&r)
+            let at = place.read(&r) ? place : nil
             if seen == ordinal && found == nil { found = .some(at) }
             seen += 1
         case .template:

@@ -84,19 +84,33 @@ public enum DependencyRule {
         var others: [String] = []
         for key in keys {
             if let form = Form(rawValue: key) { return .form(form) }
-            if misspelt == nil, let form = Form.allCases.first(where: { $0.rawValue.lowercased() == key.lowercased() }) {
+            if misspelt == nil, let form = Form.allCases.first(where: { sameIgnoringCase(key, $0.rawValue) }) {
                 misspelt = (key, form)
             } else {
-                others.append(key.lowercased())
+                others.append(key)
             }
         }
         guard let (key, form) = misspelt else { return .plain }
-        let extras = form.extraKeys.map { $0.lowercased() }
+        let extras = form.extraKeys
         let shaped =
             extras.isEmpty
             ? others.isEmpty
-            : !others.isEmpty && others.count <= extras.count && others.allSatisfy(extras.contains)
+            : !others.isEmpty && others.count <= extras.count
+                && others.allSatisfy { o in extras.contains { sameIgnoringCase(o, $0) } }
         return shaped ? .misspelt(key: key, form: form) : .plain
+    }
+
+    /// `key.lowercased() == name.lowercased()` for a `name` of ASCII letters (a form or one of its
+    /// keys), without making either string when `key` is ASCII too (the usual case: no
+    /// allocation per key of every map a config holds).
+    private static func sameIgnoringCase(_ key: String, _ name: String) -> Bool {
+        let ascii = Suggestions.withBytes(of: key) { k -> Bool? in
+            guard k.allSatisfy({ $0 < 0x80 }) else { return nil }
+            return Suggestions.withBytes(of: name) { n in
+                k.count == n.count && Suggestions.equalIgnoringCase(k, n)
+            }
+        }
+        return ascii ?? (key.lowercased() == name.lowercased())
     }
 
     /// A string by the rule: `"@text"` is the literal `text` (a `.template` when it holds `${`, to
@@ -134,8 +148,12 @@ public enum DependencyRule {
 
     /// The message for a form key in the wrong case.
     public static func misspeltMessage(key: String, form: Form) -> String {
-        "'\(key)' is not a dependency form: forms are case-sensitive; write \(form.example)"
+        ProblemText.joined("'", key, misspeltWords, form.example)
     }
+
+    /// The words of `misspeltMessage` between the key and the form's example (the decoder writes
+    /// the message with its place in one go: `ProblemText.misspeltForm`).
+    static let misspeltWords = "' is not a dependency form: forms are case-sensitive; write "
 
     /// The value of a well-formed form whose target string is `target` (an `Env` form without
     /// `Type` and `Default`; a whole one is read by `envForm(_:)`).
@@ -320,7 +338,7 @@ public enum DependencyRule {
         of value: DependencyValue, entry: String, key: String, fallback: SourceLocation?,
         into out: inout [Diagnostic], usesEnvironment: inout Bool
     ) {
-        func place(_ text: String) -> String { "entry '\(entry)', key '\(key)': \(text)" }
+        func place(_ pieces: String...) -> String { ProblemText.joined(["entry '", entry, "', key '", key, "': "], pieces) }
         switch value {
         case .template, .env:
             // Outlined: nothing of these cases is bound here, so the common cases are not copied.
@@ -333,7 +351,9 @@ public enum DependencyRule {
                         .schema, place("an empty string is not an entry name; write \"@\" for an empty literal string"),
                         at: at ?? fallback))
             } else if containsNul(name) {
-                out.append(Diagnostic(.schema, place("reference '\(name)' contains a NUL byte"), at: at ?? fallback))
+                out.append(
+                    Diagnostic(
+                        .schema, place("reference '", name, "' contains a NUL byte"), at: at ?? fallback))
             }
         case .provider(let name, let at):
             formTargetProblems(.provider, name, at: at ?? fallback, place: place, into: &out)
@@ -346,7 +366,8 @@ public enum DependencyRule {
                         .schema, place("Tagged must name one tag (a non-empty string or an integer), found an empty string"),
                         at: at ?? fallback))
             } else if containsNul(tag) {
-                out.append(Diagnostic(.schema, place("tag '\(tag)' contains a NUL byte"), at: at ?? fallback))
+                out.append(
+                    Diagnostic(.schema, place("tag '", tag, "' contains a NUL byte"), at: at ?? fallback))
             }
         case .list(let items):
             for item in items {
@@ -366,17 +387,21 @@ public enum DependencyRule {
 
     /// The problems of the entry name a `{Provider: Name}` or `{Optional: Name}` holds.
     private static func formTargetProblems(
-        _ form: Form, _ name: String, at location: SourceLocation?, place: (String) -> String,
+        _ form: Form, _ name: String, at location: SourceLocation?, place: (String...) -> String,
         into out: inout [Diagnostic]
     ) {
         let key = form.rawValue
         if name.isEmpty {
             out.append(
-                Diagnostic(.schema, place("\(key) must name an entry (a non-empty string), found an empty string"), at: location))
+                Diagnostic(
+                    .schema, place(key, " must name an entry (a non-empty string), found an empty string"),
+                    at: location))
         } else if name.utf8.first == UInt8(ascii: "@") {
-            out.append(Diagnostic(.schema, place("\(key) must name an entry, not a literal ('\(name)')"), at: location))
+            out.append(
+                Diagnostic(
+                    .schema, place(key, " must name an entry, not a literal ('", name, "')"), at: location))
         } else if containsNul(name) {
-            out.append(Diagnostic(.schema, place("\(key) '\(name)' contains a NUL byte"), at: location))
+            out.append(Diagnostic(.schema, place(key, " '", name, "' contains a NUL byte"), at: location))
         }
     }
 
@@ -386,7 +411,7 @@ public enum DependencyRule {
     static func environmentProblems(
         of value: DependencyValue, entry: String, key: String, fallback: SourceLocation?, into out: inout [Diagnostic]
     ) {
-        func place(_ text: String) -> String { "entry '\(entry)', key '\(key)': \(text)" }
+        func place(_ text: String) -> String { ProblemText.joined("entry '", entry, "', key '", key, "': ", text) }
         switch value {
         case .template(let text, let at):
             if let problem = EnvTemplate.syntaxProblem(text) {

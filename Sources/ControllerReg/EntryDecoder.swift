@@ -121,6 +121,11 @@ public enum EntryDecoder {
         /// The entry name and dependency key nodes being decoded: a dependency problem names them,
         /// in the words the transaction uses for the same problem from another door.
         var currentEntryNode = 0, currentKeyNode = 0
+        /// Where messages are written (made at the first problem).
+        var messageText: TextBuffer?
+        /// The last unknown entry key and the key suggested for it: a config that misspells a key
+        /// misspells it alike in many entries, and the answer depends on the key alone.
+        var lastUnknownKey: (key: String, suggestion: String?)?
 
         init(
             doc: DocumentView, strings: UnsafePointer<UInt8>, nodes: UnsafeBufferPointer<ConfigNode>,
@@ -140,6 +145,21 @@ public enum EntryDecoder {
         }
 
         var currentEntry: String { doc.string(at: currentEntryNode) }
+
+        /// The buffer messages are written in.
+        mutating func text() -> TextBuffer { ProblemText.buffer(&messageText) }
+
+        /// `Field of entry 'E' must be ..., found K` for the entry being decoded, `node` the value.
+        mutating func failField(_ field: StaticString, _ rule: StaticString, _ node: Int) {
+            let message = ProblemText.entryField(
+                field, of: bytes(currentEntryNode), rule, found: kindName(node), into: text())
+            fail(.schema, message, node)
+        }
+
+        /// A problem inside the dependency being decoded: `entry 'E', key 'K': problem`.
+        mutating func dependencyMessage(_ problem: String) -> String {
+            ProblemText.inDependency(entry: bytes(currentEntryNode), key: bytes(currentKeyNode), problem, into: text())
+        }
         var currentKey: String { doc.string(at: currentKeyNode) }
 
         /// The next sibling of node `node` (`ConfigDocument.next(after:)` on the nodes in place).
@@ -271,14 +291,14 @@ public enum EntryDecoder {
                     if nodes[v].kind == .string {
                         classNode = v
                     } else {
-                        fail(.schema, "ClassName of entry '\(currentEntry)' must be a string, found \(kindName(v))", v)
+                        failField("ClassName", "must be a string", v)
                         ok = false
                     }
                 case .description:
                     if nodes[v].kind == .string {
                         descriptionNode = v
                     } else {
-                        fail(.schema, "Description of entry '\(currentEntry)' must be a string, found \(kindName(v))", v)
+                        failField("Description", "must be a string", v)
                         ok = false
                     }
                 case .tag:
@@ -294,7 +314,7 @@ public enum EntryDecoder {
                         dependenciesNode = v
                         dependencyProblemsAt = diagnostics.count
                     } else {
-                        fail(.schema, "Dependencies of entry '\(currentEntry)' must be a map, found \(kindName(v))", v)
+                        failField("Dependencies", "must be a map", v)
                         ok = false
                     }
                 case .lifestyle:
@@ -316,17 +336,21 @@ public enum EntryDecoder {
                     if nodes[v].kind == .bool {
                         eager = (nodes[v].bool, v)
                     } else {
-                        fail(.schema, "Eager of entry '\(currentEntry)' must be true or false, found \(kindName(v))", v)
+                        failField("Eager", "must be true or false", v)
                         ok = false
                     }
                 case .unknown:
                     let key = doc.string(at: k)
-                    let suggestion = Suggestions.closest(to: key, in: EntryDecoder.entryKeys)
-                    fail(
-                        .schema,
-                        "unknown key '\(key)' in entry '\(currentEntry)'\(Suggestions.hint(suggestion)); allowed keys are \(EntryDecoder.entryKeys.joined(separator: ", "))",
-                        k,
-                        suggestion: suggestion)
+                    let suggestion: String?
+                    if let last = lastUnknownKey, last.key == key {
+                        suggestion = last.suggestion
+                    } else {
+                        suggestion = Suggestions.closest(to: key, in: EntryDecoder.entryKeys)
+                        lastUnknownKey = (key, suggestion)
+                    }
+                    let message = ProblemText.unknownEntryKey(
+                        bytes(k), in: bytes(currentEntryNode), suggestion: suggestion, into: text())
+                    fail(.schema, message, k, suggestion: suggestion)
                     ok = false
                 }
             }
@@ -413,11 +437,13 @@ public enum EntryDecoder {
             var ok = true
             var next = map + 1
             let end = Int(nodes[map].extent)
+            var position = depth == 1 ? 0 : -1
             while next < end {
                 let k = next, v = next + 1
                 next = self.next(after: v)
                 if depth == 1 { currentKeyNode = k }
-                writer.key(bytes(k), line: Int(nodes[k].line), column: Int(nodes[k].column))
+                writer.key(bytes(k), position: position, line: Int(nodes[k].line), column: Int(nodes[k].column))
+                if depth == 1 { position += 1 }
                 writeValue(v, depth: depth, ok: &ok)
             }
             return ok
@@ -433,19 +459,16 @@ public enum EntryDecoder {
                 return nil
             case .misspelt(let key, let form):
                 let k = pairs.first { doc.string(at: $0.key) == key }!.key
-                fail(
-                    .schema,
-                    "entry '\(currentEntry)', key '\(currentKey)': " + DependencyRule.misspeltMessage(key: key, form: form), k,
-                    suggestion: form.rawValue)
+                let message = ProblemText.misspeltForm(
+                    key: key, form: form, entry: bytes(currentEntryNode), dependency: bytes(currentKeyNode), into: text())
+                fail(.schema, message, k, suggestion: form.rawValue)
                 return .some(nil)
             case .form(.env):
                 return decodeEnvForm(node)
             case .form(let form):
                 let target = pairs.first { doc.string(at: $0.key) == form.rawValue }!.value
                 if let problem = DependencyRule.formProblem(form, keyCount: pairs.count, targetKind: valueKind(target)) {
-                    fail(
-                        .schema, "entry '\(currentEntry)', key '\(currentKey)': " + problem,
-                        pairs.count == 1 + form.extraKeys.count ? target : node)
+                    fail(.schema, dependencyMessage(problem), pairs.count == 1 + form.extraKeys.count ? target : node)
                     return .some(nil)
                 }
                 if nodes[target].kind == .int {
@@ -468,8 +491,8 @@ public enum EntryDecoder {
             case .failure(let problem):
                 let pair = pairs[problem.pair]
                 fail(
-                    .schema, "entry '\(currentEntry)', key '\(currentKey)': " + problem.message,
-                    problem.atKey ? pair.key : pair.value, suggestion: problem.suggestion)
+                    .schema, dependencyMessage(problem.message), problem.atKey ? pair.key : pair.value,
+                    suggestion: problem.suggestion)
                 return .some(nil)
             }
         }
@@ -504,7 +527,7 @@ public enum EntryDecoder {
         /// to false.
         mutating func writeValue(_ node: Int, depth: Int, ok: inout Bool) {
             let n = nodes[node]
-            if n.isContainer {
+            if n.kind == .list || n.kind == .map {
                 // Values are walked recursively from here on (decoding, compiling, comparing,
                 // creating): a fixed ceiling and the stack guard keep any input from overflowing
                 // the stack, whatever the document's depth limit is set to.

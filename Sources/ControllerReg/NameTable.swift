@@ -13,8 +13,9 @@ struct NameTable: @unchecked Sendable {
     private let starts: UnsafeMutablePointer<UnsafePointer<UInt8>?>
     private let lengths: UnsafeMutablePointer<UInt32>
 
-    /// Builds a table over `names` (nil for unused indices).
-    init(names: [(UnsafePointer<UInt8>, Int)?]) {
+    /// Builds a table over `names` (nil for unused indices); `hashes[i]`, when given and not 0,
+    /// is the `NameTable.hash` of `names[i]` (computed here otherwise).
+    init(names: [(UnsafePointer<UInt8>, Int)?], hashes: [UInt64] = []) {
         // Above the count (so `index + 1` fits the low bits) with a quarter to spare; at most 2^32
         // cells (entry indices are 32-bit).
         var capacity = 16
@@ -29,7 +30,8 @@ struct NameTable: @unchecked Sendable {
             (starts + i).initialize(to: n?.0)
             (lengths + i).initialize(to: UInt32(truncatingIfNeeded: n?.1 ?? 0))
             guard let (p, len) = n else { continue }
-            let h = NameTable.hash(p, len)
+            let known = i < hashes.count ? hashes[i] : 0
+            let h = known != 0 ? known : NameTable.hash(p, len)
             var s = Int(truncatingIfNeeded: h) & mask
             while cells[s] != 0 { s = (s + 1) & mask }
             cells[s] = (UInt32(truncatingIfNeeded: h) & high) | UInt32(truncatingIfNeeded: i + 1)

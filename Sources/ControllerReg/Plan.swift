@@ -290,7 +290,7 @@ extension EntryPlan {
 
 /// Compiles an entry's dependencies into plan slots in an arena, with entry names already
 /// resolved, reading them in place from the entry's record in the transaction's `DefinitionArena`
-/// (no `DependencyValue`s). Keys and literal strings point at their text in that arena (each stored
+/// (no `DependencyValue`s). Keys and literal strings point at their text in that arena (keys stored
 /// once there); slot keys are copied once per key into the plan arena.
 struct PlanCompiler {
     let arena: Arena
@@ -341,6 +341,8 @@ struct PlanCompiler {
         private var used = 0
         private var scratch: UnsafeMutablePointer<UInt64>
         private var scratchCapacity = 16
+        /// The shape returned last: entries written alike share it, found without a hash.
+        private var last: UnsafePointer<UInt64>?
 
         init() {
             table = .allocate(capacity: 64)
@@ -373,11 +375,22 @@ struct PlanCompiler {
         /// already written, else a new one in `arena`.
         func shape(count: Int, extraBytes: UInt32, in arena: Arena) -> PlanShape {
             let first = UInt64(UInt32(truncatingIfNeeded: count)) | UInt64(extraBytes) << 32
+            if let l = last, l[0] == first {
+                var same = true
+                for i in 0..<count where l[i + 1] != scratch[i] {
+                    same = false
+                    break
+                }
+                if same { return PlanShape(base: l) }
+            }
             let bytes = count * MemoryLayout<UInt64>.stride
             let mask = capacity - 1
             var i = Int(truncatingIfNeeded: ShapeCache.hash(first, scratch, count) >> 7) & mask
             while let held = table[i] {
-                if held[0] == first && memcmp(held + 1, scratch, bytes) == 0 { return PlanShape(base: held) }
+                if held[0] == first && memcmp(held + 1, scratch, bytes) == 0 {
+                    last = held
+                    return PlanShape(base: held)
+                }
                 i = (i + 1) & mask
             }
             let p = arena.allocate(UInt64.self, count: count + 1)
@@ -386,6 +399,7 @@ struct PlanCompiler {
             table[i] = UnsafePointer(p)
             used += 1
             if used * 2 >= capacity { grow() }
+            last = UnsafePointer(p)
             return PlanShape(base: UnsafePointer(p))
         }
 
@@ -413,17 +427,42 @@ struct PlanCompiler {
         private var pointers: UnsafeMutablePointer<UnsafePointer<UInt8>?>
         private var capacity = 64
         private var used = 0
+        /// The key identity and slot key last met at each of the first `memoSlots` top-level
+        /// positions: entries written alike have the same keys in the same order, so most keys
+        /// are found there without a probe.
+        private let memoIDs: UnsafeMutablePointer<Int>
+        private let memoKeys: UnsafeMutablePointer<UnsafePointer<UInt8>?>
+        static let memoSlots = 16
 
         init() {
             ids = .allocate(capacity: 64)
             ids.initialize(repeating: -1, count: 64)
             pointers = .allocate(capacity: 64)
             pointers.initialize(repeating: nil, count: 64)
+            memoIDs = .allocate(capacity: KeyCache.memoSlots)
+            memoIDs.initialize(repeating: -1, count: KeyCache.memoSlots)
+            memoKeys = .allocate(capacity: KeyCache.memoSlots)
+            memoKeys.initialize(repeating: nil, count: KeyCache.memoSlots)
         }
 
         deinit {
             ids.deallocate()
             pointers.deallocate()
+            memoIDs.deallocate()
+            memoKeys.deallocate()
+        }
+
+        /// The slot key of identity `id` if it was the last met at top-level position `i`.
+        @inline(__always) func memo(_ id: Int, at i: Int) -> UnsafePointer<UInt8>? {
+            i < KeyCache.memoSlots && memoIDs[i] == id ? memoKeys[i] : nil
+        }
+
+        /// Records `key` (identity `id`) as the last met at top-level position `i`.
+        @inline(__always) func remember(_ id: Int, _ key: UnsafePointer<UInt8>, at i: Int) {
+            if i < KeyCache.memoSlots {
+                memoIDs[i] = id
+                memoKeys[i] = key
+            }
         }
 
         @inline(__always) private static func slot(_ id: Int, _ mask: Int) -> Int {
@@ -515,9 +554,46 @@ struct PlanCompiler {
         var targets = targets, membership = membership
         let heads = shapes.heads(count)
         for i in 0..<count {
-            let key = slotKey(r.internedString())
+            // The key's identity first: its bytes are only read for a key not met at this
+            // position before.
+            let id = r.internedID()
+            let key: UnsafePointer<UInt8>
+            if let memo = keys.memo(id, at: i) {
+                key = memo
+            } else {
+                var at = DefinitionReader(strings, at: id)
+                key = slotKey(at.internedString())
+                keys.remember(id, key, at: i)
+            }
             DefinitionCoding.skipPlace(&r)
-            let s = slot(&r, key: key, scratch: &scratch, objects: &objects, targets: &targets, membership: &membership)
+            // Scalars and references (most values) here; the rest by `slot`.
+            let s: PlanSlot
+            switch DefinitionCoding.ValueTag(rawValue: r.base[r.position]) ?? .null {
+            case .null:
+                r.position += 1
+                s = PlanSlot(key: key, kind: .null)
+            case .false, .true:
+                let b = r.byte()
+                s = PlanSlot(key: key, kind: .bool, payload: b == DefinitionCoding.ValueTag.true.rawValue ? 1 : 0)
+            case .int:
+                r.position += 1
+                s = PlanSlot(key: key, kind: .int, payload: UInt64(bitPattern: r.signed()))
+            case .double:
+                r.position += 1
+                s = PlanSlot(key: key, kind: .double, payload: r.fixed64())
+            case .string:
+                r.position += 1
+                let b = r.stringBytes()
+                s = PlanSlot(key: key, literal: .borrowedString(b.baseAddress!, length: b.count), in: arena)
+            case .reference:
+                r.position += 1
+                r.skipString()
+                DefinitionCoding.skipPlace(&r)
+                objects += 1
+                s = PlanSlot(key: key, kind: .reference, target: targets.take())
+            default:
+                s = slot(&r, key: key, scratch: &scratch, objects: &objects, targets: &targets, membership: &membership)
+            }
             heads[i] = s.head
             payloads[i] = s.payload
         }

@@ -110,7 +110,9 @@ extension Registry {
         ) throws(ConfigError) -> Int {
             // Moved into the stream (no second reference: its arrays are not copied on write).
             let stream = EntryDecoder.Stream(
-                into: staged.take() ?? StagedEntries(entries: EntryDecoder.expectedEntries(inputBytes: bytes.count)))
+                into: staged.take()
+                    ?? StagedEntries(
+                        entries: EntryDecoder.expectedEntries(inputBytes: bytes.count), textBytes: bytes.count))
             let before = stream.staged.count
             let doc: ConfigDocument
             do throws(ConfigError) {

@@ -30,9 +30,10 @@ final class EntryTable: @unchecked Sendable {
     /// An empty table.
     convenience init() { self.init(plans: [], names: [], arenas: [], cells: [], owners: [:], environments: [:]) }
 
-    /// `arenas` ordered by base address; `names[i]` nil exactly where `plans[i]` is not live.
+    /// `arenas` ordered by base address; `names[i]` nil exactly where `plans[i]` is not live;
+    /// `hashes[i]`, when given, the `NameTable.hash` of `names[i]` (0: not known).
     init(
-        plans: [EntryPlan], names: [NameBytes?], arenas: [DefinitionArena], cells: [SingletonCell],
+        plans: [EntryPlan], names: [NameBytes?], hashes: [UInt64] = [], arenas: [DefinitionArena], cells: [SingletonCell],
         owners: [Int32: UnsafeMutableRawPointer], environments: [Int32: EnvironmentLookup]
     ) {
         count = plans.count
@@ -48,7 +49,7 @@ final class EntryTable: @unchecked Sendable {
         }
         self.dynamic = dynamic
         self.plans = CheckedPointer(storage, count: plans.count)
-        self.names = NameTable(names: names)
+        self.names = NameTable(names: names, hashes: hashes)
     }
 
     deinit {
@@ -81,12 +82,10 @@ final class EntryTable: @unchecked Sendable {
         return i >= 0 && plans[i].live ? i : -1
     }
 
-    /// The index of a live entry by its name's bytes, or -1. (`hash`, the bytes' `byteHash` the
-    /// caller has at hand, is not the name table's key: the table hashes the bytes its own way.)
+    /// The index of a live entry by its name's bytes and their `NameTable.hash`, or -1.
     func index(of name: UnsafeBufferPointer<UInt8>, hash: UInt64) -> Int {
         guard count > 0 else { return -1 }
-        let base = name.baseAddress ?? emptyKey
-        let i = names.find(base, name.count, hash: NameTable.hash(base, name.count))
+        let i = names.find(name.baseAddress ?? emptyKey, name.count, hash: hash)
         return i >= 0 && plans[i].live ? i : -1
     }
 
@@ -160,6 +159,9 @@ final class EntryTable: @unchecked Sendable {
 struct EntryTableBuilder {
     private(set) var plans: [EntryPlan]
     private var names: [NameBytes?]
+    /// The `NameTable.hash` of each row's name where the row was set by this change (0 elsewhere: the
+    /// table computes it).
+    private var hashes: [UInt64]
     private var arenas: [DefinitionArena]
     private var cells: [SingletonCell]
     private var owners: [Int32: UnsafeMutableRawPointer]
@@ -168,6 +170,7 @@ struct EntryTableBuilder {
     init(base: EntryTable) {
         plans = Array(UnsafeBufferPointer(start: base.plans.base, count: base.count))
         names = (0..<base.count).map { base.names.bytes(at: $0) }
+        hashes = [UInt64](repeating: 0, count: base.count)
         arenas = base.arenas
         cells = base.cells
         owners = base.owners
@@ -178,18 +181,20 @@ struct EntryTableBuilder {
 
     /// Adds empty rows up to `count`.
     mutating func grow(to count: Int) {
-        while plans.count < count {
-            plans.append(EntryPlan())
-            names.append(nil)
-        }
+        guard plans.count < count else { return }
+        let n = count - plans.count
+        plans.append(contentsOf: repeatElement(EntryPlan(), count: n))
+        names.append(contentsOf: repeatElement(nil, count: n))
+        hashes.append(contentsOf: repeatElement(0, count: n))
     }
 
     /// Empties row `i`.
     mutating func remove(_ i: Int) {
         plans[i] = EntryPlan()
         names[i] = nil
-        owners[Int32(i)] = nil
-        environments[Int32(i)] = nil
+        hashes[i] = 0
+        if !owners.isEmpty { owners[Int32(i)] = nil }
+        if !environments.isEmpty { environments[Int32(i)] = nil }
     }
 
     /// The index `arena` gets in the built table (added on first use).
@@ -202,17 +207,20 @@ struct EntryTableBuilder {
 
     /// Sets row `i` to the record at `record` in arena `arena` (an `index(of:)`) and its plan;
     /// `cell` is the singleton cell its plan points to, if any, and `owner` the registry that
-    /// builds it when not this one.
+    /// builds it when not this one; `hash` is the `NameTable.hash` of the record's name.
     mutating func set(
-        _ i: Int, plan: EntryPlan, arena: Int32, record: Int, cell: SingletonCell?, owner: UnsafeMutableRawPointer?,
-        environment: EnvironmentLookup?
+        _ i: Int, plan: EntryPlan, arena: Int32, record: Int, hash: UInt64, cell: SingletonCell?,
+        owner: UnsafeMutableRawPointer?, environment: EnvironmentLookup?
     ) {
         plans[i] = plan
         let b = DefinitionCoding.nameBytes(arenas[Int(arena)], at: record)
         names[i] = (b.baseAddress ?? emptyKey, b.count)
+        hashes[i] = hash
         if let cell { cells.append(cell) }
-        owners[Int32(i)] = owner
-        environments[Int32(i)] = environment
+        // Most rows have neither: a dictionary write (a hash, and a removal of nothing) per row
+        // is only made when there is something to write or remove.
+        if owner != nil || !owners.isEmpty { owners[Int32(i)] = owner }
+        if environment != nil || !environments.isEmpty { environments[Int32(i)] = environment }
     }
 
     /// The table, keeping only the arenas and cells its live rows use.
@@ -238,7 +246,8 @@ struct EntryTableBuilder {
             pointed.contains(Unmanaged.passUnretained($0).toOpaque()) && seen.insert(ObjectIdentifier($0)).inserted
         }
         return EntryTable(
-            plans: plans, names: names, arenas: kept, cells: liveCells, owners: owners, environments: environments)
+            plans: plans, names: names, hashes: hashes, arenas: kept, cells: liveCells, owners: owners, environments: environments
+        )
     }
 }
 

@@ -17,7 +17,7 @@ struct StagedEntries {
     private(set) var dependencyPositions: [Int] = []
     /// What the transaction reads of each record.
     private(set) var summaries: [DefinitionCoding.Summary] = []
-    /// `byteHash` of each name.
+    /// `NameTable.hash` of each name (the key of every name lookup of a change).
     private(set) var nameHashes: [UInt64] = []
     /// The uses of other entries of position `k`: `edges[edgeStart[k]..<edgeStart[k + 1]]`.
     private(set) var edgeStart: [Int32] = [0]
@@ -26,9 +26,9 @@ struct StagedEntries {
     /// parent's entries), by position; empty for loads.
     private(set) var environments: [Int: EnvironmentLookup] = [:]
 
-    /// Room for about `entries` entries.
-    init(entries: Int) {
-        arena = DefinitionArena(entries: entries)
+    /// Room for about `entries` entries holding about `textBytes` bytes of text (0: unknown).
+    init(entries: Int, textBytes: Int = 0) {
+        arena = DefinitionArena(entries: entries, textBytes: textBytes)
         records.reserveCapacity(entries)
         dependencyPositions.reserveCapacity(entries)
         summaries.reserveCapacity(entries)
@@ -58,7 +58,8 @@ struct StagedEntries {
         dependencyPositions.append(DefinitionCoding.dependenciesPosition(arena, at: offset))
         summaries.append(DefinitionCoding.summarize(arena, at: offset, edges: &edges))
         edgeStart.append(Int32(edges.count))
-        nameHashes.append(byteHash(UnsafeRawBufferPointer(nameBytes(records.count - 1))))
+        let name = nameBytes(records.count - 1)
+        nameHashes.append(NameTable.hash(name.baseAddress ?? emptyKey, name.count))
     }
 
     /// Stages the record `writer` just wrote at `offset`, with the summary and edges it gathered
@@ -77,7 +78,8 @@ struct StagedEntries {
         summaries.append(writer.summary)
         edges += writer.edges
         edgeStart.append(Int32(edges.count))
-        nameHashes.append(byteHash(UnsafeRawBufferPointer(nameBytes(records.count - 1))))
+        let name = nameBytes(records.count - 1)
+        nameHashes.append(NameTable.hash(name.baseAddress ?? emptyKey, name.count))
     }
 
     /// Unstages the last `k` entries (a document that failed to read after some of its entries

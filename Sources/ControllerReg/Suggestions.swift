@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// "Did you mean …?" help: the closest candidate to a misspelt name, found in bounded time.
 ///
 /// The work is bounded whatever the input: only candidates whose length is within the cut-off
@@ -32,34 +40,87 @@ package enum Suggestions {
     /// the cut-off), or nil. `excluding` is never offered (e.g. the entry that holds the reference).
     /// Ties go to the candidate whose length is nearer, then to the first one.
     package static func closest(to word: String, in candidates: some Sequence<String>, excluding: String? = nil) -> String? {
-        let target = Array(word.utf8)
-        let limit = cutoff(forLength: target.count)
-        var best: (name: String, distance: Int, lengthGap: Int)?
-        // One scratch buffer for every comparison (three rows of the band), and each candidate's
-        // bytes read in place: a reference missing from a large config compares its name with
-        // every entry name, and an allocation per comparison cost more than the comparison.
-        var scratch = Scratch()
-        defer { scratch.free() }
-        target.withUnsafeBufferPointer { t in
+        var best: String?
+        withSearch(for: word) { search in
             for candidate in candidates {
-                let length = candidate.utf8.count
-                let gap = abs(length - t.count)
-                if gap > limit { continue }
-                // What this candidate must reach to win: within the cut-off, and nearer than the
-                // best so far (as near only with a smaller length gap; ties go to the first).
-                let cap = best.map { min(gap >= $0.lengthGap ? $0.distance - 1 : $0.distance, limit) } ?? limit
-                if cap < 0 || gap > cap { continue }
-                let d =
-                    candidate.utf8.withContiguousStorageIfAvailable { distance(t, $0, cap: cap, scratch: &scratch) }
-                    ?? Array(candidate.utf8).withUnsafeBufferPointer { distance(t, $0, cap: cap, scratch: &scratch) }
+                guard let near = withBytes(of: candidate, { search.nearer($0) }) else { continue }
                 // The word itself and `excluding` are never offered (compared only now: rarely
                 // does a candidate get this far).
-                if d > cap || candidate == word || candidate == excluding { continue }
-                if let b = best, d == b.distance && gap >= b.lengthGap { continue }
-                best = (candidate, d, gap)
+                if candidate == word || candidate == excluding { continue }
+                search.accept(near)
+                best = candidate
             }
         }
-        return best?.name
+        return best
+    }
+
+    /// `closest(to:in:excluding:)` of `count` candidates given as their bytes (names read in place
+    /// where they are stored: no `String` per candidate, one for a candidate that comes close).
+    package static func closest(
+        to word: String, among count: Int, candidate: (Int) -> UnsafeBufferPointer<UInt8>, excluding: String? = nil
+    ) -> String? {
+        var best: String?
+        withSearch(for: word) { search in
+            for i in 0..<count {
+                let bytes = candidate(i)
+                guard let near = search.nearer(bytes) else { continue }
+                let text = String(decoding: bytes, as: UTF8.self)
+                if text == word || text == excluding { continue }
+                search.accept(near)
+                best = text
+            }
+        }
+        return best
+    }
+
+    /// Runs `body` with a search for `word`: its pattern table on the stack (2 KiB, no allocation
+    /// per call), one scratch buffer for every banded comparison.
+    private static func withSearch(for word: String, _ body: (inout Search) -> Void) {
+        withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 256) { table in
+            withBytes(of: word) { t in
+                var search = Search(word: t, table: table)
+                body(&search)
+                search.scratch.free()
+            }
+        }
+    }
+
+    /// The state of one `closest` search: the word, its cut-off and the best candidate so far.
+    private struct Search {
+        let word: UnsafeBufferPointer<UInt8>
+        let limit: Int
+        /// The word compared a machine word at a time, when it has at most 64 bytes.
+        let pattern: Pattern?
+        var scratch = Scratch()
+        var bestDistance = -1
+        var bestGap = 0
+
+        init(word: UnsafeBufferPointer<UInt8>, table: UnsafeMutableBufferPointer<UInt64>) {
+            self.word = word
+            limit = Suggestions.cutoff(forLength: word.count)
+            pattern = word.count <= Pattern.maxLength ? Pattern(word, table: table) : nil
+        }
+
+        /// The candidate's distance and length gap when it would be the best so far (within the
+        /// cut-off, nearer than the best, or as near with a nearer length; ties go to the first).
+        mutating func nearer(_ candidate: UnsafeBufferPointer<UInt8>) -> (distance: Int, gap: Int)? {
+            let gap = abs(candidate.count - word.count)
+            if gap > limit { return nil }
+            // What this candidate must reach to win.
+            let cap = bestDistance >= 0 ? min(gap >= bestGap ? bestDistance - 1 : bestDistance, limit) : limit
+            if cap < 0 || gap > cap { return nil }
+            let d =
+                pattern.map { $0.distance(to: candidate, cap: cap) }
+                ?? Suggestions.distance(word, candidate, cap: cap, scratch: &scratch)
+            if d > cap || (bestDistance >= 0 && d == bestDistance && gap >= bestGap) { return nil }
+            return (d, gap)
+        }
+
+        /// Makes the candidate `nearer` returned the best so far.
+        mutating func accept(_ near: (distance: Int, gap: Int)) {
+            bestDistance = near.distance
+            bestGap = near.gap
+        }
     }
 
     /// The `" (did you mean 'X'?)"` suffix for a suggestion, or "".
@@ -103,6 +164,75 @@ package enum Suggestions {
         }
     }
 
+    /// A word of at most 64 bytes prepared for `distance`'s bit-parallel form (Hyyrö 2003, "A
+    /// bit-vector algorithm for computing Levenshtein and Damerau edit distances"): one bit per
+    /// byte of the word, each row of the table in one machine word, so comparing a candidate costs
+    /// a few instructions per byte of it, whatever the cut-off. Same distances as the banded table.
+    struct Pattern {
+        /// The longest word the pattern holds.
+        static let maxLength = 64
+        /// For each byte value (ASCII letters folded to lower case), the bits of the word's
+        /// positions holding it: 256 words, the caller's.
+        private let positions: UnsafeMutableBufferPointer<UInt64>
+        private let word: UnsafeBufferPointer<UInt8>
+        private var length: Int { word.count }
+
+        /// The pattern of `word` (at most `maxLength` bytes), its table written into `table`.
+        init(_ word: UnsafeBufferPointer<UInt8>, table: UnsafeMutableBufferPointer<UInt64>) {
+            precondition(word.count <= Pattern.maxLength && table.count >= 256)
+            positions = table
+            self.word = word
+            memset(table.baseAddress!, 0, 256 * MemoryLayout<UInt64>.stride)
+            for i in word.indices { table[Int(Suggestions.lower(word[i]))] |= 1 << UInt64(i) }
+        }
+
+        /// `Suggestions.distance(word, other, cap:)`: the distance when it is at most `cap`, else
+        /// `cap + 1`.
+        func distance(to other: UnsafeBufferPointer<UInt8>, cap: Int) -> Int {
+            let n = length, m = other.count
+            if abs(n - m) > cap { return cap + 1 }
+            if n == 0 || m == 0 { return max(n, m) }
+            if cap == 0 { return Suggestions.equalIgnoringCase(word, other) ? 0 : 1 }
+            var vp = ~UInt64(0), vn = UInt64(0), d0 = UInt64(0), previousMatch = UInt64(0)
+            var current = n
+            let last = UInt64(1) << UInt64(n - 1)
+            let table = positions
+            do {
+                for j in 0..<m {
+                    let match = table[Int(Suggestions.lower(other[j]))]
+                    let transposed = ((~d0 & match) << 1) & previousMatch
+                    d0 = ((((match & vp) &+ vp) ^ vp) | match | vn) | transposed
+                    var hp = vn | ~(d0 | vp)
+                    var hn = d0 & vp
+                    if hp & last != 0 { current += 1 }
+                    if hn & last != 0 { current -= 1 }
+                    hp = (hp << 1) | 1
+                    hn = hn << 1
+                    vp = hn | ~(d0 | hp)
+                    vn = hp & d0
+                    previousMatch = match
+                }
+            }
+            return min(current, cap + 1)
+        }
+    }
+
+    /// Whether two byte strings of the same length are equal but for the case of ASCII letters
+    /// (a distance within a cut-off of 0: most comparisons once a close candidate is found).
+    @inline(__always) static func equalIgnoringCase(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        for i in a.indices where a[i] != b[i] && lower(a[i]) != lower(b[i]) { return false }
+        return true
+    }
+
+    /// Calls `body` with `text`'s UTF-8 bytes, read in place when they are contiguous.
+    static func withBytes<R>(of text: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        if let r = text.utf8.withContiguousStorageIfAvailable(body) { return r }
+        return Array(text.utf8).withUnsafeBufferPointer(body)
+    }
+
+    /// An ASCII letter in lower case; any other byte as it is.
+    @inline(__always) static func lower(_ x: UInt8) -> UInt8 { (x &- 65) < 26 ? x | 0x20 : x }
+
     /// `distance` of two byte buffers, its rows in `scratch`.
     static func distance(
         _ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>, cap: Int, scratch: inout Scratch
@@ -110,8 +240,8 @@ package enum Suggestions {
         let n = a.count, m = b.count
         if abs(n - m) > cap { return cap + 1 }
         if n == 0 || m == 0 { return max(n, m) }
+        if cap == 0 { return equalIgnoringCase(a, b) ? 0 : 1 }
         let infinity = cap + 1
-        @inline(__always) func lower(_ x: UInt8) -> UInt8 { (x &- 65) < 26 ? x | 0x20 : x }
         // Three rows (the transposition looks two rows back); cells outside the band stay `infinity`.
         let rows = scratch.reserve(3 * (m + 1))
         rows.update(repeating: infinity, count: 3 * (m + 1))

@@ -111,7 +111,7 @@ struct Transaction {
                 ConfigError(
                     .limit, "one change may hold at most 4 GiB of entry names, keys and literals; split it into several loads"))
         }
-        var names = StagedNameIndex()
+        var names = StagedNameIndex(capacity: stagedCount)
         var firstStaged: StagedNameIndex?
         defer {
             names.free()
@@ -140,11 +140,16 @@ struct Transaction {
                 // environment value, a value nesting near the ceiling).
                 let before = diagnostics.count
                 var usesEnvironment = false
-                // Only the head when only the name or class name may be flawed.
-                let def =
-                    summary.dependenciesMayHaveProblems
-                    ? growing.definition(k) : DefinitionCoding.head(growing.arena, at: growing.records[k])
-                Transaction.validate(def, into: &diagnostics, usesEnvironment: &usesEnvironment)
+                // The head, and (when they may be flawed) the dependencies the checks read, read
+                // from the record (no definition decoded).
+                let head = DefinitionCoding.head(growing.arena, at: growing.records[k])
+                DependencyRule.problems(ofEntry: head, into: &diagnostics)
+                if summary.dependenciesMayHaveProblems {
+                    DefinitionCoding.forEachCheckedDependency(growing.arena, at: growing.records[k]) { key, location, value in
+                        Transaction.check(
+                            value, key: key, location: location, of: head, into: &diagnostics, usesEnvironment: &usesEnvironment)
+                    }
+                }
                 if diagnostics.count > before {
                     rejected.insert(growing.name(k))
                     continue
@@ -158,7 +163,7 @@ struct Transaction {
                 // Where each name is first staged (refused ones too), built at the first duplicate
                 // (none in the common case): one pass, not one per duplicate.
                 if firstStaged == nil {
-                    var index = StagedNameIndex()
+                    var index = StagedNameIndex(capacity: stagedCount)
                     for j in 0..<stagedCount {
                         _ = index.find(growing.nameBytes(j), hash: growing.nameHashes[j], staged: growing, orInsert: j)
                     }
@@ -225,7 +230,9 @@ struct Transaction {
         // 3. References: every name must resolve to an entry that stays.
         let base = self.base
         let removedBase = removed
-        var allNames: [String]?
+        // The names a suggestion is looked for among, as their bytes where they are stored (made at
+        // the first missing reference; nothing is appended to either arena during this step).
+        var allNames: [UnsafeBufferPointer<UInt8>]?
         // Edges, targets and membership of each accepted entry, by position in `accepted`, in
         // flat arrays (no array per entry); `changedAtList[i]` is that position for entry index i
         // (or -1). Arrays, not dictionaries: no hashing per entry.
@@ -235,6 +242,9 @@ struct Transaction {
         var members = TagMembers()
         // The last two names resolved (by their interned identity) and their indices: neighbouring
         // entries mostly refer to the same few entries.
+        // Messages of references to no entry: written in one buffer, places read with one file name.
+        var messageText: TextBuffer?
+        var fileName = DefinitionCoding.FileName()
         var recentName0 = -1, recentName1 = -1
         var recentTarget0 = -1, recentTarget1 = -1
         for p in acceptedPositions.indices {
@@ -274,7 +284,7 @@ struct Transaction {
                     found = recentTarget1
                 } else {
                     let bytes = staged.internedBytes(id)
-                    let hash = byteHash(UnsafeRawBufferPointer(bytes))
+                    let hash = NameTable.hash(bytes.baseAddress ?? emptyKey, bytes.count)
                     var f: Int?
                     if let j = names.find(bytes, hash: hash, staged: staged), indexOfStaged[j] >= 0 {
                         f = indexOfStaged[j]
@@ -318,21 +328,30 @@ struct Transaction {
                     if allNames == nil {
                         allNames =
                             (0..<base.count).compactMap { i in
-                                base.isLive(i) && !removed.contains(i) ? base.name(at: i) : nil
+                                guard base.isLive(i) && !removed.contains(i), let (p, n) = base.names.bytes(at: i) else {
+                                    return nil
+                                }
+                                return UnsafeBufferPointer(start: p, count: n)
                             }
-                            + acceptedPositions.map { staged.name($0) }
+                            + acceptedPositions.map { staged.nameBytes($0) }
                     }
-                    // The key and place read from the record (the definition is not decoded).
-                    let entry = staged.name(k)
-                    let (key, location) = DefinitionCoding.place(ofEdge: e - first, in: staged.arena, at: staged.records[k])
+                    // The key and place read from the record (the definition is not decoded), the
+                    // message written from their bytes.
+                    let (key, location) = DefinitionCoding.place(
+                        ofEdge: e - first, in: staged.arena, at: staged.records[k], file: &fileName)
+                    let candidates = allNames!
                     let suggestion =
-                        suggestionsLeft > 0 ? Suggestions.closest(to: name, in: allNames!, excluding: entry) : nil
+                        suggestionsLeft > 0
+                        ? Suggestions.closest(
+                            to: name, among: candidates.count, candidate: { candidates[$0] }, excluding: staged.name(k))
+                        : nil
                     suggestionsLeft -= 1
                     diagnostics.append(
                         Diagnostic(
                             .missingReference,
-                            "entry '\(entry)', key '\(key)': no entry named '\(name)'\(Suggestions.hint(suggestion))"
-                                + (suggestion == nil ? "; if this is text, write \"@\(name)\"" : ""),
+                            ProblemText.missingReference(
+                                entry: staged.nameBytes(k), key: key, name: name, suggestion: suggestion,
+                                into: ProblemText.buffer(&messageText)),
                             at: location ?? DefinitionCoding.location(staged.arena, at: staged.records[k]),
                             suggestion: suggestion))
                 }
@@ -364,13 +383,34 @@ struct Transaction {
                 ? staged.definition(acceptedStaged[Int(changedAt[i])])
                 : base.definition(at: i)
         }
+        // `definitionOf(i)?.name`, read without decoding the definition (a path names up to
+        // `Diagnostic.maxPathNames` entries).
+        let nameOf: (Int) -> String? = { i in
+            i < changedAt.count && changedAt[i] >= 0
+                ? staged.name(acceptedStaged[Int(changedAt[i])])
+                : base.isLive(i) ? base.name(at: i) : nil
+        }
 
         // 4. Cycles: a new cycle must pass through a changed entry, so search from those. Checked
-        // whatever else is wrong: the graph holds every reference that resolved.
-        diagnostics += findCycles(
-            starts: acceptedIndex, total: nextIndex,
-            edgesOf: { changedAt[$0] >= 0 ? graph.edges(of: Int(changedAt[$0])) : base.edges(at: $0)[...] },
-            definitionOf: definitionOf)
+        // whatever else is wrong: the graph holds every reference that resolved. A change to an
+        // empty table whose every edge goes to an entry of a lower index (each entry refers only to
+        // entries written before it: most configs) has none, known from one pass over its edges.
+        var mayHaveCycles = base.count > 0
+        if !mayHaveCycles {
+            for p in acceptedStaged.indices where !mayHaveCycles {
+                let from = Int32(acceptedIndex[p])
+                for t in graph.edges(of: p) where t >= from {
+                    mayHaveCycles = true
+                    break
+                }
+            }
+        }
+        if mayHaveCycles {
+            diagnostics += findCycles(
+                starts: acceptedIndex, total: nextIndex,
+                edgesOf: { changedAt[$0] >= 0 ? graph.edges(of: Int(changedAt[$0])) : base.edges(at: $0)[...] },
+                definitionOf: definitionOf, nameOf: nameOf)
+        }
 
         // 5. Lifetimes: no singleton may reach a `graph` entry through object edges (the same
         // edges as cycles). Checked whatever else is wrong, like cycles.
@@ -402,7 +442,7 @@ struct Transaction {
                 if changedAt[i] >= 0 { return inheritedSingleton.isEmpty ? false : inheritedSingleton[i] }
                 return base.isLive(i) && base.owner(of: i) != nil
             },
-            definitionOf: definitionOf)
+            definitionOf: definitionOf, nameOf: nameOf)
         // Nothing to walk when no entry of the new state is a `graph` entry (most loads): known
         // from the summaries, and, when the change is large next to the table (so this stays
         // linear in the change), from one pass over the table.
@@ -445,7 +485,8 @@ struct Transaction {
         let arenaIndex = table.index(of: records)
         // Class slots by the class name's interned identity: one String per class, not per entry.
         var slotOfClass: [Int: Int] = [:]
-        var lastClass = (id: -1, slot: 0)
+        // The last two classes met (entries of a config mostly alternate between a few).
+        var lastClass = (id: -1, slot: 0), otherClass = (id: -1, slot: 0)
         var tooLarge: Int?
         for p in acceptedStaged.indices {
             let k = acceptedStaged[p]
@@ -454,13 +495,18 @@ struct Transaction {
             let classSlot: Int
             if summary.classID == lastClass.id {
                 classSlot = lastClass.slot
-            } else if let s = slotOfClass[summary.classID] {
-                classSlot = s
             } else {
-                classSlot = classSlots.slot(for: String(decoding: staged.internedBytes(summary.classID), as: UTF8.self))
-                slotOfClass[summary.classID] = classSlot
+                if summary.classID == otherClass.id {
+                    classSlot = otherClass.slot
+                } else if let s = slotOfClass[summary.classID] {
+                    classSlot = s
+                } else {
+                    classSlot = classSlots.slot(for: String(decoding: staged.internedBytes(summary.classID), as: UTF8.self))
+                    slotOfClass[summary.classID] = classSlot
+                }
+                otherClass = lastClass
+                lastClass = (summary.classID, classSlot)
             }
-            lastClass = (summary.classID, classSlot)
             let plan = compiler.compile(
                 dependenciesAt: compileFrom[p], classSlot: classSlot, lifestyle: summary.lifestyle,
                 targets: graph.targets(of: p), membership: graph.membership(of: p))
@@ -486,7 +532,8 @@ struct Transaction {
                 plan.singleton = cell.map { Unmanaged.passUnretained($0).toOpaque() }
             }
             table.set(
-                index, plan: plan, arena: arenaIndex, record: staged.records[k], cell: cell, owner: cellOwner,
+                index, plan: plan, arena: arenaIndex, record: staged.records[k], hash: staged.nameHashes[k], cell: cell,
+                owner: cellOwner,
                 environment: (environmentOf.isEmpty ? nil : environmentOf[p])
                     ?? (staged.environments.isEmpty ? nil : staged.environments[k]))
         }
@@ -541,30 +588,25 @@ struct Transaction {
     }
 
     /// The checks an entry passes whichever door it came through (config, `Registry.add`,
-    /// `cr_add_entry`): names, the nesting ceiling, and the contents of its dependency values.
-    /// Sets `usesEnvironment` when a dependency has an environment value to resolve.
-    static func validate(_ def: EntryDefinition, into diagnostics: inout [Diagnostic], usesEnvironment: inout Bool) {
-        DependencyRule.problems(ofEntry: def, into: &diagnostics)
-        // Each dependency read in place through the buffer (its address): binding `dep`, or the
-        // array's subscript, copies it (key, value and location retained and released once per
-        // dependency of every entry loaded).
-        def.dependencies.withUnsafeBufferPointer { deps in
-            for i in deps.indices {
-                if deps[i].value.isContainer
-                    && deps[i].value.nestingDepth(stoppingAfter: DependencyValue.maxNesting) > DependencyValue.maxNesting
-                {
-                    diagnostics.append(
-                        Diagnostic(
-                            .limit,
-                            "entry '\(def.name)', key '\(deps[i].key)': the value nests deeper than \(DependencyValue.maxNesting) levels",
-                            at: deps[i].location ?? def.location))
-                    continue
-                }
-                DependencyRule.problems(
-                    of: deps[i].value, entry: def.name, key: deps[i].key, fallback: deps[i].location ?? def.location,
-                    into: &diagnostics, usesEnvironment: &usesEnvironment)
-            }
+    /// `cr_add_entry`), for one of its dependencies (`DependencyRule.problems(ofEntry:)` checks its
+    /// names): the nesting ceiling, then the contents of the value (`DependencyRule.problems(of:)`).
+    /// `def` gives the entry's name and place (its dependencies are not read). Sets
+    /// `usesEnvironment` when the value has an environment value to resolve.
+    static func check(
+        _ value: DependencyValue, key: String, location: SourceLocation?, of def: EntryDefinition,
+        into diagnostics: inout [Diagnostic], usesEnvironment: inout Bool
+    ) {
+        if value.isContainer && value.nestingDepth(stoppingAfter: DependencyValue.maxNesting) > DependencyValue.maxNesting {
+            diagnostics.append(
+                Diagnostic(
+                    .limit,
+                    "entry '\(def.name)', key '\(key)': the value nests deeper than \(DependencyValue.maxNesting) levels",
+                    at: location ?? def.location))
+            return
         }
+        DependencyRule.problems(
+            of: value, entry: def.name, key: key, fallback: location ?? def.location, into: &diagnostics,
+            usesEnvironment: &usesEnvironment)
     }
 
     /// The most cycles one change reports in full; further ones are counted in one more problem.
@@ -574,7 +616,7 @@ struct Transaction {
     /// its path. Linear in the entries and references walked, plus the cycles reported.
     private func findCycles(
         starts: [Int], total: Int, edgesOf: (Int) -> ArraySlice<Int32>,
-        definitionOf: (Int) -> EntryDefinition?
+        definitionOf: (Int) -> EntryDefinition?, nameOf: (Int) -> String?
     ) -> [Diagnostic] {
         var color = [UInt8](repeating: 0, count: total)  // 0 unvisited, 1 on the stack, 2 done
         var depthOf = [Int32](repeating: -1, count: total)  // position on the stack while on it
@@ -605,7 +647,8 @@ struct Transaction {
                         if diagnostics.count < Transaction.maxReportedCycles {
                             diagnostics.append(
                                 cycleDiagnostic(
-                                    stack[Int(depthOf[target])...].map { Int($0.node) }, definitionOf: definitionOf))
+                                    stack[Int(depthOf[target])...].map { Int($0.node) }, definitionOf: definitionOf,
+                                    nameOf: nameOf))
                         } else {
                             unreported += 1
                         }
@@ -628,8 +671,10 @@ struct Transaction {
     /// "dependency cycle: A -> B -> A", rotated to start at the earliest entry, located at that
     /// entry's reference to the next one. A long path names its first and last entries and counts
     /// the ones between.
-    private func cycleDiagnostic(_ members: [Int], definitionOf: (Int) -> EntryDefinition?) -> Diagnostic {
-        func nameOf(_ i: Int) -> String { definitionOf(i)?.name ?? "#\(i)" }
+    private func cycleDiagnostic(
+        _ members: [Int], definitionOf: (Int) -> EntryDefinition?, nameOf name: (Int) -> String?
+    ) -> Diagnostic {
+        func nameOf(_ i: Int) -> String { name(i) ?? "#\(i)" }
         let start = members.firstIndex(of: members.min()!)!
         let rotated = Array(members[start...] + members[..<start])
         let closed = rotated + [rotated[0]]
@@ -750,30 +795,90 @@ struct TagMembers {
     }
 }
 
-/// The staged names a transaction accepted, found by their bytes: an `InternTable` of staged
-/// positions (no `String` per name). A value holds the position in its high half and the
-/// record's offset in its low half (the transaction refuses arenas of 4 GiB or more first).
+/// The staged names a transaction accepted, found by their bytes (no `String` per name): open
+/// addressing over 4-byte cells, each the staged position + 1 in the bits of the capacity's mask
+/// and the name's hash in the bits above them (as `NameTable`'s cells), grown at half full.
+/// Names are told apart by their whole hash (`StagedEntries.nameHashes`), then their bytes.
 struct StagedNameIndex {
-    private var table = InternTable()
+    private var cells: UnsafeMutablePointer<UInt32>?
+    private var capacity = 0
+    private var used = 0
+
+    /// An empty index with room for `capacity` names at staged positions below `capacity`.
+    init(capacity: Int = 0) {
+        if capacity > 0 { cells = StagedNameIndex.table(for: capacity, capacity: &self.capacity) }
+    }
+
+    /// A zeroed table for names at positions below `count` (at most half full).
+    private static func table(for count: Int, capacity: inout Int) -> UnsafeMutablePointer<UInt32> {
+        var c = 16
+        while c < count * 2 + 2 { c <<= 1 }
+        let p = UnsafeMutablePointer<UInt32>.allocate(capacity: c)
+        p.initialize(repeating: 0, count: c)
+        capacity = c
+        return p
+    }
 
     /// The staged position recorded for `bytes` (hash `hash`); nil if none, after recording
     /// `newValue` for them, when given.
     mutating func find(
         _ bytes: UnsafeBufferPointer<UInt8>, hash: UInt64, staged: StagedEntries, orInsert newValue: Int? = nil
     ) -> Int? {
-        let store = StagedNames(base: UnsafePointer(staged.arena.base))
-        let value = newValue.map { $0 << 32 | staged.records[$0] }
-        return table.find(UnsafeRawBufferPointer(bytes), hash: hash, in: store, orInsert: value).map { $0 >> 32 }
+        if let v = newValue, (used + 1) * 2 > capacity || (v + 1) * 2 > capacity { grow(toHold: max(used + 1, v + 1), staged) }
+        guard let cells else { return nil }
+        let mask = capacity - 1
+        let high = UInt32(truncatingIfNeeded: hash) & ~UInt32(truncatingIfNeeded: mask)
+        var i = Int(truncatingIfNeeded: hash) & mask
+        while true {
+            let c = cells[i]
+            if c == 0 { break }
+            if c & ~UInt32(truncatingIfNeeded: mask) == high {
+                let k = Int(c & UInt32(truncatingIfNeeded: mask)) - 1
+                if staged.nameHashes[k] == hash {
+                    let held = staged.nameBytes(k)
+                    if held.count == bytes.count
+                        && (held.count == 0 || RawMapSlot.equalBytes(held.baseAddress!, bytes.baseAddress!, held.count))
+                    {
+                        return k
+                    }
+                }
+            }
+            i = (i + 1) & mask
+        }
+        if let v = newValue {
+            cells[i] = high | UInt32(truncatingIfNeeded: v + 1)
+            used += 1
+        }
+        return nil
+    }
+
+    /// A table with room for `count` names (positions below `count`), holding the same ones.
+    private mutating func grow(toHold count: Int, _ staged: StagedEntries) {
+        let old = cells, oldCapacity = capacity
+        var newCapacity = 0
+        let fresh = StagedNameIndex.table(for: max(count, oldCapacity), capacity: &newCapacity)
+        let mask = newCapacity - 1
+        if let old {
+            let oldMask = UInt32(truncatingIfNeeded: oldCapacity - 1)
+            for s in 0..<oldCapacity where old[s] != 0 {
+                let k = Int(old[s] & oldMask) - 1
+                let hash = staged.nameHashes[k]
+                var i = Int(truncatingIfNeeded: hash) & mask
+                while fresh[i] != 0 { i = (i + 1) & mask }
+                fresh[i] =
+                    UInt32(truncatingIfNeeded: hash) & ~UInt32(truncatingIfNeeded: mask) | UInt32(truncatingIfNeeded: k + 1)
+            }
+            old.deallocate()
+        }
+        cells = fresh
+        capacity = newCapacity
     }
 
     /// Frees the table.
-    mutating func free() { table.free() }
-
-    /// The names of records, by offset (the low half of a value).
-    private struct StagedNames: InternedBytes {
-        let base: UnsafePointer<UInt8>
-        @inline(__always) func bytes(at value: Int) -> UnsafeRawBufferPointer {
-            UnsafeRawBufferPointer(DefinitionCoding.nameBytes(base: base, at: value & 0xffff_ffff))
-        }
+    mutating func free() {
+        cells?.deallocate()
+        cells = nil
+        capacity = 0
+        used = 0
     }
 }

@@ -13,16 +13,18 @@ import Darwin
 /// The calling thread's error record behind cr_last_error_code / _message / _count / _problem.
 ///
 /// The record is plain C memory (no Swift object), so recording "out of memory" allocates
-/// nothing: the message goes into the record's inline buffer; other messages are copied with
-/// strdup, or truncated into the inline buffer when that fails. A thread whose record cannot be
+/// nothing: the message goes into the record's inline buffer; other messages are copied into the
+/// record's block with the problems, or truncated into the inline buffer when that fails. A thread whose record cannot be
 /// allocated at all keeps the `outOfMemoryMarker` instead, which reads as CR_ERR_NO_MEMORY.
 enum LastError {
     /// The record's header; `inlineBytes` of message buffer follow it. Its problems and all their
     /// strings live in one allocation (`block`), replaced whole by the next failure.
     struct Record {
         var code: Int32 = 0
-        /// A strdup'ed message, or nil when the message is in the inline buffer.
+        /// A message allocated alone, or nil when it is in `block` or the inline buffer.
         var heapMessage: UnsafeMutablePointer<CChar>?
+        /// The message inside `block` (not freed alone).
+        var blockMessage: UnsafeMutablePointer<CChar>?
         var problems: UnsafeMutablePointer<cr_problem>?
         var count = 0
         var block: UnsafeMutableRawPointer?
@@ -90,17 +92,24 @@ enum LastError {
         guard let raw = pthread_getspecific(key) else { return nil }
         if raw == outOfMemoryMarker { return UnsafeRawPointer(markerMessage.utf8Start).assumingMemoryBound(to: CChar.self) }
         let r = raw.assumingMemoryBound(to: Record.self)
-        return UnsafePointer(r.pointee.heapMessage ?? inline(r))
+        return UnsafePointer(r.pointee.heapMessage ?? r.pointee.blockMessage ?? inline(r))
     }
 
     /// Records a failure with one problem that has no place.
     static func set(_ code: ErrorCode, _ message: String) {
-        record(code, flattened: message, [Diagnostic(code, message)])
+        // The message whole (the problem's copy is capped, as every diagnostic's is).
+        let text = TextBuffer(capacity: message.utf8.count)
+        text.append(message)
+        record(code, flattened: text.bytes, [Diagnostic(code, message)])
     }
 
     /// Records a library error: the code of its first problem, every problem in the message and
     /// in the structured list.
-    static func set(_ error: ConfigError) { record(error.code, flattened: error.description, error.diagnostics) }
+    static func set(_ error: ConfigError) {
+        let text = TextBuffer(capacity: 64 + error.diagnostics.count * 128)
+        error.write(into: text)
+        record(error.code, flattened: text.bytes, error.diagnostics)
+    }
 
     /// Records CR_ERR_NO_MEMORY for `function` ("cr_map_new: out of memory") without allocating;
     /// the problem list is empty.
@@ -117,58 +126,95 @@ enum LastError {
         return ErrorCode.noMemory.rawValue
     }
 
-    /// Copies at most `inlineBytes - 1` bytes of `text` (cut at a UTF-8 character boundary).
-    private static func copyInline(_ text: UnsafePointer<CChar>, into r: UnsafeMutablePointer<Record>) {
-        let length = strlen(text)
+    /// Copies at most `inlineBytes - 1` bytes of `text` (cut at a UTF-8 character boundary; a
+    /// NUL byte in it ends the message, as C reads it).
+    private static func copyInline(_ text: UnsafeBufferPointer<UInt8>, into r: UnsafeMutablePointer<Record>) {
+        let length = text.firstIndex(of: 0) ?? text.count
         var n = min(length, inlineBytes - 1)
         if n < length {
-            while n > 0, UInt8(bitPattern: text[n]) & 0xC0 == 0x80 { n -= 1 }
+            while n > 0, text[n] & 0xC0 == 0x80 { n -= 1 }
         }
-        memcpy(inline(r), text, n)
+        if let p = text.baseAddress { memcpy(inline(r), p, n) }
         inline(r)[n] = 0
     }
 
-    private static func record(_ code: ErrorCode, flattened: String, _ diagnostics: [Diagnostic]) {
+    /// Records `code`, the message `flattened` (its UTF-8 bytes) and `diagnostics`. The problems,
+    /// their strings and the message share one allocation (a load with thousands of problems
+    /// makes one block, not a string per problem). If it cannot be allocated, the code and
+    /// message stand (the message alone allocated, else cut into the inline buffer) and the list
+    /// is empty.
+    private static func record(_ code: ErrorCode, flattened: UnsafeBufferPointer<UInt8>, _ diagnostics: [Diagnostic]) {
         guard let r = record() else { return }
         reset(r)
         r.pointee.code = code.rawValue
-        r.pointee.heapMessage = flattened.withCString { strdup($0) }
-        if r.pointee.heapMessage == nil { flattened.withCString { copyInline($0, into: r) } }
-        // One block: the cr_problem array, then every string NUL-terminated. If it cannot be
-        // allocated, the code and message stand and the list is empty.
         let head = diagnostics.count * MemoryLayout<cr_problem>.stride
-        var bytes = head
-        for d in diagnostics {
-            bytes +=
-                (d.location?.file.utf8.count ?? 0) + 1 + d.message.utf8.count + 1 + (d.suggestion.map { $0.utf8.count + 1 } ?? 0)
+        var bytes = head + flattened.count + 1
+        var lastFile: String?
+        // Each problem read where it lies (binding it copies it: four retains and releases).
+        for i in diagnostics.indices {
+            let file = diagnostics[i].location?.file ?? ""
+            // Consecutive problems of one file share one copy of its name.
+            if file != lastFile { bytes += file.utf8.count + 1 }
+            lastFile = file
+            bytes += diagnostics[i].message.utf8.count + 1 + (diagnostics[i].suggestion.map { $0.utf8.count + 1 } ?? 0)
         }
-        guard let block = malloc(max(bytes, 1)) else { return }
-        let problems = block.bindMemory(to: cr_problem.self, capacity: diagnostics.count)
-        var cursor = block + head
-        func copy(_ s: String) -> UnsafePointer<CChar> {
-            let start = cursor
-            var s = s
-            s.withUTF8 { u in
-                if let base = u.baseAddress { cursor.copyMemory(from: base, byteCount: u.count) }
-                cursor += u.count
+        guard let block = malloc(bytes) else {
+            if let m = malloc(flattened.count + 1) {
+                let out = m.assumingMemoryBound(to: CChar.self)
+                if let p = flattened.baseAddress { memcpy(out, p, flattened.count) }
+                out[flattened.count] = 0
+                r.pointee.heapMessage = out
+            } else {
+                copyInline(flattened, into: r)
             }
-            cursor.storeBytes(of: 0, as: UInt8.self)
-            cursor += 1
-            return UnsafePointer(start.assumingMemoryBound(to: CChar.self))
+            return
         }
-        for (i, d) in diagnostics.enumerated() {
-            let file = copy(d.location?.file ?? "")
-            let message = copy(d.message)
-            let suggestion = d.suggestion.map(copy)
+        let problems = block.bindMemory(to: cr_problem.self, capacity: diagnostics.count)
+        var strings = StringWriter(cursor: (block + head).assumingMemoryBound(to: UInt8.self))
+        lastFile = nil
+        var lastFileCopy: UnsafePointer<CChar>?
+        for i in diagnostics.indices {
+            let location = diagnostics[i].location
+            let fileName = location?.file ?? ""
+            let file: UnsafePointer<CChar>
+            if let copied = lastFileCopy, fileName == lastFile {
+                file = copied
+            } else {
+                file = strings.copy(fileName)
+                lastFile = fileName
+                lastFileCopy = file
+            }
+            let message = strings.copy(diagnostics[i].message)
+            let suggestion = diagnostics[i].suggestion.map { strings.copy($0) }
             (problems + i).initialize(
                 to: cr_problem(
-                    code: d.code.rawValue, file: file,
-                    line: UInt32(clamping: d.location?.line ?? 0), column: UInt32(clamping: d.location?.column ?? 0),
+                    code: diagnostics[i].code.rawValue, file: file,
+                    line: UInt32(clamping: location?.line ?? 0), column: UInt32(clamping: location?.column ?? 0),
                     message: message, suggestion: suggestion))
         }
+        r.pointee.blockMessage = UnsafeMutablePointer(mutating: strings.copy(flattened))
         r.pointee.block = block
         r.pointee.problems = problems
         r.pointee.count = diagnostics.count
+    }
+
+    /// Writes NUL-terminated strings one after another (into a record's block).
+    private struct StringWriter {
+        var cursor: UnsafeMutablePointer<UInt8>
+
+        /// Copies `u` and a NUL; where the copy starts.
+        mutating func copy(_ u: UnsafeBufferPointer<UInt8>) -> UnsafePointer<CChar> {
+            let start = cursor
+            if let base = u.baseAddress, u.count > 0 { cursor.update(from: base, count: u.count) }
+            cursor[u.count] = 0
+            cursor += u.count + 1
+            return UnsafeRawPointer(start).assumingMemoryBound(to: CChar.self)
+        }
+
+        mutating func copy(_ s: String) -> UnsafePointer<CChar> {
+            if let copied = s.utf8.withContiguousStorageIfAvailable({ copy($0) }) { return copied }
+            return Array(s.utf8).withUnsafeBufferPointer { copy($0) }
+        }
     }
 
     /// Resets the record (the out-of-memory marker too).

@@ -55,6 +55,21 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
         if let location { return "\(location): \(message)" }
         return message
     }
+
+    /// Whether this problem's place is at or before `other`'s (both located).
+    fileprivate func isPlaced(atOrBefore other: Diagnostic) -> Bool {
+        guard let a = location, let b = other.location else { return false }
+        return a.file == b.file ? (a.line, a.column) <= (b.line, b.column) : a.file < b.file
+    }
+
+    /// Writes `description` into `text`.
+    package func write(into text: TextBuffer) {
+        if let location {
+            text.append(location)
+            text.append(": ")
+        }
+        text.append(message)
+    }
 }
 
 /// A failure carrying every problem found (a load reports all of them, not only the first).
@@ -87,11 +102,34 @@ public struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible {
     /// One problem per line; more than one is preceded by a count.
     public var description: String {
         if diagnostics.count == 1 { return diagnostics[0].description }
-        return "\(diagnostics.count) problems:\n" + diagnostics.map { "  " + $0.description }.joined(separator: "\n")
+        let text = TextBuffer(capacity: 64 + diagnostics.count * 128)
+        write(into: text)
+        return text.string
+    }
+
+    /// Writes `description` into `text` (the C ABI's last-error message is written from here
+    /// too): one buffer for every problem's line, no string per line.
+    package func write(into text: TextBuffer) {
+        if diagnostics.count == 1 {
+            diagnostics[0].write(into: text)
+            return
+        }
+        text.append(diagnostics.count)
+        text.append(" problems:")
+        // Each problem written where it lies (binding it copies it: four retains and releases).
+        diagnostics.withUnsafeBufferPointer { all in
+            for i in all.indices {
+                text.append("\n  ")
+                all[i].write(into: text)
+            }
+        }
     }
 
     private static func sorted(_ list: [Diagnostic]) -> [Diagnostic] {
-        list.enumerated().sorted { a, b in
+        // Problems are mostly found in the order they are written: a list already in order is
+        // kept as it is (one comparison per problem instead of a sort).
+        if isSorted(list) { return list }
+        return list.enumerated().sorted { a, b in
             switch (a.element.location, b.element.location) {
             case let (x?, y?): return x == y ? a.offset < b.offset : x < y
             case (.some, .none): return true
@@ -99,5 +137,24 @@ public struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible {
             case (.none, .none): return a.offset < b.offset
             }
         }.map(\.element)
+    }
+
+    /// Whether `sorted` would keep `list` as it is: each problem's location at or after the one
+    /// before it (equal ones keep their order), unlocated ones last.
+    private static func isSorted(_ list: [Diagnostic]) -> Bool {
+        list.withUnsafeBufferPointer { all in
+            var previous = -1
+            var unlocatedSeen = false
+            for i in all.indices {
+                guard all[i].location != nil else {
+                    unlocatedSeen = true
+                    continue
+                }
+                if unlocatedSeen { return false }
+                if previous >= 0 && !all[previous].isPlaced(atOrBefore: all[i]) { return false }
+                previous = i
+            }
+            return true
+        }
     }
 }

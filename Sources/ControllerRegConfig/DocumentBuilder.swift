@@ -99,9 +99,15 @@ public struct DocumentBuilder {
     ) throws(ConfigError) -> ConfigDocument {
         // Sized so that typical configs never grow: one value per 8 input bytes and as many string
         // bytes as input bytes (JSON text can hold no more). Pages of the reserve that are never
-        // written cost no memory.
-        let nodeCapacity = max(16, min(expectedNodes ?? expectedBytes / 8, max(limits.maxNodes, 16)))
-        let stringCapacity = max(64, min(expectedBytes, limits.maxInputBytes) + 32)
+        // written cost no memory. Pairs handed to a sink reuse their room: a few hand-overs' worth
+        // (a root that is not a map, or a long entry, grows it; the JSON reader reserves its
+        // strings itself).
+        var nodeCapacity = max(16, min(expectedNodes ?? expectedBytes / 8, max(limits.maxNodes, 16)))
+        var stringCapacity = max(64, min(expectedBytes, limits.maxInputBytes) + 32)
+        if sink != nil {
+            nodeCapacity = min(nodeCapacity, 4 * handOnNodes)
+            stringCapacity = min(stringCapacity, 64 * handOnNodes)
+        }
         var failure: ConfigError? = nil
         var finished: DocumentBuilder? = nil
         var nodes: [ConfigNode] = []

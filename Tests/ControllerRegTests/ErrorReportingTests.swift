@@ -1,5 +1,7 @@
-import ControllerReg
+import ControllerRegConfig
 import Testing
+
+@testable import ControllerReg
 
 /// Issue 12 items 2, 3 and 11: suggestions are bounded and sensible, every problem of a load is
 /// reported at once, and the code of a many-problem load does not depend on the order of lines.
@@ -16,6 +18,52 @@ struct ErrorReportingTests {
         #expect(d("abcdef", "uvwxyz", cap: 2) == 3)  // stops at the cap
         let long = String(repeating: "A", count: 64_000)
         #expect(d(long + "1", long + "2", cap: 8) == 1)
+    }
+
+    @Test func theWordAtATimeDistanceIsTheTables() {
+        // `Suggestions.Pattern` (a word of up to 64 bytes, one bit per byte) against the banded
+        // table, on random words over a small alphabet (so close pairs are common), every cap.
+        var rng = SystemRandomNumberGenerator()
+        let alphabet = Array("abAB01_".utf8)
+        func word(_ n: Int) -> [UInt8] { (0..<n).map { _ in alphabet.randomElement(using: &rng)! } }
+        withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 256) { table in
+            for _ in 0..<4_000 {
+                let a = word(Int.random(in: 0...12, using: &rng))
+                var b = a
+                for _ in 0..<Int.random(in: 0...4, using: &rng) {
+                    switch Int.random(in: 0..<4, using: &rng) {
+                    case 0 where !b.isEmpty: b.remove(at: Int.random(in: 0..<b.count, using: &rng))
+                    case 1: b.insert(alphabet.randomElement(using: &rng)!, at: Int.random(in: 0...b.count, using: &rng))
+                    case 2 where b.count > 1:
+                        let i = Int.random(in: 0..<b.count - 1, using: &rng)
+                        b.swapAt(i, i + 1)
+                    default: if !b.isEmpty { b[Int.random(in: 0..<b.count, using: &rng)] = alphabet.randomElement(using: &rng)! }
+                    }
+                }
+                if Bool.random(using: &rng) { b = word(Int.random(in: 0...12, using: &rng)) }
+                let cap = Int.random(in: 0...8, using: &rng)
+                let banded = Suggestions.distance(a, b, cap: cap)
+                let parallel = a.withUnsafeBufferPointer { x in
+                    b.withUnsafeBufferPointer { y in Suggestions.Pattern(x, table: table).distance(to: y, cap: cap) }
+                }
+                #expect(
+                    parallel == banded, "\(String(decoding: a, as: UTF8.self)) / \(String(decoding: b, as: UTF8.self)) cap \(cap)"
+                )
+            }
+        }
+        // The longest word it takes, and a case-insensitive match.
+        let long = Array(String(repeating: "ab", count: 32).utf8)
+        withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 256) { table in
+            long.withUnsafeBufferPointer { x in
+                let p = Suggestions.Pattern(x, table: table)
+                #expect(
+                    Array(String(repeating: "AB", count: 32).utf8).withUnsafeBufferPointer { p.distance(to: $0, cap: 0) } == 0)
+                #expect(
+                    Array(("b" + String(repeating: "ab", count: 31) + "a").utf8).withUnsafeBufferPointer {
+                        p.distance(to: $0, cap: 8)
+                    } == 2)
+            }
+        }
     }
 
     @Test func shortNamesAreNotSuggestedFarAway() {
@@ -47,6 +95,15 @@ struct ErrorReportingTests {
         #expect(e?.diagnostics.first?.suggestion == "Test2")
         e = expectError { try r.remove(entriesNamed: ["Tets2"]) }
         #expect(e?.diagnostics.first?.suggestion == "Test2")
+    }
+
+    @Test func eachUnknownKeyGetsItsOwnSuggestion() {
+        // The decoder remembers the last unknown key's suggestion: a different key is looked up.
+        let text = ["Descripton", "Descripton", "Dependencis", "Descripton", "Lifestlye", "Zzzzzzzz"].enumerated()
+            .map { "E\($0.offset): {ClassName: C, \($0.element): x}" }.joined(separator: "\n")
+        let e = expectError { try Registry().load(text: text) }
+        #expect(
+            e?.diagnostics.map(\.suggestion) == ["Description", "Description", "Dependencies", "Description", "Lifestyle", nil])
     }
 
     @Test func onlyTheFirstProblemsGetSuggestions() {
@@ -101,6 +158,53 @@ struct ErrorReportingTests {
         #expect(message.hasPrefix("no entry named 'NNN"))
         #expect(message.contains("bytes left out"))
         #expect(message.hasSuffix("NNNN'"))
+    }
+
+    // MARK: Messages written in one buffer
+
+    @Test func numbersAndPlacesAreWrittenAsStringsWriteThem() {
+        let text = TextBuffer(capacity: 1)  // grows
+        for n in [0, 7, -1, 10, 99, 100, 65_535, -40_000, Int.max, Int.min] {
+            text.clear()
+            text.append(n)
+            #expect(text.string == String(n))
+        }
+        for place in [
+            SourceLocation(file: "a.yaml", line: 3, column: 14), SourceLocation(file: "b.plist", line: 0, column: 812),
+            SourceLocation(file: "", line: 1, column: 1), SourceLocation(file: "ünï.json", line: 123_456, column: 0),
+        ] {
+            text.clear()
+            text.append(place)
+            #expect(text.string == place.description)
+        }
+    }
+
+    @Test func aManyProblemDescriptionIsEveryProblemOnItsLine() {
+        var lines = (0..<300).map { "E\($0): {ClassName: C, Dependencies: {a: Nowhere\($0)}}" }
+        lines[7] = "E7: {ClassName: C, Bogus: 1}"
+        let e = expectError { try Registry().load(text: lines.joined(separator: "\n")) }
+        let diagnostics = e?.diagnostics ?? []
+        #expect(diagnostics.count == 300)
+        let expected = "300 problems:\n" + diagnostics.map { "  " + $0.description }.joined(separator: "\n")
+        #expect(e?.description == expected)
+        #expect(diagnostics[0].message == "entry 'E0', key 'a': no entry named 'Nowhere0'; if this is text, write \"@Nowhere0\"")
+        #expect(diagnostics[0].description.hasPrefix("<string>:1:"))
+        #expect(diagnostics[7].code == .schema)
+        // In the order of their places, whichever step found them.
+        let lines2 = diagnostics.compactMap { $0.location?.line }
+        #expect(lines2 == lines2.sorted())
+    }
+
+    @Test func problemsOutOfOrderAreSortedByPlace() {
+        let a = SourceLocation(file: "a", line: 2, column: 1), b = SourceLocation(file: "a", line: 1, column: 5)
+        let c = SourceLocation(file: "0", line: 9, column: 9)
+        let e = ConfigError([
+            Diagnostic(.schema, "no place"), Diagnostic(.schema, "second", at: a), Diagnostic(.cycle, "first", at: b),
+            Diagnostic(.schema, "first too", at: b), Diagnostic(.schema, "zeroth", at: c),
+        ])
+        #expect(e.diagnostics.map(\.message) == ["zeroth", "first", "first too", "second", "no place"])
+        let kept = ConfigError([Diagnostic(.schema, "x", at: c), Diagnostic(.schema, "y", at: b), Diagnostic(.schema, "z")])
+        #expect(kept.diagnostics.map(\.message) == ["x", "y", "z"])
     }
 
     // MARK: Every problem at once

@@ -155,4 +155,61 @@ struct StagedLoadTests {
         #expect(missing.count == 3 && missing[2].message.hasPrefix("entry 'A', key 'last': no entry named 'Missing'"))
         #expect(missing.count == 3 && missing[2].location?.line == 8)
     }
+
+    @Test func literalsEqualToKeysAndNamesKeepTheirOwnMeaning() throws {
+        // A literal's text equal to a key and to an entry name, a key equal to an earlier literal,
+        // a literal repeated in the next entry: each value keeps what it was written as.
+        let yaml = """
+            title: W
+            A: {ClassName: W, Dependencies: {title: '@title', other: title, again: '@title'}}
+            B: {ClassName: W, Dependencies: {'@x': '@title', title: '@A', name: A}}
+            """
+        let r = Registry()
+        try registerWidgets(r, ["W"])
+        try r.load(text: yaml, format: .yaml)
+        let a = try r.create("A", as: Widget.self)
+        #expect(a.args["title"] == .string("title"))
+        #expect(a.args["again"] == .string("title"))
+        #expect(a.children["other"]?.className == "W")
+        let b = try r.create("B", as: Widget.self)
+        #expect(b.args["@x"] == .string("title"))
+        #expect(b.args["title"] == .string("A"))
+        #expect(b.children["name"]?.className == "W")
+        #expect(r.entry(named: "B")?.dependencies.map(\.key) == ["@x", "title", "name"])
+        #expect(r.entry(named: "B")?.dependencies.first?.value == .string("title"))
+    }
+
+    @Test func keysAtTheSamePositionAreToldApartByEveryByte() throws {
+        // Entries written alike but for one byte of a key (short, long, in the middle) or of a
+        // referenced name: each keeps its own.
+        let keys = ["abc", "abd", "abcdefgh1jkl", "abcdefgh2jkl", "a-key-longer-than-sixteen-1", "a-key-longer-than-sixteen-2"]
+        var text = "Leaf1: W\nLeaf2: W\n"
+        for (i, key) in keys.enumerated() {
+            text += "E\(i): {ClassName: W, Dependencies: {\(key): Leaf\(i % 2 + 1), n: \(i)}}\n"
+        }
+        let r = Registry()
+        try registerWidgets(r, ["W"])
+        try r.load(text: text, format: .yaml)
+        for (i, key) in keys.enumerated() {
+            #expect(r.entry(named: "E\(i)")?.dependencies.map(\.key) == [key, "n"])
+            let w = try r.create("E\(i)", as: Widget.self)
+            #expect(Set(w.args.keys) == [key, "n"])
+            #expect(r.entry(named: "E\(i)")?.dependencies.first?.value == .reference("Leaf\(i % 2 + 1)", at: nil))
+        }
+    }
+
+    @Test func aCycleClosedByOneReferenceToALaterEntryIsFound() {
+        // Every entry refers to the one before it, and the first to the last: one edge upward.
+        var text = "E0: {ClassName: C, Dependencies: {prev: E199}}\n"
+        for i in 1..<200 { text += "E\(i): {ClassName: C, Dependencies: {prev: E\(i - 1)}}\n" }
+        let error = expectError { try Registry().load(text: text, format: .yaml) }
+        #expect(error?.diagnostics.map(\.code) == [.cycle])
+        #expect(error?.diagnostics.first?.message.hasPrefix("dependency cycle: E0 -> E199 -> ") == true)
+        // An entry referring to itself among entries that only refer backwards.
+        var selfText = "L: C\n"
+        for i in 0..<50 { selfText += "S\(i): {ClassName: C, Dependencies: {l: L\(i == 30 ? ", me: S30" : "")}}\n" }
+        let selfError = expectError { try Registry().load(text: selfText, format: .yaml) }
+        #expect(selfError?.diagnostics.map(\.code) == [.cycle])
+        #expect(selfError?.diagnostics.first?.message.hasPrefix("dependency cycle: S30 -> S30") == true)
+    }
 }

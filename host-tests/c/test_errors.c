@@ -924,6 +924,90 @@ static void lifetime_rule(void) {
     cr_registry_free(reg);
 }
 
+/* The text of cr_last_error_message() written back from the problem records: "N problems:" then
+ * "  file:line:column: message" per problem (`file:byte N` for a binary plist's offsets). */
+static char *joined_problems(void) {
+    size_t n = cr_last_error_count(), cap = 64;
+    for (size_t i = 0; i < n; i++) cap += strlen(cr_last_error_problem(i)->file) + strlen(cr_last_error_problem(i)->message) + 64;
+    char *out = malloc(cap);
+    if (!out) return NULL;
+    size_t used = (size_t)snprintf(out, cap, "%zu problems:", n);
+    for (size_t i = 0; i < n; i++) {
+        const cr_problem *p = cr_last_error_problem(i);
+        used += (size_t)(p->file[0] ? p->line ? snprintf(out + used, cap - used, "\n  %s:%u:%u: %s", p->file, (unsigned)p->line,
+                                                         (unsigned)p->column, p->message)
+                                              : snprintf(out + used, cap - used, "\n  %s:byte %u: %s", p->file,
+                                                         (unsigned)p->column, p->message)
+                                    : snprintf(out + used, cap - used, "\n  %s", p->message));
+    }
+    return out;
+}
+
+/* A load with many problems: the message holds every problem, in the records' order and words,
+ * each record's strings its own (files of two loaded files alternate correctly). */
+static void many_problems_message_and_records_agree(void) {
+    enum { N = 300 };
+    size_t cap = N * 160, used = 0;
+    char *text = malloc(cap);
+    CHECK(text != NULL);
+    if (!text) return;
+    for (int i = 0; i < N; i++) {
+        if (i % 3 == 0)
+            used += (size_t)snprintf(text + used, cap - used, "E%d: {ClassName: C, Dependencies: {ref: Nowhere%d}}\n", i, i);
+        else if (i % 3 == 1)
+            used += (size_t)snprintf(text + used, cap - used, "E%d: {ClassName: C, Descripton: x}\n", i);
+        else
+            used +=
+                (size_t)snprintf(text + used, cap - used, "E%d: {ClassName: C, Dependencies: {p: {Provider: \"@E%d\"}}}\n", i, i);
+    }
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(cr_load_string(reg, text, used, CR_FORMAT_YAML), CR_ERR_SCHEMA);
+    CHECK_INT(cr_last_error_count(), N);
+    char *expected = joined_problems();
+    CHECK(expected != NULL);
+    if (expected) CHECK_STR(cr_last_error_message(), expected);
+    free(expected);
+    CHECK_STR(cr_last_error_problem(0)->message,
+              "entry 'E0', key 'ref': no entry named 'Nowhere0'; if this is text, write \"@Nowhere0\"");
+    CHECK_STR(cr_last_error_problem(1)->message,
+              "unknown key 'Descripton' in entry 'E1' (did you mean 'Description'?); allowed keys are ClassName, "
+              "Description, Tag, Dependencies, Lifestyle, Eager");
+    CHECK_STR(cr_last_error_problem(1)->suggestion, "Description");
+    CHECK_STR(cr_last_error_problem(2)->message, "entry 'E2', key 'p': Provider must name an entry, not a literal ('@E2')");
+    CHECK_STR(cr_last_error_problem(N - 1)->file, "<string>");
+    CHECK_INT(cr_last_error_problem(N - 1)->line, N);
+
+    /* Two files, problems in both: each record names its own file. */
+    char a[64], b[64];
+    snprintf(a, sizeof a, "/tmp/cr-many-a-%ld.yaml", (long)getpid());
+    snprintf(b, sizeof b, "/tmp/cr-many-b-%ld.yaml", (long)getpid());
+    FILE *fa = fopen(a, "w"), *fb = fopen(b, "w");
+    CHECK(fa && fb);
+    if (fa && fb) {
+        fputs("A1: {ClassName: C, Dependencies: {x: Gone1}}\nA2: {ClassName: C, Bogus: 1}\n", fa);
+        fputs("B1: {ClassName: C, Dependencies: {x: Gone2}}\nB2: {ClassName: C, Bogus: 1}\n", fb);
+    }
+    if (fa) fclose(fa);
+    if (fb) fclose(fb);
+    const char *paths[2] = {a, b};
+    CHECK_STATUS(cr_load_files(reg, paths, 2, CR_FORMAT_AUTO), CR_ERR_SCHEMA);
+    CHECK_INT(cr_last_error_count(), 4);
+    expected = joined_problems();
+    CHECK(expected != NULL);
+    if (expected) CHECK_STR(cr_last_error_message(), expected);
+    free(expected);
+    if (cr_last_error_count() == 4) {
+        CHECK_STR(cr_last_error_problem(0)->file, a);
+        CHECK_STR(cr_last_error_problem(1)->file, a);
+        CHECK_STR(cr_last_error_problem(2)->file, b);
+        CHECK_STR(cr_last_error_problem(3)->file, b);
+    }
+    remove(a);
+    remove(b);
+    cr_registry_free(reg);
+    free(text);
+}
+
 /* `count` YAML entries E0, E1, ... (one line each): every 50th has an unknown key, the others
  * refer to a missing entry; then `tail`. Returns the malloc'ed text. */
 static char *many_entries(int count, const char *tail) {
@@ -1035,4 +1119,5 @@ void test_errors(void) {
     late_syntax_error_reports_it_alone();
     repeated_name_far_apart();
     kind_messages_read_well();
+    many_problems_message_and_records_agree();
 }

@@ -196,6 +196,47 @@ static void nested_lists_and_maps(void) {
     cr_registry_free(reg);
 }
 
+/* A literal whose text is a key or an entry name, a key that is an earlier literal's text and a
+ * literal repeated by the next entry each keep their own meaning (strings written once are shared
+ * where they repeat; what is a name and what is text is decided by how it was written). */
+static void *text_probe_create(const cr_value *args, void *user_data) {
+    nested_probe *p = user_data;
+    int before = check_failed();
+    const cr_value *name = cr_map_get(args, "name");
+    if (name) { /* B */
+        CHECK_STR(cr_value_string(cr_map_get(args, "@x")), "title");
+        CHECK_STR(cr_value_string(cr_map_get(args, "title")), "A");
+        CHECK_INT(cr_value_kind(name), CR_OBJECT);
+        CHECK_STR(cr_map_key_at(args, 0), "@x");
+    } else { /* A */
+        CHECK_STR(cr_value_string(cr_map_get(args, "title")), "title");
+        CHECK_STR(cr_value_string(cr_map_get(args, "again")), "title");
+        CHECK_INT(cr_value_kind(cr_map_get(args, "other")), CR_OBJECT);
+    }
+    p->ok += check_failed() == before;
+    return node_class.create(args, p->stats);
+}
+
+static void literals_equal_to_keys_and_names(void) {
+    host_stats s;
+    stats_init(&s);
+    nested_probe probe = {0, &s};
+    cr_class text = {.create = text_probe_create};
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(cr_register_class(reg, "Node", &node_class, &s), CR_OK);
+    CHECK_STATUS(cr_register_class(reg, "Text", &text, &probe), CR_OK);
+    CHECK_STATUS(load_yaml(reg,
+                           "title: Node\n"
+                           "A: {ClassName: Text, Dependencies: {title: '@title', other: title, again: '@title'}}\n"
+                           "B: {ClassName: Text, Dependencies: {'@x': '@title', title: '@A', name: A}}\n"),
+                 CR_OK);
+    Node *b = cr_registry_create(reg, "B", NULL);
+    CHECK(b != NULL);
+    CHECK_INT(probe.ok, 2); /* B, then the A it refers to */
+    if (b) node_destroy(b, &s);
+    cr_registry_free(reg);
+}
+
 /* The name table finds every name by its exact bytes: names of 1 to 40 bytes (every way the
  * table hashes a name: up to 3 bytes, 4 to 7, one word, several words) that differ only in their
  * first, middle or last byte or in their length each create their own entry, and a near miss (a
@@ -290,6 +331,7 @@ void test_semantics(void) {
     props_win();
     args_never_null();
     nested_lists_and_maps();
+    literals_equal_to_keys_and_names();
     names_of_every_length();
     leaf_arguments_at_the_depth_limit();
 }

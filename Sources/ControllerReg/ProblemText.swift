@@ -1,0 +1,147 @@
+import ControllerRegConfig
+
+/// The words of the problems a load reports by the thousand (a reference to no entry, a wrong
+/// value in every entry), written into one reused `TextBuffer` from their pieces' bytes: one
+/// `String` per message, no interpolation of pieces. The wording is the same as everywhere else
+/// the same problem is reported (tests compare it).
+enum ProblemText {
+    /// The buffer in `slot`, made at its first use (most loads write no message).
+    static func buffer(_ slot: inout TextBuffer?) -> TextBuffer {
+        if let b = slot { return b }
+        let b = TextBuffer()
+        slot = b
+        return b
+    }
+
+    /// `entry 'E', key 'K': ` — how a problem inside a dependency names its place.
+    static func writePlace(entry: UnsafeBufferPointer<UInt8>, key: UnsafeBufferPointer<UInt8>, into text: TextBuffer) {
+        text.append("entry '")
+        text.append(entry)
+        text.append("', key '")
+        text.append(key)
+        text.append("': ")
+    }
+
+    /// `entry 'E', key 'K': no entry named 'N' (did you mean 'S'?)`, or without a suggestion
+    /// `...; if this is text, write "@N"`.
+    static func missingReference(
+        entry: UnsafeBufferPointer<UInt8>, key: UnsafeBufferPointer<UInt8>, name: String, suggestion: String?,
+        into text: TextBuffer
+    ) -> String {
+        text.clear()
+        writePlace(entry: entry, key: key, into: text)
+        text.append("no entry named '")
+        text.append(name)
+        text.append(byte: UInt8(ascii: "'"))
+        if let suggestion {
+            writeHint(suggestion, into: text)
+        } else {
+            text.append("; if this is text, write \"@")
+            text.append(name)
+            text.append(byte: UInt8(ascii: "\""))
+        }
+        return text.string
+    }
+
+    /// ` (did you mean 'S'?)`: `Suggestions.hint` written in place.
+    static func writeHint(_ suggestion: String?, into text: TextBuffer) {
+        guard let suggestion else { return }
+        text.append(" (did you mean '")
+        text.append(suggestion)
+        text.append("'?)")
+    }
+
+    /// `Field of entry 'E' must be ..., found K` (a key of an entry map holding the wrong kind).
+    static func entryField(
+        _ field: StaticString, of entry: UnsafeBufferPointer<UInt8>, _ rule: StaticString, found: String, into text: TextBuffer
+    ) -> String {
+        text.clear()
+        text.append(field)
+        text.append(" of entry '")
+        text.append(entry)
+        text.append("' ")
+        text.append(rule)
+        text.append(", found ")
+        text.append(found)
+        return text.string
+    }
+
+    /// `unknown key 'K' in entry 'E' (did you mean 'S'?); allowed keys are ...`.
+    static func unknownEntryKey(
+        _ key: UnsafeBufferPointer<UInt8>, in entry: UnsafeBufferPointer<UInt8>, suggestion: String?, into text: TextBuffer
+    ) -> String {
+        text.clear()
+        text.append("unknown key '")
+        text.append(key)
+        text.append("' in entry '")
+        text.append(entry)
+        text.append(byte: UInt8(ascii: "'"))
+        writeHint(suggestion, into: text)
+        text.append("; allowed keys are ")
+        text.append(allowedEntryKeys)
+        return text.string
+    }
+
+    /// The keys an entry map may have, as messages list them.
+    static let allowedEntryKeys = EntryDecoder.entryKeys.joined(separator: ", ")
+
+    /// `entry 'E', key 'K': problem` (a problem inside a dependency value, in the words the
+    /// transaction uses for the same problem from another door).
+    static func inDependency(
+        entry: UnsafeBufferPointer<UInt8>, key: UnsafeBufferPointer<UInt8>, _ problem: String, into text: TextBuffer
+    ) -> String {
+        text.clear()
+        writePlace(entry: entry, key: key, into: text)
+        text.append(problem)
+        return text.string
+    }
+
+    /// `entry 'E', key 'K': 'provider' is not a dependency form: ...`: the place and
+    /// `DependencyRule.misspeltMessage` written in one go.
+    static func misspeltForm(
+        key: String, form: DependencyRule.Form, entry: UnsafeBufferPointer<UInt8>, dependency: UnsafeBufferPointer<UInt8>,
+        into text: TextBuffer
+    ) -> String {
+        text.clear()
+        writePlace(entry: entry, key: dependency, into: text)
+        text.append(byte: UInt8(ascii: "'"))
+        text.append(key)
+        text.append(DependencyRule.misspeltWords)
+        text.append(form.example)
+        return text.string
+    }
+
+    /// The pieces one after another: one allocation and a copy per piece (string interpolation
+    /// grows its buffer piece by piece, several times the cost on a path that runs per problem).
+    static func joined(_ pieces: String...) -> String { joined(pieces) }
+
+    /// The pieces of `first`, then those of `rest`, one after another (one allocation).
+    static func joined(_ first: [String], _ rest: [String] = []) -> String {
+        var total = 0
+        for p in first { total += p.utf8.count }
+        for p in rest { total += p.utf8.count }
+        if total == 0 { return "" }
+        return String(unsafeUninitializedCapacity: total) { out in
+            var at = 0
+            for p in first { at += copy(p, to: out.baseAddress! + at) }
+            for p in rest { at += copy(p, to: out.baseAddress! + at) }
+            return at
+        }
+    }
+
+    /// Copies `text`'s UTF-8 bytes to `out`; their count.
+    private static func copy(_ text: String, to out: UnsafeMutablePointer<UInt8>) -> Int {
+        if let n = text.utf8.withContiguousStorageIfAvailable({ u -> Int in
+            if let b = u.baseAddress, u.count > 0 { out.update(from: b, count: u.count) }
+            return u.count
+        }) {
+            return n
+        }
+        var at = 0
+        for byte in text.utf8 {
+            out[at] = byte
+            at += 1
+        }
+        return at
+    }
+}

@@ -1,0 +1,133 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Bytes of text written in place: how messages are built on the error path. One buffer, grown by
+/// doubling and reused from message to message (`clear`), pieces copied in with `memcpy`, numbers
+/// written digit by digit, and one `String` made at the end: a load with thousands of problems
+/// pays for each message's bytes, not for a string interpolation's growth and copies per piece.
+package final class TextBuffer {
+    /// Where the bytes are: kept out of the object (a class's `var`s are checked for exclusive
+    /// access at every use, which cost more than the copies themselves).
+    private struct Storage {
+        var base: UnsafeMutablePointer<UInt8>
+        var capacity: Int
+        var count: Int
+    }
+    private let storage: UnsafeMutablePointer<Storage>
+
+    /// An empty buffer with room for `capacity` bytes.
+    package init(capacity: Int = 256) {
+        let c = max(capacity, 16)
+        storage = .allocate(capacity: 1)
+        storage.initialize(to: Storage(base: .allocate(capacity: c), capacity: c, count: 0))
+    }
+
+    deinit {
+        storage.pointee.base.deallocate()
+        storage.deallocate()
+    }
+
+    /// The number of bytes written.
+    package var count: Int { storage.pointee.count }
+
+    /// The bytes written (valid until the next write).
+    package var bytes: UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: storage.pointee.base, count: storage.pointee.count)
+    }
+
+    /// The text written, as a `String` (invalid UTF-8 repaired, as `String(decoding:as:)` does).
+    package var string: String { String(decoding: bytes, as: UTF8.self) }
+
+    /// Forgets what was written (the memory stays for the next text).
+    package func clear() { storage.pointee.count = 0 }
+
+    /// Room for `n` more bytes, counted as written; the address to write them at.
+    @inline(__always)
+    private func claim(_ n: Int) -> UnsafeMutablePointer<UInt8> {
+        if storage.pointee.count + n > storage.pointee.capacity { grow(storage.pointee.count + n) }
+        let at = storage.pointee.base + storage.pointee.count
+        storage.pointee.count += n
+        return at
+    }
+
+    @inline(never)
+    private func grow(_ needed: Int) {
+        var c = storage.pointee.capacity
+        while c < needed { c *= 2 }
+        let bigger = UnsafeMutablePointer<UInt8>.allocate(capacity: c)
+        bigger.update(from: storage.pointee.base, count: storage.pointee.count)
+        storage.pointee.base.deallocate()
+        storage.pointee.base = bigger
+        storage.pointee.capacity = c
+    }
+
+    /// Appends bytes.
+    @inline(__always)
+    package func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let p = bytes.baseAddress, bytes.count > 0 else { return }
+        memcpy(claim(bytes.count), p, bytes.count)
+    }
+
+    /// Appends bytes.
+    @inline(__always)
+    package func append(_ bytes: UnsafeRawBufferPointer) {
+        append(bytes.bindMemory(to: UInt8.self))
+    }
+
+    /// Appends a literal's bytes.
+    @inline(__always)
+    package func append(_ text: StaticString) {
+        append(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    /// Appends a string's UTF-8 bytes.
+    package func append(_ text: String) {
+        if text.utf8.withContiguousStorageIfAvailable({ append($0) }) == nil {
+            for b in text.utf8 { append(byte: b) }
+        }
+    }
+
+    /// Appends one byte.
+    @inline(__always)
+    package func append(byte: UInt8) {
+        claim(1).pointee = byte
+    }
+
+    /// Appends an integer in decimal, as `String(n)` writes it.
+    package func append(_ n: Int) {
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes of scratch, written backwards
+        withUnsafeMutableBytes(of: &digits) { raw in
+            var v = n.magnitude
+            var i = raw.count
+            repeat {
+                i -= 1
+                raw[i] = UInt8(truncatingIfNeeded: v % 10) + 48
+                v /= 10
+            } while v != 0
+            if n < 0 {
+                i -= 1
+                raw[i] = UInt8(ascii: "-")
+            }
+            append(UnsafeRawBufferPointer(rebasing: raw[i...]))
+        }
+    }
+
+    /// Appends `file:line:column` (`file:byte N` for a binary format), as `SourceLocation`'s
+    /// `description` writes it.
+    package func append(_ location: SourceLocation) {
+        append(location.file)
+        if location.line == 0 {
+            append(":byte ")
+        } else {
+            append(byte: UInt8(ascii: ":"))
+            append(location.line)
+            append(byte: UInt8(ascii: ":"))
+        }
+        append(location.column)
+    }
+}

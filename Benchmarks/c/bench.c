@@ -578,12 +578,14 @@ static void mode_soak(long n) {
 /* ---------------------------------------------------------------------------------------- */
 /* loads: a "load spec" names one parser over one file                                       */
 /*   cr:FORMAT:FILE     cr_load_string into a fresh registry (FORMAT yaml|json|plist)          */
+/*   crfail:FORMAT:FILE the same load of a config that must fail (a hostile one): the failure,  */
+/*                      its problems and cr_last_error_message() are part of the operation     */
 /*   libyaml:FILE       libyaml's raw event scan (events deleted as read, as our loader does)  */
 /*   rapidjson:FILE     rapidjson's DOM parse (Document::Parse, strings copied)               */
 /*   libplist:FILE      plist_from_xml / plist_from_bin                                       */
 /* Freeing the registry, the DOM or the plist tree is never counted.                         */
 
-typedef enum { L_CR, L_LIBYAML, L_RAPIDJSON, L_LIBPLIST } load_kind;
+typedef enum { L_CR, L_CR_FAIL, L_LIBYAML, L_RAPIDJSON, L_LIBPLIST } load_kind;
 typedef struct {
     load_kind kind;
     cr_format format;
@@ -607,8 +609,8 @@ static void parse_spec(const char *spec, load_spec *out) {
         exit(2);
     }
     path++;
-    if (!strncmp(spec, "cr:", 3)) {
-        out->kind = L_CR;
+    if (!strncmp(spec, "cr:", 3) || !strncmp(spec, "crfail:", 7)) {
+        out->kind = spec[2] == ':' ? L_CR : L_CR_FAIL;
         const char *colon = strchr(path, ':');
         if (!colon) {
             fprintf(stderr, "bench: bad load spec %s (cr:FORMAT:FILE)\n", spec);
@@ -634,7 +636,8 @@ static void parse_spec(const char *spec, load_spec *out) {
 static void free_result(load_spec *s) {
     if (!s->result) return;
     switch (s->kind) {
-    case L_CR: cr_registry_free(s->result); break;
+    case L_CR:
+    case L_CR_FAIL: cr_registry_free(s->result); break;
     case L_RAPIDJSON: rj_free(s->result); break;
 #ifdef HAVE_LIBPLIST
     case L_LIBPLIST: plist_free(s->result); break;
@@ -668,6 +671,16 @@ static void op_load(void *c) {
     case L_CR: {
         cr_registry *reg = cr_registry_new();
         if (cr_load_string(reg, s->text, s->len, s->format)) die("load");
+        s->result = reg;
+        break;
+    }
+    case L_CR_FAIL: {
+        cr_registry *reg = cr_registry_new();
+        if (cr_load_string(reg, s->text, s->len, s->format) == CR_OK) {
+            fprintf(stderr, "bench: a hostile config loaded\n");
+            exit(1);
+        }
+        sink += strlen(cr_last_error_message()) + cr_last_error_count();
         s->result = reg;
         break;
     }
@@ -816,7 +829,8 @@ int main(int argc, char **argv) {
         fprintf(stderr,
                 "usage: bench creates | threads | soak N | loadpair NAME_A SPEC_A NAME_B SPEC_B |\n"
                 "             loadmem NAME FILE yaml|json|plist ENTRIES | cg OP|SPEC N | cg-list\n"
-                "  SPEC: cr:yaml|json|plist:FILE, libyaml:FILE, rapidjson:FILE, libplist:FILE\n"
+                "  SPEC: cr:yaml|json|plist:FILE, crfail:FORMAT:FILE (a load that must fail), libyaml:FILE,\n"
+                "        rapidjson:FILE, libplist:FILE\n"
                 "  OP:   c.cr.leaf c.floor.leaf c.hand.leaf c.cr.node5 ... (see create_ops in bench.c)\n"
                 "  env BENCH_PAIRS (A/B pairs, default 21), BENCH_BLOCK_MS (block length, default 4),\n"
                 "      BENCH_ITERS (creates per thread per block in `threads`, default 200000), BENCH_CLOCK=wall\n");

@@ -193,6 +193,15 @@ def callgrind_ops(a):
                 continue
             for ref_name, ref_kind in REFERENCES[tag]:
                 ops["%s.%d" % (ref_name, shown)] = ([a.c_bench], "%s:%s" % (ref_kind, path), 1, "region-alone")
+            if tag == "json" and n <= 10000:
+                for h in [h for h, _ in HOSTILE] + [c for _, c in HOSTILE if c]:
+                    kind = "cr" if h in HOSTILE_SUCCESSES else "crfail"
+                    ops[hostile_op(h)] = (
+                        [a.c_bench],
+                        "%s:json:%s" % (kind, os.path.join(a.out, "data", "hostile-%s-%d.json" % (h, n))),
+                        1,
+                        "region-alone",
+                    )
             if tag == "json":
                 ops["python.json.%d" % shown] = (
                     [sys.executable, os.path.join(HERE, "bench_pyjson.py"), "cg", a.lib, path],
@@ -308,6 +317,60 @@ TARGETS = [
 # Memory targets (issue 15 item 1): retained bytes per entry, by RSS and by the allocator.
 MEMORY_LIMIT = 300
 
+# Hostile loads (Benchmarks/scripts/genhostile.py: one mistake made in every entry of the 10k JSON
+# config), counted under callgrind against the successful load of the same size: "error paths
+# cost no more than the success path". (shape, the successful shape it is compared with; None:
+# the benchmark's own 10k JSON load.)
+HOSTILE = [
+    ("missing", None),
+    ("longnames", "longnamesok"),
+    ("wrongtype", None),
+    ("unknownkey", None),
+    ("badform", None),
+    ("badtarget", None),
+    ("cycle", None),
+    ("cycles", None),
+    ("duplicate", None),
+    ("lifetime", None),
+    ("env", "envdefault"),
+    ("template", "templatedefault"),
+    ("syntax", None),
+]
+HOSTILE_SUCCESSES = {"envdefault", "templatedefault", "longnamesok"}
+
+
+def hostile_op(shape):
+    return "load.json.10000" if shape is None else "hostile.json.%s.10000" % shape
+
+
+def hostile_table(instructions, verdicts):
+    """The hostile loads' rows: instructions of each against its successful load of the same size."""
+    lines = [
+        "",
+        "## Hostile loads (callgrind: an error path costs no more than the success path of the same size)",
+        "",
+        "| hostile 10k JSON load (cr_load_string and its message) | instr/op | successful load | instr/op | ratio | <= 1 |",
+        "|---|---:|---|---:|---:|---|",
+    ]
+    for shape, compared in HOSTILE:
+        x, y = hostile_op(shape), hostile_op(compared)
+        if x not in instructions or y not in instructions:
+            continue
+        r = instructions[x] / instructions[y]
+        ok = "yes" if r <= 1 else "NO"
+        verdicts.append(
+            {
+                "target": "hostile %s <= its success path" % shape,
+                "a": x,
+                "b": y,
+                "instruction_ratio": r,
+                "holds_by_instructions": ok,
+            }
+        )
+        lines.append("| %s | %s | %s | %s | %.2f | %s |" % (shape, fmt_num(instructions[x]), y, fmt_num(instructions[y]), r, ok))
+    return lines
+
+
 OPS = {"<=": lambda v, l: v <= l, ">=": lambda v, l: v >= l, ">": lambda v, l: v > l, "<": lambda v, l: v < l}
 
 
@@ -357,6 +420,9 @@ def main():
     for n in [1000, 10000, 100000]:
         if not os.path.exists(os.path.join(data, "entries-%d.bin.plist" % n)):
             subprocess.run([sys.executable, os.path.join(HERE, "genconfig.py"), str(n), data], check=True)
+    for n in [1000, 10000]:
+        if not os.path.exists(os.path.join(data, "hostile-longnamesok-%d.json" % n)):
+            subprocess.run([sys.executable, os.path.join(HERE, "genhostile.py"), str(n), data], check=True)
 
     records = []
     for title, cmd, env in suites(a):
@@ -377,7 +443,13 @@ def main():
     instructions = {}
     if not a.no_callgrind:
         ops = callgrind_ops(a)
-        wanted = sorted({n for k in pairs for n in k} | {t[1] for t in TARGETS} | {t[2] for t in TARGETS})
+        wanted = sorted(
+            {n for k in pairs for n in k}
+            | {t[1] for t in TARGETS}
+            | {t[2] for t in TARGETS}
+            | {hostile_op(h) for h, _ in HOSTILE}
+            | {hostile_op(c) for _, c in HOSTILE}
+        )
         todo = [n for n in wanted if n in ops]
         log("callgrind: %d operations..." % len(todo))
         t0 = time.time()
@@ -413,6 +485,8 @@ def main():
         )
 
     verdicts = []
+    if instructions:
+        lines += hostile_table(instructions, verdicts)
     if a.quick and instructions:
         lines += ["", "(--quick: the load rows' instruction counts are of the 1,000-entry configs, shown under the 10k names.)"]
     lines += [

@@ -5,7 +5,7 @@ size ("error paths cost no more than the success path").
 
 usage: genhostile.py N OUTDIR [SHAPE...]  -> OUTDIR/hostile-SHAPE-N.json (every shape by default)
 
-Shapes (each file but the last two fails to load; most hold one problem per entry):
+Shapes (each file but the last three fails to load; most hold one problem per entry):
   missing      every `primary` reference names no entry (Entri000000 for Entry000000)
   wrongtype    every Description is an integer
   unknownkey   every entry's Description key misspelt (Descripton: did-you-mean)
@@ -13,15 +13,16 @@ Shapes (each file but the last two fails to load; most hold one problem per entr
   badtarget    every `primary` a provider of a literal ({Provider: "@Entry000000"}: the flawed-record path)
   cycle        one cycle through every entry (each refers to the next, the last to the first)
   cycles       a two-entry cycle per pair of entries (100 listed, the rest counted)
-  duplicate    every entry written twice (a duplicate key of the top-level map)
+  duplicate    N/2 entries, each written twice (a duplicate key of the top-level map: N written)
   lifetime     every leaf a `graph` entry, every other entry a singleton that reaches one
   env          every entry's `count` an environment value whose variable is not set
   template     every entry's `title` a literal with an unset ${VARIABLE}
   syntax       the valid file with a syntax error at its end
   longnames    `missing` with 40-byte entry names
-Two shapes load successfully: the success paths `env` and `template` are compared with.
+Three shapes load successfully: the success paths `env`, `template` and `longnames` are compared with.
   envdefault   `env` with a Default for every variable
   templatedefault  `template` with a default (${VARIABLE:-text})
+  longnamesok  the entries with 40-byte names
 Never commit the output.
 """
 
@@ -47,9 +48,11 @@ def rename(data, fmt):
 
 
 def shape(name, n):
-    data = entries(n)
+    data = entries(n // 2 if name == "duplicate" else n)
     keys = list(data)
-    if name in ("missing", "longnames"):
+    if name == "longnamesok":
+        data = rename(data, "com.example.screens.generated.Entry%06d")
+    elif name in ("missing", "longnames"):
         if name == "longnames":
             data = rename(data, "com.example.screens.generated.Entry%06d")
             keys = list(data)
@@ -112,6 +115,7 @@ SHAPES = [
     "longnames",
     "envdefault",
     "templatedefault",
+    "longnamesok",
 ]
 
 

@@ -353,22 +353,13 @@ enum DefinitionCoding {
 
     // MARK: Decoding
 
-    /// The whole definition at `offset`. `checkedOnly`: what `Transaction.validate` reads, for a
-    /// record that may be flawed: no description, and only the dependencies whose values
-    /// `DependencyRule.problems(of:)` checks (references, forms, environment values, lists and
-    /// maps; not the null, boolean, number and literal string ones), in their order.
-    static func decode(_ arena: DefinitionArena, at offset: Int, checkedOnly: Bool = false) -> EntryDefinition {
+    /// The whole definition at `offset`.
+    static func decode(_ arena: DefinitionArena, at offset: Int) -> EntryDefinition {
         var r = DefinitionReader(arena, at: offset)
         let flags = r.byte()
         let name = r.string()
         let className = r.string()
-        let description: String?
-        if checkedOnly {
-            if flags & Flag.description != 0 { _ = r.stringBytes() }
-            description = nil
-        } else {
-            description = flags & Flag.description != 0 ? r.string() : nil
-        }
+        let description = flags & Flag.description != 0 ? r.string() : nil
         var tags: [EntryTag] = []
         switch flags & Flag.tagList {
         case Flag.tagString: tags = [.string(r.string())]
@@ -384,11 +375,23 @@ enum DefinitionCoding {
         let n = Int(r.varint())
         var dependencies: [Dependency] = []
         dependencies.reserveCapacity(n)
-        for _ in 0..<n {
-            guard checkedOnly else {
-                dependencies.append(dependency(&r, &place))
-                continue
-            }
+        for _ in 0..<n { dependencies.append(dependency(&r, &place)) }
+        return EntryDefinition(
+            name: name, className: className, description: description, tags: tags, dependencies: dependencies,
+            lifestyle: lifestyle(flags), eager: flags & Flag.eager != 0, location: location)
+    }
+
+    /// What `Transaction.check` reads of a record that may be flawed, without decoding the
+    /// definition: calls `body` with the key, place and value of each dependency whose value
+    /// `DependencyRule.problems(of:)` checks (references, forms, environment values, lists and
+    /// maps; not the null, boolean, number and literal string ones), in their order.
+    static func forEachCheckedDependency(
+        _ arena: DefinitionArena, at offset: Int, _ body: (String, SourceLocation?, DependencyValue) -> Void
+    ) {
+        var r = DefinitionReader(arena, at: offset)
+        var place = PlaceReader()
+        if skipHeader(&r) & Flag.location != 0 { _ = place.read(&r) }
+        for _ in 0..<Int(r.varint()) {
             let key = r.stringBytes()
             let location = place.read(&r)
             let tag = r.tag()
@@ -396,13 +399,9 @@ enum DefinitionCoding {
             case .null, .false, .true, .int, .double, .string:
                 skipValue(tag, &r)  // nothing to check, no place inside
             default:
-                dependencies.append(
-                    Dependency(key: String(decoding: key, as: UTF8.self), value: value(tag, &r, &place), location: location))
+                body(String(decoding: key, as: UTF8.self), location, value(tag, &r, &place))
             }
         }
-        return EntryDefinition(
-            name: name, className: className, description: description, tags: tags, dependencies: dependencies,
-            lifestyle: lifestyle(flags), eager: flags & Flag.eager != 0, location: location)
     }
 
     private static func dependency(_ r: inout DefinitionReader, _ place: inout PlaceReader) -> Dependency {
@@ -848,7 +847,7 @@ enum DefinitionCoding {
         var tagged: Bool
         /// Whether a dependency holds `${...}` or `{Env: ...}` (resolved at commit).
         var usesEnvironment: Bool
-        /// Whether a check of `Transaction.validate` might fail for its name or class name (empty,
+        /// Whether a check of `Transaction.check` or `DependencyRule.problems(ofEntry:)` might fail for its name or class name (empty,
         /// or holding a NUL: `DependencyRule.mayBeFlawed`).
         var headMayHaveProblems: Bool
         /// Whether one might fail for its dependencies: a referenced name or tag that may be
@@ -918,7 +917,7 @@ enum DefinitionCoding {
             summary.dependenciesMayHaveProblems = true
             skipValue(tag, &r)
         case .list, .map:
-            // The ceiling itself is checked in full (`Transaction.validate`) near it.
+            // The ceiling itself is checked in full (`Transaction.check`) near it.
             if depth + 1 >= DependencyValue.maxNesting { summary.dependenciesMayHaveProblems = true }
             for _ in 0..<Int(r.varint()) {
                 if tag == .map {

@@ -148,8 +148,12 @@ public enum DependencyRule {
 
     /// The message for a form key in the wrong case.
     public static func misspeltMessage(key: String, form: Form) -> String {
-        ProblemText.joined("'", key, "' is not a dependency form: forms are case-sensitive; write ", form.example)
+        ProblemText.joined("'", key, misspeltWords, form.example)
     }
+
+    /// The words of `misspeltMessage` between the key and the form's example (the decoder writes
+    /// the message with its place in one go: `ProblemText.misspeltForm`).
+    static let misspeltWords = "' is not a dependency form: forms are case-sensitive; write "
 
     /// The value of a well-formed form whose target string is `target` (an `Env` form without
     /// `Type` and `Default`; a whole one is read by `envForm(_:)`).
@@ -334,7 +338,7 @@ public enum DependencyRule {
         of value: DependencyValue, entry: String, key: String, fallback: SourceLocation?,
         into out: inout [Diagnostic], usesEnvironment: inout Bool
     ) {
-        func place(_ text: String) -> String { ProblemText.joined("entry '", entry, "', key '", key, "': ", text) }
+        func place(_ pieces: String...) -> String { ProblemText.joined(["entry '", entry, "', key '", key, "': "], pieces) }
         switch value {
         case .template, .env:
             // Outlined: nothing of these cases is bound here, so the common cases are not copied.
@@ -349,7 +353,7 @@ public enum DependencyRule {
             } else if containsNul(name) {
                 out.append(
                     Diagnostic(
-                        .schema, place(ProblemText.joined("reference '", name, "' contains a NUL byte")), at: at ?? fallback))
+                        .schema, place("reference '", name, "' contains a NUL byte"), at: at ?? fallback))
             }
         case .provider(let name, let at):
             formTargetProblems(.provider, name, at: at ?? fallback, place: place, into: &out)
@@ -363,7 +367,7 @@ public enum DependencyRule {
                         at: at ?? fallback))
             } else if containsNul(tag) {
                 out.append(
-                    Diagnostic(.schema, place(ProblemText.joined("tag '", tag, "' contains a NUL byte")), at: at ?? fallback))
+                    Diagnostic(.schema, place("tag '", tag, "' contains a NUL byte"), at: at ?? fallback))
             }
         case .list(let items):
             for item in items {
@@ -383,21 +387,21 @@ public enum DependencyRule {
 
     /// The problems of the entry name a `{Provider: Name}` or `{Optional: Name}` holds.
     private static func formTargetProblems(
-        _ form: Form, _ name: String, at location: SourceLocation?, place: (String) -> String,
+        _ form: Form, _ name: String, at location: SourceLocation?, place: (String...) -> String,
         into out: inout [Diagnostic]
     ) {
         let key = form.rawValue
         if name.isEmpty {
             out.append(
                 Diagnostic(
-                    .schema, place(ProblemText.joined(key, " must name an entry (a non-empty string), found an empty string")),
+                    .schema, place(key, " must name an entry (a non-empty string), found an empty string"),
                     at: location))
         } else if name.utf8.first == UInt8(ascii: "@") {
             out.append(
                 Diagnostic(
-                    .schema, place(ProblemText.joined(key, " must name an entry, not a literal ('", name, "')")), at: location))
+                    .schema, place(key, " must name an entry, not a literal ('", name, "')"), at: location))
         } else if containsNul(name) {
-            out.append(Diagnostic(.schema, place(ProblemText.joined(key, " '", name, "' contains a NUL byte")), at: location))
+            out.append(Diagnostic(.schema, place(key, " '", name, "' contains a NUL byte"), at: location))
         }
     }
 

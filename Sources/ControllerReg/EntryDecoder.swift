@@ -123,6 +123,9 @@ public enum EntryDecoder {
         var currentEntryNode = 0, currentKeyNode = 0
         /// Where messages are written (made at the first problem).
         var messageText: TextBuffer?
+        /// The last unknown entry key and the key suggested for it: a config that misspells a key
+        /// misspells it alike in many entries, and the answer depends on the key alone.
+        var lastUnknownKey: (key: String, suggestion: String?)?
 
         init(
             doc: DocumentView, strings: UnsafePointer<UInt8>, nodes: UnsafeBufferPointer<ConfigNode>,
@@ -337,7 +340,14 @@ public enum EntryDecoder {
                         ok = false
                     }
                 case .unknown:
-                    let suggestion = Suggestions.closest(to: doc.string(at: k), in: EntryDecoder.entryKeys)
+                    let key = doc.string(at: k)
+                    let suggestion: String?
+                    if let last = lastUnknownKey, last.key == key {
+                        suggestion = last.suggestion
+                    } else {
+                        suggestion = Suggestions.closest(to: key, in: EntryDecoder.entryKeys)
+                        lastUnknownKey = (key, suggestion)
+                    }
                     let message = ProblemText.unknownEntryKey(
                         bytes(k), in: bytes(currentEntryNode), suggestion: suggestion, into: text())
                     fail(.schema, message, k, suggestion: suggestion)
@@ -449,9 +459,9 @@ public enum EntryDecoder {
                 return nil
             case .misspelt(let key, let form):
                 let k = pairs.first { doc.string(at: $0.key) == key }!.key
-                fail(
-                    .schema, dependencyMessage(DependencyRule.misspeltMessage(key: key, form: form)), k, suggestion: form.rawValue
-                )
+                let message = ProblemText.misspeltForm(
+                    key: key, form: form, entry: bytes(currentEntryNode), dependency: bytes(currentKeyNode), into: text())
+                fail(.schema, message, k, suggestion: form.rawValue)
                 return .some(nil)
             case .form(.env):
                 return decodeEnvForm(node)

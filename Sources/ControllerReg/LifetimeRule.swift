@@ -15,8 +15,10 @@ struct LifetimeRule {
     /// Singletons this registry takes from its parent: built there (with the parent's entries,
     /// already checked), so they neither start a violation nor lead to one here.
     let isInheritedSingleton: (Int) -> Bool
-    /// An entry's definition (names, places and keys for the messages).
+    /// An entry's definition (places and keys for the messages).
     let definitionOf: (Int) -> EntryDefinition?
+    /// An entry's name (`definitionOf(i)?.name` without decoding the definition).
+    let nameOf: (Int) -> String?
 
     /// Every singleton that reaches a `graph` entry, each with a path to the nearest one. Any path
     /// that breaks the rule after a change passes through a changed entry (the state before was
@@ -139,7 +141,7 @@ struct LifetimeRule {
     /// "singleton 'Cart' would keep graph object 'RequestContext': Cart -> Pricing ->
     /// RequestContext", at the singleton's place, with the key of the last step and the fixes.
     private func diagnostic(_ path: [Int]) -> Diagnostic {
-        func nameOf(_ i: Int) -> String { definitionOf(i)?.name ?? "#\(i)" }
+        func nameOf(_ i: Int) -> String { self.nameOf(i) ?? "#\(i)" }
         let singleton = nameOf(path[0])
         let graph = nameOf(path[path.count - 1])
         let shown = PathText.written(path, name: nameOf)

@@ -96,28 +96,52 @@ enum ProblemText {
         return text.string
     }
 
+    /// `entry 'E', key 'K': 'provider' is not a dependency form: ...`: the place and
+    /// `DependencyRule.misspeltMessage` written in one go.
+    static func misspeltForm(
+        key: String, form: DependencyRule.Form, entry: UnsafeBufferPointer<UInt8>, dependency: UnsafeBufferPointer<UInt8>,
+        into text: TextBuffer
+    ) -> String {
+        text.clear()
+        writePlace(entry: entry, key: dependency, into: text)
+        text.append(byte: UInt8(ascii: "'"))
+        text.append(key)
+        text.append(DependencyRule.misspeltWords)
+        text.append(form.example)
+        return text.string
+    }
+
     /// The pieces one after another: one allocation and a copy per piece (string interpolation
     /// grows its buffer piece by piece, several times the cost on a path that runs per problem).
-    static func joined(_ pieces: String...) -> String {
+    static func joined(_ pieces: String...) -> String { joined(pieces) }
+
+    /// The pieces of `first`, then those of `rest`, one after another (one allocation).
+    static func joined(_ first: [String], _ rest: [String] = []) -> String {
         var total = 0
-        for p in pieces { total += p.utf8.count }
+        for p in first { total += p.utf8.count }
+        for p in rest { total += p.utf8.count }
+        if total == 0 { return "" }
         return String(unsafeUninitializedCapacity: total) { out in
             var at = 0
-            for p in pieces {
-                let n = p.utf8.withContiguousStorageIfAvailable { u in
-                    if let b = u.baseAddress, u.count > 0 { (out.baseAddress! + at).update(from: b, count: u.count) }
-                    return u.count
-                }
-                if let n {
-                    at += n
-                } else {
-                    for byte in p.utf8 {
-                        out[at] = byte
-                        at += 1
-                    }
-                }
-            }
+            for p in first { at += copy(p, to: out.baseAddress! + at) }
+            for p in rest { at += copy(p, to: out.baseAddress! + at) }
             return at
         }
+    }
+
+    /// Copies `text`'s UTF-8 bytes to `out`; their count.
+    private static func copy(_ text: String, to out: UnsafeMutablePointer<UInt8>) -> Int {
+        if let n = text.utf8.withContiguousStorageIfAvailable({ u -> Int in
+            if let b = u.baseAddress, u.count > 0 { out.update(from: b, count: u.count) }
+            return u.count
+        }) {
+            return n
+        }
+        var at = 0
+        for byte in text.utf8 {
+            out[at] = byte
+            at += 1
+        }
+        return at
     }
 }

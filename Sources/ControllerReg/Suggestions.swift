@@ -40,40 +40,87 @@ package enum Suggestions {
     /// the cut-off), or nil. `excluding` is never offered (e.g. the entry that holds the reference).
     /// Ties go to the candidate whose length is nearer, then to the first one.
     package static func closest(to word: String, in candidates: some Sequence<String>, excluding: String? = nil) -> String? {
-        let limit = cutoff(forLength: word.utf8.count)
-        var best: (name: String, distance: Int, lengthGap: Int)?
-        // One scratch buffer for every comparison (three rows of the band), and each candidate's
-        // bytes read in place: a reference missing from a large config compares its name with
-        // every entry name, and an allocation per comparison cost more than the comparison.
-        // A word of at most 64 bytes is compared a machine word at a time (`Pattern`).
-        var scratch = Scratch()
-        defer { scratch.free() }
-        // The pattern's table on the stack (2 KiB): no allocation per call.
-        withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 256) { table in
-            withBytes(of: word) { t in
-                let pattern = t.count <= Pattern.maxLength ? Pattern(t, table: table) : nil
-                for candidate in candidates {
-                    let length = candidate.utf8.count
-                    let gap = abs(length - t.count)
-                    if gap > limit { continue }
-                    // What this candidate must reach to win: within the cut-off, and nearer than the
-                    // best so far (as near only with a smaller length gap; ties go to the first).
-                    let cap = best.map { min(gap >= $0.lengthGap ? $0.distance - 1 : $0.distance, limit) } ?? limit
-                    if cap < 0 || gap > cap { continue }
-                    let d =
-                        candidate.utf8.withContiguousStorageIfAvailable { c in
-                            pattern.map { $0.distance(to: c, cap: cap) } ?? distance(t, c, cap: cap, scratch: &scratch)
-                        }
-                        ?? Array(candidate.utf8).withUnsafeBufferPointer { distance(t, $0, cap: cap, scratch: &scratch) }
-                    // The word itself and `excluding` are never offered (compared only now: rarely
-                    // does a candidate get this far).
-                    if d > cap || candidate == word || candidate == excluding { continue }
-                    if let b = best, d == b.distance && gap >= b.lengthGap { continue }
-                    best = (candidate, d, gap)
-                }
+        var best: String?
+        withSearch(for: word) { search in
+            for candidate in candidates {
+                guard let near = withBytes(of: candidate, { search.nearer($0) }) else { continue }
+                // The word itself and `excluding` are never offered (compared only now: rarely
+                // does a candidate get this far).
+                if candidate == word || candidate == excluding { continue }
+                search.accept(near)
+                best = candidate
             }
         }
-        return best?.name
+        return best
+    }
+
+    /// `closest(to:in:excluding:)` of `count` candidates given as their bytes (names read in place
+    /// where they are stored: no `String` per candidate, one for a candidate that comes close).
+    package static func closest(
+        to word: String, among count: Int, candidate: (Int) -> UnsafeBufferPointer<UInt8>, excluding: String? = nil
+    ) -> String? {
+        var best: String?
+        withSearch(for: word) { search in
+            for i in 0..<count {
+                let bytes = candidate(i)
+                guard let near = search.nearer(bytes) else { continue }
+                let text = String(decoding: bytes, as: UTF8.self)
+                if text == word || text == excluding { continue }
+                search.accept(near)
+                best = text
+            }
+        }
+        return best
+    }
+
+    /// Runs `body` with a search for `word`: its pattern table on the stack (2 KiB, no allocation
+    /// per call), one scratch buffer for every banded comparison.
+    private static func withSearch(for word: String, _ body: (inout Search) -> Void) {
+        withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 256) { table in
+            withBytes(of: word) { t in
+                var search = Search(word: t, table: table)
+                body(&search)
+                search.scratch.free()
+            }
+        }
+    }
+
+    /// The state of one `closest` search: the word, its cut-off and the best candidate so far.
+    private struct Search {
+        let word: UnsafeBufferPointer<UInt8>
+        let limit: Int
+        /// The word compared a machine word at a time, when it has at most 64 bytes.
+        let pattern: Pattern?
+        var scratch = Scratch()
+        var bestDistance = -1
+        var bestGap = 0
+
+        init(word: UnsafeBufferPointer<UInt8>, table: UnsafeMutableBufferPointer<UInt64>) {
+            self.word = word
+            limit = Suggestions.cutoff(forLength: word.count)
+            pattern = word.count <= Pattern.maxLength ? Pattern(word, table: table) : nil
+        }
+
+        /// The candidate's distance and length gap when it would be the best so far (within the
+        /// cut-off, nearer than the best, or as near with a nearer length; ties go to the first).
+        mutating func nearer(_ candidate: UnsafeBufferPointer<UInt8>) -> (distance: Int, gap: Int)? {
+            let gap = abs(candidate.count - word.count)
+            if gap > limit { return nil }
+            // What this candidate must reach to win.
+            let cap = bestDistance >= 0 ? min(gap >= bestGap ? bestDistance - 1 : bestDistance, limit) : limit
+            if cap < 0 || gap > cap { return nil }
+            let d =
+                pattern.map { $0.distance(to: candidate, cap: cap) }
+                ?? Suggestions.distance(word, candidate, cap: cap, scratch: &scratch)
+            if d > cap || (bestDistance >= 0 && d == bestDistance && gap >= bestGap) { return nil }
+            return (d, gap)
+        }
+
+        /// Makes the candidate `nearer` returned the best so far.
+        mutating func accept(_ near: (distance: Int, gap: Int)) {
+            bestDistance = near.distance
+            bestGap = near.gap
+        }
     }
 
     /// The `" (did you mean 'X'?)"` suffix for a suggestion, or "".

@@ -140,13 +140,16 @@ struct Transaction {
                 // environment value, a value nesting near the ceiling).
                 let before = diagnostics.count
                 var usesEnvironment = false
-                // Only the head when only the name or class name may be flawed; else only the
-                // dependencies the checks read.
-                let def =
-                    summary.dependenciesMayHaveProblems
-                    ? DefinitionCoding.decode(growing.arena, at: growing.records[k], checkedOnly: true)
-                    : DefinitionCoding.head(growing.arena, at: growing.records[k])
-                Transaction.validate(def, into: &diagnostics, usesEnvironment: &usesEnvironment)
+                // The head, and (when they may be flawed) the dependencies the checks read, read
+                // from the record (no definition decoded).
+                let head = DefinitionCoding.head(growing.arena, at: growing.records[k])
+                DependencyRule.problems(ofEntry: head, into: &diagnostics)
+                if summary.dependenciesMayHaveProblems {
+                    DefinitionCoding.forEachCheckedDependency(growing.arena, at: growing.records[k]) { key, location, value in
+                        Transaction.check(
+                            value, key: key, location: location, of: head, into: &diagnostics, usesEnvironment: &usesEnvironment)
+                    }
+                }
                 if diagnostics.count > before {
                     rejected.insert(growing.name(k))
                     continue
@@ -229,7 +232,9 @@ struct Transaction {
         // 3. References: every name must resolve to an entry that stays.
         let base = self.base
         let removedBase = removed
-        var allNames: [String]?
+        // The names a suggestion is looked for among, as their bytes where they are stored (made at
+        // the first missing reference; nothing is appended to either arena during this step).
+        var allNames: [UnsafeBufferPointer<UInt8>]?
         // Edges, targets and membership of each accepted entry, by position in `accepted`, in
         // flat arrays (no array per entry); `changedAtList[i]` is that position for entry index i
         // (or -1). Arrays, not dictionaries: no hashing per entry.
@@ -325,16 +330,23 @@ struct Transaction {
                     if allNames == nil {
                         allNames =
                             (0..<base.count).compactMap { i in
-                                base.isLive(i) && !removed.contains(i) ? base.name(at: i) : nil
+                                guard base.isLive(i) && !removed.contains(i), let (p, n) = base.names.bytes(at: i) else {
+                                    return nil
+                                }
+                                return UnsafeBufferPointer(start: p, count: n)
                             }
-                            + acceptedPositions.map { staged.name($0) }
+                            + acceptedPositions.map { staged.nameBytes($0) }
                     }
                     // The key and place read from the record (the definition is not decoded), the
                     // message written from their bytes.
                     let (key, location) = DefinitionCoding.place(
                         ofEdge: e - first, in: staged.arena, at: staged.records[k], file: &fileName)
+                    let candidates = allNames!
                     let suggestion =
-                        suggestionsLeft > 0 ? Suggestions.closest(to: name, in: allNames!, excluding: staged.name(k)) : nil
+                        suggestionsLeft > 0
+                        ? Suggestions.closest(
+                            to: name, among: candidates.count, candidate: { candidates[$0] }, excluding: staged.name(k))
+                        : nil
                     suggestionsLeft -= 1
                     diagnostics.append(
                         Diagnostic(
@@ -373,6 +385,13 @@ struct Transaction {
                 ? staged.definition(acceptedStaged[Int(changedAt[i])])
                 : base.definition(at: i)
         }
+        // `definitionOf(i)?.name`, read without decoding the definition (a path names up to
+        // `Diagnostic.maxPathNames` entries).
+        let nameOf: (Int) -> String? = { i in
+            i < changedAt.count && changedAt[i] >= 0
+                ? staged.name(acceptedStaged[Int(changedAt[i])])
+                : base.isLive(i) ? base.name(at: i) : nil
+        }
 
         // 4. Cycles: a new cycle must pass through a changed entry, so search from those. Checked
         // whatever else is wrong: the graph holds every reference that resolved. A change to an
@@ -392,7 +411,7 @@ struct Transaction {
             diagnostics += findCycles(
                 starts: acceptedIndex, total: nextIndex,
                 edgesOf: { changedAt[$0] >= 0 ? graph.edges(of: Int(changedAt[$0])) : base.edges(at: $0)[...] },
-                definitionOf: definitionOf)
+                definitionOf: definitionOf, nameOf: nameOf)
         }
 
         // 5. Lifetimes: no singleton may reach a `graph` entry through object edges (the same
@@ -425,7 +444,7 @@ struct Transaction {
                 if changedAt[i] >= 0 { return inheritedSingleton.isEmpty ? false : inheritedSingleton[i] }
                 return base.isLive(i) && base.owner(of: i) != nil
             },
-            definitionOf: definitionOf)
+            definitionOf: definitionOf, nameOf: nameOf)
         // Nothing to walk when no entry of the new state is a `graph` entry (most loads): known
         // from the summaries, and, when the change is large next to the table (so this stays
         // linear in the change), from one pass over the table.
@@ -571,30 +590,25 @@ struct Transaction {
     }
 
     /// The checks an entry passes whichever door it came through (config, `Registry.add`,
-    /// `cr_add_entry`): names, the nesting ceiling, and the contents of its dependency values.
-    /// Sets `usesEnvironment` when a dependency has an environment value to resolve.
-    static func validate(_ def: EntryDefinition, into diagnostics: inout [Diagnostic], usesEnvironment: inout Bool) {
-        DependencyRule.problems(ofEntry: def, into: &diagnostics)
-        // Each dependency read in place through the buffer (its address): binding `dep`, or the
-        // array's subscript, copies it (key, value and location retained and released once per
-        // dependency of every entry loaded).
-        def.dependencies.withUnsafeBufferPointer { deps in
-            for i in deps.indices {
-                if deps[i].value.isContainer
-                    && deps[i].value.nestingDepth(stoppingAfter: DependencyValue.maxNesting) > DependencyValue.maxNesting
-                {
-                    diagnostics.append(
-                        Diagnostic(
-                            .limit,
-                            "entry '\(def.name)', key '\(deps[i].key)': the value nests deeper than \(DependencyValue.maxNesting) levels",
-                            at: deps[i].location ?? def.location))
-                    continue
-                }
-                DependencyRule.problems(
-                    of: deps[i].value, entry: def.name, key: deps[i].key, fallback: deps[i].location ?? def.location,
-                    into: &diagnostics, usesEnvironment: &usesEnvironment)
-            }
+    /// `cr_add_entry`), for one of its dependencies (`DependencyRule.problems(ofEntry:)` checks its
+    /// names): the nesting ceiling, then the contents of the value (`DependencyRule.problems(of:)`).
+    /// `def` gives the entry's name and place (its dependencies are not read). Sets
+    /// `usesEnvironment` when the value has an environment value to resolve.
+    static func check(
+        _ value: DependencyValue, key: String, location: SourceLocation?, of def: EntryDefinition,
+        into diagnostics: inout [Diagnostic], usesEnvironment: inout Bool
+    ) {
+        if value.isContainer && value.nestingDepth(stoppingAfter: DependencyValue.maxNesting) > DependencyValue.maxNesting {
+            diagnostics.append(
+                Diagnostic(
+                    .limit,
+                    "entry '\(def.name)', key '\(key)': the value nests deeper than \(DependencyValue.maxNesting) levels",
+                    at: location ?? def.location))
+            return
         }
+        DependencyRule.problems(
+            of: value, entry: def.name, key: key, fallback: location ?? def.location, into: &diagnostics,
+            usesEnvironment: &usesEnvironment)
     }
 
     /// The most cycles one change reports in full; further ones are counted in one more problem.
@@ -604,7 +618,7 @@ struct Transaction {
     /// its path. Linear in the entries and references walked, plus the cycles reported.
     private func findCycles(
         starts: [Int], total: Int, edgesOf: (Int) -> ArraySlice<Int32>,
-        definitionOf: (Int) -> EntryDefinition?
+        definitionOf: (Int) -> EntryDefinition?, nameOf: (Int) -> String?
     ) -> [Diagnostic] {
         var color = [UInt8](repeating: 0, count: total)  // 0 unvisited, 1 on the stack, 2 done
         var depthOf = [Int32](repeating: -1, count: total)  // position on the stack while on it
@@ -635,7 +649,8 @@ struct Transaction {
                         if diagnostics.count < Transaction.maxReportedCycles {
                             diagnostics.append(
                                 cycleDiagnostic(
-                                    stack[Int(depthOf[target])...].map { Int($0.node) }, definitionOf: definitionOf))
+                                    stack[Int(depthOf[target])...].map { Int($0.node) }, definitionOf: definitionOf,
+                                    nameOf: nameOf))
                         } else {
                             unreported += 1
                         }
@@ -658,8 +673,10 @@ struct Transaction {
     /// "dependency cycle: A -> B -> A", rotated to start at the earliest entry, located at that
     /// entry's reference to the next one. A long path names its first and last entries and counts
     /// the ones between.
-    private func cycleDiagnostic(_ members: [Int], definitionOf: (Int) -> EntryDefinition?) -> Diagnostic {
-        func nameOf(_ i: Int) -> String { definitionOf(i)?.name ?? "#\(i)" }
+    private func cycleDiagnostic(
+        _ members: [Int], definitionOf: (Int) -> EntryDefinition?, nameOf name: (Int) -> String?
+    ) -> Diagnostic {
+        func nameOf(_ i: Int) -> String { name(i) ?? "#\(i)" }
         let start = members.firstIndex(of: members.min()!)!
         let rotated = Array(members[start...] + members[..<start])
         let closed = rotated + [rotated[0]]

@@ -97,6 +97,15 @@ struct ErrorReportingTests {
         #expect(e?.diagnostics.first?.suggestion == "Test2")
     }
 
+    @Test func eachUnknownKeyGetsItsOwnSuggestion() {
+        // The decoder remembers the last unknown key's suggestion: a different key is looked up.
+        let text = ["Descripton", "Descripton", "Dependencis", "Descripton", "Lifestlye", "Zzzzzzzz"].enumerated()
+            .map { "E\($0.offset): {ClassName: C, \($0.element): x}" }.joined(separator: "\n")
+        let e = expectError { try Registry().load(text: text) }
+        #expect(
+            e?.diagnostics.map(\.suggestion) == ["Description", "Description", "Dependencies", "Description", "Lifestyle", nil])
+    }
+
     @Test func onlyTheFirstProblemsGetSuggestions() {
         let lines = (0..<100).map { "E\($0)x: {ClassName: C, Dependencies: {a: T\($0)x}}\nT\($0)y: C" }
         let e = expectError { try Registry().load(text: lines.joined(separator: "\n")) }

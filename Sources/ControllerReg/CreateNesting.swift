@@ -11,6 +11,9 @@ struct CreateThread {
     var depth: Int
     /// The lowest usable address of this thread's stack (0 if unknown), for the stack guard.
     let stackLow: UInt
+    /// An empty map: the arguments of every object built on this thread without any (read-only
+    /// for the callbacks; one per thread, so no create sets one up).
+    let emptyArguments = RawValue.emptyMap
 
     /// A record for the calling thread: depth 0 and its stack's bound.
     init(stackLow: UInt = StackGuard.lowBound()) {
@@ -18,12 +21,18 @@ struct CreateThread {
         self.stackLow = stackLow
     }
 
+    /// The address of `emptyArguments` in the record at `thread`.
+    @inline(__always)
+    static func emptyArguments(_ thread: UnsafeMutablePointer<CreateThread>) -> UnsafeRawPointer {
+        UnsafeRawPointer(thread) + MemoryLayout<CreateThread>.offset(of: \.emptyArguments).unsafelyUnwrapped
+    }
+
     /// Whether the calling thread's stack has room for another create level below the caller's
     /// frame (`StackGuard`'s rule, inlined: no call and no thread-local lookup).
     @inline(__always)
     func hasStackRoom() -> Bool {
         var marker: UInt8 = 0
-        let here = withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) }
+        let here = _withUnprotectedUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) }
         return StackGuard.hasRoom(here: here, above: stackLow)
     }
 }

@@ -78,8 +78,19 @@ extension Registry {
         cName: UnsafePointer<CChar>, props: UnsafePointer<RawValue>?,
         destroyer: UnsafeMutablePointer<Destroyer>? = nil
     ) throws(ConfigError) -> (UnsafeMutableRawPointer, Bool) {
+        switch createOutcome(cName: cName, props: props, destroyer: destroyer) {
+        case .made(let object, let owned): return (object, owned)
+        case .failed(let error): throw error
+        }
+    }
+
+    /// `create(cName:props:destroyer:)` with its outcome as a value (the C ABI's door, which
+    /// records a failure rather than rethrowing it).
+    package func createOutcome(
+        cName: UnsafePointer<CChar>, props: UnsafePointer<RawValue>?, destroyer: UnsafeMutablePointer<Destroyer>?
+    ) -> CreateOutcome {
         let (hash, length) = NameTable.hash(cString: cName)
-        return try createRaw(
+        return createOutcome(
             bytes: UnsafeRawPointer(cName).assumingMemoryBound(to: UInt8.self), length: length, hash: hash,
             props: props, destroyer: destroyer)
     }
@@ -107,7 +118,7 @@ extension Registry {
     /// What one create gives back. An enum rather than a result beside an optional error: on the
     /// success path nothing is left to release (an optional error kept beside it cost a
     /// `swift_release` of nil per create).
-    enum CreateOutcome {
+    package enum CreateOutcome {
         /// The object, and whether the registry owns it (a singleton).
         case made(UnsafeMutableRawPointer, Bool)
         /// Why there is none.

@@ -276,16 +276,8 @@ struct Resolver {
             return try buildWithArguments(index, props: props, propsCount: propsCount, functions, depth: depth)
         }
         HostFailure.clear()
-        // An empty map in this frame (read-only for the callback, like `emptyArgumentsMap`,
-        // without the lazy global's initialisation check).
-        var empty = RawValue.emptyMap
-        guard
-            let object = withUnsafePointer(
-                to: &empty,
-                { e in
-                    CreateNesting.callingHost(thread, at: depth, { create(UnsafeRawPointer(e), functions.context) })
-                })
-        else {
+        let empty = CreateThread.emptyArguments(thread)
+        guard let object = CreateNesting.callingHost(thread, at: depth, { create(empty, functions.context) }) else {
             var failure = createFailed(index)
             failure.path = [entryName(index)]
             throw failure
@@ -304,16 +296,14 @@ struct Resolver {
         // Sizes of a few slots: no overflow checks needed.
         let count = plan.shape.map { $0.count } ?? 0
         let extra = plan.shape.map { Int($0.extraBytes) } ?? 0
-        // The arguments map, then an empty map (the arguments of the leaves built here), the slots.
-        let argsBytes = 2 &* MemoryLayout<RawValue>.stride
+        let argsBytes = MemoryLayout<RawValue>.stride
         let slotBytes = (count &+ propsCount) &* MemoryLayout<RawMapSlot>.stride
         let total = argsBytes &+ slotBytes &+ extra
-        return try withUnsafeTemporaryAllocation(byteCount: total, alignment: 16) {
+        return try _withUnprotectedUnsafeTemporaryAllocation(byteCount: total, alignment: 16) {
             (buffer) throws(CreateFailure) -> UnsafeMutableRawPointer in
             let base = buffer.baseAddress!
-            let args = base.bindMemory(to: RawValue.self, capacity: 2)
-            (args + 1).initialize(to: .emptyMap)
-            let empty = UnsafeRawPointer(args + 1)
+            let args = base.bindMemory(to: RawValue.self, capacity: 1)
+            let empty = CreateThread.emptyArguments(thread)
             let top = (base + argsBytes).bindMemory(to: RawMapSlot.self, capacity: count + propsCount)
             var work = Work(scratch: base + argsBytes + slotBytes, end: base + total)
             var n = count

@@ -79,11 +79,11 @@ private func create(
     }
     let propsValue = props.map { UnsafePointer<RawValue>($0) }
     return withRegistry(reg) { r in
-        do throws(ConfigError) {
-            let (object, registryOwned) = try r.create(cName: name, props: propsValue, destroyer: destroyer)
+        switch r.createOutcome(cName: name, props: propsValue, destroyer: destroyer) {
+        case .made(let object, let registryOwned):
             owner?.pointee = registryOwned ? ownerRegistry : ownerReceiver
             return object
-        } catch {
+        case .failed(let error):
             record(error)
             return nil
         }

@@ -304,4 +304,46 @@ struct CreatePathTests {
         // Other tests' threads may hold records meanwhile; 50 threads did not take 50 more.
         #expect(Epoch.records.withLock { $0.count } < before + 25)
     }
+
+    /// Leaf arguments (transient entries without dependencies, built on the create path's shortcut)
+    /// fail exactly as any other argument: a failing callback names the class, the entry and the
+    /// path, and what was built before it is destroyed; a leaf whose class is not registered, and
+    /// a leaf one level past the create depth limit, are reported without calling anything.
+    @Test func leafArgumentsFailAsAnyOtherArgument() throws {
+        let r = Registry()
+        let log = CallLog()
+        try registerWidgets(r, ["W", "Bad"], log: log, failing: ["Bad"])
+        try r.load(
+            text: """
+                A: W
+                B: Bad
+                N: {ClassName: W, Dependencies: {a: A, b: B, c: A}}
+                U: Unregistered
+                M: {ClassName: W, Dependencies: {a: A, u: U}}
+                D: {ClassName: W, Dependencies: {n: E}}
+                E: {ClassName: W, Dependencies: {a: A}}
+                """)
+        let failed = expectError { _ = try r.create("N") }
+        #expect(failed?.code == .createFailed)
+        #expect(failed?.description == "cannot create 'N' (N -> B): create of class 'Bad' for entry 'B': Bad refuses")
+        #expect(log.all == ["W", "Bad", "~W"])
+        let unregistered = expectError { _ = try r.create("M") }
+        #expect(unregistered?.code == .classNotRegistered)
+        #expect(
+            unregistered?.description
+                == "cannot create 'M' (M -> U): class 'Unregistered' of entry 'U' is not registered")
+        #expect(log.all == ["W", "Bad", "~W", "W", "~W"])
+        var limits = r.limits
+        limits.maxCreateDepth = 2
+        try r.setLimits(limits)
+        let deep = expectError { _ = try r.create("D") }
+        #expect(deep?.code == .limit)
+        #expect(
+            deep?.description.hasPrefix("cannot create 'D' (D -> E -> A): creates nested deeper than the create depth limit of 2")
+                == true)
+        #expect(log.all == ["W", "Bad", "~W", "W", "~W"])
+        limits.maxCreateDepth = 3
+        try r.setLimits(limits)
+        #expect(try r.create("D", as: Widget.self).children["n"]?.children["a"]?.className == "W")
+    }
 }

@@ -305,10 +305,33 @@ static void names_of_every_length(void) {
     cr_registry_free(reg);
 }
 
+/* Leaf arguments (transient entries without dependencies) fail as any argument: one level past
+ * CR_LIMIT_CREATE_DEPTH is CR_ERR_LIMIT naming the chain, with no callback called; within the
+ * limit the whole chain is built. */
+static void leaf_arguments_at_the_depth_limit(void) {
+    cr_registry *reg = cr_registry_new();
+    cr_class numbered = {.create = numbered_create, .destroy = numbered_destroy};
+    CHECK_STATUS(cr_register_class(reg, "Numbered", &numbered, NULL), CR_OK);
+    const char *yaml = "A: Numbered\n"
+                       "E: {ClassName: Numbered, Dependencies: {a: A}}\n"
+                       "D: {ClassName: Numbered, Dependencies: {n: E}}\n";
+    CHECK_STATUS(cr_load_string(reg, yaml, strlen(yaml), CR_FORMAT_YAML), CR_OK);
+    CHECK_STATUS(cr_registry_set_limit(reg, CR_LIMIT_CREATE_DEPTH, 2), CR_OK);
+    CHECK(cr_registry_create(reg, "D", NULL) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_LIMIT);
+    CHECK_CONTAINS(cr_last_error_message(), "cannot create 'D' (D -> E -> A)");
+    CHECK_STATUS(cr_registry_set_limit(reg, CR_LIMIT_CREATE_DEPTH, 3), CR_OK);
+    int64_t *d = cr_registry_create(reg, "D", NULL);
+    CHECK(d != NULL && *d == 0); /* no "n" int: the value is an object, read as 0 */
+    free(d);
+    cr_registry_free(reg);
+}
+
 void test_semantics(void) {
     props_win();
     args_never_null();
     nested_lists_and_maps();
     literals_equal_to_keys_and_names();
     names_of_every_length();
+    leaf_arguments_at_the_depth_limit();
 }

@@ -40,7 +40,8 @@ struct EnvironmentResolution {
     )
         -> DependencyValue
     {
-        func place(_ text: String) -> String { "entry '\(entry)', key '\(key)': \(text)" }
+        // The place and the words in one string (a load may report thousands of these).
+        func place(_ pieces: String...) -> String { ProblemText.joined(["entry '", entry, "', key '", key, "': "], pieces) }
         switch value {
         case .template(let text, let at):
             switch EnvTemplate.substitute(text, maxBytes: maxStringBytes, lookup: lookup.value(of:)) {
@@ -54,21 +55,23 @@ struct EnvironmentResolution {
                         Diagnostic(
                             .environment,
                             place(
-                                "environment variable \(shown) is not set (in \(written)): set \(shown) or give a default: ${\(shown):-value}"
-                            ),
+                                "environment variable ", shown, " is not set (in ", written, "): set ", shown,
+                                " or give a default: ${", shown, ":-value}"),
                             at: at ?? fallback))
                 }
                 if more > 0 {
                     out.append(
                         Diagnostic(
-                            .environment, place("\(more) more environment variables in \(written) are not set"),
+                            .environment, place(String(more), " more environment variables in ", written, " are not set"),
                             at: at ?? fallback))
                 }
             case .tooLong:
                 out.append(
                     Diagnostic(
                         .limit,
-                        place("the string would be longer than \(maxStringBytes) bytes after substituting the environment"),
+                        place(
+                            "the string would be longer than ", String(maxStringBytes),
+                            " bytes after substituting the environment"),
                         at: at ?? fallback))
             case .malformed:
                 break  // reported by DependencyRule.problems(of:) before resolution
@@ -80,7 +83,9 @@ struct EnvironmentResolution {
             if let text = lookup.value(of: e.name), !(text.isEmpty && e.defaultValue != nil) {
                 if text.utf8.count > maxStringBytes {
                     out.append(
-                        Diagnostic(.limit, place("environment variable \(shown) is longer than \(maxStringBytes) bytes"), at: at))
+                        Diagnostic(
+                            .limit, place("environment variable ", shown, " is longer than ", String(maxStringBytes), " bytes"),
+                            at: at))
                     return .null
                 }
                 switch EnvValue.convert(text: text, to: e.type) {
@@ -107,8 +112,8 @@ struct EnvironmentResolution {
                     Diagnostic(
                         .environment,
                         place(
-                            "environment variable \(shown) is not set: set \(shown) or give a default: {Env: \(shown)\(e.type == .string ? "" : ", Type: \(e.type.rawValue)"), Default: ...}"
-                        ), at: at))
+                            "environment variable ", shown, " is not set: set ", shown, " or give a default: {Env: ", shown,
+                            e.type == .string ? "" : ", Type: " + e.type.rawValue, ", Default: ...}"), at: at))
                 return .null
             }
         case .list(let items):

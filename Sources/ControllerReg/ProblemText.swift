@@ -46,9 +46,9 @@ enum ProblemText {
     /// ` (did you mean 'S'?)`: `Suggestions.hint` written in place.
     static func writeHint(_ suggestion: String?, into text: TextBuffer) {
         guard let suggestion else { return }
-        text.append(" (did you mean '")
+        text.append(Suggestions.hintOpening)
         text.append(suggestion)
-        text.append("'?)")
+        text.append(Suggestions.hintClosing)
     }
 
     /// `Field of entry 'E' must be ..., found K` (a key of an entry map holding the wrong kind).

@@ -123,9 +123,14 @@ package enum Suggestions {
         }
     }
 
+    /// The words before and after the name in a hint, `" (did you mean 'X'?)"`: the one wording
+    /// `hint` and `ProblemText.writeHint` both write.
+    package static let hintOpening = " (did you mean '"
+    package static let hintClosing = "'?)"
+
     /// The `" (did you mean 'X'?)"` suffix for a suggestion, or "".
     package static func hint(_ suggestion: String?) -> String {
-        suggestion.map { " (did you mean '\($0)'?)" } ?? ""
+        suggestion.map { hintOpening + $0 + hintClosing } ?? ""
     }
 
     /// The `" (did you mean 'X'?)"` suffix for the closest candidate, or "".

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The compact form a registry keeps of each committed definition (instead of the decoded
 /// `EntryDefinition`), and decoding it back on demand for `Registry.entries`, `entry(named:)`, the
 /// tool and messages about existing entries. Decoding gives back exactly what was committed,
@@ -471,6 +479,106 @@ enum DefinitionCoding {
         }
     }
 
+    // MARK: Comparing records
+
+    /// Whether the records at `a` in `arenaA` and `b` in `arenaB` define the same entry in
+    /// everything but source places: `EntryDefinition`'s `==` (name, class, description, tags,
+    /// dependencies, lifestyle, eager), read in place (strings compared by their bytes, doubles
+    /// bitwise), so a reload compares its entries without decoding them.
+    static func sameDefinition(_ arenaA: DefinitionArena, at a: Int, _ arenaB: DefinitionArena, at b: Int) -> Bool {
+        var x = DefinitionReader(arenaA, at: a)
+        var y = DefinitionReader(arenaB, at: b)
+        let fx = x.byte(), fy = y.byte()
+        guard fx & ~Flag.location == fy & ~Flag.location else { return false }
+        guard sameBytes(x.stringBytes(), y.stringBytes()), sameBytes(x.stringBytes(), y.stringBytes()) else { return false }
+        if fx & Flag.description != 0 && !sameBytes(x.stringBytes(), y.stringBytes()) { return false }
+        switch fx & Flag.tagList {
+        case Flag.tagString: if !sameBytes(x.stringBytes(), y.stringBytes()) { return false }
+        case Flag.tagInt: if x.signed() != y.signed() { return false }
+        case Flag.tagList:
+            let n = x.varint()
+            guard n == y.varint() else { return false }
+            for _ in 0..<n {
+                let tx = x.byte()
+                guard tx == y.byte() else { return false }
+                if tx == ValueTag.int.rawValue {
+                    if x.signed() != y.signed() { return false }
+                } else if !sameBytes(x.stringBytes(), y.stringBytes()) {
+                    return false
+                }
+            }
+        default: break
+        }
+        if fx & Flag.location != 0 { skipPlace(&x) }
+        if fy & Flag.location != 0 { skipPlace(&y) }
+        let n = x.varint()
+        guard n == y.varint() else { return false }
+        for _ in 0..<n {
+            guard sameBytes(x.stringBytes(), y.stringBytes()) else { return false }
+            skipPlace(&x)
+            skipPlace(&y)
+            guard sameValue(&x, &y) else { return false }
+        }
+        return true
+    }
+
+    /// Whether the values at `x` and `y` are equal but for places (`DependencyValue`'s `==`);
+    /// both readers move past them when they are.
+    private static func sameValue(_ x: inout DefinitionReader, _ y: inout DefinitionReader) -> Bool {
+        let tag = x.tag()
+        guard tag == y.tag() else { return false }
+        switch tag {
+        case .null, .false, .true: return true
+        case .int: return x.signed() == y.signed()
+        case .double: return x.fixed64() == y.fixed64()
+        case .string: return sameBytes(x.stringBytes(), y.stringBytes())
+        case .reference, .provider, .taggedString, .optional, .template:
+            guard sameBytes(x.stringBytes(), y.stringBytes()) else { return false }
+            skipPlace(&x)
+            skipPlace(&y)
+            return true
+        case .taggedInt:
+            guard x.signed() == y.signed() else { return false }
+            skipPlace(&x)
+            skipPlace(&y)
+            return true
+        case .list:
+            let n = x.varint()
+            guard n == y.varint() else { return false }
+            for _ in 0..<n where !sameValue(&x, &y) { return false }
+            return true
+        case .map:
+            let n = x.varint()
+            guard n == y.varint() else { return false }
+            for _ in 0..<n {
+                guard sameBytes(x.stringBytes(), y.stringBytes()) else { return false }
+                skipPlace(&x)
+                skipPlace(&y)
+                guard sameValue(&x, &y) else { return false }
+            }
+            return true
+        case .env:
+            // Name, type, and default (kind and payload), then the place.
+            guard sameBytes(x.stringBytes(), y.stringBytes()), x.byte() == y.byte() else { return false }
+            let d = x.byte()
+            guard d == y.byte() else { return false }
+            switch DefaultTag(rawValue: d) ?? .none {
+            case .none, .false, .true: break
+            case .string: if !sameBytes(x.stringBytes(), y.stringBytes()) { return false }
+            case .int: if x.signed() != y.signed() { return false }
+            case .double: if x.fixed64() != y.fixed64() { return false }
+            }
+            skipPlace(&x)
+            skipPlace(&y)
+            return true
+        }
+    }
+
+    @inline(__always)
+    private static func sameBytes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        a.count == b.count && (a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
+    }
+
     /// The record at `offset` without its dependencies, tags or description: what the checks of
     /// an entry's name and class name read (`DependencyRule.problems(ofEntry:)`).
     static func head(_ arena: DefinitionArena, at offset: Int) -> EntryDefinition {
@@ -520,6 +628,12 @@ enum DefinitionCoding {
         let flags = arena.base[offset]
         return flags & Flag.eager != 0 && lifestyle(flags) == .singleton
     }
+
+    /// The lifestyle of the record at `offset`.
+    static func lifestyle(_ arena: DefinitionArena, at offset: Int) -> Lifestyle { lifestyle(arena.base[offset]) }
+
+    /// Whether the record at `offset` has tags.
+    static func hasTags(_ arena: DefinitionArena, at offset: Int) -> Bool { arena.base[offset] & Flag.tagList != 0 }
 
     /// The tags of the record at `offset` (read without decoding the dependencies; no work for a
     /// record without tags, the common case).

@@ -193,9 +193,10 @@ extension Registry {
     func stage(
         _ c: inout Candidate, _ staged: StagedEntries, mode: LoadMode, removals: [String],
         source: ReloadHistory.Source, invalidNames: Set<String>, decodeProblems: [Diagnostic], namesIncomplete: Bool,
-        environment: ConfigEnvironment
+        environment: ConfigEnvironment, lookup given: EnvironmentLookup? = nil,
+        kept: [String: (cell: SingletonCell, owner: UnsafeMutableRawPointer?)] = [:]
     ) throws(ConfigError) {
-        let lookup = EnvironmentLookup(environment)
+        let lookup = given ?? EnvironmentLookup(environment)
         let current = c.entries.liveCount
         if current + staged.count > limits.maxEntries {
             // Only names not defined yet are new: an override replaces, a name twice counts once.
@@ -218,7 +219,8 @@ extension Registry {
         let table: EntryTable
         switch tx.apply(
             staged: staged, mode: mode == .add ? .add : .override, removals: removals,
-            invalidNames: invalidNames, decodeProblems: decodeProblems, namesIncomplete: namesIncomplete, child: child)
+            invalidNames: invalidNames, decodeProblems: decodeProblems, namesIncomplete: namesIncomplete, child: child,
+            kept: kept)
         {
         case .failure(let error): throw error
         case .success(let result): table = result

@@ -18,12 +18,16 @@ extension Registry {
     /// registry or the new one, never a mix.
     public func reload() throws(ConfigError) -> ReloadChanges {
         var changes = ReloadChanges()
-        try change(reloading: true) { (c) throws(ConfigError) in changes = try replay(&c) }
+        // Like a load, a reload of large files gives the pages of its intermediate forms back.
+        var textBytes = 0
+        defer { FreedMemory.release(afterLoadOf: textBytes) }
+        try change(reloading: true) { (c) throws(ConfigError) in changes = try replay(&c, textBytes: &textBytes) }
         return changes
     }
 
-    /// Rebuilds `c` from its history; returns what differs from its current entries.
-    private func replay(_ c: inout Candidate) throws(ConfigError) -> ReloadChanges {
+    /// Rebuilds `c` from its history; returns what differs from its current entries. Adds the
+    /// size of the files read again to `textBytes`.
+    private func replay(_ c: inout Candidate, textBytes: inout Int) throws(ConfigError) -> ReloadChanges {
         let history = c.history
         let old = c.entries
         var fresh = c
@@ -45,7 +49,8 @@ extension Registry {
             case .files(let paths, let format):
                 // Read as `load(paths:)` reads them: straight into the step's records.
                 var load = StagedLoad()
-                let (_, unreadProblems) = load.read(paths: paths, format: format, limits: limits.config)
+                let (bytesRead, unreadProblems) = load.read(paths: paths, format: format, limits: limits.config)
+                textBytes += bytesRead
                 if !unreadProblems.isEmpty { unread = true }
                 item = (load.staged ?? StagedEntries(entries: 0), unreadProblems + load.diagnostics, load.invalidNames)
             case .given:
@@ -58,6 +63,11 @@ extension Registry {
             for i in 0..<item.staged.count { definedAnywhere.insert(item.staged.name(i)) }
             definedAnywhere.formUnion(item.invalidNames)
             given.append(item)
+        }
+        if c.parentSnapshot == nil, history.steps.count == 1, given[0].problems.isEmpty, given[0].invalidNames.isEmpty,
+            let changes = try replayOneStep(&c, history.steps[0], given[0].staged)
+        {
+            return changes
         }
         var problems: [Diagnostic] = []
         // Names of entries that failed to decode or whose step failed: references to them are
@@ -77,13 +87,12 @@ extension Registry {
             }
         }
 
-        let oldDefinitions = old.definitions
-        let newDefinitions = fresh.entries.definitions
+        let newEntries = fresh.entries
         let ownNames = c.parentSnapshot == nil ? nil : Set(fresh.own.map(\.name))
         let changes = ReloadChanges.compare(
-            old: oldDefinitions, new: newDefinitions,
-            notRebuilt: ownNames.map { own in Set(newDefinitions.map(\.name)).subtracting(own) } ?? [])
-        let kept = Registry.keptSingletons(old: old, newDefinitions: newDefinitions, changes: changes)
+            old: old, new: newEntries,
+            notRebuilt: ownNames.map { own in Set(newEntries.liveNames).subtracting(own) } ?? [])!
+        let kept = Registry.keptSingletons(old: old, new: newEntries, changes: changes)
         // The whole result, validated and compiled once more: references and cycles across steps,
         // and the kept singletons' cells carried over.
         do throws(ConfigError) {
@@ -91,8 +100,11 @@ extension Registry {
                 try fresh.merge(
                     parent: parent, own: fresh.own, invalidNames: failedNames, problems: [], namesIncomplete: unread, kept: kept)
             } else {
+                // The entries decoded and encoded again one at a time (no list of all of them).
+                var all = StagedEntries(entries: newEntries.liveCount)
+                for i in 0..<newEntries.count where newEntries.isLive(i) { all.append(newEntries.definition(at: i)!) }
                 var tx = Transaction(base: EntryTable(), classSlots: fresh.classSlots)
-                switch tx.apply(newDefinitions, invalidNames: failedNames, namesIncomplete: unread, kept: kept) {
+                switch tx.apply(staged: all, invalidNames: failedNames, namesIncomplete: unread, kept: kept) {
                 case .failure(let error): throw error
                 case .success(let table):
                     // Indices are compacted: origins follow their entries.
@@ -119,6 +131,36 @@ extension Registry {
         return changes
     }
 
+    /// `replay` of a root registry whose history is one step (one load: the usual case), read
+    /// again as `staged`: its entries are compared with the current ones from their records, then
+    /// validated and committed once, keeping the unchanged singletons' cells (the general replay
+    /// commits each step and then the whole result, as steps may refer to each other). nil, with
+    /// `c` untouched, when the step names an entry twice (its later definition wins: left to the
+    /// general replay).
+    private func replayOneStep(
+        _ c: inout Candidate, _ step: ReloadHistory.Step, _ staged: StagedEntries
+    ) throws(ConfigError) -> ReloadChanges? {
+        let lookup = EnvironmentLookup(step.environment)
+        let new = StagedRecordSet(staged: staged, lookup: lookup)
+        guard let changes = ReloadChanges.compare(old: c.entries, new: new) else { return nil }
+        var fresh = c
+        fresh.history = ReloadHistory()
+        fresh.own = []
+        fresh.entries = EntryTable()
+        do throws(ConfigError) {
+            try stage(
+                &fresh, staged, mode: step.mode, removals: step.removals, source: step.source, invalidNames: [],
+                decodeProblems: [], namesIncomplete: false, environment: step.environment, lookup: lookup,
+                kept: Registry.keptSingletons(old: c.entries, new: new, changes: changes))
+        } catch {
+            // As the general replay reports them: each problem once.
+            var seen = Set<Diagnostic>()
+            throw ConfigError(error.diagnostics.filter { seen.insert($0).inserted })
+        }
+        c = fresh
+        return changes
+    }
+
     /// The definitions step `step` (given directly) made that are still live in the registry.
     private static func liveDefinitions(
         ofStep step: Int32, history: ReloadHistory, entries: EntryTable, own c: Candidate
@@ -136,14 +178,19 @@ extension Registry {
 
     /// The current cells (and owners) of singletons `changes` leaves alone (their objects carry
     /// over), by name. Only this registry's own singletons: inherited ones are the parent's.
-    static func keptSingletons(
-        old: EntryTable, newDefinitions: [EntryDefinition], changes: ReloadChanges
+    static func keptSingletons<New: EntryRecordSet>(
+        old: EntryTable, new: New, changes: ReloadChanges
     ) -> [String: (cell: SingletonCell, owner: UnsafeMutableRawPointer?)] {
         let dirty = Set(changes.added).union(changes.changed)
         var kept: [String: (cell: SingletonCell, owner: UnsafeMutableRawPointer?)] = [:]
-        for d in newDefinitions where d.lifestyle == .singleton && !dirty.contains(d.name) {
-            let i = old.index(of: d.name)
-            if i >= 0, let s = old.singleton(at: i), s.owner == nil { kept[d.name] = s }
+        for k in 0..<new.positionCount {
+            guard let bytes = new.entryName(at: k) else { continue }
+            let (arena, offset) = new.definitionRecord(at: k)
+            guard DefinitionCoding.lifestyle(arena, at: offset) == .singleton else { continue }
+            let name = String(decoding: bytes, as: UTF8.self)
+            guard !dirty.contains(name) else { continue }
+            let i = old.index(of: bytes, hash: NameTable.hash(bytes.baseAddress ?? emptyKey, bytes.count))
+            if i >= 0, let s = old.singleton(at: i), s.owner == nil { kept[name] = s }
         }
         return kept
     }
@@ -153,10 +200,7 @@ extension Registry {
     static func keptSingletons(
         old: EntryTable, new: EntryTable, own: Set<String>
     ) -> [String: (cell: SingletonCell, owner: UnsafeMutableRawPointer?)] {
-        let oldDefinitions = old.definitions
-        let newDefinitions = new.definitions
-        let changes = ReloadChanges.compare(
-            old: oldDefinitions, new: newDefinitions, notRebuilt: Set(newDefinitions.map(\.name)).subtracting(own))
-        return keptSingletons(old: old, newDefinitions: newDefinitions, changes: changes)
+        let changes = ReloadChanges.compare(old: old, new: new, notRebuilt: Set(new.liveNames).subtracting(own))!
+        return keptSingletons(old: old, new: new, changes: changes)
     }
 }

@@ -70,6 +70,9 @@ final class EntryTable: @unchecked Sendable {
     }
 
     /// The arena and offset of live entry `i`'s definition record (its name opens it).
+    func recordLocation(at i: Int) -> (arena: DefinitionArena, offset: Int) { record(at: i) }
+
+    /// The arena and offset of live entry `i`'s definition record (its name opens it).
     private func record(at i: Int) -> (DefinitionArena, Int) {
         let (p, n) = names.bytes(at: i)!
         let arena = arenas[EntryTable.arena(holding: p, in: arenas)]

@@ -48,6 +48,12 @@
  *   cr_create / cr_registry_create (re-entrancy), load configs or register classes.
  *   cr_registry_free must not race with other calls on the same registry.
  *   Values (cr_value) are not synchronised: do not modify one from two threads at once.
+ *
+ * LOADING WITH dlopen
+ *   The library may be opened with dlopen (it uses ~100 bytes of the static TLS space glibc keeps
+ *   for such libraries). dlclose never unloads it (it is linked -z nodelete): threads that used it
+ *   release their per-thread records when they exit, whenever that is. A later dlopen gets the same
+ *   library, with its state (cr_shared() included).
  */
 #ifndef CONTROLLERREG_H
 #define CONTROLLERREG_H

@@ -244,7 +244,9 @@ typedef enum {
     CR_LIMIT_NODES = 2,           /**< most values in one config, aliases expanded (default 16 Mi) */
     CR_LIMIT_STRING_BYTES = 3,    /**< longest string or key in a config, and longest name given to a
                                        function, in bytes (default 16 MiB) */
-    CR_LIMIT_ALIAS_EXPANSION = 4, /**< most values YAML aliases may add (default 100,000) */
+    CR_LIMIT_ALIAS_EXPANSION = 4, /**< most values YAML aliases, or the copies of a binary plist's shared
+                                       containers (objects referenced more than once), may add
+                                       (default 100,000) */
     CR_LIMIT_ENTRIES = 5,         /**< most entries in the registry (default 10,000,000) */
     CR_LIMIT_CREATE_DEPTH = 6     /**< deepest chain of references one create builds (default 256) */
 } cr_limit;

@@ -80,13 +80,14 @@ final class MessageStore: @unchecked Sendable {
 
 extension TextBuffer {
     /// The text written, kept as a message: its bytes copied into this buffer's store (no
-    /// `String`), or, when they are longer than `Diagnostic.maxMessageBytes` or not all ASCII and
-    /// well-formed, the `String` a `Diagnostic` would make of them (capped, repaired).
+    /// `String`), or, when they are longer than `Diagnostic.maxMessageBytes`, not well-formed
+    /// UTF-8 or hold a NUL byte, the `String` a `Diagnostic` would make of them (capped,
+    /// repaired, NUL written `\0`).
     func keptMessage() -> MessageText {
         let b = bytes
-        guard b.count <= Diagnostic.maxMessageBytes, let p = b.baseAddress,
+        guard b.count <= Diagnostic.maxMessageBytes, let p = b.baseAddress, memchr(p, 0, b.count) == nil,
             TextBuffer.isWellFormed(p, b.count)
-        else { return .string(Diagnostic.capped(string)) }
+        else { return .string(Diagnostic.capped(Diagnostic.withoutNul(string))) }
         let store = messageStore
         return .kept(store, store.keep(b), b.count)
     }

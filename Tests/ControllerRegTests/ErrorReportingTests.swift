@@ -201,6 +201,9 @@ struct ErrorReportingTests {
         [UInt8(0x61), 0xFF, 0x62].withUnsafeBytes { text.append($0) }
         #expect(Diagnostic(.schema, written: text).message == "a\u{FFFD}b")
         text.clear()
+        [UInt8(0x61), 0, 0x62].withUnsafeBytes { text.append($0) }
+        #expect(Diagnostic(.schema, written: text).message == "a\\0b")
+        text.clear()
         text.append(String(repeating: "x", count: Diagnostic.maxMessageBytes + 10))
         #expect(Diagnostic(.schema, written: text).message == Diagnostic(.schema, text.string).message)
     }

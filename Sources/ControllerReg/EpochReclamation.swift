@@ -12,7 +12,7 @@ import Darwin
 /// Epoch-based reclamation: lets readers use a published snapshot without locks or reference
 /// counting, and lets writers free a replaced snapshot once no reader can still see it.
 ///
-/// Each thread has a reader record (its own cache line) holding the global epoch it entered at,
+/// Each thread has a reader record (on cache lines no other thread writes) holding the global epoch it entered at,
 /// or 0 when outside. The record also carries the thread's `CreateThread` (create nesting depth and
 /// stack bound), so a create finds both with one thread-local lookup. A writer retires the old snapshot under the epoch current at the swap,
 /// advances the epoch, and frees what was retired before the oldest active reader entered.
@@ -23,13 +23,30 @@ enum Epoch {
     /// One thread's reader state; records are reused after their thread exits, never freed.
     // @unchecked: `thread` is touched only by the thread that holds the record; the rest are
     // atomics (`active` written only by that thread).
+    // Every create writes its thread's `active` and `thread.pointee.depth`. Neither may share a
+    // cache line with anything another thread writes, or two threads' creates keep taking the
+    // line from each other (false sharing): `active` has 48 bytes of padding before it (so it sits
+    // 64 bytes past the object's start, away from whatever the allocator put just before) and 64
+    // after it; the `CreateThread` has a block of whole 128-byte lines to itself (128: the pair
+    // of lines x86 prefetches together).
     final class ReaderRecord: @unchecked Sendable {
+        private var leadingPadding: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0)
         let active = Atomic<UInt64>(0)
         let inUse = Atomic<Bool>(true)
         /// The holding thread's create record (set up again for each thread that takes the record).
-        let thread: UnsafeMutablePointer<CreateThread> = .allocate(capacity: 1)
-        // Keeps two records off one cache line.
+        let thread: UnsafeMutablePointer<CreateThread> = ReaderRecord.allocateThreadBlock()
         private var padding: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+
+        /// Bytes of the block a `CreateThread` lives in, and its alignment.
+        static let threadBlockLine = 128
+
+        /// Uninitialised room for one `CreateThread`, alone on its cache lines.
+        private static func allocateThreadBlock() -> UnsafeMutablePointer<CreateThread> {
+            let line = threadBlockLine
+            let size = (MemoryLayout<CreateThread>.stride + line - 1) / line * line
+            return UnsafeMutableRawPointer.allocate(byteCount: size, alignment: line)
+                .bindMemory(to: CreateThread.self, capacity: 1)
+        }
     }
 
     /// Owns each thread's record for its lifetime: its destructor gives the record back when the

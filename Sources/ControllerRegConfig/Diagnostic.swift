@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// One problem found in a config or an API call: a code, a message a person can act on, and where.
 public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
     /// What kind of problem this is.
@@ -22,12 +30,35 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
     /// it) keeps its first and last parts around a note of how much was left out.
     public static let maxMessageBytes = 4096
 
-    /// Creates a diagnostic (a message longer than `maxMessageBytes` is shortened in the middle).
+    /// Creates a diagnostic (a message longer than `maxMessageBytes` is shortened in the middle; a
+    /// NUL byte in it, from a name it quotes, is written `\0`).
     public init(_ code: ErrorCode, _ message: String, at location: SourceLocation? = nil, suggestion: String? = nil) {
         self.code = code
-        self.message = Diagnostic.capped(message)
+        self.message = Diagnostic.capped(Diagnostic.withoutNul(message))
         self.location = location
         self.suggestion = suggestion
+    }
+
+    /// `message` with each NUL byte written as the two characters `\0`, so a reader of C strings
+    /// (`cr_last_error_message`, `cr_problem.message`) sees the whole message, not the part before
+    /// a NUL in a quoted name (`entry name 'A\0B' contains a NUL byte`).
+    static func withoutNul(_ message: String) -> String {
+        let found =
+            message.utf8.withContiguousStorageIfAvailable { b in
+                b.count > 0 && memchr(b.baseAddress!, 0, b.count) != nil
+            } ?? message.utf8.contains(0)
+        guard found else { return message }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(message.utf8.count + 8)
+        for byte in message.utf8 {
+            if byte == 0 {
+                bytes.append(UInt8(ascii: "\\"))
+                bytes.append(UInt8(ascii: "0"))
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// `message` itself, or its first and last parts when it is longer than `maxMessageBytes`

@@ -305,6 +305,34 @@ struct CreatePathTests {
         #expect(Epoch.records.withLock { $0.count } < before + 25)
     }
 
+    /// Each create writes its thread's `CreateThread` (the nesting depth): threads creating at the
+    /// same time have theirs on lines of their own, or their creates slow each other down through
+    /// the shared cache line (false sharing).
+    @Test func threadsCreatingTogetherWriteNoCommonCacheLine() throws {
+        let r = Registry()
+        try registerWidgets(r, ["W"])
+        try r.load(text: "Leaf: W")
+        let arrived = Atomic<Int>(0)
+        let blocks = Mutex<[UInt]>([])
+        let threads = (0..<4).map { _ in
+            Thread {
+                _ = try? r.create("Leaf", as: Widget.self)
+                blocks.withLock { $0.append(UInt(bitPattern: CreateNesting.current)) }
+                arrived.add(1, ordering: .relaxed)
+                while arrived.load(ordering: .relaxed) < 4 { sched_yield() }
+            }
+        }
+        for t in threads { t.join() }
+        let line = UInt(Epoch.ReaderRecord.threadBlockLine)
+        let found = blocks.withLock { $0 }
+        #expect(found.count == 4)
+        for address in found {
+            #expect(address % line == 0)
+            #expect(UInt(MemoryLayout<CreateThread>.stride) <= line)
+        }
+        #expect(Set(found.map { $0 / line }).count == 4)
+    }
+
     /// Leaf arguments (transient entries without dependencies, built on the create path's shortcut)
     /// fail exactly as any other argument: a failing callback names the class, the entry and the
     /// path, and what was built before it is destroyed; a leaf whose class is not registered, and

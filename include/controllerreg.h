@@ -46,7 +46,8 @@
  *   the old or the new configuration of a concurrent load or registration, never half of one.
  *   Loads and registrations on one registry are serialised. A create callback may itself call
  *   cr_create / cr_registry_create (re-entrancy), load configs or register classes.
- *   cr_registry_free must not race with other calls on the same registry.
+ *   cr_registry_free must not race with other calls on the same registry, nor be called from a
+ *   callback the registry (or a child of it) is running: a create in progress still uses it.
  *   Values (cr_value) are not synchronised: do not modify one from two threads at once.
  *
  * LOADING WITH dlopen

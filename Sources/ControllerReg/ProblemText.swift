@@ -1,5 +1,13 @@
 import ControllerRegConfig
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The words of the problems a load reports by the thousand (a reference to no entry, a wrong
 /// value in every entry), written into one reused `TextBuffer` from their pieces' bytes, no
 /// interpolation of pieces; the diagnostic keeps the bytes (`Diagnostic(_:written:)`), no `String`. The wording is the same as everywhere else
@@ -104,6 +112,44 @@ enum ProblemText {
         text.append(key)
         text.append(DependencyRule.misspeltWords)
         text.append(form.example)
+    }
+
+    /// The problem of a use `DependencyRule.problems(of:)` reports for a reference, provider or
+    /// optional reference whose name is empty, a literal (a form's) or holds a NUL byte, in its
+    /// words, written into `text`; false when the name is sound.
+    static func flawedUse(
+        _ tag: DefinitionCoding.ValueTag, name: UnsafeBufferPointer<UInt8>, entry: UnsafeBufferPointer<UInt8>,
+        key: UnsafeBufferPointer<UInt8>, into text: TextBuffer
+    ) -> Bool {
+        let empty = name.count == 0
+        let literal = !empty && tag != .reference && name[0] == DependencyRule.literalMark
+        let nul = !empty && !literal && memchr(name.baseAddress!, 0, name.count) != nil
+        guard empty || literal || nul else { return false }
+        text.clear()
+        writePlace(entry: entry, key: key, into: text)
+        if tag == .reference {
+            if empty {
+                text.append("an empty string is not an entry name; write \"@\" for an empty literal string")
+            } else {
+                text.append("reference '")
+                text.append(name)
+                text.append("' contains a NUL byte")
+            }
+            return true
+        }
+        text.append(tag == .provider ? "Provider" : "Optional")
+        if empty {
+            text.append(" must name an entry (a non-empty string), found an empty string")
+        } else if literal {
+            text.append(" must name an entry, not a literal ('")
+            text.append(name)
+            text.append("')")
+        } else {
+            text.append(" '")
+            text.append(name)
+            text.append("' contains a NUL byte")
+        }
+        return true
     }
 
     /// The pieces one after another: one allocation and a copy per piece (string interpolation

@@ -133,9 +133,40 @@ struct Transaction {
         // accepted lists (only entries that use it: none in most loads).
         var resolved: [Int: [Dependency]] = [:]
         var environmentOf: [Int: EnvironmentLookup] = [:]
+        // Records rejected by the quick check below, by name (not reported again as missing).
+        var rejectedStaged: StagedNameIndex?
+        defer { rejectedStaged?.free() }
+        // The uses a quick check reads, and where its messages are written.
+        var checkedUses: [DefinitionCoding.CheckedUse] = []
+        var checkText: TextBuffer?
+        var checkFile = DefinitionCoding.FileName()
         for k in 0..<stagedCount {
             let summary = growing.summaries[k]
-            if summary.mayHaveProblems {
+            var checkedQuickly = false
+            if summary.mayHaveProblems && !summary.headMayHaveProblems && !summary.usesEnvironment {
+                // Most flawed records: names of uses written straight as dependency values, checked
+                // where they lie in the record, their messages written from their bytes.
+                checkedUses.removeAll(keepingCapacity: true)
+                if DefinitionCoding.simpleCheckedUses(
+                    growing.arena, at: growing.records[k], file: &checkFile, into: &checkedUses)
+                {
+                    checkedQuickly = true
+                    let before = diagnostics.count
+                    let entry = growing.nameBytes(k)
+                    for use in checkedUses {
+                        let text = ProblemText.buffer(&checkText)
+                        if ProblemText.flawedUse(use.tag, name: use.name, entry: entry, key: use.key, into: text) {
+                            diagnostics.append(Diagnostic(.schema, written: text, at: use.location))
+                        }
+                    }
+                    if diagnostics.count > before {
+                        if rejectedStaged == nil { rejectedStaged = StagedNameIndex(capacity: stagedCount) }
+                        _ = rejectedStaged!.find(entry, hash: growing.nameHashes[k], staged: growing, orInsert: k)
+                        continue
+                    }
+                }
+            }
+            if summary.mayHaveProblems && !checkedQuickly {
                 // The full checks, on the decoded definition (rare: a name that may be flawed, an
                 // environment value, a value nesting near the ceiling).
                 let before = diagnostics.count
@@ -329,6 +360,10 @@ struct Transaction {
                             .missingReference, "cannot remove '\(name)': entry '\(def.name)' refers to it",
                             at: def.location))
                 } else if !namesIncomplete && (rejected.isEmpty || !rejected.contains(String(decoding: nameBytes, as: UTF8.self)))
+                    && (rejectedStaged == nil
+                        || rejectedStaged!.find(
+                            nameBytes, hash: NameTable.hash(nameBytes.baseAddress ?? emptyKey, nameBytes.count), staged: staged)
+                            == nil)
                 {
                     // The key and place read from the record (the definition is not decoded), the
                     // message written from their bytes.

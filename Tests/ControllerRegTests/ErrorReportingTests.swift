@@ -247,6 +247,31 @@ struct ErrorReportingTests {
         }
     }
 
+    @Test func aFlawedUseIsReportedOnceInTheWordsOfEveryDoor() {
+        // Checked where it lies in the record (the quick check) and from code (the decoded one).
+        let e = expectError {
+            try Registry().load(
+                text:
+                    "E1: {ClassName: C, Dependencies: {p: {Provider: \"@X\"}, o: {Optional: \"\"}}}\nE2: {ClassName: C, Dependencies: {r: E1}}"
+            )
+        }
+        #expect(
+            e?.diagnostics.map(\.message) == [
+                "entry 'E1', key 'p': Provider must name an entry, not a literal ('@X')",
+                "entry 'E1', key 'o': Optional must name an entry (a non-empty string), found an empty string",
+            ])
+        let registry = Registry()
+        let fromCode = expectError {
+            try registry.add([
+                EntryDefinition(
+                    name: "E1", className: "C",
+                    dependencies: [Dependency(key: "p", value: .provider("@X", at: nil))])
+            ])
+        }
+        #expect(
+            fromCode?.diagnostics.map(\.message) == ["entry 'E1', key 'p': Provider must name an entry, not a literal ('@X')"])
+    }
+
     @Test func aManyProblemDescriptionIsEveryProblemOnItsLine() {
         var lines = (0..<300).map { "E\($0): {ClassName: C, Dependencies: {a: Nowhere\($0)}}" }
         lines[7] = "E7: {ClassName: C, Bogus: 1}"

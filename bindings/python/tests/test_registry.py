@@ -406,15 +406,23 @@ def _run(code: str, cwd: Path, **env: str) -> "subprocess.CompletedProcess[str]"
     return subprocess.run([sys.executable, "-c", code], env=environ, cwd=cwd, capture_output=True, text=True)
 
 
-def test_subinterpreter_import_is_refused() -> None:
+def test_subinterpreters_are_refused() -> None:
     # Factories take the GIL with PyGILState_Ensure, which only knows the main interpreter: in a
-    # subinterpreter the first create waited forever. The import there now fails at once.
+    # subinterpreter the first create waited forever. The import (or Registry()) there now fails.
     names = [m for m in ("_interpreters", "_xxsubinterpreters") if importlib.util.find_spec(m) is not None]
     if not names:
         pytest.skip("no subinterpreter module in this Python")
+    # Both orders: the package imported in the main interpreter first (a subinterpreter then gets
+    # a copy of the module without running its initialisation), and not.
+    for first in ("import controllerreg", ""):
+        _subinterpreter_refuses(names[0], first)
+
+
+def _subinterpreter_refuses(module: str, first: str) -> None:
     script = textwrap.dedent(
         f"""
-        import {names[0]} as interpreters
+        {first}
+        import {module} as interpreters
         code = (
             "import controllerreg\\n"
             "r = controllerreg.Registry()\\n"

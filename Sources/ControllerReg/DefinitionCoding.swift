@@ -978,9 +978,24 @@ enum DefinitionCoding {
         for _ in 0..<Int(r.varint()) {
             let key = r.stringBytes()
             let keyPlace = place.read(&r) ? place : nil
-            var found: PlaceCursor??
-            findEdge(r.tag(), &r, &place, ordinal: ordinal, seen: &seen, found: &found)
-            if let f = found { return (key, (f ?? keyPlace).map { $0.location(&file) }) }
+            let tag = r.tag()
+            // Scalars and uses written straight as a dependency's value (most of them) read here;
+            // lists, maps and the rest by `findEdge`.
+            switch tag {
+            case .null, .false, .true: continue
+            case .int: r.skipVarint()
+            case .double: r.position += 8
+            case .string: r.skipString()
+            case .reference, .provider, .optional, .taggedString:
+                r.skipString()
+                let own = place.read(&r)
+                if seen == ordinal { return (key, (own ? place : keyPlace).map { $0.location(&file) }) }
+                seen += 1
+            default:
+                var found: PlaceCursor??
+                findEdge(tag, &r, &place, ordinal: ordinal, seen: &seen, found: &found)
+                if let f = found { return (key, (f ?? keyPlace).map { $0.location(&file) }) }
+            }
         }
         return (UnsafeBufferPointer(start: nil, count: 0), nil)
     }
@@ -993,6 +1008,7 @@ enum DefinitionCoding {
         var column = 0
 
         /// Reads the next place; false when none is written (the cursor stays as it was).
+        @inline(__always)
         mutating func read(_ r: inout DefinitionReader) -> Bool {
             let v = r.varint()
             if v == 0 { return false }

@@ -169,16 +169,20 @@ public struct ValueRef: @unchecked Sendable {
     /// one found and tries it first: a host reading its arguments in the order they were declared
     /// compares one key per lookup. Any other key (or map) takes the search in slot order.
     @inlinable @inline(__always) package func value(forCKey key: UnsafePointer<CChar>) -> ValueRef? {
-        guard kind == .map, let slots = pointer.pointee.mapSlots else { return nil }
         let k = UnsafeRawPointer(key).assumingMemoryBound(to: UInt8.self)
         if pointer.pointee.flags & RawValue.Flags.lookupHint != 0 {
+            // Only `RawValue.argumentsMap` sets the flag: a map, with slots whenever it has any.
             let hint = RawValue.lookupHint(pointer)
             let h = Int(hint.pointee.load(ordering: .relaxed))
-            if h < Int(pointer.pointee.count), slots[h].keyEquals(cString: k) {
-                hint.pointee.store(UInt16(truncatingIfNeeded: h &+ 1), ordering: .relaxed)
-                return ValueRef.valueOf(slots + h)
+            if h < Int(pointer.pointee.count) {
+                let slot = pointer.pointee.mapSlots.unsafelyUnwrapped + h
+                if slot.pointee.keyEquals(cString: k) {
+                    hint.pointee.store(UInt16(truncatingIfNeeded: h &+ 1), ordering: .relaxed)
+                    return ValueRef.valueOf(slot)
+                }
             }
         }
+        guard kind == .map, let slots = pointer.pointee.mapSlots else { return nil }
         return search(cKey: k, slots)
     }
 

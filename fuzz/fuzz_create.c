@@ -85,8 +85,15 @@ static void *token_create(const cr_value *args, void *user_data) {
     walk_args(args, 0, NULL);
     ncreates++;
     if (fail_mode && ncreates % (unsigned)fail_mode == 0) {
-        /* Failing: the registry destroys what it built for this create; we keep nothing. Providers
-         * are ours even so (see controllerreg.h): free them. */
+        /* Failing: the registry destroys what it built for this create and we did not read. The
+         * objects and providers walk_args read above are ours even so (controllerreg.h,
+         * OWNERSHIP: reading takes them, even if the callback then fails): gather them into a
+         * token and destroy it (providers go to the pending list, freed after the create). */
+        token *taken = calloc(1, sizeof *taken);
+        CHECK(!(!taken));
+        taken->magic = TOKEN_MAGIC;
+        walk_args(args, 0, taken);
+        token_destroy(taken, NULL);
         cr_report_error("fuzz: refusing");
         return NULL;
     }

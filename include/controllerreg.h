@@ -46,8 +46,15 @@
  *   the old or the new configuration of a concurrent load or registration, never half of one.
  *   Loads and registrations on one registry are serialised. A create callback may itself call
  *   cr_create / cr_registry_create (re-entrancy), load configs or register classes.
- *   cr_registry_free must not race with other calls on the same registry.
+ *   cr_registry_free must not race with other calls on the same registry, nor be called from a
+ *   callback the registry (or a child of it) is running: a create in progress still uses it.
  *   Values (cr_value) are not synchronised: do not modify one from two threads at once.
+ *
+ * LOADING WITH dlopen
+ *   The library may be opened with dlopen (it uses ~100 bytes of the static TLS space glibc keeps
+ *   for such libraries). dlclose never unloads it (it is linked -z nodelete): threads that used it
+ *   release their per-thread records when they exit, whenever that is. A later dlopen gets the same
+ *   library, with its state (cr_shared() included).
  */
 #ifndef CONTROLLERREG_H
 #define CONTROLLERREG_H
@@ -238,7 +245,9 @@ typedef enum {
     CR_LIMIT_NODES = 2,           /**< most values in one config, aliases expanded (default 16 Mi) */
     CR_LIMIT_STRING_BYTES = 3,    /**< longest string or key in a config, and longest name given to a
                                        function, in bytes (default 16 MiB) */
-    CR_LIMIT_ALIAS_EXPANSION = 4, /**< most values YAML aliases may add (default 100,000) */
+    CR_LIMIT_ALIAS_EXPANSION = 4, /**< most values YAML aliases, or the copies of a binary plist's shared
+                                       containers (objects referenced more than once), may add
+                                       (default 100,000) */
     CR_LIMIT_ENTRIES = 5,         /**< most entries in the registry (default 10,000,000) */
     CR_LIMIT_CREATE_DEPTH = 6     /**< deepest chain of references one create builds (default 256) */
 } cr_limit;

@@ -1092,11 +1092,69 @@ enum DefinitionCoding {
         for _ in 0..<Int(r.varint()) {
             let key = r.stringBytes()
             let keyPlace = place.read(&r) ? place : nil
-            var found: PlaceCursor??
-            findEdge(r.tag(), &r, &place, ordinal: ordinal, seen: &seen, found: &found)
-            if let f = found { return (key, (f ?? keyPlace).map { $0.location(&file) }) }
+            let tag = r.tag()
+            // Scalars and uses written straight as a dependency's value (most of them) read here;
+            // lists, maps and the rest by `findEdge`.
+            switch tag {
+            case .null, .false, .true: continue
+            case .int: r.skipVarint()
+            case .double: r.position += 8
+            case .string: r.skipString()
+            case .reference, .provider, .optional, .taggedString:
+                r.skipString()
+                let own = place.read(&r)
+                if seen == ordinal { return (key, (own ? place : keyPlace).map { $0.location(&file) }) }
+                seen += 1
+            default:
+                var found: PlaceCursor??
+                findEdge(tag, &r, &place, ordinal: ordinal, seen: &seen, found: &found)
+                if let f = found { return (key, (f ?? keyPlace).map { $0.location(&file) }) }
+            }
         }
         return (UnsafeBufferPointer(start: nil, count: 0), nil)
+    }
+
+    /// A use of an entry written straight as a dependency's value (`Name`, `{Provider: Name}`,
+    /// `{Optional: Name}`), read in place for the flawed-record check: its kind, its dependency's
+    /// key, the name, and where it is (its own place, else its key's, else its entry's).
+    struct CheckedUse {
+        var tag: ValueTag
+        var key: UnsafeBufferPointer<UInt8>
+        var name: UnsafeBufferPointer<UInt8>
+        var location: SourceLocation?
+    }
+
+    /// The uses of the record at `offset` that `Transaction.check` would check, appended to `uses`,
+    /// when every dependency is a scalar, a literal string, an integer tag or such a use; false
+    /// (with `uses` partly filled) when one is anything else (a list, map, string tag, template or
+    /// environment value): those records are checked from their decoded values.
+    static func simpleCheckedUses(
+        _ arena: DefinitionArena, at offset: Int, file: inout FileName, into uses: inout [CheckedUse]
+    ) -> Bool {
+        var r = DefinitionReader(arena, at: offset)
+        var place = PlaceCursor()
+        let entryPlace = skipHeader(&r) & Flag.location != 0 && place.read(&r) ? place : nil
+        for _ in 0..<Int(r.varint()) {
+            let key = r.stringBytes()
+            let keyPlace = place.read(&r) ? place : entryPlace
+            let tag = r.tag()
+            switch tag {
+            case .null, .false, .true: continue
+            case .int: r.skipVarint()
+            case .double: r.position += 8
+            case .string: r.skipString()
+            case .taggedInt:
+                _ = r.signed()
+                _ = place.read(&r)
+            case .reference, .provider, .optional:
+                let name = r.stringBytes()
+                let at = place.read(&r) ? place : keyPlace
+                uses.append(CheckedUse(tag: tag, key: key, name: name, location: at.map { $0.location(&file) }))
+            default:
+                return false
+            }
+        }
+        return true
     }
 
     /// A place read from a record as numbers and the file's bytes (the reading `PlaceReader`
@@ -1107,6 +1165,7 @@ enum DefinitionCoding {
         var column = 0
 
         /// Reads the next place; false when none is written (the cursor stays as it was).
+        @inline(__always)
         mutating func read(_ r: inout DefinitionReader) -> Bool {
             let v = r.varint()
             if v == 0 { return false }

@@ -151,14 +151,14 @@ public enum EntryDecoder {
 
         /// `Field of entry 'E' must be ..., found K` for the entry being decoded, `node` the value.
         mutating func failField(_ field: StaticString, _ rule: StaticString, _ node: Int) {
-            let message = ProblemText.entryField(
-                field, of: bytes(currentEntryNode), rule, found: kindName(node), into: text())
-            fail(.schema, message, node)
+            ProblemText.entryField(field, of: bytes(currentEntryNode), rule, found: kindName(node), into: text())
+            failWritten(.schema, node)
         }
 
-        /// A problem inside the dependency being decoded: `entry 'E', key 'K': problem`.
-        mutating func dependencyMessage(_ problem: String) -> String {
+        /// A problem inside the dependency being decoded, at `node`: `entry 'E', key 'K': problem`.
+        mutating func failInDependency(_ code: ErrorCode, _ problem: String, _ node: Int, suggestion: String? = nil) {
             ProblemText.inDependency(entry: bytes(currentEntryNode), key: bytes(currentKeyNode), problem, into: text())
+            failWritten(code, node, suggestion: suggestion)
         }
         var currentKey: String { doc.string(at: currentKeyNode) }
 
@@ -196,6 +196,12 @@ public enum EntryDecoder {
 
         mutating func fail(_ code: ErrorCode, _ message: String, _ node: Int, suggestion: String? = nil) {
             diagnostics.append(Diagnostic(code, message, at: doc.location(of: node), suggestion: suggestion))
+        }
+
+        /// `fail` with the message just written in `text()` (kept without a `String`).
+        mutating func failWritten(_ code: ErrorCode, _ node: Int, suggestion: String? = nil) {
+            let location = doc.location(of: node)
+            diagnostics.append(Diagnostic(code, written: text(), at: location, suggestion: suggestion))
         }
 
         /// The kind of a node as a value kind.
@@ -348,9 +354,8 @@ public enum EntryDecoder {
                         suggestion = Suggestions.closest(to: key, in: EntryDecoder.entryKeys)
                         lastUnknownKey = (key, suggestion)
                     }
-                    let message = ProblemText.unknownEntryKey(
-                        bytes(k), in: bytes(currentEntryNode), suggestion: suggestion, into: text())
-                    fail(.schema, message, k, suggestion: suggestion)
+                    ProblemText.unknownEntryKey(bytes(k), in: bytes(currentEntryNode), suggestion: suggestion, into: text())
+                    failWritten(.schema, k, suggestion: suggestion)
                     ok = false
                 }
             }
@@ -459,16 +464,16 @@ public enum EntryDecoder {
                 return nil
             case .misspelt(let key, let form):
                 let k = pairs.first { doc.string(at: $0.key) == key }!.key
-                let message = ProblemText.misspeltForm(
+                ProblemText.misspeltForm(
                     key: key, form: form, entry: bytes(currentEntryNode), dependency: bytes(currentKeyNode), into: text())
-                fail(.schema, message, k, suggestion: form.rawValue)
+                failWritten(.schema, k, suggestion: form.rawValue)
                 return .some(nil)
             case .form(.env):
                 return decodeEnvForm(node)
             case .form(let form):
                 let target = pairs.first { doc.string(at: $0.key) == form.rawValue }!.value
                 if let problem = DependencyRule.formProblem(form, keyCount: pairs.count, targetKind: valueKind(target)) {
-                    fail(.schema, dependencyMessage(problem), pairs.count == 1 + form.extraKeys.count ? target : node)
+                    failInDependency(.schema, problem, pairs.count == 1 + form.extraKeys.count ? target : node)
                     return .some(nil)
                 }
                 if nodes[target].kind == .int {
@@ -490,9 +495,7 @@ public enum EntryDecoder {
                 return .env(value)
             case .failure(let problem):
                 let pair = pairs[problem.pair]
-                fail(
-                    .schema, dependencyMessage(problem.message), problem.atKey ? pair.key : pair.value,
-                    suggestion: problem.suggestion)
+                failInDependency(.schema, problem.message, problem.atKey ? pair.key : pair.value, suggestion: problem.suggestion)
                 return .some(nil)
             }
         }

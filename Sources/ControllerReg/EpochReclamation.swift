@@ -128,16 +128,18 @@ enum Epoch {
 /// registry's lock) publish a new one and free old ones when safe.
 // @unchecked: `current` is atomic; `retired` is touched only under the registry's writer lock.
 final class SnapshotCell: @unchecked Sendable {
-    private let current: Atomic<UnsafeMutableRawPointer>
+    /// The current snapshot's address (an integer: an atomic pointer is decoded with a null check
+    /// and a trap on every read; this one is never 0).
+    private let current: Atomic<UInt>
     /// Replaced snapshots with the epoch of their replacement; touched only under the writer lock.
     private var retired: [(UnsafeMutableRawPointer, UInt64)] = []
 
     init(_ initial: Snapshot) {
-        current = Atomic(Unmanaged.passRetained(initial).toOpaque())
+        current = Atomic(UInt(bitPattern: Unmanaged.passRetained(initial).toOpaque()))
     }
 
     deinit {
-        Unmanaged<Snapshot>.fromOpaque(current.load(ordering: .acquiring)).release()
+        SnapshotCell.snapshot(at: current.load(ordering: .acquiring)).release()
         for (p, _) in retired { Unmanaged<Snapshot>.fromOpaque(p).release() }
     }
 
@@ -147,7 +149,7 @@ final class SnapshotCell: @unchecked Sendable {
         let record = Epoch.enter()
         defer { Epoch.exit(record) }
         let p = current.load(ordering: .sequentiallyConsistent)
-        return Unmanaged<Snapshot>.fromOpaque(p)._withUnsafeGuaranteedRef { body($0) }
+        return SnapshotCell.snapshot(at: p)._withUnsafeGuaranteedRef { body($0) }
     }
 
     /// `read`, also passing the calling thread's create record (found with the same lookup).
@@ -157,18 +159,27 @@ final class SnapshotCell: @unchecked Sendable {
         defer { Epoch.exit(record) }
         let p = current.load(ordering: .sequentiallyConsistent)
         let thread = record.0._withUnsafeGuaranteedRef { $0.thread }
-        return Unmanaged<Snapshot>.fromOpaque(p)._withUnsafeGuaranteedRef { body($0, thread) }
+        return SnapshotCell.snapshot(at: p)._withUnsafeGuaranteedRef { body($0, thread) }
     }
 
     /// The current snapshot, retained (writers only, under the writer lock).
-    var snapshot: Snapshot { Unmanaged<Snapshot>.fromOpaque(current.load(ordering: .acquiring)).takeUnretainedValue() }
+    var snapshot: Snapshot { SnapshotCell.snapshot(at: current.load(ordering: .acquiring)).takeUnretainedValue() }
+
+    /// The snapshot at `address` (a value of `current`, never 0).
+    @inline(__always)
+    private static func snapshot(at address: UInt) -> Unmanaged<Snapshot> {
+        Unmanaged<Snapshot>.fromOpaque(UnsafeRawPointer(bitPattern: address).unsafelyUnwrapped)
+    }
 
     /// Publishes `next` and frees retired snapshots no reader can see. Call under the writer lock.
     /// Returns the epoch the replaced snapshot was retired under: what only it held is unreachable
     /// once `Epoch.oldestActive()` is above that epoch.
     @discardableResult
     func publish(_ next: Snapshot) -> UInt64 {
-        let old = current.exchange(Unmanaged.passRetained(next).toOpaque(), ordering: .sequentiallyConsistent)
+        let old = UnsafeMutableRawPointer(
+            bitPattern: current.exchange(
+                UInt(bitPattern: Unmanaged.passRetained(next).toOpaque()), ordering: .sequentiallyConsistent)
+        ).unsafelyUnwrapped
         let epoch = Epoch.global.add(1, ordering: .sequentiallyConsistent).oldValue
         retired.append((old, epoch))
         let oldest = Epoch.oldestActive()

@@ -1,8 +1,16 @@
 import ControllerRegConfig
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The words of the problems a load reports by the thousand (a reference to no entry, a wrong
-/// value in every entry), written into one reused `TextBuffer` from their pieces' bytes: one
-/// `String` per message, no interpolation of pieces. The wording is the same as everywhere else
+/// value in every entry), written into one reused `TextBuffer` from their pieces' bytes, no
+/// interpolation of pieces; the diagnostic keeps the bytes (`Diagnostic(_:written:)`), no `String`. The wording is the same as everywhere else
 /// the same problem is reported (tests compare it).
 enum ProblemText {
     /// The buffer in `slot`, made at its first use (most loads write no message).
@@ -25,9 +33,9 @@ enum ProblemText {
     /// `entry 'E', key 'K': no entry named 'N' (did you mean 'S'?)`, or without a suggestion
     /// `...; if this is text, write "@N"`.
     static func missingReference(
-        entry: UnsafeBufferPointer<UInt8>, key: UnsafeBufferPointer<UInt8>, name: String, suggestion: String?,
+        entry: UnsafeBufferPointer<UInt8>, key: UnsafeBufferPointer<UInt8>, name: UnsafeBufferPointer<UInt8>, suggestion: String?,
         into text: TextBuffer
-    ) -> String {
+    ) {
         text.clear()
         writePlace(entry: entry, key: key, into: text)
         text.append("no entry named '")
@@ -40,7 +48,6 @@ enum ProblemText {
             text.append(name)
             text.append(byte: UInt8(ascii: "\""))
         }
-        return text.string
     }
 
     /// ` (did you mean 'S'?)`: `Suggestions.hint` written in place.
@@ -54,7 +61,7 @@ enum ProblemText {
     /// `Field of entry 'E' must be ..., found K` (a key of an entry map holding the wrong kind).
     static func entryField(
         _ field: StaticString, of entry: UnsafeBufferPointer<UInt8>, _ rule: StaticString, found: String, into text: TextBuffer
-    ) -> String {
+    ) {
         text.clear()
         text.append(field)
         text.append(" of entry '")
@@ -63,13 +70,12 @@ enum ProblemText {
         text.append(rule)
         text.append(", found ")
         text.append(found)
-        return text.string
     }
 
     /// `unknown key 'K' in entry 'E' (did you mean 'S'?); allowed keys are ...`.
     static func unknownEntryKey(
         _ key: UnsafeBufferPointer<UInt8>, in entry: UnsafeBufferPointer<UInt8>, suggestion: String?, into text: TextBuffer
-    ) -> String {
+    ) {
         text.clear()
         text.append("unknown key '")
         text.append(key)
@@ -79,7 +85,6 @@ enum ProblemText {
         writeHint(suggestion, into: text)
         text.append("; allowed keys are ")
         text.append(allowedEntryKeys)
-        return text.string
     }
 
     /// The keys an entry map may have, as messages list them.
@@ -89,11 +94,10 @@ enum ProblemText {
     /// transaction uses for the same problem from another door).
     static func inDependency(
         entry: UnsafeBufferPointer<UInt8>, key: UnsafeBufferPointer<UInt8>, _ problem: String, into text: TextBuffer
-    ) -> String {
+    ) {
         text.clear()
         writePlace(entry: entry, key: key, into: text)
         text.append(problem)
-        return text.string
     }
 
     /// `entry 'E', key 'K': 'provider' is not a dependency form: ...`: the place and
@@ -101,14 +105,51 @@ enum ProblemText {
     static func misspeltForm(
         key: String, form: DependencyRule.Form, entry: UnsafeBufferPointer<UInt8>, dependency: UnsafeBufferPointer<UInt8>,
         into text: TextBuffer
-    ) -> String {
+    ) {
         text.clear()
         writePlace(entry: entry, key: dependency, into: text)
         text.append(byte: UInt8(ascii: "'"))
         text.append(key)
         text.append(DependencyRule.misspeltWords)
         text.append(form.example)
-        return text.string
+    }
+
+    /// The problem of a use `DependencyRule.problems(of:)` reports for a reference, provider or
+    /// optional reference whose name is empty, a literal (a form's) or holds a NUL byte, in its
+    /// words, written into `text`; false when the name is sound.
+    static func flawedUse(
+        _ tag: DefinitionCoding.ValueTag, name: UnsafeBufferPointer<UInt8>, entry: UnsafeBufferPointer<UInt8>,
+        key: UnsafeBufferPointer<UInt8>, into text: TextBuffer
+    ) -> Bool {
+        let empty = name.count == 0
+        let literal = !empty && tag != .reference && name[0] == DependencyRule.literalMark
+        let nul = !empty && !literal && memchr(name.baseAddress!, 0, name.count) != nil
+        guard empty || literal || nul else { return false }
+        text.clear()
+        writePlace(entry: entry, key: key, into: text)
+        if tag == .reference {
+            if empty {
+                text.append("an empty string is not an entry name; write \"@\" for an empty literal string")
+            } else {
+                text.append("reference '")
+                text.append(name)
+                text.append("' contains a NUL byte")
+            }
+            return true
+        }
+        text.append(tag == .provider ? "Provider" : "Optional")
+        if empty {
+            text.append(" must name an entry (a non-empty string), found an empty string")
+        } else if literal {
+            text.append(" must name an entry, not a literal ('")
+            text.append(name)
+            text.append("')")
+        } else {
+            text.append(" '")
+            text.append(name)
+            text.append("' contains a NUL byte")
+        }
+        return true
     }
 
     /// The pieces one after another: one allocation and a copy per piece (string interpolation

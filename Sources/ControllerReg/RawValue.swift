@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -20,6 +22,8 @@ import Darwin
     @usableFromInline package var kind: UInt8
     /// `RawValue.Flags` bits.
     @usableFromInline package var flags: UInt8
+    /// For a map with `Flags.lookupHint`: the slot where the next key lookup looks first
+    /// (`ValueRef.value(forCKey:)`); otherwise 0.
     @usableFromInline var reserved: UInt16 = 0
     /// String length in bytes, or element count of a list or map.
     @usableFromInline package var count: UInt32
@@ -45,6 +49,10 @@ import Darwin
         @usableFromInline package static let taken: UInt8 = 32
         /// The flags that make an object or provider someone else's than the receiver's.
         @usableFromInline static let notReceivers: UInt8 = heapRoot | owned | registryOwned | callerOwned | shared
+        /// A map the resolver built in one call's memory for a callback's arguments: its `reserved`
+        /// field is a lookup hint (the slot after the last one found), which lookups may update.
+        /// Maps without it (in compiled plans, or the caller's) are never written to.
+        @usableFromInline package static let lookupHint: UInt8 = 64
     }
 
     @inlinable init(kind: ValueKind, flags: UInt8 = 0, count: UInt32 = 0, a: UInt64 = 0, b: UInt64 = 0) {
@@ -85,6 +93,18 @@ import Darwin
     @inlinable static func borrowedMap(_ p: UnsafePointer<RawMapSlot>?, count: Int) -> RawValue {
         RawValue(kind: .map, count: UInt32(count), a: UInt64(UInt(bitPattern: p)))
     }
+    /// The arguments map of one callback, over slots in that call's memory: a borrowed map whose
+    /// lookups keep a hint in it (`Flags.lookupHint`), so keys read in slot order are found first try.
+    @inlinable static func argumentsMap(_ p: UnsafePointer<RawMapSlot>?, count: Int) -> RawValue {
+        RawValue(kind: .map, flags: Flags.lookupHint, count: UInt32(count), a: UInt64(UInt(bitPattern: p)))
+    }
+    /// The lookup hint of a map with `Flags.lookupHint` (read and written relaxed-atomically: a
+    /// host may read its arguments from several threads while its callback runs).
+    @inlinable static func lookupHint(_ map: UnsafePointer<RawValue>) -> UnsafeMutablePointer<Atomic<UInt16>> {
+        // `reserved` follows `kind` and `flags` (a constant: a key path's offset is not folded here).
+        assert(MemoryLayout<RawValue>.offset(of: \RawValue.reserved) == 2, "RawValue layout changed")
+        return (UnsafeMutableRawPointer(mutating: map) + 2).assumingMemoryBound(to: Atomic<UInt16>.self)
+    }
 
     /// The kind; an unknown byte reads as null.
     @inlinable package var valueKind: ValueKind {
@@ -123,6 +143,20 @@ import Darwin
         self.key = key
         self.keyLength = keyLength
         self.value = value
+    }
+
+    /// Whether the key equals the NUL-terminated `k`: its `keyLength` bytes match and `k` ends
+    /// there. Reads `k` a byte at a time and never past its NUL (a byte is read only after every
+    /// one before it matched a key byte that is not NUL).
+    @inlinable @inline(__always) func keyEquals(cString k: UnsafePointer<UInt8>) -> Bool {
+        let s = key, n = keyLength
+        var j = 0
+        while j < n {
+            let c = k[j]
+            if c != s[j] || c == 0 { return false }
+            j &+= 1
+        }
+        return k[n] == 0
     }
 
     /// Whether the key equals `bytes`.

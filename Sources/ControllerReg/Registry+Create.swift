@@ -137,8 +137,10 @@ extension Registry {
             let index = s.entries.names.find(bytes, length, hash: hash)
             if index >= 0 {
                 // Singleton hit: the built object, with no resolver (what createEntry would return).
+                // A name is in the table only while its entry is live (`EntryTable.names`).
                 let plan = s.entries.plans + index
-                if plan.pointee.lifestyle == .singleton, plan.pointee.live, props == nil || props!.pointee.count == 0,
+                assert(plan.pointee.live, "the name table found a removed entry")
+                if plan.pointee.lifestyle == .singleton, props == nil || props!.pointee.count == 0,
                     let v = Unmanaged<SingletonCell>.fromOpaque(plan.pointee.singletonCell)._withUnsafeGuaranteedRef({
                         $0.value
                     })
@@ -157,7 +159,7 @@ extension Registry {
         _ s: Snapshot, _ thread: UnsafeMutablePointer<CreateThread>, _ index: Int, bytes: UnsafePointer<UInt8>, length: Int,
         hash: UInt64, props: UnsafePointer<RawValue>?, destroyer: UnsafeMutablePointer<Destroyer>?
     ) -> CreateOutcome {
-        if index >= 0, s.entries.plans[index].live {
+        if index >= 0 {
             var resolver = Resolver(
                 snapshot: s, registry: self, maxDepth: maxCreateDepth.load(ordering: .relaxed), thread: thread)
             do throws(CreateFailure) {

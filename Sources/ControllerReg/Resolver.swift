@@ -112,9 +112,9 @@ struct Resolver {
         // The callback gets a borrowed view of the props, never the caller's root itself (which it
         // could otherwise modify or free).
         var view =
-            props.map { RawValue.borrowedMap($0.pointee.mapSlots.map { UnsafePointer($0) }, count: Int($0.pointee.count)) }
+            props.map { RawValue.argumentsMap($0.pointee.mapSlots.map { UnsafePointer($0) }, count: Int($0.pointee.count)) }
             ?? emptyArgumentsMap.pointee
-        let made = withUnsafePointer(to: &view) { v in
+        let made = withUnsafeMutablePointer(to: &view) { v in
             CreateNesting.callingHost(thread, at: depth) { create(UnsafeRawPointer(v), f.context) }
         }
         guard let object = made else {
@@ -346,7 +346,7 @@ struct Resolver {
                         n += 1
                     }
                 }
-                args.initialize(to: .borrowedMap(UnsafePointer(top), count: n))
+                args.initialize(to: .argumentsMap(UnsafePointer(top), count: n))
                 HostFailure.clear()
                 guard
                     let object = CreateNesting.callingHost(

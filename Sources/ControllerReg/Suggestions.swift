@@ -73,6 +73,51 @@ package enum Suggestions {
         return best
     }
 
+    /// Names to suggest among, read in place, each with its letters as bits (`signature`): made
+    /// once for all the problems of one call, so a search skips most names by two bit counts.
+    package struct Candidates {
+        let names: [UnsafeBufferPointer<UInt8>]
+        let signatures: [UInt64]
+
+        /// The candidates `names` (bytes that stay valid while these are used).
+        package init(_ names: [UnsafeBufferPointer<UInt8>]) {
+            self.names = names
+            signatures = names.map { Suggestions.signature(of: $0) }
+        }
+    }
+
+    /// One bit per byte value a word holds (ASCII letters folded to lower case, values folded
+    /// modulo 64). The bytes one word has and another lacks each need an edit, so the larger of
+    /// the two counts of bits set in one signature only is a lower bound of their distance.
+    static func signature(of bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        var bits: UInt64 = 0
+        for b in bytes { bits |= 1 << UInt64(lower(b) & 63) }
+        return bits
+    }
+
+    /// `closest(to:among:candidate:excluding:)` of `candidates`, most of them ruled out by their
+    /// signatures alone.
+    package static func closest(to word: String, in candidates: Candidates, excluding: String? = nil) -> String? {
+        var best: String?
+        withSearch(for: word) { search in
+            let wordBits = signature(of: search.word)
+            candidates.names.withUnsafeBufferPointer { names in
+                candidates.signatures.withUnsafeBufferPointer { signatures in
+                    for i in names.indices {
+                        let bits = signatures[i]
+                        let bound = max((wordBits & ~bits).nonzeroBitCount, (bits & ~wordBits).nonzeroBitCount)
+                        guard let near = search.nearer(names[i], atLeast: bound) else { continue }
+                        let text = String(decoding: names[i], as: UTF8.self)
+                        if text == word || text == excluding { continue }
+                        search.accept(near)
+                        best = text
+                    }
+                }
+            }
+        }
+        return best
+    }
+
     /// Runs `body` with a search for `word`: its pattern table on the stack (2 KiB, no allocation
     /// per call), one scratch buffer for every banded comparison.
     private static func withSearch(for word: String, _ body: (inout Search) -> Void) {
@@ -103,12 +148,14 @@ package enum Suggestions {
 
         /// The candidate's distance and length gap when it would be the best so far (within the
         /// cut-off, nearer than the best, or as near with a nearer length; ties go to the first).
-        mutating func nearer(_ candidate: UnsafeBufferPointer<UInt8>) -> (distance: Int, gap: Int)? {
+        /// `atLeast` is a lower bound of the distance known beforehand (0: none).
+        @inline(__always)
+        mutating func nearer(_ candidate: UnsafeBufferPointer<UInt8>, atLeast bound: Int = 0) -> (distance: Int, gap: Int)? {
             let gap = abs(candidate.count - word.count)
             if gap > limit { return nil }
             // What this candidate must reach to win.
             let cap = bestDistance >= 0 ? min(gap >= bestGap ? bestDistance - 1 : bestDistance, limit) : limit
-            if cap < 0 || gap > cap { return nil }
+            if cap < 0 || gap > cap || bound > cap { return nil }
             let d =
                 pattern.map { $0.distance(to: candidate, cap: cap) }
                 ?? Suggestions.distance(word, candidate, cap: cap, scratch: &scratch)

@@ -133,9 +133,40 @@ struct Transaction {
         // accepted lists (only entries that use it: none in most loads).
         var resolved: [Int: [Dependency]] = [:]
         var environmentOf: [Int: EnvironmentLookup] = [:]
+        // Records rejected by the quick check below, by name (not reported again as missing).
+        var rejectedStaged: StagedNameIndex?
+        defer { rejectedStaged?.free() }
+        // The uses a quick check reads, and where its messages are written.
+        var checkedUses: [DefinitionCoding.CheckedUse] = []
+        var checkText: TextBuffer?
+        var checkFile = DefinitionCoding.FileName()
         for k in 0..<stagedCount {
             let summary = growing.summaries[k]
-            if summary.mayHaveProblems {
+            var checkedQuickly = false
+            if summary.mayHaveProblems && !summary.headMayHaveProblems && !summary.usesEnvironment {
+                // Most flawed records: names of uses written straight as dependency values, checked
+                // where they lie in the record, their messages written from their bytes.
+                checkedUses.removeAll(keepingCapacity: true)
+                if DefinitionCoding.simpleCheckedUses(
+                    growing.arena, at: growing.records[k], file: &checkFile, into: &checkedUses)
+                {
+                    checkedQuickly = true
+                    let before = diagnostics.count
+                    let entry = growing.nameBytes(k)
+                    for use in checkedUses {
+                        let text = ProblemText.buffer(&checkText)
+                        if ProblemText.flawedUse(use.tag, name: use.name, entry: entry, key: use.key, into: text) {
+                            diagnostics.append(Diagnostic(.schema, written: text, at: use.location))
+                        }
+                    }
+                    if diagnostics.count > before {
+                        if rejectedStaged == nil { rejectedStaged = StagedNameIndex(capacity: stagedCount) }
+                        _ = rejectedStaged!.find(entry, hash: growing.nameHashes[k], staged: growing, orInsert: k)
+                        continue
+                    }
+                }
+            }
+            if summary.mayHaveProblems && !checkedQuickly {
                 // The full checks, on the decoded definition (rare: a name that may be flawed, an
                 // environment value, a value nesting near the ceiling).
                 let before = diagnostics.count
@@ -234,7 +265,7 @@ struct Transaction {
         let removedBase = removed
         // The names a suggestion is looked for among, as their bytes where they are stored (made at
         // the first missing reference; nothing is appended to either arena during this step).
-        var allNames: [UnsafeBufferPointer<UInt8>]?
+        var allNames: Suggestions.Candidates?
         // Edges, targets and membership of each accepted entry, by position in `accepted`, in
         // flat arrays (no array per entry); `changedAtList[i]` is that position for entry index i
         // (or -1). Arrays, not dictionaries: no hashing per entry.
@@ -319,41 +350,47 @@ struct Transaction {
                 // fails, or is a reload's intermediate step); edge walks skip it.
                 resolving.targets.append(-1)
                 if resolving.diverged { resolving.edges.append(-1) }
-                let name = staged.text(of: edge)
-                if !removals.isEmpty && removals.contains(name) {
+                // The name's bytes (a `String` only where one is compared or suggested for).
+                let nameBytes = staged.internedBytes(id)
+                if !removals.isEmpty && removals.contains(String(decoding: nameBytes, as: UTF8.self)) {
+                    let name = String(decoding: nameBytes, as: UTF8.self)
                     let def = staged.definition(k)
                     diagnostics.append(
                         Diagnostic(
                             .missingReference, "cannot remove '\(name)': entry '\(def.name)' refers to it",
                             at: def.location))
-                } else if !namesIncomplete && !rejected.contains(name) {
-                    if allNames == nil {
-                        allNames =
-                            (0..<base.count).compactMap { i in
-                                guard base.isLive(i) && !removed.contains(i), let (p, n) = base.names.bytes(at: i) else {
-                                    return nil
-                                }
-                                return UnsafeBufferPointer(start: p, count: n)
-                            }
-                            + acceptedPositions.map { staged.nameBytes($0) }
-                    }
+                } else if !namesIncomplete && (rejected.isEmpty || !rejected.contains(String(decoding: nameBytes, as: UTF8.self)))
+                    && (rejectedStaged == nil
+                        || rejectedStaged!.find(
+                            nameBytes, hash: NameTable.hash(nameBytes.baseAddress ?? emptyKey, nameBytes.count), staged: staged)
+                            == nil)
+                {
                     // The key and place read from the record (the definition is not decoded), the
                     // message written from their bytes.
                     let (key, location) = DefinitionCoding.place(
                         ofEdge: e - first, in: staged.arena, at: staged.records[k], file: &fileName)
-                    let candidates = allNames!
-                    let suggestion =
-                        suggestionsLeft > 0
-                        ? Suggestions.closest(
-                            to: name, among: candidates.count, candidate: { candidates[$0] }, excluding: staged.name(k))
-                        : nil
+                    var suggestion: String?
+                    if suggestionsLeft > 0 {
+                        if allNames == nil {
+                            allNames = Suggestions.Candidates(
+                                (0..<base.count).compactMap { i in
+                                    guard base.isLive(i) && !removed.contains(i), let (p, n) = base.names.bytes(at: i) else {
+                                        return nil
+                                    }
+                                    return UnsafeBufferPointer(start: p, count: n)
+                                }
+                                    + acceptedPositions.map { staged.nameBytes($0) })
+                        }
+                        suggestion = Suggestions.closest(
+                            to: String(decoding: nameBytes, as: UTF8.self), in: allNames!, excluding: staged.name(k))
+                    }
                     suggestionsLeft -= 1
+                    let text = ProblemText.buffer(&messageText)
+                    ProblemText.missingReference(
+                        entry: staged.nameBytes(k), key: key, name: nameBytes, suggestion: suggestion, into: text)
                     diagnostics.append(
                         Diagnostic(
-                            .missingReference,
-                            ProblemText.missingReference(
-                                entry: staged.nameBytes(k), key: key, name: name, suggestion: suggestion,
-                                into: ProblemText.buffer(&messageText)),
+                            .missingReference, written: text,
                             at: location ?? DefinitionCoding.location(staged.arena, at: staged.records[k]),
                             suggestion: suggestion))
                 }

@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -73,7 +75,7 @@ public struct ValueRef: @unchecked Sendable {
     /// The object, if this is one, taken by the receiver: an object built for the receiver
     /// (`CR_OWNER_RECEIVER`) becomes its own for good, and the library no longer destroys it when
     /// the callback returns. Other objects (singletons, props, shared graph objects) are only read.
-    package func takeObject() -> UnsafeMutableRawPointer? {
+    @inlinable @inline(__always) package func takeObject() -> UnsafeMutableRawPointer? {
         guard kind == .object else { return nil }
         take()
         return pointer.pointee.pointerA
@@ -81,7 +83,7 @@ public struct ValueRef: @unchecked Sendable {
 
     /// The provider pointer (an `Unmanaged<Provider>`), if this is one, taken by the receiver like
     /// `takeObject`: the receiver releases it (`cr_provider_free`); one not taken, the library frees.
-    package func takeProvider() -> UnsafeMutableRawPointer? {
+    @inlinable package func takeProvider() -> UnsafeMutableRawPointer? {
         guard kind == .provider else { return nil }
         take()
         return pointer.pointee.pointerA
@@ -89,7 +91,7 @@ public struct ValueRef: @unchecked Sendable {
 
     /// Marks a receiver-owned value as taken. Such values live in the resolver's per-call memory,
     /// which is writable; values of every other owner are left alone.
-    private func take() {
+    @inlinable @inline(__always) func take() {
         if pointer.pointee.flags & RawValue.Flags.notReceivers == 0 {
             UnsafeMutablePointer(mutating: pointer).pointee.flags |= RawValue.Flags.taken
         }
@@ -159,27 +161,52 @@ public struct ValueRef: @unchecked Sendable {
     }
 
     /// The value under a NUL-terminated key, or nil. Compares bytes in place (no `strlen` of the
-    /// key, no `memcmp`): a slot matches when its `keyLength` bytes equal the key's and the key ends
-    /// there (so a slot key with an embedded NUL matches no C string, as with `strlen` + compare).
-    @inlinable package func value(forCKey key: UnsafePointer<CChar>) -> ValueRef? {
-        guard kind == .map, let slots = pointer.pointee.mapSlots else { return nil }
+    /// key, no `memcmp`, never a byte past the key's NUL): a slot matches when its `keyLength`
+    /// bytes equal the key's and the key ends there (so a slot key with an embedded NUL matches no
+    /// C string, as with `strlen` + compare).
+    ///
+    /// A callback's arguments map (`RawValue.Flags.lookupHint`) remembers the slot after the last
+    /// one found and tries it first: a host reading its arguments in the order they were declared
+    /// compares one key per lookup. Any other key (or map) takes the search in slot order.
+    @inlinable @inline(__always) package func value(forCKey key: UnsafePointer<CChar>) -> ValueRef? {
         let k = UnsafeRawPointer(key).assumingMemoryBound(to: UInt8.self)
-        let first = k.pointee
-        for i in 0..<Int(pointer.pointee.count) {
-            let slot = slots + i
-            let s = slot.pointee.key
-            // Most keys that differ differ in the first byte.
-            guard s.pointee == first else { continue }
-            let n = slot.pointee.keyLength
-            var j = 0
-            while j < n, k[j] == s[j], k[j] != 0 { j += 1 }
-            if j == n, k[j] == 0 {
-                return ValueRef(
-                    UnsafeMutableRawPointer(slot).advanced(by: MemoryLayout<RawMapSlot>.offset(of: \.value)!)
-                        .assumingMemoryBound(to: RawValue.self))
+        if pointer.pointee.flags & RawValue.Flags.lookupHint != 0 {
+            // Only `RawValue.argumentsMap` sets the flag: a map, with slots whenever it has any.
+            let hint = RawValue.lookupHint(pointer)
+            let h = Int(hint.pointee.load(ordering: .relaxed))
+            if h < Int(pointer.pointee.count) {
+                let slot = pointer.pointee.mapSlots.unsafelyUnwrapped + h
+                if slot.pointee.keyEquals(cString: k) {
+                    hint.pointee.store(UInt16(truncatingIfNeeded: h &+ 1), ordering: .relaxed)
+                    return ValueRef.valueOf(slot)
+                }
             }
         }
+        guard kind == .map, let slots = pointer.pointee.mapSlots else { return nil }
+        return search(cKey: k, slots)
+    }
+
+    /// `value(forCKey:)` past its hint: every slot in order (the hint, if any, updated).
+    @usableFromInline @inline(never) func search(
+        cKey k: UnsafePointer<UInt8>, _ slots: UnsafeMutablePointer<RawMapSlot>
+    ) -> ValueRef? {
+        let first = k.pointee
+        for i in 0..<Int(pointer.pointee.count) {
+            // Most keys that differ differ in the first byte.
+            guard slots[i].key.pointee == first, slots[i].keyEquals(cString: k) else { continue }
+            if pointer.pointee.flags & RawValue.Flags.lookupHint != 0 {
+                RawValue.lookupHint(pointer).pointee.store(UInt16(truncatingIfNeeded: i &+ 1), ordering: .relaxed)
+            }
+            return ValueRef.valueOf(slots + i)
+        }
         return nil
+    }
+
+    /// The value of the map slot at `slot`.
+    @inlinable @inline(__always) static func valueOf(_ slot: UnsafeMutablePointer<RawMapSlot>) -> ValueRef {
+        ValueRef(
+            UnsafeMutableRawPointer(slot).advanced(by: MemoryLayout<RawMapSlot>.offset(of: \.value)!)
+                .assumingMemoryBound(to: RawValue.self))
     }
 
     /// The value under `length` key bytes, or nil.

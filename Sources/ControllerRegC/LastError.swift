@@ -100,7 +100,7 @@ enum LastError {
         // The message whole (the problem's copy is capped, as every diagnostic's is).
         let text = TextBuffer(capacity: message.utf8.count)
         text.append(message)
-        record(code, flattened: text.bytes, [Diagnostic(code, message)])
+        record(code, flattened: text.bytes, ConfigError([Diagnostic(code, message)]))
     }
 
     /// Records a library error: the code of its first problem, every problem in the message and
@@ -108,7 +108,7 @@ enum LastError {
     static func set(_ error: ConfigError) {
         let text = TextBuffer(capacity: 64 + error.diagnostics.count * 128)
         error.write(into: text)
-        record(error.code, flattened: text.bytes, error.diagnostics)
+        record(error.code, flattened: text.bytes, error)
     }
 
     /// Records CR_ERR_NO_MEMORY for `function` ("cr_map_new: out of memory") without allocating;
@@ -138,25 +138,25 @@ enum LastError {
         inline(r)[n] = 0
     }
 
-    /// Records `code`, the message `flattened` (its UTF-8 bytes) and `diagnostics`. The problems,
-    /// their strings and the message share one allocation (a load with thousands of problems
-    /// makes one block, not a string per problem). If it cannot be allocated, the code and
+    /// Records `code`, the message `flattened` (its UTF-8 bytes) and the problems of `error`. The
+    /// problems, their strings and the message share one allocation (a load with thousands of
+    /// problems makes one block, not a string per problem). If it cannot be allocated, the code and
     /// message stand (the message alone allocated, else cut into the inline buffer) and the list
     /// is empty.
-    private static func record(_ code: ErrorCode, flattened: UnsafeBufferPointer<UInt8>, _ diagnostics: [Diagnostic]) {
+    private static func record(_ code: ErrorCode, flattened: UnsafeBufferPointer<UInt8>, _ error: ConfigError) {
         guard let r = record() else { return }
         reset(r)
         r.pointee.code = code.rawValue
-        let head = diagnostics.count * MemoryLayout<cr_problem>.stride
+        let count = error.diagnostics.count
+        let head = count * MemoryLayout<cr_problem>.stride
         var bytes = head + flattened.count + 1
-        var lastFile: String?
-        // Each problem read where it lies (binding it copies it: four retains and releases).
-        for i in diagnostics.indices {
-            let file = diagnostics[i].location?.file ?? ""
-            // Consecutive problems of one file share one copy of its name.
-            if file != lastFile { bytes += file.utf8.count + 1 }
-            lastFile = file
-            bytes += diagnostics[i].message.utf8.count + 1 + (diagnostics[i].suggestion.map { $0.utf8.count + 1 } ?? 0)
+        // Consecutive problems of one file share one copy of its name.
+        var lastFile: UnsafeBufferPointer<UInt8>?
+        // Each problem's parts read where they lie (no `Diagnostic` or `String` copied).
+        error.forEachProblem { p in
+            if !sameBytes(p.file, lastFile) { bytes += p.file.count + 1 }
+            lastFile = p.file
+            bytes += p.message.count + 1 + (p.suggestion.map { $0.count + 1 } ?? 0)
         }
         guard let block = malloc(bytes) else {
             if let m = malloc(flattened.count + 1) {
@@ -169,33 +169,40 @@ enum LastError {
             }
             return
         }
-        let problems = block.bindMemory(to: cr_problem.self, capacity: diagnostics.count)
+        let problems = block.bindMemory(to: cr_problem.self, capacity: count)
         var strings = StringWriter(cursor: (block + head).assumingMemoryBound(to: UInt8.self))
         lastFile = nil
         var lastFileCopy: UnsafePointer<CChar>?
-        for i in diagnostics.indices {
-            let location = diagnostics[i].location
-            let fileName = location?.file ?? ""
+        var i = 0
+        error.forEachProblem { p in
             let file: UnsafePointer<CChar>
-            if let copied = lastFileCopy, fileName == lastFile {
+            if let copied = lastFileCopy, sameBytes(p.file, lastFile) {
                 file = copied
             } else {
-                file = strings.copy(fileName)
-                lastFile = fileName
+                file = strings.copy(p.file)
+                lastFile = p.file
                 lastFileCopy = file
             }
-            let message = strings.copy(diagnostics[i].message)
-            let suggestion = diagnostics[i].suggestion.map { strings.copy($0) }
+            let message = strings.copy(p.message)
+            let suggestion = p.suggestion.map { strings.copy($0) }
             (problems + i).initialize(
                 to: cr_problem(
-                    code: diagnostics[i].code.rawValue, file: file,
-                    line: UInt32(clamping: location?.line ?? 0), column: UInt32(clamping: location?.column ?? 0),
+                    code: p.code.rawValue, file: file, line: UInt32(clamping: p.line), column: UInt32(clamping: p.column),
                     message: message, suggestion: suggestion))
+            i += 1
         }
         r.pointee.blockMessage = UnsafeMutablePointer(mutating: strings.copy(flattened))
         r.pointee.block = block
         r.pointee.problems = problems
-        r.pointee.count = diagnostics.count
+        r.pointee.count = count
+    }
+
+    /// Whether two byte ranges hold the same bytes (nil: none yet).
+    private static func sameBytes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>?) -> Bool {
+        guard let b, a.count == b.count else { return false }
+        if a.baseAddress == b.baseAddress || a.count == 0 { return true }
+        guard let x = a.baseAddress, let y = b.baseAddress else { return false }
+        return memcmp(x, y, a.count) == 0
     }
 
     /// Writes NUL-terminated strings one after another (into a record's block).
@@ -209,11 +216,6 @@ enum LastError {
             cursor[u.count] = 0
             cursor += u.count + 1
             return UnsafeRawPointer(start).assumingMemoryBound(to: CChar.self)
-        }
-
-        mutating func copy(_ s: String) -> UnsafePointer<CChar> {
-            if let copied = s.utf8.withContiguousStorageIfAvailable({ copy($0) }) { return copied }
-            return Array(s.utf8).withUnsafeBufferPointer { copy($0) }
         }
     }
 

@@ -4,7 +4,9 @@
 /// before use, counts are checked against the bytes that could hold them before anything is read,
 /// the object graph is walked with an explicit stack (nesting never grows the call stack), a
 /// container that contains itself is an error, and shared objects are emitted once per reference,
-/// bounded by the builder's node limit and a budget for expanded string bytes.
+/// bounded by the builder's node limit, a budget for expanded string bytes, and (as YAML aliases)
+/// `maxAliasExpansion` for the values a container adds each time it is emitted again (a file of a
+/// few hundred bytes whose arrays all refer to the next one would otherwise expand to millions).
 ///
 /// Locations: line 0, column = byte offset of the object.
 struct BinaryPlistParser {
@@ -28,6 +30,13 @@ struct BinaryPlistParser {
     /// walked (to catch containers that contain themselves). Offsets are below 2^31.
     var objects: UnsafeMutableBufferPointer<UInt32> = .init(start: nil, count: 0)
     static let openFlag: UInt32 = 1 << 31
+
+    /// One bit per object: set once a container has been emitted (its next emission is a copy).
+    var emitted: UnsafeMutableBufferPointer<UInt64> = .init(start: nil, count: 0)
+    /// The depth of the frame that began the current copy of a shared container (0: none).
+    var copyDepth = 0
+    /// Values added by copies of shared containers so far (against `maxAliasExpansion`).
+    var expanded = 0
 
     /// One open array or dict being walked.
     struct Frame {
@@ -56,7 +65,10 @@ struct BinaryPlistParser {
             var parser = BinaryPlistParser(
                 p: bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), count: bytes.count, builder: builder,
                 stringBudget: max(limits.maxInputBytes, 1 << 20))
-            defer { parser.objects.deallocate() }
+            defer {
+                parser.objects.deallocate()
+                parser.emitted.deallocate()
+            }
             try parser.readTrailer()
             try parser.walk()
             builder = parser.builder
@@ -117,6 +129,8 @@ struct BinaryPlistParser {
                 file, "binary plist trailer: top object \(top) is not less than the object count \(objectCount)", at: t + 16)
         }
         topObject = Int(top)
+        emitted = .allocate(capacity: (objectCount + 63) >> 6)
+        emitted.initialize(repeating: 0)
         self.objects = .allocate(capacity: objectCount)
         for index in 0..<objectCount {
             let offset = readSized(tableOffset + index * offsetSize, offsetSize)
@@ -137,6 +151,7 @@ struct BinaryPlistParser {
     mutating func walk() throws(ConfigError) {
         let topOffset = offset(of: topObject)
         guard let first = try emit(topObject, at: topOffset, marker: p[topOffset]) else { return }
+        try entering(first, depth: 1)
         var capacity = 32
         var stack = UnsafeMutablePointer<Frame>.allocate(capacity: capacity)
         defer { stack.deallocate() }
@@ -196,6 +211,7 @@ struct BinaryPlistParser {
                     continue
                 }
                 if let nested = try emit(child, at: off, marker: marker) {
+                    try entering(nested, depth: depth + 1)
                     stack[depth - 1] = frame
                     objects[child] |= Self.openFlag
                     if depth == capacity {
@@ -212,8 +228,36 @@ struct BinaryPlistParser {
             }
             builder.endContainer()
             objects[frame.object] &= ~Self.openFlag
+            if depth == copyDepth { copyDepth = 0 }
             depth -= 1
         }
+    }
+
+    /// Notes that the container of `frame` is being emitted, as the frame at `depth`: its first
+    /// emission is free; a later one (and everything inside it) adds its values to `expanded`,
+    /// which may not pass `maxAliasExpansion`.
+    @inline(__always)
+    mutating func entering(_ frame: Frame, depth: Int) throws(ConfigError) {
+        let word = frame.object >> 6, bit = UInt64(1) << UInt64(frame.object & 63)
+        if copyDepth == 0 {
+            guard emitted[word] & bit != 0 else {
+                emitted[word] |= bit
+                return
+            }
+            copyDepth = depth
+            expanded += 1
+        }
+        expanded += frame.isDict ? frame.count &* 2 : frame.count
+        if expanded > builder.limits.maxAliasExpansion {
+            throw Self.overExpanded(file, limits: builder.limits, at: offset(of: frame.object))
+        }
+    }
+
+    @inline(never) static func overExpanded(_ file: String, limits: ConfigLimits, at off: Int) -> ConfigError {
+        ConfigError(
+            .limit,
+            "binary plist: shared containers (objects referenced more than once) expand to more than the limit of \(limits.maxAliasExpansion) values",
+            at: SourceLocation(file: file, line: 0, column: off))
     }
 
     /// Emits object `index` (at offset `off`, starting with `marker`): a scalar is added at once;

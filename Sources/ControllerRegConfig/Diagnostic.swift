@@ -1,9 +1,22 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// One problem found in a config or an API call: a code, a message a person can act on, and where.
 public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
     /// What kind of problem this is.
     public var code: ErrorCode
     /// The problem in words, without the location prefix.
-    public var message: String
+    public var message: String {
+        get { text.string }
+        set { text = .string(newValue) }
+    }
+    /// The message as stored: a `String`, or bytes written once for a load's many problems.
+    fileprivate var text: MessageText
     /// Where the problem is, when it comes from a config file.
     public var location: SourceLocation?
     /// A name the user probably meant ("did you mean 'X'"), when the problem is a name that does not
@@ -22,12 +35,58 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
     /// it) keeps its first and last parts around a note of how much was left out.
     public static let maxMessageBytes = 4096
 
-    /// Creates a diagnostic (a message longer than `maxMessageBytes` is shortened in the middle).
+    /// Creates a diagnostic (a message longer than `maxMessageBytes` is shortened in the middle; a
+    /// NUL byte in it, from a name it quotes, is written `\0`).
     public init(_ code: ErrorCode, _ message: String, at location: SourceLocation? = nil, suggestion: String? = nil) {
         self.code = code
-        self.message = Diagnostic.capped(message)
+        self.text = .string(Diagnostic.capped(Diagnostic.withoutNul(message)))
         self.location = location
         self.suggestion = suggestion
+    }
+
+    /// A diagnostic whose message is what `text` holds (kept without a `String`: `keptMessage`).
+    package init(_ code: ErrorCode, written text: TextBuffer, at location: SourceLocation? = nil, suggestion: String? = nil) {
+        self.code = code
+        self.text = text.keptMessage()
+        self.location = location
+        self.suggestion = suggestion
+    }
+
+    /// Equal code, message text (as `String`s compare), place, suggestion and path.
+    public static func == (a: Diagnostic, b: Diagnostic) -> Bool {
+        a.code == b.code && a.location == b.location && a.suggestion == b.suggestion && a.path == b.path
+            && a.message == b.message
+    }
+
+    /// Hashes what `==` compares.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+        hasher.combine(message)
+        hasher.combine(location)
+        hasher.combine(suggestion)
+        hasher.combine(path)
+    }
+
+    /// `message` with each NUL byte written as the two characters `\0`, so a reader of C strings
+    /// (`cr_last_error_message`, `cr_problem.message`) sees the whole message, not the part before
+    /// a NUL in a quoted name (`entry name 'A\0B' contains a NUL byte`).
+    static func withoutNul(_ message: String) -> String {
+        let found =
+            message.utf8.withContiguousStorageIfAvailable { b in
+                b.count > 0 && memchr(b.baseAddress!, 0, b.count) != nil
+            } ?? message.utf8.contains(0)
+        guard found else { return message }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(message.utf8.count + 8)
+        for byte in message.utf8 {
+            if byte == 0 {
+                bytes.append(UInt8(ascii: "\\"))
+                bytes.append(UInt8(ascii: "0"))
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// `message` itself, or its first and last parts when it is longer than `maxMessageBytes`
@@ -56,6 +115,12 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
         return message
     }
 
+    /// Calls `body` with `text`'s UTF-8 bytes (in place when they are contiguous).
+    @inline(__always)
+    static func withBytes(of text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        if text.utf8.withContiguousStorageIfAvailable(body) == nil { Array(text.utf8).withUnsafeBufferPointer(body) }
+    }
+
     /// Whether this problem's place is at or before `other`'s (both located).
     fileprivate func isPlaced(atOrBefore other: Diagnostic) -> Bool {
         guard let a = location, let b = other.location else { return false }
@@ -63,12 +128,13 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Writes `description` into `text`.
+    @inline(__always)
     package func write(into text: TextBuffer) {
         if let location {
             text.append(location)
             text.append(": ")
         }
-        text.append(message)
+        self.text.withBytes { text.append($0) }
     }
 }
 
@@ -116,11 +182,76 @@ public struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible {
         }
         text.append(diagnostics.count)
         text.append(" problems:")
-        // Each problem written where it lies (binding it copies it: four retains and releases).
+        // Each problem written where it lies (binding it copies it: four retains and releases),
+        // the file's name copied once while consecutive problems share it.
+        var file = FileBytes()
+        defer { file.free() }
         diagnostics.withUnsafeBufferPointer { all in
             for i in all.indices {
                 text.append("\n  ")
-                all[i].write(into: text)
+                if let location = all[i].location {
+                    text.append(file.bytes(of: location.file))
+                    if location.line == 0 {
+                        text.append(":byte ")
+                    } else {
+                        text.append(byte: UInt8(ascii: ":"))
+                        text.append(location.line)
+                        text.append(byte: UInt8(ascii: ":"))
+                    }
+                    text.append(location.column)
+                    text.append(": ")
+                }
+                if let kept = all[i].text.keptBytes {
+                    text.append(kept)
+                } else {
+                    all[i].text.withBytes { text.append($0) }
+                }
+            }
+        }
+    }
+
+    /// One problem's parts as bytes read where they are stored (valid during the call): what the
+    /// C ABI's problem records copy, with no `Diagnostic` or `String` copied per problem.
+    package struct ProblemParts {
+        package var code: ErrorCode
+        /// The file's name ("" when the problem has no place), line and column (0 without a place).
+        package var file: UnsafeBufferPointer<UInt8>
+        package var line: Int
+        package var column: Int
+        package var message: UnsafeBufferPointer<UInt8>
+        package var suggestion: UnsafeBufferPointer<UInt8>?
+    }
+
+    /// Calls `body` with the parts of each problem, in order.
+    package func forEachProblem(_ body: (ProblemParts) -> Void) {
+        var file = FileBytes()
+        defer { file.free() }
+        diagnostics.withUnsafeBufferPointer { all in
+            for i in all.indices {
+                var parts = ProblemParts(
+                    code: all[i].code, file: UnsafeBufferPointer(start: nil, count: 0), line: 0, column: 0,
+                    message: UnsafeBufferPointer(start: nil, count: 0), suggestion: nil)
+                if let location = all[i].location {
+                    parts.file = file.bytes(of: location.file)
+                    parts.line = location.line
+                    parts.column = location.column
+                }
+                if let kept = all[i].text.keptBytes, all[i].suggestion == nil {
+                    parts.message = kept
+                    body(parts)
+                    continue
+                }
+                all[i].text.withBytes { message in
+                    parts.message = message
+                    if let s = all[i].suggestion {
+                        Diagnostic.withBytes(of: s) { suggestion in
+                            parts.suggestion = suggestion
+                            body(parts)
+                        }
+                    } else {
+                        body(parts)
+                    }
+                }
             }
         }
     }
@@ -156,5 +287,28 @@ public struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible {
             }
             return true
         }
+    }
+}
+
+/// A file name's UTF-8 bytes, copied once while consecutive problems name the same file. Every
+/// copy stays until `free` (a caller may compare the bytes of one file with the next one's).
+private struct FileBytes {
+    private var name: String?
+    private var copies: [UnsafeMutablePointer<UInt8>] = []
+    private var count = 0
+
+    /// The bytes of `file` (valid until `free`).
+    mutating func bytes(of file: String) -> UnsafeBufferPointer<UInt8> {
+        if let copy = copies.last, name == file { return UnsafeBufferPointer(start: copy, count: count) }
+        count = file.utf8.count
+        let c = UnsafeMutablePointer<UInt8>.allocate(capacity: max(count, 1))
+        _ = UnsafeMutableBufferPointer(start: c, count: count).initialize(from: file.utf8)
+        copies.append(c)
+        name = file
+        return UnsafeBufferPointer(start: c, count: count)
+    }
+
+    func free() {
+        for c in copies { c.deallocate() }
     }
 }

@@ -19,10 +19,11 @@ import Darwin
 /// the duplicate-key check runs only for a map in which two keys share a fingerprint.
 ///
 /// Given a `TopLevelPairSink`, a builder whose root is a map hands the sink its complete pairs
-/// whenever they hold `handOnNodes` nodes or more (a few dozen entries: the call and the checks
-/// around it are paid once for them all, and their nodes are still in the caches), and then reuses
+/// whenever they hold `handOnNodes` nodes or more (a dozen or so entries: the call and the checks
+/// around it are paid once for them all, and their nodes and bytes are still in the first-level
+/// data cache, which a batch of 2,048 nodes overran), and then reuses
 /// their nodes and string bytes for the pairs read next (unless a loader called `keepNodes()`):
-/// the document in memory is a few dozen entries, not all of them. Every limit and check stays the document's: the node limit counts the nodes reused,
+/// the document in memory is a dozen or so entries, not all of them. Every limit and check stays the document's: the node limit counts the nodes reused,
 /// and top-level keys are checked for duplicates against all earlier ones (`TopLevelNames`).
 public struct DocumentBuilder {
     /// The file name every location will carry.
@@ -69,7 +70,7 @@ public struct DocumentBuilder {
     /// Whether nodes handed on stay (a loader may still look back at them: `keepNodes()`).
     var keepsNodes = false
     /// The pairs are handed on once the nodes since the last hand-over reach this many.
-    static let handOnNodes = 2048
+    static let handOnNodes = 256
     /// The node count at which the next pairs are handed on.
     var handAt = DocumentBuilder.handOnNodes
     /// The keys of the root map handed on so far, and the duplicates found among them (reported
@@ -117,6 +118,10 @@ public struct DocumentBuilder {
                 var builder = DocumentBuilder(
                     file: file, limits: limits, nodes: nodeBuffer.baseAddress!, nodeCapacity: nodeCapacity,
                     strings: stringBuffer.baseAddress!, stringCapacity: stringCapacity, sink: sink)
+                // A root map's keys (entries) run to about one per 128 bytes of input.
+                if sink != nil {
+                    builder.topLevelNames = TopLevelNames(expectedKeys: expectedBytes / 128, expectedBytes: expectedBytes / 8)
+                }
                 do throws(ConfigError) {
                     try read(&builder)
                     try builder.checkClosed()

@@ -19,6 +19,16 @@ package final class TextBuffer {
         var count: Int
     }
     private let storage: UnsafeMutablePointer<Storage>
+    /// Where `keptMessage` keeps the messages written here (made at the first).
+    private var store: MessageStore?
+
+    /// The store of this buffer's kept messages.
+    var messageStore: MessageStore {
+        if let s = store { return s }
+        let s = MessageStore()
+        store = s
+        return s
+    }
 
     /// An empty buffer with room for `capacity` bytes.
     package init(capacity: Int = 256) {
@@ -85,7 +95,9 @@ package final class TextBuffer {
         append(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
-    /// Appends a string's UTF-8 bytes.
+    /// Appends a string's UTF-8 bytes (a literal goes to the `StaticString` overload: no
+    /// `String` made for it).
+    @_disfavoredOverload
     package func append(_ text: String) {
         if text.utf8.withContiguousStorageIfAvailable({ append($0) }) == nil {
             for b in text.utf8 { append(byte: b) }

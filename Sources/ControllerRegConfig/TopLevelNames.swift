@@ -46,10 +46,21 @@ struct TopLevelNames {
     /// least twice the number of keys.
     private var table: UnsafeMutablePointer<Int32>? = nil
     private var tableSize = 0
+    /// Room the first growth of the keys and their bytes makes (from the input's size): a long
+    /// file's keys are written once, not copied at every doubling.
+    private let expectedKeys: Int, expectedBytes: Int
+
+    /// Names expected to number about `keys` with about `bytes` bytes in all (0: unknown). Room
+    /// reserved and never written costs no memory.
+    init(expectedKeys keys: Int = 0, expectedBytes bytes: Int = 0) {
+        expectedKeys = min(max(keys, 0), 1 << 20)
+        expectedBytes = min(max(bytes, 0), 1 << 26)
+    }
 
     /// Adds a key; if it repeats an earlier key, returns that one instead (and adds nothing).
     @inline(__always) mutating func insert(_ name: UnsafeBufferPointer<UInt8>, line: UInt32, column: UInt32) -> Key? {
         if keyCount &* 2 &+ 2 > tableSize { grow() }
+        if keyCount == keyCapacity { growKeys() }
         let n = name.count
         let hash = TopLevelNames.hash(name)
         let mask = tableSize &- 1
@@ -78,7 +89,7 @@ struct TopLevelNames {
 
     /// Makes room for `n` more bytes (at least doubling).
     @inline(never) private mutating func growBytes(_ n: Int) {
-        byteCapacity = max(byteCount + n, byteCapacity * 2, 4096)
+        byteCapacity = max(byteCount + n, byteCapacity * 2, 4096, expectedBytes)
         bytes = TopLevelNames.resize(bytes, to: byteCapacity)
         storage.bytes = bytes
     }
@@ -110,12 +121,16 @@ struct TopLevelNames {
         return h ^ (h &>> 33)
     }
 
-    /// Doubles the table (and the keys' room) and places every key again.
-    @inline(never) private mutating func grow() {
-        keyCapacity = max(64, keyCapacity * 2)
+    /// Makes room for more keys (at least doubling; the first time, the expected number).
+    @inline(never) private mutating func growKeys() {
+        keyCapacity = max(64, keyCapacity * 2, expectedKeys)
         keys = TopLevelNames.resize(keys, to: keyCapacity)
         storage.keys = keys
-        tableSize = keyCapacity * 2
+    }
+
+    /// Doubles the table and places every key again.
+    @inline(never) private mutating func grow() {
+        tableSize = max(128, tableSize * 2)
         free(table)
         // Zeroed by the allocator (fresh pages of a large table are not even touched).
         guard let zeroed = calloc(tableSize, MemoryLayout<Int32>.stride) else { fatalError("DocumentBuilder: out of memory") }

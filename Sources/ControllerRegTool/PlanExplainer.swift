@@ -8,15 +8,25 @@ import ControllerReg
 /// registry, a `graph` entry once per create (later uses share it); a provider builds nothing now.
 /// A tagged list shows the members it resolved to (each built like a reference, in list order);
 /// an optional reference its target, or "absent → null".
+///
+/// Bounded like a create: references nested deeper than the registry's create depth limit are
+/// not followed (the create fails there with CR_ERR_LIMIT, and the explanation says so), and the
+/// tree and the creation order stop after `maxLines` lines each (a chain of 20,000 entries, or
+/// transient entries that each use the next one twice, would otherwise print forever).
 public struct PlanExplainer {
     let plans: [CompiledPlanView]
     let byName: [String: CompiledPlanView]
     /// The members of each tag a tagged list asks for (the same in every plan of one registry).
     let members: [String: [String]]
+    /// The registry's create depth limit: the deepest chain of references a create follows.
+    let maxDepth: Int
+    /// The most lines of the tree, and of the creation order, an explanation prints.
+    static let maxLines = 10_000
 
     /// Explains the entries of `registry` as it compiled them.
     package init(registry: Registry) {
         plans = registry.compiledPlans()
+        maxDepth = registry.limits.maxCreateDepth
         var map: [String: CompiledPlanView] = [:]
         var members: [String: [String]] = [:]
         for p in plans {
@@ -47,7 +57,15 @@ public struct PlanExplainer {
         lines += render(views(root), prefix: "", state: &state, colour: colour)
         _ = visit(root, state: &state)
         lines.append("")
-        lines.append("Creation order (\(state.order.count) \(state.order.count == 1 ? "object" : "objects")):")
+        if state.tooDeep {
+            lines.append(
+                "Creating '\(root.name)' fails: its references nest deeper than the create depth limit (\(maxDepth)), CR_ERR_LIMIT."
+            )
+            lines.append("")
+        }
+        let count = "\(state.order.count) \(state.order.count == 1 ? "object" : "objects")"
+        lines.append(
+            state.orderCut ? "Creation order (the first \(count); the create builds more):" : "Creation order (\(count)):")
         for (i, step) in state.order.enumerated() { lines.append("  \(i + 1). \(step)") }
         if state.order.contains(where: { $0.hasSuffix("[singleton]") }) {
             lines.append("")
@@ -88,12 +106,27 @@ public struct PlanExplainer {
         var built: Set<String> = []  // singletons and graph-scoped entries already made in this create
         var providers: [String] = []
         var expanded: Set<String> = []  // for the tree: entries shown in full once
+        var depth = 0  // references followed from the root, in `render` or in `visit`
+        var tooDeep = false  // a reference lies deeper than `maxDepth`
+        var rendered = 0  // tree lines so far
+        var treeCut = false
+        var orderCut = false
     }
 
     /// Records creation order for `entry` (its references first, in slot order).
     func visit(_ entry: CompiledPlanView, state: inout State) -> Bool {
         let shared = entry.lifestyle != .transient
         if shared, state.built.contains(entry.name) { return false }
+        if state.order.count >= Self.maxLines {
+            state.orderCut = true
+            return false
+        }
+        if state.depth >= maxDepth {  // `entry` is object depth + 1 of the chain
+            state.tooDeep = true
+            return false
+        }
+        state.depth += 1
+        defer { state.depth -= 1 }
         func walk(_ v: DependencyValue) {
             switch v {
             case .reference(let name, _): if let target = byName[name] { _ = visit(target, state: &state) }
@@ -116,6 +149,12 @@ public struct PlanExplainer {
     func render(_ deps: [(String, DependencyView)], prefix: String, state: inout State, colour: Bool) -> [String] {
         var lines: [String] = []
         for (i, (key, value)) in deps.enumerated() {
+            if state.rendered >= Self.maxLines {
+                if !state.treeCut { lines.append("\(prefix)… (the tree is cut at \(Self.maxLines) lines)") }
+                state.treeCut = true
+                break
+            }
+            state.rendered += 1
             let last = i == deps.count - 1
             let branch = prefix + (last ? "└─ " : "├─ ")
             let childPrefix = prefix + (last ? "   " : "│  ")
@@ -137,6 +176,15 @@ public struct PlanExplainer {
                 return ["\(branch)\(label)→ \(name) \(summary(target)) (shared: same object as above)"]
             }
             if shared { state.expanded.insert(name) }
+            if state.depth + 1 >= maxDepth {  // the target would be object depth + 2 of the chain
+                state.tooDeep = true
+                return [
+                    "\(branch)\(label)→ \(name) \(summary(target))",
+                    "\(childPrefix)… deeper than the create depth limit (\(maxDepth)): the create fails here",
+                ]
+            }
+            state.depth += 1
+            defer { state.depth -= 1 }
             return ["\(branch)\(label)→ \(name) \(summary(target))"]
                 + render(views(target), prefix: childPrefix, state: &state, colour: colour)
         case .provider(let name):

@@ -284,6 +284,28 @@ func arrayObject(_ refs: [UInt8]) -> [UInt8] {
         #expect(error?.diagnostics[0].message.contains("strings expand") == true)
     }
 
+    @Test func sharedContainersCountAgainstTheAliasExpansionLimit() throws {
+        // 40 levels of [x, x] in 300 bytes: with the default limits it used to expand to the 16 Mi
+        // node limit (seconds and ~0.5 GB); each copy of a shared container now counts, as a YAML
+        // alias does, against maxAliasExpansion.
+        var objects: [[UInt8]] = []
+        for i in 0..<40 { objects.append(arrayObject([UInt8(i + 1), UInt8(i + 1)])) }
+        objects.append([0x09])
+        let error = binaryError(bplist(objects))
+        #expect(error?.code == .limit)
+        #expect(
+            error?.diagnostics[0].message
+                == "binary plist: shared containers (objects referenced more than once) expand to more than the limit of 100000 values"
+        )
+        // [[s], [s]] with one shared inner array: its copy adds 2 values (the list and "s").
+        let shared = bplist([arrayObject([1, 1]), arrayObject([2]), ascii("s")])
+        var limits = ConfigLimits()
+        limits.maxAliasExpansion = 2
+        #expect(try parseBinary(shared, limits: limits).nodes.count == 5)
+        limits.maxAliasExpansion = 1
+        #expect(binaryError(shared, limits: limits)?.code == .limit)
+    }
+
     @Test func objectCountIsBoundedByTheNodeLimit() {
         var limits = ConfigLimits()
         limits.maxNodes = 2

@@ -159,6 +159,34 @@ private final class Recorder: TopLevelPairSink {
         #expect(recorder.pairs.filter { $0.contains(" (duplicate)") }.count == 3)
     }
 
+    /// The repeated-name check sizes its room from the input (about one entry per 128 bytes):
+    /// entries far smaller than that (more names than the room reserved, so it grows) and far
+    /// larger (most of it never used) are checked alike, repeats at either end included.
+    @Test(arguments: [4, 3_000])
+    func repeatedKeysAreFoundWhateverTheSizeOfTheEntries(valueBytes: Int) throws {
+        let count = valueBytes < 10 ? 5_000 : 40
+        let value = String(repeating: "v", count: valueBytes)
+        var json = "{"
+        for i in 0..<count { json += "\"k\(i)\":\"\(value)\"," }
+        json += "\"k0\":1,\"k\(count / 2)\":2,\"k\(count - 1)\":3,\"\":4,\"\":5}"
+        let whole = try parse(json, .json)
+        let recorder = Recorder()
+        let streamed = try parse(json, .json, into: recorder)
+        #expect(recorder.pairs == Recorder.pairs(of: whole))
+        #expect(streamed.problems == whole.problems)
+        // The first place of a key: the column of its first quote (the text is one line).
+        func column(_ key: String) -> Int {
+            json.utf8.count - json.split(separator: "\"\(key)\":", maxSplits: 1)[1].utf8.count - key.utf8.count - 2
+        }
+        #expect(
+            streamed.problems.map(\.message) == [
+                "duplicate key 'k0' (first defined at line 1, column 2)",
+                "duplicate key 'k\(count / 2)' (first defined at line 1, column \(column("k\(count / 2)")))",
+                "duplicate key 'k\(count - 1)' (first defined at line 1, column \(column("k\(count - 1)")))",
+                "duplicate key '' (first defined at line 1, column \(column("")))",
+            ])
+    }
+
     @Test(arguments: [ConfigFormat.json, .yaml])
     func theNodeLimitCountsTheWholeDocument(format: ConfigFormat) throws {
         let text = format == .json ? Self.json(300) : Self.yaml(300)

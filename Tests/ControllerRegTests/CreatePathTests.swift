@@ -35,6 +35,44 @@ struct CreatePathTests {
         #expect(found.withLock { $0 } == ["title": 1, "titles": 2, "t": 3, "": 4, "a\\0b": 5])
     }
 
+    /// A callback's arguments remember where the last C-string lookup found its key and try the
+    /// next slot first; that never changes what a key finds, in any order of reads (declared,
+    /// reversed, repeated, near misses, absent keys), with props merged over the dependencies,
+    /// in a nested map, and for a class created by convention (props only).
+    @Test func cStringLookupsFindTheirKeyInAnyOrder() throws {
+        let r = Registry()
+        let failures = Mutex<[String]>([])
+        @Sendable func read(_ map: ValueRef, _ reads: [(String, Int64?)], _ what: String) {
+            for (i, (key, expected)) in reads.enumerated() {
+                let got = key.withCString { map.value(forCKey: $0) }.map { $0.int ?? -1 }
+                if got != expected { failures.withLock { $0.append("\(what) read \(i) '\(key)': \(String(describing: got))") } }
+            }
+        }
+        let top: [(String, Int64?)] = [
+            ("title", 1), ("titles", 2), ("t", 3), ("ti", 4), ("zz", 7), ("t2", 8),
+            ("t2", 8), ("zz", 7), ("ti", 4), ("t", 3), ("titles", 2), ("title", 1),
+            ("title", 1), ("title", 1), ("tit", nil), ("titles", 2), ("titlesx", nil), ("t", 3),
+            ("", nil), ("ti", 4), ("zz", 7), ("title", 1), ("z", nil), ("t2", 8),
+        ]
+        try r.register(className: "Probe") { args in
+            read(args, top, "top")
+            if let m = "m".withCString({ args.value(forCKey: $0) }) {
+                read(m, [("ab", 6), ("a", 5), ("ab", 6), ("b", nil), ("a", 5), ("a", 5)], "nested")
+            } else {
+                failures.withLock { $0.append("no m") }
+            }
+            return Widget(className: "Probe", args: args)
+        }
+        try r.register(className: "Loose") { args in
+            read(args, [("t2", 8), ("zz", 7), ("zz", 7), ("t", nil), ("t2", 8), ("z", nil), ("zz", 7)], "convention")
+            return Widget(className: "Loose", args: args)
+        }
+        try r.load(text: "P: {ClassName: Probe, Dependencies: {title: 1, titles: 2, t: 3, ti: 4, m: {a: 5, ab: 6}}}")
+        for _ in 0..<3 { _ = try r.create("P", props: ["zz": 7, "t2": 8], as: Widget.self) }
+        for _ in 0..<2 { _ = try r.create("Loose", props: ["zz": 7, "t2": 8], as: Widget.self) }
+        #expect(failures.withLock { $0 } == [])
+    }
+
     /// A 16-byte plan slot keeps a short string (under 64 bytes) as its bytes alone, its length
     /// read from the arena byte before them, and anything longer or nested out of line: every
     /// literal shape reaches the callback exactly as written, around those boundaries too, from

@@ -179,6 +179,99 @@ struct ErrorReportingTests {
         }
     }
 
+    @Test func aKeptMessageReadsEqualsAndHashesAsItsString() {
+        let text = TextBuffer()
+        text.append("entry 'E', key 'k': no entry named 'N'")
+        let kept = Diagnostic(.missingReference, written: text, at: SourceLocation(file: "f", line: 1, column: 2))
+        let plain = Diagnostic(
+            .missingReference, "entry 'E', key 'k': no entry named 'N'", at: SourceLocation(file: "f", line: 1, column: 2))
+        text.clear()
+        text.append("something else entirely")  // the buffer is reused; the kept message is not
+        #expect(kept.message == "entry 'E', key 'k': no entry named 'N'")
+        #expect(kept == plain)
+        #expect(kept.hashValue == plain.hashValue)
+        #expect(Set([kept, plain]).count == 1)
+        #expect(kept.description == plain.description)
+        var changed = kept
+        changed.message = "another message"
+        #expect(changed.message == "another message" && changed != kept)
+        // Bytes that are not well-formed UTF-8 are repaired as `String(decoding:)` does; a message
+        // over the cap is shortened as a `String` one is.
+        text.clear()
+        [UInt8(0x61), 0xFF, 0x62].withUnsafeBytes { text.append($0) }
+        #expect(Diagnostic(.schema, written: text).message == "a\u{FFFD}b")
+        text.clear()
+        [UInt8(0x61), 0, 0x62].withUnsafeBytes { text.append($0) }
+        #expect(Diagnostic(.schema, written: text).message == "a\\0b")
+        text.clear()
+        text.append(String(repeating: "x", count: Diagnostic.maxMessageBytes + 10))
+        #expect(Diagnostic(.schema, written: text).message == Diagnostic(.schema, text.string).message)
+    }
+
+    @Test func messagesKeptByTheThousandStayIntactAcrossChunks() {
+        let text = TextBuffer()
+        var kept: [Diagnostic] = []
+        for i in 0..<3_000 {  // more than one 64 KiB chunk
+            text.clear()
+            text.append("problem number ")
+            text.append(i)
+            text.append(String(repeating: "-", count: i % 50))
+            kept.append(Diagnostic(.schema, written: text))
+        }
+        for (i, d) in kept.enumerated() {
+            #expect(d.message == "problem number \(i)" + String(repeating: "-", count: i % 50))
+        }
+    }
+
+    @Test func candidatesWithSignaturesSuggestWhatAPlainScanSuggests() {
+        var rng = SystemRandomNumberGenerator()
+        let letters = Array("abcdeEXYZ019._")
+        func word() -> String {
+            String((0..<Int.random(in: 1...12, using: &rng)).map { _ in letters.randomElement(using: &rng)! })
+        }
+        let names = (0..<300).map { _ in word() }
+        let bytes = names.map { Array($0.utf8) }
+        let pointers = bytes.map { b -> UnsafeBufferPointer<UInt8> in
+            let p = UnsafeMutablePointer<UInt8>.allocate(capacity: max(b.count, 1))
+            p.initialize(from: b, count: b.count)
+            return UnsafeBufferPointer(start: p, count: b.count)
+        }
+        defer { for p in pointers { p.baseAddress?.deallocate() } }
+        let candidates = Suggestions.Candidates(pointers)
+        for _ in 0..<400 {
+            let w = Bool.random(using: &rng) ? word() : names.randomElement(using: &rng)! + "x"
+            let excluding = names.randomElement(using: &rng)
+            #expect(
+                Suggestions.closest(to: w, in: candidates, excluding: excluding)
+                    == Suggestions.closest(to: w, in: names, excluding: excluding))
+        }
+    }
+
+    @Test func aFlawedUseIsReportedOnceInTheWordsOfEveryDoor() {
+        // Checked where it lies in the record (the quick check) and from code (the decoded one).
+        let e = expectError {
+            try Registry().load(
+                text:
+                    "E1: {ClassName: C, Dependencies: {p: {Provider: \"@X\"}, o: {Optional: \"\"}}}\nE2: {ClassName: C, Dependencies: {r: E1}}"
+            )
+        }
+        #expect(
+            e?.diagnostics.map(\.message) == [
+                "entry 'E1', key 'p': Provider must name an entry, not a literal ('@X')",
+                "entry 'E1', key 'o': Optional must name an entry (a non-empty string), found an empty string",
+            ])
+        let registry = Registry()
+        let fromCode = expectError {
+            try registry.add([
+                EntryDefinition(
+                    name: "E1", className: "C",
+                    dependencies: [Dependency(key: "p", value: .provider("@X", at: nil))])
+            ])
+        }
+        #expect(
+            fromCode?.diagnostics.map(\.message) == ["entry 'E1', key 'p': Provider must name an entry, not a literal ('@X')"])
+    }
+
     @Test func aManyProblemDescriptionIsEveryProblemOnItsLine() {
         var lines = (0..<300).map { "E\($0): {ClassName: C, Dependencies: {a: Nowhere\($0)}}" }
         lines[7] = "E7: {ClassName: C, Bogus: 1}"

@@ -68,10 +68,18 @@ struct HostileInputTests {
         try expectRejected(Array("{\"A\": \"W".utf8) + [0] + Array("\"}".utf8), .json, .syntax)
         try expectRejected(Array("A: \"W".utf8) + [0] + Array("\"\n".utf8), .yaml, .syntax)
         // An escaped NUL is text, but names (entry, class, reference) cannot hold one.
-        try expectRejected("{\"A\\u0000B\": \"W\"}", .json, .schema, containing: "NUL")
+        try expectRejected("{\"A\\u0000B\": \"W\"}", .json, .schema, containing: "entry name 'A\\0B' contains a NUL byte")
         try expectRejected("{\"A\": \"W\\u0000\"}", .json, .schema, containing: "NUL")
         try expectRejected(
             "{\"A\": {\"ClassName\": \"W\", \"Dependencies\": {\"x\": \"Base1\\u0000\"}}}", .json, .schema, containing: "NUL")
+        // A message never holds a NUL byte (C reads it up to the first one): a name quoted in it
+        // shows `\0`, and every other problem of the load still follows it.
+        let nul = expectError { try Registry().load(text: "{\"A\": \"W\", \"k\\u0000\": \"W\", \"A\": \"W\"}", format: .json) }
+        #expect(
+            nul?.diagnostics.map(\.message) == [
+                "entry name 'k\\0' contains a NUL byte", "duplicate key 'A' (first defined at line 1, column 2)",
+            ])
+        #expect(nul?.diagnostics.allSatisfy { !$0.message.utf8.contains(0) } == true)
         // As a literal it is data and loads, whole.
         let e = try accepted("{\"A\": {\"ClassName\": \"W\", \"Dependencies\": {\"x\": \"@a\\u0000b\"}}}", .json)
         #expect(e.first?.dependencies.first?.value == .string("a\u{0}b"))

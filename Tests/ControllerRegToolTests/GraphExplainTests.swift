@@ -148,6 +148,50 @@ import Testing
     }
 }
 
+@Suite struct ExplainBoundsTests {
+    /// A chain of `n` references: E0 -> E1 -> ... -> E<n>.
+    func chain(_ n: Int) -> [EntryDefinition] {
+        (0..<n).map {
+            EntryDefinition(
+                name: "E\($0)", className: "C", dependencies: [Dependency(key: "n", value: .reference("E\($0 + 1)", at: nil))])
+        }
+            + [EntryDefinition(name: "E\(n)", className: "C")]
+    }
+
+    /// The create depth limit (256 by default) holds in explain as in a create: 255 references are
+    /// explained whole; from 256 the explanation stops there and says the create fails. A 20,000
+    /// entry chain used to overflow the stack (and print quadratic text before that).
+    @Test func referencesDeeperThanTheCreateDepthLimitAreNotFollowed() throws {
+        let fits = try PlanExplainer(entries: chain(255)).explain("E0")
+        #expect(!fits.contains("fails"))
+        #expect(fits.contains("Creation order (256 objects):"))
+        for n in [256, 20_000] {
+            let text = try PlanExplainer(entries: chain(n)).explain("E0")
+            #expect(text.contains("… deeper than the create depth limit (256): the create fails here"))
+            #expect(
+                text.contains("Creating 'E0' fails: its references nest deeper than the create depth limit (256), CR_ERR_LIMIT."))
+            #expect(text.contains("Creation order (256 objects):"))
+        }
+    }
+
+    /// Transient entries that each use the next one twice build 2^40 objects: the tree and the
+    /// creation order stop after 10,000 lines each instead of printing forever.
+    @Test func exponentialTreesAreCut() throws {
+        let levels = (0..<40).map {
+            EntryDefinition(
+                name: "L\($0)", className: "C",
+                dependencies: [
+                    Dependency(key: "a", value: .reference("L\($0 + 1)", at: nil)),
+                    Dependency(key: "b", value: .reference("L\($0 + 1)", at: nil)),
+                ])
+        }
+        let text = try PlanExplainer(entries: levels + [EntryDefinition(name: "L40", className: "C")]).explain("L0")
+        #expect(text.contains("… (the tree is cut at 10000 lines)"))
+        #expect(text.contains("; the create builds more):"))
+        #expect(text.split(separator: "\n").count < 20_100)
+    }
+}
+
 /// Records the classes a registry's create callbacks build, in call order.
 private final class CreationLog: Sendable {
     private let names = Mutex<[String]>([])

@@ -536,7 +536,8 @@ public:
     template <class T> Ptr<T> take_as(cr_destroyer destroyer = {&detail::delete_as<std::remove_cv_t<T>>, nullptr}) const {
         return take_impl<T>(nullptr, destroyer);
     }
-    /// take_as<T>() on the value under `key`. Throws std::out_of_range if absent, TypeError.
+    /// take_as<T>() on the value under `key`. Throws std::out_of_range if absent, TypeError. Take an
+    /// object once: a second take of it gives a second owning Ptr (the object is deleted twice).
     template <class T>
     Ptr<T> take(const char *key, cr_destroyer destroyer = {&detail::delete_as<std::remove_cv_t<T>>, nullptr}) const {
         const cr_value *e = require(key);

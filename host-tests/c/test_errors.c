@@ -1098,6 +1098,42 @@ static void repeated_name_far_apart(void) {
     free(text);
 }
 
+/* The same in JSON with entries far smaller than the load sizes its room of names for (one per
+ * 128 bytes of text): thousands of one-line entries, the name repeated after all of them. */
+static void repeated_name_among_many_small_entries(void) {
+    size_t cap = 3000 * 16 + 32, n = 0;
+    char *text = malloc(cap);
+    CHECK(text != NULL);
+    if (!text) return;
+    n += (size_t)snprintf(text + n, cap - n, "{\n");
+    for (int i = 0; i < 3000; i++) n += (size_t)snprintf(text + n, cap - n, "\"E%d\": \"C\",\n", i);
+    snprintf(text + n, cap - n, "\"E7\": \"C\"\n}\n");
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(cr_load_string(reg, text, strlen(text), CR_FORMAT_JSON), CR_ERR_DUPLICATE);
+    CHECK_INT((long long)cr_last_error_count(), 1);
+    CHECK_CONTAINS(cr_last_error_message(), "<string>:3002:1: duplicate key 'E7' (first defined at line 9, column 1)");
+    cr_registry_free(reg);
+    free(text);
+}
+
+/* A NUL byte in a name (JSON "\u0000", YAML "\0") is written \0 in messages: C reads each message
+ * whole, and the problems after it are still in cr_last_error_message. */
+static void nul_in_a_name_keeps_the_message_whole(void) {
+    static const char json[] = "{\"A\": \"C\", \"k\\u0000\": \"C\", \"A\": \"C\"}";
+    cr_registry *reg = cr_registry_new();
+    CHECK_INT(cr_load_string(reg, json, sizeof json - 1, CR_FORMAT_JSON), CR_ERR_SCHEMA);
+    CHECK_CONTAINS(cr_last_error_message(), "<string>:1:12: entry name 'k\\0' contains a NUL byte\n");
+    CHECK_CONTAINS(cr_last_error_message(), "<string>:1:28: duplicate key 'A' (first defined at line 1, column 2)");
+    CHECK_INT((long long)cr_last_error_count(), 2);
+    const cr_problem *p = cr_last_error_problem(0);
+    CHECK(p != NULL);
+    if (p) CHECK_STR(p->message, "entry name 'k\\0' contains a NUL byte");
+    static const char yaml[] = "A: {ClassName: C, Dependencies: {\"k\\0ey\": [Missing]}}\n";
+    CHECK_INT(cr_load_string(reg, yaml, sizeof yaml - 1, CR_FORMAT_YAML), CR_ERR_MISSING_REFERENCE);
+    CHECK_CONTAINS(cr_last_error_message(), "entry 'A', key 'k\\0ey': no entry named 'Missing'");
+    cr_registry_free(reg);
+}
+
 void test_errors(void) {
     unknown_name();
     class_not_registered();
@@ -1118,6 +1154,8 @@ void test_errors(void) {
     load_files_reports_every_file();
     late_syntax_error_reports_it_alone();
     repeated_name_far_apart();
+    repeated_name_among_many_small_entries();
     kind_messages_read_well();
     many_problems_message_and_records_agree();
+    nul_in_a_name_keeps_the_message_whole();
 }

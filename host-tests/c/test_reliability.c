@@ -318,9 +318,49 @@ static void failed_creates_mid_graph(void) {
     }
 }
 
+/* A 200-byte binary plist whose 40 arrays each hold the next one twice would expand to 2^40
+ * values: each copy of a shared container counts against CR_LIMIT_ALIAS_EXPANSION, as YAML aliases
+ * do, so it is refused at once (it used to run to the 16 Mi node limit: seconds and ~0.5 GB). */
+static void binary_plist_shared_containers(void) {
+    unsigned char file[512];
+    size_t n = 8, offsets[43];
+    memcpy(file, "bplist00", 8);
+    offsets[0] = n; /* object 0: {"A": object 1} */
+    file[n++] = 0xD1;
+    file[n++] = 42;
+    file[n++] = 1;
+    for (int i = 1; i <= 40; i++) { /* object i: [object i + 1, object i + 1] */
+        offsets[i] = n;
+        file[n++] = 0xA2;
+        file[n++] = (unsigned char)(i + 1);
+        file[n++] = (unsigned char)(i + 1);
+    }
+    offsets[41] = n;
+    file[n++] = 0x09; /* true */
+    offsets[42] = n;
+    file[n++] = 0x51; /* "A" */
+    file[n++] = 'A';
+    size_t table = n;
+    for (int i = 0; i < 43; i++) file[n++] = (unsigned char)offsets[i];
+    unsigned char trailer[32] = {0, 0, 0, 0, 0, 0, 1, 1};
+    trailer[15] = 43;                   /* object count */
+    trailer[31] = (unsigned char)table; /* offset table offset; top object 0 */
+    memcpy(file + n, trailer, sizeof trailer);
+    n += sizeof trailer;
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(cr_load_string(reg, (const char *)file, n, CR_FORMAT_PLIST), CR_ERR_LIMIT);
+    CHECK_CONTAINS(cr_last_error_message(),
+                   "shared containers (objects referenced more than once) expand to more than the limit of 100000 values");
+    CHECK_STATUS(cr_registry_set_limit(reg, CR_LIMIT_ALIAS_EXPANSION, 10), CR_OK);
+    CHECK_STATUS(cr_load_string(reg, (const char *)file, n, CR_FORMAT_PLIST), CR_ERR_LIMIT);
+    CHECK_CONTAINS(cr_last_error_message(), "the limit of 10 values");
+    cr_registry_free(reg);
+}
+
 void test_reliability(void) {
     args_are_read_only();
     deep_inputs();
     deep_values();
     failed_creates_mid_graph();
+    binary_plist_shared_containers();
 }

@@ -327,6 +327,79 @@ static void leaf_arguments_at_the_depth_limit(void) {
     cr_registry_free(reg);
 }
 
+/* cr_map_get finds each key's own value whatever order a callback reads them in: declared order,
+ * reversed, the same key twice, a key that is a prefix or an extension of the one the previous
+ * lookup was followed by, a key that is absent, and keys of a nested map, with props merged over
+ * the dependencies and for a class created by convention (props only). Lookups remember where
+ * the last one found its key; that must never change what a key finds. */
+typedef struct {
+    const char *key;
+    int64_t value; /* -1: absent */
+} key_read;
+
+static int read_keys(const cr_value *map, const key_read *reads, size_t n) {
+    int ok = 1;
+    for (size_t i = 0; i < n; i++) {
+        const cr_value *v = cr_map_get(map, reads[i].key);
+        int64_t got = v ? cr_value_int(v) : -1;
+        if (!CHECK(got == reads[i].value)) {
+            check_note("read %zu: key '%s' gave %lld, expected %lld", i, reads[i].key, (long long)got, (long long)reads[i].value);
+            ok = 0;
+        }
+    }
+    return ok;
+}
+
+static void *order_probe_create(const cr_value *args, void *user_data) {
+    int *ok = user_data;
+    static const key_read reads[] = {
+        {"title", 1}, {"titles", 2}, {"t", 3},    {"ti", 4},     {"zz", 7},       {"t2", 8},    /* declared, then props */
+        {"t2", 8},    {"zz", 7},     {"ti", 4},   {"t", 3},      {"titles", 2},   {"title", 1}, /* reversed */
+        {"title", 1}, {"title", 1},  {"tit", -1}, {"titles", 2}, {"titlesx", -1}, {"t", 3},     /* repeats, near misses */
+        {"", -1},     {"ti", 4},     {"zz", 7},   {"title", 1},  {"z", -1},       {"t2", 8},
+    };
+    *ok += read_keys(args, reads, sizeof reads / sizeof *reads);
+    const cr_value *nested = cr_map_get(args, "m");
+    static const key_read inner[] = {{"ab", 6}, {"a", 5}, {"ab", 6}, {"b", -1}, {"a", 5}, {"a", 5}};
+    if (CHECK(nested != NULL)) *ok += read_keys(nested, inner, sizeof inner / sizeof *inner);
+    return malloc(1);
+}
+
+static void *props_order_create(const cr_value *args, void *user_data) {
+    int *ok = user_data;
+    static const key_read reads[] = {{"t2", 8}, {"zz", 7}, {"zz", 7}, {"t", -1}, {"t2", 8}, {"z", -1}, {"zz", 7}};
+    *ok += read_keys(args, reads, sizeof reads / sizeof *reads);
+    return malloc(1);
+}
+
+static void free_object(void *object, void *user_data) {
+    (void)user_data;
+    free(object);
+}
+
+static void args_read_in_any_order(void) {
+    int ok = 0, props_ok = 0;
+    cr_class probe = {.create = order_probe_create, .destroy = free_object};
+    cr_class by_convention = {.create = props_order_create, .destroy = free_object};
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(cr_register_class(reg, "Probe", &probe, &ok), CR_OK);
+    CHECK_STATUS(cr_register_class(reg, "Loose", &by_convention, &props_ok), CR_OK);
+    CHECK_STATUS(load_yaml(reg, "P: {ClassName: Probe, Dependencies: {title: 1, titles: 2, t: 3, ti: 4, m: {a: 5, ab: 6}}}\n"),
+                 CR_OK);
+    cr_value *props = cr_map_new();
+    CHECK_STATUS(cr_map_set_int(props, "zz", 7), CR_OK);
+    CHECK_STATUS(cr_map_set_int(props, "t2", 8), CR_OK);
+    for (int i = 0; i < 3; i++) free(cr_registry_create(reg, "P", props));
+    CHECK_INT(ok, 6); /* 3 creates, each the top-level reads and the nested ones */
+    for (int i = 0; i < 2; i++) free(cr_registry_create(reg, "Loose", props));
+    CHECK_INT(props_ok, 2);
+    /* The caller's props map is read the same way (it is never the map a callback writes to). */
+    static const key_read own[] = {{"t2", 8}, {"zz", 7}, {"t2", 8}, {"x", -1}};
+    CHECK(read_keys(props, own, sizeof own / sizeof *own));
+    cr_value_free(props);
+    cr_registry_free(reg);
+}
+
 void test_semantics(void) {
     props_win();
     args_never_null();
@@ -334,4 +407,5 @@ void test_semantics(void) {
     literals_equal_to_keys_and_names();
     names_of_every_length();
     leaf_arguments_at_the_depth_limit();
+    args_read_in_any_order();
 }

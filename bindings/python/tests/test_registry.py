@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import gc
+import importlib.util
 import os
 import subprocess
 import sys
+import textwrap
 import threading
 import weakref
 from pathlib import Path
@@ -136,6 +138,25 @@ def test_props_errors(reg: cr.Registry) -> None:
         reg.create("E\0")
     with pytest.raises(TypeError):
         reg.create(42)  # type: ignore[arg-type]
+
+
+def test_self_containing_props_raise_recursion_error(reg: cr.Registry) -> None:
+    # A value that contains itself (or nests deeper than Python's recursion limit) is refused
+    # with RecursionError, in props, entries from code and environments alike; it used to
+    # overflow the C stack and kill the process.
+    reg.register_class("Echo", lambda args: object())
+    reg.load_string("E: Echo")
+    loop: Dict[str, Any] = {}
+    loop["self"] = loop
+    with pytest.raises(RecursionError):
+        reg.create("E", loop)
+    items: List[Any] = []
+    items.append(items)
+    with pytest.raises(RecursionError):
+        reg.create("E", x=items)
+    with pytest.raises(RecursionError):
+        reg.add_entry("F", "Echo", dependencies={"x": loop})
+    assert reg.create("E", x=[[1, {"a": [2]}]]) is not None  # nesting that ends still works
 
 
 def test_objects_in_props_arrive_as_themselves(reg: cr.Registry) -> None:
@@ -383,6 +404,41 @@ def _run(code: str, cwd: Path, **env: str) -> "subprocess.CompletedProcess[str]"
     environ = {k: v for k, v in os.environ.items() if k != cr.ENV_VAR}
     environ.update(env)
     return subprocess.run([sys.executable, "-c", code], env=environ, cwd=cwd, capture_output=True, text=True)
+
+
+def test_subinterpreters_are_refused() -> None:
+    # Factories take the GIL with PyGILState_Ensure, which only knows the main interpreter: in a
+    # subinterpreter the first create waited forever. The import (or Registry()) there now fails.
+    names = [m for m in ("_interpreters", "_xxsubinterpreters") if importlib.util.find_spec(m) is not None]
+    if not names:
+        pytest.skip("no subinterpreter module in this Python")
+    # Both orders: the package imported in the main interpreter first (a subinterpreter then gets
+    # a copy of the module without running its initialisation), and not.
+    for first in ("import controllerreg", ""):
+        _subinterpreter_refuses(names[0], first)
+
+
+def _subinterpreter_refuses(module: str, first: str) -> None:
+    script = textwrap.dedent(
+        f"""
+        {first}
+        import {module} as interpreters
+        code = (
+            "import controllerreg\\n"
+            "r = controllerreg.Registry()\\n"
+            "r.register_class('C', lambda args: object())\\n"
+            "r.load_string('A: C')\\n"
+            "r.create('A')\\n"
+        )
+        try:
+            failure = interpreters.run_string(interpreters.create(), code)
+        except Exception as e:
+            failure = e
+        print("refused" if failure is not None else "imported", failure)
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.stdout.startswith("refused") and "subinterpreter" in done.stdout, (done.stdout, done.stderr)
 
 
 def test_no_library_is_searched_from_the_current_directory(tmp_path: Path) -> None:

@@ -75,6 +75,12 @@ static struct PyModuleDef native_module = {
 };
 
 __attribute__((visibility("default"))) PyMODINIT_FUNC PyInit__native(void) {
+    /* The callbacks take the GIL with PyGILState_Ensure, which knows only the main interpreter:
+     * in a subinterpreter the first factory call would wait for the GIL forever. */
+    if (PyInterpreterState_Get() != PyInterpreterState_Main()) {
+        PyErr_SetString(PyExc_ImportError, "controllerreg cannot be imported in a subinterpreter (use the main interpreter)");
+        return NULL;
+    }
     PyObject *module = PyModule_Create(&native_module);
     if (module == NULL) return NULL;
     if (PyType_Ready(&crpy_RegistryType) < 0 || PyType_Ready(&crpy_ProviderType) < 0) goto fail;

@@ -541,9 +541,20 @@ static RegistryObject *wrap(PyTypeObject *type, cr_registry *reg, int owned, PyO
     return self;
 }
 
+/* The callbacks take the GIL with PyGILState_Ensure, which knows only the main interpreter: a
+ * registry made in a subinterpreter would wait for the GIL forever at its first factory call. (The
+ * import check in module.c does not cover a subinterpreter importing the package after the main
+ * one did: a single-phase module is then copied, not initialised again.) */
+static int in_main_interpreter(void) {
+    if (PyInterpreterState_Get() == PyInterpreterState_Main()) return 1;
+    PyErr_SetString(PyExc_RuntimeError, "controllerreg cannot be used in a subinterpreter (use the main interpreter)");
+    return 0;
+}
+
 static int Registry_init(RegistryObject *self, PyObject *args, PyObject *kwds) {
     static char *kwlist[] = {NULL};
     if (!PyArg_ParseTupleAndKeywords(args, kwds, ":Registry", kwlist)) return -1;
+    if (!in_main_interpreter()) return -1;
     if (self->reg != NULL || self->children != NULL) {
         PyErr_SetString(PyExc_RuntimeError, "Registry.__init__ called twice");
         return -1;
@@ -613,6 +624,7 @@ static PyObject *Registry_new_child(RegistryObject *self, PyObject *unused) {
 }
 
 static PyObject *Registry_shared(PyObject *type, PyObject *unused) {
+    if (!in_main_interpreter()) return NULL;
     if (shared_instance == NULL) {
         cr_registry *reg = cr_shared();
         if (reg == NULL) return crpy_raise_last(CR_ERR_NO_MEMORY, NULL);

@@ -253,7 +253,19 @@ static int map_fill(cr_value *map, PyObject *mapping) {
     return rc;
 }
 
+/* A nested list or map; each level counts against Python's recursion limit, so a value that
+ * contains itself (d["d"] = d) or nests too deep raises RecursionError instead of overflowing
+ * the C stack. */
+static cr_value *container_from_python_nested(PyObject *value);
+
 static cr_value *container_from_python(PyObject *value) {
+    if (Py_EnterRecursiveCall(" while converting a nested list or mapping")) return NULL;
+    cr_value *result = container_from_python_nested(value);
+    Py_LeaveRecursiveCall();
+    return result;
+}
+
+static cr_value *container_from_python_nested(PyObject *value) {
     if (PyList_Check(value) || PyTuple_Check(value)) {
         cr_value *list = cr_list_new();
         if (list == NULL) return (cr_value *)crpy_raise_last(CR_ERR_NO_MEMORY, NULL);

@@ -511,6 +511,13 @@ enum DefinitionCoding {
         }
         if fx & Flag.location != 0 { skipPlace(&x) }
         if fy & Flag.location != 0 { skipPlace(&y) }
+        // The dependencies are written as a map's body is.
+        return samePairs(&x, &y)
+    }
+
+    /// Whether the counts and keyed values at `x` and `y` (a map's body, or a record's
+    /// dependencies: count, then key, place and value each) are equal but for places.
+    private static func samePairs(_ x: inout DefinitionReader, _ y: inout DefinitionReader) -> Bool {
         let n = x.varint()
         guard n == y.varint() else { return false }
         for _ in 0..<n {
@@ -548,15 +555,7 @@ enum DefinitionCoding {
             for _ in 0..<n where !sameValue(&x, &y) { return false }
             return true
         case .map:
-            let n = x.varint()
-            guard n == y.varint() else { return false }
-            for _ in 0..<n {
-                guard sameBytes(x.stringBytes(), y.stringBytes()) else { return false }
-                skipPlace(&x)
-                skipPlace(&y)
-                guard sameValue(&x, &y) else { return false }
-            }
-            return true
+            return samePairs(&x, &y)
         case .env:
             // Name, type, and default (kind and payload), then the place.
             guard sameBytes(x.stringBytes(), y.stringBytes()), x.byte() == y.byte() else { return false }

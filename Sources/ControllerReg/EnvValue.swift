@@ -48,7 +48,8 @@ public struct EnvValue: Sendable, Equatable {
 
     /// A name for messages: at most 64 characters, marked when cut.
     static func shown(_ name: some StringProtocol) -> String {
-        name.count <= 64 ? String(name) : String(name.prefix(64)) + "…"
+        // At most 64 bytes is at most 64 characters: counted without walking the characters.
+        name.utf8.count <= 64 || name.count <= 64 ? String(name) : String(name.prefix(64)) + "…"
     }
 
     /// The default converted to `type`, or the problem with it (a sentence without a place).
@@ -163,7 +164,8 @@ public struct EnvValue: Sendable, Equatable {
 
     /// Text for messages: quoted, at most 64 characters.
     static func quoted(_ text: String) -> String {
-        "'" + (text.count <= 64 ? text : String(text.prefix(64)) + "…") + "'"
+        // At most 64 bytes is at most 64 characters (a message quotes many: no character walk then).
+        "'" + (text.utf8.count <= 64 || text.count <= 64 ? text : String(text.prefix(64)) + "…") + "'"
     }
 }
 

@@ -85,11 +85,33 @@ extension TextBuffer {
     /// repaired, NUL written `\0`).
     func keptMessage() -> MessageText {
         let b = bytes
-        guard b.count <= Diagnostic.maxMessageBytes, let p = b.baseAddress, memchr(p, 0, b.count) == nil,
-            TextBuffer.isWellFormed(p, b.count)
+        guard b.count <= Diagnostic.maxMessageBytes, let p = b.baseAddress,
+            TextBuffer.isASCIIWithoutNul(p, b.count) || (memchr(p, 0, b.count) == nil && TextBuffer.isWellFormed(p, b.count))
         else { return .string(Diagnostic.capped(Diagnostic.withoutNul(string))) }
         let store = messageStore
         return .kept(store, store.keep(b), b.count)
+    }
+
+    /// Whether the `n` bytes at `p` are all ASCII and none is NUL (most messages), a word at a
+    /// time: a byte with its high bit set, or one a subtraction borrows through (a zero), sets a
+    /// high bit of `flags`.
+    private static func isASCIIWithoutNul(_ p: UnsafePointer<UInt8>, _ n: Int) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        var flags: UInt64 = 0
+        if n < 8 {
+            for i in 0..<n { flags |= UInt64(p[i]) | (p[i] == 0 ? 0x80 : 0) }
+            return flags & 0x80 == 0
+        }
+        var i = 0
+        while i < n - 8 {
+            let w = UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)
+            flags |= w | ((w &- ones) & ~w)
+            i += 8
+        }
+        // The last 8 bytes (overlapping the word before: read again, no byte loop).
+        let w = UnsafeRawPointer(p + n - 8).loadUnaligned(as: UInt64.self)
+        flags |= w | ((w &- ones) & ~w)
+        return flags & 0x8080_8080_8080_8080 == 0
     }
 
     /// Whether the `n` bytes at `p` are well-formed UTF-8 (ASCII checked a word at a time).

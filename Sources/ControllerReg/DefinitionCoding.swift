@@ -904,18 +904,40 @@ enum DefinitionCoding {
                 StagedEdge(kind: .reference, payload: Int64(id), line: line, column: column, key: memo.key(at: position)))
             place.write(line: line, column: column, file: file, fileID: &fileID, into: arena)
         }
+        /// `value(DependencyRule.form(form, target:at:))` of a form whose target is the string
+        /// `bytes` at `line` and `column` (not `Env`), written from the bytes as `reference` is.
+        mutating func form(_ form: DependencyRule.Form, target bytes: UnsafeBufferPointer<UInt8>, line: Int, column: Int) {
+            let tag: ValueTag
+            let kind: StagedEdge.Kind
+            switch form {
+            case .provider: (tag, kind) = (.provider, .provider)
+            case .optional: (tag, kind) = (.optional, .optional)
+            case .tagged, .env: (tag, kind) = (.taggedString, .tagged)
+            }
+            arena.append(tag.rawValue)
+            let id = interned(bytes, memo.references, at: position)
+            if DependencyRule.mayBeFlawed(bytes, form: kind != .tagged) { summary.dependenciesMayHaveProblems = true }
+            edges.append(StagedEdge(kind: kind, payload: Int64(id), line: line, column: column, key: memo.key(at: position)))
+            place.write(line: line, column: column, file: file, fileID: &fileID, into: arena)
+        }
         /// The start of a list of `n` values (each written next), at nesting `depth` (a dependency's
         /// own value is at depth 1).
         mutating func list(_ n: Int, depth: Int) {
             arena.append(ValueTag.list.rawValue)
             arena.appendVarint(UInt64(n))
-            if depth + 1 >= DependencyValue.maxNesting { summary.dependenciesMayHaveProblems = true }
+            if depth + 1 >= DependencyValue.maxNesting {
+                summary.dependenciesMayHaveProblems = true
+                summary.nestsNearCeiling = true
+            }
         }
         /// The start of a plain map of `n` pairs (each `key` then a value), at nesting `depth`.
         mutating func map(_ n: Int, depth: Int) {
             arena.append(ValueTag.map.rawValue)
             arena.appendVarint(UInt64(n))
-            if depth + 1 >= DependencyValue.maxNesting { summary.dependenciesMayHaveProblems = true }
+            if depth + 1 >= DependencyValue.maxNesting {
+                summary.dependenciesMayHaveProblems = true
+                summary.nestsNearCeiling = true
+            }
         }
         /// Any value that is not a list or map, as `encode` writes it (forms, templates,
         /// environment values); its summary read back from what was written.
@@ -984,6 +1006,8 @@ enum DefinitionCoding {
         /// flawed (or a literal where a form wants an entry), a value nesting near the ceiling, or
         /// an environment value.
         var dependenciesMayHaveProblems = false
+        /// Whether a list or map nests near the ceiling (`Transaction.check` checks it in full).
+        var nestsNearCeiling = false
 
         /// Whether a check might fail at all: only such records are decoded and validated in full.
         var mayHaveProblems: Bool { headMayHaveProblems || dependenciesMayHaveProblems }
@@ -1060,7 +1084,10 @@ enum DefinitionCoding {
             skipValue(tag, &r)
         case .list, .map:
             // The ceiling itself is checked in full (`Transaction.check`) near it.
-            if depth + 1 >= DependencyValue.maxNesting { summary.dependenciesMayHaveProblems = true }
+            if depth + 1 >= DependencyValue.maxNesting {
+                summary.dependenciesMayHaveProblems = true
+                summary.nestsNearCeiling = true
+            }
             for _ in 0..<Int(r.varint()) {
                 if tag == .map {
                     _ = r.stringBytes()
@@ -1140,17 +1167,6 @@ enum DefinitionCoding {
             }
         }
         return (UnsafeBufferPointer(start: nil, count: 0), nil)
-    }
-
-    /// The file named by the first place of the record at `offset` (the file of every place the
-    /// entry decoder keeps in a `StagedEdge`), its `String` kept in `file` while the bytes are
-    /// the same; nil when the record has no place.
-    static func file(ofRecord offset: Int, in arena: DefinitionArena, file: inout FileName) -> String? {
-        var r = DefinitionReader(arena, at: offset)
-        guard skipHeader(&r) & Flag.location != 0 else { return nil }
-        var place = PlaceCursor()
-        guard place.read(&r), let bytes = place.file else { return nil }
-        return file.text(of: bytes)
     }
 
     /// A use of an entry written straight as a dependency's value (`Name`, `{Provider: Name}`,

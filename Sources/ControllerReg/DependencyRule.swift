@@ -100,6 +100,34 @@ public enum DependencyRule {
         return shaped ? .misspelt(key: key, form: form) : .plain
     }
 
+    /// `reading(ofMapWithKeys:)` of a map whose one key is `key`, read from its bytes (the entry
+    /// decoder's forms: no `String` per key); nil when they are not all ASCII (read the `String`
+    /// then: a non-ASCII key may still lower-case to a form's name).
+    static func reading(ofOneKey key: UnsafeBufferPointer<UInt8>) -> MapReading? {
+        for b in key where b >= 0x80 { return nil }
+        let names = formNames
+        for (form, name) in names
+        where name.count == key.count && RawMapSlot.equalBytes(name.baseAddress!, key.baseAddress!, key.count) {
+            return .form(form)
+        }
+        // A form's key in another case, with no other key: a mistake for a form without extra
+        // keys (an `Env` form's other keys are what makes `{env: X}` one).
+        for (form, name) in names where name.count == key.count {
+            if Suggestions.equalIgnoringCase(name, key) {
+                return form.extraKeys.isEmpty ? .misspelt(key: String(decoding: key, as: UTF8.self), form: form) : .plain
+            }
+        }
+        return .plain
+    }
+
+    /// Each form with its key's bytes (kept for the life of the process).
+    nonisolated(unsafe) private static let formNames: [(Form, UnsafeBufferPointer<UInt8>)] = Form.allCases.map { form in
+        let bytes = Array(form.rawValue.utf8)
+        let p = UnsafeMutablePointer<UInt8>.allocate(capacity: bytes.count)
+        p.initialize(from: bytes, count: bytes.count)
+        return (form, UnsafeBufferPointer(start: p, count: bytes.count))
+    }
+
     /// `key.lowercased() == name.lowercased()` for a `name` of ASCII letters (a form or one of its
     /// keys), without making either string when `key` is ASCII too (the usual case: no
     /// allocation per key of every map a config holds).

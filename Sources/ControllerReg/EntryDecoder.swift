@@ -52,7 +52,8 @@ public enum EntryDecoder {
     ) -> (
         diagnostics: [Diagnostic], invalidNames: [String]
     ) {
-        doc.withView { view in
+        staged.beginDocument(file: doc.file)
+        return doc.withView { view in
             var d = Decoder(
                 doc: view, strings: view.strings, nodes: view.nodes,
                 writer: DefinitionCoding.RecordWriter(staged.arena, file: doc.file))
@@ -88,6 +89,7 @@ public enum EntryDecoder {
                 d.pointee.decodePairs(range, into: &staged)
                 return
             }
+            staged.beginDocument(file: part.file)
             let d = UnsafeMutablePointer<Decoder>.allocate(capacity: 1)
             d.initialize(
                 to: Decoder(
@@ -106,7 +108,10 @@ public enum EntryDecoder {
                 d.pointee.read(view)
                 d.pointee.run(into: &staged)
             }
-            return (doc.problems + d.pointee.diagnostics, d.pointee.invalidNames)
+            // The decoder's list as it is when the document has no problems of its own (a copy
+            // of thousands of diagnostics retains each one's strings).
+            let problems = doc.problems.isEmpty ? d.pointee.diagnostics : doc.problems + d.pointee.diagnostics
+            return (problems, d.pointee.invalidNames)
         }
     }
 
@@ -125,7 +130,8 @@ public enum EntryDecoder {
         var messageText: TextBuffer?
         /// The last unknown entry key and the key suggested for it: a config that misspells a key
         /// misspells it alike in many entries, and the answer depends on the key alone.
-        var lastUnknownKey: (key: String, suggestion: String?)?
+        /// (The key kept as bytes: compared with the next unknown key's without a `String`.)
+        var lastUnknownKey: (key: [UInt8], suggestion: String?)?
 
         init(
             doc: DocumentView, strings: UnsafePointer<UInt8>, nodes: UnsafeBufferPointer<ConfigNode>,
@@ -346,13 +352,16 @@ public enum EntryDecoder {
                         ok = false
                     }
                 case .unknown:
-                    let key = doc.string(at: k)
+                    let key = bytes(k)
                     let suggestion: String?
-                    if let last = lastUnknownKey, last.key == key {
+                    if let last = lastUnknownKey, last.key.count == key.count,
+                        key.count == 0
+                            || last.key.withUnsafeBufferPointer({ memcmp($0.baseAddress!, key.baseAddress!, key.count) == 0 })
+                    {
                         suggestion = last.suggestion
                     } else {
-                        suggestion = Suggestions.closest(to: key, in: EntryDecoder.entryKeys)
-                        lastUnknownKey = (key, suggestion)
+                        suggestion = Suggestions.closest(to: doc.string(at: k), in: EntryDecoder.entryKeys)
+                        lastUnknownKey = (Array(key), suggestion)
                     }
                     ProblemText.unknownEntryKey(bytes(k), in: bytes(currentEntryNode), suggestion: suggestion, into: text())
                     failWritten(.schema, k, suggestion: suggestion)
@@ -483,6 +492,37 @@ public enum EntryDecoder {
             }
         }
 
+        /// A map of one pair read as `decodeForm` reads it, from its key's bytes (no pairs array, no
+        /// `String` per key or target: most forms are written so), and written (or its problem
+        /// reported, with a null written and `ok` false); false, having done nothing, when it is
+        /// read as `decodeForm` reads it (a plain map, an `Env` form, a non-ASCII key).
+        mutating func writeOneKeyForm(_ node: Int, ok: inout Bool) -> Bool {
+            let key = node + 1, target = node + 2
+            guard let reading = DependencyRule.reading(ofOneKey: bytes(key)) else { return false }
+            switch reading {
+            case .plain, .form(.env):
+                return false
+            case .misspelt(let k, let form):
+                ProblemText.misspeltForm(
+                    key: k, form: form, entry: bytes(currentEntryNode), dependency: bytes(currentKeyNode), into: text())
+                failWritten(.schema, key, suggestion: form.rawValue)
+            case .form(let form):
+                if let problem = DependencyRule.formProblem(form, keyCount: 1, targetKind: valueKind(target)) {
+                    failInDependency(.schema, problem, target)
+                } else if nodes[target].kind == .int {
+                    writer.value(DependencyRule.form(form, integerTarget: nodes[target].int, at: doc.location(of: target)))
+                    return true
+                } else {
+                    let t = nodes[target]
+                    writer.form(form, target: bytes(target), line: Int(t.line), column: Int(t.column))
+                    return true
+                }
+            }
+            ok = false
+            writer.null()
+            return true
+        }
+
         /// A map read as `{Env: NAME, Type: T, Default: D}`: its value, or `.some(nil)` after
         /// reporting what is wrong. Outlined, to keep `writeValue` small.
         @inline(never)
@@ -570,6 +610,7 @@ public enum EntryDecoder {
                 }
                 if !itemsOK { ok = false }
             case .map:
+                if n.count == 1 && writeOneKeyForm(node, ok: &ok) { return }
                 if let form = decodeForm(node) {
                     guard let form else {
                         ok = false

@@ -125,8 +125,9 @@ extension Registry {
             }
             let found = stream.finish(doc)
             staged = stream.staged
-            diagnostics += found.diagnostics
-            invalidNames += found.invalidNames
+            // Taken as they are into empty lists (appending copies each diagnostic).
+            if diagnostics.isEmpty { diagnostics = found.diagnostics } else { diagnostics += found.diagnostics }
+            if invalidNames.isEmpty { invalidNames = found.invalidNames } else { invalidNames += found.invalidNames }
             return bytes.count
         }
 
@@ -166,7 +167,10 @@ extension Registry {
         try change { (c) throws(ConfigError) in
             try stage(
                 &c, load.staged ?? StagedEntries(entries: 0), mode: mode, removals: [], source: source,
-                invalidNames: Set(load.invalidNames), decodeProblems: unreadProblems + load.diagnostics,
+                // Invalid names only keep references to them from being reported as missing: none
+                // to look for when no entry is staged.
+                invalidNames: (load.staged?.count ?? 0) > 0 ? Set(load.invalidNames) : [],
+                decodeProblems: unreadProblems.isEmpty ? load.diagnostics : unreadProblems + load.diagnostics,
                 namesIncomplete: !unreadProblems.isEmpty, environment: environment)
         }
     }

@@ -23,6 +23,9 @@ struct StagedEntries {
     /// The uses of other entries of position `k`: `edges[edgeStart[k]..<edgeStart[k + 1]]`.
     private(set) var edgeStart: [Int32] = [0]
     private(set) var edges: [StagedEdge] = []
+    /// The file of each document the entry decoder staged entries from, from the position of
+    /// its first one on: the file of the places its `StagedEdge`s keep.
+    private(set) var documentFiles: [(from: Int, file: String)] = []
     /// The environment a definition from code was committed with (a child recompiling its
     /// parent's entries), by position; empty for loads.
     private(set) var environments: [Int: EnvironmentLookup] = [:]
@@ -84,6 +87,18 @@ struct StagedEntries {
         nameHashes.append(NameTable.hash(name.baseAddress ?? emptyKey, name.count))
     }
 
+    /// Notes that the entries staged from now on are written from the document `file` (with the
+    /// places their edges keep).
+    mutating func beginDocument(file: String) {
+        documentFiles.append((count, file))
+    }
+
+    /// The file of the document entry `k` was staged from (nil for an entry from code).
+    func documentFile(of k: Int) -> String? {
+        for d in documentFiles.reversed() where d.from <= k { return d.file }
+        return nil
+    }
+
     /// Unstages the last `k` entries (a document that failed to read after some of its entries
     /// were staged). Their records stay in the arena, unreferenced, as an invalid entry's do.
     mutating func removeLast(_ k: Int) {
@@ -96,6 +111,7 @@ struct StagedEntries {
         edges.removeLast(edges.count - Int(edgeStart[n]))
         edgeStart.removeLast(k)
         environments = environments.filter { $0.key < n }
+        documentFiles.removeAll { $0.from >= n }
     }
 
     /// Where the dependencies of position `k`'s record start.

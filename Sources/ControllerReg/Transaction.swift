@@ -147,9 +147,13 @@ struct Transaction {
                 // Most flawed records: names of uses written straight as dependency values, checked
                 // where they lie in the record, their messages written from their bytes.
                 checkedUses.removeAll(keepingCapacity: true)
-                if DefinitionCoding.simpleCheckedUses(
-                    growing.arena, at: growing.records[k], file: &checkFile, into: &checkedUses)
-                {
+                var simple = !summary.nestsNearCeiling && Transaction.checkedUses(ofStaged: growing, k, into: &checkedUses)
+                if !simple {
+                    checkedUses.removeAll(keepingCapacity: true)
+                    simple = DefinitionCoding.simpleCheckedUses(
+                        growing.arena, at: growing.records[k], file: &checkFile, into: &checkedUses)
+                }
+                if simple {
                     checkedQuickly = true
                     let before = diagnostics.count
                     let entry = growing.nameBytes(k)
@@ -383,9 +387,7 @@ struct Transaction {
                     // Kept with the edge when the entry decoder wrote it (no walk through the record).
                     let key: UnsafeBufferPointer<UInt8>
                     let location: SourceLocation?
-                    if let place = edge.place,
-                        let file = DefinitionCoding.file(ofRecord: staged.records[k], in: staged.arena, file: &fileName)
-                    {
+                    if let place = edge.place, let file = staged.documentFile(of: k) {
                         key = staged.internedBytes(place.key)
                         location = SourceLocation(file: file, line: place.line, column: place.column)
                     } else {
@@ -668,6 +670,33 @@ struct Transaction {
         DependencyRule.problems(
             of: value, entry: def.name, key: key, fallback: location ?? def.location, into: &diagnostics,
             usesEnvironment: &usesEnvironment)
+    }
+
+    /// The uses `DefinitionCoding.simpleCheckedUses` reads, from the staged edges of position `k`
+    /// (their names, keys and places as the entry decoder kept them; no walk through the record;
+    /// lists and maps included: their uses are the edges, in the same order). False when a use has
+    /// no place kept or is a tag (the record is read then).
+    static func checkedUses(
+        ofStaged staged: StagedEntries, _ k: Int, into uses: inout [DefinitionCoding.CheckedUse]
+    ) -> Bool {
+        guard let file = staged.documentFile(of: k) else { return false }
+        for e in Int(staged.edgeStart[k])..<Int(staged.edgeStart[k + 1]) {
+            let edge = staged.edges[e]
+            let tag: DefinitionCoding.ValueTag
+            switch edge.kind {
+            case .taggedInt: continue
+            case .tagged: return false
+            case .reference: tag = .reference
+            case .provider: tag = .provider
+            case .optional: tag = .optional
+            }
+            guard let place = edge.place else { return false }
+            uses.append(
+                DefinitionCoding.CheckedUse(
+                    tag: tag, key: staged.internedBytes(place.key), name: staged.internedBytes(edge.id),
+                    location: SourceLocation(file: file, line: place.line, column: place.column)))
+        }
+        return true
     }
 
     /// The most cycles one change reports in full; further ones are counted in one more problem.

@@ -315,6 +315,53 @@ struct ErrorReportingTests {
         #expect(j?.diagnostics.first?.message.hasPrefix("entry 'A', key 'first': no entry named 'Nope'") == true)
     }
 
+    @Test func oneKeyFormsReadFromTheirBytesMeanWhatTheRuleSays() throws {
+        // Forms of one key are read from the key's bytes (no pairs array): the same values,
+        // places and mistakes as the rule's reading of a whole map.
+        let yaml = """
+            A:
+              ClassName: C
+              Dependencies:
+                p: {Provider: B}
+                o: {Optional: Nope}
+                t: {Tagged: x}
+                n: {Tagged: 5}
+                e: {Env: HOME}
+                plain: {provider: "@aws", region: "@eu"}
+                uni: {Prövider: B}
+            B: C
+            """
+        let r = Registry()
+        try r.load(text: yaml, file: "f.yaml", environment: ["HOME": "/h"])
+        let deps = try #require(r.entry(named: "A")?.dependencies)
+        func at(_ line: Int, _ column: Int) -> ControllerRegConfig.SourceLocation {
+            SourceLocation(file: "f.yaml", line: line, column: column)
+        }
+        #expect(deps[0].value == .provider("B", at: at(4, 19)))
+        #expect(deps[1].value == .optional("Nope", at: at(5, 19)))
+        #expect(deps[2].value == .tagged(.string("x"), at: at(6, 17)))
+        #expect(deps[3].value == .tagged(.int(5), at: at(7, 17)))
+        if case .env = deps[4].value {} else { Issue.record("not an Env form: \(deps[4].value)") }
+        if case .map = deps[5].value {} else { Issue.record("not a plain map: \(deps[5].value)") }
+        if case .map = deps[6].value {} else { Issue.record("not a plain map: \(deps[6].value)") }
+        // A form's key in another case is a mistake; a flawed target is reported where it is,
+        // in a list as at the top.
+        let bad = """
+            D: {ClassName: C, Dependencies: {bad: {PROVIDER: B}}}
+            E: {ClassName: C, Dependencies: {list: [B, {Provider: "@lit"}], opt: {Optional: ""}}}
+            B: C
+            """
+        let e = expectError { try Registry().load(text: bad, file: "g.yaml") }
+        let found = e?.diagnostics.map { "\($0.location.map(String.init(describing:)) ?? "-") \($0.message)" } ?? []
+        #expect(
+            found == [
+                "g.yaml:1:40 entry 'D', key 'bad': 'PROVIDER' is not a dependency form: forms are case-sensitive; write {Provider: EntryName}",
+                "g.yaml:2:55 entry 'E', key 'list': Provider must name an entry, not a literal ('@lit')",
+                "g.yaml:2:81 entry 'E', key 'opt': Optional must name an entry (a non-empty string), found an empty string",
+            ])
+        #expect(e?.diagnostics.first?.suggestion == "Provider")
+    }
+
     @Test func aFlawedUseIsReportedOnceInTheWordsOfEveryDoor() {
         // Checked where it lies in the record (the quick check) and from code (the decoded one).
         let e = expectError {

@@ -924,6 +924,35 @@ static void lifetime_rule(void) {
     cr_registry_free(reg);
 }
 
+/* Forms of one key and flawed entry names inside lists: each problem's record has the place of the
+ * value itself, the entry and key, and the fix (a misspelt form's suggestion is the form). */
+static void flawed_uses_in_lists_and_misspelt_forms_are_placed(void) {
+    cr_registry *reg = cr_registry_new();
+    const char *text = "D: {ClassName: C, Dependencies: {bad: {PROVIDER: B}}}\n"
+                       "E: {ClassName: C, Dependencies: {list: [B, {Provider: \"@lit\"}], opt: {Optional: \"\"}}}\n"
+                       "B: C\n";
+    CHECK_STATUS(cr_load_string(reg, text, strlen(text), CR_FORMAT_YAML), CR_ERR_SCHEMA);
+    CHECK_INT((int)cr_last_error_count(), 3);
+    if (cr_last_error_count() == 3) {
+        const cr_problem *p = cr_last_error_problem(0);
+        CHECK_INT((int)p->line, 1);
+        CHECK_INT((int)p->column, 40);
+        CHECK_STR(p->message,
+                  "entry 'D', key 'bad': 'PROVIDER' is not a dependency form: forms are case-sensitive; write "
+                  "{Provider: EntryName}");
+        CHECK_STR(p->suggestion, "Provider");
+        p = cr_last_error_problem(1);
+        CHECK_INT((int)p->line, 2);
+        CHECK_INT((int)p->column, 55);
+        CHECK_STR(p->message, "entry 'E', key 'list': Provider must name an entry, not a literal ('@lit')");
+        CHECK(p->suggestion == NULL);
+        p = cr_last_error_problem(2);
+        CHECK_INT((int)p->column, 81);
+        CHECK_STR(p->message, "entry 'E', key 'opt': Optional must name an entry (a non-empty string), found an empty string");
+    }
+    cr_registry_free(reg);
+}
+
 /* The text of cr_last_error_message() written back from the problem records: "N problems:" then
  * "  file:line:column: message" per problem (`file:byte N` for a binary plist's offsets). */
 static char *joined_problems(void) {
@@ -1157,5 +1186,6 @@ void test_errors(void) {
     repeated_name_among_many_small_entries();
     kind_messages_read_well();
     many_problems_message_and_records_agree();
+    flawed_uses_in_lists_and_misspelt_forms_are_placed();
     nul_in_a_name_keeps_the_message_whole();
 }

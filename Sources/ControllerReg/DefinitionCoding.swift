@@ -824,18 +824,21 @@ enum DefinitionCoding {
         )
             -> Int
         {
-            interned(bytes, slots, at: i, checkingKey: false).id
+            rememberedOrInterned(bytes, slots, at: i).id
         }
 
         /// `interned`, also telling whether the memo had the string (`remembered`: the same bytes
         /// as one written before at this position, so already checked).
         @inline(__always)
-        private func interned(
-            _ bytes: UnsafeBufferPointer<UInt8>, _ slots: UnsafeMutablePointer<StringMemo.Slot>, at i: Int,
-            checkingKey: Bool
+        private func rememberedOrInterned(
+            _ bytes: UnsafeBufferPointer<UInt8>, _ slots: UnsafeMutablePointer<StringMemo.Slot>, at i: Int
         ) -> (id: Int, remembered: Bool) {
             let n = bytes.count
-            guard i >= 0 && i < StringMemo.count && n <= 16 else { return (arena.appendInterned(bytes: bytes), false) }
+            guard i >= 0 && i < StringMemo.count && n <= 16 else {
+                // The slot no longer holds the string last written at `i` (`StringMemo.key(at:)`).
+                if i >= 0 && i < StringMemo.count { slots[i].length = -1 }
+                return (arena.appendInterned(bytes: bytes), false)
+            }
             let (first, last) = DefinitionArena.words(bytes.baseAddress, n)
             let slot = slots + i
             if slot.pointee.length == n && slot.pointee.first == first && slot.pointee.last == last {
@@ -883,7 +886,7 @@ enum DefinitionCoding {
         /// dependency's (-1 for a key of a nested map).
         mutating func key(_ bytes: UnsafeBufferPointer<UInt8>, position: Int, line: Int, column: Int) {
             if position >= 0 { self.position = position }
-            if !interned(bytes, memo.keys, at: position, checkingKey: true).remembered
+            if !rememberedOrInterned(bytes, memo.keys, at: position).remembered
                 && DependencyRule.mayBeFlawed(key: bytes)
             {
                 summary.headMayHaveProblems = true
@@ -912,7 +915,8 @@ enum DefinitionCoding {
             arena.append(ValueTag.reference.rawValue)
             let id = interned(bytes, memo.references, at: position)
             if DependencyRule.mayBeFlawed(bytes, form: false) { summary.dependenciesMayHaveProblems = true }
-            edges.append(StagedEdge(kind: .reference, payload: Int64(id)))
+            edges.append(
+                StagedEdge(kind: .reference, payload: Int64(id), line: line, column: column, key: memo.key(at: position)))
             place.write(line: line, column: column, file: file, fileID: &fileID, into: arena)
         }
         /// The start of a list of `n` values (each written next), at nesting `depth` (a dependency's
@@ -963,6 +967,17 @@ enum DefinitionCoding {
         }
 
         deinit { keys.deallocate() }
+
+        /// The interned identity of the key just written at dependency position `position` (what
+        /// its uses keep in their `StagedEdge`), or -1 when not remembered (a key of more than 16
+        /// bytes, a position past the first `count`): read from the memo, so writing a key costs
+        /// nothing more.
+        @inline(__always)
+        func key(at position: Int) -> Int {
+            guard UInt(bitPattern: position) < UInt(StringMemo.count) else { return -1 }
+            let slot = keys[position]
+            return slot.length >= 0 ? slot.id : -1
+        }
     }
 
     // MARK: What the transaction reads of a record
@@ -1148,6 +1163,17 @@ enum DefinitionCoding {
             }
         }
         return (UnsafeBufferPointer(start: nil, count: 0), nil)
+    }
+
+    /// The file named by the first place of the record at `offset` (the file of every place the
+    /// entry decoder keeps in a `StagedEdge`), its `String` kept in `file` while the bytes are
+    /// the same; nil when the record has no place.
+    static func file(ofRecord offset: Int, in arena: DefinitionArena, file: inout FileName) -> String? {
+        var r = DefinitionReader(arena, at: offset)
+        guard skipHeader(&r) & Flag.location != 0 else { return nil }
+        var place = PlaceCursor()
+        guard place.read(&r), let bytes = place.file else { return nil }
+        return file.text(of: bytes)
     }
 
     /// A use of an entry written straight as a dependency's value (`Name`, `{Provider: Name}`,

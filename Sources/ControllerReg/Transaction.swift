@@ -119,7 +119,8 @@ struct Transaction {
         }
         // The entry index each staged position got; -1 not accepted, -2 refused as already defined
         // (a reference to the name reaches the existing entry).
-        var indexOfStaged = [Int](repeating: -1, count: stagedCount)
+        // (32-bit: entry indices are; half the pages of a large load's list.)
+        var indexOfStaged = [Int32](repeating: -1, count: stagedCount)
         // Accepted entries: staged position and entry index, in order.
         var acceptedPositions: [Int] = []
         var acceptedIndex: [Int] = []
@@ -225,7 +226,7 @@ struct Transaction {
                 index = nextIndex
                 nextIndex += 1
             }
-            indexOfStaged[k] = index
+            indexOfStaged[k] = Int32(truncatingIfNeeded: index)
             if !removed.isEmpty { removed.remove(index) }
             if summary.usesEnvironment {
                 // The entry keeps the lookup it was resolved against.
@@ -266,6 +267,8 @@ struct Transaction {
         // The names a suggestion is looked for among, as their bytes where they are stored (made at
         // the first missing reference; nothing is appended to either arena during this step).
         var allNames: Suggestions.Candidates?
+        // The last suggestion (entries that misspell one name get the same one).
+        var suggestionMemo = Suggestions.Memo()
         // Edges, targets and membership of each accepted entry, by position in `accepted`, in
         // flat arrays (no array per entry); `changedAtList[i]` is that position for entry index i
         // (or -1). Arrays, not dictionaries: no hashing per entry.
@@ -280,6 +283,8 @@ struct Transaction {
         var fileName = DefinitionCoding.FileName()
         var recentName0 = -1, recentName1 = -1
         var recentTarget0 = -1, recentTarget1 = -1
+        // The last name that resolved to no entry (entries written alike misspell one name alike).
+        var recentMissing = -1
         for p in acceptedPositions.indices {
             let k = acceptedPositions[p]
             changedAtList[acceptedIndex[p]] = Int32(p)
@@ -309,18 +314,20 @@ struct Transaction {
                     resolving.edges += list
                     continue
                 }
-                let id = Int(edge.payload)
+                let id = edge.id
                 let found: Int?
                 if id == recentName0 {
                     found = recentTarget0
                 } else if id == recentName1 {
                     found = recentTarget1
+                } else if id == recentMissing {
+                    found = nil
                 } else {
                     let bytes = staged.internedBytes(id)
                     let hash = NameTable.hash(bytes.baseAddress ?? emptyKey, bytes.count)
                     var f: Int?
                     if let j = names.find(bytes, hash: hash, staged: staged), indexOfStaged[j] >= 0 {
-                        f = indexOfStaged[j]
+                        f = Int(indexOfStaged[j])
                     } else {
                         let i = base.index(of: bytes, hash: hash)
                         if i >= 0 && !removedBase.contains(i) { f = i }
@@ -331,6 +338,8 @@ struct Transaction {
                         recentTarget1 = recentTarget0
                         recentName0 = id
                         recentTarget0 = f
+                    } else {
+                        recentMissing = id
                     }
                 }
                 if edge.kind == .optional {
@@ -350,6 +359,11 @@ struct Transaction {
                 // fails, or is a reload's intermediate step); edge walks skip it.
                 resolving.targets.append(-1)
                 if resolving.diverged { resolving.edges.append(-1) }
+                if messageText == nil {
+                    // The first reference to no entry: room for one problem per edge left (the
+                    // list is not copied as it grows; pages not written are not touched).
+                    diagnostics.reserveCapacity(diagnostics.count + staged.edges.count - e)
+                }
                 // The name's bytes (a `String` only where one is compared or suggested for).
                 let nameBytes = staged.internedBytes(id)
                 if !removals.isEmpty && removals.contains(String(decoding: nameBytes, as: UTF8.self)) {
@@ -367,8 +381,18 @@ struct Transaction {
                 {
                     // The key and place read from the record (the definition is not decoded), the
                     // message written from their bytes.
-                    let (key, location) = DefinitionCoding.place(
-                        ofEdge: e - first, in: staged.arena, at: staged.records[k], file: &fileName)
+                    // Kept with the edge when the entry decoder wrote it (no walk through the record).
+                    let key: UnsafeBufferPointer<UInt8>
+                    let location: SourceLocation?
+                    if let place = edge.place,
+                        let file = DefinitionCoding.file(ofRecord: staged.records[k], in: staged.arena, file: &fileName)
+                    {
+                        key = staged.internedBytes(place.key)
+                        location = SourceLocation(file: file, line: place.line, column: place.column)
+                    } else {
+                        (key, location) = DefinitionCoding.place(
+                            ofEdge: e - first, in: staged.arena, at: staged.records[k], file: &fileName)
+                    }
                     var suggestion: String?
                     if suggestionsLeft > 0 {
                         if allNames == nil {
@@ -382,7 +406,8 @@ struct Transaction {
                                     + acceptedPositions.map { staged.nameBytes($0) })
                         }
                         suggestion = Suggestions.closest(
-                            to: String(decoding: nameBytes, as: UTF8.self), in: allNames!, excluding: staged.name(k))
+                            to: String(decoding: nameBytes, as: UTF8.self), in: allNames!, excluding: staged.name(k),
+                            memo: &suggestionMemo)
                     }
                     suggestionsLeft -= 1
                     let text = ProblemText.buffer(&messageText)

@@ -27,10 +27,25 @@ struct LifetimeRule {
     /// the entries and edges walked, plus the paths reported.
     func problems(changed: [Int]) -> [Diagnostic] {
         guard total > 0, reachesGraph(from: changed) else { return [] }
+        // Each entry's part in the walk, read once (each question is a closure call): 0 not
+        // walked past (an inherited singleton), 1 walked, 2 a start (a singleton, walked), 3 a
+        // `graph` entry (paths end there); as `expands` answers.
+        var role = [UInt8](repeating: 0, count: total)
         // Singletons that may break the rule, in index order (the order entries were declared).
         var starts: [Int] = []
-        for i in 0..<total where lifestyleOf(i) == .singleton && !isInheritedSingleton(i) { starts.append(i) }
+        for i in 0..<total {
+            switch lifestyleOf(i) {
+            case .graph: role[i] = 3
+            case .singleton:
+                if isInheritedSingleton(i) { continue }
+                role[i] = 2
+                starts.append(i)
+            case .transient, nil: role[i] = isInheritedSingleton(i) ? 0 : 1
+            }
+        }
         if starts.isEmpty { return [] }
+        // Whether an entry's own object edges are walked (`expands`).
+        func walked(_ i: Int) -> Bool { role[i] == 1 || role[i] == 2 }
 
         // Nodes reachable from the starts; successors of `graph` entries and inherited singletons
         // do not matter (paths end at the first `graph` entry; inherited singletons are built by
@@ -38,16 +53,25 @@ struct LifetimeRule {
         var position = [Int32](repeating: -1, count: total)
         var nodes: [Int] = []
         var work: [Int] = []
+        // The edges of each walked entry, asked for once: `edges[edgeRange[u]]` once `edgesRead[u]`.
+        var edges: [Int32] = []
+        var edgesRead = [Bool](repeating: false, count: total)
+        var edgeRange = [(Int32, Int32)](repeating: (0, 0), count: total)
         for s in starts where position[s] < 0 {
             position[s] = Int32(nodes.count)
             nodes.append(s)
             work.append(s)
             while let u = work.popLast() {
-                guard expands(u) else { continue }
-                for t in edgesOf(u) where position[Int(t)] < 0 {
-                    position[Int(t)] = Int32(nodes.count)
-                    nodes.append(Int(t))
-                    work.append(Int(t))
+                guard walked(u) else { continue }
+                let from = Int32(edges.count)
+                edges += edgesOf(u)
+                edgeRange[u] = (from, Int32(edges.count))
+                edgesRead[u] = true
+                for e in Int(from)..<edges.count where position[Int(edges[e])] < 0 {
+                    let t = Int(edges[e])
+                    position[t] = Int32(nodes.count)
+                    nodes.append(t)
+                    work.append(t)
                 }
             }
         }
@@ -56,22 +80,22 @@ struct LifetimeRule {
         // every `graph` entry: `next[p]` is p's successor on a shortest path to the nearest one.
         let n = nodes.count
         var rowStart = [Int32](repeating: 0, count: n + 1)
-        for u in nodes where expands(u) {
-            for t in edgesOf(u) { rowStart[Int(position[Int(t)]) + 1] += 1 }
+        for u in nodes where edgesRead[u] {
+            for e in Int(edgeRange[u].0)..<Int(edgeRange[u].1) { rowStart[Int(position[Int(edges[e])]) + 1] += 1 }
         }
         for p in 0..<n { rowStart[p + 1] += rowStart[p] }
         var fill = rowStart
         var predecessors = [Int32](repeating: 0, count: Int(rowStart[n]))
-        for (pu, u) in nodes.enumerated() where expands(u) {
-            for t in edgesOf(u) {
-                let pt = Int(position[Int(t)])
+        for (pu, u) in nodes.enumerated() where edgesRead[u] {
+            for e in Int(edgeRange[u].0)..<Int(edgeRange[u].1) {
+                let pt = Int(position[Int(edges[e])])
                 predecessors[Int(fill[pt])] = Int32(pu)
                 fill[pt] += 1
             }
         }
         var next = [Int32](repeating: -1, count: n)  // -1 unreached, -2 a graph entry itself
         var queue: [Int32] = []
-        for (p, u) in nodes.enumerated() where lifestyleOf(u) == .graph {
+        for (p, u) in nodes.enumerated() where role[u] == 3 {
             next[p] = -2
             queue.append(Int32(p))
         }

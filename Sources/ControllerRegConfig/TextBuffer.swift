@@ -133,6 +133,20 @@ package final class TextBuffer {
     /// written in place from the last one (a line or column number costs a few instructions a
     /// digit).
     package func append(_ n: Int) {
+        if n >= 0 && n < 1_000_000 {
+            // Lines and columns (most numbers written): the digits counted by comparisons, 32-bit
+            // divisions.
+            var x = UInt32(truncatingIfNeeded: n)
+            let digits = x < 10 ? 1 : x < 100 ? 2 : x < 1000 ? 3 : x < 10_000 ? 4 : x < 100_000 ? 5 : 6
+            let at = claim(digits)
+            var i = digits
+            repeat {
+                i -= 1
+                at[i] = UInt8(truncatingIfNeeded: x % 10) &+ 48
+                x /= 10
+            } while i > 0
+            return
+        }
         var v = n.magnitude
         var digits = 1
         var bound: UInt = 10

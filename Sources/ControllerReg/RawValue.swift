@@ -159,6 +159,20 @@ import Darwin
         return k[n] == 0
     }
 
+    /// `keyEquals(cString:)` for a `k` whose first byte, `first`, is known to equal the key's.
+    @inlinable @inline(__always) func keyEquals(cString k: UnsafePointer<UInt8>, afterFirst first: UInt8) -> Bool {
+        let s = key, n = keyLength
+        // The key's first byte (its NUL when it is empty) equals `k`'s: a NUL there ends `k`.
+        if first == 0 { return n == 0 }
+        var j = 1
+        while j < n {
+            let c = k[j]
+            if c != s[j] || c == 0 { return false }
+            j &+= 1
+        }
+        return k[n] == 0
+    }
+
     /// Whether the key equals `bytes`.
     @inlinable func keyEquals(_ bytes: UnsafePointer<UInt8>, _ length: Int) -> Bool {
         keyLength == length && RawMapSlot.equalBytes(key, bytes, length)

@@ -186,18 +186,25 @@ public struct ValueRef: @unchecked Sendable {
         return search(cKey: k, slots)
     }
 
-    /// `value(forCKey:)` past its hint: every slot in order (the hint, if any, updated).
+    /// `value(forCKey:)` past its hint: every slot once, starting after the hint's slot (a host
+    /// that skips a key usually reads on from there) and wrapping around; the hint, if any, updated.
     @usableFromInline @inline(never) func search(
         cKey k: UnsafePointer<UInt8>, _ slots: UnsafeMutablePointer<RawMapSlot>
     ) -> ValueRef? {
+        let n = Int(pointer.pointee.count)
+        let hinted = pointer.pointee.flags & RawValue.Flags.lookupHint != 0
+        var i = hinted ? Int(RawValue.lookupHint(pointer).pointee.load(ordering: .relaxed)) &+ 1 : 0
         let first = k.pointee
-        for i in 0..<Int(pointer.pointee.count) {
-            // Most keys that differ differ in the first byte.
-            guard slots[i].key.pointee == first, slots[i].keyEquals(cString: k) else { continue }
-            if pointer.pointee.flags & RawValue.Flags.lookupHint != 0 {
-                RawValue.lookupHint(pointer).pointee.store(UInt16(truncatingIfNeeded: i &+ 1), ordering: .relaxed)
+        var left = n
+        while left > 0 {
+            if i >= n { i = 0 }
+            // Most keys that differ differ in the first byte; past it, the rest is compared.
+            if slots[i].key.pointee == first, slots[i].keyEquals(cString: k, afterFirst: first) {
+                if hinted { RawValue.lookupHint(pointer).pointee.store(UInt16(truncatingIfNeeded: i &+ 1), ordering: .relaxed) }
+                return ValueRef.valueOf(slots + i)
             }
-            return ValueRef.valueOf(slots + i)
+            i &+= 1
+            left &-= 1
         }
         return nil
     }

@@ -518,8 +518,7 @@ struct Transaction {
         // Plans point at keys and literal strings in the records' arena, which stops moving here.
         records.freeze()
         let compiler = PlanCompiler(arena: records.plans, strings: records)
-        var table = EntryTableBuilder(base: base)
-        table.grow(to: nextIndex)
+        var table = EntryTableBuilder(base: base, count: nextIndex)
         for i in removed { table.remove(i) }
         let arenaIndex = table.index(of: records)
         // Class slots by the class name's interned identity: one String per class, not per entry.

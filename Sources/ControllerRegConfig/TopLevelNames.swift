@@ -14,10 +14,12 @@ import Darwin
 /// or uniqueness check per key, as for the builder's own buffers.
 struct TopLevelNames {
     /// Where a key was written, its hash, and where its bytes are.
+    /// (24 bytes: a load touches each key's once; the bytes of all keys fit 32-bit offsets, as
+    /// `expectedBytes` and the input limit keep them.)
     struct Key {
         var hash: UInt64
-        var offset: Int
-        var length: Int
+        var offset: UInt32
+        var length: UInt32
         var line: UInt32
         var column: UInt32
     }
@@ -74,7 +76,9 @@ struct TopLevelNames {
         }
         if byteCount &+ n > byteCapacity { growBytes(n) }
         if n > 0 { (bytes.unsafelyUnwrapped + byteCount).update(from: name.baseAddress!, count: n) }
-        keys[keyCount] = Key(hash: hash, offset: byteCount, length: n, line: line, column: column)
+        keys[keyCount] = Key(
+            hash: hash, offset: UInt32(truncatingIfNeeded: byteCount), length: UInt32(truncatingIfNeeded: n), line: line,
+            column: column)
         byteCount &+= n
         keyCount &+= 1
         table[slot] = Int32(truncatingIfNeeded: keyCount)
@@ -84,7 +88,7 @@ struct TopLevelNames {
     /// `key` if its bytes are `name`'s (its hash is `name`'s), else nil.
     @inline(never) private func repeated(_ key: Key, _ name: UnsafeBufferPointer<UInt8>) -> Key? {
         let n = name.count
-        return key.length == n && (n == 0 || memcmp(bytes! + key.offset, name.baseAddress!, n) == 0) ? key : nil
+        return Int(key.length) == n && (n == 0 || memcmp(bytes! + Int(key.offset), name.baseAddress!, n) == 0) ? key : nil
     }
 
     /// Makes room for `n` more bytes (at least doubling).
@@ -128,9 +132,16 @@ struct TopLevelNames {
         storage.keys = keys
     }
 
-    /// Doubles the table and places every key again.
+    /// Doubles the table and places every key again. The first table has room for half the
+    /// expected keys (the estimate errs on the large side), so a file of about the expected size
+    /// regrows it at most once (each table left behind was memory touched for nothing).
     @inline(never) private mutating func grow() {
-        tableSize = max(128, tableSize * 2)
+        if tableSize == 0 {
+            tableSize = 128
+            while tableSize < expectedKeys { tableSize <<= 1 }
+        } else {
+            tableSize *= 2
+        }
         free(table)
         // Zeroed by the allocator (fresh pages of a large table are not even touched).
         guard let zeroed = calloc(tableSize, MemoryLayout<Int32>.stride) else { fatalError("DocumentBuilder: out of memory") }

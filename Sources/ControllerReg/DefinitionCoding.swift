@@ -952,10 +952,11 @@ enum DefinitionCoding {
     // MARK: What the transaction reads of a record
 
     /// What `summarize` finds in a record besides its uses of other entries.
+    /// (16 bytes: the word first, then the bytes. A load keeps one per entry until it commits.)
     struct Summary: Equatable {
-        var lifestyle: Lifestyle
         /// The position of the class name's interned copy (equal for equal class names).
         var classID: Int
+        var lifestyle: Lifestyle
         /// Whether the record has tags.
         var tagged: Bool
         /// Whether a dependency holds `${...}` or `{Env: ...}` (resolved at commit).
@@ -970,6 +971,18 @@ enum DefinitionCoding {
 
         /// Whether a check might fail at all: only such records are decoded and validated in full.
         var mayHaveProblems: Bool { headMayHaveProblems || dependenciesMayHaveProblems }
+
+        init(
+            lifestyle: Lifestyle, classID: Int, tagged: Bool, usesEnvironment: Bool, headMayHaveProblems: Bool,
+            dependenciesMayHaveProblems: Bool = false
+        ) {
+            self.classID = classID
+            self.lifestyle = lifestyle
+            self.tagged = tagged
+            self.usesEnvironment = usesEnvironment
+            self.headMayHaveProblems = headMayHaveProblems
+            self.dependenciesMayHaveProblems = dependenciesMayHaveProblems
+        }
     }
 
     /// Reads the record at `offset`: its summary, and every use of other entries in its

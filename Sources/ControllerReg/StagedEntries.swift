@@ -13,8 +13,9 @@ struct StagedEntries {
     let arena: DefinitionArena
     /// Record offsets, by staged position.
     private(set) var records: [Int] = []
-    /// Where each record's dependencies start (what its plan is compiled from).
-    private(set) var dependencyPositions: [Int] = []
+    /// Where each record's dependencies start (what its plan is compiled from), as the distance
+    /// from the record's offset (4 bytes an entry; `UInt32.max`: read from the record instead).
+    private var dependencyDistances: [UInt32] = []
     /// What the transaction reads of each record.
     private(set) var summaries: [DefinitionCoding.Summary] = []
     /// `NameTable.hash` of each name (the key of every name lookup of a change).
@@ -30,7 +31,7 @@ struct StagedEntries {
     init(entries: Int, textBytes: Int = 0) {
         arena = DefinitionArena(entries: entries, textBytes: textBytes)
         records.reserveCapacity(entries)
-        dependencyPositions.reserveCapacity(entries)
+        dependencyDistances.reserveCapacity(entries)
         summaries.reserveCapacity(entries)
         nameHashes.reserveCapacity(entries)
         edgeStart.reserveCapacity(entries + 1)
@@ -55,7 +56,7 @@ struct StagedEntries {
     /// Stages the record just written at `offset`, reading its summary back from it.
     mutating func add(record offset: Int) {
         records.append(offset)
-        dependencyPositions.append(DefinitionCoding.dependenciesPosition(arena, at: offset))
+        dependencyDistances.append(StagedEntries.distance(DefinitionCoding.dependenciesPosition(arena, at: offset), from: offset))
         summaries.append(DefinitionCoding.summarize(arena, at: offset, edges: &edges))
         edgeStart.append(Int32(edges.count))
         let name = nameBytes(records.count - 1)
@@ -74,7 +75,7 @@ struct StagedEntries {
                     && DefinitionCoding.dependenciesPosition(arena, at: offset) == writer.dependenciesPosition
             }(), "the record writer's summary differs from the record's")
         records.append(offset)
-        dependencyPositions.append(writer.dependenciesPosition)
+        dependencyDistances.append(StagedEntries.distance(writer.dependenciesPosition, from: offset))
         summaries.append(writer.summary)
         // Copied as raw memory (no iteration over the writer's array).
         writer.edges.withUnsafeBufferPointer { edges.append(contentsOf: $0) }
@@ -89,12 +90,23 @@ struct StagedEntries {
         guard k > 0 else { return }
         let n = records.count - k
         records.removeLast(k)
-        dependencyPositions.removeLast(k)
+        dependencyDistances.removeLast(k)
         summaries.removeLast(k)
         nameHashes.removeLast(k)
         edges.removeLast(edges.count - Int(edgeStart[n]))
         edgeStart.removeLast(k)
         environments = environments.filter { $0.key < n }
+    }
+
+    /// Where the dependencies of position `k`'s record start.
+    func dependencyPosition(_ k: Int) -> Int {
+        let d = dependencyDistances[k]
+        return d != .max ? records[k] + Int(d) : DefinitionCoding.dependenciesPosition(arena, at: records[k])
+    }
+
+    /// `position - offset` as stored in `dependencyDistances`.
+    @inline(__always) private static func distance(_ position: Int, from offset: Int) -> UInt32 {
+        position - offset < Int(UInt32.max) ? UInt32(truncatingIfNeeded: position - offset) : .max
     }
 
     /// The name's bytes of position `k` (valid until the arena is written again).

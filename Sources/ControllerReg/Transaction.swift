@@ -500,16 +500,10 @@ struct Transaction {
         // 6. Compile: each plan from its record, already in the arena.
         let records = staged.arena
         // Where each plan is compiled from: the record's dependencies, or (entries that use the
-        // environment) their resolved form written after the records.
-        var compileFrom: [Int] = []
-        compileFrom.reserveCapacity(acceptedStaged.count)
-        for p in acceptedStaged.indices {
-            if !resolved.isEmpty, let r = resolved[p] {
-                compileFrom.append(DefinitionCoding.encodeDependencies(r, into: records))
-            } else {
-                compileFrom.append(staged.dependencyPositions[acceptedStaged[p]])
-            }
-        }
+        // environment, by position in the accepted lists) their resolved form written after the
+        // records, in accepted order.
+        var resolvedAt: [Int: Int] = [:]
+        for p in resolved.keys.sorted() { resolvedAt[p] = DefinitionCoding.encodeDependencies(resolved[p]!, into: records) }
         if records.count > Int(UInt32.max) {
             return .failure(
                 ConfigError(
@@ -546,7 +540,8 @@ struct Transaction {
                 lastClass = (summary.classID, classSlot)
             }
             let plan = compiler.compile(
-                dependenciesAt: compileFrom[p], classSlot: classSlot, lifestyle: summary.lifestyle,
+                dependenciesAt: (resolvedAt.isEmpty ? nil : resolvedAt[p]) ?? staged.dependencyPosition(k), classSlot: classSlot,
+                lifestyle: summary.lifestyle,
                 targets: graph.targets(of: p), membership: graph.membership(of: p))
             if plan.exceedsLimits && tooLarge == nil { tooLarge = k }
             var cell: SingletonCell?

@@ -824,7 +824,11 @@ enum DefinitionCoding {
             -> Int
         {
             let n = bytes.count
-            guard i >= 0 && i < StringMemo.count && n <= 16 else { return arena.appendInterned(bytes: bytes) }
+            guard i >= 0 && i < StringMemo.count && n <= 16 else {
+                // The slot no longer holds the string last written at `i` (`StringMemo.key(at:)`).
+                if i >= 0 && i < StringMemo.count { slots[i].length = -1 }
+                return arena.appendInterned(bytes: bytes)
+            }
             let (first, last) = DefinitionArena.words(bytes.baseAddress, n)
             let slot = slots + i
             if slot.pointee.length == n && slot.pointee.first == first && slot.pointee.last == last {
@@ -896,7 +900,8 @@ enum DefinitionCoding {
             arena.append(ValueTag.reference.rawValue)
             let id = interned(bytes, memo.references, at: position)
             if DependencyRule.mayBeFlawed(bytes, form: false) { summary.dependenciesMayHaveProblems = true }
-            edges.append(StagedEdge(kind: .reference, payload: Int64(id)))
+            edges.append(
+                StagedEdge(kind: .reference, payload: Int64(id), line: line, column: column, key: memo.key(at: position)))
             place.write(line: line, column: column, file: file, fileID: &fileID, into: arena)
         }
         /// The start of a list of `n` values (each written next), at nesting `depth` (a dependency's
@@ -947,6 +952,17 @@ enum DefinitionCoding {
         }
 
         deinit { keys.deallocate() }
+
+        /// The interned identity of the key just written at dependency position `position` (what
+        /// its uses keep in their `StagedEdge`), or -1 when not remembered (a key of more than 16
+        /// bytes, a position past the first `count`): read from the memo, so writing a key costs
+        /// nothing more.
+        @inline(__always)
+        func key(at position: Int) -> Int {
+            guard UInt(bitPattern: position) < UInt(StringMemo.count) else { return -1 }
+            let slot = keys[position]
+            return slot.length >= 0 ? slot.id : -1
+        }
     }
 
     // MARK: What the transaction reads of a record
@@ -1124,6 +1140,17 @@ enum DefinitionCoding {
             }
         }
         return (UnsafeBufferPointer(start: nil, count: 0), nil)
+    }
+
+    /// The file named by the first place of the record at `offset` (the file of every place the
+    /// entry decoder keeps in a `StagedEdge`), its `String` kept in `file` while the bytes are
+    /// the same; nil when the record has no place.
+    static func file(ofRecord offset: Int, in arena: DefinitionArena, file: inout FileName) -> String? {
+        var r = DefinitionReader(arena, at: offset)
+        guard skipHeader(&r) & Flag.location != 0 else { return nil }
+        var place = PlaceCursor()
+        guard place.read(&r), let bytes = place.file else { return nil }
+        return file.text(of: bytes)
     }
 
     /// A use of an entry written straight as a dependency's value (`Name`, `{Provider: Name}`,

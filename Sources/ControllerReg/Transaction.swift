@@ -119,7 +119,8 @@ struct Transaction {
         }
         // The entry index each staged position got; -1 not accepted, -2 refused as already defined
         // (a reference to the name reaches the existing entry).
-        var indexOfStaged = [Int](repeating: -1, count: stagedCount)
+        // (32-bit: entry indices are; half the pages of a large load's list.)
+        var indexOfStaged = [Int32](repeating: -1, count: stagedCount)
         // Accepted entries: staged position and entry index, in order.
         var acceptedPositions: [Int] = []
         var acceptedIndex: [Int] = []
@@ -225,7 +226,7 @@ struct Transaction {
                 index = nextIndex
                 nextIndex += 1
             }
-            indexOfStaged[k] = index
+            indexOfStaged[k] = Int32(truncatingIfNeeded: index)
             if !removed.isEmpty { removed.remove(index) }
             if summary.usesEnvironment {
                 // The entry keeps the lookup it was resolved against.
@@ -326,7 +327,7 @@ struct Transaction {
                     let hash = NameTable.hash(bytes.baseAddress ?? emptyKey, bytes.count)
                     var f: Int?
                     if let j = names.find(bytes, hash: hash, staged: staged), indexOfStaged[j] >= 0 {
-                        f = indexOfStaged[j]
+                        f = Int(indexOfStaged[j])
                     } else {
                         let i = base.index(of: bytes, hash: hash)
                         if i >= 0 && !removedBase.contains(i) { f = i }
@@ -665,6 +666,7 @@ struct Transaction {
                     at: location ?? def.location))
             return
         }
+        DependencyRule.keyProblem(key, entry: def.name, at: location ?? def.location, into: &diagnostics)
         DependencyRule.problems(
             of: value, entry: def.name, key: key, fallback: location ?? def.location, into: &diagnostics,
             usesEnvironment: &usesEnvironment)

@@ -73,14 +73,22 @@ public func cr_registry_free(_ reg: OpaquePointer?) {
         return
     }
     let registry = Unmanaged<Registry>.fromOpaque(UnsafeRawPointer(reg))
-    registry._withUnsafeGuaranteedRef { $0.close() }
+    guard registry._withUnsafeGuaranteedRef({ $0.closeHandle() }) else {
+        LastError.set(
+            .invalidArgument,
+            "cr_registry_free: the registry is already being freed (a destroy or release callback of its own cr_registry_free called it again); this call is ignored: free a registry once"
+        )
+        return
+    }
     registry.release()
 }
 
 @_cdecl("cr_registry_start")
 public func cr_registry_start(_ reg: OpaquePointer?) -> Int32 {
-    withRegistry(reg) { r in status { () throws(ConfigError) in try r.start() } }
-        ?? fail(.invalidArgument, "cr_registry_start: reg is NULL")
+    // Held for the call: a singleton's create callback may free the registry (then torn down once
+    // that create returns, `ClosedRegistries`) while start still has others to build.
+    guard let registry = withRegistry(reg, { $0 }) else { return fail(.invalidArgument, "cr_registry_start: reg is NULL") }
+    return status { () throws(ConfigError) in try registry.start() }
 }
 
 @_cdecl("cr_add_name_template")

@@ -434,6 +434,39 @@ int cr_registry_reload_with(cr_registry *reg, cr_value **changes);
 int cr_add_entry(cr_registry *reg, const char *name, const char *class_name, cr_lifestyle lifestyle,
                  const cr_value *dependencies);
 
+/** The cr_entry_options layout this header describes. */
+#define CR_ENTRY_OPTIONS_VERSION 1
+
+/** Options of cr_add_entry_with: what a config's entry may say besides its class. Initialise with
+ *  CR_ENTRY_OPTIONS_INIT, then set fields; fields are only ever appended, read according to
+ *  `version`. Borrowed for the call. */
+typedef struct cr_entry_options {
+    /** CR_ENTRY_OPTIONS_VERSION. 0, or a version newer than the library knows, is
+     *  CR_ERR_INVALID_ARGUMENT (the message names the version the library supports). */
+    unsigned int version;
+    /** The lifestyle (`Lifestyle:`); CR_LIFESTYLE_TRANSIENT by default. */
+    cr_lifestyle lifestyle;
+    /** The dependencies, as cr_add_entry's `dependencies` (a CR_MAP or NULL). */
+    const cr_value *dependencies;
+    /** Free text for people and tools (`Description:`), or NULL. */
+    const char *description;
+    /** The tags (`Tag:`): NULL for none, a CR_STRING or CR_INT for one, or a CR_LIST of them.
+     *  Anything else is CR_ERR_INVALID_ARGUMENT. */
+    const cr_value *tags;
+    /** Non-zero: an eager singleton, built by cr_registry_start (`Eager: true`); only with
+     *  CR_LIFESTYLE_SINGLETON (else CR_ERR_INVALID_ARGUMENT). */
+    int eager;
+} cr_entry_options;
+
+/** The default entry options: transient, no dependencies, description or tags, not eager. */
+#define CR_ENTRY_OPTIONS_INIT \
+    { CR_ENTRY_OPTIONS_VERSION, CR_LIFESTYLE_TRANSIENT, NULL, NULL, NULL, 0 }
+
+/** cr_add_entry with options (NULL = CR_ENTRY_OPTIONS_INIT): the same rules and errors, plus
+ *  the entry's description, tags and Eager flag, so an entry added from code can say everything a
+ *  config's can (its tags join {Tagged: t} lists as a loaded entry's do). */
+int cr_add_entry_with(cr_registry *reg, const char *name, const char *class_name, const cr_entry_options *options);
+
 /** Removes an entry. Fails, changing nothing, if another entry refers to it (the message names it)
  *  or it does not exist. A child cannot remove what its parent defines. A removed singleton's
  *  object is destroyed as a replaced one is (see CR_LOAD_OVERRIDE). */

@@ -326,6 +326,60 @@ static void replaced_singletons_are_destroyed(void) {
     CHECK_INT(s.releases, 1);
 }
 
+/* cr_add_entry_with: tags, description and Eager from code, as a config gives them. */
+static void entry_options(void) {
+    host_stats stats;
+    stats_init(&stats);
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(cr_register_class(reg, "Node", &node_class, &stats), CR_OK);
+    cr_value *tags = cr_list_new();
+    cr_list_push_string(tags, "screen");
+    cr_list_push_int(tags, 5);
+    cr_entry_options o = CR_ENTRY_OPTIONS_INIT;
+    o.tags = tags;
+    o.description = "from code";
+    CHECK_STATUS(cr_add_entry_with(reg, "B", "Node", &o), CR_OK);
+    cr_value *single = cr_map_new(); /* a map is not a tag */
+    o.tags = single;
+    CHECK_STATUS(cr_add_entry_with(reg, "Bad", "Node", &o), CR_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cr_last_error_message(), "options->tags must be a string or an integer");
+    cr_value_free(single);
+    cr_value *list = cr_list_new();
+    cr_list_push_double(list, 1.5);
+    o.tags = list;
+    CHECK_STATUS(cr_add_entry_with(reg, "Bad", "Node", &o), CR_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cr_last_error_message(), "options->tags[0]");
+    cr_value_free(list);
+    o.tags = NULL;
+    o.eager = 1; /* transient: refused */
+    CHECK_STATUS(cr_add_entry_with(reg, "Bad", "Node", &o), CR_ERR_INVALID_ARGUMENT);
+    o.eager = 0;
+    o.version = 99;
+    CHECK_STATUS(cr_add_entry_with(reg, "Bad", "Node", &o), CR_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(cr_add_entry_with(reg, "A", "Node", NULL), CR_OK);
+    const char *yaml = "Screens: {ClassName: Node, Dependencies: {all: {Tagged: screen}, five: {Tagged: 5}}}\n";
+    CHECK_STATUS(cr_load_string(reg, yaml, strlen(yaml), CR_FORMAT_YAML), CR_OK);
+    Node *n = cr_registry_create(reg, "Screens", NULL);
+    CHECK(n != NULL);
+    if (n) {
+        CHECK_INT((long long)n->ownedCount, 2); /* B, once per list */
+        node_destroy(n, &stats);
+    }
+    cr_value *entries = cr_registry_entries(reg);
+    int found = 0;
+    for (size_t i = 0; entries && i < cr_value_count(entries); i++) {
+        const cr_value *e = cr_list_at(entries, i);
+        if (strcmp(cr_value_string(cr_map_get(e, "name")), "B") != 0) continue;
+        found = 1;
+        CHECK_STR(cr_value_string(cr_map_get(e, "description")), "from code");
+        CHECK_INT((long long)cr_value_count(cr_map_get(e, "tags")), 2);
+    }
+    CHECK(found);
+    cr_value_free(entries);
+    cr_value_free(tags);
+    cr_registry_free(reg);
+}
+
 void test_edges(void) {
     free_from_own_create();
     free_from_outermost_create();
@@ -337,4 +391,5 @@ void test_edges(void) {
     take_object_once();
     empty_source_name();
     replaced_singletons_are_destroyed();
+    entry_options();
 }

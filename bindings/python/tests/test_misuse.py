@@ -55,3 +55,28 @@ def test_a_singleton_replaced_by_an_override_load_is_released(reg: cr.Registry) 
     assert reg.create("S") == {"v": "new"}
     reg.close()
     assert destroyed == ["old", "new"]
+
+
+def test_add_entry_with_tags_description_and_eager(reg: cr.Registry) -> None:
+    built: List[str] = []
+
+    def make_s(args: Args) -> str:
+        built.append("S")
+        return "s"
+
+    reg.register_class("S", make_s)
+    reg.register_class("L", lambda args: sorted(map(str, args["all"])))
+    reg.add_entry("A", "S", "singleton", description="from code", tags=["screen", 5], eager=True)
+    reg.add_entry("B", "S", tags="screen")
+    reg.load_string("List: {ClassName: L, Dependencies: {all: {Tagged: screen}}}")
+    reg.start()
+    assert built == ["S"]  # A, eager
+    assert reg.create("List") == ["s", "s"]
+    [a] = [e for e in reg.entries() if e["name"] == "A"]
+    assert a["description"] == "from code"
+    assert a["tags"] == ["screen", 5]
+    with pytest.raises(TypeError, match="a tag must be a str or an int"):
+        reg.add_entry("Bad", "S", tags=[1.5])  # type: ignore[list-item]
+    with pytest.raises(cr.InvalidArgumentError, match="eager is for singletons"):
+        reg.add_entry("Bad", "S", eager=True)
+    assert [e["name"] for e in reg.entries() if e["name"] == "Bad"] == []

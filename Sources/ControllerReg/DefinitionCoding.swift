@@ -405,7 +405,8 @@ enum DefinitionCoding {
             let tag = r.tag()
             switch tag {
             case .null, .false, .true, .int, .double, .string:
-                skipValue(tag, &r)  // nothing to check, no place inside
+                skipValue(tag, &r)  // nothing to check inside, no place inside: only the key
+                if DependencyRule.mayBeFlawed(key: key) { body(String(decoding: key, as: UTF8.self), location, .null) }
             default:
                 body(String(decoding: key, as: UTF8.self), location, value(tag, &r, &place))
             }
@@ -823,21 +824,30 @@ enum DefinitionCoding {
         )
             -> Int
         {
+            rememberedOrInterned(bytes, slots, at: i).id
+        }
+
+        /// `interned`, also telling whether the memo had the string (`remembered`: the same bytes
+        /// as one written before at this position, so already checked).
+        @inline(__always)
+        private func rememberedOrInterned(
+            _ bytes: UnsafeBufferPointer<UInt8>, _ slots: UnsafeMutablePointer<StringMemo.Slot>, at i: Int
+        ) -> (id: Int, remembered: Bool) {
             let n = bytes.count
             guard i >= 0 && i < StringMemo.count && n <= 16 else {
                 // The slot no longer holds the string last written at `i` (`StringMemo.key(at:)`).
                 if i >= 0 && i < StringMemo.count { slots[i].length = -1 }
-                return arena.appendInterned(bytes: bytes)
+                return (arena.appendInterned(bytes: bytes), false)
             }
             let (first, last) = DefinitionArena.words(bytes.baseAddress, n)
             let slot = slots + i
             if slot.pointee.length == n && slot.pointee.first == first && slot.pointee.last == last {
                 arena.appendVarint(UInt64(slot.pointee.id) << 1 | 1)
-                return slot.pointee.id
+                return (slot.pointee.id, true)
             }
             let id = arena.appendInterned(bytes: bytes)
             slot.pointee = StringMemo.Slot(length: n, first: first, last: last, id: id)
-            return id
+            return (id, false)
         }
 
         /// Starts a record (its places are relative to each other from here); returns its offset.
@@ -876,7 +886,12 @@ enum DefinitionCoding {
         /// dependency's (-1 for a key of a nested map).
         mutating func key(_ bytes: UnsafeBufferPointer<UInt8>, position: Int, line: Int, column: Int) {
             if position >= 0 { self.position = position }
-            _ = interned(bytes, memo.keys, at: position)
+            if !rememberedOrInterned(bytes, memo.keys, at: position).remembered
+                && DependencyRule.mayBeFlawed(key: bytes)
+            {
+                summary.headMayHaveProblems = true
+                summary.dependenciesMayHaveProblems = true
+            }
             place.write(line: line, column: column, file: file, fileID: &fileID, into: arena)
         }
 
@@ -978,7 +993,9 @@ enum DefinitionCoding {
         /// Whether a dependency holds `${...}` or `{Env: ...}` (resolved at commit).
         var usesEnvironment: Bool
         /// Whether a check of `Transaction.check` or `DependencyRule.problems(ofEntry:)` might fail for its name or class name (empty,
-        /// or holding a NUL: `DependencyRule.mayBeFlawed`).
+        /// or holding a NUL: `DependencyRule.mayBeFlawed`), or for a key of its dependencies (a NUL:
+        /// `DependencyRule.mayBeFlawed(key:)`; then `dependenciesMayHaveProblems` too, so the full
+        /// check reads them).
         var headMayHaveProblems: Bool
         /// Whether one might fail for its dependencies: a referenced name or tag that may be
         /// flawed (or a literal where a form wants an entry), a value nesting near the ceiling, or
@@ -1017,7 +1034,10 @@ enum DefinitionCoding {
             lifestyle: lifestyle(flags), classID: cls.id, tagged: flags & Flag.tagList != 0, usesEnvironment: false,
             headMayHaveProblems: flawed)
         for _ in 0..<Int(r.varint()) {
-            _ = r.stringBytes()
+            if DependencyRule.mayBeFlawed(key: r.stringBytes()) {
+                summary.headMayHaveProblems = true
+                summary.dependenciesMayHaveProblems = true
+            }
             skipPlace(&r)
             // Scalars (most values) read here; the rest by `summarizeValue`.
             let tag = r.tag()
@@ -1063,7 +1083,10 @@ enum DefinitionCoding {
             if depth + 1 >= DependencyValue.maxNesting { summary.dependenciesMayHaveProblems = true }
             for _ in 0..<Int(r.varint()) {
                 if tag == .map {
-                    _ = r.stringBytes()
+                    if DependencyRule.mayBeFlawed(key: r.stringBytes()) {
+                        summary.headMayHaveProblems = true
+                        summary.dependenciesMayHaveProblems = true
+                    }
                     skipPlace(&r)
                 }
                 summarizeValue(r.tag(), &r, depth: depth + 1, edges: &edges, summary: &summary)

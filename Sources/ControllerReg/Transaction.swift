@@ -666,6 +666,7 @@ struct Transaction {
                     at: location ?? def.location))
             return
         }
+        DependencyRule.keyProblem(key, entry: def.name, at: location ?? def.location, into: &diagnostics)
         DependencyRule.problems(
             of: value, entry: def.name, key: key, fallback: location ?? def.location, into: &diagnostics,
             usesEnvironment: &usesEnvironment)

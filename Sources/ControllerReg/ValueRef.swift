@@ -81,6 +81,12 @@ public struct ValueRef: @unchecked Sendable {
         return pointer.pointee.pointerA
     }
 
+    /// Whether this is an object or provider built for the receiver that has been taken already
+    /// (`takeObject`, `takeProvider`): it belongs to whoever took it.
+    @inlinable package var wasTaken: Bool {
+        pointer.pointee.flags & (RawValue.Flags.taken | RawValue.Flags.notReceivers) == RawValue.Flags.taken
+    }
+
     /// The provider pointer (an `Unmanaged<Provider>`), if this is one, taken by the receiver like
     /// `takeObject`: the receiver releases it (`cr_provider_free`); one not taken, the library frees.
     @inlinable package func takeProvider() -> UnsafeMutableRawPointer? {

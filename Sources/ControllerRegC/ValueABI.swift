@@ -314,6 +314,28 @@ public func cr_value_object(_ value: OpaquePointer?) -> UnsafeMutableRawPointer?
     return r.takeObject()
 }
 
+@_cdecl("cr_value_take_object")
+public func cr_value_take_object(_ value: OpaquePointer?) -> UnsafeMutableRawPointer? {
+    guard let r = read(value, "cr_value_take_object") else { return nil }
+    guard r.kind == .object else {
+        wrongKind(r, .object, "cr_value_take_object")
+        return nil
+    }
+    if r.wasTaken {
+        alreadyTaken()
+        return nil
+    }
+    return r.takeObject()
+}
+
+@inline(never)
+private func alreadyTaken() {
+    LastError.set(
+        .invalidArgument,
+        "cr_value_take_object: this argument's object was taken already (by cr_value_object or cr_value_take_object) and is its taker's; take an object once and keep the pointer"
+    )
+}
+
 @_cdecl("cr_value_owner")
 public func cr_value_owner(_ value: OpaquePointer?) -> cr_owner {
     guard let value else { return cr_owner(rawValue: 0) }

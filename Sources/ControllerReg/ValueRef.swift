@@ -197,6 +197,13 @@ public struct ValueRef: @unchecked Sendable {
         return key.withUTF8 { k in lookupHinted(k.baseAddress ?? emptyKey, k.count) }
     }
 
+    /// The value under the NUL-terminated `key`, or nil (what `cr_map_get` returns): the hinted
+    /// slot (`valueAtHint`), else the search past it (`valuePastHint`).
+    @inlinable @inline(__always) package func value(forCKey key: UnsafePointer<CChar>) -> ValueRef? {
+        if let found = valueAtHint(forCKey: key) { return found }
+        return valuePastHint(forCKey: key)
+    }
+
     /// The first try of `cr_map_get`: the hinted slot of a callback's arguments map, if its key
     /// is the NUL-terminated `key` (the hint then moves past it); nil for any other value, slot or
     /// key. A callback's arguments map (`RawValue.Flags.lookupHint`) remembers the slot after the
@@ -218,7 +225,7 @@ public struct ValueRef: @unchecked Sendable {
     }
 
     /// `cr_map_get` past `valueAtHint` (nil when this is not a map): `search` of the slots.
-    package func valuePastHint(forCKey key: UnsafePointer<CChar>) -> ValueRef? {
+    @usableFromInline package func valuePastHint(forCKey key: UnsafePointer<CChar>) -> ValueRef? {
         guard kind == .map, let slots = pointer.pointee.mapSlots else { return nil }
         return search(cKey: UnsafeRawPointer(key).assumingMemoryBound(to: UInt8.self), slots)
     }

@@ -46,8 +46,9 @@
  *   the old or the new configuration of a concurrent load or registration, never half of one.
  *   Loads and registrations on one registry are serialised. A create callback may itself call
  *   cr_create / cr_registry_create (re-entrancy), load configs or register classes.
- *   cr_registry_free must not race with other calls on the same registry, nor be called from a
- *   callback the registry (or a child of it) is running: a create in progress still uses it.
+ *   cr_registry_free may be called from any callback (see cr_registry_free: when the calling
+ *   thread is inside a create, the teardown waits until that create returns); it must not race
+ *   with calls other threads start on the same registry after it.
  *   Values (cr_value) are not synchronised: do not modify one from two threads at once.
  *
  * LOADING WITH dlopen
@@ -221,9 +222,20 @@ typedef struct cr_class {
 /** A new empty registry, or NULL (CR_ERR_NO_MEMORY). Free with cr_registry_free. */
 cr_registry *cr_registry_new(void);
 
-/** Frees a registry: releases its classes (calling their release callbacks) and entries. Objects
- *  already created and returned to callers are not touched. NULL is ignored; the shared registry
- *  is never freed (the call is ignored and reports CR_ERR_INVALID_ARGUMENT). */
+/** Frees a registry: destroys its singletons (in reverse order of creation), releases its classes
+ *  (calling their release callbacks) and entries. Objects already created and returned to callers
+ *  are not touched. NULL is ignored; the shared registry is never freed (the call is ignored and
+ *  reports CR_ERR_INVALID_ARGUMENT).
+ *
+ *  From a callback (as sqlite3_close_v2 with statements still open): the registry is emptied at
+ *  once (later creates and loads on it fail), but when the calling thread is inside a create, of
+ *  this registry or any other (a create or destroy callback), the singletons are destroyed, the
+ *  classes released and the memory freed only when that thread's outermost create returns, so the
+ *  creates still running never touch freed memory; the handle must not be used after the call.
+ *  Freed again while its own teardown runs (from one of its destroy or release callbacks): the
+ *  second call is ignored with CR_ERR_INVALID_ARGUMENT. If a create on another thread is still
+ *  inside the registry (a race the caller should not make), the registry's memory is kept until
+ *  that create returns, but its singletons are destroyed at once. */
 void cr_registry_free(cr_registry *reg);
 
 /** The process-wide default registry, created on first use and never freed (cr_registry_free
@@ -285,7 +297,12 @@ int cr_add_name_template(cr_registry *reg, const char *name_template);
 /** Load flag: names that already exist are replaced instead of being an error. With it, an entry
  *  whose name exists replaces it, and references to the name reach the new definition; the whole
  *  graph is validated again (cycles, missing references). A replaced entry does not count again
- *  toward CR_LIMIT_ENTRIES. */
+ *  toward CR_LIMIT_ENTRIES. The object of a replaced singleton (as of one cr_remove_entry removes)
+ *  is destroyed (its class's destroy) once no create that began before the change is still
+ *  running: at the end of the load when none is, else at the next change or when the registry is
+ *  freed; a pointer to it must not be used after the load. One that another singleton already
+ *  built reaches through object references is kept until the registry is freed (that object may
+ *  hold it; cr_registry_reload rebuilds both). */
 #define CR_LOAD_OVERRIDE 1u
 
 /** The cr_load_options layout this header describes (2: `environment` appended; version-1 structs,
@@ -305,7 +322,7 @@ typedef struct cr_load_options {
     /** 0 (the default) or CR_LOAD_OVERRIDE; other bits are CR_ERR_INVALID_ARGUMENT. */
     unsigned int flags;
     /** cr_load_string_with only: the file name used in every location of its problems
-     *  ("<string>" when NULL, the default). Ignored by the file loaders (they use the path). */
+     *  ("<string>" when NULL, the default, or ""). Ignored by the file loaders (they use the path). */
     const char *source_name;
     /** (version 2) The environment `${NAME}`, `${NAME:-default}` and `{Env: NAME, Type: T,
      *  Default: D}` in the config are resolved against: a CR_MAP of CR_STRING (variable name to
@@ -323,6 +340,8 @@ typedef struct cr_load_options {
 
 /** Reads and loads the config file at `path`. All problems in the file are reported at once (one
  *  per line of the message); if any is found nothing is loaded and the registry is unchanged.
+ *  A dependency key (or a key of a map inside a dependency) holding a NUL byte (JSON "\u0000",
+ *  YAML "\0") is CR_ERR_SCHEMA at its place: cr_map_get could never find it.
  *  Entries may refer to entries loaded before; defining a name that already exists is
  *  CR_ERR_DUPLICATE. Directories, FIFOs, devices and unreadable files are CR_ERR_IO. */
 int cr_load_file(cr_registry *reg, const char *path, cr_format format);
@@ -415,8 +434,42 @@ int cr_registry_reload_with(cr_registry *reg, cr_value **changes);
 int cr_add_entry(cr_registry *reg, const char *name, const char *class_name, cr_lifestyle lifestyle,
                  const cr_value *dependencies);
 
+/** The cr_entry_options layout this header describes. */
+#define CR_ENTRY_OPTIONS_VERSION 1
+
+/** Options of cr_add_entry_with: what a config's entry may say besides its class. Initialise with
+ *  CR_ENTRY_OPTIONS_INIT, then set fields; fields are only ever appended, read according to
+ *  `version`. Borrowed for the call. */
+typedef struct cr_entry_options {
+    /** CR_ENTRY_OPTIONS_VERSION. 0, or a version newer than the library knows, is
+     *  CR_ERR_INVALID_ARGUMENT (the message names the version the library supports). */
+    unsigned int version;
+    /** The lifestyle (`Lifestyle:`); CR_LIFESTYLE_TRANSIENT by default. */
+    cr_lifestyle lifestyle;
+    /** The dependencies, as cr_add_entry's `dependencies` (a CR_MAP or NULL). */
+    const cr_value *dependencies;
+    /** Free text for people and tools (`Description:`), or NULL. */
+    const char *description;
+    /** The tags (`Tag:`): NULL for none, a CR_STRING or CR_INT for one, or a CR_LIST of them.
+     *  Anything else is CR_ERR_INVALID_ARGUMENT. */
+    const cr_value *tags;
+    /** Non-zero: an eager singleton, built by cr_registry_start (`Eager: true`); only with
+     *  CR_LIFESTYLE_SINGLETON (else CR_ERR_INVALID_ARGUMENT). */
+    int eager;
+} cr_entry_options;
+
+/** The default entry options: transient, no dependencies, description or tags, not eager. */
+#define CR_ENTRY_OPTIONS_INIT \
+    { CR_ENTRY_OPTIONS_VERSION, CR_LIFESTYLE_TRANSIENT, NULL, NULL, NULL, 0 }
+
+/** cr_add_entry with options (NULL = CR_ENTRY_OPTIONS_INIT): the same rules and errors, plus
+ *  the entry's description, tags and Eager flag, so an entry added from code can say everything a
+ *  config's can (its tags join {Tagged: t} lists as a loaded entry's do). */
+int cr_add_entry_with(cr_registry *reg, const char *name, const char *class_name, const cr_entry_options *options);
+
 /** Removes an entry. Fails, changing nothing, if another entry refers to it (the message names it)
- *  or it does not exist. A child cannot remove what its parent defines. */
+ *  or it does not exist. A child cannot remove what its parent defines. A removed singleton's
+ *  object is destroyed as a replaced one is (see CR_LOAD_OVERRIDE). */
 int cr_remove_entry(cr_registry *reg, const char *name);
 
 /** Every entry, for tools: a new CR_LIST (the caller frees it with cr_value_free) of CR_MAPs with
@@ -571,6 +624,12 @@ size_t cr_value_string_length(const cr_value *value);
 
 /** The object pointer of a CR_OBJECT. Reading a CR_OWNER_RECEIVER object takes it (see OWNERSHIP). */
 void *cr_value_object(const cr_value *value);
+
+/** cr_value_object, once: a CR_OWNER_RECEIVER object taken already (by cr_value_object or
+ *  cr_value_take_object) gives NULL and CR_ERR_INVALID_ARGUMENT ("taken already"), so a wrapper that
+ *  owns what it takes (the C++ binding's Args::take) never owns one object twice. Objects of other
+ *  owners are never taken: as cr_value_object. CR_ERR_TYPE for a value that is not an object. */
+void *cr_value_take_object(const cr_value *value);
 
 /** Who owns the object of a CR_OBJECT or the provider of a CR_PROVIDER (CR_OWNER_NONE for other kinds). */
 cr_owner cr_value_owner(const cr_value *value);

@@ -18,4 +18,18 @@ static inline void *controllerreg_thread_record_get(void) { return controllerreg
 /* Caches (or, with NULL, forgets) this thread's record. */
 static inline void controllerreg_thread_record_set(void *record) { controllerreg_thread_record = record; }
 
+/* Whether registries closed while creates were inside them wait to be torn down
+ * (ClosedRegistries.swift). Read by every outermost create as it leaves (one relaxed load of a plain
+ * hidden global: a Swift global would be reached through its lazy-initialisation accessor), written
+ * only when such a registry is buried or collected. Weak and hidden as the variable above. */
+__attribute__((weak, visibility("hidden"))) int controllerreg_closed_waiting = 0;
+
+static inline int controllerreg_closed_waiting_get(void) {
+    return __atomic_load_n(&controllerreg_closed_waiting, __ATOMIC_RELAXED);
+}
+
+static inline void controllerreg_closed_waiting_set(int waiting) {
+    __atomic_store_n(&controllerreg_closed_waiting, waiting, __ATOMIC_SEQ_CST);
+}
+
 #endif

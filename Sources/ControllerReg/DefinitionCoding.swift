@@ -405,7 +405,8 @@ enum DefinitionCoding {
             let tag = r.tag()
             switch tag {
             case .null, .false, .true, .int, .double, .string:
-                skipValue(tag, &r)  // nothing to check, no place inside
+                skipValue(tag, &r)  // nothing to check inside, no place inside: only the key
+                if DependencyRule.mayBeFlawed(key: key) { body(String(decoding: key, as: UTF8.self), location, .null) }
             default:
                 body(String(decoding: key, as: UTF8.self), location, value(tag, &r, &place))
             }
@@ -823,17 +824,30 @@ enum DefinitionCoding {
         )
             -> Int
         {
+            rememberedOrInterned(bytes, slots, at: i).id
+        }
+
+        /// `interned`, also telling whether the memo had the string (`remembered`: the same bytes
+        /// as one written before at this position, so already checked).
+        @inline(__always)
+        private func rememberedOrInterned(
+            _ bytes: UnsafeBufferPointer<UInt8>, _ slots: UnsafeMutablePointer<StringMemo.Slot>, at i: Int
+        ) -> (id: Int, remembered: Bool) {
             let n = bytes.count
-            guard i >= 0 && i < StringMemo.count && n <= 16 else { return arena.appendInterned(bytes: bytes) }
+            guard i >= 0 && i < StringMemo.count && n <= 16 else {
+                // The slot no longer holds the string last written at `i` (`StringMemo.key(at:)`).
+                if i >= 0 && i < StringMemo.count { slots[i].length = -1 }
+                return (arena.appendInterned(bytes: bytes), false)
+            }
             let (first, last) = DefinitionArena.words(bytes.baseAddress, n)
             let slot = slots + i
             if slot.pointee.length == n && slot.pointee.first == first && slot.pointee.last == last {
                 arena.appendVarint(UInt64(slot.pointee.id) << 1 | 1)
-                return slot.pointee.id
+                return (slot.pointee.id, true)
             }
             let id = arena.appendInterned(bytes: bytes)
             slot.pointee = StringMemo.Slot(length: n, first: first, last: last, id: id)
-            return id
+            return (id, false)
         }
 
         /// Starts a record (its places are relative to each other from here); returns its offset.
@@ -872,7 +886,12 @@ enum DefinitionCoding {
         /// dependency's (-1 for a key of a nested map).
         mutating func key(_ bytes: UnsafeBufferPointer<UInt8>, position: Int, line: Int, column: Int) {
             if position >= 0 { self.position = position }
-            _ = interned(bytes, memo.keys, at: position)
+            if !rememberedOrInterned(bytes, memo.keys, at: position).remembered
+                && DependencyRule.mayBeFlawed(key: bytes)
+            {
+                summary.headMayHaveProblems = true
+                summary.dependenciesMayHaveProblems = true
+            }
             place.write(line: line, column: column, file: file, fileID: &fileID, into: arena)
         }
 
@@ -896,7 +915,8 @@ enum DefinitionCoding {
             arena.append(ValueTag.reference.rawValue)
             let id = interned(bytes, memo.references, at: position)
             if DependencyRule.mayBeFlawed(bytes, form: false) { summary.dependenciesMayHaveProblems = true }
-            edges.append(StagedEdge(kind: .reference, payload: Int64(id)))
+            edges.append(
+                StagedEdge(kind: .reference, payload: Int64(id), line: line, column: column, key: memo.key(at: position)))
             place.write(line: line, column: column, file: file, fileID: &fileID, into: arena)
         }
         /// The start of a list of `n` values (each written next), at nesting `depth` (a dependency's
@@ -947,21 +967,35 @@ enum DefinitionCoding {
         }
 
         deinit { keys.deallocate() }
+
+        /// The interned identity of the key just written at dependency position `position` (what
+        /// its uses keep in their `StagedEdge`), or -1 when not remembered (a key of more than 16
+        /// bytes, a position past the first `count`): read from the memo, so writing a key costs
+        /// nothing more.
+        @inline(__always)
+        func key(at position: Int) -> Int {
+            guard UInt(bitPattern: position) < UInt(StringMemo.count) else { return -1 }
+            let slot = keys[position]
+            return slot.length >= 0 ? slot.id : -1
+        }
     }
 
     // MARK: What the transaction reads of a record
 
     /// What `summarize` finds in a record besides its uses of other entries.
+    /// (16 bytes: the word first, then the bytes. A load keeps one per entry until it commits.)
     struct Summary: Equatable {
-        var lifestyle: Lifestyle
         /// The position of the class name's interned copy (equal for equal class names).
         var classID: Int
+        var lifestyle: Lifestyle
         /// Whether the record has tags.
         var tagged: Bool
         /// Whether a dependency holds `${...}` or `{Env: ...}` (resolved at commit).
         var usesEnvironment: Bool
         /// Whether a check of `Transaction.check` or `DependencyRule.problems(ofEntry:)` might fail for its name or class name (empty,
-        /// or holding a NUL: `DependencyRule.mayBeFlawed`).
+        /// or holding a NUL: `DependencyRule.mayBeFlawed`), or for a key of its dependencies (a NUL:
+        /// `DependencyRule.mayBeFlawed(key:)`; then `dependenciesMayHaveProblems` too, so the full
+        /// check reads them).
         var headMayHaveProblems: Bool
         /// Whether one might fail for its dependencies: a referenced name or tag that may be
         /// flawed (or a literal where a form wants an entry), a value nesting near the ceiling, or
@@ -970,6 +1004,18 @@ enum DefinitionCoding {
 
         /// Whether a check might fail at all: only such records are decoded and validated in full.
         var mayHaveProblems: Bool { headMayHaveProblems || dependenciesMayHaveProblems }
+
+        init(
+            lifestyle: Lifestyle, classID: Int, tagged: Bool, usesEnvironment: Bool, headMayHaveProblems: Bool,
+            dependenciesMayHaveProblems: Bool = false
+        ) {
+            self.classID = classID
+            self.lifestyle = lifestyle
+            self.tagged = tagged
+            self.usesEnvironment = usesEnvironment
+            self.headMayHaveProblems = headMayHaveProblems
+            self.dependenciesMayHaveProblems = dependenciesMayHaveProblems
+        }
     }
 
     /// Reads the record at `offset`: its summary, and every use of other entries in its
@@ -988,7 +1034,10 @@ enum DefinitionCoding {
             lifestyle: lifestyle(flags), classID: cls.id, tagged: flags & Flag.tagList != 0, usesEnvironment: false,
             headMayHaveProblems: flawed)
         for _ in 0..<Int(r.varint()) {
-            _ = r.stringBytes()
+            if DependencyRule.mayBeFlawed(key: r.stringBytes()) {
+                summary.headMayHaveProblems = true
+                summary.dependenciesMayHaveProblems = true
+            }
             skipPlace(&r)
             // Scalars (most values) read here; the rest by `summarizeValue`.
             let tag = r.tag()
@@ -1034,7 +1083,10 @@ enum DefinitionCoding {
             if depth + 1 >= DependencyValue.maxNesting { summary.dependenciesMayHaveProblems = true }
             for _ in 0..<Int(r.varint()) {
                 if tag == .map {
-                    _ = r.stringBytes()
+                    if DependencyRule.mayBeFlawed(key: r.stringBytes()) {
+                        summary.headMayHaveProblems = true
+                        summary.dependenciesMayHaveProblems = true
+                    }
                     skipPlace(&r)
                 }
                 summarizeValue(r.tag(), &r, depth: depth + 1, edges: &edges, summary: &summary)
@@ -1111,6 +1163,17 @@ enum DefinitionCoding {
             }
         }
         return (UnsafeBufferPointer(start: nil, count: 0), nil)
+    }
+
+    /// The file named by the first place of the record at `offset` (the file of every place the
+    /// entry decoder keeps in a `StagedEdge`), its `String` kept in `file` while the bytes are
+    /// the same; nil when the record has no place.
+    static func file(ofRecord offset: Int, in arena: DefinitionArena, file: inout FileName) -> String? {
+        var r = DefinitionReader(arena, at: offset)
+        guard skipHeader(&r) & Flag.location != 0 else { return nil }
+        var place = PlaceCursor()
+        guard place.read(&r), let bytes = place.file else { return nil }
+        return file.text(of: bytes)
     }
 
     /// A use of an entry written straight as a dependency's value (`Name`, `{Provider: Name}`,

@@ -315,6 +315,30 @@ public enum DependencyRule {
         return memchr(p, 0, bytes.count) != nil
     }
 
+    /// Whether a dependency key's bytes (or a key of a map inside a dependency) might fail
+    /// `keyProblem`: holding a NUL byte.
+    @inline(__always)
+    static func mayBeFlawed(key bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let p = bytes.baseAddress, bytes.count > 0 else { return false }
+        return memchr(p, 0, bytes.count) != nil
+    }
+
+    /// The problem of a dependency key, or a key of a map inside a dependency, that holds a NUL
+    /// byte (`.schema`): hosts read arguments by NUL-terminated keys (C's `cr_map_get`, and every
+    /// binding over it), so no host could ever read that value. Every door's entries are checked
+    /// here (`Transaction.check`); C strings cannot carry such a key, the config formats and the
+    /// Swift API can.
+    static func keyProblem(_ key: String, entry: String, at location: SourceLocation?, into out: inout [Diagnostic]) {
+        guard containsNul(key) else { return }
+        out.append(
+            Diagnostic(
+                .schema,
+                ProblemText.joined(
+                    "entry '", entry, "', key '", key,
+                    "': a dependency key must not contain a NUL byte (hosts read arguments by NUL-terminated keys, so none could read it); rename the key"
+                ), at: location))
+    }
+
     /// Whether `text` holds a NUL byte: `memchr` over its UTF-8 storage (a native string's is
     /// contiguous), not a byte-by-byte walk through the generic `contains`.
     @inline(__always)
@@ -376,6 +400,7 @@ public enum DependencyRule {
             }
         case .map(let deps):
             for d in deps {
+                keyProblem(d.key, entry: entry, at: d.location ?? fallback, into: &out)
                 nestedProblems(
                     of: d.value, entry: entry, key: key, fallback: d.location ?? fallback, into: &out,
                     usesEnvironment: &usesEnvironment)

@@ -176,8 +176,9 @@ public enum EntryDecoder {
         }
 
         /// The key of an entry map at `node`, recognised from its bytes (by length first: one
-        /// compare; no String unless it is unknown).
-        func entryKey(_ node: Int) -> EntryKey {
+        /// compare; no String unless it is unknown). Inline: a call copied the whole decoder
+        /// (264 bytes) to pass it, for every key of every entry.
+        @inline(__always) func entryKey(_ node: Int) -> EntryKey {
             switch nodes[node].extent {
             case 9: return equals(node, "ClassName") ? .className : equals(node, "Lifestyle") ? .lifestyle : .unknown
             case 12: return equals(node, "Dependencies") ? .dependencies : .unknown

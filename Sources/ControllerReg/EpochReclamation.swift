@@ -106,9 +106,20 @@ enum Epoch {
     }
 
     /// Leaves a read-side section (the outermost one clears the thread's epoch).
+    /// The outermost also tears down registries closed while creates were inside them
+    /// (`ClosedRegistries`), when there are any: one load on the create path.
     @inline(__always)
     static func exit(_ entered: (Unmanaged<ReaderRecord>, outermost: Bool)) {
-        if entered.outermost { entered.0._withUnsafeGuaranteedRef { $0.active.store(0, ordering: .releasing) } }
+        if entered.outermost {
+            entered.0._withUnsafeGuaranteedRef { $0.active.store(0, ordering: .releasing) }
+            if ClosedRegistries.waiting { ClosedRegistries.collect() }
+        }
+    }
+
+    /// Whether the calling thread is inside a read-side section (a create, on any registry).
+    static var insideRead: Bool {
+        guard let raw = controllerreg_thread_record_get() else { return false }
+        return Unmanaged<ReaderRecord>.fromOpaque(raw)._withUnsafeGuaranteedRef { $0.active.load(ordering: .relaxed) != 0 }
     }
 
     /// The oldest epoch an active reader entered at (UInt64.max when none is inside).

@@ -2,7 +2,7 @@
 /// (so `create` by a C string costs one hash and one compare). 4 bytes a cell and 12 bytes a name
 /// (where its bytes are, and their length). Keyed by its own `NameTable.hash` (a few word loads
 /// per name, where `byteHash` costs a multiply per byte): every `find` takes that hash.
-// @unchecked: raw table memory written once in init, read-only afterwards.
+// @unchecked: raw table memory written while its table is built, read-only once published.
 struct NameTable: @unchecked Sendable {
     /// `index + 1` in the low bits (those of `mask`: the index is below the capacity), the name's
     /// hash in the bits above (bits the probe position, the hash's `mask` bits, does not use); 0
@@ -13,29 +13,50 @@ struct NameTable: @unchecked Sendable {
     private let starts: UnsafeMutablePointer<UnsafePointer<UInt8>?>
     private let lengths: UnsafeMutablePointer<UInt32>
 
-    /// Builds a table over `names` (nil for unused indices); `hashes[i]`, when given and not 0,
-    /// is the `NameTable.hash` of `names[i]` (computed here otherwise).
-    init(names: [(UnsafePointer<UInt8>, Int)?], hashes: [UInt64] = []) {
+    /// Builds a table over `names` (nil for unused indices).
+    init(names: [(UnsafePointer<UInt8>, Int)?]) {
+        self.init(count: names.count)
+        for (i, n) in names.enumerated() {
+            if let (p, len) = n { insert(i, p, len, hash: NameTable.hash(p, len)) }
+        }
+    }
+
+    /// A table of `count` indices, none with a name yet (`insert` gives them theirs).
+    init(count: Int) {
         // Above the count (so `index + 1` fits the low bits) with a quarter to spare; at most 2^32
         // cells (entry indices are 32-bit).
         var capacity = 16
-        while capacity < names.count + names.count / 4 + 1 { capacity <<= 1 }
+        while capacity < count + count / 4 + 1 { capacity <<= 1 }
         mask = capacity - 1
         cells = .allocate(capacity: capacity)
         cells.initialize(repeating: 0, count: capacity)
-        starts = .allocate(capacity: max(1, names.count))
-        lengths = .allocate(capacity: max(1, names.count))
-        let high = ~UInt32(truncatingIfNeeded: mask)
-        for (i, n) in names.enumerated() {
-            (starts + i).initialize(to: n?.0)
-            (lengths + i).initialize(to: UInt32(truncatingIfNeeded: n?.1 ?? 0))
-            guard let (p, len) = n else { continue }
-            let known = i < hashes.count ? hashes[i] : 0
-            let h = known != 0 ? known : NameTable.hash(p, len)
-            var s = Int(truncatingIfNeeded: h) & mask
-            while cells[s] != 0 { s = (s + 1) & mask }
-            cells[s] = (UInt32(truncatingIfNeeded: h) & high) | UInt32(truncatingIfNeeded: i + 1)
-        }
+        starts = .allocate(capacity: max(1, count))
+        starts.initialize(repeating: nil, count: max(1, count))
+        lengths = .allocate(capacity: max(1, count))
+        lengths.initialize(repeating: 0, count: max(1, count))
+    }
+
+    /// Gives index `i`, which has no name yet, the `n` bytes at `p` (kept where they are), whose
+    /// `NameTable.hash` is `hash`. Each index gets a name once.
+    func insert(_ i: Int, _ p: UnsafePointer<UInt8>, _ n: Int, hash h: UInt64) {
+        assert(starts[i] == nil, "an index given a name twice")
+        starts[i] = p
+        lengths[i] = UInt32(truncatingIfNeeded: n)
+        var s = Int(truncatingIfNeeded: h) & mask
+        while cells[s] != 0 { s = (s + 1) & mask }
+        cells[s] = (UInt32(truncatingIfNeeded: h) & ~UInt32(truncatingIfNeeded: mask)) | UInt32(truncatingIfNeeded: i + 1)
+    }
+
+    /// Index `i`'s name, now kept at `p` (the same `n` bytes as before).
+    func replace(_ i: Int, _ p: UnsafePointer<UInt8>, _ n: Int) {
+        assert(Int(lengths[i]) == n && starts[i].map { memcmp($0, p, n) == 0 } ?? false, "a name replaced by other bytes")
+        starts[i] = p
+    }
+
+    /// Index `i` has no name any more (its cell stays and matches nothing).
+    func clear(_ i: Int) {
+        starts[i] = nil
+        lengths[i] = 0
     }
 
     /// Frees the table's storage (the owner calls this once).

@@ -524,16 +524,12 @@ struct PlanCompiler {
     /// in. `membership` holds, in written order, for each tagged list its member count then its
     /// members, and for each optional reference its target or -1.
     func compile(
-        dependenciesAt position: Int, classSlot: Int, lifestyle: Lifestyle, targets: ArraySlice<Int32>,
-        membership: ArraySlice<Int32> = []
+        dependenciesAt position: Int, classSlot: Int, lifestyle: Lifestyle, targets: UnsafeBufferPointer<Int32>,
+        membership: UnsafeBufferPointer<Int32>
     ) -> EntryPlan {
-        targets.withUnsafeBufferPointer { t in
-            membership.withUnsafeBufferPointer { m in
-                compile(
-                    DefinitionReader(strings, at: position), classSlot: classSlot, lifestyle: lifestyle, targets: Cursor(t),
-                    membership: Cursor(m))
-            }
-        }
+        compile(
+            DefinitionReader(strings, at: position), classSlot: classSlot, lifestyle: lifestyle, targets: Cursor(targets),
+            membership: Cursor(membership))
     }
 
     /// Reads a resolved index stream in order (-1 past its end).

@@ -23,7 +23,11 @@ extension Registry {
         if !problems.isEmpty { throw ConfigError(problems) }
         let before = cell.snapshot
         let epoch = install(c, snapshot: snapshot)
-        if reloading { retireSingletons(replacing: before, with: snapshot, epoch: epoch) }
+        if reloading {
+            retireSingletons(replacing: before, with: snapshot, epoch: epoch)
+        } else {
+            retireReplacedSingletons(replacing: before, with: snapshot, epoch: epoch)
+        }
         for child in locked {
             let registry = child.registry
             let childBefore = registry.cell.snapshot

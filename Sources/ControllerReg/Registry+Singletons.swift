@@ -55,6 +55,50 @@ extension Registry {
         if !gone.isEmpty { singletons.withLock { $0.retired.append((epoch, gone)) } }
     }
 
+    /// After a change that is not a reload (an override load, a removal, an entry added from code
+    /// over another): retires, under `epoch`, the cells `old` held that `new` does not — the
+    /// objects of replaced and removed singleton entries — so they are destroyed once no create
+    /// can reach them. A dropped singleton that a singleton still in `new` (with its object built)
+    /// reaches through object edges in `old` is kept instead: that object may hold it (it stays
+    /// until the registry is freed, or a reload rebuilds the holder and lets both go).
+    func retireReplacedSingletons(replacing old: Snapshot, with new: Snapshot, epoch: UInt64) {
+        guard singletons.withLock({ !$0.built.isEmpty }) else { return }
+        var inNew = Set<ObjectIdentifier>()
+        var builtInNew: [Int] = []
+        for i in 0..<new.entries.count {
+            guard let (cell, owner) = new.entries.singleton(at: i), owner == nil else { continue }
+            inNew.insert(ObjectIdentifier(cell))
+            if cell.value != nil { builtInNew.append(i) }
+        }
+        var gone: [(index: Int, cell: SingletonCell)] = []
+        for i in 0..<old.entries.count {
+            if let (cell, owner) = old.entries.singleton(at: i), owner == nil, !inNew.contains(ObjectIdentifier(cell)) {
+                gone.append((i, cell))
+            }
+        }
+        if gone.isEmpty { return }
+        // Built singletons of `new` that were in `old` too (the same cell), by name.
+        var holders = Set<NameKey>()
+        for i in builtInNew {
+            guard let bytes = new.entries.entryName(at: i), let j = old.entries.position(ofName: bytes),
+                let (cell, _) = old.entries.singleton(at: j), inNew.contains(ObjectIdentifier(cell))
+            else { continue }
+            if let oldBytes = old.entries.entryName(at: j) { holders.insert(NameKey(oldBytes)) }
+        }
+        var retired: [SingletonCell] = []
+        for (i, cell) in gone {
+            guard let bytes = old.entries.entryName(at: i) else { continue }
+            if !holders.isEmpty && !ReloadChanges.reachingAny(of: [NameKey(bytes)], in: old.entries).isDisjoint(with: holders) {
+                continue
+            }
+            retired.append(cell)
+        }
+        if !retired.isEmpty {
+            singletons.withLock { $0.retired.append((epoch, retired)) }
+            reclaimRetiredSingletons()
+        }
+    }
+
     /// Destroys the singletons of retired cells no create can reach any more, in reverse order of
     /// creation. The destroy callbacks run outside every writer lock (`HostCallbacks`).
     func reclaimRetiredSingletons() {

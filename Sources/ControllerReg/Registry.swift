@@ -27,6 +27,8 @@ public final class Registry: @unchecked Sendable {
     /// `close`), and the cells a reload retired (see `Registry+Singletons.swift`).
     let singletons = Locked(SingletonLedger())
     private let closed = Atomic<Bool>(false)
+    /// Set by the first `cr_registry_free` of this registry's handle (`closeHandle`).
+    private let handleFreed = Atomic<Bool>(false)
 
     /// The process-wide default registry (never freed).
     public static let shared = Registry()
@@ -57,29 +59,70 @@ public final class Registry: @unchecked Sendable {
         }
     }
 
-    deinit { close() }
+    deinit { tearDown(deferrable: false, releasingHandle: false) }
 
     /// Tears the registry down: destroys its singletons in reverse order of creation and lets go of
     /// its classes and entries. Later creates fail. Called by `deinit` and by `cr_registry_free`.
     ///
+    /// Safe while creates are running inside the registry (called from one of its create callbacks,
+    /// or while another thread creates from it): the registry is emptied at once, but its singletons
+    /// are destroyed, and a C handle's memory freed, only when the last create that could reach them
+    /// has returned (`ClosedRegistries`).
+    ///
     /// Does nothing on `Registry.shared`: the whole process (C's `cr_create`, every library in it)
     /// uses that one registry and none could tell it had gone, so it lives as long as the process
     /// (as `cr_registry_free(cr_shared())` is refused from C).
-    public func close() {
+    public func close() { tearDown(deferrable: true, releasingHandle: false) }
+
+    /// `close` for `cr_registry_free`, which then releases the C handle's reference: if a create on
+    /// another thread may still be inside the registry, it is kept (not its singletons) until that
+    /// create has returned. Returns false, doing nothing, when the handle was already being freed
+    /// (a destroy or release callback of this teardown freeing it again).
+    package func closeHandle() -> Bool {
+        if handleFreed.exchange(true, ordering: .acquiringAndReleasing) { return false }
+        tearDown(deferrable: true, releasingHandle: true)
+        return true
+    }
+
+    /// `close`; `deferrable` is false in `deinit` (no create can be inside a registry no one holds).
+    private func tearDown(deferrable: Bool, releasingHandle: Bool) {
         if self === Registry.shared { return }
-        if closed.exchange(true, ordering: .acquiringAndReleasing) { return }
-        lock.withLock {
+        if closed.exchange(true, ordering: .acquiringAndReleasing) {
+            // In deinit after a close: singletons a create finished building after the close
+            // (one whose own callback closed the registry) are destroyed now.
+            if !deferrable { Registry.destroySingletons(singletons.withLock { $0.built.map { ($0.object, $0.record) } }) }
+            return
+        }
+        let epoch = lock.withLock {
             state = WriterState()
-            cell.publish(Snapshot(entries: EntryTable(), classes: ClassTable(names: [], records: []), templates: []))
+            return cell.publish(Snapshot(entries: EntryTable(), classes: ClassTable(names: [], records: []), templates: []))
         }
         if let parent {
             parent.lock.withLock { parent.state.children.removeAll { $0.registry == nil || $0.registry === self } }
         }
         let built = singletons.withLock { ledger in
             defer { ledger = SingletonLedger() }
-            return ledger.built
+            return ledger.built.map { ($0.object, $0.record) }
         }
-        for (object, record, _) in built.reversed() {
+        if deferrable && Epoch.insideRead {
+            // Called from a callback of a create on this thread (of this registry or another):
+            // everything waits until the thread's outermost create has returned.
+            ClosedRegistries.bury(self, singletons: built, epoch: epoch)
+            return
+        }
+        Registry.destroySingletons(built)
+        if releasingHandle && Epoch.oldestActive() <= epoch {
+            // Another thread may be inside a create on it (a race the header forbids): the memory
+            // stays until that create returns.
+            ClosedRegistries.bury(self, singletons: [], epoch: epoch)
+        } else if ClosedRegistries.waiting {
+            ClosedRegistries.collect()
+        }
+    }
+
+    /// Destroys `built` singletons (in creation order) in reverse order.
+    static func destroySingletons(_ built: [(object: UInt, record: ClassRecord)]) {
+        for (object, record) in built.reversed() {
             if let p = UnsafeMutableRawPointer(bitPattern: object) { record.host.destroy?(p, record.host.context) }
         }
     }

@@ -99,7 +99,7 @@ public struct ReloadChanges: Sendable, Hashable {
     /// Names of the entries of `set` from which some entry named in `targets` is reachable through
     /// one or more object edges: references, tagged lists, optional references (providers do not
     /// build, so they do not count). Read from the records (`DefinitionCoding.summarize`).
-    private static func reachingAny<S: EntryRecordSet>(of targets: Set<NameKey>, in set: S) -> Set<NameKey> {
+    static func reachingAny<S: EntryRecordSet>(of targets: Set<NameKey>, in set: S) -> Set<NameKey> {
         // Reverse edges: for each name, the entries that refer to it (a tagged list refers to every
         // entry of its tag in this set, an optional reference to its target).
         var tagged: [String: [NameKey]] = [:]

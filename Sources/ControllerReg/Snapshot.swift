@@ -28,28 +28,28 @@ final class EntryTable: @unchecked Sendable {
     let dynamic: [Int32]
 
     /// An empty table.
-    convenience init() { self.init(plans: [], names: [], arenas: [], cells: [], owners: [:], environments: [:]) }
+    convenience init() {
+        self.init(
+            adopting: .allocate(capacity: 1), count: 0, names: NameTable(count: 0), arenas: [], cells: [], owners: [:],
+            environments: [:])
+    }
 
-    /// `arenas` ordered by base address; `names[i]` nil exactly where `plans[i]` is not live;
-    /// `hashes[i]`, when given, the `NameTable.hash` of `names[i]` (0: not known).
+    /// A table over `count` plans at `plans` (initialised; the table frees them) and `names`
+    /// (the table frees it): `arenas` ordered by base address, `names` holding exactly the live rows.
     init(
-        plans: [EntryPlan], names: [NameBytes?], hashes: [UInt64] = [], arenas: [DefinitionArena], cells: [SingletonCell],
-        owners: [Int32: UnsafeMutableRawPointer], environments: [Int32: EnvironmentLookup]
+        adopting plans: UnsafeMutablePointer<EntryPlan>, count: Int, names: NameTable, arenas: [DefinitionArena],
+        cells: [SingletonCell], owners: [Int32: UnsafeMutableRawPointer], environments: [Int32: EnvironmentLookup]
     ) {
-        count = plans.count
+        self.count = count
         self.arenas = arenas
         self.cells = cells
         self.owners = owners
         self.environments = environments
-        let storage = UnsafeMutablePointer<EntryPlan>.allocate(capacity: max(1, plans.count))
         var dynamic: [Int32] = []
-        for (i, plan) in plans.enumerated() {
-            (storage + i).initialize(to: plan)
-            if plan.dynamic && plan.live { dynamic.append(Int32(i)) }
-        }
+        for i in 0..<count where plans[i].dynamic && plans[i].live { dynamic.append(Int32(i)) }
         self.dynamic = dynamic
-        self.plans = CheckedPointer(storage, count: plans.count)
-        self.names = NameTable(names: names, hashes: hashes)
+        self.plans = CheckedPointer(plans, count: count)
+        self.names = names
     }
 
     deinit {
@@ -158,44 +158,58 @@ final class EntryTable: @unchecked Sendable {
 }
 
 /// A table in the making: the base table's rows, changed by one transaction, then built with
-/// only the arenas and singleton cells its rows still use.
+/// only the arenas and singleton cells its rows still use. Its rows are written where the table
+/// keeps them (the plans, and the name table with its cells filled as rows are set): building
+/// copies nothing, so a load touches each row's memory once.
 struct EntryTableBuilder {
-    private(set) var plans: [EntryPlan]
-    private var names: [NameBytes?]
-    /// The `NameTable.hash` of each row's name where the row was set by this change (0 elsewhere: the
-    /// table computes it).
-    private var hashes: [UInt64]
+    /// The rows' plans, all `count` initialised; owned until `build()` hands them to the table.
+    private let storage: Storage
     private var arenas: [DefinitionArena]
     private var cells: [SingletonCell]
     private var owners: [Int32: UnsafeMutableRawPointer]
     private var environments: [Int32: EnvironmentLookup]
+    /// The number of rows.
+    let count: Int
 
-    init(base: EntryTable) {
-        plans = Array(UnsafeBufferPointer(start: base.plans.base, count: base.count))
-        names = (0..<base.count).map { base.names.bytes(at: $0) }
-        hashes = [UInt64](repeating: 0, count: base.count)
+    /// Frees the rows if no table took them (a transaction that failed after compiling).
+    private final class Storage {
+        let plans: UnsafeMutablePointer<EntryPlan>
+        var names: NameTable
+        var adopted = false
+
+        init(count: Int) {
+            plans = .allocate(capacity: max(1, count))
+            names = NameTable(count: count)
+        }
+
+        deinit {
+            if !adopted {
+                plans.deallocate()
+                names.deallocate()
+            }
+        }
+    }
+
+    /// `base`'s rows, then empty ones up to `count` rows (at least `base.count`).
+    init(base: EntryTable, count: Int) {
+        self.count = max(count, base.count)
+        storage = Storage(count: self.count)
+        let plans = storage.plans
+        if base.count > 0 { plans.initialize(from: base.plans.base, count: base.count) }
+        (plans + base.count).initialize(repeating: EntryPlan(), count: self.count - base.count)
+        for i in 0..<base.count where base.plans[i].live {
+            if let (p, n) = base.names.bytes(at: i) { storage.names.insert(i, p, n, hash: NameTable.hash(p, n)) }
+        }
         arenas = base.arenas
         cells = base.cells
         owners = base.owners
         environments = base.environments
     }
 
-    var count: Int { plans.count }
-
-    /// Adds empty rows up to `count`.
-    mutating func grow(to count: Int) {
-        guard plans.count < count else { return }
-        let n = count - plans.count
-        plans.append(contentsOf: repeatElement(EntryPlan(), count: n))
-        names.append(contentsOf: repeatElement(nil, count: n))
-        hashes.append(contentsOf: repeatElement(0, count: n))
-    }
-
-    /// Empties row `i`.
+    /// Empties row `i`. (Its name's cell stays: a cell whose row has no name matches nothing.)
     mutating func remove(_ i: Int) {
-        plans[i] = EntryPlan()
-        names[i] = nil
-        hashes[i] = 0
+        storage.plans[i] = EntryPlan()
+        storage.names.clear(i)
         if !owners.isEmpty { owners[Int32(i)] = nil }
         if !environments.isEmpty { environments[Int32(i)] = nil }
     }
@@ -210,15 +224,21 @@ struct EntryTableBuilder {
 
     /// Sets row `i` to the record at `record` in arena `arena` (an `index(of:)`) and its plan;
     /// `cell` is the singleton cell its plan points to, if any, and `owner` the registry that
-    /// builds it when not this one; `hash` is the `NameTable.hash` of the record's name.
+    /// builds it when not this one; `hash` is the `NameTable.hash` of the record's name. A row of
+    /// the base table is set only to an entry of the same name (an override).
     mutating func set(
         _ i: Int, plan: EntryPlan, arena: Int32, record: Int, hash: UInt64, cell: SingletonCell?,
         owner: UnsafeMutableRawPointer?, environment: EnvironmentLookup?
     ) {
-        plans[i] = plan
+        let hadName = storage.names.bytes(at: i) != nil
+        storage.plans[i] = plan
         let b = DefinitionCoding.nameBytes(arenas[Int(arena)], at: record)
-        names[i] = (b.baseAddress ?? emptyKey, b.count)
-        hashes[i] = hash
+        if hadName {
+            // The same name's bytes, now in this change's arena: its cell is already there.
+            storage.names.replace(i, b.baseAddress ?? emptyKey, b.count)
+        } else {
+            storage.names.insert(i, b.baseAddress ?? emptyKey, b.count, hash: hash)
+        }
         if let cell { cells.append(cell) }
         // Most rows have neither: a dictionary write (a hash, and a removal of nothing) per row
         // is only made when there is something to write or remove.
@@ -228,13 +248,15 @@ struct EntryTableBuilder {
 
     /// The table, keeping only the arenas and cells its live rows use.
     func build() -> EntryTable {
+        let plans = storage.plans
+        let names = storage.names
         let sorted = arenas.sorted { UInt(bitPattern: $0.base) < UInt(bitPattern: $1.base) }
         var used = [Bool](repeating: false, count: sorted.count)
-        var names = self.names
         var last = -1
-        for i in names.indices {
-            guard let (p, _) = names[i], plans[i].live else {
-                names[i] = nil
+        for i in 0..<count {
+            guard let (p, _) = names.bytes(at: i) else { continue }
+            guard plans[i].live else {
+                names.clear(i)
                 continue
             }
             // Neighbouring rows mostly come from the same change.
@@ -243,14 +265,15 @@ struct EntryTableBuilder {
         }
         let kept = sorted.indices.filter { used[$0] }.map { sorted[$0] }
         var pointed = Set<UnsafeMutableRawPointer>()
-        for p in plans where p.live { if let c = p.singleton { pointed.insert(c) } }
+        for i in 0..<count where plans[i].live { if let c = plans[i].singleton { pointed.insert(c) } }
         var seen = Set<ObjectIdentifier>()
         let liveCells = cells.filter {
             pointed.contains(Unmanaged.passUnretained($0).toOpaque()) && seen.insert(ObjectIdentifier($0)).inserted
         }
+        storage.adopted = true
         return EntryTable(
-            plans: plans, names: names, hashes: hashes, arenas: kept, cells: liveCells, owners: owners, environments: environments
-        )
+            adopting: plans, count: count, names: names, arenas: kept, cells: liveCells, owners: owners,
+            environments: environments)
     }
 }
 

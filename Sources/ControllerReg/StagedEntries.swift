@@ -13,8 +13,9 @@ struct StagedEntries {
     let arena: DefinitionArena
     /// Record offsets, by staged position.
     private(set) var records: [Int] = []
-    /// Where each record's dependencies start (what its plan is compiled from).
-    private(set) var dependencyPositions: [Int] = []
+    /// Where each record's dependencies start (what its plan is compiled from), as the distance
+    /// from the record's offset (4 bytes an entry; `UInt32.max`: read from the record instead).
+    private var dependencyDistances: [UInt32] = []
     /// What the transaction reads of each record.
     private(set) var summaries: [DefinitionCoding.Summary] = []
     /// `NameTable.hash` of each name (the key of every name lookup of a change).
@@ -30,7 +31,7 @@ struct StagedEntries {
     init(entries: Int, textBytes: Int = 0) {
         arena = DefinitionArena(entries: entries, textBytes: textBytes)
         records.reserveCapacity(entries)
-        dependencyPositions.reserveCapacity(entries)
+        dependencyDistances.reserveCapacity(entries)
         summaries.reserveCapacity(entries)
         nameHashes.reserveCapacity(entries)
         edgeStart.reserveCapacity(entries + 1)
@@ -55,7 +56,7 @@ struct StagedEntries {
     /// Stages the record just written at `offset`, reading its summary back from it.
     mutating func add(record offset: Int) {
         records.append(offset)
-        dependencyPositions.append(DefinitionCoding.dependenciesPosition(arena, at: offset))
+        dependencyDistances.append(StagedEntries.distance(DefinitionCoding.dependenciesPosition(arena, at: offset), from: offset))
         summaries.append(DefinitionCoding.summarize(arena, at: offset, edges: &edges))
         edgeStart.append(Int32(edges.count))
         let name = nameBytes(records.count - 1)
@@ -74,10 +75,11 @@ struct StagedEntries {
                     && DefinitionCoding.dependenciesPosition(arena, at: offset) == writer.dependenciesPosition
             }(), "the record writer's summary differs from the record's")
         records.append(offset)
-        dependencyPositions.append(writer.dependenciesPosition)
+        dependencyDistances.append(StagedEntries.distance(writer.dependenciesPosition, from: offset))
         summaries.append(writer.summary)
-        // Copied as raw memory (no iteration over the writer's array).
-        writer.edges.withUnsafeBufferPointer { edges.append(contentsOf: $0) }
+        // One at a time: an entry has a few (the generic `append(contentsOf:)` cost ~90
+        // instructions an entry, the loop a dozen an edge).
+        for e in writer.edges { edges.append(e) }
         edgeStart.append(Int32(edges.count))
         let name = nameBytes(records.count - 1)
         nameHashes.append(NameTable.hash(name.baseAddress ?? emptyKey, name.count))
@@ -89,12 +91,23 @@ struct StagedEntries {
         guard k > 0 else { return }
         let n = records.count - k
         records.removeLast(k)
-        dependencyPositions.removeLast(k)
+        dependencyDistances.removeLast(k)
         summaries.removeLast(k)
         nameHashes.removeLast(k)
         edges.removeLast(edges.count - Int(edgeStart[n]))
         edgeStart.removeLast(k)
         environments = environments.filter { $0.key < n }
+    }
+
+    /// Where the dependencies of position `k`'s record start.
+    func dependencyPosition(_ k: Int) -> Int {
+        let d = dependencyDistances[k]
+        return d != .max ? records[k] + Int(d) : DefinitionCoding.dependenciesPosition(arena, at: records[k])
+    }
+
+    /// `position - offset` as stored in `dependencyDistances`.
+    @inline(__always) private static func distance(_ position: Int, from offset: Int) -> UInt32 {
+        position - offset < Int(UInt32.max) ? UInt32(truncatingIfNeeded: position - offset) : .max
     }
 
     /// The name's bytes of position `k` (valid until the arena is written again).
@@ -122,14 +135,71 @@ struct StagedEntries {
     }
 }
 
-/// One use of other entries in a staged record (`DependencyValue.forEachEdge`'s, as integers).
+/// One use of other entries in a staged record (`DependencyValue.forEachEdge`'s, as integers), and,
+/// when the entry decoder wrote it, where it is: its line and column and its dependency's key, so
+/// a message about it (a reference to no entry) needs no walk through the record. 16 bytes, as
+/// before the place was kept: the place fills what was padding, and a named edge's identity, an
+/// arena position, fits in 32 bits (a change's arena is refused above 4 GiB before any edge is
+/// read).
 struct StagedEdge: Equatable {
     enum Kind: UInt8 {
         case reference, provider, tagged, taggedInt, optional
     }
 
     var kind: Kind
+    /// Bits 16-23 and 0-15 of the place's column (kept when it is below 2^24).
+    private var columnHigh: UInt8 = 0
+    private var columnLow: UInt16 = 0
+    /// The place's line; 0 when no place is kept (read it from the record: `DefinitionCoding.place`).
+    private var line: UInt32 = 0
+    /// The low 32 bits of `payload`.
+    private var low: UInt32
+    /// For `.taggedInt` the high 32 bits of the tag; otherwise the identity of the interned key of
+    /// the dependency the use is in, when the place is kept.
+    private var high: UInt32 = 0
+
+    /// A use without its place.
+    init(kind: Kind, payload: Int64) {
+        self.kind = kind
+        low = UInt32(truncatingIfNeeded: payload)
+        if kind == .taggedInt { high = UInt32(truncatingIfNeeded: payload >> 32) }
+    }
+
+    /// A named use (not `.taggedInt`) at `line` and `column` of its document, in the dependency
+    /// whose key's interned identity is `key` (a place that does not fit is not kept).
+    @inline(__always)
+    init(kind: Kind, payload: Int64, line: Int, column: Int, key: Int) {
+        self.kind = kind
+        low = UInt32(truncatingIfNeeded: payload)
+        // One unsigned comparison each: 1...UInt32.max, 0..<2^24, 0...UInt32.max.
+        guard kind != .taggedInt, UInt(bitPattern: line &- 1) < UInt(UInt32.max), UInt(bitPattern: column) < 1 << 24,
+            UInt(bitPattern: key) <= UInt(UInt32.max)
+        else { return }
+        self.line = UInt32(truncatingIfNeeded: line)
+        columnHigh = UInt8(truncatingIfNeeded: column >> 16)
+        columnLow = UInt16(truncatingIfNeeded: column)
+        high = UInt32(truncatingIfNeeded: key)
+    }
+
     /// For `.taggedInt` the tag; otherwise the identity of the interned name or tag text (its
     /// position in the arena: equal texts, equal identities).
-    var payload: Int64
+    var payload: Int64 {
+        kind == .taggedInt ? Int64(bitPattern: UInt64(high) << 32 | UInt64(low)) : Int64(low)
+    }
+
+    /// `payload` of a named use (not `.taggedInt`): the interned text's identity.
+    var id: Int { Int(low) }
+
+    /// Where the use is written (line and column in its record's file) and its dependency's key
+    /// (the interned identity); nil when not kept.
+    var place: (line: Int, column: Int, key: Int)? {
+        guard line != 0 else { return nil }
+        return (Int(line), Int(columnHigh) << 16 | Int(columnLow), Int(high))
+    }
+
+    /// The same use (kind and payload; where it is written is not compared: `summarize` does not
+    /// read it back).
+    static func == (a: StagedEdge, b: StagedEdge) -> Bool {
+        a.kind == b.kind && a.payload == b.payload
+    }
 }

@@ -118,6 +118,65 @@ package enum Suggestions {
         return best
     }
 
+    /// The last answer of `closest(to:in:excluding:memo:)`: a config that misspells a name
+    /// misspells it in many entries (each its own problem), and the answer for the next one
+    /// follows from the last one's without scanning every candidate again.
+    package struct Memo {
+        fileprivate var word: String?
+        fileprivate var excluding: String?
+        fileprivate var answer: String?
+
+        /// An empty memo.
+        package init() {}
+    }
+
+    /// `closest(to:in:excluding:)`, answered from `memo` when it holds the same word: the same
+    /// answer, whatever `excluding` is. `excluding` must name one of `candidates` (or be nil) in
+    /// every call with the same memo: the name excluded last is then a candidate again, and wins
+    /// when it is nearer than the last answer (a tie, decided by the candidates' order, is
+    /// searched again).
+    package static func closest(
+        to word: String, in candidates: Candidates, excluding: String?, memo: inout Memo
+    ) -> String? {
+        if memo.word == word {
+            if memo.excluding == excluding { return memo.answer }
+            if memo.answer != excluding, let answer = remembered(word, memo.answer, before: memo.excluding) {
+                memo.excluding = excluding
+                memo.answer = answer
+                return answer
+            }
+        }
+        let answer = closest(to: word, in: candidates, excluding: excluding)
+        memo = Memo()
+        memo.word = word
+        memo.excluding = excluding
+        memo.answer = answer
+        return answer
+    }
+
+    /// The nearer of `answer` and `previous` to `word` (`answer` was the closest with `previous`
+    /// excluded; now `previous` is a candidate again): nil when that takes a search (a tie).
+    private static func remembered(_ word: String, _ answer: String?, before previous: String?) -> String?? {
+        guard let previous, previous != word else { return .some(answer) }
+        let limit = cutoff(forLength: word.utf8.count)
+        return withBytes(of: word) { w -> String?? in
+            withBytes(of: previous) { p -> String?? in
+                var scratch = Scratch()
+                defer { scratch.free() }
+                let dp = distance(w, p, cap: limit, scratch: &scratch)
+                guard let answer else { return dp > limit ? .some(nil) : .some(previous) }
+                return withBytes(of: answer) { a -> String?? in
+                    let da = distance(w, a, cap: limit, scratch: &scratch)
+                    if dp > limit || dp > da { return .some(answer) }
+                    if dp < da { return .some(previous) }
+                    let gp = abs(p.count - w.count), ga = abs(a.count - w.count)
+                    if gp != ga { return .some(gp < ga ? previous : answer) }
+                    return nil
+                }
+            }
+        }
+    }
+
     /// Runs `body` with a search for `word`: its pattern table on the stack (2 KiB, no allocation
     /// per call), one scratch buffer for every banded comparison.
     private static func withSearch(for word: String, _ body: (inout Search) -> Void) {

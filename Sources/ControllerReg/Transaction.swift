@@ -119,7 +119,8 @@ struct Transaction {
         }
         // The entry index each staged position got; -1 not accepted, -2 refused as already defined
         // (a reference to the name reaches the existing entry).
-        var indexOfStaged = [Int](repeating: -1, count: stagedCount)
+        // (32-bit: entry indices are; half the pages of a large load's list.)
+        var indexOfStaged = [Int32](repeating: -1, count: stagedCount)
         // Accepted entries: staged position and entry index, in order.
         var acceptedPositions: [Int] = []
         var acceptedIndex: [Int] = []
@@ -225,7 +226,7 @@ struct Transaction {
                 index = nextIndex
                 nextIndex += 1
             }
-            indexOfStaged[k] = index
+            indexOfStaged[k] = Int32(truncatingIfNeeded: index)
             if !removed.isEmpty { removed.remove(index) }
             if summary.usesEnvironment {
                 // The entry keeps the lookup it was resolved against.
@@ -266,6 +267,8 @@ struct Transaction {
         // The names a suggestion is looked for among, as their bytes where they are stored (made at
         // the first missing reference; nothing is appended to either arena during this step).
         var allNames: Suggestions.Candidates?
+        // The last suggestion (entries that misspell one name get the same one).
+        var suggestionMemo = Suggestions.Memo()
         // Edges, targets and membership of each accepted entry, by position in `accepted`, in
         // flat arrays (no array per entry); `changedAtList[i]` is that position for entry index i
         // (or -1). Arrays, not dictionaries: no hashing per entry.
@@ -280,6 +283,8 @@ struct Transaction {
         var fileName = DefinitionCoding.FileName()
         var recentName0 = -1, recentName1 = -1
         var recentTarget0 = -1, recentTarget1 = -1
+        // The last name that resolved to no entry (entries written alike misspell one name alike).
+        var recentMissing = -1
         for p in acceptedPositions.indices {
             let k = acceptedPositions[p]
             changedAtList[acceptedIndex[p]] = Int32(p)
@@ -309,18 +314,20 @@ struct Transaction {
                     resolving.edges += list
                     continue
                 }
-                let id = Int(edge.payload)
+                let id = edge.id
                 let found: Int?
                 if id == recentName0 {
                     found = recentTarget0
                 } else if id == recentName1 {
                     found = recentTarget1
+                } else if id == recentMissing {
+                    found = nil
                 } else {
                     let bytes = staged.internedBytes(id)
                     let hash = NameTable.hash(bytes.baseAddress ?? emptyKey, bytes.count)
                     var f: Int?
                     if let j = names.find(bytes, hash: hash, staged: staged), indexOfStaged[j] >= 0 {
-                        f = indexOfStaged[j]
+                        f = Int(indexOfStaged[j])
                     } else {
                         let i = base.index(of: bytes, hash: hash)
                         if i >= 0 && !removedBase.contains(i) { f = i }
@@ -331,6 +338,8 @@ struct Transaction {
                         recentTarget1 = recentTarget0
                         recentName0 = id
                         recentTarget0 = f
+                    } else {
+                        recentMissing = id
                     }
                 }
                 if edge.kind == .optional {
@@ -350,6 +359,11 @@ struct Transaction {
                 // fails, or is a reload's intermediate step); edge walks skip it.
                 resolving.targets.append(-1)
                 if resolving.diverged { resolving.edges.append(-1) }
+                if messageText == nil {
+                    // The first reference to no entry: room for one problem per edge left (the
+                    // list is not copied as it grows; pages not written are not touched).
+                    diagnostics.reserveCapacity(diagnostics.count + staged.edges.count - e)
+                }
                 // The name's bytes (a `String` only where one is compared or suggested for).
                 let nameBytes = staged.internedBytes(id)
                 if !removals.isEmpty && removals.contains(String(decoding: nameBytes, as: UTF8.self)) {
@@ -367,8 +381,18 @@ struct Transaction {
                 {
                     // The key and place read from the record (the definition is not decoded), the
                     // message written from their bytes.
-                    let (key, location) = DefinitionCoding.place(
-                        ofEdge: e - first, in: staged.arena, at: staged.records[k], file: &fileName)
+                    // Kept with the edge when the entry decoder wrote it (no walk through the record).
+                    let key: UnsafeBufferPointer<UInt8>
+                    let location: SourceLocation?
+                    if let place = edge.place,
+                        let file = DefinitionCoding.file(ofRecord: staged.records[k], in: staged.arena, file: &fileName)
+                    {
+                        key = staged.internedBytes(place.key)
+                        location = SourceLocation(file: file, line: place.line, column: place.column)
+                    } else {
+                        (key, location) = DefinitionCoding.place(
+                            ofEdge: e - first, in: staged.arena, at: staged.records[k], file: &fileName)
+                    }
                     var suggestion: String?
                     if suggestionsLeft > 0 {
                         if allNames == nil {
@@ -382,7 +406,8 @@ struct Transaction {
                                     + acceptedPositions.map { staged.nameBytes($0) })
                         }
                         suggestion = Suggestions.closest(
-                            to: String(decoding: nameBytes, as: UTF8.self), in: allNames!, excluding: staged.name(k))
+                            to: String(decoding: nameBytes, as: UTF8.self), in: allNames!, excluding: staged.name(k),
+                            memo: &suggestionMemo)
                     }
                     suggestionsLeft -= 1
                     let text = ProblemText.buffer(&messageText)
@@ -437,11 +462,7 @@ struct Transaction {
         var mayHaveCycles = base.count > 0
         if !mayHaveCycles {
             for p in acceptedStaged.indices where !mayHaveCycles {
-                let from = Int32(acceptedIndex[p])
-                for t in graph.edges(of: p) where t >= from {
-                    mayHaveCycles = true
-                    break
-                }
+                mayHaveCycles = graph.hasEdge(of: p, atLeast: Int32(acceptedIndex[p]))
             }
         }
         if mayHaveCycles {
@@ -500,16 +521,10 @@ struct Transaction {
         // 6. Compile: each plan from its record, already in the arena.
         let records = staged.arena
         // Where each plan is compiled from: the record's dependencies, or (entries that use the
-        // environment) their resolved form written after the records.
-        var compileFrom: [Int] = []
-        compileFrom.reserveCapacity(acceptedStaged.count)
-        for p in acceptedStaged.indices {
-            if !resolved.isEmpty, let r = resolved[p] {
-                compileFrom.append(DefinitionCoding.encodeDependencies(r, into: records))
-            } else {
-                compileFrom.append(staged.dependencyPositions[acceptedStaged[p]])
-            }
-        }
+        // environment, by position in the accepted lists) their resolved form written after the
+        // records, in accepted order.
+        var resolvedAt: [Int: Int] = [:]
+        for p in resolved.keys.sorted() { resolvedAt[p] = DefinitionCoding.encodeDependencies(resolved[p]!, into: records) }
         if records.count > Int(UInt32.max) {
             return .failure(
                 ConfigError(
@@ -518,8 +533,7 @@ struct Transaction {
         // Plans point at keys and literal strings in the records' arena, which stops moving here.
         records.freeze()
         let compiler = PlanCompiler(arena: records.plans, strings: records)
-        var table = EntryTableBuilder(base: base)
-        table.grow(to: nextIndex)
+        var table = EntryTableBuilder(base: base, count: nextIndex)
         for i in removed { table.remove(i) }
         let arenaIndex = table.index(of: records)
         // Class slots by the class name's interned identity: one String per class, not per entry.
@@ -527,54 +541,63 @@ struct Transaction {
         // The last two classes met (entries of a config mostly alternate between a few).
         var lastClass = (id: -1, slot: 0), otherClass = (id: -1, slot: 0)
         var tooLarge: Int?
-        for p in acceptedStaged.indices {
-            let k = acceptedStaged[p]
-            let index = acceptedIndex[p]
-            let summary = staged.summaries[k]
-            let classSlot: Int
-            if summary.classID == lastClass.id {
-                classSlot = lastClass.slot
-            } else {
-                if summary.classID == otherClass.id {
-                    classSlot = otherClass.slot
-                } else if let s = slotOfClass[summary.classID] {
-                    classSlot = s
-                } else {
-                    classSlot = classSlots.slot(for: String(decoding: staged.internedBytes(summary.classID), as: UTF8.self))
-                    slotOfClass[summary.classID] = classSlot
+        // The resolved lists read in place (no array slice, so no retain and release, per entry).
+        graph.targets.withUnsafeBufferPointer { allTargets in
+            graph.membership.withUnsafeBufferPointer { allMembership in
+                for p in acceptedStaged.indices {
+                    let k = acceptedStaged[p]
+                    let index = acceptedIndex[p]
+                    let summary = staged.summaries[k]
+                    let classSlot: Int
+                    if summary.classID == lastClass.id {
+                        classSlot = lastClass.slot
+                    } else {
+                        if summary.classID == otherClass.id {
+                            classSlot = otherClass.slot
+                        } else if let s = slotOfClass[summary.classID] {
+                            classSlot = s
+                        } else {
+                            classSlot = classSlots.slot(
+                                for: String(decoding: staged.internedBytes(summary.classID), as: UTF8.self))
+                            slotOfClass[summary.classID] = classSlot
+                        }
+                        otherClass = lastClass
+                        lastClass = (summary.classID, classSlot)
+                    }
+                    let plan = compiler.compile(
+                        dependenciesAt: (resolvedAt.isEmpty ? nil : resolvedAt[p]) ?? staged.dependencyPosition(k),
+                        classSlot: classSlot,
+                        lifestyle: summary.lifestyle,
+                        targets: UnsafeBufferPointer(rebasing: allTargets[graph.targetRange(of: p)]),
+                        membership: UnsafeBufferPointer(rebasing: allMembership[graph.membershipRange(of: p)]))
+                    if plan.exceedsLimits && tooLarge == nil { tooLarge = k }
+                    var cell: SingletonCell?
+                    var cellOwner: UnsafeMutableRawPointer?
+                    if summary.lifestyle == .singleton {
+                        let name = staged.name(k)
+                        if reresolvedSet.contains(index), let (keptCell, keptOwner) = base.singleton(at: index) {
+                            // Compiled again for its members: a singleton already built keeps its object.
+                            cell = keptCell
+                            cellOwner = keptOwner
+                        } else if let (keptCell, keptOwner) = kept[name] {
+                            // A reload left the entry unchanged: the same cell, so the same object, and owner.
+                            cell = keptCell
+                            cellOwner = keptOwner
+                        } else if let (inheritedCell, inheritedOwner) = inherited[name] {
+                            cell = inheritedCell
+                            cellOwner = inheritedOwner ?? owner?.toOpaque()
+                        } else {
+                            cell = SingletonCell(name: name)
+                        }
+                        plan.singleton = cell.map { Unmanaged.passUnretained($0).toOpaque() }
+                    }
+                    table.set(
+                        index, plan: plan, arena: arenaIndex, record: staged.records[k], hash: staged.nameHashes[k], cell: cell,
+                        owner: cellOwner,
+                        environment: (environmentOf.isEmpty ? nil : environmentOf[p])
+                            ?? (staged.environments.isEmpty ? nil : staged.environments[k]))
                 }
-                otherClass = lastClass
-                lastClass = (summary.classID, classSlot)
             }
-            let plan = compiler.compile(
-                dependenciesAt: compileFrom[p], classSlot: classSlot, lifestyle: summary.lifestyle,
-                targets: graph.targets(of: p), membership: graph.membership(of: p))
-            if plan.exceedsLimits && tooLarge == nil { tooLarge = k }
-            var cell: SingletonCell?
-            var cellOwner: UnsafeMutableRawPointer?
-            if summary.lifestyle == .singleton {
-                let name = staged.name(k)
-                if reresolvedSet.contains(index), let (keptCell, keptOwner) = base.singleton(at: index) {
-                    // Compiled again for its members: a singleton already built keeps its object.
-                    cell = keptCell
-                    cellOwner = keptOwner
-                } else if let (keptCell, keptOwner) = kept[name] {
-                    // A reload left the entry unchanged: the same cell, so the same object, and owner.
-                    cell = keptCell
-                    cellOwner = keptOwner
-                } else if let (inheritedCell, inheritedOwner) = inherited[name] {
-                    cell = inheritedCell
-                    cellOwner = inheritedOwner ?? owner?.toOpaque()
-                } else {
-                    cell = SingletonCell(name: name)
-                }
-                plan.singleton = cell.map { Unmanaged.passUnretained($0).toOpaque() }
-            }
-            table.set(
-                index, plan: plan, arena: arenaIndex, record: staged.records[k], hash: staged.nameHashes[k], cell: cell,
-                owner: cellOwner,
-                environment: (environmentOf.isEmpty ? nil : environmentOf[p])
-                    ?? (staged.environments.isEmpty ? nil : staged.environments[k]))
         }
         if let k = tooLarge {
             return .failure(
@@ -643,6 +666,7 @@ struct Transaction {
                     at: location ?? def.location))
             return
         }
+        DependencyRule.keyProblem(key, entry: def.name, at: location ?? def.location, into: &diagnostics)
         DependencyRule.problems(
             of: value, entry: def.name, key: key, fallback: location ?? def.location, into: &diagnostics,
             usesEnvironment: &usesEnvironment)
@@ -753,20 +777,41 @@ struct ResolvedEdges {
     var targets: [Int32] = []
     var membership: [Int32] = []
     var edges: [Int32] = []
-    private var targetStart: [Int32] = [0]
-    private var membershipStart: [Int32] = [0]
-    private var edgeStart: [Int32] = [0]
-    /// Whether an entry's edges differ from its targets (written to `edges`).
-    private var divergedAt: [Bool] = []
+    /// Where each entry's lists end.
+    private struct Ends {
+        var targets: Int32
+        var membership: Int32
+        var edges: Int32
+    }
+
+    /// `base[p + 1]` is entry p's ends (`base[0]` all zero) and `diverged[p]` whether its edges
+    /// differ from its targets (written to `edges`): raw memory sized once for every entry, so
+    /// ending an entry is two stores (no array appends, no uniqueness checks).
+    private final class Storage {
+        let base: UnsafeMutablePointer<Ends>
+        let diverged: UnsafeMutablePointer<Bool>
+        init(entries: Int) {
+            base = .allocate(capacity: entries + 1)
+            base.initialize(to: Ends(targets: 0, membership: 0, edges: 0))
+            diverged = .allocate(capacity: max(1, entries))
+        }
+        deinit {
+            base.deallocate()
+            diverged.deallocate()
+        }
+    }
+
+    private let storage: Storage
+    private let capacity: Int
+    private var count = 0
     /// Whether the entry being written has diverged.
     private(set) var diverged = false
 
+    /// Room for `entries` entries, which make about `edges` targets.
     init(entries: Int, edges: Int) {
+        storage = Storage(entries: entries)
+        capacity = entries
         targets.reserveCapacity(edges)
-        targetStart.reserveCapacity(entries + 1)
-        membershipStart.reserveCapacity(entries + 1)
-        edgeStart.reserveCapacity(entries + 1)
-        divergedAt.reserveCapacity(entries)
     }
 
     /// Starts the next entry.
@@ -776,21 +821,42 @@ struct ResolvedEdges {
     mutating func diverge() {
         if diverged { return }
         diverged = true
-        edges += targets[Int(targetStart[targetStart.count - 1])...]
+        edges += targets[Int(storage.base[count].targets)...]
     }
 
     /// Ends the entry.
     mutating func end() {
-        targetStart.append(Int32(targets.count))
-        membershipStart.append(Int32(membership.count))
-        edgeStart.append(Int32(edges.count))
-        divergedAt.append(diverged)
+        precondition(count < capacity, "ResolvedEdges: more entries than made room for")
+        storage.diverged[count] = diverged
+        count += 1
+        storage.base[count] = Ends(
+            targets: Int32(truncatingIfNeeded: targets.count), membership: Int32(truncatingIfNeeded: membership.count),
+            edges: Int32(truncatingIfNeeded: edges.count))
     }
 
-    func targets(of p: Int) -> ArraySlice<Int32> { targets[Int(targetStart[p])..<Int(targetStart[p + 1])] }
-    func membership(of p: Int) -> ArraySlice<Int32> { membership[Int(membershipStart[p])..<Int(membershipStart[p + 1])] }
+    /// Where entry `p`'s targets are in `targets`.
+    func targetRange(of p: Int) -> Range<Int> { Int(storage.base[p].targets)..<Int(storage.base[p + 1].targets) }
+
+    /// Where entry `p`'s tagged list members and optional targets are in `membership`.
+    func membershipRange(of p: Int) -> Range<Int> {
+        Int(storage.base[p].membership)..<Int(storage.base[p + 1].membership)
+    }
+
+    /// Whether an object edge of entry `p` goes to index `from` or above (read in place).
+    func hasEdge(of p: Int, atLeast from: Int32) -> Bool {
+        let e = storage.base[p], f = storage.base[p + 1]
+        if storage.diverged[p] {
+            for i in Int(e.edges)..<Int(f.edges) where edges[i] >= from { return true }
+        } else {
+            for i in Int(e.targets)..<Int(f.targets) where targets[i] >= from { return true }
+        }
+        return false
+    }
+
+    func targets(of p: Int) -> ArraySlice<Int32> { targets[targetRange(of: p)] }
+    func membership(of p: Int) -> ArraySlice<Int32> { membership[membershipRange(of: p)] }
     func edges(of p: Int) -> ArraySlice<Int32> {
-        divergedAt[p] ? edges[Int(edgeStart[p])..<Int(edgeStart[p + 1])] : targets(of: p)
+        storage.diverged[p] ? edges[Int(storage.base[p].edges)..<Int(storage.base[p + 1].edges)] : targets(of: p)
     }
 }
 

@@ -13,21 +13,22 @@ import Darwin
 /// The calling thread's error record behind cr_last_error_code / _message / _count / _problem.
 ///
 /// The record is plain C memory (no Swift object), so recording "out of memory" allocates
-/// nothing: the message goes into the record's inline buffer; other messages are copied into the
-/// record's block with the problems, or truncated into the inline buffer when that fails. A thread whose record cannot be
-/// allocated at all keeps the `outOfMemoryMarker` instead, which reads as CR_ERR_NO_MEMORY.
+/// nothing: the message goes into the record's inline buffer. Other failures keep the buffers
+/// their message and problems were written into (`TextBuffer.takeCString`), not copies. A thread
+/// whose record cannot be allocated at all keeps the `outOfMemoryMarker` instead, which reads as
+/// CR_ERR_NO_MEMORY.
 enum LastError {
-    /// The record's header; `inlineBytes` of message buffer follow it. Its problems and all their
-    /// strings live in one allocation (`block`), replaced whole by the next failure.
+    /// The record's header; `inlineBytes` of message buffer follow it. Its message, problems and
+    /// their strings are three allocations from `malloc`, replaced whole by the next failure.
     struct Record {
         var code: Int32 = 0
-        /// A message allocated alone, or nil when it is in `block` or the inline buffer.
+        /// The message, or nil when it is in the inline buffer.
         var heapMessage: UnsafeMutablePointer<CChar>?
-        /// The message inside `block` (not freed alone).
-        var blockMessage: UnsafeMutablePointer<CChar>?
+        /// The problems (`count` of them), in an allocation of their own.
         var problems: UnsafeMutablePointer<cr_problem>?
         var count = 0
-        var block: UnsafeMutableRawPointer?
+        /// The problems' strings, one after another.
+        var strings: UnsafeMutableRawPointer?
     }
 
     static let inlineBytes = 240
@@ -55,7 +56,8 @@ enum LastError {
     /// Frees what the record holds and empties it.
     private static func reset(_ r: UnsafeMutablePointer<Record>) {
         free(r.pointee.heapMessage)
-        free(r.pointee.block)
+        free(r.pointee.problems)
+        free(r.pointee.strings)
         r.pointee = Record()
         inline(r).pointee = 0
     }
@@ -92,23 +94,41 @@ enum LastError {
         guard let raw = pthread_getspecific(key) else { return nil }
         if raw == outOfMemoryMarker { return UnsafeRawPointer(markerMessage.utf8Start).assumingMemoryBound(to: CChar.self) }
         let r = raw.assumingMemoryBound(to: Record.self)
-        return UnsafePointer(r.pointee.heapMessage ?? r.pointee.blockMessage ?? inline(r))
+        return UnsafePointer(r.pointee.heapMessage ?? inline(r))
     }
 
     /// Records a failure with one problem that has no place.
     static func set(_ code: ErrorCode, _ message: String) {
+        let written = Written(count: 1)
+        ConfigError([Diagnostic(code, message)]).write(into: TextBuffer()) { written.add($0) }
         // The message whole (the problem's copy is capped, as every diagnostic's is).
-        let text = TextBuffer(capacity: message.utf8.count)
+        let text = TextBuffer(capacity: message.utf8.count + 1)
         text.append(message)
-        record(code, flattened: text.bytes, ConfigError([Diagnostic(code, message)]))
+        store(code, message: text, written)
     }
 
     /// Records a library error: the code of its first problem, every problem in the message and
     /// in the structured list.
     static func set(_ error: ConfigError) {
         let text = TextBuffer(capacity: 64 + error.diagnostics.count * 128)
-        error.write(into: text)
-        record(error.code, flattened: text.bytes, error)
+        // One pass: the message, and each problem's strings as its line is written.
+        let written = Written(count: error.diagnostics.count)
+        error.write(into: text) { written.add($0) }
+        store(error.code, message: text, written)
+    }
+
+    /// Makes `code`, the text of `message` and the problems `written` this thread's record: the
+    /// buffers become the record's as they are (a load with thousands of problems copies no
+    /// block of them again).
+    private static func store(_ code: ErrorCode, message: TextBuffer, _ written: Written) {
+        guard let r = record() else { return }
+        reset(r)
+        r.pointee.code = code.rawValue
+        r.pointee.heapMessage = message.takeCString()
+        let (problems, strings, count) = written.take()
+        r.pointee.problems = problems
+        r.pointee.strings = UnsafeMutableRawPointer(strings)
+        r.pointee.count = count
     }
 
     /// Records CR_ERR_NO_MEMORY for `function` ("cr_map_new: out of memory") without allocating;
@@ -126,97 +146,84 @@ enum LastError {
         return ErrorCode.noMemory.rawValue
     }
 
-    /// Copies at most `inlineBytes - 1` bytes of `text` (cut at a UTF-8 character boundary; a
-    /// NUL byte in it ends the message, as C reads it).
-    private static func copyInline(_ text: UnsafeBufferPointer<UInt8>, into r: UnsafeMutablePointer<Record>) {
-        let length = text.firstIndex(of: 0) ?? text.count
-        var n = min(length, inlineBytes - 1)
-        if n < length {
-            while n > 0, text[n] & 0xC0 == 0x80 { n -= 1 }
-        }
-        if let p = text.baseAddress { memcpy(inline(r), p, n) }
-        inline(r)[n] = 0
-    }
+    /// The problems of a failure as their records will hold them, gathered in one pass: their
+    /// strings (NUL-terminated, one copy of a file's name for consecutive problems of that file)
+    /// one after another in `strings`, and each record with its strings' offsets in place of
+    /// pointers (made pointers by `take`, when the strings have their final place).
+    final class Written {
+        let count: Int
+        let problems: UnsafeMutablePointer<cr_problem>
+        private(set) var added = 0
+        let strings: TextBuffer
+        private var lastFile: UnsafeBufferPointer<UInt8>?
+        private var lastFileAt = 0
 
-    /// Records `code`, the message `flattened` (its UTF-8 bytes) and the problems of `error`. The
-    /// problems, their strings and the message share one allocation (a load with thousands of
-    /// problems makes one block, not a string per problem). If it cannot be allocated, the code and
-    /// message stand (the message alone allocated, else cut into the inline buffer) and the list
-    /// is empty.
-    private static func record(_ code: ErrorCode, flattened: UnsafeBufferPointer<UInt8>, _ error: ConfigError) {
-        guard let r = record() else { return }
-        reset(r)
-        r.pointee.code = code.rawValue
-        let count = error.diagnostics.count
-        let head = count * MemoryLayout<cr_problem>.stride
-        var bytes = head + flattened.count + 1
-        // Consecutive problems of one file share one copy of its name.
-        var lastFile: UnsafeBufferPointer<UInt8>?
-        // Each problem's parts read where they lie (no `Diagnostic` or `String` copied).
-        error.forEachProblem { p in
-            if !sameBytes(p.file, lastFile) { bytes += p.file.count + 1 }
-            lastFile = p.file
-            bytes += p.message.count + 1 + (p.suggestion.map { $0.count + 1 } ?? 0)
-        }
-        guard let block = malloc(bytes) else {
-            if let m = malloc(flattened.count + 1) {
-                let out = m.assumingMemoryBound(to: CChar.self)
-                if let p = flattened.baseAddress { memcpy(out, p, flattened.count) }
-                out[flattened.count] = 0
-                r.pointee.heapMessage = out
-            } else {
-                copyInline(flattened, into: r)
+        private var taken = false
+
+        init(count: Int) {
+            self.count = count
+            guard let p = malloc(max(count, 1) * MemoryLayout<cr_problem>.stride) else {
+                fatalError("controllerreg: out of memory (\(count) error records)")
             }
-            return
+            problems = p.bindMemory(to: cr_problem.self, capacity: max(count, 1))
+            strings = TextBuffer(capacity: 64 + count * 112)
         }
-        let problems = block.bindMemory(to: cr_problem.self, capacity: count)
-        var strings = StringWriter(cursor: (block + head).assumingMemoryBound(to: UInt8.self))
-        lastFile = nil
-        var lastFileCopy: UnsafePointer<CChar>?
-        var i = 0
-        error.forEachProblem { p in
-            let file: UnsafePointer<CChar>
-            if let copied = lastFileCopy, sameBytes(p.file, lastFile) {
-                file = copied
-            } else {
-                file = strings.copy(p.file)
+
+        deinit { if !taken { free(problems) } }
+
+        /// The records (their strings' offsets made pointers), the strings, and how many records
+        /// were added: the caller's to `free`, both.
+        func take() -> (UnsafeMutablePointer<cr_problem>, UnsafeMutablePointer<CChar>, Int) {
+            taken = true
+            let base = UnsafeMutableRawPointer(strings.takeCString()).assumingMemoryBound(to: UInt8.self)
+            for i in 0..<added {
+                problems[i].file = Written.pointer(problems[i].file, in: base)
+                problems[i].message = Written.pointer(problems[i].message, in: base)
+                if let s = problems[i].suggestion { problems[i].suggestion = Written.pointer(s, in: base) }
+            }
+            return (problems, UnsafeMutableRawPointer(base).assumingMemoryBound(to: CChar.self), added)
+        }
+
+        /// Copies a problem's parts.
+        func add(_ p: ConfigError.ProblemParts) {
+            guard added < count else { return }
+            if !LastError.sameBytes(p.file, lastFile) {
                 lastFile = p.file
-                lastFileCopy = file
+                lastFileAt = copy(p.file)
             }
-            let message = strings.copy(p.message)
-            let suggestion = p.suggestion.map { strings.copy($0) }
-            (problems + i).initialize(
+            let message = copy(p.message)
+            let suggestion = p.suggestion.map { copy($0) }
+            (problems + added).initialize(
                 to: cr_problem(
-                    code: p.code.rawValue, file: file, line: UInt32(clamping: p.line), column: UInt32(clamping: p.column),
-                    message: message, suggestion: suggestion))
-            i += 1
+                    code: p.code.rawValue, file: Written.offset(lastFileAt), line: UInt32(clamping: p.line),
+                    column: UInt32(clamping: p.column), message: Written.offset(message),
+                    suggestion: suggestion.map { Written.offset($0) }))
+            added += 1
         }
-        r.pointee.blockMessage = UnsafeMutablePointer(mutating: strings.copy(flattened))
-        r.pointee.block = block
-        r.pointee.problems = problems
-        r.pointee.count = count
+
+        /// Appends `u` and a NUL to `strings`; where it starts.
+        private func copy(_ u: UnsafeBufferPointer<UInt8>) -> Int {
+            let at = strings.count
+            strings.append(u)
+            strings.append(byte: 0)
+            return at
+        }
+
+        /// An offset into `strings` held where a pointer goes (1 added: never NULL).
+        private static func offset(_ at: Int) -> UnsafePointer<CChar> { UnsafePointer(bitPattern: at + 1)! }
+
+        /// The pointer into `base` (the copy of `strings`) an `offset` stands for.
+        static func pointer(_ p: UnsafePointer<CChar>, in base: UnsafeMutablePointer<UInt8>) -> UnsafePointer<CChar> {
+            UnsafeRawPointer(base + (Int(bitPattern: p) - 1)).assumingMemoryBound(to: CChar.self)
+        }
     }
 
     /// Whether two byte ranges hold the same bytes (nil: none yet).
-    private static func sameBytes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>?) -> Bool {
+    fileprivate static func sameBytes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>?) -> Bool {
         guard let b, a.count == b.count else { return false }
         if a.baseAddress == b.baseAddress || a.count == 0 { return true }
         guard let x = a.baseAddress, let y = b.baseAddress else { return false }
         return memcmp(x, y, a.count) == 0
-    }
-
-    /// Writes NUL-terminated strings one after another (into a record's block).
-    private struct StringWriter {
-        var cursor: UnsafeMutablePointer<UInt8>
-
-        /// Copies `u` and a NUL; where the copy starts.
-        mutating func copy(_ u: UnsafeBufferPointer<UInt8>) -> UnsafePointer<CChar> {
-            let start = cursor
-            if let base = u.baseAddress, u.count > 0 { cursor.update(from: base, count: u.count) }
-            cursor[u.count] = 0
-            cursor += u.count + 1
-            return UnsafeRawPointer(start).assumingMemoryBound(to: CChar.self)
-        }
     }
 
     /// Resets the record (the out-of-memory marker too).

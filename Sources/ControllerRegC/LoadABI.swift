@@ -112,12 +112,12 @@ public func cr_load_file_with(
 
 private func loadFile(_ reg: OpaquePointer?, _ path: UnsafePointer<CChar>?, _ r: LoadRequest, _ function: StaticString) -> Int32 {
     guard let path else { return fail(.invalidArgument, "\(function): path is NULL") }
-    return withRegistry(reg) { reg in
-        status { () throws(ConfigError) in
-            try reg.load(path: String(cString: path), format: r.format, mode: r.mode, environment: r.environment)
-        }
+    // Held for the call (as every call that may run host callbacks outside a create): a destroy or
+    // release callback the load runs may free the registry.
+    guard let registry = withRegistry(reg, { $0 }) else { return fail(.invalidArgument, "\(function): reg is NULL") }
+    return status { () throws(ConfigError) in
+        try registry.load(path: String(cString: path), format: r.format, mode: r.mode, environment: r.environment)
     }
-        ?? fail(.invalidArgument, "\(function): reg is NULL")
 }
 
 @_cdecl("cr_load_files")
@@ -151,12 +151,10 @@ private func loadFiles(
         guard let p = paths![i] else { return fail(.invalidArgument, "\(function): paths[\(i)] is NULL") }
         list.append(String(cString: p))
     }
-    return withRegistry(reg) { reg in
-        status { () throws(ConfigError) in
-            try reg.load(paths: list, format: r.format, mode: r.mode, environment: r.environment)
-        }
+    guard let registry = withRegistry(reg, { $0 }) else { return fail(.invalidArgument, "\(function): reg is NULL") }
+    return status { () throws(ConfigError) in
+        try registry.load(paths: list, format: r.format, mode: r.mode, environment: r.environment)
     }
-        ?? fail(.invalidArgument, "\(function): reg is NULL")
 }
 
 @_cdecl("cr_load_string")

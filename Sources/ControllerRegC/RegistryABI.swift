@@ -1,6 +1,7 @@
 import ControllerReg
 
 import struct CControllerRegHeader.cr_class
+import struct CControllerRegHeader.cr_entry_options
 import struct CControllerRegHeader.cr_lifestyle
 import struct CControllerRegHeader.cr_limit
 
@@ -73,14 +74,22 @@ public func cr_registry_free(_ reg: OpaquePointer?) {
         return
     }
     let registry = Unmanaged<Registry>.fromOpaque(UnsafeRawPointer(reg))
-    registry._withUnsafeGuaranteedRef { $0.close() }
+    guard registry._withUnsafeGuaranteedRef({ $0.closeHandle() }) else {
+        LastError.set(
+            .invalidArgument,
+            "cr_registry_free: the registry is already being freed (a destroy or release callback of its own cr_registry_free called it again); this call is ignored: free a registry once"
+        )
+        return
+    }
     registry.release()
 }
 
 @_cdecl("cr_registry_start")
 public func cr_registry_start(_ reg: OpaquePointer?) -> Int32 {
-    withRegistry(reg) { r in status { () throws(ConfigError) in try r.start() } }
-        ?? fail(.invalidArgument, "cr_registry_start: reg is NULL")
+    // Held for the call: a singleton's create callback may free the registry (then torn down once
+    // that create returns, `ClosedRegistries`) while start still has others to build.
+    guard let registry = withRegistry(reg, { $0 }) else { return fail(.invalidArgument, "cr_registry_start: reg is NULL") }
+    return status { () throws(ConfigError) in try registry.start() }
 }
 
 @_cdecl("cr_add_name_template")
@@ -167,30 +176,106 @@ public func cr_add_entry(
     _ reg: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ className: UnsafePointer<CChar>?,
     _ lifestyle: cr_lifestyle, _ dependencies: OpaquePointer?
 ) -> Int32 {
-    guard let name, let className else { return fail(.invalidArgument, "cr_add_entry: name and class_name must not be NULL") }
+    addEntry(reg, name, className, lifestyle, dependencies, description: nil, tags: nil, eager: false, "cr_add_entry")
+}
+
+/// The cr_entry_options layout this library knows (CR_ENTRY_OPTIONS_VERSION).
+private let knownEntryOptionsVersion: UInt32 = 1
+
+@_cdecl("cr_add_entry_with")
+public func cr_add_entry_with(
+    _ reg: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ className: UnsafePointer<CChar>?,
+    _ options: UnsafePointer<cr_entry_options>?
+) -> Int32 {
+    guard let options else {
+        return addEntry(
+            reg, name, className, cr_lifestyle(rawValue: 0), nil, description: nil, tags: nil, eager: false,
+            "cr_add_entry_with")
+    }
+    guard
+        acceptsOptionsVersion(
+            options, known: knownEntryOptionsVersion, structName: "cr_entry_options", initMacro: "CR_ENTRY_OPTIONS_INIT",
+            "cr_add_entry_with")
+    else { return ErrorCode.invalidArgument.rawValue }
+    let o = options.pointee
+    return addEntry(
+        reg, name, className, o.lifestyle, o.dependencies, description: o.description,
+        tags: o.tags, eager: o.eager != 0, "cr_add_entry_with")
+}
+
+/// The one path of cr_add_entry and cr_add_entry_with: arguments checked and converted, then
+/// `Registry.add`, which validates the entry as a config's.
+private func addEntry(
+    _ reg: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ className: UnsafePointer<CChar>?,
+    _ lifestyle: cr_lifestyle, _ dependencies: OpaquePointer?, description: UnsafePointer<CChar>?,
+    tags: OpaquePointer?, eager: Bool, _ function: StaticString
+) -> Int32 {
+    guard let name, let className else { return fail(.invalidArgument, "\(function): name and class_name must not be NULL") }
     let styles: [Lifestyle] = [.transient, .singleton, .graph]
     guard Int(lifestyle.rawValue) < styles.count else {
-        return fail(.invalidArgument, "cr_add_entry: unknown lifestyle \(lifestyle.rawValue)")
+        return fail(.invalidArgument, "\(function): unknown lifestyle \(lifestyle.rawValue)")
     }
     var map: ValueRef?
     if let dependencies {
         map = ValueRef(UnsafePointer<RawValue>(dependencies))
         guard map!.kind == .map else {
-            return fail(.invalidArgument, "cr_add_entry: dependencies must be a map, not \(DependencyRule.kindName(map!.kind))")
+            return fail(.invalidArgument, "\(function): dependencies must be a map, not \(DependencyRule.kindName(map!.kind))")
         }
         // Reading recurses once per level: refuse a value nested deeper than configs may be.
         if nestingDepth(map!, stoppingAfter: DependencyValue.maxNesting + 1) > DependencyValue.maxNesting + 1 {
-            return fail(.limit, "cr_add_entry: dependencies nest deeper than \(DependencyValue.maxNesting) levels")
+            return fail(.limit, "\(function): dependencies nest deeper than \(DependencyValue.maxNesting) levels")
         }
     }
     let style = styles[Int(lifestyle.rawValue)]
-    guard let registry = withRegistry(reg, { $0 }) else { return fail(.invalidArgument, "cr_add_entry: reg is NULL") }
-    guard let entryName = cName(name, "name", "cr_add_entry", registry),
-        let cls = cName(className, "class_name", "cr_add_entry", registry)
-    else { return cr_last_error_code() }
-    return status { () throws(ConfigError) in
-        try registry.add([EntryDefinition(name: entryName, className: cls, lifestyle: style, reading: map)])
+    if eager && style != .singleton {
+        return fail(
+            .invalidArgument, "\(function): eager is for singletons only; set lifestyle to CR_LIFESTYLE_SINGLETON or eager to 0")
     }
+    guard let registry = withRegistry(reg, { $0 }) else { return fail(.invalidArgument, "\(function): reg is NULL") }
+    guard let entryName = cName(name, "name", function, registry),
+        let cls = cName(className, "class_name", function, registry)
+    else { return cr_last_error_code() }
+    var text: String?
+    if let description {
+        guard let d = cName(description, "description", function, registry) else { return cr_last_error_code() }
+        text = d
+    }
+    var givenTags: [EntryTag] = []
+    if let tags {
+        guard let t = entryTags(ValueRef(UnsafePointer<RawValue>(tags)), function) else { return cr_last_error_code() }
+        givenTags = t
+    }
+    return status { () throws(ConfigError) in
+        var definition = try EntryDefinition(name: entryName, className: cls, lifestyle: style, reading: map)
+        definition.description = text
+        definition.tags = givenTags
+        definition.eager = eager
+        try registry.add([definition])
+    }
+}
+
+/// Tags given as a value: a CR_STRING or CR_INT (one tag) or a CR_LIST of them, as `Tag` in a
+/// config; nil after recording what is wrong.
+private func entryTags(_ value: ValueRef, _ function: StaticString) -> [EntryTag]? {
+    func one(_ v: ValueRef, _ what: String) -> EntryTag? {
+        switch v.kind {
+        case .int: return .int(v.int!)
+        case .string:
+            if let s = v.string { return .string(s) }
+        default: break
+        }
+        _ = fail(
+            .invalidArgument,
+            "\(function): \(what) must be a string or an integer (as Tag in a config), not \(DependencyRule.kindName(v.kind))")
+        return nil
+    }
+    guard value.kind == .list else { return one(value, "options->tags").map { [$0] } }
+    var tags: [EntryTag] = []
+    for i in 0..<value.count {
+        guard let element = value[i], let tag = one(element, "options->tags[\(i)]") else { return nil }
+        tags.append(tag)
+    }
+    return tags
 }
 
 @_cdecl("cr_remove_entry")

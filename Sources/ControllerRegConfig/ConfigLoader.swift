@@ -20,7 +20,7 @@ public enum ConfigLoader {
         _ bytes: UnsafeRawBufferPointer, format: ConfigFormat, file: String = "<string>",
         limits: ConfigLimits = ConfigLimits(), keepingProblems: Bool = false, pairs: TopLevelPairSink? = nil
     ) throws(ConfigError) -> ConfigDocument {
-        let doc = try parseDocument(bytes, format: format, file: file, limits: limits, pairs: pairs)
+        let doc = try parseDocument(bytes, format: format, file: SourceLocation.sourceName(file), limits: limits, pairs: pairs)
         if !keepingProblems && !doc.problems.isEmpty { throw ConfigError(doc.problems) }
         return doc
     }

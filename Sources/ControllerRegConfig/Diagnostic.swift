@@ -126,16 +126,6 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
         guard let a = location, let b = other.location else { return false }
         return a.file == b.file ? (a.line, a.column) <= (b.line, b.column) : a.file < b.file
     }
-
-    /// Writes `description` into `text`.
-    @inline(__always)
-    package func write(into text: TextBuffer) {
-        if let location {
-            text.append(location)
-            text.append(": ")
-        }
-        self.text.withBytes { text.append($0) }
-    }
 }
 
 /// A failure carrying every problem found (a load reports all of them, not only the first).
@@ -176,38 +166,7 @@ public struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Writes `description` into `text` (the C ABI's last-error message is written from here
     /// too): one buffer for every problem's line, no string per line.
     package func write(into text: TextBuffer) {
-        if diagnostics.count == 1 {
-            diagnostics[0].write(into: text)
-            return
-        }
-        text.append(diagnostics.count)
-        text.append(" problems:")
-        // Each problem written where it lies (binding it copies it: four retains and releases),
-        // the file's name copied once while consecutive problems share it.
-        var file = FileBytes()
-        defer { file.free() }
-        diagnostics.withUnsafeBufferPointer { all in
-            for i in all.indices {
-                text.append("\n  ")
-                if let location = all[i].location {
-                    text.append(file.bytes(of: location.file))
-                    if location.line == 0 {
-                        text.append(":byte ")
-                    } else {
-                        text.append(byte: UInt8(ascii: ":"))
-                        text.append(location.line)
-                        text.append(byte: UInt8(ascii: ":"))
-                    }
-                    text.append(location.column)
-                    text.append(": ")
-                }
-                if let kept = all[i].text.keptBytes {
-                    text.append(kept)
-                } else {
-                    all[i].text.withBytes { text.append($0) }
-                }
-            }
-        }
+        write(into: text) { _ in }
     }
 
     /// One problem's parts as bytes read where they are stored (valid during the call): what the
@@ -222,12 +181,22 @@ public struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible {
         package var suggestion: UnsafeBufferPointer<UInt8>?
     }
 
-    /// Calls `body` with the parts of each problem, in order.
-    package func forEachProblem(_ body: (ProblemParts) -> Void) {
+    /// Writes `description` into `text`, calling `body` with the parts of each problem, in order,
+    /// as its line is written (one pass for the text and what the C ABI's records copy; the
+    /// message's bytes are those just written into `text`).
+    package func write(into text: TextBuffer, eachProblem body: (ProblemParts) -> Void) {
+        let many = diagnostics.count > 1
+        if many {
+            text.append(diagnostics.count)
+            text.append(" problems:")
+        }
+        // Each problem read where it lies (binding it copies it: four retains and releases), the
+        // file's name copied once while consecutive problems share it.
         var file = FileBytes()
         defer { file.free() }
         diagnostics.withUnsafeBufferPointer { all in
             for i in all.indices {
+                if many { text.append("\n  ") }
                 var parts = ProblemParts(
                     code: all[i].code, file: UnsafeBufferPointer(start: nil, count: 0), line: 0, column: 0,
                     message: UnsafeBufferPointer(start: nil, count: 0), suggestion: nil)
@@ -235,22 +204,31 @@ public struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible {
                     parts.file = file.bytes(of: location.file)
                     parts.line = location.line
                     parts.column = location.column
-                }
-                if let kept = all[i].text.keptBytes, all[i].suggestion == nil {
-                    parts.message = kept
-                    body(parts)
-                    continue
-                }
-                all[i].text.withBytes { message in
-                    parts.message = message
-                    if let s = all[i].suggestion {
-                        Diagnostic.withBytes(of: s) { suggestion in
-                            parts.suggestion = suggestion
-                            body(parts)
-                        }
+                    text.append(parts.file)
+                    if location.line == 0 {
+                        text.append(":byte ")
                     } else {
+                        text.append(byte: UInt8(ascii: ":"))
+                        text.append(location.line)
+                        text.append(byte: UInt8(ascii: ":"))
+                    }
+                    text.append(location.column)
+                    text.append(": ")
+                }
+                let start = text.count
+                if let kept = all[i].text.keptBytes {
+                    text.append(kept)
+                } else {
+                    all[i].text.withBytes { text.append($0) }
+                }
+                parts.message = UnsafeBufferPointer(rebasing: text.bytes[start...])
+                if let s = all[i].suggestion {
+                    Diagnostic.withBytes(of: s) { suggestion in
+                        parts.suggestion = suggestion
                         body(parts)
                     }
+                } else {
+                    body(parts)
                 }
             }
         }

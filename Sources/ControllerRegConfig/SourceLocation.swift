@@ -21,6 +21,13 @@ public struct SourceLocation: Sendable, Hashable, Comparable, CustomStringConver
         line == 0 ? "\(file):byte \(column)" : "\(file):\(line):\(column)"
     }
 
+    /// The name of text that has none: a load given no name, or an empty one (`""` would start
+    /// every message with ":line:column").
+    public static let unnamedSource = "<string>"
+
+    /// `file`, or `unnamedSource` when it is empty: the name every loader gives locations.
+    public static func sourceName(_ file: String) -> String { file.isEmpty ? unnamedSource : file }
+
     /// Orders by file, then line, then column.
     public static func < (a: SourceLocation, b: SourceLocation) -> Bool {
         (a.file, a.line, a.column) < (b.file, b.line, b.column)

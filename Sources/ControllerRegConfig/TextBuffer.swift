@@ -34,12 +34,31 @@ package final class TextBuffer {
     package init(capacity: Int = 256) {
         let c = max(capacity, 16)
         storage = .allocate(capacity: 1)
-        storage.initialize(to: Storage(base: .allocate(capacity: c), capacity: c, count: 0))
+        storage.initialize(to: Storage(base: TextBuffer.allocate(c), capacity: c, count: 0))
     }
 
     deinit {
-        storage.pointee.base.deallocate()
+        free(storage.pointee.base)
         storage.deallocate()
+    }
+
+    /// `n` bytes from `malloc` (the memory `takeCString` hands on); out of memory stops the
+    /// process, as Swift's own allocations do.
+    private static func allocate(_ n: Int) -> UnsafeMutablePointer<UInt8> {
+        guard let p = malloc(n) else { fatalError("controllerreg: out of memory (\(n) bytes of message text)") }
+        return p.assumingMemoryBound(to: UInt8.self)
+    }
+
+    /// The bytes written and a NUL after them, in memory from `malloc` that is the caller's to
+    /// `free` (no copy: a load's many-problem message is handed on as written). The buffer is
+    /// empty afterwards, with new memory.
+    package func takeCString() -> UnsafeMutablePointer<CChar> {
+        append(byte: 0)
+        let s = storage.pointee
+        // Room not written is given back (a large block shrinks in place).
+        let taken = realloc(s.base, s.count).map { $0.assumingMemoryBound(to: UInt8.self) } ?? s.base
+        storage.pointee = Storage(base: TextBuffer.allocate(16), capacity: 16, count: 0)
+        return UnsafeMutableRawPointer(taken).assumingMemoryBound(to: CChar.self)
     }
 
     /// The number of bytes written.
@@ -69,10 +88,10 @@ package final class TextBuffer {
     private func grow(_ needed: Int) {
         var c = storage.pointee.capacity
         while c < needed { c *= 2 }
-        let bigger = UnsafeMutablePointer<UInt8>.allocate(capacity: c)
-        bigger.update(from: storage.pointee.base, count: storage.pointee.count)
-        storage.pointee.base.deallocate()
-        storage.pointee.base = bigger
+        guard let bigger = realloc(storage.pointee.base, c) else {
+            fatalError("controllerreg: out of memory (\(c) bytes of message text)")
+        }
+        storage.pointee.base = bigger.assumingMemoryBound(to: UInt8.self)
         storage.pointee.capacity = c
     }
 
@@ -110,23 +129,28 @@ package final class TextBuffer {
         claim(1).pointee = byte
     }
 
-    /// Appends an integer in decimal, as `String(n)` writes it.
+    /// Appends an integer in decimal, as `String(n)` writes it: its digits counted first, then
+    /// written in place from the last one (a line or column number costs a few instructions a
+    /// digit).
     package func append(_ n: Int) {
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes of scratch, written backwards
-        withUnsafeMutableBytes(of: &digits) { raw in
-            var v = n.magnitude
-            var i = raw.count
-            repeat {
-                i -= 1
-                raw[i] = UInt8(truncatingIfNeeded: v % 10) + 48
-                v /= 10
-            } while v != 0
-            if n < 0 {
-                i -= 1
-                raw[i] = UInt8(ascii: "-")
-            }
-            append(UnsafeRawBufferPointer(rebasing: raw[i...]))
+        var v = n.magnitude
+        var digits = 1
+        var bound: UInt = 10
+        while v >= bound && digits < 19 {
+            digits += 1
+            bound &*= 10
         }
+        if digits == 19 && v >= bound { digits = 20 }
+        let sign = n < 0 ? 1 : 0
+        let at = claim(digits + sign)
+        if sign == 1 { at.pointee = UInt8(ascii: "-") }
+        var i = digits + sign
+        repeat {
+            i -= 1
+            let (q, r) = v.quotientAndRemainder(dividingBy: 10)
+            at[i] = UInt8(truncatingIfNeeded: r) &+ 48
+            v = q
+        } while v != 0
     }
 
     /// Appends `file:line:column` (`file:byte N` for a binary format), as `SourceLocation`'s

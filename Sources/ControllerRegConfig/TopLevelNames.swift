@@ -13,11 +13,11 @@ import Darwin
 /// Raw buffers (owned by `Storage`, freed with it), written once per key: no reference counting
 /// or uniqueness check per key, as for the builder's own buffers.
 struct TopLevelNames {
-    /// Where a key was written, its hash, and where its bytes are.
+    /// Where a key was written and where its bytes are (16 bytes: a load touches each key's once;
+    /// its hash is not kept, the table's cells hold enough of it).
     struct Key {
-        var hash: UInt64
-        var offset: Int
-        var length: Int
+        var offset: UInt32
+        var length: UInt32
         var line: UInt32
         var column: UInt32
     }
@@ -26,7 +26,7 @@ struct TopLevelNames {
     private final class Storage {
         var bytes: UnsafeMutablePointer<UInt8>? = nil
         var keys: UnsafeMutablePointer<Key>? = nil
-        var table: UnsafeMutablePointer<Int32>? = nil
+        var table: UnsafeMutablePointer<UInt32>? = nil
 
         deinit {
             free(bytes)
@@ -42,9 +42,10 @@ struct TopLevelNames {
     /// The keys, in written order.
     private var keys: UnsafeMutablePointer<Key>? = nil
     private var keyCount = 0, keyCapacity = 0
-    /// Open addressing over `keys`: a key's index + 1, 0 when empty; the size is a power of two at
-    /// least twice the number of keys.
-    private var table: UnsafeMutablePointer<Int32>? = nil
+    /// Open addressing over `keys`: a key's index + 1 in the bits of `tableSize - 1`, its hash in
+    /// the bits above (a probe compares bytes only where those agree, as `NameTable`), 0 when
+    /// empty; the size is a power of two at least twice the number of keys.
+    private var table: UnsafeMutablePointer<UInt32>? = nil
     private var tableSize = 0
     /// Room the first growth of the keys and their bytes makes (from the input's size): a long
     /// file's keys are written once, not copied at every doubling.
@@ -58,39 +59,46 @@ struct TopLevelNames {
     }
 
     /// Adds a key; if it repeats an earlier key, returns that one instead (and adds nothing).
+    /// Past 4 GiB of key bytes (only with raised input limits) keys are no longer kept: a
+    /// repeated entry name is then still refused, by the registry's own check of a change.
     @inline(__always) mutating func insert(_ name: UnsafeBufferPointer<UInt8>, line: UInt32, column: UInt32) -> Key? {
         if keyCount &* 2 &+ 2 > tableSize { grow() }
         if keyCount == keyCapacity { growKeys() }
         let n = name.count
         let hash = TopLevelNames.hash(name)
         let mask = tableSize &- 1
+        let low = UInt32(truncatingIfNeeded: mask)
+        let high = UInt32(truncatingIfNeeded: hash) & ~low
         let table = self.table.unsafelyUnwrapped, keys = self.keys.unsafelyUnwrapped
         var slot = Int(truncatingIfNeeded: hash) & mask
         while true {
-            let cell = Int(table[slot])
+            let cell = table[slot]
             if cell == 0 { break }
-            if keys[cell &- 1].hash == hash, let first = repeated(keys[cell &- 1], name) { return first }
+            if cell & ~low == high, let first = repeated(keys[Int(cell & low) &- 1], name) { return first }
             slot = (slot &+ 1) & mask
         }
         if byteCount &+ n > byteCapacity { growBytes(n) }
+        if byteCount &+ n > Int(UInt32.max) { return nil }
         if n > 0 { (bytes.unsafelyUnwrapped + byteCount).update(from: name.baseAddress!, count: n) }
-        keys[keyCount] = Key(hash: hash, offset: byteCount, length: n, line: line, column: column)
+        keys[keyCount] = Key(
+            offset: UInt32(truncatingIfNeeded: byteCount), length: UInt32(truncatingIfNeeded: n), line: line, column: column)
         byteCount &+= n
         keyCount &+= 1
-        table[slot] = Int32(truncatingIfNeeded: keyCount)
+        table[slot] = high | UInt32(truncatingIfNeeded: keyCount)
         return nil
     }
 
-    /// `key` if its bytes are `name`'s (its hash is `name`'s), else nil.
+    /// `key` if its bytes are `name`'s, else nil.
     @inline(never) private func repeated(_ key: Key, _ name: UnsafeBufferPointer<UInt8>) -> Key? {
         let n = name.count
-        return key.length == n && (n == 0 || memcmp(bytes! + key.offset, name.baseAddress!, n) == 0) ? key : nil
+        return Int(key.length) == n && (n == 0 || memcmp(bytes! + Int(key.offset), name.baseAddress!, n) == 0) ? key : nil
     }
 
     /// Makes room for `n` more bytes (at least doubling).
     @inline(never) private mutating func growBytes(_ n: Int) {
         byteCapacity = max(byteCount + n, byteCapacity * 2, 4096, expectedBytes)
-        bytes = TopLevelNames.resize(bytes, to: byteCapacity)
+        // Eight bytes more: `hash` reads a key's first word whole (regrowing the table).
+        bytes = TopLevelNames.resize(bytes, to: byteCapacity + 8)
         storage.bytes = bytes
     }
 
@@ -128,19 +136,31 @@ struct TopLevelNames {
         storage.keys = keys
     }
 
-    /// Doubles the table and places every key again.
+    /// Doubles the table and places every key again (their hashes computed again from their
+    /// bytes). The first table has room for half the expected keys (the estimate errs on the
+    /// large side), so a file of about the expected size regrows it at most once (each table
+    /// left behind was memory touched for nothing).
     @inline(never) private mutating func grow() {
-        tableSize = max(128, tableSize * 2)
+        if tableSize == 0 {
+            tableSize = 128
+            while tableSize < expectedKeys { tableSize <<= 1 }
+        } else {
+            tableSize *= 2
+        }
         free(table)
         // Zeroed by the allocator (fresh pages of a large table are not even touched).
-        guard let zeroed = calloc(tableSize, MemoryLayout<Int32>.stride) else { fatalError("DocumentBuilder: out of memory") }
-        table = zeroed.bindMemory(to: Int32.self, capacity: tableSize)
+        guard let zeroed = calloc(tableSize, MemoryLayout<UInt32>.stride) else { fatalError("DocumentBuilder: out of memory") }
+        let table = zeroed.bindMemory(to: UInt32.self, capacity: tableSize)
+        self.table = table
         storage.table = table
         let mask = tableSize - 1
+        let low = UInt32(truncatingIfNeeded: mask)
         for i in 0..<keyCount {
-            var slot = Int(truncatingIfNeeded: keys![i].hash) & mask
-            while table![slot] != 0 { slot = (slot + 1) & mask }
-            table![slot] = Int32(i + 1)
+            let key = keys![i]
+            let hash = TopLevelNames.hash(UnsafeBufferPointer(start: bytes.map { $0 + Int(key.offset) }, count: Int(key.length)))
+            var slot = Int(truncatingIfNeeded: hash) & mask
+            while table[slot] != 0 { slot = (slot + 1) & mask }
+            table[slot] = UInt32(truncatingIfNeeded: hash) & ~low | UInt32(truncatingIfNeeded: i + 1)
         }
     }
 

@@ -398,6 +398,18 @@ struct HeaderAgreementTests {
             checked.insert("cr_value_object")
         }
         do {
+            var f = CControllerRegHeader.cr_add_entry_with
+            f = ControllerRegC.cr_add_entry_with
+            _ = f
+            checked.insert("cr_add_entry_with")
+        }
+        do {
+            var f = CControllerRegHeader.cr_value_take_object
+            f = ControllerRegC.cr_value_take_object
+            _ = f
+            checked.insert("cr_value_take_object")
+        }
+        do {
             var f = CControllerRegHeader.cr_value_owner
             f = ControllerRegC.cr_value_owner
             _ = f

@@ -247,6 +247,74 @@ struct ErrorReportingTests {
         }
     }
 
+    @Test func aRememberedSuggestionIsWhatASearchFinds() {
+        // Runs of one word with a different excluded candidate each time (the entries that all
+        // misspell one name): the memo's answer is the search's, ties and the excluded name
+        // winning again included.
+        var rng = SystemRandomNumberGenerator()
+        let letters = Array("abAB01")
+        func word() -> String {
+            String((0..<Int.random(in: 2...6, using: &rng)).map { _ in letters.randomElement(using: &rng)! })
+        }
+        let names = (0..<60).map { _ in word() }
+        let pointers = names.map { n -> UnsafeBufferPointer<UInt8> in
+            let b = Array(n.utf8)
+            let p = UnsafeMutablePointer<UInt8>.allocate(capacity: max(b.count, 1))
+            p.initialize(from: b, count: b.count)
+            return UnsafeBufferPointer(start: p, count: b.count)
+        }
+        defer { for p in pointers { p.baseAddress?.deallocate() } }
+        let candidates = Suggestions.Candidates(pointers)
+        var memo = Suggestions.Memo()
+        for _ in 0..<200 {
+            let w = word()
+            for _ in 0..<Int.random(in: 1...8, using: &rng) {
+                let excluding = Bool.random(using: &rng) ? names.randomElement(using: &rng)! : nil
+                #expect(
+                    Suggestions.closest(to: w, in: candidates, excluding: excluding, memo: &memo)
+                        == Suggestions.closest(to: w, in: names, excluding: excluding))
+            }
+        }
+        // The name excluded last is nearer than the last answer: it is the answer now.
+        let two = ["Entry1", "Entry12"]
+        let twoPointers = two.map { n -> UnsafeBufferPointer<UInt8> in
+            let p = UnsafeMutablePointer<UInt8>.allocate(capacity: n.utf8.count)
+            p.initialize(from: Array(n.utf8), count: n.utf8.count)
+            return UnsafeBufferPointer(start: p, count: n.utf8.count)
+        }
+        defer { for p in twoPointers { p.baseAddress?.deallocate() } }
+        var memo2 = Suggestions.Memo()
+        let pair = Suggestions.Candidates(twoPointers)
+        #expect(Suggestions.closest(to: "Entri1", in: pair, excluding: "Entry1", memo: &memo2) == "Entry12")
+        #expect(Suggestions.closest(to: "Entri1", in: pair, excluding: "Entry12", memo: &memo2) == "Entry1")
+    }
+
+    @Test func missingReferencesAreReportedAtTheirOwnPlacesWhereverTheyAre() {
+        // The places the entry decoder keeps with each use, and those read from the record
+        // (a key of more than 16 bytes, a dependency past the 16th, a use in a list, JSON on one line).
+        let manyKeys = (0..<20).map { "k\($0): \"@x\"" }.joined(separator: ", ")
+        let yaml = """
+            A:
+              ClassName: C
+              Dependencies:
+                a_dependency_key_longer_than_16: Missing1
+                list: [Present, Missing2]
+            B: {ClassName: C, Dependencies: {\(manyKeys), late: Missing3}}
+            Present: C
+            """
+        let e = expectError { try Registry().load(text: yaml, file: "m.yaml") }
+        let found = e?.diagnostics.map { "\($0.location.map(String.init(describing:)) ?? "-") \($0.message)" } ?? []
+        #expect(found.count == 3)
+        #expect(found[0].hasPrefix("m.yaml:4:38 entry 'A', key 'a_dependency_key_longer_than_16': no entry named 'Missing1'"))
+        #expect(found[1].hasPrefix("m.yaml:5:21 entry 'A', key 'list': no entry named 'Missing2'"))
+        #expect(found[2].contains("entry 'B', key 'late': no entry named 'Missing3'"))
+        let padding = String(repeating: " ", count: 70_000)
+        let json = "{\(padding)\"A\": {\"ClassName\": \"C\", \"Dependencies\": {\"first\": \"Nope\"}}}"
+        let j = expectError { try Registry().load(text: json, format: .json, file: "one.json") }
+        #expect(j?.diagnostics.first?.location == SourceLocation(file: "one.json", line: 1, column: 70_052))
+        #expect(j?.diagnostics.first?.message.hasPrefix("entry 'A', key 'first': no entry named 'Nope'") == true)
+    }
+
     @Test func aFlawedUseIsReportedOnceInTheWordsOfEveryDoor() {
         // Checked where it lies in the record (the quick check) and from code (the decoded one).
         let e = expectError {

@@ -170,6 +170,31 @@ struct RetainedDefinitionTests {
         #expect(expectError { _ = try r.create(name(39)) }?.code == .notFound)
     }
 
+    /// A change's table is built in place over its base's rows: a removed entry's name stays in
+    /// the name table's cells but matches nothing, and every other name (probed past it) is still
+    /// found, in the same change and the next. Removals, overrides and new names in one load.
+    @Test func namesAreFoundPastRemovedOnesInTheTableAChangeBuilds() throws {
+        let r = Registry()
+        try registerWidgets(r, ["W"])
+        let first = (0..<600).map { "E\($0): W" }.joined(separator: "\n")
+        try r.load(text: first, format: .yaml)
+        try r.remove(entriesNamed: (0..<600).filter { $0 % 3 == 0 }.map { "E\($0)" })
+        for i in 0..<600 { #expect((r.entry(named: "E\(i)") == nil) == (i % 3 == 0), "E\(i)") }
+        let second = (590..<900).map { "E\($0): {ClassName: W, Dependencies: {i: \($0)}}" }.joined(separator: "\n")
+        try r.load(text: second, format: .yaml, mode: .override)
+        for i in 0..<900 {
+            let removed = i < 590 && i % 3 == 0
+            #expect((r.entry(named: "E\(i)") == nil) == removed, "E\(i)")
+            if removed {
+                #expect(expectError { _ = try r.create("E\(i)") }?.code == .notFound)
+            } else {
+                let made = try r.create("E\(i)", as: Widget.self)
+                #expect(made.args["i"] == (i >= 590 ? .int(Int64(i)) : nil))
+            }
+        }
+        #expect(r.entries.count == 900 - 197)
+    }
+
     /// Places on one line of one file (a binary plist's are byte offsets on line 0) keep their
     /// columns as deltas from the previous place; any column comes back, extremes included, and a
     /// place on another line or file in between starts from its own column again.

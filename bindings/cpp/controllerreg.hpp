@@ -536,8 +536,8 @@ public:
     template <class T> Ptr<T> take_as(cr_destroyer destroyer = {&detail::delete_as<std::remove_cv_t<T>>, nullptr}) const {
         return take_impl<T>(nullptr, destroyer);
     }
-    /// take_as<T>() on the value under `key`. Throws std::out_of_range if absent, TypeError. Take an
-    /// object once: a second take of it gives a second owning Ptr (the object is deleted twice).
+    /// take_as<T>() on the value under `key`. Throws std::out_of_range if absent, TypeError (also for
+    /// a second take of an object built for this call: the first Ptr owns it).
     template <class T>
     Ptr<T> take(const char *key, cr_destroyer destroyer = {&detail::delete_as<std::remove_cv_t<T>>, nullptr}) const {
         const cr_value *e = require(key);
@@ -599,10 +599,15 @@ private:
     }
     template <class T> Ptr<T> take_impl(const char *key, cr_destroyer destroyer) const {
         // cr_value_owner first: reading a receiver-owned object with cr_value_object takes it.
+        // A receiver's object is taken with cr_value_take_object, which refuses a second take (the
+        // first Ptr owns it): that is a TypeError, never a second owner.
         cr_owner owner = v_ ? cr_value_owner(v_) : CR_OWNER_NONE;
-        void *object = owner == CR_OWNER_NONE ? nullptr : cr_value_object(v_);
+        void *object = owner == CR_OWNER_NONE ? nullptr
+            : owner == CR_OWNER_RECEIVER      ? cr_value_take_object(v_)
+                                              : cr_value_object(v_);
         if (!object) {
             if (kind() == Kind::Null) return Ptr<T>();
+            if (owner == CR_OWNER_RECEIVER && kind() == Kind::Object) fail_taken(key);
             fail_type(key, "an object");
         }
         Deleter<T> deleter;
@@ -626,6 +631,10 @@ private:
     [[noreturn]] CONTROLLERREG_COLD static void fail_range(const char *key, int64_t n) {
         throw std::out_of_range((key ? std::string("'") + key + "': " : std::string()) + std::to_string(n) +
                                 " does not fit the requested integer type");
+    }
+    [[noreturn]] CONTROLLERREG_COLD static void fail_taken(const char *key) {
+        throw TypeError((key ? std::string("'") + key + "': " : std::string()) +
+                        "the object was taken already by an earlier take: the first Ptr owns it; take an object once");
     }
     [[noreturn]] CONTROLLERREG_COLD static void fail_borrow_owned(const char *key) {
         throw TypeError((key ? std::string("'") + key + "': " : std::string()) +

@@ -1,5 +1,5 @@
 /* C host tests of libcontrollerreg. Usage: controllerreg-c-tests [group...]; no group runs all.
- * Groups: example semantics errors ownership threads features reliability abi reentry reload env forms. Set CR_TEST_QUICK=1 for shorter loops. */
+ * Groups: example semantics errors ownership threads features reliability abi reentry reload env forms edges. Set CR_TEST_QUICK=1 for shorter loops. */
 #include "check.h"
 #include "tests.h"
 
@@ -21,6 +21,7 @@ static const struct {
     {"reload", test_reload},
     {"env", test_env},
     {"forms", test_forms},
+    {"edges", test_edges},
 };
 
 int main(int argc, char **argv) {

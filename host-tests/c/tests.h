@@ -13,4 +13,5 @@ void test_reentry(void);
 void test_reload(void);
 void test_env(void);
 void test_forms(void);
+void test_edges(void);
 #endif

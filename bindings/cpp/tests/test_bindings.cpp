@@ -817,6 +817,34 @@ TEST_CASE(borrowing_an_owned_arg_is_refused) {
     CHECK_EQ(g_live.load(), 0);
 }
 
+TEST_CASE(taking_an_arg_twice_throws_and_frees_once) {
+    REQUIRE_UNCONDITIONAL_OWNERSHIP();
+    g_live = 0;
+    {
+        cr::Registry reg;
+        reg.register_class("Test2ViewController", [](cr::Args) { return new Test2(); });
+        reg.register_class("Greedy", [](cr::Args args) {
+            auto result = std::make_unique<Test1>();
+            result->test2 = args.take<Test2>("a");
+            // A second take of the same object (by key, or of a Value copy) is refused: one owner.
+            auto message = EXPECT_THROW(cr::TypeError, args.take<Test2>("a"));
+            CHECK(contains(message, "'a': the object was taken already by an earlier take"));
+            EXPECT_THROW(cr::TypeError, args["a"].take_as<Test2>());
+            // A singleton is never taken: a second take views it again.
+            auto s1 = args.take<Test2>("s");
+            auto s2 = args.take<Test2>("s");
+            CHECK(!s1.get_deleter().owns() && !s2.get_deleter().owns() && s1.get() == s2.get());
+            return result;
+        });
+        reg.load_string("T2: Test2ViewController\nS: {ClassName: Test2ViewController, Lifestyle: singleton}\n"
+                        "G: {ClassName: Greedy, Dependencies: {a: T2, s: S}}");
+        auto g = reg.create<Test1>("G");
+        CHECK(g->test2 != nullptr);
+        CHECK_EQ(g_live.load(), 3); // G, its Test2 and the singleton: the Test2 has one owner
+    }
+    CHECK_EQ(g_live.load(), 0);
+}
+
 TEST_CASE(unique_ptr_factory_and_ptr_cast) {
     g_live = 0;
     {

@@ -416,21 +416,85 @@ static PyObject *Registry_load_string(RegistryObject *self, PyObject *args, PyOb
 
 /* -- entries from code, listing, limits, templates, eager start ------------------------------- */
 
+/* Tags for cr_entry_options: None, a str or an int (one tag), or a list/tuple of them; a new CR_LIST
+ * in *out (NULL for None). -1 with an exception set otherwise. */
+static int tags_from_python(PyObject *tags, cr_value **out) {
+    *out = NULL;
+    if (tags == Py_None) return 0;
+    cr_value *list = cr_list_new();
+    if (list == NULL) return crpy_raise_last(CR_ERR_NO_MEMORY, NULL), -1;
+    PyObject *items = (PyList_Check(tags) || PyTuple_Check(tags)) ? PySequence_Fast(tags, "tags") : PyTuple_Pack(1, tags);
+    if (items == NULL) {
+        cr_value_free(list);
+        return -1;
+    }
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(items);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *t = PySequence_Fast_GET_ITEM(items, i);
+        int rc;
+        if (PyUnicode_Check(t)) {
+            const char *s = crpy_utf8(t, "a tag");
+            if (s == NULL) goto fail;
+            rc = cr_list_push_string(list, s);
+        } else if (PyLong_Check(t) && !PyBool_Check(t)) {
+            long long v = PyLong_AsLongLong(t);
+            if (v == -1 && PyErr_Occurred()) goto fail;
+            rc = cr_list_push_int(list, (int64_t)v);
+        } else {
+            PyErr_Format(PyExc_TypeError, "a tag must be a str or an int (as Tag in a config), not %.100s", Py_TYPE(t)->tp_name);
+            goto fail;
+        }
+        if (rc != CR_OK) {
+            crpy_raise_last(rc, NULL);
+            goto fail;
+        }
+    }
+    Py_DECREF(items);
+    *out = list;
+    return 0;
+fail:
+    Py_DECREF(items);
+    cr_value_free(list);
+    return -1;
+}
+
 static PyObject *Registry_add_entry(RegistryObject *self, PyObject *args, PyObject *kwds) {
-    static char *kwlist[] = {"name", "class_name", "lifestyle", "dependencies", NULL};
-    PyObject *name, *class_name, *lifestyle = NULL, *dependencies = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "UU|OO:add_entry", kwlist, &name, &class_name, &lifestyle, &dependencies))
+    static char *kwlist[] = {"name", "class_name", "lifestyle", "dependencies", "description", "tags", "eager", NULL};
+    PyObject *name, *class_name, *lifestyle = NULL, *dependencies = Py_None, *description = Py_None, *tags = Py_None;
+    int eager = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "UU|OO$OOp:add_entry", kwlist, &name, &class_name, &lifestyle, &dependencies,
+                                     &description, &tags, &eager))
         return NULL;
     cr_lifestyle life;
     if (parse_lifestyle(lifestyle, &life) < 0) return NULL;
     const char *cname = crpy_utf8(name, "an entry name"), *cclass = cname ? crpy_utf8(class_name, "a class name") : NULL;
     if (cclass == NULL) return NULL;
+    const char *cdescription = NULL;
+    if (description != Py_None) {
+        if (!PyUnicode_Check(description)) {
+            PyErr_Format(PyExc_TypeError, "description must be a str or None, not %.100s", Py_TYPE(description)->tp_name);
+            return NULL;
+        }
+        if ((cdescription = crpy_utf8(description, "a description")) == NULL) return NULL;
+    }
+    cr_value *ctags = NULL;
+    if (tags_from_python(tags, &ctags) < 0) return NULL;
     cr_value *deps = NULL;
-    if (dependencies != Py_None && (deps = crpy_map_from_python(dependencies, "dependencies")) == NULL) return NULL;
+    if (dependencies != Py_None && (deps = crpy_map_from_python(dependencies, "dependencies")) == NULL) {
+        cr_value_free(ctags);
+        return NULL;
+    }
+    cr_entry_options options = CR_ENTRY_OPTIONS_INIT;
+    options.lifestyle = life;
+    options.dependencies = deps;
+    options.description = cdescription;
+    options.tags = ctags;
+    options.eager = eager;
     cr_registry *reg = enter(self);
-    int status = reg ? cr_add_entry(reg, cname, cclass, life, deps) : -1;
+    int status = reg ? cr_add_entry_with(reg, cname, cclass, &options) : -1;
     if (reg) leave(self);
-    if (deps) cr_value_free(deps);
+    cr_value_free(deps);
+    cr_value_free(ctags);
     if (status < 0) return NULL;
     return load_done(self, status);
 }

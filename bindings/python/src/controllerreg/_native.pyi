@@ -92,6 +92,10 @@ class Registry:
         class_name: str,
         lifestyle: Union[str, int] = "transient",
         dependencies: Optional[Mapping[str, Any]] = None,
+        *,
+        description: Optional[str] = None,
+        tags: Union[None, str, int, Iterable[Union[str, int]]] = None,
+        eager: bool = False,
     ) -> None: ...
     def remove_entry(self, name: str) -> None: ...
     def entries(self) -> List[Dict[str, Any]]: ...

@@ -1,0 +1,82 @@
+"""Misuse a hostile host may try through the Python binding: dependency keys no host could read,
+an empty source name, and a singleton replaced by an override load."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List
+
+import pytest
+
+import controllerreg as cr
+
+Args = Dict[str, Any]
+
+# The same entry with a NUL in a dependency key, in each format that can carry one.
+NUL_KEY_CONFIGS = [
+    ("json", '{"E": {"ClassName": "C", "Dependencies": {"a\\u0000b": 1}}}'),
+    ("yaml", 'E: {ClassName: C, Dependencies: {"a\\0b": 1}}\n'),
+    ("json nested", '{"E": {"ClassName": "C", "Dependencies": {"m": {"x\\u0000": 1}}}}'),
+]
+
+
+@pytest.mark.parametrize("fmt,text", NUL_KEY_CONFIGS, ids=[c[0] for c in NUL_KEY_CONFIGS])
+def test_nul_in_a_dependency_key_is_refused_at_load(reg: cr.Registry, fmt: str, text: str) -> None:
+    with pytest.raises(cr.SchemaError) as info:
+        reg.load_string(text, fmt.split()[0], source_name="keys")
+    problem = info.value.diagnostics[0]
+    assert "must not contain a NUL byte" in problem.message
+    assert "rename the key" in problem.message
+    assert problem.file == "keys"
+    assert reg.entries() == []
+
+
+def test_nul_in_a_dependency_key_is_refused_from_code(reg: cr.Registry) -> None:
+    # A C string cannot carry the key: the binding refuses it before the library sees it.
+    for deps in ({"a\0b": 1}, {"m": {"x\0": 1}}):
+        with pytest.raises(ValueError, match="NUL"):
+            reg.add_entry("E", "C", dependencies=deps)
+    assert reg.entries() == []
+
+
+def test_an_empty_source_name_is_shown_as_string(reg: cr.Registry) -> None:
+    with pytest.raises(cr.MissingReferenceError) as info:
+        reg.load_string("A: X\nB: {ClassName: X, Dependencies: {a: Missing}}\n", source_name="")
+    assert info.value.message.startswith("<string>:2:")
+    assert info.value.diagnostics[0].file == "<string>"
+
+
+def test_a_singleton_replaced_by_an_override_load_is_released(reg: cr.Registry) -> None:
+    destroyed: List[str] = []
+    reg.register_class("S", lambda args: {"v": args["v"]}, on_destroy=lambda o: destroyed.append(o["v"]))
+    reg.load_string("S: {ClassName: S, Lifestyle: singleton, Dependencies: {v: '@old'}}")
+    assert reg.create("S") == {"v": "old"}
+    reg.load_string("S: {ClassName: S, Lifestyle: singleton, Dependencies: {v: '@new'}}", override=True)
+    assert destroyed == ["old"]
+    assert reg.create("S") == {"v": "new"}
+    reg.close()
+    assert destroyed == ["old", "new"]
+
+
+def test_add_entry_with_tags_description_and_eager(reg: cr.Registry) -> None:
+    built: List[str] = []
+
+    def make_s(args: Args) -> str:
+        built.append("S")
+        return "s"
+
+    reg.register_class("S", make_s)
+    reg.register_class("L", lambda args: sorted(map(str, args["all"])))
+    reg.add_entry("A", "S", "singleton", description="from code", tags=["screen", 5], eager=True)
+    reg.add_entry("B", "S", tags="screen")
+    reg.load_string("List: {ClassName: L, Dependencies: {all: {Tagged: screen}}}")
+    reg.start()
+    assert built == ["S"]  # A, eager
+    assert reg.create("List") == ["s", "s"]
+    [a] = [e for e in reg.entries() if e["name"] == "A"]
+    assert a["description"] == "from code"
+    assert a["tags"] == ["screen", 5]
+    with pytest.raises(TypeError, match="a tag must be a str or an int"):
+        reg.add_entry("Bad", "S", tags=[1.5])  # type: ignore[list-item]
+    with pytest.raises(cr.InvalidArgumentError, match="eager is for singletons"):
+        reg.add_entry("Bad", "S", eager=True)
+    assert [e["name"] for e in reg.entries() if e["name"] == "Bad"] == []

@@ -1,0 +1,395 @@
+/* Misuse a hostile host may try, each detected or made safe: freeing a registry from its own
+ * callbacks, a singleton replaced by an override load, dependency keys C cannot name, a source name
+ * left empty, tags on entries added from code. Under valgrind: a use after free or a leak fails. */
+#include "check.h"
+#include "hosts.h"
+#include "tests.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A class whose create (or destroy) frees the registry given in its state, once. */
+typedef struct {
+    cr_registry *reg;    /* the registry to free */
+    const char *free_in; /* the entry whose create frees it, or NULL */
+    int free_in_destroy; /* destroy frees it */
+    int creates, destroys, releases;
+    int second_free_code; /* last error after a second cr_registry_free, from a destroy */
+} freeing_state;
+
+typedef struct {
+    int magic;
+    char name[32];
+} freeing_object;
+
+static void *freeing_create(const cr_value *args, void *user_data) {
+    freeing_state *s = user_data;
+    const cr_value *n = cr_map_get(args, "name");
+    freeing_object *o = calloc(1, sizeof *o);
+    o->magic = 0xf4ee;
+    if (n && cr_value_kind(n) == CR_STRING) snprintf(o->name, sizeof o->name, "%s", cr_value_string(n));
+    s->creates++;
+    if (s->free_in && strcmp(o->name, s->free_in) == 0 && s->reg) {
+        cr_registry *reg = s->reg;
+        s->reg = NULL;
+        cr_registry_free(reg);
+    }
+    return o;
+}
+
+static void freeing_destroy(void *object, void *user_data) {
+    freeing_state *s = user_data;
+    freeing_object *o = object;
+    CHECK_INT(o->magic, 0xf4ee);
+    o->magic = 0;
+    free(o);
+    s->destroys++;
+    if (s->free_in_destroy == 1 && s->reg) {
+        /* The registry is being freed already (this destroy is its teardown's): refused. */
+        cr_clear_error();
+        cr_registry_free(s->reg);
+        s->second_free_code = cr_last_error_code();
+    } else if (s->free_in_destroy == 2 && s->reg) {
+        /* A destroy run by a reload: the registry is not being freed; this frees it. */
+        cr_registry *reg = s->reg;
+        s->reg = NULL;
+        cr_registry_free(reg);
+    }
+}
+
+static void freeing_release(void *user_data) { ((freeing_state *)user_data)->releases++; }
+
+static const cr_class freeing_class = {.create = freeing_create, .destroy = freeing_destroy, .release = freeing_release};
+
+static cr_registry *freeing_registry(freeing_state *s, const char *yaml) {
+    memset(s, 0, sizeof *s);
+    cr_registry *reg = cr_registry_new();
+    s->reg = reg;
+    CHECK_STATUS(cr_register_class(reg, "F", &freeing_class, s), CR_OK);
+    CHECK_STATUS(cr_load_string(reg, yaml, strlen(yaml), CR_FORMAT_YAML), CR_OK);
+    return reg;
+}
+
+static const char *free_config = "Shared: {ClassName: F, Lifestyle: singleton, Dependencies: {name: '@Shared'}}\n"
+                                 "Inner: {ClassName: F, Dependencies: {name: '@Inner', shared: Shared}}\n"
+                                 "Outer: {ClassName: F, Dependencies: {name: '@Outer', inner: Inner, shared: Shared}}\n";
+
+/* cr_registry_free from a create callback of the same registry: the registry is emptied at once,
+ * torn down (singletons destroyed, classes released) when the outermost create returns. */
+static void free_from_own_create(void) {
+    freeing_state s;
+    cr_registry *reg = freeing_registry(&s, free_config);
+    s.free_in = "Inner"; /* a dependency's create: Outer's create still follows */
+    freeing_object *o = cr_registry_create(reg, "Outer", NULL);
+    CHECK(o != NULL);
+    CHECK_INT(s.creates, 3);
+    /* Torn down now: the singleton destroyed, the class released; Inner (an argument Outer's create
+     * did not take) destroyed when the create ended. Outer is the caller's. */
+    CHECK_INT(s.destroys, 2);
+    CHECK_INT(s.releases, 1);
+    if (o) {
+        CHECK_STR(o->name, "Outer");
+        free(o);
+    }
+}
+
+/* The registry freed by the outermost create's own callback: nothing is left to run after it. */
+static void free_from_outermost_create(void) {
+    freeing_state s;
+    cr_registry *reg = freeing_registry(&s, free_config);
+    s.free_in = "Outer";
+    freeing_object *o = cr_registry_create(reg, "Outer", NULL);
+    CHECK(o != NULL);
+    CHECK_INT(s.releases, 1);
+    free(o);
+}
+
+/* Freed from a nested create's callback (a create callback that creates again): later creates in
+ * the outer callback fail cleanly, and the teardown waits for the outer create. */
+typedef struct {
+    cr_registry *reg;
+    int after_code; /* the error of a create made after the free, inside the callback */
+    int releases;
+} nesting_state;
+
+static void *nesting_create(const cr_value *args, void *user_data) {
+    (void)args;
+    nesting_state *s = user_data;
+    cr_registry *reg = s->reg;
+    cr_registry_free(reg);
+    /* Still valid until this create returns: the registry is empty now. */
+    void *again = cr_registry_create(reg, "Nesting", NULL);
+    s->after_code = again ? 0 : cr_last_error_code();
+    return malloc(1);
+}
+
+static void nesting_release(void *user_data) { ((nesting_state *)user_data)->releases++; }
+
+static void free_then_create_in_callback(void) {
+    nesting_state s = {0};
+    s.reg = cr_registry_new();
+    cr_class cls = {.create = nesting_create, .release = nesting_release};
+    CHECK_STATUS(cr_register_class(s.reg, "Nesting", &cls, &s), CR_OK);
+    void *o = cr_registry_create(s.reg, "Nesting", NULL);
+    CHECK(o != NULL);
+    free(o);
+    CHECK(s.after_code == CR_ERR_INVALID_ARGUMENT || s.after_code == CR_ERR_NOT_FOUND);
+    CHECK_INT(s.releases, 1);
+}
+
+/* A destroy callback run by cr_registry_free that frees the registry again: refused, typed. */
+static void free_from_destroy_during_free(void) {
+    freeing_state s;
+    cr_registry *reg = freeing_registry(&s, free_config);
+    void *shared = cr_registry_create(reg, "Shared", NULL);
+    CHECK(shared != NULL);
+    s.free_in_destroy = 1;
+    cr_registry_free(reg);
+    CHECK_INT(s.destroys, 1);
+    CHECK_INT(s.second_free_code, CR_ERR_INVALID_ARGUMENT);
+    CHECK_INT(s.releases, 1);
+}
+
+/* Registry B freed from a create callback of registry A: B is torn down when A's create returns. */
+typedef struct {
+    cr_registry *other;
+    freeing_state *other_state;
+    int destroys_seen_inside;
+} cross_state;
+
+static void *cross_create(const cr_value *args, void *user_data) {
+    (void)args;
+    cross_state *c = user_data;
+    cr_registry_free(c->other);
+    c->destroys_seen_inside = c->other_state->destroys;
+    return malloc(1);
+}
+
+static void free_other_registry_from_create(void) {
+    freeing_state s;
+    cr_registry *b = freeing_registry(&s, free_config);
+    void *shared = cr_registry_create(b, "Shared", NULL);
+    CHECK(shared != NULL);
+    cross_state c = {b, &s, -1};
+    cr_registry *a = cr_registry_new();
+    cr_class cls = {.create = cross_create};
+    CHECK_STATUS(cr_register_class(a, "Cross", &cls, &c), CR_OK);
+    void *o = cr_registry_create(a, "Cross", NULL);
+    CHECK(o != NULL);
+    free(o);
+    CHECK_INT(c.destroys_seen_inside, 0); /* B's singleton outlived the callback... */
+    CHECK_INT(s.destroys, 1);             /* ...and was destroyed when A's create returned */
+    CHECK_INT(s.releases, 1);
+    cr_registry_free(a);
+}
+
+/* An eager singleton's create frees the registry during cr_registry_start. */
+static void free_during_start(void) {
+    freeing_state s;
+    cr_registry *reg = freeing_registry(&s,
+                                        "A: {ClassName: F, Lifestyle: singleton, Eager: true, Dependencies: {name: '@A'}}\n"
+                                        "B: {ClassName: F, Lifestyle: singleton, Eager: true, Dependencies: {name: '@B'}}\n");
+    s.free_in = "A";
+    int rc = cr_registry_start(reg);
+    (void)rc; /* B may fail to build (the registry is empty after the free): either is fine */
+    /* A (and B if built) finished after the free: destroyed when the registry went, at start's end. */
+    CHECK_INT(s.releases, 1);
+    CHECK(s.creates >= 1);
+    CHECK_INT(s.destroys, s.creates);
+}
+
+/* A destroy callback run by a reload (a retired singleton) frees the registry. */
+static void free_from_destroy_during_reload(void) {
+    freeing_state s;
+    const char *path = "edges-reload.yaml";
+    FILE *f = fopen(path, "w");
+    fputs("S: {ClassName: F, Lifestyle: singleton, Dependencies: {name: '@one'}}\n", f);
+    fclose(f);
+    memset(&s, 0, sizeof s);
+    cr_registry *reg = cr_registry_new();
+    s.reg = reg;
+    CHECK_STATUS(cr_register_class(reg, "F", &freeing_class, &s), CR_OK);
+    CHECK_STATUS(cr_load_file(reg, path, CR_FORMAT_AUTO), CR_OK);
+    CHECK(cr_registry_create(reg, "S", NULL) != NULL);
+    f = fopen(path, "w");
+    fputs("S: {ClassName: F, Lifestyle: singleton, Dependencies: {name: '@two'}}\n", f);
+    fclose(f);
+    /* The reload destroys the old S once it is swapped out; that destroy frees the registry, which
+     * the reload call still holds until it returns. */
+    s.free_in_destroy = 2;
+    CHECK_STATUS(cr_registry_reload(reg), CR_OK);
+    CHECK_INT(s.destroys, 1);
+    CHECK(s.reg == NULL);
+    CHECK_INT(s.releases, 1);
+    remove(path);
+}
+
+/* cr_value_take_object: a receiver's object once; a second take is a typed error, not a second owner. */
+typedef struct {
+    host_stats *stats;
+    int first_ok, second_code, singleton_again, object_again_same;
+} take_state;
+
+static void *taker_create(const cr_value *args, void *user_data) {
+    take_state *t = user_data;
+    const cr_value *a = cr_map_get(args, "a");
+    void *first = cr_value_take_object(a);
+    t->first_ok = first != NULL;
+    cr_clear_error();
+    t->second_code = cr_value_take_object(a) == NULL ? cr_last_error_code() : 0;
+    /* cr_value_object still reads it (the pointer is the taker's). */
+    t->object_again_same = cr_value_object(a) == first;
+    const cr_value *s = cr_map_get(args, "s");
+    void *s1 = cr_value_take_object(s), *s2 = cr_value_take_object(s);
+    t->singleton_again = s1 != NULL && s1 == s2;
+    if (first) test2_destroy(first, t->stats);
+    return malloc(1);
+}
+
+static void take_object_once(void) {
+    host_stats stats;
+    stats_init(&stats);
+    take_state t = {&stats, 0, 0, 0, 0};
+    cr_registry *reg = cr_registry_new();
+    cr_class taker = {.create = taker_create};
+    CHECK_STATUS(cr_register_class(reg, "Taker", &taker, &t), CR_OK);
+    CHECK_STATUS(cr_register_class(reg, "Test2ViewController", &test2_class, &stats), CR_OK);
+    const char *yaml = "T2: Test2ViewController\n"
+                       "S: {ClassName: Test2ViewController, Lifestyle: singleton}\n"
+                       "Take: {ClassName: Taker, Dependencies: {a: T2, s: S}}\n";
+    CHECK_STATUS(cr_load_string(reg, yaml, strlen(yaml), CR_FORMAT_YAML), CR_OK);
+    void *o = cr_registry_create(reg, "Take", NULL);
+    CHECK(o != NULL);
+    free(o);
+    CHECK(t.first_ok);
+    CHECK_INT(t.second_code, CR_ERR_INVALID_ARGUMENT);
+    CHECK(t.object_again_same);
+    CHECK(t.singleton_again);
+    CHECK_INT(stats_get(&stats, &stats.destroys), 1); /* the taken T2, destroyed once, by the taker */
+    cr_clear_error();
+    CHECK(cr_value_take_object(NULL) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_INVALID_ARGUMENT);
+    cr_value *m = cr_map_new();
+    cr_map_set_int(m, "i", 1);
+    CHECK(cr_value_take_object(cr_map_get(m, "i")) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_TYPE);
+    cr_value_free(m);
+    cr_registry_free(reg);
+    CHECK_INT(stats_get(&stats, &stats.destroys), 2); /* and the singleton, by the registry */
+}
+
+/* A load given an empty source name names its text "<string>", as one given none. */
+static void empty_source_name(void) {
+    cr_registry *reg = cr_registry_new();
+    cr_load_options o = CR_LOAD_OPTIONS_INIT;
+    o.source_name = "";
+    const char *yaml = "A: X\nB: {ClassName: X, Dependencies: {a: Missing}}\n";
+    CHECK_STATUS(cr_load_string_with(reg, yaml, strlen(yaml), &o), CR_ERR_MISSING_REFERENCE);
+    CHECK_CONTAINS(cr_last_error_message(), "<string>:2:");
+    CHECK(strncmp(cr_last_error_message(), ":", 1) != 0);
+    const cr_problem *p = cr_last_error_problem(0);
+    CHECK(p != NULL);
+    if (p) CHECK_STR(p->file, "<string>");
+    /* A syntax error too (the parser's own place). */
+    CHECK_STATUS(cr_load_string_with(reg, "A: [", 4, &o), CR_ERR_SYNTAX);
+    CHECK(strncmp(cr_last_error_message(), "<string>:", 9) == 0);
+    cr_registry_free(reg);
+}
+
+/* A singleton replaced by an override load (or removed) is destroyed once no create can reach it;
+ * one another built singleton may hold stays until the registry is freed. */
+static void replaced_singletons_are_destroyed(void) {
+    freeing_state s;
+    cr_registry *reg = freeing_registry(&s, "S: {ClassName: F, Lifestyle: singleton, Dependencies: {name: '@old'}}\n");
+    freeing_object *old = cr_registry_create(reg, "S", NULL);
+    CHECK(old != NULL);
+    cr_load_options o = CR_LOAD_OPTIONS_INIT;
+    o.flags = CR_LOAD_OVERRIDE;
+    const char *replaced = "S: {ClassName: F, Lifestyle: singleton, Dependencies: {name: '@new'}}\n";
+    CHECK_STATUS(cr_load_string_with(reg, replaced, strlen(replaced), &o), CR_OK);
+    CHECK_INT(s.destroys, 1); /* the old S */
+    freeing_object *now = cr_registry_create(reg, "S", NULL);
+    CHECK(now != NULL);
+    if (now) CHECK_STR(now->name, "new");
+    CHECK_STATUS(cr_remove_entry(reg, "S"), CR_OK);
+    CHECK_INT(s.destroys, 2); /* the new S, removed */
+    /* Held by another singleton: kept (its holder may use it) until the registry is freed. */
+    const char *held = "Inner: {ClassName: F, Lifestyle: singleton, Dependencies: {name: '@inner'}}\n"
+                       "Holder: {ClassName: F, Lifestyle: singleton, Dependencies: {name: '@holder', inner: Inner}}\n";
+    CHECK_STATUS(cr_load_string(reg, held, strlen(held), CR_FORMAT_YAML), CR_OK);
+    CHECK(cr_registry_create(reg, "Holder", NULL) != NULL);
+    const char *inner2 = "Inner: {ClassName: F, Lifestyle: singleton, Dependencies: {name: '@inner2'}}\n";
+    CHECK_STATUS(cr_load_string_with(reg, inner2, strlen(inner2), &o), CR_OK);
+    CHECK_INT(s.destroys, 2);
+    cr_registry_free(reg);
+    CHECK_INT(s.destroys, 4); /* Holder and the old Inner */
+    CHECK_INT(s.releases, 1);
+}
+
+/* cr_add_entry_with: tags, description and Eager from code, as a config gives them. */
+static void entry_options(void) {
+    host_stats stats;
+    stats_init(&stats);
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(cr_register_class(reg, "Node", &node_class, &stats), CR_OK);
+    cr_value *tags = cr_list_new();
+    cr_list_push_string(tags, "screen");
+    cr_list_push_int(tags, 5);
+    cr_entry_options o = CR_ENTRY_OPTIONS_INIT;
+    o.tags = tags;
+    o.description = "from code";
+    CHECK_STATUS(cr_add_entry_with(reg, "B", "Node", &o), CR_OK);
+    cr_value *single = cr_map_new(); /* a map is not a tag */
+    o.tags = single;
+    CHECK_STATUS(cr_add_entry_with(reg, "Bad", "Node", &o), CR_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cr_last_error_message(), "options->tags must be a string or an integer");
+    cr_value_free(single);
+    cr_value *list = cr_list_new();
+    cr_list_push_double(list, 1.5);
+    o.tags = list;
+    CHECK_STATUS(cr_add_entry_with(reg, "Bad", "Node", &o), CR_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cr_last_error_message(), "options->tags[0]");
+    cr_value_free(list);
+    o.tags = NULL;
+    o.eager = 1; /* transient: refused */
+    CHECK_STATUS(cr_add_entry_with(reg, "Bad", "Node", &o), CR_ERR_INVALID_ARGUMENT);
+    o.eager = 0;
+    o.version = 99;
+    CHECK_STATUS(cr_add_entry_with(reg, "Bad", "Node", &o), CR_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(cr_add_entry_with(reg, "A", "Node", NULL), CR_OK);
+    const char *yaml = "Screens: {ClassName: Node, Dependencies: {all: {Tagged: screen}, five: {Tagged: 5}}}\n";
+    CHECK_STATUS(cr_load_string(reg, yaml, strlen(yaml), CR_FORMAT_YAML), CR_OK);
+    Node *n = cr_registry_create(reg, "Screens", NULL);
+    CHECK(n != NULL);
+    if (n) {
+        CHECK_INT((long long)n->ownedCount, 2); /* B, once per list */
+        node_destroy(n, &stats);
+    }
+    cr_value *entries = cr_registry_entries(reg);
+    int found = 0;
+    for (size_t i = 0; entries && i < cr_value_count(entries); i++) {
+        const cr_value *e = cr_list_at(entries, i);
+        if (strcmp(cr_value_string(cr_map_get(e, "name")), "B") != 0) continue;
+        found = 1;
+        CHECK_STR(cr_value_string(cr_map_get(e, "description")), "from code");
+        CHECK_INT((long long)cr_value_count(cr_map_get(e, "tags")), 2);
+    }
+    CHECK(found);
+    cr_value_free(entries);
+    cr_value_free(tags);
+    cr_registry_free(reg);
+}
+
+void test_edges(void) {
+    free_from_own_create();
+    free_from_outermost_create();
+    free_then_create_in_callback();
+    free_from_destroy_during_free();
+    free_other_registry_from_create();
+    free_during_start();
+    free_from_destroy_during_reload();
+    take_object_once();
+    empty_source_name();
+    replaced_singletons_are_destroyed();
+    entry_options();
+}

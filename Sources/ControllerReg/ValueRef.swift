@@ -153,57 +153,102 @@ public struct ValueRef: @unchecked Sendable {
         @_transparent get {
             // One inlined lookup (in the host's closure a literal key's bytes and length are then
             // constants); a string without contiguous UTF-8 takes the out-of-line copy.
-            if let found = key.utf8.withContiguousStorageIfAvailable({ k in lookup(k.baseAddress ?? emptyKey, k.count) }) {
+            if let found = key.utf8.withContiguousStorageIfAvailable({ k in lookupHinted(k.baseAddress ?? emptyKey, k.count) }) {
                 return found
             }
             return lookupCopying(key)
         }
     }
 
-    /// The value under a key whose UTF-8 is not contiguous (a bridged string): made contiguous first.
-    @usableFromInline @inline(never) func lookupCopying(_ key: String) -> ValueRef? {
-        var key = key
-        return key.withUTF8 { k in lookup(k.baseAddress ?? emptyKey, k.count) }
-    }
-
-    /// The value under a NUL-terminated key, or nil. Compares bytes in place (no `strlen` of the
-    /// key, no `memcmp`, never a byte past the key's NUL): a slot matches when its `keyLength`
-    /// bytes equal the key's and the key ends there (so a slot key with an embedded NUL matches no
-    /// C string, as with `strlen` + compare).
-    ///
-    /// A callback's arguments map (`RawValue.Flags.lookupHint`) remembers the slot after the last
-    /// one found and tries it first: a host reading its arguments in the order they were declared
-    /// compares one key per lookup. Any other key (or map) takes the search in slot order.
-    @inlinable @inline(__always) package func value(forCKey key: UnsafePointer<CChar>) -> ValueRef? {
-        let k = UnsafeRawPointer(key).assumingMemoryBound(to: UInt8.self)
+    /// `lookup` for a callback's arguments: a map with a lookup hint (`RawValue.Flags.lookupHint`)
+    /// is tried at the hinted slot first, as `cr_map_get` does, so keys read in the order
+    /// they were declared compare one key each; anything else takes `searchBytes`.
+    @inlinable @inline(__always) func lookupHinted(_ key: UnsafePointer<UInt8>, _ length: Int) -> ValueRef? {
         if pointer.pointee.flags & RawValue.Flags.lookupHint != 0 {
-            // Only `RawValue.argumentsMap` sets the flag: a map, with slots whenever it has any.
             let hint = RawValue.lookupHint(pointer)
             let h = Int(hint.pointee.load(ordering: .relaxed))
             if h < Int(pointer.pointee.count) {
                 let slot = pointer.pointee.mapSlots.unsafelyUnwrapped + h
-                if slot.pointee.keyEquals(cString: k) {
+                if slot.pointee.keyEquals(key, length) {
                     hint.pointee.store(UInt16(truncatingIfNeeded: h &+ 1), ordering: .relaxed)
                     return ValueRef.valueOf(slot)
                 }
             }
         }
-        guard kind == .map, let slots = pointer.pointee.mapSlots else { return nil }
-        return search(cKey: k, slots)
+        return searchBytes(key, length)
     }
 
-    /// `value(forCKey:)` past its hint: every slot in order (the hint, if any, updated).
-    @usableFromInline @inline(never) func search(
-        cKey k: UnsafePointer<UInt8>, _ slots: UnsafeMutablePointer<RawMapSlot>
-    ) -> ValueRef? {
-        let first = k.pointee
-        for i in 0..<Int(pointer.pointee.count) {
-            // Most keys that differ differ in the first byte.
-            guard slots[i].key.pointee == first, slots[i].keyEquals(cString: k) else { continue }
+    /// `lookupHinted` past its hint: `lookup`, updating the hint (if the map has one) to the slot
+    /// after the one found.
+    @usableFromInline @inline(never) func searchBytes(_ key: UnsafePointer<UInt8>, _ length: Int) -> ValueRef? {
+        guard kind == .map, let slots = pointer.pointee.mapSlots else { return nil }
+        for i in 0..<Int(pointer.pointee.count) where slots[i].keyEquals(key, length) {
             if pointer.pointee.flags & RawValue.Flags.lookupHint != 0 {
                 RawValue.lookupHint(pointer).pointee.store(UInt16(truncatingIfNeeded: i &+ 1), ordering: .relaxed)
             }
             return ValueRef.valueOf(slots + i)
+        }
+        return nil
+    }
+
+    /// The value under a key whose UTF-8 is not contiguous (a bridged string): made contiguous first.
+    @usableFromInline @inline(never) func lookupCopying(_ key: String) -> ValueRef? {
+        var key = key
+        return key.withUTF8 { k in lookupHinted(k.baseAddress ?? emptyKey, k.count) }
+    }
+
+    /// The value under the NUL-terminated `key`, or nil (what `cr_map_get` returns): the hinted
+    /// slot (`valueAtHint`), else the search past it (`valuePastHint`).
+    @inlinable @inline(__always) package func value(forCKey key: UnsafePointer<CChar>) -> ValueRef? {
+        if let found = valueAtHint(forCKey: key) { return found }
+        return valuePastHint(forCKey: key)
+    }
+
+    /// The first try of `cr_map_get`: the hinted slot of a callback's arguments map, if its key
+    /// is the NUL-terminated `key` (the hint then moves past it); nil for any other value, slot or
+    /// key. A callback's arguments map (`RawValue.Flags.lookupHint`) remembers the slot after the
+    /// last one found: a host reading its arguments in the order they were declared compares one
+    /// key per lookup; any other read takes `search`. Bytes are compared in place (no `strlen` of
+    /// the key, no `memcmp`, never a byte past the key's NUL): a slot matches when its `keyLength`
+    /// bytes equal the key's and the key ends there (so a slot key with an embedded NUL matches no
+    /// C string, as with `strlen` + compare).
+    @inlinable @inline(__always) package func valueAtHint(forCKey key: UnsafePointer<CChar>) -> ValueRef? {
+        // Only `RawValue.argumentsMap` sets the flag: a map, with slots whenever it has any.
+        guard pointer.pointee.flags & RawValue.Flags.lookupHint != 0 else { return nil }
+        let hint = RawValue.lookupHint(pointer)
+        let h = Int(hint.pointee.load(ordering: .relaxed))
+        guard h < Int(pointer.pointee.count) else { return nil }
+        let slot = pointer.pointee.mapSlots.unsafelyUnwrapped + h
+        guard slot.pointee.keyEquals(cString: UnsafeRawPointer(key).assumingMemoryBound(to: UInt8.self)) else { return nil }
+        hint.pointee.store(UInt16(truncatingIfNeeded: h &+ 1), ordering: .relaxed)
+        return ValueRef.valueOf(slot)
+    }
+
+    /// `cr_map_get` past `valueAtHint` (nil when this is not a map): `search` of the slots.
+    @usableFromInline package func valuePastHint(forCKey key: UnsafePointer<CChar>) -> ValueRef? {
+        guard kind == .map, let slots = pointer.pointee.mapSlots else { return nil }
+        return search(cKey: UnsafeRawPointer(key).assumingMemoryBound(to: UInt8.self), slots)
+    }
+
+    /// `cr_map_get` past its hint: every slot once, starting after the hint's slot (a host
+    /// that skips a key usually reads on from there) and wrapping around; the hint, if any, updated.
+    @usableFromInline @inline(never) func search(
+        cKey k: UnsafePointer<UInt8>, _ slots: UnsafeMutablePointer<RawMapSlot>
+    ) -> ValueRef? {
+        let n = Int(pointer.pointee.count)
+        let hinted = pointer.pointee.flags & RawValue.Flags.lookupHint != 0
+        var i = hinted ? Int(RawValue.lookupHint(pointer).pointee.load(ordering: .relaxed)) &+ 1 : 0
+        let first = k.pointee
+        var left = n
+        while left > 0 {
+            if i >= n { i = 0 }
+            // Most keys that differ differ in the first byte; past it, the rest is compared.
+            if slots[i].key.pointee == first, slots[i].keyEquals(cString: k, afterFirst: first) {
+                if hinted { RawValue.lookupHint(pointer).pointee.store(UInt16(truncatingIfNeeded: i &+ 1), ordering: .relaxed) }
+                return ValueRef.valueOf(slots + i)
+            }
+            i &+= 1
+            left &-= 1
         }
         return nil
     }

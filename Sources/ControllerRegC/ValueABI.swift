@@ -209,6 +209,33 @@ private func nullArgument(_ what: StaticString, _ function: StaticString) {
     LastError.set(.invalidArgument, "\(function): \(what) is NULL")
 }
 
+/// The readers whose refusals `refused` records (a byte: the refusal's call takes few arguments).
+private enum Reader: UInt8 {
+    case valueBool, valueInt, valueDouble, valueString, valueObject
+
+    var name: StaticString {
+        switch self {
+        case .valueBool: return "cr_value_bool"
+        case .valueInt: return "cr_value_int"
+        case .valueDouble: return "cr_value_double"
+        case .valueString: return "cr_value_string"
+        case .valueObject: return "cr_value_object"
+        }
+    }
+}
+
+/// Records why `reader` refused `value` (NULL, or not of the `expected` kind) and returns
+/// `result`.
+@inline(never)
+private func refused<R>(_ value: OpaquePointer?, _ expected: ValueKind, _ reader: Reader, _ result: R) -> R {
+    if let value {
+        wrongKind(ValueRef(UnsafePointer<RawValue>(value)), expected, reader.name)
+    } else {
+        nullArgument("value", reader.name)
+    }
+    return result
+}
+
 @inline(never)
 private func wrongKind(_ r: ValueRef, _ expected: ValueKind, _ function: StaticString) {
     LastError.set(.type, "\(function): expected \(DependencyRule.kindName(expected)), got \(DependencyRule.kindName(r.kind))")
@@ -222,6 +249,19 @@ public func cr_value_kind(_ value: OpaquePointer?) -> cr_kind {
 
 @_cdecl("cr_map_get")
 public func cr_map_get(_ map: OpaquePointer?, _ key: UnsafePointer<CChar>?) -> OpaquePointer? {
+    // The common read first: a callback's arguments map found at its hinted slot. Anything else
+    // (a miss, another map, a refusal) is one call in tail position, so this path saves no
+    // registers and keeps no frame.
+    if let map, let key, let found = ValueRef(UnsafePointer<RawValue>(map)).valueAtHint(forCKey: key) {
+        return OpaquePointer(found.pointer)
+    }
+    return mapGet(map, key)
+}
+
+/// `cr_map_get` past its hinted slot: the arguments checked, then the slots searched (after the
+/// hinted one, which was tried).
+@inline(never)
+private func mapGet(_ map: OpaquePointer?, _ key: UnsafePointer<CChar>?) -> OpaquePointer? {
     guard let r = read(map, "cr_map_get") else { return nil }
     guard let key else {
         nullArgument("key", "cr_map_get")
@@ -231,7 +271,7 @@ public func cr_map_get(_ map: OpaquePointer?, _ key: UnsafePointer<CChar>?) -> O
         wrongKind(r, .map, "cr_map_get")
         return nil
     }
-    return r.value(forCKey: key).map { OpaquePointer($0.pointer) }
+    return r.valuePastHint(forCKey: key).map { OpaquePointer($0.pointer) }
 }
 
 @_cdecl("cr_map_key_at")
@@ -255,41 +295,35 @@ public func cr_map_value_at(_ map: OpaquePointer?, _ index: Int) -> OpaquePointe
 }
 
 @_cdecl("cr_value_bool")
+@inline(__always)
 public func cr_value_bool(_ value: OpaquePointer?) -> Int32 {
-    guard let r = read(value, "cr_value_bool") else { return 0 }
-    guard let b = r.bool else {
-        wrongKind(r, .bool, "cr_value_bool")
-        return 0
-    }
+    guard let value, let b = ValueRef(UnsafePointer<RawValue>(value)).bool else { return refused(value, .bool, .valueBool, 0) }
     return b ? 1 : 0
 }
 
 @_cdecl("cr_value_int")
+@inline(__always)
 public func cr_value_int(_ value: OpaquePointer?) -> Int64 {
-    guard let r = read(value, "cr_value_int") else { return 0 }
-    guard let i = r.int else {
-        wrongKind(r, .int, "cr_value_int")
-        return 0
+    guard let value, let i = ValueRef(UnsafePointer<RawValue>(value)).int else {
+        return refused(value, .int, .valueInt, 0)
     }
     return i
 }
 
 @_cdecl("cr_value_double")
+@inline(__always)
 public func cr_value_double(_ value: OpaquePointer?) -> Double {
-    guard let r = read(value, "cr_value_double") else { return 0 }
-    guard let d = r.double else {
-        wrongKind(r, .double, "cr_value_double")
-        return 0
+    guard let value, let d = ValueRef(UnsafePointer<RawValue>(value)).double else {
+        return refused(value, .double, .valueDouble, 0)
     }
     return d
 }
 
 @_cdecl("cr_value_string")
+@inline(__always)
 public func cr_value_string(_ value: OpaquePointer?) -> UnsafePointer<CChar>? {
-    guard let r = read(value, "cr_value_string") else { return nil }
-    guard let s = r.cString else {
-        wrongKind(r, .string, "cr_value_string")
-        return nil
+    guard let value, let s = ValueRef(UnsafePointer<RawValue>(value)).cString else {
+        return refused(value, .string, .valueString, nil)
     }
     return s
 }
@@ -305,13 +339,12 @@ public func cr_value_string_length(_ value: OpaquePointer?) -> Int {
 }
 
 @_cdecl("cr_value_object")
+@inline(__always)
 public func cr_value_object(_ value: OpaquePointer?) -> UnsafeMutableRawPointer? {
-    guard let r = read(value, "cr_value_object") else { return nil }
-    guard r.kind == .object else {
-        wrongKind(r, .object, "cr_value_object")
-        return nil
+    guard let value, ValueRef(UnsafePointer<RawValue>(value)).kind == .object else {
+        return refused(value, .object, .valueObject, nil)
     }
-    return r.takeObject()
+    return ValueRef(UnsafePointer<RawValue>(value)).takeObject()
 }
 
 @_cdecl("cr_value_take_object")

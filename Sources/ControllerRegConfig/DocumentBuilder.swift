@@ -678,11 +678,19 @@ public struct DocumentBuilder {
 
     /// The problem of key node `dup`, whose text a key written at `firstLine`, `firstColumn` has.
     func duplicateDiagnostic(_ dup: Int, firstLine: UInt32, firstColumn: UInt32) -> Diagnostic {
-        let d = nodeBase[dup]
-        return Diagnostic(
-            .duplicate,
-            "duplicate key '\(string(at: dup))' (first defined at line \(firstLine), column \(firstColumn))",
-            at: location(line: Int(d.line), column: Int(d.column)))
+        let d = node(at: dup)
+        // Written from the key's bytes into one reused buffer and kept as bytes (a document that
+        // repeats its names reports every repetition).
+        let text = storage.messageText()
+        text.clear()
+        text.append("duplicate key '")
+        text.append(UnsafeBufferPointer(start: stringBase + Int(d.payload), count: Int(d.extent)))
+        text.append("' (first defined at line ")
+        text.append(Int(firstLine))
+        text.append(", column ")
+        text.append(Int(firstColumn))
+        text.append(byte: UInt8(ascii: ")"))
+        return Diagnostic(.duplicate, written: text, at: location(line: Int(d.line), column: Int(d.column)))
     }
 }
 
@@ -692,6 +700,17 @@ public struct DocumentBuilder {
 final class DocumentStorage {
     /// Bytes past the string buffer's capacity that may be read or written as part of a word.
     static let stringSlack = 16
+
+    /// Where duplicate-key messages are written (made at the first).
+    private var text: TextBuffer?
+
+    /// The buffer duplicate-key messages are written in.
+    func messageText() -> TextBuffer {
+        if let t = text { return t }
+        let t = TextBuffer()
+        text = t
+        return t
+    }
 
     /// The nodes once they outgrew the array they started in, else nil.
     private(set) var nodes: UnsafeMutablePointer<ConfigNode>? = nil

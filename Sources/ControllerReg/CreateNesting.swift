@@ -49,7 +49,7 @@ enum CreateNesting {
     @inline(__always)
     static func callingHost<R>(_ thread: UnsafeMutablePointer<CreateThread>, at depth: Int, _ body: () -> R) -> R {
         let saved = thread.pointee.depth
-        thread.pointee.depth = depth + 1
+        thread.pointee.depth = depth &+ 1  // depth < the create depth limit here
         defer { thread.pointee.depth = saved }
         return body()
     }

@@ -146,17 +146,33 @@ import Darwin
     }
 
     /// Whether the key equals the NUL-terminated `k`: its `keyLength` bytes match and `k` ends
-    /// there. Reads `k` a byte at a time and never past its NUL (a byte is read only after every
-    /// one before it matched a key byte that is not NUL).
+    /// there. Both are NUL-terminated (every map key is), so the bytes are compared up to the
+    /// first NUL of `k`, which must come where the key ends (a key with an embedded NUL matches
+    /// no C string). Reads `k` a byte at a time and never past its NUL, and the key never past
+    /// its terminating NUL.
     @inlinable @inline(__always) func keyEquals(cString k: UnsafePointer<UInt8>) -> Bool {
-        let s = key, n = keyLength
-        var j = 0
-        while j < n {
+        RawMapSlot.equalsFrom(0, key, keyLength, k)
+    }
+
+    /// `keyEquals(cString:)` for a `k` whose first byte is known to equal the key's.
+    @inlinable @inline(__always) func keyEquals(cString k: UnsafePointer<UInt8>, afterFirst first: UInt8) -> Bool {
+        // The key's first byte (its NUL when it is empty) equals `k`'s: a NUL there ends both.
+        if first == 0 { return keyLength == 0 }
+        return RawMapSlot.equalsFrom(1, key, keyLength, k)
+    }
+
+    /// The comparison of `keyEquals(cString:)` from byte `j` on (the bytes before it equal and
+    /// not NUL).
+    @inlinable @inline(__always) static func equalsFrom(
+        _ start: Int, _ s: UnsafePointer<UInt8>, _ n: Int, _ k: UnsafePointer<UInt8>
+    ) -> Bool {
+        var j = start
+        while true {
             let c = k[j]
-            if c != s[j] || c == 0 { return false }
+            if c != s[j] { return false }
+            if c == 0 { return j == n }
             j &+= 1
         }
-        return k[n] == 0
     }
 
     /// Whether the key equals `bytes`.

@@ -304,7 +304,7 @@ struct Resolver {
             let base = buffer.baseAddress!
             let args = base.bindMemory(to: RawValue.self, capacity: 1)
             let empty = CreateThread.emptyArguments(thread)
-            let top = (base + argsBytes).bindMemory(to: RawMapSlot.self, capacity: count + propsCount)
+            let top = (base + argsBytes).bindMemory(to: RawMapSlot.self, capacity: count &+ propsCount)
             var work = Work(scratch: base + argsBytes + slotBytes, end: base + total)
             var n = count
             do throws(CreateFailure) {
@@ -343,7 +343,7 @@ struct Resolver {
                 if let props, let slots = props.pointee.mapSlots {
                     for i in 0..<propsCount {
                         (top + n).initialize(to: slots[i])
-                        n += 1
+                        n &+= 1
                     }
                 }
                 args.initialize(to: .argumentsMap(UnsafePointer(top), count: n))
@@ -423,7 +423,7 @@ struct Resolver {
     private mutating func buildTransient(
         _ target: Int, into dest: UnsafeMutablePointer<RawValue>, _ work: inout Work, depth: Int
     ) throws(CreateFailure) {
-        let object = try build(target, props: nil, depth: depth + 1)
+        let object = try build(target, props: nil, depth: depth &+ 1)
         dest.initialize(to: .object(object))
         work.append(Held(kind: .object, object: object, slot: snapshot.entries.plans[target].classSlot, value: dest))
     }

@@ -153,17 +153,48 @@ public struct ValueRef: @unchecked Sendable {
         @_transparent get {
             // One inlined lookup (in the host's closure a literal key's bytes and length are then
             // constants); a string without contiguous UTF-8 takes the out-of-line copy.
-            if let found = key.utf8.withContiguousStorageIfAvailable({ k in lookup(k.baseAddress ?? emptyKey, k.count) }) {
+            if let found = key.utf8.withContiguousStorageIfAvailable({ k in lookupHinted(k.baseAddress ?? emptyKey, k.count) }) {
                 return found
             }
             return lookupCopying(key)
         }
     }
 
+    /// `lookup` for a callback's arguments: a map with a lookup hint (`RawValue.Flags.lookupHint`)
+    /// is tried at the hinted slot first, as `value(forCKey:)` does, so keys read in the order
+    /// they were declared compare one key each; anything else takes `searchBytes`.
+    @inlinable @inline(__always) func lookupHinted(_ key: UnsafePointer<UInt8>, _ length: Int) -> ValueRef? {
+        if pointer.pointee.flags & RawValue.Flags.lookupHint != 0 {
+            let hint = RawValue.lookupHint(pointer)
+            let h = Int(hint.pointee.load(ordering: .relaxed))
+            if h < Int(pointer.pointee.count) {
+                let slot = pointer.pointee.mapSlots.unsafelyUnwrapped + h
+                if slot.pointee.keyEquals(key, length) {
+                    hint.pointee.store(UInt16(truncatingIfNeeded: h &+ 1), ordering: .relaxed)
+                    return ValueRef.valueOf(slot)
+                }
+            }
+        }
+        return searchBytes(key, length)
+    }
+
+    /// `lookupHinted` past its hint: `lookup`, updating the hint (if the map has one) to the slot
+    /// after the one found.
+    @usableFromInline @inline(never) func searchBytes(_ key: UnsafePointer<UInt8>, _ length: Int) -> ValueRef? {
+        guard kind == .map, let slots = pointer.pointee.mapSlots else { return nil }
+        for i in 0..<Int(pointer.pointee.count) where slots[i].keyEquals(key, length) {
+            if pointer.pointee.flags & RawValue.Flags.lookupHint != 0 {
+                RawValue.lookupHint(pointer).pointee.store(UInt16(truncatingIfNeeded: i &+ 1), ordering: .relaxed)
+            }
+            return ValueRef.valueOf(slots + i)
+        }
+        return nil
+    }
+
     /// The value under a key whose UTF-8 is not contiguous (a bridged string): made contiguous first.
     @usableFromInline @inline(never) func lookupCopying(_ key: String) -> ValueRef? {
         var key = key
-        return key.withUTF8 { k in lookup(k.baseAddress ?? emptyKey, k.count) }
+        return key.withUTF8 { k in lookupHinted(k.baseAddress ?? emptyKey, k.count) }
     }
 
     /// The value under a NUL-terminated key, or nil. Compares bytes in place (no `strlen` of the
@@ -192,18 +223,25 @@ public struct ValueRef: @unchecked Sendable {
         return search(cKey: k, slots)
     }
 
-    /// `value(forCKey:)` past its hint: every slot in order (the hint, if any, updated).
+    /// `value(forCKey:)` past its hint: every slot once, starting after the hint's slot (a host
+    /// that skips a key usually reads on from there) and wrapping around; the hint, if any, updated.
     @usableFromInline @inline(never) func search(
         cKey k: UnsafePointer<UInt8>, _ slots: UnsafeMutablePointer<RawMapSlot>
     ) -> ValueRef? {
+        let n = Int(pointer.pointee.count)
+        let hinted = pointer.pointee.flags & RawValue.Flags.lookupHint != 0
+        var i = hinted ? Int(RawValue.lookupHint(pointer).pointee.load(ordering: .relaxed)) &+ 1 : 0
         let first = k.pointee
-        for i in 0..<Int(pointer.pointee.count) {
-            // Most keys that differ differ in the first byte.
-            guard slots[i].key.pointee == first, slots[i].keyEquals(cString: k) else { continue }
-            if pointer.pointee.flags & RawValue.Flags.lookupHint != 0 {
-                RawValue.lookupHint(pointer).pointee.store(UInt16(truncatingIfNeeded: i &+ 1), ordering: .relaxed)
+        var left = n
+        while left > 0 {
+            if i >= n { i = 0 }
+            // Most keys that differ differ in the first byte; past it, the rest is compared.
+            if slots[i].key.pointee == first, slots[i].keyEquals(cString: k, afterFirst: first) {
+                if hinted { RawValue.lookupHint(pointer).pointee.store(UInt16(truncatingIfNeeded: i &+ 1), ordering: .relaxed) }
+                return ValueRef.valueOf(slots + i)
             }
-            return ValueRef.valueOf(slots + i)
+            i &+= 1
+            left &-= 1
         }
         return nil
     }

@@ -209,6 +209,33 @@ private func nullArgument(_ what: StaticString, _ function: StaticString) {
     LastError.set(.invalidArgument, "\(function): \(what) is NULL")
 }
 
+/// The readers whose refusals `refused` records (a byte: the refusal's call takes few arguments).
+private enum Reader: UInt8 {
+    case valueBool, valueInt, valueDouble, valueString, valueObject
+
+    var name: StaticString {
+        switch self {
+        case .valueBool: return "cr_value_bool"
+        case .valueInt: return "cr_value_int"
+        case .valueDouble: return "cr_value_double"
+        case .valueString: return "cr_value_string"
+        case .valueObject: return "cr_value_object"
+        }
+    }
+}
+
+/// Records why `reader` refused `value` (NULL, or not of the `expected` kind) and returns
+/// `result`.
+@inline(never)
+private func refused<R>(_ value: OpaquePointer?, _ expected: ValueKind, _ reader: Reader, _ result: R) -> R {
+    if let value {
+        wrongKind(ValueRef(UnsafePointer<RawValue>(value)), expected, reader.name)
+    } else {
+        nullArgument("value", reader.name)
+    }
+    return result
+}
+
 @inline(never)
 private func wrongKind(_ r: ValueRef, _ expected: ValueKind, _ function: StaticString) {
     LastError.set(.type, "\(function): expected \(DependencyRule.kindName(expected)), got \(DependencyRule.kindName(r.kind))")
@@ -255,41 +282,35 @@ public func cr_map_value_at(_ map: OpaquePointer?, _ index: Int) -> OpaquePointe
 }
 
 @_cdecl("cr_value_bool")
+@inline(__always)
 public func cr_value_bool(_ value: OpaquePointer?) -> Int32 {
-    guard let r = read(value, "cr_value_bool") else { return 0 }
-    guard let b = r.bool else {
-        wrongKind(r, .bool, "cr_value_bool")
-        return 0
-    }
+    guard let value, let b = ValueRef(UnsafePointer<RawValue>(value)).bool else { return refused(value, .bool, .valueBool, 0) }
     return b ? 1 : 0
 }
 
 @_cdecl("cr_value_int")
+@inline(__always)
 public func cr_value_int(_ value: OpaquePointer?) -> Int64 {
-    guard let r = read(value, "cr_value_int") else { return 0 }
-    guard let i = r.int else {
-        wrongKind(r, .int, "cr_value_int")
-        return 0
+    guard let value, let i = ValueRef(UnsafePointer<RawValue>(value)).int else {
+        return refused(value, .int, .valueInt, 0)
     }
     return i
 }
 
 @_cdecl("cr_value_double")
+@inline(__always)
 public func cr_value_double(_ value: OpaquePointer?) -> Double {
-    guard let r = read(value, "cr_value_double") else { return 0 }
-    guard let d = r.double else {
-        wrongKind(r, .double, "cr_value_double")
-        return 0
+    guard let value, let d = ValueRef(UnsafePointer<RawValue>(value)).double else {
+        return refused(value, .double, .valueDouble, 0)
     }
     return d
 }
 
 @_cdecl("cr_value_string")
+@inline(__always)
 public func cr_value_string(_ value: OpaquePointer?) -> UnsafePointer<CChar>? {
-    guard let r = read(value, "cr_value_string") else { return nil }
-    guard let s = r.cString else {
-        wrongKind(r, .string, "cr_value_string")
-        return nil
+    guard let value, let s = ValueRef(UnsafePointer<RawValue>(value)).cString else {
+        return refused(value, .string, .valueString, nil)
     }
     return s
 }
@@ -305,13 +326,12 @@ public func cr_value_string_length(_ value: OpaquePointer?) -> Int {
 }
 
 @_cdecl("cr_value_object")
+@inline(__always)
 public func cr_value_object(_ value: OpaquePointer?) -> UnsafeMutableRawPointer? {
-    guard let r = read(value, "cr_value_object") else { return nil }
-    guard r.kind == .object else {
-        wrongKind(r, .object, "cr_value_object")
-        return nil
+    guard let value, ValueRef(UnsafePointer<RawValue>(value)).kind == .object else {
+        return refused(value, .object, .valueObject, nil)
     }
-    return r.takeObject()
+    return ValueRef(UnsafePointer<RawValue>(value)).takeObject()
 }
 
 @_cdecl("cr_value_take_object")

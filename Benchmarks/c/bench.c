@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <yaml.h>
 #ifdef HAVE_LIBPLIST
@@ -713,16 +714,56 @@ static void op_load(void *c) {
     }
 }
 
-/* n loads, each timed alone (in ms); freeing each result is not counted. */
+/* Which state a timed load starts from (BENCH_LOAD_STATE). */
+enum { LOAD_AFTER_SELF, LOAD_FRESH_PROCESS, LOAD_AFTER_OTHER };
+static int load_state = LOAD_AFTER_SELF;
+
+/* One load timed alone (in ms), from the state BENCH_LOAD_STATE names; freeing the result and
+ * the untimed priming load are not counted.
+ *  after-self (default): an untimed load of the same side first, so the timed load meets the heap
+ *      its own previous load left (what a host that loads again sees), not the other library's.
+ *  fresh-process: the load runs in a forked child, its first load there (a host's start-up).
+ *  after-other: no priming (the old harness): the heap is whatever the other side's block left. */
+static double load_once(load_spec *s) {
+    if (load_state == LOAD_FRESH_PROCESS) {
+        int fd[2];
+        malloc_trim(0); /* the child starts without free heap pages, as a new process does */
+        if (pipe(fd)) die("pipe");
+        pid_t pid = fork();
+        if (pid < 0) die("fork");
+        if (pid == 0) {
+            close(fd[0]);
+            double t0 = pb_now_ns();
+            op_load(s);
+            double ns = pb_now_ns() - t0;
+            if (write(fd[1], &ns, sizeof ns) != (ssize_t)sizeof ns) _exit(1);
+            _exit(0);
+        }
+        close(fd[1]);
+        double ns = -1;
+        if (read(fd[0], &ns, sizeof ns) != (ssize_t)sizeof ns) die("child load");
+        close(fd[0]);
+        int status = 0;
+        waitpid(pid, &status, 0);
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) die("child load");
+        return ns;
+    }
+    if (load_state == LOAD_AFTER_SELF) {
+        op_load(s);
+        free_result(s);
+    }
+    double t0 = pb_now_ns();
+    op_load(s);
+    double ns = pb_now_ns() - t0;
+    free_result(s);
+    return ns;
+}
+
+/* n loads, each timed alone (in ms). */
 static double load_block(void *c, long n) {
     load_spec *s = c;
     double total = 0;
-    for (long i = 0; i < n; i++) {
-        double t0 = pb_now_ns();
-        op_load(s);
-        total += pb_now_ns() - t0;
-        free_result(s);
-    }
+    for (long i = 0; i < n; i++) total += load_once(s);
     return total;
 }
 
@@ -737,8 +778,19 @@ static void mode_loadpair(const char *a, const char *aspec, const char *b, const
         return;
     }
 #endif
-    load_block(&x, 1); /* warm-up */
-    load_block(&y, 1);
+    const char *st = getenv("BENCH_LOAD_STATE");
+    if (st && !strcmp(st, "fresh-process"))
+        load_state = LOAD_FRESH_PROCESS;
+    else if (st && !strcmp(st, "after-other"))
+        load_state = LOAD_AFTER_OTHER;
+    else if (st && strcmp(st, "after-self")) {
+        fprintf(stderr, "bench: BENCH_LOAD_STATE is after-self, fresh-process or after-other\n");
+        exit(2);
+    }
+    op_load(&x); /* warm-up: the library's first-use costs are not a load's */
+    free_result(&x);
+    op_load(&y);
+    free_result(&y);
     char extra[96];
     snprintf(extra, sizeof extra, "\"a_bytes\": %zu, \"b_bytes\": %zu", x.len, y.len);
     pb_pair_blocks(a, load_block, &x, 1, b, load_block, &y, 1, "ms", 1e-6, extra);

@@ -63,6 +63,7 @@ def main():
             unit="ms",
             a_teardown=cr_free,
             extra={"a_bytes": len(data), "b_bytes": len(data)},
+            prime=True,
         )
     else:
         which, n = sys.argv[4], int(sys.argv[5])

@@ -38,8 +38,15 @@ def block_ms_from_env(default=4.0):
         return default
 
 
-def _block(fn, n, teardown=None):
-    """Nanoseconds of n calls of fn; teardown(result) after each call is not counted."""
+def _block(fn, n, teardown=None, prime=False):
+    """Nanoseconds of n calls of fn; teardown(result) after each call is not counted. prime: an
+    untimed call (and its teardown) first, so the block meets the state fn's own previous call
+    left rather than the other side's (as bench.c's BENCH_LOAD_STATE=after-self)."""
+    if prime:
+        r = fn()
+        if teardown is not None:
+            teardown(r)
+        r = None
     total = 0
     for _ in range(n):
         t0 = _clock()
@@ -67,12 +74,25 @@ def emit(line_kind, record):
 
 
 def pair(
-    a, a_fn, b, b_fn, pairs=None, block_ms=None, n_a=None, n_b=None, unit="ns/op", a_teardown=None, b_teardown=None, extra=None
+    a,
+    a_fn,
+    b,
+    b_fn,
+    pairs=None,
+    block_ms=None,
+    n_a=None,
+    n_b=None,
+    unit="ns/op",
+    a_teardown=None,
+    b_teardown=None,
+    extra=None,
+    prime=False,
 ):
     """Times a_fn and b_fn in interleaved blocks and prints one PAIR line.
 
     n_a / n_b: calls per block (default: calibrated to block_ms). unit "ns/op" or "ms" (per call).
     a_teardown / b_teardown: called with each result, outside the timing (frees what was built).
+    prime: each block starts with one untimed call of its own side (see _block).
     """
     pairs = pairs or pairs_from_env()
     block_ms = block_ms or block_ms_from_env()
@@ -82,11 +102,11 @@ def pair(
     a_s, b_s = [], []
     for i in range(pairs):
         if i % 2 == 0:
-            a_s.append(_block(a_fn, n_a, a_teardown) / n_a * scale)
-            b_s.append(_block(b_fn, n_b, b_teardown) / n_b * scale)
+            a_s.append(_block(a_fn, n_a, a_teardown, prime) / n_a * scale)
+            b_s.append(_block(b_fn, n_b, b_teardown, prime) / n_b * scale)
         else:
-            b_s.append(_block(b_fn, n_b, b_teardown) / n_b * scale)
-            a_s.append(_block(a_fn, n_a, a_teardown) / n_a * scale)
+            b_s.append(_block(b_fn, n_b, b_teardown, prime) / n_b * scale)
+            a_s.append(_block(a_fn, n_a, a_teardown, prime) / n_a * scale)
     record = {"a": a, "b": b, "unit": unit, "a_samples": a_s, "b_samples": b_s}
     record.update(extra or {})
     emit("PAIR", record)

@@ -23,7 +23,7 @@ import Darwin
     /// `RawValue.Flags` bits.
     @usableFromInline package var flags: UInt8
     /// For a map with `Flags.lookupHint`: the slot where the next key lookup looks first
-    /// (`ValueRef.value(forCKey:)`); otherwise 0.
+    /// (`ValueRef.valueAtHint(forCKey:)`); otherwise 0.
     @usableFromInline var reserved: UInt16 = 0
     /// String length in bytes, or element count of a list or map.
     @usableFromInline package var count: UInt32

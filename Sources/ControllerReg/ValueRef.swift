@@ -161,7 +161,7 @@ public struct ValueRef: @unchecked Sendable {
     }
 
     /// `lookup` for a callback's arguments: a map with a lookup hint (`RawValue.Flags.lookupHint`)
-    /// is tried at the hinted slot first, as `value(forCKey:)` does, so keys read in the order
+    /// is tried at the hinted slot first, as `cr_map_get` does, so keys read in the order
     /// they were declared compare one key each; anything else takes `searchBytes`.
     @inlinable @inline(__always) func lookupHinted(_ key: UnsafePointer<UInt8>, _ length: Int) -> ValueRef? {
         if pointer.pointee.flags & RawValue.Flags.lookupHint != 0 {
@@ -197,33 +197,40 @@ public struct ValueRef: @unchecked Sendable {
         return key.withUTF8 { k in lookupHinted(k.baseAddress ?? emptyKey, k.count) }
     }
 
-    /// The value under a NUL-terminated key, or nil. Compares bytes in place (no `strlen` of the
-    /// key, no `memcmp`, never a byte past the key's NUL): a slot matches when its `keyLength`
-    /// bytes equal the key's and the key ends there (so a slot key with an embedded NUL matches no
-    /// C string, as with `strlen` + compare).
-    ///
-    /// A callback's arguments map (`RawValue.Flags.lookupHint`) remembers the slot after the last
-    /// one found and tries it first: a host reading its arguments in the order they were declared
-    /// compares one key per lookup. Any other key (or map) takes the search in slot order.
+    /// The value under the NUL-terminated `key`, or nil (what `cr_map_get` returns): the hinted
+    /// slot (`valueAtHint`), else the search past it (`valuePastHint`).
     @inlinable @inline(__always) package func value(forCKey key: UnsafePointer<CChar>) -> ValueRef? {
-        let k = UnsafeRawPointer(key).assumingMemoryBound(to: UInt8.self)
-        if pointer.pointee.flags & RawValue.Flags.lookupHint != 0 {
-            // Only `RawValue.argumentsMap` sets the flag: a map, with slots whenever it has any.
-            let hint = RawValue.lookupHint(pointer)
-            let h = Int(hint.pointee.load(ordering: .relaxed))
-            if h < Int(pointer.pointee.count) {
-                let slot = pointer.pointee.mapSlots.unsafelyUnwrapped + h
-                if slot.pointee.keyEquals(cString: k) {
-                    hint.pointee.store(UInt16(truncatingIfNeeded: h &+ 1), ordering: .relaxed)
-                    return ValueRef.valueOf(slot)
-                }
-            }
-        }
-        guard kind == .map, let slots = pointer.pointee.mapSlots else { return nil }
-        return search(cKey: k, slots)
+        if let found = valueAtHint(forCKey: key) { return found }
+        return valuePastHint(forCKey: key)
     }
 
-    /// `value(forCKey:)` past its hint: every slot once, starting after the hint's slot (a host
+    /// The first try of `cr_map_get`: the hinted slot of a callback's arguments map, if its key
+    /// is the NUL-terminated `key` (the hint then moves past it); nil for any other value, slot or
+    /// key. A callback's arguments map (`RawValue.Flags.lookupHint`) remembers the slot after the
+    /// last one found: a host reading its arguments in the order they were declared compares one
+    /// key per lookup; any other read takes `search`. Bytes are compared in place (no `strlen` of
+    /// the key, no `memcmp`, never a byte past the key's NUL): a slot matches when its `keyLength`
+    /// bytes equal the key's and the key ends there (so a slot key with an embedded NUL matches no
+    /// C string, as with `strlen` + compare).
+    @inlinable @inline(__always) package func valueAtHint(forCKey key: UnsafePointer<CChar>) -> ValueRef? {
+        // Only `RawValue.argumentsMap` sets the flag: a map, with slots whenever it has any.
+        guard pointer.pointee.flags & RawValue.Flags.lookupHint != 0 else { return nil }
+        let hint = RawValue.lookupHint(pointer)
+        let h = Int(hint.pointee.load(ordering: .relaxed))
+        guard h < Int(pointer.pointee.count) else { return nil }
+        let slot = pointer.pointee.mapSlots.unsafelyUnwrapped + h
+        guard slot.pointee.keyEquals(cString: UnsafeRawPointer(key).assumingMemoryBound(to: UInt8.self)) else { return nil }
+        hint.pointee.store(UInt16(truncatingIfNeeded: h &+ 1), ordering: .relaxed)
+        return ValueRef.valueOf(slot)
+    }
+
+    /// `cr_map_get` past `valueAtHint` (nil when this is not a map): `search` of the slots.
+    @usableFromInline package func valuePastHint(forCKey key: UnsafePointer<CChar>) -> ValueRef? {
+        guard kind == .map, let slots = pointer.pointee.mapSlots else { return nil }
+        return search(cKey: UnsafeRawPointer(key).assumingMemoryBound(to: UInt8.self), slots)
+    }
+
+    /// `cr_map_get` past its hint: every slot once, starting after the hint's slot (a host
     /// that skips a key usually reads on from there) and wrapping around; the hint, if any, updated.
     @usableFromInline @inline(never) func search(
         cKey k: UnsafePointer<UInt8>, _ slots: UnsafeMutablePointer<RawMapSlot>

@@ -249,6 +249,19 @@ public func cr_value_kind(_ value: OpaquePointer?) -> cr_kind {
 
 @_cdecl("cr_map_get")
 public func cr_map_get(_ map: OpaquePointer?, _ key: UnsafePointer<CChar>?) -> OpaquePointer? {
+    // The common read first: a callback's arguments map found at its hinted slot. Anything else
+    // (a miss, another map, a refusal) is one call in tail position, so this path saves no
+    // registers and keeps no frame.
+    if let map, let key, let found = ValueRef(UnsafePointer<RawValue>(map)).valueAtHint(forCKey: key) {
+        return OpaquePointer(found.pointer)
+    }
+    return mapGet(map, key)
+}
+
+/// `cr_map_get` past its hinted slot: the arguments checked, then the slots searched (after the
+/// hinted one, which was tried).
+@inline(never)
+private func mapGet(_ map: OpaquePointer?, _ key: UnsafePointer<CChar>?) -> OpaquePointer? {
     guard let r = read(map, "cr_map_get") else { return nil }
     guard let key else {
         nullArgument("key", "cr_map_get")
@@ -258,7 +271,7 @@ public func cr_map_get(_ map: OpaquePointer?, _ key: UnsafePointer<CChar>?) -> O
         wrongKind(r, .map, "cr_map_get")
         return nil
     }
-    return r.value(forCKey: key).map { OpaquePointer($0.pointer) }
+    return r.valuePastHint(forCKey: key).map { OpaquePointer($0.pointer) }
 }
 
 @_cdecl("cr_map_key_at")

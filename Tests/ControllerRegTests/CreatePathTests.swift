@@ -73,6 +73,30 @@ struct CreatePathTests {
         #expect(failures.withLock { $0 } == [])
     }
 
+    /// A Swift class's `args["key"]` tries the slot after the last key found first, as the C
+    /// lookup does; every order of reads (declared, reversed, repeated, near misses, absent keys)
+    /// still finds each key's own value, props merged over the dependencies included.
+    @Test func swiftLookupsFindTheirKeyInAnyOrder() throws {
+        let r = Registry()
+        let failures = Mutex<[String]>([])
+        let reads: [(String, Int64?)] = [
+            ("title", 1), ("titles", 2), ("t", 3), ("ti", 4), ("zz", 7), ("t2", 8),
+            ("t2", 8), ("zz", 7), ("ti", 4), ("t", 3), ("titles", 2), ("title", 1),
+            ("title", 1), ("tit", nil), ("titles", 2), ("titlesx", nil), ("t", 3), ("", nil),
+            ("ti", 4), ("zz", 7), ("title", 1), ("z", nil), ("t2", 8), ("title", 1),
+        ]
+        try r.register(className: "SwiftProbe") { args in
+            for (i, (key, expected)) in reads.enumerated() {
+                let got = args[key].map { $0.int ?? -1 }
+                if got != expected { failures.withLock { $0.append("read \(i) '\(key)': \(String(describing: got))") } }
+            }
+            return Widget(className: "SwiftProbe", args: args)
+        }
+        try r.load(text: "S: {ClassName: SwiftProbe, Dependencies: {title: 1, titles: 2, t: 3, ti: 4}}")
+        for _ in 0..<3 { _ = try r.create("S", props: ["zz": 7, "t2": 8], as: Widget.self) }
+        #expect(failures.withLock { $0 } == [])
+    }
+
     /// A 16-byte plan slot keeps a short string (under 64 bytes) as its bytes alone, its length
     /// read from the arena byte before them, and anything longer or nested out of line: every
     /// literal shape reaches the callback exactly as written, around those boundaries too, from

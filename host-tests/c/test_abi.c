@@ -616,6 +616,88 @@ static void map_get_matches_whole_keys(void) {
     cr_registry_free(reg);
 }
 
+/* A callback's args map tries the slot after the last key found, then searches on from there
+ * (wrapping around): whatever the order of reads (declared, reversed, skipping ahead and back,
+ * repeated, near misses, absent keys), each finds its own value. */
+static const char *const order_keys[] = {"a", "b", "title", "count", "ratio", "titles", "", "x", "c"};
+static const int64_t order_values[] = {1, 2, 3, 4, 5, -1, -1, -1, -1};
+static const int order_reads[] = {0, 1, 2, 3, 4, 4, 3, 2, 1, 0, 0, 3, 4, 2, 1, 5, 2, 6,
+                                  3, 7, 0, 8, 4, 1, 2, 3, 4, 0, 1, 2, 3, 4, 8, 8, 2, 2};
+static int order_bad;
+
+static void *order_create(const cr_value *args, void *user_data) {
+    (void)user_data;
+    for (size_t i = 0; i < sizeof order_reads / sizeof order_reads[0]; i++) {
+        int k = order_reads[i];
+        const cr_value *v = cr_map_get(args, order_keys[k]);
+        int64_t got = v ? cr_value_int(v) : -1;
+        if (got != order_values[k]) order_bad++;
+    }
+    return &order_bad;
+}
+
+static void map_get_in_any_order(void) {
+    cr_registry *reg = cr_registry_new();
+    cr_class cls = {.create = order_create};
+    CHECK_STATUS(cr_register_class(reg, "Order", &cls, NULL), CR_OK);
+    CHECK_STATUS(load_yaml(reg, "O: {ClassName: Order, Dependencies: {a: 1, b: 2, title: 3, count: 4}}\n"), CR_OK);
+    cr_value *props = cr_map_new();
+    CHECK_STATUS(cr_map_set_int(props, "ratio", 5), CR_OK);
+    order_bad = 0;
+    for (int i = 0; i < 3; i++) CHECK(cr_registry_create(reg, "O", props) == &order_bad);
+    CHECK_INT(order_bad, 0);
+    cr_value_free(props);
+    cr_registry_free(reg);
+}
+
+/* Every reader refuses NULL and a value of another kind with its own name in the message, the
+ * codes the header gives, and 0 / NULL. */
+static void readers_refuse_by_name(void) {
+    cr_value *m = cr_map_new();
+    CHECK_STATUS(cr_map_set_string(m, "s", "x"), CR_OK);
+    const cr_value *s = cr_map_get(m, "s");
+    CHECK(s != NULL);
+    cr_clear_error();
+    CHECK(cr_map_get(NULL, "s") == NULL);
+    CHECK_LAST_ERROR(CR_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cr_last_error_message(), "cr_map_get: value is NULL");
+    CHECK(cr_map_get(m, NULL) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cr_last_error_message(), "cr_map_get: key is NULL");
+    CHECK(cr_map_get(s, "s") == NULL);
+    CHECK_LAST_ERROR(CR_ERR_TYPE);
+    CHECK_CONTAINS(cr_last_error_message(), "cr_map_get: expected a map, got a string");
+    cr_clear_error();
+    CHECK(cr_map_get(m, "absent") == NULL);
+    CHECK_LAST_ERROR(CR_OK);
+
+    CHECK(cr_value_bool(NULL) == 0);
+    CHECK_CONTAINS(cr_last_error_message(), "cr_value_bool: value is NULL");
+    CHECK(cr_value_bool(s) == 0);
+    CHECK_LAST_ERROR(CR_ERR_TYPE);
+    CHECK_CONTAINS(cr_last_error_message(), "cr_value_bool: expected a boolean, got a string");
+    CHECK(cr_value_int(NULL) == 0);
+    CHECK_LAST_ERROR(CR_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cr_last_error_message(), "cr_value_int: value is NULL");
+    CHECK(cr_value_int(s) == 0);
+    CHECK_CONTAINS(cr_last_error_message(), "cr_value_int: expected an integer, got a string");
+    CHECK(cr_value_double(NULL) == 0);
+    CHECK_CONTAINS(cr_last_error_message(), "cr_value_double: value is NULL");
+    CHECK(cr_value_double(s) == 0);
+    CHECK_CONTAINS(cr_last_error_message(), "cr_value_double: expected a number, got a string");
+    CHECK(cr_value_object(NULL) == NULL);
+    CHECK_CONTAINS(cr_last_error_message(), "cr_value_object: value is NULL");
+    CHECK(cr_value_object(s) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_TYPE);
+    CHECK_CONTAINS(cr_last_error_message(), "cr_value_object: expected an object, got a string");
+    CHECK(cr_value_string(NULL) == NULL);
+    CHECK_CONTAINS(cr_last_error_message(), "cr_value_string: value is NULL");
+    CHECK(cr_value_string(m) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_TYPE);
+    CHECK_CONTAINS(cr_last_error_message(), "cr_value_string: expected a string, got a map");
+    cr_value_free(m);
+}
+
 void test_abi(void) {
     version_number();
     create_with_reports_owner_and_destroyer();
@@ -630,4 +712,6 @@ void test_abi(void) {
     entries_limit_counts_overrides_once();
     null_name_names_the_function();
     map_get_matches_whole_keys();
+    map_get_in_any_order();
+    readers_refuse_by_name();
 }

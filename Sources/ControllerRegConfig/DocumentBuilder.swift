@@ -76,6 +76,8 @@ public struct DocumentBuilder {
     /// The keys of the root map handed on so far, and the duplicates found among them (reported
     /// when the root map closes, where its duplicate check would report them).
     var topLevelNames = TopLevelNames()
+    /// What `handPairs` read ahead of its insertions (kept so the reads are made).
+    var touchedCells: UInt32 = 0
     var topLevelDuplicates: [Diagnostic] = []
 
     /// A container open above the innermost one.
@@ -408,8 +410,20 @@ public struct DocumentBuilder {
     /// then reuses their nodes and bytes unless `keepsNodes`.
     @inline(never) mutating func handPairs() {
         let from = handFrom, to = nodeCount
-        // The duplicates inside these pairs (found as their maps closed), and repeated names.
         var k = from
+        if topLevelNames.readsAhead {
+            // The names' table cells first, all of them (see `TopLevelNames.touch`).
+            var touched: UInt32 = 0
+            while k < to {
+                let key = nodeBase[k]
+                touched |= topLevelNames.touch(
+                    UnsafeBufferPointer(start: stringBase + Int(key.payload), count: Int(key.extent)))
+                k = nextKey(after: k)
+            }
+            touchedCells = touched
+            k = from
+        }
+        // The duplicates inside these pairs (found as their maps closed), and repeated names.
         while k < to {
             let key = nodeBase[k]
             let name = UnsafeBufferPointer(start: stringBase + Int(key.payload), count: Int(key.extent))

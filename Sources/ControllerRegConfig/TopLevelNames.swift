@@ -88,6 +88,18 @@ struct TopLevelNames {
         return nil
     }
 
+    /// Whether the table is large enough (256 KB) that reading cells ahead pays for hashing the
+    /// names twice: a smaller one stays in the processor's caches.
+    var readsAhead: Bool { tableSize >= 1 << 16 }
+
+    /// Reads the cell where `name`'s probe starts, and returns it (for nothing but the read: a
+    /// batch's cells read one after another are fetched from memory together, where a large
+    /// table's insertions one by one each waited for theirs).
+    @inline(__always) func touch(_ name: UnsafeBufferPointer<UInt8>) -> UInt32 {
+        guard let table, keyCount &* 2 &+ 2 <= tableSize else { return 0 }
+        return table[Int(truncatingIfNeeded: TopLevelNames.hash(name)) & (tableSize &- 1)]
+    }
+
     /// `key` if its bytes are `name`'s, else nil.
     @inline(never) private func repeated(_ key: Key, _ name: UnsafeBufferPointer<UInt8>) -> Key? {
         let n = name.count

@@ -160,14 +160,16 @@ private final class Recorder: TopLevelPairSink {
     }
 
     /// The repeated-name check sizes its room from the input (about one entry per 128 bytes):
-    /// entries far smaller than that (more names than the room reserved, so it grows) and far
-    /// larger (most of it never used) are checked alike, repeats at either end included.
-    @Test(arguments: [4, 3_000])
+    /// entries far smaller than that (more names than the room reserved, so it grows; with 40,000
+    /// handed on in batches the table is large enough that each batch's cells are read ahead) and
+    /// far larger (most of it never used) are checked alike, repeats at either end included.
+    @Test(arguments: [1, 4, 3_000])
     func repeatedKeysAreFoundWhateverTheSizeOfTheEntries(valueBytes: Int) throws {
-        let count = valueBytes < 10 ? 5_000 : 40
-        let value = String(repeating: "v", count: valueBytes)
+        let count = valueBytes < 2 ? 40_000 : valueBytes < 10 ? 5_000 : 40
+        // Lists for the many small entries: a closing container hands the pairs on in batches.
+        let value = valueBytes < 2 ? "[1]" : "\"" + String(repeating: "v", count: valueBytes) + "\""
         var json = "{"
-        for i in 0..<count { json += "\"k\(i)\":\"\(value)\"," }
+        for i in 0..<count { json += "\"k\(i)\":\(value)," }
         json += "\"k0\":1,\"k\(count / 2)\":2,\"k\(count - 1)\":3,\"\":4,\"\":5}"
         let whole = try parse(json, .json)
         let recorder = Recorder()

@@ -225,7 +225,7 @@ public struct ValueRef: @unchecked Sendable {
     }
 
     /// `cr_map_get` past `valueAtHint` (nil when this is not a map): `search` of the slots.
-    @usableFromInline package func valuePastHint(forCKey key: UnsafePointer<CChar>) -> ValueRef? {
+    @inlinable @inline(__always) package func valuePastHint(forCKey key: UnsafePointer<CChar>) -> ValueRef? {
         guard kind == .map, let slots = pointer.pointee.mapSlots else { return nil }
         return search(cKey: UnsafeRawPointer(key).assumingMemoryBound(to: UInt8.self), slots)
     }

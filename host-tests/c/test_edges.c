@@ -57,6 +57,11 @@ static void freeing_destroy(void *object, void *user_data) {
     }
 }
 
+static void freeing_free(void *object, void *user_data) {
+    (void)user_data;
+    free(object);
+}
+
 static void freeing_release(void *user_data) { ((freeing_state *)user_data)->releases++; }
 
 static const cr_class freeing_class = {.create = freeing_create, .destroy = freeing_destroy, .release = freeing_release};
@@ -380,6 +385,49 @@ static void entry_options(void) {
     cr_registry_free(reg);
 }
 
+/* A release callback run by cr_registry_free uses the registry being freed: every call on it is
+ * refused with a typed error, none touches freed memory. */
+typedef struct {
+    cr_registry *reg;
+    int free_code, create_code, load_code, register_code, child_null;
+} using_freed;
+
+static void *plain_create(const cr_value *args, void *user_data) {
+    (void)args;
+    (void)user_data;
+    return malloc(1);
+}
+
+static void using_release(void *user_data) {
+    using_freed *u = user_data;
+    cr_clear_error();
+    cr_registry_free(u->reg);
+    u->free_code = cr_last_error_code();
+    u->create_code = cr_registry_create(u->reg, "S", NULL) ? 0 : cr_last_error_code();
+    u->load_code = cr_load_string(u->reg, "X: C", 4, CR_FORMAT_YAML);
+    cr_class c = {.create = plain_create};
+    u->register_code = cr_register_class(u->reg, "Z", &c, NULL);
+    cr_registry *child = cr_registry_new_child(u->reg);
+    u->child_null = child == NULL;
+    cr_registry_free(child);
+}
+
+static void calls_on_a_registry_being_freed(void) {
+    using_freed u = {0};
+    u.reg = cr_registry_new();
+    cr_class c = {.create = plain_create, .destroy = freeing_free, .release = using_release};
+    CHECK_STATUS(cr_register_class(u.reg, "C", &c, &u), CR_OK);
+    const char *yaml = "S: {ClassName: C, Lifestyle: singleton}";
+    CHECK_STATUS(cr_load_string(u.reg, yaml, strlen(yaml), CR_FORMAT_YAML), CR_OK);
+    CHECK(cr_registry_create(u.reg, "S", NULL) != NULL);
+    cr_registry_free(u.reg);
+    CHECK_INT(u.free_code, CR_ERR_INVALID_ARGUMENT);
+    CHECK_INT(u.create_code, CR_ERR_INVALID_ARGUMENT);
+    CHECK_INT(u.load_code, CR_ERR_INVALID_ARGUMENT);
+    CHECK_INT(u.register_code, CR_ERR_INVALID_ARGUMENT);
+    CHECK(u.child_null);
+}
+
 void test_edges(void) {
     free_from_own_create();
     free_from_outermost_create();
@@ -392,4 +440,5 @@ void test_edges(void) {
     empty_source_name();
     replaced_singletons_are_destroyed();
     entry_options();
+    calls_on_a_registry_being_freed();
 }

@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #define READERS 4
@@ -344,9 +345,61 @@ static void reload_while_creating(void) {
     pthread_mutex_destroy(&st.lock);
 }
 
+/* cr_registry_free while another thread is inside a create on the registry (a race the header
+ * asks hosts not to make): the create still finishes in memory that is still there, its registry
+ * emptied under it; the registry's memory goes when it returns. Rendezvous, no timing. */
+typedef struct {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int inside, freed;
+    cr_registry *reg;
+    int creates;
+} racing_free;
+
+static void *racing_create(const cr_value *args, void *user_data) {
+    (void)args;
+    racing_free *r = user_data;
+    pthread_mutex_lock(&r->lock);
+    r->creates++;
+    r->inside = 1;
+    pthread_cond_broadcast(&r->cond);
+    while (!r->freed) pthread_cond_wait(&r->cond, &r->lock);
+    pthread_mutex_unlock(&r->lock);
+    return malloc(1);
+}
+
+static void *racing_creator(void *arg) {
+    racing_free *r = arg;
+    return cr_registry_create(r->reg, "Outer", NULL);
+}
+
+static void free_while_another_thread_creates(void) {
+    racing_free r = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, cr_registry_new(), 0};
+    cr_class cls = {.create = racing_create};
+    CHECK_STATUS(cr_register_class(r.reg, "Racing", &cls, &r), CR_OK);
+    const char *yaml = "Outer: {ClassName: Racing}\n";
+    CHECK_STATUS(cr_load_string(r.reg, yaml, strlen(yaml), CR_FORMAT_YAML), CR_OK);
+    pthread_t t;
+    pthread_create(&t, NULL, racing_creator, &r);
+    pthread_mutex_lock(&r.lock);
+    while (!r.inside) pthread_cond_wait(&r.cond, &r.lock);
+    pthread_mutex_unlock(&r.lock);
+    cr_registry_free(r.reg); /* the other thread is inside Outer's create */
+    pthread_mutex_lock(&r.lock);
+    r.freed = 1;
+    pthread_cond_broadcast(&r.cond);
+    pthread_mutex_unlock(&r.lock);
+    void *made = NULL;
+    pthread_join(t, &made);
+    CHECK(made != NULL);
+    free(made);
+    CHECK_INT(r.creates, 1);
+}
+
 void test_threads(void) {
     concurrent_creates_and_loads();
     reentrant_creates();
     thread_local_errors();
     reload_while_creating();
+    free_while_another_thread_creates();
 }

@@ -80,3 +80,13 @@ def test_add_entry_with_tags_description_and_eager(reg: cr.Registry) -> None:
     with pytest.raises(cr.InvalidArgumentError, match="eager is for singletons"):
         reg.add_entry("Bad", "S", eager=True)
     assert [e["name"] for e in reg.entries() if e["name"] == "Bad"] == []
+
+
+def test_limit_numbers_are_never_wrapped_or_cut(reg: cr.Registry) -> None:
+    # 2**32 + 1 used to be cut to 1 (the depth limit) and -5 shown as 4294967291.
+    for bad in (2**32 + 1, -5, 10**30, 7):
+        with pytest.raises(cr.InvalidArgumentError, match=f"unknown limit {bad}"):
+            reg.get_limit(bad)
+        with pytest.raises(cr.InvalidArgumentError, match=f"unknown limit {bad}"):
+            reg.set_limit(bad, 1)
+    assert reg.get_limit(cr.Limit.DEPTH) == 128

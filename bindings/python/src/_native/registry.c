@@ -520,25 +520,50 @@ static PyObject *Registry_entries(RegistryObject *self, PyObject *unused) {
     return result;
 }
 
+/* A limit number as the library's enum: the int as given, checked to be one (-1 with
+ * controllerreg.InvalidArgumentError otherwise: a negative or huge int is never wrapped round or cut
+ * down to another limit's number). */
+static int parse_limit(PyObject *arg, cr_limit *out) {
+    int overflow = 0;
+    long long n = PyLong_AsLongLongAndOverflow(arg, &overflow);
+    if (n == -1 && PyErr_Occurred()) return -1;
+    if (overflow != 0 || n < 0 || n > CR_LIMIT_CREATE_DEPTH) {
+        PyObject *text =
+            PyUnicode_FromFormat("unknown limit %R (the cr_limit numbers are 0 to %d)", arg, (int)CR_LIMIT_CREATE_DEPTH);
+        if (text == NULL) return -1;
+        crpy_raise_invalid(PyUnicode_AsUTF8(text));
+        Py_DECREF(text);
+        return -1;
+    }
+    *out = (cr_limit)n;
+    return 0;
+}
+
 static PyObject *Registry_set_limit(RegistryObject *self, PyObject *args) {
-    int limit;
+    PyObject *limit_arg;
     long long value;
-    if (!PyArg_ParseTuple(args, "iL:set_limit", &limit, &value)) return NULL;
+    if (!PyArg_ParseTuple(args, "O!L:set_limit", &PyLong_Type, &limit_arg, &value)) return NULL;
+    cr_limit limit;
+    if (parse_limit(limit_arg, &limit) < 0) return NULL;
     cr_registry *reg = enter(self);
     if (reg == NULL) return NULL;
-    int status = cr_registry_set_limit(reg, (cr_limit)limit, (int64_t)value);
+    int status = cr_registry_set_limit(reg, limit, (int64_t)value);
     leave(self);
     if (status != 0) return crpy_raise_status(status);
     Py_RETURN_NONE;
 }
 
 static PyObject *Registry_get_limit(RegistryObject *self, PyObject *arg) {
-    int limit = PyLong_AsLong(arg);
-    if (limit == -1 && PyErr_Occurred()) return NULL;
+    if (!PyLong_Check(arg)) {
+        PyErr_Format(PyExc_TypeError, "get_limit() argument must be int, not %.100s", Py_TYPE(arg)->tp_name);
+        return NULL;
+    }
+    cr_limit limit;
+    if (parse_limit(arg, &limit) < 0) return NULL;
     cr_registry *reg = enter(self);
     if (reg == NULL) return NULL;
     cr_clear_error();
-    int64_t value = cr_registry_get_limit(reg, (cr_limit)limit);
+    int64_t value = cr_registry_get_limit(reg, limit);
     leave(self);
     if (value < 0) return crpy_raise_last(CR_ERR_INVALID_ARGUMENT, NULL);
     return PyLong_FromLongLong((long long)value);

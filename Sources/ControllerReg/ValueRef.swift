@@ -392,9 +392,18 @@ public struct ValueRef: @unchecked Sendable {
 
 extension String {
     /// The string of `count` UTF-8 bytes (ill-formed sequences repaired, as `String(decoding:as:)`
-    /// does). Up to 15 bytes of ASCII (most keys and short literals) are copied straight into a
-    /// small string, with no per-byte work; anything else takes the decoding path.
+    /// does). Up to 15 bytes of ASCII (most keys and short literals) become a small string
+    /// straight from their bytes (`smallASCII`); anything else takes the decoding path.
     @inlinable init(utf8Bytes bytes: UnsafePointer<UInt8>, count: Int) {
+        if count <= 15, let small = String.smallASCII(bytes, count) {
+            self = small
+            return
+        }
+        self.init(decodingBytes: bytes, count: count)
+    }
+
+    /// `init(utf8Bytes:count:)` past its small-ASCII path (out of line).
+    @usableFromInline init(decodingBytes bytes: UnsafePointer<UInt8>, count: Int) {
         if #available(macOS 11.0, iOS 14.0, tvOS 14.0, watchOS 7.0, *) {
             self.init(unsafeUninitializedCapacity: count) { buffer in
                 buffer.baseAddress.unsafelyUnwrapped.initialize(from: bytes, count: count)
@@ -403,6 +412,39 @@ extension String {
         } else {
             self.init(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
         }
+    }
+
+    /// The small string of `count` (at most 15) bytes if they are all ASCII, else nil, built from
+    /// the bytes without validating them a second time: a small ASCII string is its bytes in two
+    /// little-endian words with `0xE0 | count` in the top byte (the layout the compiler itself
+    /// emits for string literals, fixed by the Swift ABI on 64-bit platforms). Reads only the
+    /// `count` bytes (two overlapping loads, or bytes one by one below 4). `SwiftAPICreateTests`
+    /// checks every length against `String(decoding:as:)`. Elsewhere: nil (the decoding path).
+    @inlinable static func smallASCII(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> String? {
+        #if _pointerBitWidth(_64) && _endian(little)
+        let r = UnsafeRawPointer(bytes)
+        var low: UInt64 = 0, high: UInt64 = 0
+        if count >= 8 {
+            low = r.loadUnaligned(as: UInt64.self)
+            if count > 8 {
+                high = r.loadUnaligned(fromByteOffset: count &- 8, as: UInt64.self) &>> UInt64(8 &* (16 &- count))
+            }
+        } else if count >= 4 {
+            low =
+                UInt64(r.loadUnaligned(as: UInt32.self))
+                | UInt64(r.loadUnaligned(fromByteOffset: count &- 4, as: UInt32.self)) &<< UInt64(8 &* (count &- 4))
+        } else {
+            var i = 0
+            while i < count {
+                low |= UInt64(bytes[i]) &<< UInt64(8 &* i)
+                i &+= 1
+            }
+        }
+        guard (low | high) & 0x8080_8080_8080_8080 == 0 else { return nil }
+        return unsafeBitCast((low, high | UInt64(0xE0 | count) &<< 56), to: String.self)
+        #else
+        return nil
+        #endif
     }
 }
 

@@ -451,7 +451,8 @@ typedef struct cr_entry_options {
     /** Free text for people and tools (`Description:`), or NULL. */
     const char *description;
     /** The tags (`Tag:`): NULL for none, a CR_STRING or CR_INT for one, or a CR_LIST of them.
-     *  Anything else is CR_ERR_INVALID_ARGUMENT. */
+     *  Anything else is CR_ERR_INVALID_ARGUMENT; an empty string (or one holding a NUL byte), which
+     *  no {Tagged: t} could name, is CR_ERR_SCHEMA as in a config. */
     const cr_value *tags;
     /** Non-zero: an eager singleton, built by cr_registry_start (`Eager: true`); only with
      *  CR_LIFESTYLE_SINGLETON (else CR_ERR_INVALID_ARGUMENT). */

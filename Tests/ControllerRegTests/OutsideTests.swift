@@ -2,7 +2,8 @@ import ControllerReg
 import Testing
 
 /// What a host outside the checkout meets (the C side is host-tests/c/test_outside.c): an empty
-/// tag, which no `{Tagged: t}` could ever name, refused at its entry in every door.
+/// tag, which no `{Tagged: t}` could ever name, refused at its entry in every door; a parent
+/// closed before its children closes them with it.
 @Suite("Outside hosts")
 struct OutsideTests {
     @Test func anEmptyTagIsRefusedAtItsEntryInEveryFormatAndFromCode() throws {
@@ -36,5 +37,33 @@ struct OutsideTests {
         try registry.add([EntryDefinition(name: "A", className: "C", tags: [.int(0), .string("x")])])
         try registry.load(text: "B: {ClassName: C, Dependencies: {l: {Tagged: '0'}}}")
         #expect(registry.entries.count == 2)
+    }
+
+    @Test func closingAParentClosesItsChildrenFirstAndTheySayWhy() throws {
+        let log = CallLog()
+        let parent = Registry()
+        try registerWidgets(parent, ["N"], log: log)
+        try parent.load(text: "S: {ClassName: N, Lifestyle: singleton}\nT: N\n")
+        let child = Registry(parent: parent)
+        let grandchild = Registry(parent: child)
+        try child.load(text: "CS: {ClassName: N, Lifestyle: singleton, Dependencies: {s: S}}\n")
+        _ = try grandchild.create("CS")
+        parent.close()
+        #expect(child.isClosed && grandchild.isClosed)
+        #expect(log.count("~N") == 2)
+        for registry in [child, grandchild] {
+            let e = expectError { _ = try registry.create("T") }
+            #expect(e?.code == .invalidArgument)
+            #expect(e?.diagnostics.first?.message.contains("its parent registry was freed first") == true)
+            let load = expectError { try registry.load(text: "U: N") }
+            #expect(load?.code == .invalidArgument)
+            #expect(load?.diagnostics.first?.message.contains("free children before their parent") == true)
+        }
+        // A registry closed on its own still says only that.
+        let alone = Registry()
+        alone.close()
+        #expect(
+            expectError { _ = try alone.create("T") }?.diagnostics.first?.message
+                == "cannot create 'T': the registry has been freed")
     }
 }

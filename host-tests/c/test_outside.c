@@ -70,6 +70,70 @@ static void empty_tags_are_refused(void) {
     cr_registry_free(reg);
 }
 
+/* A class that logs its destroys by the "name" literal of each object. */
+typedef struct {
+    char log[128];
+} destroy_log;
+
+static void *named_create(const cr_value *args, void *user_data) {
+    (void)user_data;
+    const char *name = cr_value_string(cr_map_get(args, "name"));
+    char *o = malloc(16);
+    snprintf(o, 16, "%s", name ? name : "?");
+    return o;
+}
+
+static void named_destroy(void *object, void *user_data) {
+    destroy_log *log = user_data;
+    size_t n = strlen(log->log);
+    snprintf(log->log + n, sizeof log->log - n, "%s~%s", n ? " " : "", (const char *)object);
+    free(object);
+}
+
+static const cr_class named_class = {.create = named_create, .destroy = named_destroy};
+
+/* A parent freed before its children (documented misuse) closes them with it, theirs first: a
+ * child's singleton may hold the parent's. Every later call on a child says why it fails; freeing
+ * the child's handle afterwards is still right and frees it. */
+static void a_child_closes_with_its_parent(void) {
+    destroy_log log = {{0}};
+    cr_registry *parent = cr_registry_new();
+    CHECK_STATUS(cr_register_class(parent, "N", &named_class, &log), CR_OK);
+    CHECK_STATUS(load_yaml(parent,
+                           "S: {ClassName: N, Lifestyle: singleton, Dependencies: {name: '@S'}}\n"
+                           "T: {ClassName: N, Dependencies: {name: '@T'}}\n"),
+                 CR_OK);
+    cr_registry *child = cr_registry_new_child(parent);
+    cr_registry *grandchild = cr_registry_new_child(child);
+    CHECK(child && grandchild);
+    CHECK_STATUS(load_yaml(child, "CS: {ClassName: N, Lifestyle: singleton, Dependencies: {name: '@CS', s: S}}\n"), CR_OK);
+    CHECK(cr_registry_create(grandchild, "CS", NULL) != NULL);
+
+    cr_registry_free(parent);
+    CHECK_STR(log.log, "~CS ~S");
+
+    static const char why[] = "its parent registry was freed first";
+    cr_registry *closed[] = {child, grandchild};
+    for (size_t i = 0; i < 2; i++) {
+        cr_clear_error();
+        CHECK(cr_registry_create(closed[i], "T", NULL) == NULL);
+        CHECK_LAST_ERROR(CR_ERR_INVALID_ARGUMENT);
+        CHECK_CONTAINS(cr_last_error_message(), "cannot create 'T': ");
+        CHECK_CONTAINS(cr_last_error_message(), why);
+        CHECK(cr_registry_create(closed[i], "S", NULL) == NULL);
+        CHECK_CONTAINS(cr_last_error_message(), why);
+        CHECK_STATUS(load_yaml(closed[i], "U: N\n"), CR_ERR_INVALID_ARGUMENT);
+        CHECK_CONTAINS(cr_last_error_message(), why);
+        CHECK_STATUS(cr_register_class(closed[i], "M", &named_class, &log), CR_ERR_INVALID_ARGUMENT);
+        CHECK(cr_registry_new_child(closed[i]) == NULL);
+        CHECK_LAST_ERROR(CR_ERR_INVALID_ARGUMENT);
+    }
+    cr_registry_free(grandchild);
+    cr_registry_free(child);
+    CHECK_STR(log.log, "~CS ~S");
+}
+
 void test_outside(void) {
     empty_tags_are_refused();
+    a_child_closes_with_its_parent();
 }

@@ -161,10 +161,10 @@ public struct ValueRef: @unchecked Sendable {
     }
 
     /// `lookup` for a callback's arguments: a map with a lookup hint (`RawValue.Flags.lookupHint`)
-    /// is tried at the hinted slot first, as `cr_map_get` does, so keys read in the order
-    /// they were declared compare one key each; anything else takes `searchBytes`.
+    /// is tried at the hinted slot first, as `cr_map_get` does, so keys read in the order they
+    /// were declared compare one key each; anything else takes `searchBytes`.
     @inlinable @inline(__always) func lookupHinted(_ key: UnsafePointer<UInt8>, _ length: Int) -> ValueRef? {
-        if pointer.pointee.flags & RawValue.Flags.lookupHint != 0 {
+        if isArgumentsMap {
             let hint = RawValue.lookupHint(pointer)
             let h = Int(hint.pointee.load(ordering: .relaxed))
             if h < Int(pointer.pointee.count) {
@@ -183,7 +183,7 @@ public struct ValueRef: @unchecked Sendable {
     @usableFromInline @inline(never) func searchBytes(_ key: UnsafePointer<UInt8>, _ length: Int) -> ValueRef? {
         guard kind == .map, let slots = pointer.pointee.mapSlots else { return nil }
         for i in 0..<Int(pointer.pointee.count) where slots[i].keyEquals(key, length) {
-            if pointer.pointee.flags & RawValue.Flags.lookupHint != 0 {
+            if isArgumentsMap {
                 RawValue.lookupHint(pointer).pointee.store(UInt16(truncatingIfNeeded: i &+ 1), ordering: .relaxed)
             }
             return ValueRef.valueOf(slots + i)
@@ -198,23 +198,31 @@ public struct ValueRef: @unchecked Sendable {
     }
 
     /// The value under the NUL-terminated `key`, or nil (what `cr_map_get` returns): the hinted
-    /// slot (`valueAtHint`), else the search past it (`valuePastHint`).
+    /// slot of a callback's arguments map (`valueAtHint`), else a search of its slots
+    /// (`searchArguments`); any other map takes `valuePastHint`.
     @inlinable @inline(__always) package func value(forCKey key: UnsafePointer<CChar>) -> ValueRef? {
-        if let found = valueAtHint(forCKey: key) { return found }
+        if isArgumentsMap {
+            if let found = valueAtHint(forCKey: key) { return found }
+            return searchArguments(cKey: UnsafeRawPointer(key).assumingMemoryBound(to: UInt8.self))
+        }
         return valuePastHint(forCKey: key)
     }
 
-    /// The first try of `cr_map_get`: the hinted slot of a callback's arguments map, if its key
-    /// is the NUL-terminated `key` (the hint then moves past it); nil for any other value, slot or
-    /// key. A callback's arguments map (`RawValue.Flags.lookupHint`) remembers the slot after the
-    /// last one found: a host reading its arguments in the order they were declared compares one
-    /// key per lookup; any other read takes `search`. Bytes are compared in place (no `strlen` of
+    /// Whether this is a callback's arguments map (`RawValue.Flags.lookupHint`: a map, with slots
+    /// whenever it has any, built in one call's memory), whose lookups keep a hint.
+    @inlinable @inline(__always) package var isArgumentsMap: Bool {
+        pointer.pointee.flags & RawValue.Flags.lookupHint != 0
+    }
+
+    /// The first try of `cr_map_get` on a callback's arguments map (`isArgumentsMap`, checked by
+    /// the caller): the hinted slot, if its key is the NUL-terminated `key` (the hint then moves
+    /// past it); nil for any other slot or key. The map remembers the slot after the last one
+    /// found: a host reading its arguments in the order they were declared compares one key per
+    /// lookup; any other read takes `searchArguments`. Bytes are compared in place (no `strlen` of
     /// the key, no `memcmp`, never a byte past the key's NUL): a slot matches when its `keyLength`
     /// bytes equal the key's and the key ends there (so a slot key with an embedded NUL matches no
     /// C string, as with `strlen` + compare).
     @inlinable @inline(__always) package func valueAtHint(forCKey key: UnsafePointer<CChar>) -> ValueRef? {
-        // Only `RawValue.argumentsMap` sets the flag: a map, with slots whenever it has any.
-        guard pointer.pointee.flags & RawValue.Flags.lookupHint != 0 else { return nil }
         let hint = RawValue.lookupHint(pointer)
         let h = Int(hint.pointee.load(ordering: .relaxed))
         guard h < Int(pointer.pointee.count) else { return nil }
@@ -224,31 +232,53 @@ public struct ValueRef: @unchecked Sendable {
         return ValueRef.valueOf(slot)
     }
 
-    /// `cr_map_get` past `valueAtHint` (nil when this is not a map): `search` of the slots.
+    /// `cr_map_get` on an arguments map past its hinted slot: every slot once, starting after the
+    /// hinted one (a host that skips a key usually reads on from there) and wrapping around; the
+    /// hint moves past the slot found. One loop with no calls (most keys that differ differ in
+    /// their first byte), reached in tail position from `cr_map_get`, so a read out of declared
+    /// order costs a few compares, not a second search through the general path.
+    @usableFromInline @inline(never) package func searchArguments(cKey k: UnsafePointer<UInt8>) -> ValueRef? {
+        let n = Int(pointer.pointee.count)
+        guard n > 0 else { return nil }
+        let slots = pointer.pointee.mapSlots.unsafelyUnwrapped
+        let hint = RawValue.lookupHint(pointer)
+        var i = Int(hint.pointee.load(ordering: .relaxed))
+        let first = k.pointee
+        var left = n
+        repeat {
+            i &+= 1
+            if i >= n { i = 0 }
+            let slot = slots + i
+            if slot.pointee.key.pointee == first, slot.pointee.keyEquals(cString: k, afterFirst: first) {
+                hint.pointee.store(UInt16(truncatingIfNeeded: i &+ 1), ordering: .relaxed)
+                return ValueRef.valueOf(slot)
+            }
+            left &-= 1
+        } while left > 0
+        return nil
+    }
+
+    /// `cr_map_get` on a map that is not an arguments map (nil when this is not a map): `search`
+    /// of the slots.
     @inlinable @inline(__always) package func valuePastHint(forCKey key: UnsafePointer<CChar>) -> ValueRef? {
         guard kind == .map, let slots = pointer.pointee.mapSlots else { return nil }
         return search(cKey: UnsafeRawPointer(key).assumingMemoryBound(to: UInt8.self), slots)
     }
 
-    /// `cr_map_get` past its hint: every slot once, starting after the hint's slot (a host
-    /// that skips a key usually reads on from there) and wrapping around; the hint, if any, updated.
+    /// The value under the NUL-terminated `k` among `slots` of a map without a hint (props, maps
+    /// inside arguments), or nil.
     @usableFromInline @inline(never) func search(
         cKey k: UnsafePointer<UInt8>, _ slots: UnsafeMutablePointer<RawMapSlot>
     ) -> ValueRef? {
         let n = Int(pointer.pointee.count)
-        let hinted = pointer.pointee.flags & RawValue.Flags.lookupHint != 0
-        var i = hinted ? Int(RawValue.lookupHint(pointer).pointee.load(ordering: .relaxed)) &+ 1 : 0
         let first = k.pointee
-        var left = n
-        while left > 0 {
-            if i >= n { i = 0 }
+        var i = 0
+        while i < n {
             // Most keys that differ differ in the first byte; past it, the rest is compared.
             if slots[i].key.pointee == first, slots[i].keyEquals(cString: k, afterFirst: first) {
-                if hinted { RawValue.lookupHint(pointer).pointee.store(UInt16(truncatingIfNeeded: i &+ 1), ordering: .relaxed) }
                 return ValueRef.valueOf(slots + i)
             }
             i &+= 1
-            left &-= 1
         }
         return nil
     }

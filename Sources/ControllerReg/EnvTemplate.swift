@@ -138,6 +138,7 @@ enum EnvTemplate {
             var out: [UInt8] = []
             out.reserveCapacity(b.count)
             var missing: [String] = []
+            // Names missing beyond the reported ones (counted once each).
             var seen = Set<String>()
             var more = 0
             var tooLong = false
@@ -159,8 +160,13 @@ enum EnvTemplate {
                     } else if let d = defaultText {
                         chosen = b[d]
                     } else {
-                        if seen.insert(name).inserted {
-                            if missing.count < maxReportedNames { missing.append(name) } else { more += 1 }
+                        // Names seen are looked for among the few reported (a set only past them).
+                        if !missing.contains(name) {
+                            if missing.count < maxReportedNames {
+                                missing.append(name)
+                            } else if seen.insert(name).inserted {
+                                more += 1
+                            }
                         }
                         return true
                     }

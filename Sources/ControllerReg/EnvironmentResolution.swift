@@ -11,8 +11,9 @@ struct EnvironmentResolution {
     let lookup: EnvironmentLookup
     let maxStringBytes: Int
     let entry: String
-    /// Where the problems found are recorded (a load's share one: `Diagnostic(_:_:at:in:)`).
-    var problems = ProblemStore()
+    /// Where the problems' messages are written and recorded (a change's share one buffer and
+    /// its store: `Diagnostic(_:written:at:)`; no `String` per message).
+    var text = TextBuffer()
 
     /// Whether two definitions that are equal as written resolve their environment values
     /// differently (each against the environment it was committed with): a reload that reads a
@@ -42,65 +43,78 @@ struct EnvironmentResolution {
     )
         -> DependencyValue
     {
-        // The place and the words in one string (a load may report thousands of these).
-        func place(_ pieces: String...) -> String { ProblemText.joined(["entry '", entry, "', key '", key, "': "], pieces) }
+        // The place and the words written into `text`, recorded from there.
+        func place() -> TextBuffer {
+            text.clear()
+            text.append("entry '")
+            text.append(entry)
+            text.append("', key '")
+            text.append(key)
+            text.append("': ")
+            return text
+        }
         switch value {
-        case .template(let text, let at):
-            switch EnvTemplate.substitute(text, maxBytes: maxStringBytes, lookup: lookup.value(of:)) {
+        case .template(let template, let at):
+            switch EnvTemplate.substitute(template, maxBytes: maxStringBytes, lookup: lookup.value(of:)) {
             case .text(let s):
                 return .string(s)
             case .missing(let names, let more):
-                let written = EnvValue.quoted("@" + text)
+                let written = "@" + template
                 for name in names {
-                    let shown = EnvValue.shown(name)
-                    out.append(
-                        Diagnostic(
-                            .environment,
-                            place(
-                                "environment variable ", shown, " is not set (in ", written, "): set ", shown,
-                                " or give a default: ${", shown, ":-value}"),
-                            at: at ?? fallback, in: problems))
+                    let t = place()
+                    t.append("environment variable ")
+                    EnvironmentResolution.appendShown(name, to: t)
+                    t.append(" is not set (in ")
+                    EnvironmentResolution.appendQuoted(written, to: t)
+                    t.append("): set ")
+                    EnvironmentResolution.appendShown(name, to: t)
+                    t.append(" or give a default: ${")
+                    EnvironmentResolution.appendShown(name, to: t)
+                    t.append(":-value}")
+                    out.append(Diagnostic(.environment, written: t, at: at ?? fallback))
                 }
                 if more > 0 {
-                    out.append(
-                        Diagnostic(
-                            .environment, place(String(more), " more environment variables in ", written, " are not set"),
-                            at: at ?? fallback, in: problems))
+                    let t = place()
+                    t.append(more)
+                    t.append(" more environment variables in ")
+                    EnvironmentResolution.appendQuoted(written, to: t)
+                    t.append(" are not set")
+                    out.append(Diagnostic(.environment, written: t, at: at ?? fallback))
                 }
             case .tooLong:
-                out.append(
-                    Diagnostic(
-                        .limit,
-                        place(
-                            "the string would be longer than ", String(maxStringBytes),
-                            " bytes after substituting the environment"),
-                        at: at ?? fallback, in: problems))
+                let t = place()
+                t.append("the string would be longer than ")
+                t.append(maxStringBytes)
+                t.append(" bytes after substituting the environment")
+                out.append(Diagnostic(.limit, written: t, at: at ?? fallback))
             case .malformed:
                 break  // reported by DependencyRule.problems(of:) before resolution
             }
             return .null
         case .env(let e):
-            let shown = EnvValue.shown(e.name)
             let at = e.location ?? fallback
-            if let text = lookup.value(of: e.name), !(text.isEmpty && e.defaultValue != nil) {
-                if text.utf8.count > maxStringBytes {
-                    out.append(
-                        Diagnostic(
-                            .limit, place("environment variable ", shown, " is longer than ", String(maxStringBytes), " bytes"),
-                            at: at, in: problems))
+            if let value = lookup.value(of: e.name), !(value.isEmpty && e.defaultValue != nil) {
+                if value.utf8.count > maxStringBytes {
+                    let t = place()
+                    t.append("environment variable ")
+                    EnvironmentResolution.appendShown(e.name, to: t)
+                    t.append(" is longer than ")
+                    t.append(maxStringBytes)
+                    t.append(" bytes")
+                    out.append(Diagnostic(.limit, written: t, at: at))
                     return .null
                 }
-                switch EnvValue.convert(text: text, to: e.type) {
+                switch EnvValue.convert(text: value, to: e.type) {
                 case .success(let v):
                     return v
                 case .failure(let what):
+                    let shown = EnvValue.shown(e.name)
                     let orDefault = e.defaultValue.map { " (or unset it to use the default \($0))" } ?? ""
-                    out.append(
-                        Diagnostic(
-                            .environment,
-                            place(
-                                "environment variable \(shown) is \(EnvValue.quoted(text)), not \(what.text): set \(shown) to \(e.type.article)\(orDefault)"
-                            ), at: at, in: problems))
+                    let t = place()
+                    t.append(
+                        "environment variable \(shown) is \(EnvValue.quoted(value)), not \(what.text): set \(shown) to \(e.type.article)\(orDefault)"
+                    )
+                    out.append(Diagnostic(.environment, written: t, at: at))
                     return .null
                 }
             }
@@ -110,12 +124,19 @@ struct EnvironmentResolution {
             case .failure?:
                 return .null  // reported by DependencyRule.problems(of:) before resolution
             case nil:
-                out.append(
-                    Diagnostic(
-                        .environment,
-                        place(
-                            "environment variable ", shown, " is not set: set ", shown, " or give a default: {Env: ", shown,
-                            e.type == .string ? "" : ", Type: " + e.type.rawValue, ", Default: ...}"), at: at, in: problems))
+                let t = place()
+                t.append("environment variable ")
+                EnvironmentResolution.appendShown(e.name, to: t)
+                t.append(" is not set: set ")
+                EnvironmentResolution.appendShown(e.name, to: t)
+                t.append(" or give a default: {Env: ")
+                EnvironmentResolution.appendShown(e.name, to: t)
+                if e.type != .string {
+                    t.append(", Type: ")
+                    t.append(e.type.rawValue)
+                }
+                t.append(", Default: ...}")
+                out.append(Diagnostic(.environment, written: t, at: at))
                 return .null
             }
         case .list(let items):
@@ -129,6 +150,24 @@ struct EnvironmentResolution {
                 })
         default:
             return value
+        }
+    }
+
+    /// `EnvValue.shown(name)` written into `text` (no `String` made for a name of at most 64
+    /// bytes).
+    static func appendShown(_ name: String, to text: TextBuffer) {
+        if name.utf8.count <= 64 { text.append(name) } else { text.append(EnvValue.shown(name)) }
+    }
+
+    /// `EnvValue.quoted(value)` written into `text` (no `String` made for a value of at most 64
+    /// bytes).
+    static func appendQuoted(_ value: String, to text: TextBuffer) {
+        if value.utf8.count <= 64 {
+            text.append(byte: UInt8(ascii: "'"))
+            text.append(value)
+            text.append(byte: UInt8(ascii: "'"))
+        } else {
+            text.append(EnvValue.quoted(value))
         }
     }
 }

@@ -196,7 +196,6 @@ struct LifetimeRule {
             .lifetime,
             "singleton '\(singleton)' would keep graph object '\(graph)': \(shown)\(via); a graph object belongs to one "
                 + "create: \(fix), or change a lifestyle ('\(singleton)' not singleton, or '\(graph)' not graph)",
-            at: definitionOf(path[0])?.location
-        ).withPath(path.prefix(Diagnostic.maxPathNames).map(nameOf))
+            at: definitionOf(path[0])?.location, path: path.prefix(Diagnostic.maxPathNames).map(nameOf))
     }
 }

@@ -7,11 +7,24 @@ enum PathText {
 
     /// `path` joined with " -> ", its middle elided when it has more than `2 * ends + 1` entries.
     static func written(_ path: [Int], name: (Int) -> String) -> String {
-        if path.count <= 2 * ends + 1 {
-            return path.map(name).joined(separator: " -> ")
+        written(count: path.count, at: { path[$0] }, name: name)
+    }
+
+    /// `written` of the path whose `count` entries are `at(0)`, `at(1)`, …: only the names shown
+    /// are asked for.
+    static func written(count: Int, at: (Int) -> Int, name: (Int) -> String) -> String {
+        var text = ""
+        func add(_ j: Int) {
+            if !text.isEmpty { text += " -> " }
+            text += name(at(j))
         }
-        let head = path[..<ends].map(name).joined(separator: " -> ")
-        let tail = path[(path.count - ends)...].map(name).joined(separator: " -> ")
-        return "\(head) -> ... (\(path.count - 2 * ends) more entries) ... -> \(tail)"
+        if count <= 2 * ends + 1 {
+            for j in 0..<count { add(j) }
+            return text
+        }
+        for j in 0..<ends { add(j) }
+        text += " -> ... (\(count - 2 * ends) more entries) ..."
+        for j in (count - ends)..<count { add(j) }
+        return text
     }
 }

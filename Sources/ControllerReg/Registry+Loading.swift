@@ -169,7 +169,8 @@ extension Registry {
                 &c, load.staged ?? StagedEntries(entries: 0), mode: mode, removals: [], source: source,
                 // Invalid names only keep references to them from being reported as missing: none
                 // to look for when no entry is staged.
-                invalidNames: (load.staged?.count ?? 0) > 0 ? Set(load.invalidNames) : [],
+                // (A list: hashed into a set only if a reference to no entry is found.)
+                invalidNames: [], invalidNameList: (load.staged?.count ?? 0) > 0 ? load.invalidNames : [],
                 decodeProblems: unreadProblems.isEmpty ? load.diagnostics : unreadProblems + load.diagnostics,
                 namesIncomplete: !unreadProblems.isEmpty, environment: environment)
         }
@@ -196,8 +197,8 @@ extension Registry {
     /// keeps it, so a reload gives a map again and reads the process environment anew).
     func stage(
         _ c: inout Candidate, _ staged: StagedEntries, mode: LoadMode, removals: [String],
-        source: ReloadHistory.Source, invalidNames: Set<String>, decodeProblems: [Diagnostic], namesIncomplete: Bool,
-        environment: ConfigEnvironment, lookup given: EnvironmentLookup? = nil,
+        source: ReloadHistory.Source, invalidNames: Set<String>, invalidNameList: [String] = [], decodeProblems: [Diagnostic],
+        namesIncomplete: Bool, environment: ConfigEnvironment, lookup given: EnvironmentLookup? = nil,
         kept: [String: (cell: SingletonCell, owner: UnsafeMutableRawPointer?)] = [:]
     ) throws(ConfigError) {
         let lookup = given ?? EnvironmentLookup(environment)
@@ -223,7 +224,8 @@ extension Registry {
         let table: EntryTable
         switch tx.apply(
             staged: staged, mode: mode == .add ? .add : .override, removals: removals,
-            invalidNames: invalidNames, decodeProblems: decodeProblems, namesIncomplete: namesIncomplete, child: child,
+            invalidNames: invalidNames, invalidNameList: invalidNameList, decodeProblems: decodeProblems,
+            namesIncomplete: namesIncomplete, child: child,
             kept: kept)
         {
         case .failure(let error): throw error

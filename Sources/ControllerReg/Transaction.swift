@@ -56,8 +56,9 @@ struct Transaction {
     }
 
     /// Applies the staged entries (and removes `removals`). Returns the new entry list, or every
-    /// problem found, including `decodeProblems`. References to `invalidNames` (entries that failed
-    /// to decode) are not reported again as missing, nor is any reference when `namesIncomplete` (a
+    /// problem found, including `decodeProblems`. References to `invalidNames` or `invalidNameList`
+    /// (entries that failed to decode; the list is hashed only when needed) are not reported again
+    /// as missing, nor is any reference when `namesIncomplete` (a
     /// file of the load could not be read, so it may define the name).
     /// For a child registry, `inherited` maps names of singletons it takes unchanged from its parent
     /// to the parent's cells and their owners (so they stay the parent's), and `owner` is the parent;
@@ -68,7 +69,8 @@ struct Transaction {
     /// it emptied. The staged records become the new entries' records (the arena is the table's).
     mutating func apply(
         staged input: StagedEntries, mode: Mode = .add, removals: [String] = [],
-        invalidNames: Set<String> = [], decodeProblems: [Diagnostic] = [], namesIncomplete: Bool = false,
+        invalidNames: Set<String> = [], invalidNameList: [String] = [], decodeProblems: [Diagnostic] = [],
+        namesIncomplete: Bool = false,
         inherited: [String: (cell: SingletonCell, owner: UnsafeMutableRawPointer?)] = [:], owner: Unmanaged<Registry>? = nil,
         child: ChildScope? = nil, kept: [String: (cell: SingletonCell, owner: UnsafeMutableRawPointer?)] = [:]
     ) -> Result<EntryTable, ConfigError> {
@@ -130,12 +132,15 @@ struct Transaction {
         // Entries that fail the checks every door shares: not compiled, and not reported again as
         // missing when something refers to them.
         var rejected = invalidNames
+        // More of them, hashed into `rejected` at the first reference to no entry (a load whose
+        // every entry fails to decode has thousands, and often no such reference).
+        var rejectedLater = invalidNameList
         // Dependencies with the environment resolved and the lookup used, by position in the
         // accepted lists (only entries that use it: none in most loads).
         var resolved: [Int: [Dependency]] = [:]
         var environmentOf: [Int: EnvironmentLookup] = [:]
         // Where environment problems are recorded (one store for the change's many).
-        var environmentProblems: ProblemStore?
+        var environmentText: TextBuffer?
         // Records rejected by the quick check below, by name (not reported again as missing).
         var rejectedStaged: StagedNameIndex?
         defer { rejectedStaged?.free() }
@@ -241,7 +246,7 @@ struct Transaction {
                 environmentOf[acceptedPositions.count] = lookup
                 resolved[acceptedPositions.count] = EnvironmentResolution(
                     lookup: lookup, maxStringBytes: maxStringBytes, entry: def.name,
-                    problems: ProblemStore.made(&environmentProblems)
+                    text: ProblemText.buffer(&environmentText)
                 ).resolve(def.dependencies, into: &diagnostics)
             }
             acceptedPositions.append(k)
@@ -259,7 +264,7 @@ struct Transaction {
                 environmentOf[acceptedPositions.count] = lookup
                 resolved[acceptedPositions.count] = EnvironmentResolution(
                     lookup: lookup, maxStringBytes: maxStringBytes, entry: def.name,
-                    problems: ProblemStore.made(&environmentProblems)
+                    text: ProblemText.buffer(&environmentText)
                 ).resolve(def.dependencies, into: &diagnostics)
             }
             acceptedPositions.append(growing.count)
@@ -374,6 +379,10 @@ struct Transaction {
                 }
                 // The name's bytes (a `String` only where one is compared or suggested for).
                 let nameBytes = staged.internedBytes(id)
+                if !rejectedLater.isEmpty {
+                    rejected.formUnion(rejectedLater)
+                    rejectedLater = []
+                }
                 if !removals.isEmpty && removals.contains(String(decoding: nameBytes, as: UTF8.self)) {
                     let name = String(decoding: nameBytes, as: UTF8.self)
                     let def = staged.definition(k)
@@ -771,17 +780,23 @@ struct Transaction {
         _ members: [Int], definitionOf: (Int) -> EntryDefinition?, nameOf name: (Int) -> String?
     ) -> Diagnostic {
         func nameOf(_ i: Int) -> String { name(i) ?? "#\(i)" }
-        let start = members.firstIndex(of: members.min()!)!
-        let rotated = Array(members[start...] + members[..<start])
-        let closed = rotated + [rotated[0]]
-        let path = PathText.written(closed, name: nameOf)
-        let nextIndex = rotated.count > 1 ? rotated[1] : rotated[0]
+        // The cycle rotated to start at its earliest entry and closed on it, read in place: entry
+        // `j` of the closed path is `at(j)` (no copies of a path that may be thousands long).
+        let m = members.count
+        var start = 0
+        for j in 1..<max(m, 1) where members[j] < members[start] { start = j }
+        func at(_ j: Int) -> Int { members[(start + j) % m] }
+        let closedCount = m + 1
+        let path = PathText.written(count: closedCount, at: at, name: nameOf)
+        let first = at(0)
+        let nextIndex = m > 1 ? at(1) : first
         let next = nameOf(nextIndex)
         // A tagged list reaches the next entry when it asks for one of that entry's tags.
         let nextTags = Set(definitionOf(nextIndex)?.tags.map(\.text) ?? [])
-        var location: SourceLocation? = definitionOf(rotated[0])?.location
+        let firstDefinition = definitionOf(first)
+        var location: SourceLocation? = firstDefinition?.location
         var via = ""
-        if let def = definitionOf(rotated[0]) {
+        if let def = firstDefinition {
             outer: for dep in def.dependencies {
                 var found: (SourceLocation?, DependencyEdge)?
                 dep.value.forEachEdge { e in
@@ -797,8 +812,9 @@ struct Transaction {
                 }
             }
         }
-        return Diagnostic(.cycle, "dependency cycle: \(path)\(via)", at: location)
-            .withPath(closed.prefix(Diagnostic.maxPathNames).map(nameOf))
+        return Diagnostic(
+            .cycle, "dependency cycle: \(path)\(via)", at: location,
+            path: (0..<min(closedCount, Diagnostic.maxPathNames)).map { nameOf(at($0)) })
     }
 }
 

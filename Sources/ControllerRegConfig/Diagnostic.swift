@@ -64,19 +64,12 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
         self.init(code, raw: Diagnostic.capped(Diagnostic.withoutNul(message)), at: location, suggestion: suggestion)
     }
 
-    /// A diagnostic recorded in `store` (a load's many problems share one), its message capped and
-    /// NUL-free as `init(_:_:at:suggestion:)` makes it.
-    package init(
-        _ code: ErrorCode, _ message: String, at location: SourceLocation? = nil, suggestion: String? = nil,
-        in store: ProblemStore
-    ) {
-        let kept = Diagnostic.capped(Diagnostic.withoutNul(message))
-        self.store = store
-        self.index = Diagnostic.withBytes(of: kept) { b in
-            store.add(
-                code, message: b, file: location?.file, line: location?.line ?? 0, column: location?.column ?? 0,
-                suggestion: suggestion)
-        }
+    /// A diagnostic with `path` (its first `maxPathNames` names), made in one go (no second
+    /// record, as `withPath` on a new diagnostic makes).
+    package init(_ code: ErrorCode, _ message: String, at location: SourceLocation?, path: [String]) {
+        self.init(
+            code, raw: Diagnostic.capped(Diagnostic.withoutNul(message)), at: location, suggestion: nil,
+            path: path.count > Diagnostic.maxPathNames ? Array(path.prefix(Diagnostic.maxPathNames)) : path)
     }
 
     /// A diagnostic of its own store whose message is `message` as it is.

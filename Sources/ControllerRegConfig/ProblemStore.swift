@@ -84,14 +84,6 @@ package final class ProblemStore: @unchecked Sendable {
         return p.bindMemory(to: T.self, capacity: n)
     }
 
-    /// The store in `slot`, made at its first use (most changes record no problem).
-    package static func made(_ slot: inout ProblemStore?) -> ProblemStore {
-        if let s = slot { return s }
-        let s = ProblemStore()
-        slot = s
-        return s
-    }
-
     deinit {
         for k in 0..<state.pointee.chunkCount { free(state.pointee.chunks[k]) }
         free(state.pointee.chunks)
@@ -143,7 +135,7 @@ package final class ProblemStore: @unchecked Sendable {
         return UnsafePointer(at)
     }
 
-    /// Copies `b` in if it is a message kept as it is (see `TextBuffer.isKeepableMessage`), a
+    /// Copies `b` in if it is a message kept as it is (at most `Diagnostic.maxMessageBytes`, well-formed UTF-8, no NUL), a
     /// word at a time, checked as it is copied; nil (nothing kept) otherwise.
     func keepMessage(_ b: UnsafeBufferPointer<UInt8>) -> UnsafePointer<UInt8>? {
         let n = b.count
@@ -292,12 +284,6 @@ package final class ProblemStore: @unchecked Sendable {
 }
 
 extension TextBuffer {
-    /// Whether the bytes written can be kept as a message as they are: at most
-    /// `Diagnostic.maxMessageBytes`, well-formed UTF-8, no NUL byte.
-    func isKeepableMessage() -> Bool {
-        bytes.count <= Diagnostic.maxMessageBytes && TextBuffer.isKeepable(bytes)
-    }
-
     /// Whether `b` is well-formed UTF-8 without a NUL byte.
     static func isKeepable(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let p = b.baseAddress else { return true }

@@ -120,25 +120,29 @@ enum LastError {
 
     /// Records a library error: the code of its first problem, every problem in the message and
     /// in the structured list.
-    static func set(_ error: ConfigError) {
+    @discardableResult
+    static func set(_ error: ConfigError) -> Int32 {
         let count = error.diagnostics.count
+        // (Read once: the code is the lowest of every problem's.)
+        let code = error.code
         guard count > 1 else {
             let text = TextBuffer(capacity: 192)
             // One pass: the message, and the problem's strings as its line is written.
             let written = Written(count: count)
             error.write(into: text) { written.add($0) }
-            store(error.code, message: text, written)
-            return
+            store(code, message: text, written)
+            return code.rawValue
         }
         // The message now; the problem records when one is asked for (`problem(_:)`).
         let text = TextBuffer(capacity: 64 + count * 128)
         error.write(into: text)
-        guard let r = record() else { return }
+        guard let r = record() else { return code.rawValue }
         reset(r)
-        r.pointee.code = error.code.rawValue
+        r.pointee.code = code.rawValue
         r.pointee.heapMessage = text.takeCString()
         r.pointee.count = count
         r.pointee.pending = Unmanaged.passRetained(Pending(error)).toOpaque()
+        return code.rawValue
     }
 
     /// Problem `index` of this thread's record (its records written now if they are pending).
@@ -285,8 +289,7 @@ func status(_ body: () throws(ConfigError) -> Void) -> Int32 {
         try body()
         return 0
     } catch {
-        LastError.set(error)
-        return error.code.rawValue
+        return LastError.set(error)
     }
 }
 

@@ -255,6 +255,20 @@ struct EnvironmentTests {
         #expect(q.children["p"]?.args["v"] == "parent")
     }
 
+    @Test func aTemplatesMissingNamesAreEachReportedOrCountedOnce() {
+        // Eight names reported in their first order, each once however often it is used; the
+        // ones past them counted once each.
+        let names = ["A", "B", "A", "C", "D", "E", "F", "G", "H", "I", "B", "J", "I", "J"]
+        let text = names.map { "${\($0)}" }.joined()
+        let e = expectError { try Registry().load(text: "E: {ClassName: C, Dependencies: {v: '@\(text)'}}", environment: [:]) }
+        let messages = e?.diagnostics.map(\.message) ?? []
+        #expect(messages.count == 9)
+        for (i, name) in ["A", "B", "C", "D", "E", "F", "G", "H"].enumerated() where i < messages.count {
+            #expect(messages[i].hasPrefix("entry 'E', key 'v': environment variable \(name) is not set (in '@\(text)')"))
+        }
+        #expect(messages.last == "entry 'E', key 'v': 2 more environment variables in '@\(text)' are not set")
+    }
+
     @Test func hostileInputCostsLittleAndIsBounded() throws {
         // 100k `${` (unclosed at the end): one schema problem, not 100k.
         let opens = String(repeating: "${A}", count: 100_000) + "${"

@@ -1,5 +1,5 @@
 /* C host tests of libcontrollerreg. Usage: controllerreg-c-tests [group...]; no group runs all.
- * Groups: example semantics errors ownership threads features reliability abi reentry reload env forms edges. Set CR_TEST_QUICK=1 for shorter loops. */
+ * Groups: example semantics errors ownership threads features reliability abi reentry reload env forms edges loadmemory. Set CR_TEST_QUICK=1 for shorter loops. */
 #include "check.h"
 #include "tests.h"
 
@@ -22,6 +22,7 @@ static const struct {
     {"env", test_env},
     {"forms", test_forms},
     {"edges", test_edges},
+    {"loadmemory", test_loadmemory},
 };
 
 int main(int argc, char **argv) {

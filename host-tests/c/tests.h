@@ -14,4 +14,5 @@ void test_reload(void);
 void test_env(void);
 void test_forms(void);
 void test_edges(void);
+void test_loadmemory(void);
 #endif

@@ -514,20 +514,24 @@ static void mode_creates(void) {
 typedef struct {
     long n;
     double cpu_ns;
+    int hand; /* 1: the hand-wired control (malloc + free of the same three objects) */
 } thread_arg;
 static void *thread_body(void *p) {
     thread_arg *a = p;
     double t0 = pb_clock_ns(CLOCK_THREAD_CPUTIME_ID);
-    for (long i = 0; i < a->n; i++) node_destroy(cr_registry_create(the_reg, "Node", NULL), NULL);
+    if (a->hand)
+        for (long i = 0; i < a->n; i++) node_destroy(hand_node("Home screen", 3, 0.5), NULL);
+    else
+        for (long i = 0; i < a->n; i++) node_destroy(cr_registry_create(the_reg, "Node", NULL), NULL);
     a->cpu_ns = pb_clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
     return NULL;
 }
 
-/* One block of T threads doing n creates each: Mops/s by wall clock, and the sum over threads of
- * n / own CPU time (what contention inside the library costs, whatever else the machine runs). */
-static void thread_block(int t, long n, double *wall_mops, double *cpu_mops) {
+/* One block of T threads doing n operations each: Mops/s by wall clock, and the sum over threads
+ * of n / own CPU time (what contention inside the library costs, whatever else the machine runs). */
+static void thread_block(int t, long n, int hand, double *wall_mops, double *cpu_mops) {
     pthread_t th[2];
-    thread_arg a[2] = {{n, 0}, {n, 0}};
+    thread_arg a[2] = {{n, 0, hand}, {n, 0, hand}};
     double t0 = pb_clock_ns(CLOCK_MONOTONIC);
     for (int i = 0; i < t; i++) pthread_create(&th[i], NULL, thread_body, &a[i]);
     for (int i = 0; i < t; i++) pthread_join(th[i], NULL);
@@ -536,23 +540,32 @@ static void thread_block(int t, long n, double *wall_mops, double *cpu_mops) {
     for (int i = 0; i < t; i++) *cpu_mops += (double)n / (a[i].cpu_ns / 1e9) / 1e6;
 }
 
-/* Pairs of (2 threads, 1 thread) blocks of the 5-dependency create, in alternating order. */
+/* Pairs of (2 threads, 1 thread) blocks of the 5-dependency create, in alternating order, and
+ * the same pairs of the hand-wired code (malloc + free, no library) right after each as a control:
+ * what two threads of this machine give to code that shares nothing. */
 static void mode_threads(long n) {
     setup_creates();
     static double w2[PB_MAX_PAIRS], w1[PB_MAX_PAIRS], c2[PB_MAX_PAIRS], c1[PB_MAX_PAIRS];
-    thread_arg warm = {n / 10, 0};
+    static double hw2[PB_MAX_PAIRS], hw1[PB_MAX_PAIRS], hc2[PB_MAX_PAIRS], hc1[PB_MAX_PAIRS];
+    thread_arg warm = {n / 10, 0, 0};
     thread_body(&warm);
     for (int r = 0; r < pb_cfg.pairs; r++) {
-        if (r % 2 == 0) {
-            thread_block(2, n, &w2[r], &c2[r]);
-            thread_block(1, n, &w1[r], &c1[r]);
-        } else {
-            thread_block(1, n, &w1[r], &c1[r]);
-            thread_block(2, n, &w2[r], &c2[r]);
+        for (int hand = 0; hand < 2; hand++) {
+            double *pw2 = hand ? hw2 : w2, *pw1 = hand ? hw1 : w1;
+            double *pc2 = hand ? hc2 : c2, *pc1 = hand ? hc1 : c1;
+            if (r % 2 == 0) {
+                thread_block(2, n, hand, &pw2[r], &pc2[r]);
+                thread_block(1, n, hand, &pw1[r], &pc1[r]);
+            } else {
+                thread_block(1, n, hand, &pw1[r], &pc1[r]);
+                thread_block(2, n, hand, &pw2[r], &pc2[r]);
+            }
         }
     }
     pb_emit_pair("c.threads.2", "c.threads.1", "Mops/s", w2, w1, pb_cfg.pairs, NULL);
     pb_emit_pair("c.threads_cpu.2", "c.threads_cpu.1", "Mops/s", c2, c1, pb_cfg.pairs, NULL);
+    pb_emit_pair("c.hand.threads.2", "c.hand.threads.1", "Mops/s", hw2, hw1, pb_cfg.pairs, NULL);
+    pb_emit_pair("c.hand.threads_cpu.2", "c.hand.threads_cpu.1", "Mops/s", hc2, hc1, pb_cfg.pairs, NULL);
     teardown_creates();
 }
 

@@ -11,6 +11,8 @@ struct EnvironmentResolution {
     let lookup: EnvironmentLookup
     let maxStringBytes: Int
     let entry: String
+    /// Where the problems found are recorded (a load's share one: `Diagnostic(_:_:at:in:)`).
+    var problems = ProblemStore()
 
     /// Whether two definitions that are equal as written resolve their environment values
     /// differently (each against the environment it was committed with): a reload that reads a
@@ -57,13 +59,13 @@ struct EnvironmentResolution {
                             place(
                                 "environment variable ", shown, " is not set (in ", written, "): set ", shown,
                                 " or give a default: ${", shown, ":-value}"),
-                            at: at ?? fallback))
+                            at: at ?? fallback, in: problems))
                 }
                 if more > 0 {
                     out.append(
                         Diagnostic(
                             .environment, place(String(more), " more environment variables in ", written, " are not set"),
-                            at: at ?? fallback))
+                            at: at ?? fallback, in: problems))
                 }
             case .tooLong:
                 out.append(
@@ -72,7 +74,7 @@ struct EnvironmentResolution {
                         place(
                             "the string would be longer than ", String(maxStringBytes),
                             " bytes after substituting the environment"),
-                        at: at ?? fallback))
+                        at: at ?? fallback, in: problems))
             case .malformed:
                 break  // reported by DependencyRule.problems(of:) before resolution
             }
@@ -85,7 +87,7 @@ struct EnvironmentResolution {
                     out.append(
                         Diagnostic(
                             .limit, place("environment variable ", shown, " is longer than ", String(maxStringBytes), " bytes"),
-                            at: at))
+                            at: at, in: problems))
                     return .null
                 }
                 switch EnvValue.convert(text: text, to: e.type) {
@@ -98,7 +100,7 @@ struct EnvironmentResolution {
                             .environment,
                             place(
                                 "environment variable \(shown) is \(EnvValue.quoted(text)), not \(what.text): set \(shown) to \(e.type.article)\(orDefault)"
-                            ), at: at))
+                            ), at: at, in: problems))
                     return .null
                 }
             }
@@ -113,7 +115,7 @@ struct EnvironmentResolution {
                         .environment,
                         place(
                             "environment variable ", shown, " is not set: set ", shown, " or give a default: {Env: ", shown,
-                            e.type == .string ? "" : ", Type: " + e.type.rawValue, ", Default: ...}"), at: at))
+                            e.type == .string ? "" : ", Type: " + e.type.rawValue, ", Default: ...}"), at: at, in: problems))
                 return .null
             }
         case .list(let items):

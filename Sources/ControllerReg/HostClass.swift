@@ -49,8 +49,10 @@ public struct HostClass: @unchecked Sendable {
 extension HostClass {
     /// A class whose objects are Swift objects, built by a closure.
     ///
-    /// Objects in the arguments are borrowed: read them with `args["key"]?.object(as: T.self)` and
-    /// keep a strong reference to what you need. `setter` (optional) receives `inject` keys.
+    /// Objects built for the create are taken over with `args["key"]?.take(as: T.self)` (the
+    /// closure owns them from then on; see `ValueRef.take(as:)`); anything read with
+    /// `object(as:)` is borrowed: keep a strong reference to what you need, the registry releases
+    /// its own when the closure returns. `setter` (optional) receives `inject` keys.
     /// An error thrown by either closure fails the call with its text in the message.
     public static func swift(
         create: @escaping @Sendable (_ args: ValueRef) throws -> AnyObject,

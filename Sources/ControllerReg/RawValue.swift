@@ -29,7 +29,8 @@ import Darwin
     @usableFromInline package var count: UInt32
     /// Payload: bool/int/double bits, string bytes, object pointer, or children.
     @usableFromInline package var a: UInt64
-    /// List/map capacity for owned containers; otherwise 0.
+    /// List/map capacity for owned containers; 1 for a `graph` object as its first receiver gets
+    /// it (`graphObject`: others of the same create may get it too); otherwise 0.
     @usableFromInline package var b: UInt64
 
     /// Flag bits.
@@ -53,6 +54,10 @@ import Darwin
         /// field is a lookup hint (the slot after the last one found), which lookups may update.
         /// Maps without it (in compiled plans, or the caller's) are never written to.
         @usableFromInline package static let lookupHint: UInt8 = 64
+        /// An object built for a Swift class's receiver that its closure took over
+        /// (`ValueRef.take(as:)`): the receiver holds the one reference, so the library neither
+        /// releases it nor hands it out again.
+        @usableFromInline package static let moved: UInt8 = 128
     }
 
     @inlinable init(kind: ValueKind, flags: UInt8 = 0, count: UInt32 = 0, a: UInt64 = 0, b: UInt64 = 0) {
@@ -76,6 +81,11 @@ import Darwin
     /// An object pointer built for the receiver (not owned by the value).
     @inlinable package static func object(_ p: UnsafeMutableRawPointer?, registryOwned: Bool = false) -> RawValue {
         RawValue(kind: .object, flags: registryOwned ? Flags.registryOwned : 0, a: UInt64(UInt(bitPattern: p)))
+    }
+    /// A `graph` object as its first receiver gets it (the receiver's unless it is taken: see
+    /// `Resolver`), marked so that `ValueRef.take(as:)` never hands it over.
+    @inlinable static func graphObject(_ p: UnsafeMutableRawPointer?) -> RawValue {
+        RawValue(kind: .object, a: UInt64(UInt(bitPattern: p)), b: 1)
     }
     /// An object pointer the caller keeps (props).
     @inlinable package static func callerObject(_ p: UnsafeMutableRawPointer?) -> RawValue {

@@ -6,7 +6,8 @@ extension Registry {
         try registerClass(className, host, replace: false)
     }
 
-    /// Registers a class whose objects are Swift objects built by `create`.
+    /// Registers a class whose objects are Swift objects built by `create`, which takes over the
+    /// objects built for it with `args["key"]?.take(as: T.self)` (see `HostClass.swift`).
     public func register(
         className: String, create: @escaping @Sendable (_ args: ValueRef) throws -> AnyObject
     ) throws(ConfigError) {

@@ -19,7 +19,8 @@ struct CreateFailure: Error {
 /// good; everything it did not take is destroyed (providers released) when the callback returns,
 /// or when the call fails before reaching it. A `graph` object goes to its first receiver if that
 /// one takes it; otherwise it is destroyed when the whole call ends. A class that borrows its
-/// arguments (Swift closures, which retain what they keep) takes nothing.
+/// arguments (Swift closures, which retain what they keep) takes only what its closure took over
+/// with `ValueRef.take(as:)`.
 struct Resolver {
     /// Unretained: every resolver lives inside a `SnapshotCell.read`, which keeps it alive.
     unowned(unsafe) let snapshot: Snapshot
@@ -483,7 +484,7 @@ struct Resolver {
                 graph.append(
                     GraphObject(
                         index: Int32(target), object: object, classSlot: snapshot.entries.plans[target].classSlot, owned: false))
-                dest.initialize(to: .object(object))
+                dest.initialize(to: .graphObject(object))
                 work.append(Held(kind: .graph, object: object, slot: Int32(graph.count - 1), value: dest))
             case .transient:
                 try buildTransient(target, into: dest, &work, depth: depth)
@@ -520,11 +521,16 @@ struct Resolver {
     /// or the call failed before reaching it: what the receiver took is its own; every other
     /// object is destroyed and every other provider released, in reverse order. A graph object
     /// taken becomes its receiver's; one not taken is left to `finishGraph`.
+    ///
+    /// A class that borrows its arguments (Swift closures) owns only what it took over with
+    /// `ValueRef.take(as:)` (`RawValue.Flags.moved`); `cr_value_object` does not make an object
+    /// its own.
     private mutating func settle(_ work: inout Work, borrows: Bool) {
         var p = work.top
+        let owning = borrows ? RawValue.Flags.moved : RawValue.Flags.taken
         while p < work.end {
             let h = p.pointee
-            let taken = !borrows && h.value.pointee.flags & RawValue.Flags.taken != 0
+            let taken = h.value.pointee.flags & owning != 0
             switch h.kind {
             case .object:
                 if !taken {

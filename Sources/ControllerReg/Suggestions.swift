@@ -82,7 +82,9 @@ package enum Suggestions {
         /// The candidates `names` (bytes that stay valid while these are used).
         package init(_ names: [UnsafeBufferPointer<UInt8>]) {
             self.names = names
-            signatures = names.map { Suggestions.signature(of: $0) }
+            signatures = Suggestions.signatureBits.withUnsafeBufferPointer { table in
+                names.map { Suggestions.signature(of: $0, table) }
+            }
         }
     }
 
@@ -90,10 +92,20 @@ package enum Suggestions {
     /// modulo 64). The bytes one word has and another lacks each need an edit, so the larger of
     /// the two counts of bits set in one signature only is a lower bound of their distance.
     static func signature(of bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        signatureBits.withUnsafeBufferPointer { signature(of: bytes, $0) }
+    }
+
+    /// `signature(of:)` with `signatureBits` at hand (one load a byte).
+    @inline(__always)
+    static func signature(of bytes: UnsafeBufferPointer<UInt8>, _ table: UnsafeBufferPointer<UInt64>) -> UInt64 {
+        guard let p = bytes.baseAddress, let t = table.baseAddress else { return 0 }
         var bits: UInt64 = 0
-        for b in bytes { bits |= 1 << UInt64(lower(b) & 63) }
+        for i in 0..<bytes.count { bits |= t[Int(p[i])] }
         return bits
     }
+
+    /// The signature bit of each byte value.
+    static let signatureBits: [UInt64] = (0..<256).map { 1 << UInt64(lower(UInt8($0)) & 63) }
 
     /// `closest(to:among:candidate:excluding:)` of `candidates`, most of them ruled out by their
     /// signatures alone.

@@ -134,6 +134,8 @@ struct Transaction {
         // accepted lists (only entries that use it: none in most loads).
         var resolved: [Int: [Dependency]] = [:]
         var environmentOf: [Int: EnvironmentLookup] = [:]
+        // Where environment problems are recorded (one store for the change's many).
+        var environmentProblems: ProblemStore?
         // Records rejected by the quick check below, by name (not reported again as missing).
         var rejectedStaged: StagedNameIndex?
         defer { rejectedStaged?.free() }
@@ -238,7 +240,8 @@ struct Transaction {
                 let lookup = environment ?? def.environment ?? EnvironmentLookup(.process)
                 environmentOf[acceptedPositions.count] = lookup
                 resolved[acceptedPositions.count] = EnvironmentResolution(
-                    lookup: lookup, maxStringBytes: maxStringBytes, entry: def.name
+                    lookup: lookup, maxStringBytes: maxStringBytes, entry: def.name,
+                    problems: ProblemStore.made(&environmentProblems)
                 ).resolve(def.dependencies, into: &diagnostics)
             }
             acceptedPositions.append(k)
@@ -255,7 +258,8 @@ struct Transaction {
             if let lookup = def.environment {
                 environmentOf[acceptedPositions.count] = lookup
                 resolved[acceptedPositions.count] = EnvironmentResolution(
-                    lookup: lookup, maxStringBytes: maxStringBytes, entry: def.name
+                    lookup: lookup, maxStringBytes: maxStringBytes, entry: def.name,
+                    problems: ProblemStore.made(&environmentProblems)
                 ).resolve(def.dependencies, into: &diagnostics)
             }
             acceptedPositions.append(growing.count)

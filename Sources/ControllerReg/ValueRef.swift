@@ -59,8 +59,11 @@ public struct ValueRef: @unchecked Sendable {
         guard kind == .string else { return nil }
         return UnsafeRawPointer(pointer.pointee.stringBytes).map { $0.assumingMemoryBound(to: CChar.self) } ?? emptyCString
     }
-    /// The object pointer, if this is an object.
-    @inlinable public var object: UnsafeMutableRawPointer? { kind == .object ? pointer.pointee.pointerA : nil }
+    /// The object pointer, if this is an object (nil once a Swift class's closure took it over
+    /// with `take(as:)`).
+    @inlinable public var object: UnsafeMutableRawPointer? {
+        kind == .object && pointer.pointee.flags & RawValue.Flags.moved == 0 ? pointer.pointee.pointerA : nil
+    }
     /// Whether this object belongs to the registry (a singleton) rather than to the receiver.
     @inlinable public var isRegistryOwned: Bool { kind == .object && pointer.pointee.flags & RawValue.Flags.registryOwned != 0 }
     /// Whether this object came from the caller's props (the caller keeps it).
@@ -76,7 +79,7 @@ public struct ValueRef: @unchecked Sendable {
     /// (`CR_OWNER_RECEIVER`) becomes its own for good, and the library no longer destroys it when
     /// the callback returns. Other objects (singletons, props, shared graph objects) are only read.
     @inlinable @inline(__always) package func takeObject() -> UnsafeMutableRawPointer? {
-        guard kind == .object else { return nil }
+        guard kind == .object, pointer.pointee.flags & RawValue.Flags.moved == 0 else { return nil }
         take()
         return pointer.pointee.pointerA
     }
@@ -107,6 +110,44 @@ public struct ValueRef: @unchecked Sendable {
     @_transparent public func object<T: AnyObject>(as type: T.Type) -> T? {
         guard let p = object else { return nil }
         return ValueRef.cast(Unmanaged<AnyObject>.fromOpaque(p).takeUnretainedValue(), to: T.self)
+    }
+
+    /// The Swift object, if this is one of type `T`, handed over to the closure that reads it.
+    ///
+    /// An object built for this create (`CR_OWNER_RECEIVER`) becomes the reader's: it gets the
+    /// registry's reference, with no retain, and the registry no longer releases it when the
+    /// closure returns (or throws: then the closure's own release frees it). This argument then
+    /// reads as nothing: a second `take(as:)`, `object(as:)` or `object` of it returns nil, so
+    /// keep the reference you got. Any other object (a singleton, one from the caller's props, a
+    /// `graph` object other objects of the create may share) is only read, as `object(as:)` does.
+    /// An object of another type is left where it is (nil).
+    ///
+    /// `take(as:)` is what a class keeping an object it was built with calls: it saves the
+    /// retain of `object(as:)` and the release when the closure returns.
+    @_transparent public func take<T: AnyObject>(as type: T.Type) -> T? {
+        guard kind == .object, let p = pointer.pointee.pointerA,
+            pointer.pointee.flags & RawValue.Flags.moved == 0
+        else { return nil }
+        let unmanaged = Unmanaged<AnyObject>.fromOpaque(p)
+        // Only an object built for this receiver, not yet taken, exactly of type T, is handed over.
+        if pointer.pointee.flags & (RawValue.Flags.notReceivers | RawValue.Flags.taken) == 0, pointer.pointee.b == 0,
+            unmanaged._withUnsafeGuaranteedRef({ ObjectIdentifier(Swift.type(of: $0)) == ObjectIdentifier(T.self) })
+        {
+            UnsafeMutablePointer(mutating: pointer).pointee.flags |= RawValue.Flags.moved | RawValue.Flags.taken
+            return unsafeDowncast(unmanaged.takeRetainedValue(), to: T.self)
+        }
+        return takeSlow(unmanaged, as: T.self)
+    }
+
+    /// `take(as:)` of anything but this receiver's own object of exactly type `T`: a subclass of
+    /// `T` built for it is handed over too; everything else is read as `object(as:)` does.
+    @inlinable func takeSlow<T: AnyObject>(_ unmanaged: Unmanaged<AnyObject>, as type: T.Type) -> T? {
+        guard let typed = ValueRef.cast(unmanaged.takeUnretainedValue(), to: T.self) else { return nil }
+        if pointer.pointee.flags & (RawValue.Flags.notReceivers | RawValue.Flags.taken) == 0, pointer.pointee.b == 0 {
+            UnsafeMutablePointer(mutating: pointer).pointee.flags |= RawValue.Flags.moved | RawValue.Flags.taken
+            unmanaged.release()
+        }
+        return typed
     }
 
     /// `object as? T`, with the common case first: the object's class is exactly `T` (one
@@ -161,10 +202,10 @@ public struct ValueRef: @unchecked Sendable {
     }
 
     /// `lookup` for a callback's arguments: a map with a lookup hint (`RawValue.Flags.lookupHint`)
-    /// is tried at the hinted slot first, as `cr_map_get` does, so keys read in the order
-    /// they were declared compare one key each; anything else takes `searchBytes`.
+    /// is tried at the hinted slot first, as `cr_map_get` does, so keys read in the order they
+    /// were declared compare one key each; anything else takes `searchBytes`.
     @inlinable @inline(__always) func lookupHinted(_ key: UnsafePointer<UInt8>, _ length: Int) -> ValueRef? {
-        if pointer.pointee.flags & RawValue.Flags.lookupHint != 0 {
+        if isArgumentsMap {
             let hint = RawValue.lookupHint(pointer)
             let h = Int(hint.pointee.load(ordering: .relaxed))
             if h < Int(pointer.pointee.count) {
@@ -183,7 +224,7 @@ public struct ValueRef: @unchecked Sendable {
     @usableFromInline @inline(never) func searchBytes(_ key: UnsafePointer<UInt8>, _ length: Int) -> ValueRef? {
         guard kind == .map, let slots = pointer.pointee.mapSlots else { return nil }
         for i in 0..<Int(pointer.pointee.count) where slots[i].keyEquals(key, length) {
-            if pointer.pointee.flags & RawValue.Flags.lookupHint != 0 {
+            if isArgumentsMap {
                 RawValue.lookupHint(pointer).pointee.store(UInt16(truncatingIfNeeded: i &+ 1), ordering: .relaxed)
             }
             return ValueRef.valueOf(slots + i)
@@ -198,23 +239,31 @@ public struct ValueRef: @unchecked Sendable {
     }
 
     /// The value under the NUL-terminated `key`, or nil (what `cr_map_get` returns): the hinted
-    /// slot (`valueAtHint`), else the search past it (`valuePastHint`).
+    /// slot of a callback's arguments map (`valueAtHint`), else a search of its slots
+    /// (`searchArguments`); any other map takes `valuePastHint`.
     @inlinable @inline(__always) package func value(forCKey key: UnsafePointer<CChar>) -> ValueRef? {
-        if let found = valueAtHint(forCKey: key) { return found }
+        if isArgumentsMap {
+            if let found = valueAtHint(forCKey: key) { return found }
+            return searchArguments(cKey: UnsafeRawPointer(key).assumingMemoryBound(to: UInt8.self))
+        }
         return valuePastHint(forCKey: key)
     }
 
-    /// The first try of `cr_map_get`: the hinted slot of a callback's arguments map, if its key
-    /// is the NUL-terminated `key` (the hint then moves past it); nil for any other value, slot or
-    /// key. A callback's arguments map (`RawValue.Flags.lookupHint`) remembers the slot after the
-    /// last one found: a host reading its arguments in the order they were declared compares one
-    /// key per lookup; any other read takes `search`. Bytes are compared in place (no `strlen` of
+    /// Whether this is a callback's arguments map (`RawValue.Flags.lookupHint`: a map, with slots
+    /// whenever it has any, built in one call's memory), whose lookups keep a hint.
+    @inlinable @inline(__always) package var isArgumentsMap: Bool {
+        pointer.pointee.flags & RawValue.Flags.lookupHint != 0
+    }
+
+    /// The first try of `cr_map_get` on a callback's arguments map (`isArgumentsMap`, checked by
+    /// the caller): the hinted slot, if its key is the NUL-terminated `key` (the hint then moves
+    /// past it); nil for any other slot or key. The map remembers the slot after the last one
+    /// found: a host reading its arguments in the order they were declared compares one key per
+    /// lookup; any other read takes `searchArguments`. Bytes are compared in place (no `strlen` of
     /// the key, no `memcmp`, never a byte past the key's NUL): a slot matches when its `keyLength`
     /// bytes equal the key's and the key ends there (so a slot key with an embedded NUL matches no
     /// C string, as with `strlen` + compare).
     @inlinable @inline(__always) package func valueAtHint(forCKey key: UnsafePointer<CChar>) -> ValueRef? {
-        // Only `RawValue.argumentsMap` sets the flag: a map, with slots whenever it has any.
-        guard pointer.pointee.flags & RawValue.Flags.lookupHint != 0 else { return nil }
         let hint = RawValue.lookupHint(pointer)
         let h = Int(hint.pointee.load(ordering: .relaxed))
         guard h < Int(pointer.pointee.count) else { return nil }
@@ -224,31 +273,53 @@ public struct ValueRef: @unchecked Sendable {
         return ValueRef.valueOf(slot)
     }
 
-    /// `cr_map_get` past `valueAtHint` (nil when this is not a map): `search` of the slots.
+    /// `cr_map_get` on an arguments map past its hinted slot: every slot once, starting after the
+    /// hinted one (a host that skips a key usually reads on from there) and wrapping around; the
+    /// hint moves past the slot found. One loop with no calls (most keys that differ differ in
+    /// their first byte), reached in tail position from `cr_map_get`, so a read out of declared
+    /// order costs a few compares, not a second search through the general path.
+    @usableFromInline @inline(never) package func searchArguments(cKey k: UnsafePointer<UInt8>) -> ValueRef? {
+        let n = Int(pointer.pointee.count)
+        guard n > 0 else { return nil }
+        let slots = pointer.pointee.mapSlots.unsafelyUnwrapped
+        let hint = RawValue.lookupHint(pointer)
+        var i = Int(hint.pointee.load(ordering: .relaxed))
+        let first = k.pointee
+        var left = n
+        repeat {
+            i &+= 1
+            if i >= n { i = 0 }
+            let slot = slots + i
+            if slot.pointee.key.pointee == first, slot.pointee.keyEquals(cString: k, afterFirst: first) {
+                hint.pointee.store(UInt16(truncatingIfNeeded: i &+ 1), ordering: .relaxed)
+                return ValueRef.valueOf(slot)
+            }
+            left &-= 1
+        } while left > 0
+        return nil
+    }
+
+    /// `cr_map_get` on a map that is not an arguments map (nil when this is not a map): `search`
+    /// of the slots.
     @inlinable @inline(__always) package func valuePastHint(forCKey key: UnsafePointer<CChar>) -> ValueRef? {
         guard kind == .map, let slots = pointer.pointee.mapSlots else { return nil }
         return search(cKey: UnsafeRawPointer(key).assumingMemoryBound(to: UInt8.self), slots)
     }
 
-    /// `cr_map_get` past its hint: every slot once, starting after the hint's slot (a host
-    /// that skips a key usually reads on from there) and wrapping around; the hint, if any, updated.
+    /// The value under the NUL-terminated `k` among `slots` of a map without a hint (props, maps
+    /// inside arguments), or nil.
     @usableFromInline @inline(never) func search(
         cKey k: UnsafePointer<UInt8>, _ slots: UnsafeMutablePointer<RawMapSlot>
     ) -> ValueRef? {
         let n = Int(pointer.pointee.count)
-        let hinted = pointer.pointee.flags & RawValue.Flags.lookupHint != 0
-        var i = hinted ? Int(RawValue.lookupHint(pointer).pointee.load(ordering: .relaxed)) &+ 1 : 0
         let first = k.pointee
-        var left = n
-        while left > 0 {
-            if i >= n { i = 0 }
+        var i = 0
+        while i < n {
             // Most keys that differ differ in the first byte; past it, the rest is compared.
             if slots[i].key.pointee == first, slots[i].keyEquals(cString: k, afterFirst: first) {
-                if hinted { RawValue.lookupHint(pointer).pointee.store(UInt16(truncatingIfNeeded: i &+ 1), ordering: .relaxed) }
                 return ValueRef.valueOf(slots + i)
             }
             i &+= 1
-            left &-= 1
         }
         return nil
     }
@@ -308,7 +379,7 @@ public struct ValueRef: @unchecked Sendable {
         case .int: return .int(int!)
         case .double: return .double(Double(bitPattern: pointer.pointee.a))
         case .string: return .string(string!)
-        case .object: return .object(ObjectReference(pointer.pointee.pointerA, registryOwned: isRegistryOwned))
+        case .object: return object.map { .object(ObjectReference($0, registryOwned: isRegistryOwned)) } ?? .null
         case .provider: return provider.map { .provider($0) } ?? .null
         case .list: return .list((0..<count).map { self[$0]!.value })
         case .map:
@@ -321,9 +392,18 @@ public struct ValueRef: @unchecked Sendable {
 
 extension String {
     /// The string of `count` UTF-8 bytes (ill-formed sequences repaired, as `String(decoding:as:)`
-    /// does). Up to 15 bytes of ASCII (most keys and short literals) are copied straight into a
-    /// small string, with no per-byte work; anything else takes the decoding path.
+    /// does). Up to 15 bytes of ASCII (most keys and short literals) become a small string
+    /// straight from their bytes (`smallASCII`); anything else takes the decoding path.
     @inlinable init(utf8Bytes bytes: UnsafePointer<UInt8>, count: Int) {
+        if count <= 15, let small = String.smallASCII(bytes, count) {
+            self = small
+            return
+        }
+        self.init(decodingBytes: bytes, count: count)
+    }
+
+    /// `init(utf8Bytes:count:)` past its small-ASCII path (out of line).
+    @usableFromInline init(decodingBytes bytes: UnsafePointer<UInt8>, count: Int) {
         if #available(macOS 11.0, iOS 14.0, tvOS 14.0, watchOS 7.0, *) {
             self.init(unsafeUninitializedCapacity: count) { buffer in
                 buffer.baseAddress.unsafelyUnwrapped.initialize(from: bytes, count: count)
@@ -332,6 +412,39 @@ extension String {
         } else {
             self.init(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
         }
+    }
+
+    /// The small string of `count` (at most 15) bytes if they are all ASCII, else nil, built from
+    /// the bytes without validating them a second time: a small ASCII string is its bytes in two
+    /// little-endian words with `0xE0 | count` in the top byte (the layout the compiler itself
+    /// emits for string literals, fixed by the Swift ABI on 64-bit platforms). Reads only the
+    /// `count` bytes (two overlapping loads, or bytes one by one below 4). `SwiftAPICreateTests`
+    /// checks every length against `String(decoding:as:)`. Elsewhere: nil (the decoding path).
+    @inlinable static func smallASCII(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> String? {
+        #if _pointerBitWidth(_64) && _endian(little)
+        let r = UnsafeRawPointer(bytes)
+        var low: UInt64 = 0, high: UInt64 = 0
+        if count >= 8 {
+            low = r.loadUnaligned(as: UInt64.self)
+            if count > 8 {
+                high = r.loadUnaligned(fromByteOffset: count &- 8, as: UInt64.self) &>> UInt64(8 &* (16 &- count))
+            }
+        } else if count >= 4 {
+            low =
+                UInt64(r.loadUnaligned(as: UInt32.self))
+                | UInt64(r.loadUnaligned(fromByteOffset: count &- 4, as: UInt32.self)) &<< UInt64(8 &* (count &- 4))
+        } else {
+            var i = 0
+            while i < count {
+                low |= UInt64(bytes[i]) &<< UInt64(8 &* i)
+                i &+= 1
+            }
+        }
+        guard (low | high) & 0x8080_8080_8080_8080 == 0 else { return nil }
+        return unsafeBitCast((low, high | UInt64(0xE0 | count) &<< 56), to: String.self)
+        #else
+        return nil
+        #endif
     }
 }
 

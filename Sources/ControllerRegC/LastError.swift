@@ -29,6 +29,16 @@ enum LastError {
         var count = 0
         /// The problems' strings, one after another.
         var strings: UnsafeMutableRawPointer?
+        /// The failure whose problem records are not written yet (a retained `Pending`): they are
+        /// written at the first `cr_last_error_problem`, most callers reading only the message
+        /// and the count.
+        var pending: UnsafeMutableRawPointer?
+    }
+
+    /// A failure kept until its problem records are asked for.
+    final class Pending {
+        let error: ConfigError
+        init(_ error: ConfigError) { self.error = error }
     }
 
     static let inlineBytes = 240
@@ -58,6 +68,7 @@ enum LastError {
         free(r.pointee.heapMessage)
         free(r.pointee.problems)
         free(r.pointee.strings)
+        if let p = r.pointee.pending { Unmanaged<Pending>.fromOpaque(p).release() }
         r.pointee = Record()
         inline(r).pointee = 0
     }
@@ -110,11 +121,41 @@ enum LastError {
     /// Records a library error: the code of its first problem, every problem in the message and
     /// in the structured list.
     static func set(_ error: ConfigError) {
-        let text = TextBuffer(capacity: 64 + error.diagnostics.count * 128)
-        // One pass: the message, and each problem's strings as its line is written.
-        let written = Written(count: error.diagnostics.count)
-        error.write(into: text) { written.add($0) }
-        store(error.code, message: text, written)
+        let count = error.diagnostics.count
+        guard count > 1 else {
+            let text = TextBuffer(capacity: 192)
+            // One pass: the message, and the problem's strings as its line is written.
+            let written = Written(count: count)
+            error.write(into: text) { written.add($0) }
+            store(error.code, message: text, written)
+            return
+        }
+        // The message now; the problem records when one is asked for (`problem(_:)`).
+        let text = TextBuffer(capacity: 64 + count * 128)
+        error.write(into: text)
+        guard let r = record() else { return }
+        reset(r)
+        r.pointee.code = error.code.rawValue
+        r.pointee.heapMessage = text.takeCString()
+        r.pointee.count = count
+        r.pointee.pending = Unmanaged.passRetained(Pending(error)).toOpaque()
+    }
+
+    /// Problem `index` of this thread's record (its records written now if they are pending).
+    static func problem(_ index: Int) -> UnsafePointer<cr_problem>? {
+        guard let r = existing, index >= 0, index < r.pointee.count else { return nil }
+        if r.pointee.problems == nil, let p = r.pointee.pending {
+            let error = Unmanaged<Pending>.fromOpaque(p).takeRetainedValue().error
+            r.pointee.pending = nil
+            let written = Written(count: r.pointee.count)
+            error.write(into: TextBuffer(capacity: 64 + r.pointee.count * 128)) { written.add($0) }
+            let (problems, strings, count) = written.take()
+            r.pointee.problems = problems
+            r.pointee.strings = UnsafeMutableRawPointer(strings)
+            r.pointee.count = count
+        }
+        guard let problems = r.pointee.problems, index < r.pointee.count else { return nil }
+        return UnsafePointer(problems + index)
     }
 
     /// Makes `code`, the text of `message` and the problems `written` this thread's record: the
@@ -275,8 +316,7 @@ public func cr_last_error_count() -> Int {
 
 @_cdecl("cr_last_error_problem")
 public func cr_last_error_problem(_ index: Int) -> UnsafePointer<cr_problem>? {
-    guard let r = LastError.existing?.pointee, let problems = r.problems, index >= 0, index < r.count else { return nil }
-    return UnsafePointer(problems + index)
+    LastError.problem(index)
 }
 
 @_cdecl("cr_clear_error")

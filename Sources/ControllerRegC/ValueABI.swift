@@ -249,17 +249,23 @@ public func cr_value_kind(_ value: OpaquePointer?) -> cr_kind {
 
 @_cdecl("cr_map_get")
 public func cr_map_get(_ map: OpaquePointer?, _ key: UnsafePointer<CChar>?) -> OpaquePointer? {
-    // The common read first: a callback's arguments map found at its hinted slot. Anything else
-    // (a miss, another map, a refusal) is one call in tail position, so this path saves no
-    // registers and keeps no frame.
-    if let map, let key, let found = ValueRef(UnsafePointer<RawValue>(map)).valueAtHint(forCKey: key) {
-        return OpaquePointer(found.pointer)
+    // The common read first: a callback's arguments map, found at its hinted slot, else by one
+    // search of its slots (in tail position). Anything else (another map, a refusal) is one call
+    // in tail position, so this path saves no registers and keeps no frame.
+    if let map, let key {
+        let r = ValueRef(UnsafePointer<RawValue>(map))
+        if r.isArgumentsMap {
+            if let found = r.valueAtHint(forCKey: key) { return OpaquePointer(found.pointer) }
+            return r.searchArguments(cKey: UnsafeRawPointer(key).assumingMemoryBound(to: UInt8.self)).map {
+                OpaquePointer($0.pointer)
+            }
+        }
     }
     return mapGet(map, key)
 }
 
-/// `cr_map_get` past its hinted slot: the arguments checked, then the slots searched (after the
-/// hinted one, which was tried).
+/// `cr_map_get` of anything but a callback's arguments map: the arguments checked, then the
+/// slots searched.
 @inline(never)
 private func mapGet(_ map: OpaquePointer?, _ key: UnsafePointer<CChar>?) -> OpaquePointer? {
     guard let r = read(map, "cr_map_get") else { return nil }

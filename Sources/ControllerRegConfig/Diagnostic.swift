@@ -7,26 +7,49 @@ import Darwin
 #endif
 
 /// One problem found in a config or an API call: a code, a message a person can act on, and where.
+///
+/// Kept as a record of a `ProblemStore` (a load's problems share one: a record and the message's
+/// bytes each); the properties read the record, and setting one makes the diagnostic a record of
+/// its own.
 public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
+    /// The store holding this problem's record, and the record's index.
+    package let store: ProblemStore
+    package let index: Int
+
     /// What kind of problem this is.
-    public var code: ErrorCode
+    public var code: ErrorCode {
+        get { ErrorCode(rawValue: store.record(index).code) ?? .invalidArgument }
+        set { self = Diagnostic(newValue, raw: message, at: location, suggestion: suggestion, path: path) }
+    }
     /// The problem in words, without the location prefix.
     public var message: String {
-        get { text.string }
-        set { text = .string(newValue) }
+        get { String(decoding: store.message(index), as: UTF8.self) }
+        set { self = Diagnostic(code, raw: newValue, at: location, suggestion: suggestion, path: path) }
     }
-    /// The message as stored: a `String`, or bytes written once for a load's many problems.
-    fileprivate var text: MessageText
     /// Where the problem is, when it comes from a config file.
-    public var location: SourceLocation?
+    public var location: SourceLocation? {
+        get {
+            let f = store.record(index).file
+            guard f != ProblemStore.none else { return nil }
+            let (line, column) = store.lineAndColumn(index)
+            return SourceLocation(file: store.file(f), line: line, column: column)
+        }
+        set { self = Diagnostic(code, raw: message, at: newValue, suggestion: suggestion, path: path) }
+    }
     /// A name the user probably meant ("did you mean 'X'"), when the problem is a name that does not
     /// resolve and a close one exists; nil otherwise. The message may mention it too; this field
     /// lets hosts offer it without parsing the text (the C ABI's `cr_problem.suggestion`).
-    public var suggestion: String?
+    public var suggestion: String? {
+        get { store.suggestion(index).map { String(decoding: $0, as: UTF8.self) } }
+        set { self = Diagnostic(code, raw: message, at: location, suggestion: newValue, path: path) }
+    }
     /// The names along the problem's path, for tools that draw it: a cycle closed on its first
     /// entry (`A, B, A`), or a singleton's path to the `graph` entry it would keep; empty for
     /// other problems. At most `maxPathNames` (the first ones of a longer path).
-    public var path: [String] = []
+    public var path: [String] {
+        get { store.path(index) }
+        set { self = Diagnostic(code, raw: message, at: location, suggestion: suggestion, path: newValue) }
+    }
 
     /// The most names `path` keeps.
     public static let maxPathNames = 1024
@@ -38,23 +61,63 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
     /// Creates a diagnostic (a message longer than `maxMessageBytes` is shortened in the middle; a
     /// NUL byte in it, from a name it quotes, is written `\0`).
     public init(_ code: ErrorCode, _ message: String, at location: SourceLocation? = nil, suggestion: String? = nil) {
-        self.code = code
-        self.text = .string(Diagnostic.capped(Diagnostic.withoutNul(message)))
-        self.location = location
-        self.suggestion = suggestion
+        self.init(code, raw: Diagnostic.capped(Diagnostic.withoutNul(message)), at: location, suggestion: suggestion)
     }
 
-    /// A diagnostic whose message is what `text` holds (kept without a `String`: `keptMessage`).
+    /// A diagnostic recorded in `store` (a load's many problems share one), its message capped and
+    /// NUL-free as `init(_:_:at:suggestion:)` makes it.
+    package init(
+        _ code: ErrorCode, _ message: String, at location: SourceLocation? = nil, suggestion: String? = nil,
+        in store: ProblemStore
+    ) {
+        let kept = Diagnostic.capped(Diagnostic.withoutNul(message))
+        self.store = store
+        self.index = Diagnostic.withBytes(of: kept) { b in
+            store.add(
+                code, message: b, file: location?.file, line: location?.line ?? 0, column: location?.column ?? 0,
+                suggestion: suggestion)
+        }
+    }
+
+    /// A diagnostic of its own store whose message is `message` as it is.
+    private init(_ code: ErrorCode, raw message: String, at location: SourceLocation?, suggestion: String?, path: [String] = []) {
+        let s = ProblemStore(
+            capacity: 1, bytes: message.utf8.count + (suggestion?.utf8.count ?? 0) + (location?.file.utf8.count ?? 0))
+        self.store = s
+        self.index = Diagnostic.withBytes(of: message) { b in
+            s.add(
+                code, message: b, file: location?.file, line: location?.line ?? 0, column: location?.column ?? 0,
+                suggestion: suggestion, path: path)
+        }
+    }
+
+    /// A diagnostic whose message is what `text` holds, recorded in the buffer's store (its
+    /// bytes kept as they are when they are short, well-formed and hold no NUL; else the
+    /// `String` `init(_:_:at:suggestion:)` would make of them).
     package init(_ code: ErrorCode, written text: TextBuffer, at location: SourceLocation? = nil, suggestion: String? = nil) {
-        self.code = code
-        self.text = text.keptMessage()
-        self.location = location
-        self.suggestion = suggestion
+        self.init(
+            code, written: text, file: location?.file, line: location?.line ?? 0, column: location?.column ?? 0,
+            suggestion: suggestion)
+    }
+
+    /// `init(_:written:at:suggestion:)` with the place's parts (nil `file`: no place).
+    package init(_ code: ErrorCode, written text: TextBuffer, file: String?, line: Int, column: Int, suggestion: String? = nil) {
+        let store = text.problemStore
+        self.store = store
+        if text.isKeepableMessage() {
+            index = store.add(code, message: text.bytes, file: file, line: line, column: column, suggestion: suggestion)
+        } else {
+            let kept = Diagnostic.capped(Diagnostic.withoutNul(text.string))
+            index = Diagnostic.withBytes(of: kept) { b in
+                store.add(code, message: b, file: file, line: line, column: column, suggestion: suggestion)
+            }
+        }
     }
 
     /// Equal code, message text (as `String`s compare), place, suggestion and path.
     public static func == (a: Diagnostic, b: Diagnostic) -> Bool {
-        a.code == b.code && a.location == b.location && a.suggestion == b.suggestion && a.path == b.path
+        if a.store === b.store && a.index == b.index { return true }
+        return a.code == b.code && a.location == b.location && a.suggestion == b.suggestion && a.path == b.path
             && a.message == b.message
     }
 
@@ -104,9 +167,7 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
 
     /// This diagnostic with `names` (the first `maxPathNames` of them) as its path.
     public func withPath(_ names: some Collection<String>) -> Diagnostic {
-        var d = self
-        d.path = Array(names.prefix(Diagnostic.maxPathNames))
-        return d
+        Diagnostic(code, raw: message, at: location, suggestion: suggestion, path: Array(names.prefix(Diagnostic.maxPathNames)))
     }
 
     /// `file:line:column: message`, or the message alone when there is no location.
@@ -117,15 +178,25 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
 
     /// Calls `body` with `text`'s UTF-8 bytes (in place when they are contiguous).
     @inline(__always)
-    static func withBytes(of text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
-        if text.utf8.withContiguousStorageIfAvailable(body) == nil { Array(text.utf8).withUnsafeBufferPointer(body) }
+    static func withBytes<R>(of text: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        if let r = text.utf8.withContiguousStorageIfAvailable(body) { return r }
+        return Array(text.utf8).withUnsafeBufferPointer(body)
     }
 
-    /// Whether this problem's place is at or before `other`'s (both located).
+    /// Whether this problem's place is at or before `other`'s (both located): read from the
+    /// records (no `SourceLocation` made), file names compared as `String`s only when the two
+    /// are not the same file of one store.
     fileprivate func isPlaced(atOrBefore other: Diagnostic) -> Bool {
-        guard let a = location, let b = other.location else { return false }
-        return a.file == b.file ? (a.line, a.column) <= (b.line, b.column) : a.file < b.file
+        let fa = store.record(index).file, fb = other.store.record(other.index).file
+        guard fa != ProblemStore.none, fb != ProblemStore.none else { return false }
+        let a = store.lineAndColumn(index), b = other.store.lineAndColumn(other.index)
+        if store === other.store && fa == fb { return (a.line, a.column) <= (b.line, b.column) }
+        let x = store.file(fa), y = other.store.file(fb)
+        return x == y ? (a.line, a.column) <= (b.line, b.column) : x < y
     }
+
+    /// Whether this problem has a place.
+    fileprivate var isPlaced: Bool { store.record(index).file != ProblemStore.none }
 }
 
 /// A failure carrying every problem found (a load reports all of them, not only the first).
@@ -190,46 +261,38 @@ public struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible {
             text.append(diagnostics.count)
             text.append(" problems:")
         }
-        // Each problem read where it lies (binding it copies it: four retains and releases), the
-        // file's name copied once while consecutive problems share it.
-        var file = FileBytes()
-        defer { file.free() }
+        // Each problem read where it lies, its parts from its record's bytes.
         diagnostics.withUnsafeBufferPointer { all in
             for i in all.indices {
                 if many { text.append("\n  ") }
+                let store = all[i].store, k = all[i].index
+                let r = store.record(k)
                 var parts = ProblemParts(
-                    code: all[i].code, file: UnsafeBufferPointer(start: nil, count: 0), line: 0, column: 0,
-                    message: UnsafeBufferPointer(start: nil, count: 0), suggestion: nil)
-                if let location = all[i].location {
-                    parts.file = file.bytes(of: location.file)
-                    parts.line = location.line
-                    parts.column = location.column
+                    code: ErrorCode(rawValue: r.code) ?? .invalidArgument, file: UnsafeBufferPointer(start: nil, count: 0),
+                    line: 0, column: 0, message: UnsafeBufferPointer(start: nil, count: 0), suggestion: nil)
+                if r.file != ProblemStore.none {
+                    let (line, column) = store.lineAndColumn(k)
+                    parts.file = store.fileName(r.file)
+                    parts.line = line
+                    parts.column = column
                     text.append(parts.file)
-                    if location.line == 0 {
+                    if line == 0 {
                         text.append(":byte ")
                     } else {
                         text.append(byte: UInt8(ascii: ":"))
-                        text.append(location.line)
+                        text.append(line)
                         text.append(byte: UInt8(ascii: ":"))
                     }
-                    text.append(location.column)
+                    text.append(column)
                     text.append(": ")
                 }
                 let start = text.count
-                if let kept = all[i].text.keptBytes {
-                    text.append(kept)
-                } else {
-                    all[i].text.withBytes { text.append($0) }
-                }
+                text.append(store.bytes(at: r.message, count: r.messageCount))
                 parts.message = UnsafeBufferPointer(rebasing: text.bytes[start...])
-                if let s = all[i].suggestion {
-                    Diagnostic.withBytes(of: s) { suggestion in
-                        parts.suggestion = suggestion
-                        body(parts)
-                    }
-                } else {
-                    body(parts)
+                if r.suggestionCount != ProblemStore.none {
+                    parts.suggestion = store.bytes(at: r.suggestion, count: r.suggestionCount)
                 }
+                body(parts)
             }
         }
     }
@@ -255,7 +318,7 @@ public struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible {
             var previous = -1
             var unlocatedSeen = false
             for i in all.indices {
-                guard all[i].location != nil else {
+                guard all[i].isPlaced else {
                     unlocatedSeen = true
                     continue
                 }
@@ -265,28 +328,5 @@ public struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible {
             }
             return true
         }
-    }
-}
-
-/// A file name's UTF-8 bytes, copied once while consecutive problems name the same file. Every
-/// copy stays until `free` (a caller may compare the bytes of one file with the next one's).
-private struct FileBytes {
-    private var name: String?
-    private var copies: [UnsafeMutablePointer<UInt8>] = []
-    private var count = 0
-
-    /// The bytes of `file` (valid until `free`).
-    mutating func bytes(of file: String) -> UnsafeBufferPointer<UInt8> {
-        if let copy = copies.last, name == file { return UnsafeBufferPointer(start: copy, count: count) }
-        count = file.utf8.count
-        let c = UnsafeMutablePointer<UInt8>.allocate(capacity: max(count, 1))
-        _ = UnsafeMutableBufferPointer(start: c, count: count).initialize(from: file.utf8)
-        copies.append(c)
-        name = file
-        return UnsafeBufferPointer(start: c, count: count)
-    }
-
-    func free() {
-        for c in copies { c.deallocate() }
     }
 }

@@ -19,13 +19,14 @@ package final class TextBuffer {
         var count: Int
     }
     private let storage: UnsafeMutablePointer<Storage>
-    /// Where `keptMessage` keeps the messages written here (made at the first).
-    private var store: MessageStore?
+    /// Where the problems whose messages are written here are recorded
+    /// (`Diagnostic(_:written:at:suggestion:)`; made at the first).
+    private var store: ProblemStore?
 
-    /// The store of this buffer's kept messages.
-    var messageStore: MessageStore {
+    /// The store of the problems written with this buffer.
+    var problemStore: ProblemStore {
         if let s = store { return s }
-        let s = MessageStore()
+        let s = ProblemStore()
         store = s
         return s
     }
@@ -99,7 +100,33 @@ package final class TextBuffer {
     @inline(__always)
     package func append(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let p = bytes.baseAddress, bytes.count > 0 else { return }
-        memcpy(claim(bytes.count), p, bytes.count)
+        let n = bytes.count
+        if n <= 16 {
+            TextBuffer.copySmall(claim(n), p, n)
+        } else {
+            memcpy(claim(n), p, n)
+        }
+    }
+
+    /// Copies `n` (1...16) bytes with at most two overlapping loads and stores: the pieces of a
+    /// message (a quote, a name, a line number's colon) are mostly this short, and a `memcpy`
+    /// call cost more than the copy.
+    @inline(__always)
+    static func copySmall(_ d: UnsafeMutablePointer<UInt8>, _ s: UnsafePointer<UInt8>, _ n: Int) {
+        let from = UnsafeRawPointer(s), to = UnsafeMutableRawPointer(d)
+        if n >= 8 {
+            let a = from.loadUnaligned(as: UInt64.self), b = from.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
+            to.storeBytes(of: a, as: UInt64.self)
+            to.storeBytes(of: b, toByteOffset: n - 8, as: UInt64.self)
+        } else if n >= 4 {
+            let a = from.loadUnaligned(as: UInt32.self), b = from.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self)
+            to.storeBytes(of: a, as: UInt32.self)
+            to.storeBytes(of: b, toByteOffset: n - 4, as: UInt32.self)
+        } else {
+            d[0] = s[0]
+            d[n - 1] = s[n - 1]
+            if n == 3 { d[1] = s[1] }
+        }
     }
 
     /// Appends bytes.

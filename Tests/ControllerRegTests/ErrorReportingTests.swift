@@ -403,6 +403,36 @@ struct ErrorReportingTests {
         #expect(lines2 == lines2.sorted())
     }
 
+    @Test func aLoadsProblemsAreRecordsThatChangeOneByOne() {
+        // The problems of one load are records of one store; changing one changes no other, and
+        // each reads, compares and hashes as a diagnostic made from its parts.
+        let text = "A: {ClassName: C, Dependencies: {r: Nowhere}}\nB: {ClassName: C, Dependencies: {r: Elsewhere}}\n"
+        let e = expectError { try Registry().load(text: text, file: "f.yaml") }
+        var d = e?.diagnostics ?? []
+        #expect(d.count == 2)
+        guard d.count == 2 else { return }
+        let made = Diagnostic(
+            .missingReference, "entry 'A', key 'r': no entry named 'Nowhere'; if this is text, write \"@Nowhere\"",
+            at: SourceLocation(file: "f.yaml", line: 1, column: 37))
+        #expect(d[0] == made && d[0].hashValue == made.hashValue && d[0].description == made.description)
+        let second = d[1]
+        d[0].message = "changed"
+        d[0].suggestion = "Somewhere"
+        d[0].location = SourceLocation(file: "g.yaml", line: 9, column: 3)
+        d[0].code = .notFound
+        #expect(d[0].message == "changed" && d[0].suggestion == "Somewhere" && d[0].code == .notFound)
+        #expect(d[0].description == "g.yaml:9:3: changed")
+        #expect(d[1] == second && d[1].location == SourceLocation(file: "f.yaml", line: 2, column: 37))
+        #expect(d[1].message == "entry 'B', key 'r': no entry named 'Elsewhere'; if this is text, write \"@Elsewhere\"")
+        let pathed = d[1].withPath(["B", "A", "B"])
+        #expect(pathed.path == ["B", "A", "B"] && d[1].path.isEmpty && pathed.message == d[1].message)
+        #expect(pathed != d[1])
+        // A place whose line and column do not fit 32 bits reads back as given.
+        let far = Diagnostic(.schema, "far", at: SourceLocation(file: "big", line: 1 << 40, column: (1 << 33) + 5))
+        #expect(far.location == SourceLocation(file: "big", line: 1 << 40, column: (1 << 33) + 5))
+        #expect(Diagnostic(.schema, "nowhere").location == nil)
+    }
+
     @Test func problemsOutOfOrderAreSortedByPlace() {
         let a = SourceLocation(file: "a", line: 2, column: 1), b = SourceLocation(file: "a", line: 1, column: 5)
         let c = SourceLocation(file: "0", line: 9, column: 9)

@@ -28,6 +28,34 @@ struct SwiftAPICreateTests {
         #expect(withUnsafePointer(to: &notString) { ValueRef($0).string } == nil)
     }
 
+    /// Strings of up to 15 ASCII bytes are built from their bytes (`String.smallASCII`): for every
+    /// length, with a NUL or a byte of every value in every position, the string equals, hashes,
+    /// counts and iterates as `String(decoding:as:)` of the same bytes; a byte above 0x7F leaves it
+    /// to the decoding path (nil). Read in place from a buffer exactly as long as the string.
+    @Test func smallASCIIStringsAreTheStringsOfTheirBytes() {
+        for n in 0...16 {
+            for position in -1..<n {
+                for value: UInt8 in [0x00, 0x41, 0x7F, 0x80, 0xC3, 0xFF] where position >= 0 || value == 0x41 {
+                    var bytes = (0..<n).map { UInt8(0x61 + $0 % 26) }
+                    if position >= 0 { bytes[position] = value }
+                    let expected = String(decoding: bytes, as: UTF8.self)
+                    let exact = UnsafeMutablePointer<UInt8>.allocate(capacity: max(n, 1))
+                    defer { exact.deallocate() }
+                    exact.initialize(from: bytes, count: n)
+                    let small = n <= 15 ? String.smallASCII(exact, n) : nil
+                    let ascii = bytes.allSatisfy { $0 < 0x80 }
+                    #expect((small != nil) == (ascii && n <= 15), "length \(n), \(value) at \(position)")
+                    if let small {
+                        #expect(small == expected && small.hashValue == expected.hashValue)
+                        #expect(small.count == expected.count && Array(small.utf8) == bytes)
+                        #expect(small + "!" == expected + "!")
+                    }
+                    #expect(String(utf8Bytes: exact, count: n) == expected)
+                }
+            }
+        }
+    }
+
     /// Map keys are compared with word loads up to 16 bytes and memcmp beyond: equal exactly when
     /// memcmp says so, for every length and every position of a difference (unaligned starts too).
     @Test func keyBytesCompareAsMemcmp() {

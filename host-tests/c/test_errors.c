@@ -1164,6 +1164,49 @@ static void nul_in_a_name_keeps_the_message_whole(void) {
     cr_registry_free(reg);
 }
 
+/* A failure's problem records are written when the first is asked for: the message read before
+ * stays where it was, records read last-first agree with it, a failure whose records were never
+ * read is replaced (or cleared) whole, and cr_clear_error leaves no record to read. */
+static void problem_records_read_late_agree_with_the_message(void) {
+    static const char yaml[] = "A: {ClassName: C, Dependencies: {r: Nowhere}}\n"
+                               "B: {ClassName: C, Descripton: x}\n"
+                               "C: {ClassName: C, Dependencies: {p: {Provider: \"@A\"}}}\n";
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(cr_load_string(reg, yaml, sizeof yaml - 1, CR_FORMAT_YAML), CR_ERR_SCHEMA);
+    const char *message = cr_last_error_message();
+    CHECK_INT((int)cr_last_error_count(), 3);
+    CHECK(cr_last_error_problem(3) == NULL);
+    const cr_problem *last = cr_last_error_problem(2);
+    CHECK(last != NULL);
+    if (last) {
+        CHECK_INT((int)last->line, 3);
+        CHECK_STR(last->message, "entry 'C', key 'p': Provider must name an entry, not a literal ('@A')");
+    }
+    CHECK(cr_last_error_message() == message);
+    CHECK(cr_last_error_problem(2) == last);
+    const cr_problem *first = cr_last_error_problem(0);
+    CHECK(first != NULL);
+    if (first) {
+        CHECK_STR(first->file, "<string>");
+        CHECK_STR(first->message, "entry 'A', key 'r': no entry named 'Nowhere'; if this is text, write \"@Nowhere\"");
+        CHECK(first->suggestion == NULL);
+    }
+    char *expected = joined_problems();
+    CHECK(expected != NULL);
+    if (expected) CHECK_STR(message, expected);
+    free(expected);
+    /* Two failures in a row, the first one's records never read, then one cleared unread. */
+    CHECK_STATUS(cr_load_string(reg, yaml, sizeof yaml - 1, CR_FORMAT_YAML), CR_ERR_SCHEMA);
+    CHECK_STATUS(cr_load_string(reg, yaml, 46, CR_FORMAT_YAML), CR_ERR_MISSING_REFERENCE);
+    CHECK_INT((int)cr_last_error_count(), 1);
+    CHECK_STATUS(cr_load_string(reg, yaml, sizeof yaml - 1, CR_FORMAT_YAML), CR_ERR_SCHEMA);
+    cr_clear_error();
+    CHECK_INT((int)cr_last_error_count(), 0);
+    CHECK(cr_last_error_problem(0) == NULL);
+    CHECK_STR(cr_last_error_message(), "");
+    cr_registry_free(reg);
+}
+
 void test_errors(void) {
     unknown_name();
     class_not_registered();
@@ -1189,4 +1232,5 @@ void test_errors(void) {
     many_problems_message_and_records_agree();
     flawed_uses_in_lists_and_misspelt_forms_are_placed();
     nul_in_a_name_keeps_the_message_whole();
+    problem_records_read_late_agree_with_the_message();
 }

@@ -366,7 +366,7 @@ func swiftAPIOps() -> [String: () -> Void] {
         try reg.register(className: "Leaf") { _ in Leaf() }
         try reg.register(className: "Node") { args in
             Node(
-                a: args["a"]!.object(as: Leaf.self)!, b: args["b"]!.object(as: Leaf.self)!,
+                a: args["a"]!.take(as: Leaf.self)!, b: args["b"]!.take(as: Leaf.self)!,
                 title: args["title"]?.string ?? "", count: Int(args["count"]?.int ?? 0), ratio: args["ratio"]?.double ?? 0)
         }
         try reg.load(

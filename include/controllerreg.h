@@ -247,7 +247,11 @@ cr_registry *cr_shared(void);
  *  the child defines (entries, classes) overrides the parent's for creates made through the child
  *  (the test-override pattern). A singleton lives in the registry whose entry defines it. A change
  *  to the parent that would break a child (e.g. removing an entry the child refers to) fails.
- *  Freeing the child never disturbs the parent; free children before their parent. NULL on error. */
+ *  Freeing the child never disturbs the parent; free children before their parent. A child still
+ *  open when its parent is freed is closed with it, before the parent's singletons are destroyed
+ *  (its own singletons, which may hold the parent's, are destroyed first; grandchildren too): every
+ *  later call on it fails with CR_ERR_INVALID_ARGUMENT ("its parent registry was freed first"),
+ *  and its handle must still be freed with cr_registry_free. NULL on error. */
 cr_registry *cr_registry_new_child(cr_registry *parent);
 
 /** Limits a registry enforces; each exceeded limit is reported as CR_ERR_LIMIT naming it. */
@@ -451,7 +455,8 @@ typedef struct cr_entry_options {
     /** Free text for people and tools (`Description:`), or NULL. */
     const char *description;
     /** The tags (`Tag:`): NULL for none, a CR_STRING or CR_INT for one, or a CR_LIST of them.
-     *  Anything else is CR_ERR_INVALID_ARGUMENT. */
+     *  Anything else is CR_ERR_INVALID_ARGUMENT; an empty string (or one holding a NUL byte), which
+     *  no {Tagged: t} could name, is CR_ERR_SCHEMA as in a config. */
     const cr_value *tags;
     /** Non-zero: an eager singleton, built by cr_registry_start (`Eager: true`); only with
      *  CR_LIFESTYLE_SINGLETON (else CR_ERR_INVALID_ARGUMENT). */

@@ -579,13 +579,14 @@ enum DefinitionCoding {
         a.count == b.count && (a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
     }
 
-    /// The record at `offset` without its dependencies, tags or description: what the checks of
-    /// an entry's name and class name read (`DependencyRule.problems(ofEntry:)`).
+    /// The record at `offset` without its dependencies or description: what the checks of an
+    /// entry's name, class name and tags read (`DependencyRule.problems(ofEntry:)`).
     static func head(_ arena: DefinitionArena, at offset: Int) -> EntryDefinition {
         var r = DefinitionReader(arena, at: offset + 1)
         let name = r.string()
         let className = r.string()
-        return EntryDefinition(name: name, className: className, location: location(arena, at: offset))
+        return EntryDefinition(
+            name: name, className: className, tags: tags(arena, at: offset), location: location(arena, at: offset))
     }
 
     /// The name of the record at `offset` (read without decoding the rest).
@@ -664,17 +665,27 @@ enum DefinitionCoding {
         return place.read(&r)
     }
 
-    /// Reads past a record's tags (after its description), as its `flags` say they are written.
-    private static func skipTags(_ flags: UInt8, _ r: inout DefinitionReader) {
+    /// Reads past a record's tags (after its description), as its `flags` say they are written;
+    /// returns whether a string tag may be flawed (empty or holding a NUL byte:
+    /// `DependencyRule.problems(ofEntry:)` checks it then).
+    @discardableResult
+    private static func skipTags(_ flags: UInt8, _ r: inout DefinitionReader) -> Bool {
         switch flags & Flag.tagList {
-        case Flag.tagString: _ = r.stringBytes()
+        case Flag.tagString: return DependencyRule.mayBeFlawed(r.stringBytes(), form: false)
         case Flag.tagInt: _ = r.signed()
         case Flag.tagList:
+            var flawed = false
             for _ in 0..<Int(r.varint()) {
-                if r.byte() == ValueTag.int.rawValue { _ = r.signed() } else { _ = r.stringBytes() }
+                if r.byte() == ValueTag.int.rawValue {
+                    _ = r.signed()
+                } else if DependencyRule.mayBeFlawed(r.stringBytes(), form: false) {
+                    flawed = true
+                }
             }
+            return flawed
         default: break
         }
+        return false
     }
 
     /// Reads past a record's flags, name, class name, description and tags; returns the flags.
@@ -871,7 +882,9 @@ enum DefinitionCoding {
             summary = Summary(
                 lifestyle: lifestyle, classID: classID, tagged: single != nil || !tags.isEmpty, usesEnvironment: false,
                 headMayHaveProblems: DependencyRule.mayBeFlawed(name, form: false)
-                    || DependencyRule.mayBeFlawed(className, form: false))
+                    || DependencyRule.mayBeFlawed(className, form: false)
+                    || (tag.map(DependencyRule.mayBeFlawed(tag:)) ?? false)
+                    || tags.contains(where: DependencyRule.mayBeFlawed(tag:)))
             if let description { arena.appendInline(bytes: description) }
             DefinitionCoding.writeTags(single: single, list: tags, into: arena)
             place.write(line: line, column: column, file: file, fileID: &fileID, into: arena)
@@ -1052,7 +1065,7 @@ enum DefinitionCoding {
         let cls = r.internedString()
         flawed = flawed || DependencyRule.mayBeFlawed(cls.bytes, form: false)
         if flags & Flag.description != 0 { _ = r.stringBytes() }
-        skipTags(flags, &r)
+        flawed = skipTags(flags, &r) || flawed
         if flags & Flag.location != 0 { skipPlace(&r) }
         var summary = Summary(
             lifestyle: lifestyle(flags), classID: cls.id, tagged: flags & Flag.tagList != 0, usesEnvironment: false,

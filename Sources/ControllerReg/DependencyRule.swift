@@ -316,8 +316,9 @@ public enum DependencyRule {
 
     // MARK: Contents (checked by the transaction, for every door)
 
-    /// The problems of an entry's name and class name (`.schema`), appended to `out` (no array
-    /// per entry when there are none).
+    /// The problems of an entry's name, class name and tags (`.schema`), appended to `out` (no
+    /// array per entry when there are none). An empty tag, or one holding a NUL byte, is refused
+    /// here for every door, as `{Tagged: t}` refuses such a `t`: no tagged list could ever name it.
     static func problems(ofEntry definition: EntryDefinition, into out: inout [Diagnostic]) {
         let name = definition.name
         if name.isEmpty {
@@ -330,6 +331,31 @@ public enum DependencyRule {
         } else if containsNul(definition.className) {
             out.append(Diagnostic(.schema, "the class name of entry '\(name)' contains a NUL byte", at: definition.location))
         }
+        for case .string(let tag) in definition.tags {
+            if tag.isEmpty {
+                out.append(
+                    Diagnostic(
+                        .schema,
+                        "entry '\(name)' has an empty tag: no {Tagged: t} can name it (Tagged needs a non-empty tag); remove it or give it a name",
+                        at: definition.location))
+            } else if containsNul(tag) {
+                out.append(
+                    Diagnostic(
+                        .schema,
+                        ProblemText.joined(
+                            "entry '", name, "' has tag '", tag,
+                            "' holding a NUL byte: no {Tagged: t} can name it; remove the NUL"),
+                        at: definition.location))
+            }
+        }
+    }
+
+    /// Whether a tag might fail `problems(ofEntry:)`: a string tag that is empty or holds a NUL
+    /// byte (integer tags never do).
+    @inline(__always)
+    static func mayBeFlawed(tag: EntryTag) -> Bool {
+        guard case .string(let text) = tag else { return false }
+        return text.isEmpty || containsNul(text)
     }
 
     /// Whether a name's bytes might fail the checks above and in `problems(of:)`: empty, holding

@@ -216,7 +216,7 @@ extension Registry {
             }
         }
         guard slot >= 0 else {
-            if isClosed { return .failure(ConfigError(.invalidArgument, "cannot create '\(name)': the registry has been freed")) }
+            if isClosed { return .failure(ConfigError(.invalidArgument, "cannot create '\(name)': \(closedText)")) }
             let tried =
                 s.templates.isEmpty
                 ? "" : " or a class named by the templates \(s.templates.map { "'\($0)'" }.joined(separator: ", "))"

@@ -6,7 +6,7 @@ extension Registry {
     /// `reloading`, children keep their unchanged singletons and every registry published retires
     /// the singleton cells its new state dropped (`Registry+Singletons.swift`).
     func change(reloading: Bool = false, _ body: (inout Candidate) throws(ConfigError) -> Void) throws(ConfigError) {
-        if isClosed { throw ConfigError(.invalidArgument, "the registry has been freed") }
+        if isClosed { throw ConfigError(.invalidArgument, closedText) }
         lock.lock()
         defer { lock.unlock() }
         // Singletons an earlier reload retired while creates were running (their destroy callbacks

@@ -27,6 +27,8 @@ public final class Registry: @unchecked Sendable {
     /// `close`), and the cells a reload retired (see `Registry+Singletons.swift`).
     let singletons = Locked(SingletonLedger())
     private let closed = Atomic<Bool>(false)
+    /// Set when this child was closed because its parent was (see `close`).
+    private let closedWithParent = Atomic<Bool>(false)
     /// Set by the first `cr_registry_free` of this registry's handle (`closeHandle`).
     private let handleFreed = Atomic<Bool>(false)
 
@@ -69,6 +71,9 @@ public final class Registry: @unchecked Sendable {
     /// are destroyed, and a C handle's memory freed, only when the last create that could reach them
     /// has returned (`ClosedRegistries`).
     ///
+    /// Children still open are closed with it (first, as their singletons may hold its own): every
+    /// later call on them fails with `.invalidArgument` saying so.
+    ///
     /// Does nothing on `Registry.shared`: the whole process (C's `cr_create`, every library in it)
     /// uses that one registry and none could tell it had gone, so it lives as long as the process
     /// (as `cr_registry_free(cr_shared())` is refused from C).
@@ -93,12 +98,23 @@ public final class Registry: @unchecked Sendable {
             if !deferrable { Registry.destroySingletons(singletons.withLock { $0.built.map { ($0.object, $0.record) } }) }
             return
         }
-        let epoch = lock.withLock {
+        let (epoch, children) = lock.withLock {
+            let children = state.children.compactMap(\.registry)
             state = WriterState()
-            return cell.publish(Snapshot(entries: EntryTable(), classes: ClassTable(names: [], records: []), templates: []))
+            return (
+                cell.publish(Snapshot(entries: EntryTable(), classes: ClassTable(names: [], records: []), templates: [])),
+                children
+            )
         }
         if let parent {
             parent.lock.withLock { parent.state.children.removeAll { $0.registry == nil || $0.registry === self } }
+        }
+        // Children still open (the documented order is children first) close with their parent,
+        // before its singletons go: theirs may hold the parent's. Their handles stay valid until
+        // freed; every later call on them fails saying why (`closedText`).
+        for child in children {
+            child.closedWithParent.store(true, ordering: .releasing)
+            child.tearDown(deferrable: deferrable, releasingHandle: false)
         }
         let built = singletons.withLock { ledger in
             defer { ledger = SingletonLedger() }
@@ -142,8 +158,15 @@ public final class Registry: @unchecked Sendable {
         maxCreateDepth.store(newLimits.maxCreateDepth, ordering: .relaxed)
     }
 
-    /// Whether `close` has run.
+    /// Whether `close` has run (on this registry, or on a parent it was a child of then).
     public var isClosed: Bool { closed.load(ordering: .acquiring) }
+
+    /// Why calls on a closed registry fail, for their messages: freed, or closed with its parent.
+    var closedText: String {
+        closedWithParent.load(ordering: .acquiring)
+            ? "its parent registry was freed first, which closed this child with it (free children before their parent)"
+            : "the registry has been freed"
+    }
 
     // MARK: Introspection
 

@@ -72,7 +72,10 @@ struct PropertyTests {
                 name: name, className: rng.pick(classes),
                 description: rng.chance(30) ? rng.pick(strings) : nil,
                 tags: (0..<(rng.chance(30) ? 1 + rng.int(2) : 0)).map { _ in
-                    rng.chance(50) ? .int(rng.pick(ints)) : .string(rng.pick(strings))
+                    if rng.chance(50) { return .int(rng.pick(ints)) }
+                    // Any string but the empty one, which no {Tagged: t} could name (refused).
+                    let text = rng.pick(strings)
+                    return .string(text.isEmpty ? "empty" : text)
                 },
                 dependencies: dependencies(&rng, depth: 0, names: earlier, all: baselineNames + names, format: format),
                 lifestyle: lifestyle, eager: lifestyle == .singleton && rng.chance(50))

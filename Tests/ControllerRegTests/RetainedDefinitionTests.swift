@@ -81,7 +81,7 @@ struct RetainedDefinitionTests {
                     Dependency(key: "back", value: .int(0), location: SourceLocation(file: "a.yaml", line: 2, column: 0)),
                 ], lifestyle: .graph, location: SourceLocation(file: "a.yaml", line: Int.max, column: Int.min)),
             EntryDefinition(
-                name: "Forms", className: "C", description: "d", tags: [.string("screen"), .int(-5), .string("")],
+                name: "Forms", className: "C", description: "d", tags: [.string("screen"), .int(-5), .string(" ")],
                 dependencies: [
                     Dependency(key: "all", value: .tagged(.string("other ✓"), at: a), location: a),
                     Dependency(key: "num", value: .tagged(.int(Int64.min), at: nil)),

@@ -47,6 +47,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <exception>
 #include <initializer_list>
 #include <limits>
@@ -60,6 +61,9 @@
 #include <typeinfo>
 #include <utility>
 #include <vector>
+#if defined(__GNUG__)
+#include <cxxabi.h>
+#endif
 
 // Failure paths are out of line and marked cold, so the success path of a create or of a read
 // sets up no frame for building a message (the library's own rule: errors cost no more than
@@ -383,14 +387,28 @@ inline void destroy_cpp_object(void *object, void *user_data) noexcept {
     static_cast<ClassBoxBase *>(user_data)->delete_object(object);
 }
 
+/// A type's name as a person writes it: `typeid(T).name()` demangled where the ABI has a
+/// demangler (GCC, Clang), else as the compiler gives it.
+CONTROLLERREG_COLD inline std::string readable_type_name(const char *name) {
+#if defined(__GNUG__)
+    int status = 0;
+    char *text = abi::__cxa_demangle(name, nullptr, nullptr, &status);
+    std::string out = status == 0 && text ? std::string(text) : std::string(name);
+    std::free(text);
+    return out;
+#else
+    return name;
+#endif
+}
+
 /// create<T>() of an object whose class makes another type: destroys it if the caller owned it,
 /// then throws TypeError naming both types.
 [[noreturn]] CONTROLLERREG_COLD inline void wrong_create_type(void *object, cr_owner owner, const cr_destroyer &destroyer,
                                                               const char *name, const char *requested) {
     auto *box = static_cast<const ClassBoxBase *>(destroyer.user_data);
     if (owner == CR_OWNER_RECEIVER) destroyer.destroy(object, destroyer.user_data);
-    throw TypeError(std::string("create<T>(\"") + name + "\"): the entry's class makes " + box->type_name + ", not " + requested +
-                    " (create the factory's type; ptr_cast converts to a base)");
+    throw TypeError(std::string("create<T>(\"") + name + "\"): the entry's class makes " + readable_type_name(box->type_name) +
+                    ", not " + readable_type_name(requested) + " (create the factory's type; ptr_cast converts to a base)");
 }
 
 /// Wraps the result of a create (object, owner and destroyer from the library) as Ptr<T>.

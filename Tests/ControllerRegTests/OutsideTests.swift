@@ -1,0 +1,69 @@
+import ControllerReg
+import Testing
+
+/// What a host outside the checkout meets (the C side is host-tests/c/test_outside.c): an empty
+/// tag, which no `{Tagged: t}` could ever name, refused at its entry in every door; a parent
+/// closed before its children closes them with it.
+@Suite("Outside hosts")
+struct OutsideTests {
+    @Test func anEmptyTagIsRefusedAtItsEntryInEveryFormatAndFromCode() throws {
+        let configs: [(String, ConfigFormat, String)] = [
+            ("A: {ClassName: C, Tag: ''}\n", .yaml, "c.yaml:1:1"),
+            ("B: C\nA: {ClassName: C, Tag: [x, '', 5]}\n", .yaml, "c.yaml:2:1"),
+            (#"{"A": {"ClassName": "C", "Tag": [""]}}"#, .json, "c.yaml:1:2"),
+        ]
+        for (text, format, place) in configs {
+            let registry = Registry()
+            let e = expectError { try registry.load(text: text, format: format, file: "c.yaml") }
+            #expect(e?.code == .schema)
+            #expect(e?.diagnostics.count == 1)
+            #expect(e?.diagnostics.first?.location.map(String.init(describing:)) == place)
+            #expect(
+                e?.diagnostics.first?.message
+                    == "entry 'A' has an empty tag: no {Tagged: t} can name it (Tagged needs a non-empty tag); remove it or give it a name"
+            )
+            #expect(registry.entries.isEmpty)
+        }
+        let registry = Registry()
+        let fromCode = expectError {
+            try registry.add([EntryDefinition(name: "A", className: "C", tags: [.string("screen"), .string("")])])
+        }
+        #expect(fromCode?.code == .schema)
+        #expect(fromCode?.diagnostics.first?.message.hasPrefix("entry 'A' has an empty tag") == true)
+        let nul = expectError { try registry.add([EntryDefinition(name: "A", className: "C", tag: .string("a\u{0}b"))]) }
+        #expect(nul?.diagnostics.first?.message.contains("NUL byte") == true)
+        #expect(registry.entries.isEmpty)
+        // Integer tags, "0" and other non-empty tags still load and match.
+        try registry.add([EntryDefinition(name: "A", className: "C", tags: [.int(0), .string("x")])])
+        try registry.load(text: "B: {ClassName: C, Dependencies: {l: {Tagged: '0'}}}")
+        #expect(registry.entries.count == 2)
+    }
+
+    @Test func closingAParentClosesItsChildrenFirstAndTheySayWhy() throws {
+        let log = CallLog()
+        let parent = Registry()
+        try registerWidgets(parent, ["N"], log: log)
+        try parent.load(text: "S: {ClassName: N, Lifestyle: singleton}\nT: N\n")
+        let child = Registry(parent: parent)
+        let grandchild = Registry(parent: child)
+        try child.load(text: "CS: {ClassName: N, Lifestyle: singleton, Dependencies: {s: S}}\n")
+        _ = try grandchild.create("CS")
+        parent.close()
+        #expect(child.isClosed && grandchild.isClosed)
+        #expect(log.count("~N") == 2)
+        for registry in [child, grandchild] {
+            let e = expectError { _ = try registry.create("T") }
+            #expect(e?.code == .invalidArgument)
+            #expect(e?.diagnostics.first?.message.contains("its parent registry was freed first") == true)
+            let load = expectError { try registry.load(text: "U: N") }
+            #expect(load?.code == .invalidArgument)
+            #expect(load?.diagnostics.first?.message.contains("free children before their parent") == true)
+        }
+        // A registry closed on its own still says only that.
+        let alone = Registry()
+        alone.close()
+        #expect(
+            expectError { _ = try alone.create("T") }?.diagnostics.first?.message
+                == "cannot create 'T': the registry has been freed")
+    }
+}

@@ -114,6 +114,8 @@ struct LifetimeRule {
 
         var diagnostics: [Diagnostic] = []
         var unreported = 0
+        // Where the problems found are recorded (one store for all of them, made at the first).
+        var store: ProblemStore?
         for s in starts where next[Int(position[s])] >= 0 {
             if diagnostics.count >= LifetimeRule.maxReported {
                 unreported += 1
@@ -125,7 +127,8 @@ struct LifetimeRule {
                 path.append(nodes[p])
                 p = Int(next[p])
             }
-            diagnostics.append(diagnostic(path))
+            if store == nil { store = ProblemStore() }
+            diagnostics.append(diagnostic(path, in: store!))
         }
         if unreported > 0 {
             diagnostics.append(
@@ -164,7 +167,7 @@ struct LifetimeRule {
 
     /// "singleton 'Cart' would keep graph object 'RequestContext': Cart -> Pricing ->
     /// RequestContext", at the singleton's place, with the key of the last step and the fixes.
-    private func diagnostic(_ path: [Int]) -> Diagnostic {
+    private func diagnostic(_ path: [Int], in store: ProblemStore) -> Diagnostic {
         func nameOf(_ i: Int) -> String { self.nameOf(i) ?? "#\(i)" }
         let singleton = nameOf(path[0])
         let graph = nameOf(path[path.count - 1])
@@ -196,6 +199,6 @@ struct LifetimeRule {
             .lifetime,
             "singleton '\(singleton)' would keep graph object '\(graph)': \(shown)\(via); a graph object belongs to one "
                 + "create: \(fix), or change a lifestyle ('\(singleton)' not singleton, or '\(graph)' not graph)",
-            at: definitionOf(path[0])?.location, path: path.prefix(Diagnostic.maxPathNames).map(nameOf))
+            at: definitionOf(path[0])?.location, path: path.prefix(Diagnostic.maxPathNames).map(nameOf), in: store)
     }
 }

@@ -739,44 +739,59 @@ struct Transaction {
         starts: [Int], total: Int, edgesOf: (Int) -> ArraySlice<Int32>,
         definitionOf: (Int) -> EntryDefinition?, nameOf: (Int) -> String?
     ) -> [Diagnostic] {
-        var color = [UInt8](repeating: 0, count: total)  // 0 unvisited, 1 on the stack, 2 done
-        var depthOf = [Int32](repeating: -1, count: total)  // position on the stack while on it
+        // Plain memory for the walk's state (an array checks it is unique at every write, each
+        // step writes several): colours 0 unvisited, 1 on the stack, 2 done; each node's position
+        // on the stack while on it; the stack (at most every node once).
+        let color = UnsafeMutablePointer<UInt8>.allocate(capacity: max(total, 1))
+        color.initialize(repeating: 0, count: total)
+        let depthOf = UnsafeMutablePointer<Int32>.allocate(capacity: max(total, 1))
+        typealias Frame = (node: Int32, begin: Int32, next: Int32, end: Int32)
+        let stack = UnsafeMutablePointer<Frame>.allocate(capacity: max(total, 1))
+        var depth = 0
+        defer {
+            color.deallocate()
+            depthOf.deallocate()
+            stack.deallocate()
+        }
         var diagnostics: [Diagnostic] = []
+        // Where the cycles found are recorded (made at the first).
+        var store: ProblemStore?
         var unreported = 0
         // Each node's edges are asked for once, when it is pushed, and copied onto `pending`; a
         // frame walks its own stretch of it (plain integers: no reference counting per step), which
         // is dropped when the frame is.
         var pending: [Int32] = []
-        var stack: [(node: Int32, begin: Int32, next: Int32, end: Int32)] = []
         func push(_ node: Int) {
             color[node] = 1
-            depthOf[node] = Int32(stack.count)
+            depthOf[node] = Int32(depth)
             let begin = Int32(pending.count)
             pending += edgesOf(node)
-            stack.append((Int32(node), begin, begin, Int32(pending.count)))
+            (stack + depth).initialize(to: (Int32(node), begin, begin, Int32(pending.count)))
+            depth += 1
         }
         for start in starts where color[start] == 0 {
             push(start)
-            while let top = stack.last {
+            while depth > 0 {
+                let top = stack[depth - 1]
                 if top.next < top.end {
-                    stack[stack.count - 1].next += 1
+                    stack[depth - 1].next += 1
                     let target = Int(pending[Int(top.next)])
                     if target < 0 { continue }
                     if color[target] == 0 {
                         push(target)
                     } else if color[target] == 1 {
                         if diagnostics.count < Transaction.maxReportedCycles {
+                            if store == nil { store = ProblemStore() }
+                            let members = (Int(depthOf[target])..<depth).map { Int(stack[$0].node) }
                             diagnostics.append(
-                                cycleDiagnostic(
-                                    stack[Int(depthOf[target])...].map { Int($0.node) }, definitionOf: definitionOf,
-                                    nameOf: nameOf))
+                                cycleDiagnostic(members, definitionOf: definitionOf, nameOf: nameOf, in: store!))
                         } else {
                             unreported += 1
                         }
                     }
                 } else {
                     color[Int(top.node)] = 2
-                    stack.removeLast()
+                    depth -= 1
                     pending.removeLast(pending.count - Int(top.begin))
                 }
             }
@@ -793,7 +808,7 @@ struct Transaction {
     /// entry's reference to the next one. A long path names its first and last entries and counts
     /// the ones between.
     private func cycleDiagnostic(
-        _ members: [Int], definitionOf: (Int) -> EntryDefinition?, nameOf name: (Int) -> String?
+        _ members: [Int], definitionOf: (Int) -> EntryDefinition?, nameOf name: (Int) -> String?, in store: ProblemStore
     ) -> Diagnostic {
         func nameOf(_ i: Int) -> String { name(i) ?? "#\(i)" }
         // The cycle rotated to start at its earliest entry and closed on it, read in place: entry
@@ -808,7 +823,8 @@ struct Transaction {
         let nextIndex = m > 1 ? at(1) : first
         let next = nameOf(nextIndex)
         // A tagged list reaches the next entry when it asks for one of that entry's tags.
-        let nextTags = Set(definitionOf(nextIndex)?.tags.map(\.text) ?? [])
+        // (Decoded only when the entry has a tagged list: most cycles are plain references.)
+        var nextTags: Set<String>?
         let firstDefinition = definitionOf(first)
         var location: SourceLocation? = firstDefinition?.location
         var via = ""
@@ -817,7 +833,12 @@ struct Transaction {
                 var found: (SourceLocation?, DependencyEdge)?
                 dep.value.forEachEdge { e in
                     guard found == nil, e.kind.isObjectEdge else { return }
-                    if e.kind == .tagged ? nextTags.contains(e.name) : e.name == next { found = (e.location ?? dep.location, e) }
+                    if e.kind == .tagged {
+                        if nextTags == nil { nextTags = Set(definitionOf(nextIndex)?.tags.map(\.text) ?? []) }
+                        if nextTags!.contains(e.name) { found = (e.location ?? dep.location, e) }
+                    } else if e.name == next {
+                        found = (e.location ?? dep.location, e)
+                    }
                 }
                 if let (at, edge) = found {
                     location = at ?? location
@@ -830,7 +851,7 @@ struct Transaction {
         }
         return Diagnostic(
             .cycle, "dependency cycle: \(path)\(via)", at: location,
-            path: (0..<min(closedCount, Diagnostic.maxPathNames)).map { nameOf(at($0)) })
+            path: (0..<min(closedCount, Diagnostic.maxPathNames)).map { nameOf(at($0)) }, in: store)
     }
 }
 

@@ -66,10 +66,19 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
 
     /// A diagnostic with `path` (its first `maxPathNames` names), made in one go (no second
     /// record, as `withPath` on a new diagnostic makes).
-    package init(_ code: ErrorCode, _ message: String, at location: SourceLocation?, path: [String]) {
-        self.init(
-            code, raw: Diagnostic.capped(Diagnostic.withoutNul(message)), at: location, suggestion: nil,
-            path: path.count > Diagnostic.maxPathNames ? Array(path.prefix(Diagnostic.maxPathNames)) : path)
+    /// `store`: where it is recorded (a change's many share one; nil: a store of its own).
+    package init(
+        _ code: ErrorCode, _ message: String, at location: SourceLocation?, path: [String], in store: ProblemStore? = nil
+    ) {
+        let kept = Diagnostic.capped(Diagnostic.withoutNul(message))
+        let names = path.count > Diagnostic.maxPathNames ? Array(path.prefix(Diagnostic.maxPathNames)) : path
+        let store = store ?? ProblemStore(capacity: 1, bytes: kept.utf8.count + (location?.file.utf8.count ?? 0))
+        self.store = store
+        self.index = Diagnostic.withBytes(of: kept) { b in
+            store.add(
+                code, message: b, file: location?.file, line: location?.line ?? 0, column: location?.column ?? 0, suggestion: nil,
+                path: names)
+        }
     }
 
     /// A diagnostic of its own store whose message is `message` as it is.

@@ -133,7 +133,49 @@ static void a_child_closes_with_its_parent(void) {
     CHECK_STR(log.log, "~CS ~S");
 }
 
+/* The parent freed from a create callback of its child: the child closes with it at once (a
+ * nested create on it fails), its singletons and the parent's are destroyed (theirs first) when
+ * that create returns, and the object being built is still returned. */
+static cr_registry *parent_to_free;
+
+static void *freeing_parent_create(const cr_value *args, void *user_data) {
+    cr_registry *child = user_data;
+    cr_registry *parent = parent_to_free;
+    parent_to_free = NULL;
+    if (parent) cr_registry_free(parent);
+    CHECK(cr_registry_create(child, "T", NULL) == NULL);
+    CHECK_CONTAINS(cr_last_error_message(), "its parent registry was freed first");
+    CHECK(cr_value_kind(cr_map_get(args, "cs")) == CR_OBJECT);
+    return malloc(16);
+}
+
+static void a_parent_freed_inside_its_childs_create(void) {
+    destroy_log log = {{0}};
+    cr_registry *parent = cr_registry_new();
+    CHECK_STATUS(cr_register_class(parent, "N", &named_class, &log), CR_OK);
+    CHECK_STATUS(load_yaml(parent,
+                           "S: {ClassName: N, Lifestyle: singleton, Dependencies: {name: '@S'}}\n"
+                           "T: {ClassName: N, Dependencies: {name: '@T'}}\n"),
+                 CR_OK);
+    cr_registry *child = cr_registry_new_child(parent);
+    const cr_class freeing = {.create = freeing_parent_create, .destroy = plain_destroy};
+    CHECK_STATUS(cr_register_class(child, "F", &freeing, child), CR_OK);
+    CHECK_STATUS(load_yaml(child,
+                           "CS: {ClassName: N, Lifestyle: singleton, Dependencies: {name: '@CS', s: S}}\n"
+                           "Top: {ClassName: F, Dependencies: {cs: CS}}\n"),
+                 CR_OK);
+    parent_to_free = parent;
+    void *top = cr_registry_create(child, "Top", NULL);
+    CHECK(top != NULL);
+    free(top);
+    CHECK_STR(log.log, "~CS ~S");
+    CHECK(cr_registry_create(child, "CS", NULL) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_INVALID_ARGUMENT);
+    cr_registry_free(child);
+}
+
 void test_outside(void) {
     empty_tags_are_refused();
     a_child_closes_with_its_parent();
+    a_parent_freed_inside_its_childs_create();
 }

@@ -174,8 +174,40 @@ static void a_parent_freed_inside_its_childs_create(void) {
     cr_registry_free(child);
 }
 
+/* Every exceeded limit of a config says which setting bounds it and how to raise it. */
+static void limit_messages_name_their_setting(void) {
+    static const struct {
+        cr_limit limit;
+        int64_t value;
+        const char *text;
+        const char *setting;
+    } cases[] = {
+        {CR_LIMIT_DEPTH, 2, "A: {ClassName: C, Dependencies: {l: [[[1]]]}}\n", "CR_LIMIT_DEPTH"},
+        {CR_LIMIT_NODES, 3, "A: C\nB: C\nD: C\n", "CR_LIMIT_NODES"},
+        {CR_LIMIT_STRING_BYTES, 4, "A: {ClassName: C, Dependencies: {s: '@hello'}}\n", "CR_LIMIT_STRING_BYTES"},
+        {CR_LIMIT_ALIAS_EXPANSION, 1, "x: &a [1, 2]\nA: {ClassName: C, Dependencies: {l: *a, m: *a}}\n",
+         "CR_LIMIT_ALIAS_EXPANSION"},
+        {CR_LIMIT_ENTRIES, 1, "A: C\nB: C\n", "CR_LIMIT_ENTRIES"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cr_registry *reg = cr_registry_new();
+        CHECK_STATUS(cr_registry_set_limit(reg, cases[i].limit, cases[i].value), CR_OK);
+        CHECK_STATUS(load_yaml(reg, cases[i].text), CR_ERR_LIMIT);
+        CHECK_CONTAINS(cr_last_error_message(), cases[i].setting);
+        CHECK_CONTAINS(cr_last_error_message(), ": raise it with cr_registry_set_limit if the config is trusted)");
+        cr_registry_free(reg);
+    }
+    /* A file larger than the input limit, refused before it is read. */
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(cr_registry_set_limit(reg, CR_LIMIT_INPUT_BYTES, 8), CR_OK);
+    CHECK_STATUS(cr_load_file(reg, fixture_path("example.yaml"), CR_FORMAT_AUTO), CR_ERR_LIMIT);
+    CHECK_CONTAINS(cr_last_error_message(), "(CR_LIMIT_INPUT_BYTES: raise it");
+    cr_registry_free(reg);
+}
+
 void test_outside(void) {
     empty_tags_are_refused();
     a_child_closes_with_its_parent();
     a_parent_freed_inside_its_childs_create();
+    limit_messages_name_their_setting();
 }

@@ -627,6 +627,10 @@ const char *cr_value_string(const cr_value *value);
 /** The length in bytes of a CR_STRING. */
 size_t cr_value_string_length(const cr_value *value);
 
+/** cr_value_string and cr_value_string_length in one call: the text of a CR_STRING, its length in
+ *  bytes written to `*length` (0 with NULL for any other value; `length` may be NULL). */
+const char *cr_value_string_with_length(const cr_value *value, size_t *length);
+
 /** The object pointer of a CR_OBJECT. Reading a CR_OWNER_RECEIVER object takes it (see OWNERSHIP). */
 void *cr_value_object(const cr_value *value);
 
@@ -638,6 +642,14 @@ void *cr_value_take_object(const cr_value *value);
 
 /** Who owns the object of a CR_OBJECT or the provider of a CR_PROVIDER (CR_OWNER_NONE for other kinds). */
 cr_owner cr_value_owner(const cr_value *value);
+
+/** cr_value_take_object and cr_value_owner in one call, for a wrapper that owns the objects built
+ *  for its receiver and borrows the others (the C++ binding's Args::take): the object, taken if
+ *  it is CR_OWNER_RECEIVER, with its owner written to `*owner` (`owner` may be NULL). A second
+ *  take of a receiver's object gives NULL, CR_ERR_INVALID_ARGUMENT and `*owner` CR_OWNER_RECEIVER;
+ *  a value that is not an object gives NULL, CR_ERR_TYPE (CR_ERR_INVALID_ARGUMENT for NULL) and
+ *  CR_OWNER_NONE. */
+void *cr_value_take_object_with_owner(const cr_value *value, cr_owner *owner);
 
 /** The provider of a CR_PROVIDER, taken by the reader (see OWNERSHIP): free it with cr_provider_free. */
 cr_provider *cr_value_provider(const cr_value *value);

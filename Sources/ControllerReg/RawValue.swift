@@ -49,7 +49,7 @@ import Darwin
         /// for good, so the library does not destroy it when the callback returns.
         @usableFromInline package static let taken: UInt8 = 32
         /// The flags that make an object or provider someone else's than the receiver's.
-        @usableFromInline static let notReceivers: UInt8 = heapRoot | owned | registryOwned | callerOwned | shared
+        @usableFromInline package static let notReceivers: UInt8 = heapRoot | owned | registryOwned | callerOwned | shared
         /// A map the resolver built in one call's memory for a callback's arguments: its `reserved`
         /// field is a lookup hint (the slot after the last one found), which lookups may update.
         /// Maps without it (in compiled plans, or the caller's) are never written to.

@@ -448,7 +448,7 @@ extension String {
     }
 }
 
-@usableFromInline nonisolated(unsafe) let emptyCString: UnsafePointer<CChar> = {
+@usableFromInline package nonisolated(unsafe) let emptyCString: UnsafePointer<CChar> = {
     let p = UnsafeMutablePointer<CChar>.allocate(capacity: 1)
     p.initialize(to: 0)
     return UnsafePointer(p)

@@ -211,7 +211,7 @@ private func nullArgument(_ what: StaticString, _ function: StaticString) {
 
 /// The readers whose refusals `refused` records (a byte: the refusal's call takes few arguments).
 private enum Reader: UInt8 {
-    case valueBool, valueInt, valueDouble, valueString, valueObject
+    case valueBool, valueInt, valueDouble, valueString, valueStringWithLength, valueObject
 
     var name: StaticString {
         switch self {
@@ -219,6 +219,7 @@ private enum Reader: UInt8 {
         case .valueInt: return "cr_value_int"
         case .valueDouble: return "cr_value_double"
         case .valueString: return "cr_value_string"
+        case .valueStringWithLength: return "cr_value_string_with_length"
         case .valueObject: return "cr_value_object"
         }
     }
@@ -334,6 +335,19 @@ public func cr_value_string(_ value: OpaquePointer?) -> UnsafePointer<CChar>? {
     return s
 }
 
+@_cdecl("cr_value_string_with_length")
+public func cr_value_string_with_length(
+    _ value: OpaquePointer?, _ length: UnsafeMutablePointer<Int>?
+) -> UnsafePointer<CChar>? {
+    guard let value, UnsafePointer<RawValue>(value).pointee.kind == ValueKind.string.rawValue else {
+        length?.pointee = 0
+        return refused(value, .string, .valueStringWithLength, nil)
+    }
+    let raw = UnsafePointer<RawValue>(value)
+    length?.pointee = Int(raw.pointee.count)
+    return UnsafePointer(bitPattern: UInt(raw.pointee.a)) ?? emptyCString
+}
+
 @_cdecl("cr_value_string_length")
 public func cr_value_string_length(_ value: OpaquePointer?) -> Int {
     guard let r = read(value, "cr_value_string_length") else { return 0 }
@@ -361,18 +375,68 @@ public func cr_value_take_object(_ value: OpaquePointer?) -> UnsafeMutableRawPoi
         return nil
     }
     if r.wasTaken {
-        alreadyTaken()
+        alreadyTaken("cr_value_take_object")
         return nil
     }
     return r.takeObject()
 }
 
 @inline(never)
-private func alreadyTaken() {
+private func alreadyTaken(_ function: StaticString) {
     LastError.set(
         .invalidArgument,
-        "cr_value_take_object: this argument's object was taken already (by cr_value_object or cr_value_take_object) and is its taker's; take an object once and keep the pointer"
+        "\(function): this argument's object was taken already (by cr_value_object or a take) and is its taker's; take an object once and keep the pointer"
     )
+}
+
+@_cdecl("cr_value_take_object_with_owner")
+public func cr_value_take_object_with_owner(
+    _ value: OpaquePointer?, _ owner: UnsafeMutablePointer<cr_owner>?
+) -> UnsafeMutableRawPointer? {
+    // The common take first: an object built for the receiver, not taken yet (no owner flag, no
+    // taken mark), taken here; anything else out of line.
+    if let value {
+        let p = UnsafeMutablePointer<RawValue>(value)
+        let flags = p.pointee.flags
+        if p.pointee.kind == ValueKind.object.rawValue,
+            flags & (RawValue.Flags.notReceivers | RawValue.Flags.taken | RawValue.Flags.moved) == 0
+        {
+            p.pointee.flags = flags | RawValue.Flags.taken
+            owner?.pointee = ownerReceiver
+            return UnsafeMutableRawPointer(bitPattern: UInt(p.pointee.a))
+        }
+    }
+    return takeWithOwner(value, owner)
+}
+
+/// `cr_value_take_object_with_owner` past its common take: another owner's object (read, not
+/// taken), a second take (refused), or no object.
+@inline(never)
+private func takeWithOwner(_ value: OpaquePointer?, _ owner: UnsafeMutablePointer<cr_owner>?) -> UnsafeMutableRawPointer? {
+    if let value {
+        let r = ValueRef(UnsafePointer<RawValue>(value))
+        if r.kind == .object {
+            let o = ownerOf(r.pointer.pointee)
+            owner?.pointee = o
+            if o != ownerReceiver || !r.wasTaken { return r.takeObject() }
+            alreadyTaken("cr_value_take_object_with_owner")
+            return nil
+        }
+    }
+    owner?.pointee = cr_owner(rawValue: 0)
+    _ = read(value, "cr_value_take_object_with_owner").map { wrongKind($0, .object, "cr_value_take_object_with_owner") }
+    return nil
+}
+
+private let ownerReceiver = cr_owner(rawValue: 1)
+
+/// Who owns the object or provider `raw` holds (`cr_value_owner` of an object or provider).
+@inline(__always)
+private func ownerOf(_ raw: RawValue) -> cr_owner {
+    if raw.flags & RawValue.Flags.registryOwned != 0 { return cr_owner(rawValue: 2) }
+    if raw.flags & RawValue.Flags.callerOwned != 0 { return cr_owner(rawValue: 3) }
+    if raw.flags & RawValue.Flags.shared != 0 { return cr_owner(rawValue: 4) }
+    return ownerReceiver
 }
 
 @_cdecl("cr_value_owner")
@@ -380,10 +444,7 @@ public func cr_value_owner(_ value: OpaquePointer?) -> cr_owner {
     guard let value else { return cr_owner(rawValue: 0) }
     let raw = UnsafePointer<RawValue>(value).pointee
     guard raw.valueKind == .object || raw.valueKind == .provider else { return cr_owner(rawValue: 0) }
-    if raw.flags & RawValue.Flags.registryOwned != 0 { return cr_owner(rawValue: 2) }
-    if raw.flags & RawValue.Flags.callerOwned != 0 { return cr_owner(rawValue: 3) }
-    if raw.flags & RawValue.Flags.shared != 0 { return cr_owner(rawValue: 4) }
-    return cr_owner(rawValue: 1)
+    return ownerOf(raw)
 }
 
 @_cdecl("cr_value_provider")

@@ -410,6 +410,18 @@ struct HeaderAgreementTests {
             checked.insert("cr_value_take_object")
         }
         do {
+            var f = CControllerRegHeader.cr_value_take_object_with_owner
+            f = ControllerRegC.cr_value_take_object_with_owner
+            _ = f
+            checked.insert("cr_value_take_object_with_owner")
+        }
+        do {
+            var f = CControllerRegHeader.cr_value_string_with_length
+            f = ControllerRegC.cr_value_string_with_length
+            _ = f
+            checked.insert("cr_value_string_with_length")
+        }
+        do {
             var f = CControllerRegHeader.cr_value_owner
             f = ControllerRegC.cr_value_owner
             _ = f

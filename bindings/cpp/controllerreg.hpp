@@ -616,13 +616,10 @@ private:
         throw type_error(key, expected);
     }
     template <class T> Ptr<T> take_impl(const char *key, cr_destroyer destroyer) const {
-        // cr_value_owner first: reading a receiver-owned object with cr_value_object takes it.
-        // A receiver's object is taken with cr_value_take_object, which refuses a second take (the
-        // first Ptr owns it): that is a TypeError, never a second owner.
-        cr_owner owner = v_ ? cr_value_owner(v_) : CR_OWNER_NONE;
-        void *object = owner == CR_OWNER_NONE ? nullptr
-            : owner == CR_OWNER_RECEIVER      ? cr_value_take_object(v_)
-                                              : cr_value_object(v_);
+        // One call takes a receiver-owned object (refusing a second take: the first Ptr owns it,
+        // so that is a TypeError, never a second owner) and only reads any other, with its owner.
+        cr_owner owner = CR_OWNER_NONE;
+        void *object = v_ ? cr_value_take_object_with_owner(v_, &owner) : nullptr;
         if (!object) {
             if (kind() == Kind::Null) return Ptr<T>();
             if (owner == CR_OWNER_RECEIVER && kind() == Kind::Object) fail_taken(key);
@@ -690,9 +687,10 @@ private:
             }
             return static_cast<U>(d);
         } else if constexpr (std::is_same_v<U, std::string> || std::is_same_v<U, std::string_view>) {
-            const char *s = cr_value_string(v_);
+            size_t n = 0;
+            const char *s = cr_value_string_with_length(v_, &n);
             if (!s) fail_type(key, "string");
-            return U(s, cr_value_string_length(v_));
+            return U(s, n);
         } else if constexpr (std::is_pointer_v<U>) {
             Owner o = owner();
             if (o == Owner::None) {

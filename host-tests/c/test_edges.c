@@ -283,6 +283,84 @@ static void take_object_once(void) {
     CHECK_INT(stats_get(&stats, &stats.destroys), 2); /* and the singleton, by the registry */
 }
 
+/* cr_value_take_object_with_owner: one call takes a receiver's object (once) and reads any other,
+ * writing its owner; cr_value_string_with_length: the text and its length in one call. */
+typedef struct {
+    host_stats *stats;
+    cr_owner first_owner, second_owner, singleton_owner, int_owner, props_owner;
+    int first_ok, second_code, singleton_again, int_code, props_same;
+    const char *text;
+    size_t text_length, int_length;
+} owner_take_state;
+
+static void *owner_taker_create(const cr_value *args, void *user_data) {
+    owner_take_state *t = user_data;
+    const cr_value *a = cr_map_get(args, "a");
+    void *first = cr_value_take_object_with_owner(a, &t->first_owner);
+    t->first_ok = first != NULL;
+    cr_clear_error();
+    t->second_code = cr_value_take_object_with_owner(a, &t->second_owner) == NULL ? cr_last_error_code() : 0;
+    const cr_value *s = cr_map_get(args, "s");
+    void *s1 = cr_value_take_object_with_owner(s, &t->singleton_owner), *s2 = cr_value_take_object_with_owner(s, NULL);
+    t->singleton_again = s1 != NULL && s1 == s2;
+    cr_clear_error();
+    t->int_code = cr_value_take_object_with_owner(cr_map_get(args, "n"), &t->int_owner) == NULL ? cr_last_error_code() : 0;
+    void *mine = cr_value_take_object_with_owner(cr_map_get(args, "mine"), &t->props_owner);
+    t->props_same = mine == t->stats;
+    t->text = cr_value_string_with_length(cr_map_get(args, "text"), &t->text_length);
+    t->int_length = 99;
+    if (cr_value_string_with_length(cr_map_get(args, "n"), &t->int_length) != NULL) t->int_length = 98;
+    if (first) test2_destroy(first, t->stats);
+    return malloc(1);
+}
+
+static void take_object_with_owner(void) {
+    host_stats stats;
+    stats_init(&stats);
+    owner_take_state t;
+    memset(&t, 0, sizeof t);
+    t.stats = &stats;
+    cr_registry *reg = cr_registry_new();
+    cr_class taker = {.create = owner_taker_create};
+    CHECK_STATUS(cr_register_class(reg, "Taker", &taker, &t), CR_OK);
+    CHECK_STATUS(cr_register_class(reg, "Test2ViewController", &test2_class, &stats), CR_OK);
+    const char *yaml = "T2: Test2ViewController\n"
+                       "S: {ClassName: Test2ViewController, Lifestyle: singleton}\n"
+                       "Take: {ClassName: Taker, Dependencies: {a: T2, s: S, n: 7, text: \"@two\\0parts\"}}\n";
+    CHECK_STATUS(cr_load_string(reg, yaml, strlen(yaml), CR_FORMAT_YAML), CR_OK);
+    cr_value *props = cr_map_new();
+    cr_map_set_object(props, "mine", &stats);
+    void *o = cr_registry_create(reg, "Take", props);
+    CHECK(o != NULL);
+    free(o);
+    cr_value_free(props);
+    CHECK(t.first_ok);
+    CHECK_INT(t.first_owner, CR_OWNER_RECEIVER);
+    CHECK_INT(t.second_code, CR_ERR_INVALID_ARGUMENT);
+    CHECK_INT(t.second_owner, CR_OWNER_RECEIVER);
+    CHECK(t.singleton_again);
+    CHECK_INT(t.singleton_owner, CR_OWNER_REGISTRY);
+    CHECK_INT(t.int_code, CR_ERR_TYPE);
+    CHECK_INT(t.int_owner, CR_OWNER_NONE);
+    CHECK(t.props_same);
+    CHECK_INT(t.props_owner, CR_OWNER_CALLER);
+    CHECK_INT(t.text_length, 9);
+    CHECK(t.text != NULL && memcmp(t.text, "two\0parts", 10) == 0);
+    CHECK_INT(t.int_length, 0);
+    CHECK_INT(stats_get(&stats, &stats.destroys), 1); /* the taken T2, destroyed once, by the taker */
+    cr_clear_error();
+    cr_owner owner = CR_OWNER_REGISTRY;
+    CHECK(cr_value_take_object_with_owner(NULL, &owner) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_INVALID_ARGUMENT);
+    CHECK_INT(owner, CR_OWNER_NONE);
+    size_t n = 5;
+    CHECK(cr_value_string_with_length(NULL, &n) == NULL);
+    CHECK_INT(n, 0);
+    CHECK_LAST_ERROR(CR_ERR_INVALID_ARGUMENT);
+    cr_registry_free(reg);
+    CHECK_INT(stats_get(&stats, &stats.destroys), 2); /* and the singleton, by the registry */
+}
+
 /* A load given an empty source name names its text "<string>", as one given none. */
 static void empty_source_name(void) {
     cr_registry *reg = cr_registry_new();
@@ -437,6 +515,7 @@ void test_edges(void) {
     free_during_start();
     free_from_destroy_during_reload();
     take_object_once();
+    take_object_with_owner();
     empty_source_name();
     replaced_singletons_are_destroyed();
     entry_options();

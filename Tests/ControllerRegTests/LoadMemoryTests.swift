@@ -1,4 +1,5 @@
 import ControllerRegConfig
+import Foundation
 import Testing
 
 @testable import ControllerReg
@@ -104,5 +105,43 @@ struct LoadMemoryTests {
         #expect(r.entries.count == 2_500)
         #expect(r.entry(named: "D0")?.description == "0: \(text)")
         #expect(r.entry(named: "D2499")?.description == "2499: \(text)")
+    }
+
+    /// `count` JSON entries `<prefix><from>`…, each referring to `target(i)` (none when nil).
+    static func referring(_ prefix: String, _ from: Int, _ count: Int, target: (Int) -> String?) -> String {
+        var text = "{"
+        for i in from..<(from + count) {
+            if i > from { text += ",\n" }
+            let to = target(i).map { ", \"Dependencies\": {\"to\": \"\($0)\"}" } ?? ""
+            text += "\"\(prefix)\(i)\": {\"ClassName\": \"Screen\"\(to)}"
+        }
+        return text + "}"
+    }
+
+    @Test func changesLargeEnoughToReadTheirNameTablesAheadFindEveryName() throws {
+        // 30,000 names: the change's name index and the registry's name table both read their
+        // cells a batch ahead of inserting. References far apart (each to a lower entry, no
+        // cycles) resolve; a name staged twice in one change and a missing one are found.
+        let n = 30_000
+        let r = Registry()
+        // Entry i refers to a lower entry, scattered over those before it.
+        let lower = { (i: Int) in ((i &* 2_654_435_761) >> 7) % i }
+        try r.load(text: Self.referring("N", 0, n) { $0 == 0 ? nil : "N\(lower($0))" }, format: .json)
+        #expect(r.entries.count == n)
+        #expect(r.entry(named: "N29999")?.dependencies.first?.value == .reference("N\(lower(29_999))", at: nil))
+        #expect(r.entry(named: "N17")?.dependencies.first?.value == .reference("N\(lower(17))", at: nil))
+        #expect(r.entry(named: "N0") != nil && r.entry(named: "N30000") == nil)
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("cr-names-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.referring("M", 0, 20_000) { $0 == 0 ? nil : "M\($0 / 2)" }.write(
+            toFile: dir + "/a.json", atomically: true, encoding: .utf8)
+        try Self.referring("M", 19_999, 20_000) { $0 == 25_000 ? "Nowhere" : "M\($0 - 19_999)" }
+            .write(toFile: dir + "/b.json", atomically: true, encoding: .utf8)
+        let error = expectError { try Registry().load(paths: [dir + "/a.json", dir + "/b.json"]) }
+        let messages = error?.diagnostics.map(\.message) ?? []
+        #expect(messages.contains { $0.contains("entry 'M19999' is defined twice") })
+        #expect(messages.contains { $0.contains("no entry named 'Nowhere'") })
+        #expect(messages.count == 2)
     }
 }

@@ -127,6 +127,15 @@ static void a_child_closes_with_its_parent(void) {
         CHECK_STATUS(cr_register_class(closed[i], "M", &named_class, &log), CR_ERR_INVALID_ARGUMENT);
         CHECK(cr_registry_new_child(closed[i]) == NULL);
         CHECK_LAST_ERROR(CR_ERR_INVALID_ARGUMENT);
+        /* Calls that used to succeed quietly or say "no entry" on a closed registry. */
+        CHECK_STATUS(cr_registry_set_limit(closed[i], CR_LIMIT_DEPTH, 5), CR_ERR_INVALID_ARGUMENT);
+        CHECK_CONTAINS(cr_last_error_message(), why);
+        CHECK_STATUS(cr_registry_start(closed[i]), CR_ERR_INVALID_ARGUMENT);
+        CHECK_CONTAINS(cr_last_error_message(), why);
+        char object[8];
+        CHECK_STATUS(cr_inject(closed[i], "T", object), CR_ERR_INVALID_ARGUMENT);
+        CHECK_CONTAINS(cr_last_error_message(), "cannot inject 'T': ");
+        CHECK_CONTAINS(cr_last_error_message(), why);
     }
     cr_registry_free(grandchild);
     cr_registry_free(child);

@@ -260,7 +260,7 @@ final class DefinitionArena: @unchecked Sendable {
     /// and storing each one there cost more than the bytes a repeat far apart would save.
     @inline(never)
     func appendLiteral(bytes u: UnsafeBufferPointer<UInt8>) {
-        append(bytes: u, interned: false)
+        _ = append(bytes: u, interned: false)
     }
 
     /// The first and last 8 bytes of `n` bytes at `p` (for fewer than 8: all of them, in `first`),

@@ -10,8 +10,10 @@ import Darwin
 
 /// The words of the problems a load reports by the thousand (a reference to no entry, a wrong
 /// value in every entry), written into one reused `TextBuffer` from their pieces' bytes, no
-/// interpolation of pieces; the diagnostic keeps the bytes (`Diagnostic(_:written:)`), no `String`. The wording is the same as everywhere else
-/// the same problem is reported (tests compare it).
+/// interpolation of pieces; the diagnostic keeps the bytes (`Diagnostic(_:written:)`), no `String`.
+/// The wording is the same as everywhere else the same problem is reported (tests compare it).
+/// Each writer is a call of its own (`@inline(never)`), so the buffer's appends are inlined into
+/// it: the compiler does not inline them into a caller as large as `Transaction.apply`.
 enum ProblemText {
     /// The buffer in `slot`, made at its first use (most loads write no message).
     static func buffer(_ slot: inout TextBuffer?) -> TextBuffer {
@@ -22,31 +24,26 @@ enum ProblemText {
     }
 
     /// `entry 'E', key 'K': ` — how a problem inside a dependency names its place.
+    @inline(never)
     static func writePlace(entry: UnsafeBufferPointer<UInt8>, key: UnsafeBufferPointer<UInt8>, into text: TextBuffer) {
-        text.append("entry '")
-        text.append(entry)
-        text.append("', key '")
-        text.append(key)
-        text.append("': ")
+        text.append("entry '", entry, "', key '", key, "': ")
     }
 
     /// `entry 'E', key 'K': no entry named 'N' (did you mean 'S'?)`, or without a suggestion
     /// `...; if this is text, write "@N"`.
+    @inline(never)
     static func missingReference(
         entry: UnsafeBufferPointer<UInt8>, key: UnsafeBufferPointer<UInt8>, name: UnsafeBufferPointer<UInt8>, suggestion: String?,
         into text: TextBuffer
     ) {
         text.clear()
-        writePlace(entry: entry, key: key, into: text)
-        text.append("no entry named '")
+        text.append("entry '", entry, "', key '", key, "': no entry named '")
         text.append(name)
         text.append(byte: UInt8(ascii: "'"))
         if let suggestion {
             writeHint(suggestion, into: text)
         } else {
-            text.append("; if this is text, write \"@")
-            text.append(name)
-            text.append(byte: UInt8(ascii: "\""))
+            text.append("; if this is text, write \"@", name, "\"")
         }
     }
 
@@ -59,6 +56,7 @@ enum ProblemText {
     }
 
     /// `Field of entry 'E' must be ..., found K` (a key of an entry map holding the wrong kind).
+    @inline(never)
     static func entryField(
         _ field: StaticString, of entry: UnsafeBufferPointer<UInt8>, _ rule: StaticString, found: String, into text: TextBuffer
     ) {
@@ -73,15 +71,12 @@ enum ProblemText {
     }
 
     /// `unknown key 'K' in entry 'E' (did you mean 'S'?); allowed keys are ...`.
+    @inline(never)
     static func unknownEntryKey(
         _ key: UnsafeBufferPointer<UInt8>, in entry: UnsafeBufferPointer<UInt8>, suggestion: String?, into text: TextBuffer
     ) {
         text.clear()
-        text.append("unknown key '")
-        text.append(key)
-        text.append("' in entry '")
-        text.append(entry)
-        text.append(byte: UInt8(ascii: "'"))
+        text.append("unknown key '", key, "' in entry '", entry, "'")
         writeHint(suggestion, into: text)
         text.append("; allowed keys are ")
         text.append(allowedEntryKeys)
@@ -92,6 +87,7 @@ enum ProblemText {
 
     /// `entry 'E', key 'K': problem` (a problem inside a dependency value, in the words the
     /// transaction uses for the same problem from another door).
+    @inline(never)
     static func inDependency(
         entry: UnsafeBufferPointer<UInt8>, key: UnsafeBufferPointer<UInt8>, _ problem: String, into text: TextBuffer
     ) {
@@ -102,6 +98,7 @@ enum ProblemText {
 
     /// `entry 'E', key 'K': 'provider' is not a dependency form: ...`: the place and
     /// `DependencyRule.misspeltMessage` written in one go.
+    @inline(never)
     static func misspeltForm(
         key: String, form: DependencyRule.Form, entry: UnsafeBufferPointer<UInt8>, dependency: UnsafeBufferPointer<UInt8>,
         into text: TextBuffer
@@ -117,6 +114,7 @@ enum ProblemText {
     /// The problem of a use `DependencyRule.problems(of:)` reports for a reference, provider or
     /// optional reference whose name is empty, a literal (a form's) or holds a NUL byte, in its
     /// words, written into `text`; false when the name is sound.
+    @inline(never)
     static func flawedUse(
         _ tag: DefinitionCoding.ValueTag, name: UnsafeBufferPointer<UInt8>, entry: UnsafeBufferPointer<UInt8>,
         key: UnsafeBufferPointer<UInt8>, into text: TextBuffer
@@ -131,9 +129,7 @@ enum ProblemText {
             if empty {
                 text.append("an empty string is not an entry name; write \"@\" for an empty literal string")
             } else {
-                text.append("reference '")
-                text.append(name)
-                text.append("' contains a NUL byte")
+                text.append("reference '", name, "' contains a NUL byte")
             }
             return true
         }
@@ -141,13 +137,9 @@ enum ProblemText {
         if empty {
             text.append(" must name an entry (a non-empty string), found an empty string")
         } else if literal {
-            text.append(" must name an entry, not a literal ('")
-            text.append(name)
-            text.append("')")
+            text.append(" must name an entry, not a literal ('", name, "')")
         } else {
-            text.append(" '")
-            text.append(name)
-            text.append("' contains a NUL byte")
+            text.append(" '", name, "' contains a NUL byte")
         }
         return true
     }

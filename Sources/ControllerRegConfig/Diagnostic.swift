@@ -104,8 +104,9 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
     package init(_ code: ErrorCode, written text: TextBuffer, file: String?, line: Int, column: Int, suggestion: String? = nil) {
         let store = text.problemStore
         self.store = store
-        if text.isKeepableMessage() {
-            index = store.add(code, message: text.bytes, file: file, line: line, column: column, suggestion: suggestion)
+        let b = text.bytes
+        if let kept = store.keepMessage(b) {
+            index = store.add(code, kept: kept, count: b.count, file: file, line: line, column: column, suggestion: suggestion)
         } else {
             let kept = Diagnostic.capped(Diagnostic.withoutNul(text.string))
             index = Diagnostic.withBytes(of: kept) { b in
@@ -182,21 +183,6 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
         if let r = text.utf8.withContiguousStorageIfAvailable(body) { return r }
         return Array(text.utf8).withUnsafeBufferPointer(body)
     }
-
-    /// Whether this problem's place is at or before `other`'s (both located): read from the
-    /// records (no `SourceLocation` made), file names compared as `String`s only when the two
-    /// are not the same file of one store.
-    fileprivate func isPlaced(atOrBefore other: Diagnostic) -> Bool {
-        let fa = store.record(index).file, fb = other.store.record(other.index).file
-        guard fa != ProblemStore.none, fb != ProblemStore.none else { return false }
-        let a = store.lineAndColumn(index), b = other.store.lineAndColumn(other.index)
-        if store === other.store && fa == fb { return (a.line, a.column) <= (b.line, b.column) }
-        let x = store.file(fa), y = other.store.file(fb)
-        return x == y ? (a.line, a.column) <= (b.line, b.column) : x < y
-    }
-
-    /// Whether this problem has a place.
-    fileprivate var isPlaced: Bool { store.record(index).file != ProblemStore.none }
 }
 
 /// A failure carrying every problem found (a load reports all of them, not only the first).
@@ -221,9 +207,14 @@ public struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible {
     /// syntax before schema before duplicate before missing reference before cycle, …), so it never
     /// depends on where in the input the problems are written.
     public var code: ErrorCode {
-        var lowest = diagnostics[0].code
-        for d in diagnostics where d.code.rawValue < lowest.rawValue { lowest = d.code }
-        return lowest
+        diagnostics.withUnsafeBufferPointer { all in
+            var lowest = Int32.max
+            for i in all.indices {
+                let c = all[i].store.record(all[i].index).code
+                if c < lowest { lowest = c }
+            }
+            return ErrorCode(rawValue: lowest) ?? .invalidArgument
+        }
     }
 
     /// One problem per line; more than one is preceded by a count.
@@ -271,7 +262,7 @@ public struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible {
                     code: ErrorCode(rawValue: r.code) ?? .invalidArgument, file: UnsafeBufferPointer(start: nil, count: 0),
                     line: 0, column: 0, message: UnsafeBufferPointer(start: nil, count: 0), suggestion: nil)
                 if r.file != ProblemStore.none {
-                    let (line, column) = store.lineAndColumn(k)
+                    let (line, column) = store.lineAndColumn(of: r, k)
                     parts.file = store.fileName(r.file)
                     parts.line = line
                     parts.column = column
@@ -315,16 +306,28 @@ public struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible {
     /// before it (equal ones keep their order), unlocated ones last.
     private static func isSorted(_ list: [Diagnostic]) -> Bool {
         list.withUnsafeBufferPointer { all in
-            var previous = -1
+            // The last placed problem's store, file, line and column, read from its record once.
+            var previous: (store: ProblemStore, file: UInt32, line: Int, column: Int)?
             var unlocatedSeen = false
             for i in all.indices {
-                guard all[i].isPlaced else {
+                let store = all[i].store, k = all[i].index
+                let r = store.record(k)
+                let file = r.file
+                guard file != ProblemStore.none else {
                     unlocatedSeen = true
                     continue
                 }
                 if unlocatedSeen { return false }
-                if previous >= 0 && !all[previous].isPlaced(atOrBefore: all[i]) { return false }
-                previous = i
+                let (line, column) = store.lineAndColumn(of: r, k)
+                if let p = previous {
+                    if p.store === store && p.file == file {
+                        if (p.line, p.column) > (line, column) { return false }
+                    } else {
+                        let x = p.store.file(p.file), y = store.file(file)
+                        if x == y ? (p.line, p.column) > (line, column) : x > y { return false }
+                    }
+                }
+                previous = (store, file, line, column)
             }
             return true
         }

@@ -7,62 +7,81 @@ import Darwin
 #endif
 
 /// Problems kept as small fixed-size records: code, place (a file's index, 32-bit line and
-/// column), and 32-bit offsets of the message's and the suggestion's bytes in one byte buffer. A
-/// `Diagnostic` is a store and a record's index: a load that reports thousands of problems keeps
-/// one record and the message's bytes per problem (no `String`, no struct of references each), and
-/// the joined text and the C ABI's records are written from the records' bytes.
+/// column), and where the message's and the suggestion's bytes are. A `Diagnostic` is a store and
+/// a record's index: a load that reports thousands of problems keeps one record and the message's
+/// bytes per problem (no `String`, no struct of references each), and the joined text and the C
+/// ABI's records are written from the records' bytes.
 ///
-/// Written by one thread while a load (or one call) reports its problems; records are only ever
-/// added, never changed, so the diagnostics handed out read the same bytes from any thread once
-/// the failure is thrown.
+/// Records are kept in chunks that double in size and bytes in chunks that never move, so adding
+/// one copies nothing already kept. Written by one thread while a load (or one call) reports its
+/// problems; records are only ever added, never changed, so the diagnostics handed out read the
+/// same bytes from any thread once the failure is thrown.
 package final class ProblemStore: @unchecked Sendable {
     /// One problem.
     struct Record {
         var code: Int32
-        /// Index into `files`, or `noPlace`.
+        /// Index into `files`, or `none`.
         var file: UInt32
         /// Line and column (`wide` holds them when one does not fit 32 bits: `wideMark`).
         var line: UInt32
         var column: UInt32
         /// The message's bytes.
-        var message: UInt32
+        var message: UnsafePointer<UInt8>?
         var messageCount: UInt32
-        /// The suggestion's bytes (`suggestionCount == noPlace`: none).
-        var suggestion: UInt32
+        /// The suggestion's byte count (`none`: no suggestion).
         var suggestionCount: UInt32
+        var suggestion: UnsafePointer<UInt8>?
     }
 
-    /// "None" in a record's file, suggestion and path fields.
+    /// "None" in a record's file and suggestion fields.
     static let none = UInt32.max
     /// A line written here means the place is in `wide`.
     static let wideMark = UInt32.max
+    /// The bytes of a chunk of text (a longer piece gets a chunk of its own size).
+    private static let chunkBytes = 64 * 1024
+    /// Records per chunk (the first chunk grows up to this many by `realloc`).
+    private static let chunkShift = 10
+    private static let chunkRecords = 1 << chunkShift
 
     /// Kept out of the object (a class's `var`s are checked for exclusive access at every use).
     private struct State {
-        var records: UnsafeMutablePointer<Record>
-        var count: Int
-        var capacity: Int
-        var bytes: UnsafeMutablePointer<UInt8>
-        var byteCount: Int
-        var byteCapacity: Int
-        /// The files problems are placed in, and where each name's bytes are in `bytes`.
+        /// Record chunks of `chunkRecords` (the first one holds `firstCapacity` until it is full).
+        var chunks: UnsafeMutablePointer<UnsafeMutablePointer<Record>>
+        var chunkCount = 1
+        var chunkCapacity = 1
+        var firstCapacity: Int
+        var count = 0
+        /// Where the next bytes go, and how many the current byte chunk has left.
+        var cursor: UnsafeMutablePointer<UInt8>?
+        var left = 0
+        var byteChunks: [UnsafeMutablePointer<UInt8>] = []
+        /// The files problems are placed in, and each name's bytes.
         var files: [String] = []
-        var fileBytes: [(at: UInt32, count: UInt32)] = []
+        var fileBytes: [UnsafeBufferPointer<UInt8>] = []
         /// Paths of the records that have one (cycles, lifetimes: a few per load), by index.
         var paths: [Int: [String]] = [:]
         /// Lines and columns that do not fit 32 bits, by record index.
         var wide: [Int: (line: Int, column: Int)] = [:]
+        /// The size of the first byte chunk.
+        var firstBytes: Int
     }
     private let state: UnsafeMutablePointer<State>
 
-    /// An empty store with room for `capacity` records and `bytes` bytes of text.
-    package init(capacity: Int = 16, bytes: Int = 1024) {
-        let c = max(capacity, 1), b = max(bytes, 16)
+    /// An empty store with room for `capacity` records and `bytes` bytes of text before it
+    /// allocates more.
+    package init(capacity: Int = 64, bytes: Int = 4096) {
+        let first = min(max(capacity, 1), ProblemStore.chunkRecords)
+        let chunks = ProblemStore.allocate(1, of: UnsafeMutablePointer<Record>.self)
+        chunks.initialize(to: ProblemStore.allocate(first, of: Record.self))
         state = .allocate(capacity: 1)
-        state.initialize(
-            to: State(
-                records: ProblemStore.allocate(c, of: Record.self), count: 0, capacity: c,
-                bytes: ProblemStore.allocate(b, of: UInt8.self), byteCount: 0, byteCapacity: b))
+        state.initialize(to: State(chunks: chunks, firstCapacity: first, firstBytes: max(bytes, 16)))
+    }
+
+    private static func allocate<T>(_ n: Int, of: T.Type) -> UnsafeMutablePointer<T> {
+        guard let p = malloc(n * MemoryLayout<T>.stride) else {
+            fatalError("controllerreg: out of memory (\(n) problem records)")
+        }
+        return p.bindMemory(to: T.self, capacity: n)
     }
 
     /// The store in `slot`, made at its first use (most changes record no problem).
@@ -74,59 +93,118 @@ package final class ProblemStore: @unchecked Sendable {
     }
 
     deinit {
-        free(state.pointee.records)
-        free(state.pointee.bytes)
+        for k in 0..<state.pointee.chunkCount { free(state.pointee.chunks[k]) }
+        free(state.pointee.chunks)
+        for c in state.pointee.byteChunks { free(c) }
         state.deinitialize(count: 1)
         state.deallocate()
-    }
-
-    private static func allocate<T>(_ n: Int, of: T.Type) -> UnsafeMutablePointer<T> {
-        guard let p = malloc(n * MemoryLayout<T>.stride) else {
-            fatalError("controllerreg: out of memory (\(n) problem records)")
-        }
-        return p.bindMemory(to: T.self, capacity: n)
     }
 
     /// The number of records.
     var count: Int { state.pointee.count }
 
+    /// Where record `i` is.
+    @inline(__always) private func slot(_ i: Int) -> UnsafeMutablePointer<Record> {
+        state.pointee.chunks[i >> ProblemStore.chunkShift] + (i & (ProblemStore.chunkRecords - 1))
+    }
+
     /// Record `i`.
-    @inline(__always) func record(_ i: Int) -> Record { state.pointee.records[i] }
+    @inline(__always) func record(_ i: Int) -> Record { slot(i).pointee }
 
-    /// Bytes at `at` (valid until the next record is added).
-    @inline(__always) func bytes(at: UInt32, count: UInt32) -> UnsafeBufferPointer<UInt8> {
-        UnsafeBufferPointer(start: state.pointee.bytes + Int(at), count: Int(count))
+    /// Bytes of a record.
+    @inline(__always) func bytes(at p: UnsafePointer<UInt8>?, count: UInt32) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: p, count: Int(count))
     }
 
-    /// Copies `b` in; where it starts.
-    private func keep(_ b: UnsafeBufferPointer<UInt8>) -> UInt32 {
+    /// Room for `n` bytes that never moves.
+    @inline(__always) private func room(_ n: Int) -> UnsafeMutablePointer<UInt8> {
+        if n > state.pointee.left || state.pointee.cursor == nil { newByteChunk(n) }
+        let at = state.pointee.cursor!
+        state.pointee.cursor = at + n
+        state.pointee.left -= n
+        return at
+    }
+
+    @inline(never)
+    private func newByteChunk(_ n: Int) {
+        let size = max(state.pointee.byteChunks.isEmpty ? state.pointee.firstBytes : ProblemStore.chunkBytes, n)
+        guard let c = malloc(size) else { fatalError("controllerreg: out of memory (\(size) bytes of problem text)") }
+        let p = c.assumingMemoryBound(to: UInt8.self)
+        state.pointee.byteChunks.append(p)
+        state.pointee.cursor = p
+        state.pointee.left = size
+    }
+
+    /// Copies `b` in; where the copy is.
+    private func keep(_ b: UnsafeBufferPointer<UInt8>) -> UnsafePointer<UInt8> {
         let n = b.count
-        if state.pointee.byteCount + n > state.pointee.byteCapacity { growBytes(state.pointee.byteCount + n) }
-        let at = state.pointee.byteCount
-        if n > 0, let p = b.baseAddress { memcpy(state.pointee.bytes + at, p, n) }
-        state.pointee.byteCount = at + n
-        return UInt32(truncatingIfNeeded: at)
+        let at = room(n)
+        if n > 0, let p = b.baseAddress { memcpy(at, p, n) }
+        return UnsafePointer(at)
     }
 
-    @inline(never)
-    private func growBytes(_ needed: Int) {
-        var c = state.pointee.byteCapacity
-        while c < needed { c *= 2 }
-        guard needed <= Int(UInt32.max), let bigger = realloc(state.pointee.bytes, c) else {
-            fatalError("controllerreg: out of memory (\(c) bytes of problem text)")
+    /// Copies `b` in if it is a message kept as it is (see `TextBuffer.isKeepableMessage`), a
+    /// word at a time, checked as it is copied; nil (nothing kept) otherwise.
+    func keepMessage(_ b: UnsafeBufferPointer<UInt8>) -> UnsafePointer<UInt8>? {
+        let n = b.count
+        guard n <= Diagnostic.maxMessageBytes else { return nil }
+        guard n >= 8, let p = b.baseAddress else {
+            return TextBuffer.isKeepable(b) ? keep(b) : nil
         }
-        state.pointee.bytes = bigger.assumingMemoryBound(to: UInt8.self)
-        state.pointee.byteCapacity = c
+        if n > state.pointee.left || state.pointee.cursor == nil { newByteChunk(n) }
+        let to = state.pointee.cursor!
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        var flags: UInt64 = 0
+        var i = 0
+        let from = UnsafeRawPointer(p), out = UnsafeMutableRawPointer(to)
+        while i < n - 8 {
+            let w = from.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            out.storeBytes(of: w, toByteOffset: i, as: UInt64.self)
+            flags |= w | ((w &- ones) & ~w)
+            i += 8
+        }
+        let w = from.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
+        out.storeBytes(of: w, toByteOffset: n - 8, as: UInt64.self)
+        flags |= w | ((w &- ones) & ~w)
+        // Not all ASCII without NUL: kept only when it is well-formed UTF-8 without NUL.
+        if flags & 0x8080_8080_8080_8080 != 0 && !TextBuffer.isKeepable(b) { return nil }
+        state.pointee.cursor = to + n
+        state.pointee.left -= n
+        return UnsafePointer(to)
     }
 
-    @inline(never)
-    private func growRecords() {
-        let c = state.pointee.capacity * 2
-        guard let bigger = realloc(state.pointee.records, c * MemoryLayout<Record>.stride) else {
-            fatalError("controllerreg: out of memory (\(c) problem records)")
+    /// Room for one more record.
+    @inline(__always) private func nextSlot() -> UnsafeMutablePointer<Record> {
+        let i = state.pointee.count
+        if i == state.pointee.firstCapacity || (i > state.pointee.firstCapacity && i & (ProblemStore.chunkRecords - 1) == 0) {
+            newRecordChunk(i)
         }
-        state.pointee.records = bigger.assumingMemoryBound(to: Record.self)
-        state.pointee.capacity = c
+        return slot(i)
+    }
+
+    /// Room for record `i`: the first chunk grown to `chunkRecords`, or a new chunk.
+    @inline(never)
+    private func newRecordChunk(_ i: Int) {
+        let size = MemoryLayout<Record>.stride
+        if i < ProblemStore.chunkRecords {
+            let n = min(ProblemStore.chunkRecords, max(i * 4, 64))
+            guard let c = realloc(state.pointee.chunks[0], n * size) else {
+                fatalError("controllerreg: out of memory (\(n) problem records)")
+            }
+            state.pointee.chunks[0] = c.bindMemory(to: Record.self, capacity: n)
+            state.pointee.firstCapacity = n
+            return
+        }
+        if state.pointee.chunkCount == state.pointee.chunkCapacity {
+            let c = state.pointee.chunkCapacity * 2
+            guard let bigger = realloc(state.pointee.chunks, c * MemoryLayout<UnsafeMutablePointer<Record>>.stride) else {
+                fatalError("controllerreg: out of memory (\(c) problem record chunks)")
+            }
+            state.pointee.chunks = bigger.assumingMemoryBound(to: UnsafeMutablePointer<Record>.self)
+            state.pointee.chunkCapacity = c
+        }
+        state.pointee.chunks[state.pointee.chunkCount] = ProblemStore.allocate(ProblemStore.chunkRecords, of: Record.self)
+        state.pointee.chunkCount += 1
     }
 
     /// The index of `file` in `files` (the last one is tried first: a load's problems are in
@@ -137,7 +215,7 @@ package final class ProblemStore: @unchecked Sendable {
         if let i = state.pointee.files.firstIndex(of: file) { return UInt32(i) }
         let at = Diagnostic.withBytes(of: file) { keep($0) }
         state.pointee.files.append(file)
-        state.pointee.fileBytes.append((at, UInt32(truncatingIfNeeded: file.utf8.count)))
+        state.pointee.fileBytes.append(UnsafeBufferPointer(start: at, count: file.utf8.count))
         return UInt32(n)
     }
 
@@ -147,11 +225,21 @@ package final class ProblemStore: @unchecked Sendable {
         _ code: ErrorCode, message: UnsafeBufferPointer<UInt8>, file: String?, line: Int, column: Int,
         suggestion: String?, path: [String] = []
     ) -> Int {
+        add(
+            code, kept: keep(message), count: message.count, file: file, line: line, column: column, suggestion: suggestion,
+            path: path)
+    }
+
+    /// Adds a problem whose message is the `count` bytes at `kept` (kept in this store); its index.
+    func add(
+        _ code: ErrorCode, kept: UnsafePointer<UInt8>, count: Int, file: String?, line: Int, column: Int,
+        suggestion: String?, path: [String] = []
+    ) -> Int {
         let i = state.pointee.count
-        if i == state.pointee.capacity { growRecords() }
+        let slot = nextSlot()
         var r = Record(
-            code: code.rawValue, file: ProblemStore.none, line: 0, column: 0, message: 0, messageCount: 0,
-            suggestion: 0, suggestionCount: ProblemStore.none)
+            code: code.rawValue, file: ProblemStore.none, line: 0, column: 0, message: kept,
+            messageCount: UInt32(truncatingIfNeeded: count), suggestionCount: ProblemStore.none, suggestion: nil)
         if let file {
             r.file = fileIndex(file)
             if line >= 0 && line < Int(ProblemStore.wideMark) && column >= 0 && column <= Int(UInt32.max) {
@@ -162,42 +250,39 @@ package final class ProblemStore: @unchecked Sendable {
                 state.pointee.wide[i] = (line, column)
             }
         }
-        r.message = keep(message)
-        r.messageCount = UInt32(truncatingIfNeeded: message.count)
         if let suggestion {
             r.suggestion = Diagnostic.withBytes(of: suggestion) { keep($0) }
             r.suggestionCount = UInt32(truncatingIfNeeded: suggestion.utf8.count)
         }
         if !path.isEmpty { state.pointee.paths[i] = path }
-        (state.pointee.records + i).initialize(to: r)
+        slot.initialize(to: r)
         state.pointee.count = i + 1
         return i
     }
 
     /// Record `i`'s message bytes.
     @inline(__always) func message(_ i: Int) -> UnsafeBufferPointer<UInt8> {
-        let r = state.pointee.records[i]
+        let r = record(i)
         return bytes(at: r.message, count: r.messageCount)
     }
 
     /// Record `i`'s suggestion bytes, if it has one.
     @inline(__always) func suggestion(_ i: Int) -> UnsafeBufferPointer<UInt8>? {
-        let r = state.pointee.records[i]
+        let r = record(i)
         return r.suggestionCount == ProblemStore.none ? nil : bytes(at: r.suggestion, count: r.suggestionCount)
     }
 
     /// The bytes of file name `f` (an index from a record).
-    @inline(__always) func fileName(_ f: UInt32) -> UnsafeBufferPointer<UInt8> {
-        let b = state.pointee.fileBytes[Int(f)]
-        return bytes(at: b.at, count: b.count)
-    }
+    @inline(__always) func fileName(_ f: UInt32) -> UnsafeBufferPointer<UInt8> { state.pointee.fileBytes[Int(f)] }
 
     /// The file name `f` (an index from a record).
     func file(_ f: UInt32) -> String { state.pointee.files[Int(f)] }
 
     /// Record `i`'s line and column (for a record with a place).
-    @inline(__always) func lineAndColumn(_ i: Int) -> (line: Int, column: Int) {
-        let r = state.pointee.records[i]
+    @inline(__always) func lineAndColumn(_ i: Int) -> (line: Int, column: Int) { lineAndColumn(of: record(i), i) }
+
+    /// The line and column of `r`, record `i`.
+    @inline(__always) func lineAndColumn(of r: Record, _ i: Int) -> (line: Int, column: Int) {
         if r.line == ProblemStore.wideMark { return state.pointee.wide[i] ?? (0, 0) }
         return (Int(r.line), Int(r.column))
     }
@@ -210,10 +295,13 @@ extension TextBuffer {
     /// Whether the bytes written can be kept as a message as they are: at most
     /// `Diagnostic.maxMessageBytes`, well-formed UTF-8, no NUL byte.
     func isKeepableMessage() -> Bool {
-        let b = bytes
-        guard b.count <= Diagnostic.maxMessageBytes else { return false }
+        bytes.count <= Diagnostic.maxMessageBytes && TextBuffer.isKeepable(bytes)
+    }
+
+    /// Whether `b` is well-formed UTF-8 without a NUL byte.
+    static func isKeepable(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let p = b.baseAddress else { return true }
-        return TextBuffer.isASCIIWithoutNul(p, b.count) || (memchr(p, 0, b.count) == nil && TextBuffer.isWellFormed(p, b.count))
+        return isASCIIWithoutNul(p, b.count) || (memchr(p, 0, b.count) == nil && isWellFormed(p, b.count))
     }
 
     /// Whether the `n` bytes at `p` are all ASCII and none is NUL (most messages), a word at a

@@ -13,12 +13,20 @@ import Darwin
 package final class TextBuffer {
     /// Where the bytes are: kept out of the object (a class's `var`s are checked for exclusive
     /// access at every use, which cost more than the copies themselves).
-    private struct Storage {
-        var base: UnsafeMutablePointer<UInt8>
-        var capacity: Int
-        var count: Int
+    /// (Inlinable, with `claim` and the appends: the callers in other modules write messages a
+    /// piece at a time, and a call per piece cost more than its copy.)
+    @usableFromInline
+    struct Storage {
+        @usableFromInline var base: UnsafeMutablePointer<UInt8>
+        @usableFromInline var capacity: Int
+        @usableFromInline var count: Int
+        @usableFromInline init(base: UnsafeMutablePointer<UInt8>, capacity: Int, count: Int) {
+            self.base = base
+            self.capacity = capacity
+            self.count = count
+        }
     }
-    private let storage: UnsafeMutablePointer<Storage>
+    @usableFromInline let storage: UnsafeMutablePointer<Storage>
     /// Where the problems whose messages are written here are recorded
     /// (`Diagnostic(_:written:at:suggestion:)`; made at the first).
     private var store: ProblemStore?
@@ -77,16 +85,16 @@ package final class TextBuffer {
     package func clear() { storage.pointee.count = 0 }
 
     /// Room for `n` more bytes, counted as written; the address to write them at.
-    @inline(__always)
-    private func claim(_ n: Int) -> UnsafeMutablePointer<UInt8> {
+    @inlinable @inline(__always)
+    func claim(_ n: Int) -> UnsafeMutablePointer<UInt8> {
         if storage.pointee.count + n > storage.pointee.capacity { grow(storage.pointee.count + n) }
         let at = storage.pointee.base + storage.pointee.count
         storage.pointee.count += n
         return at
     }
 
-    @inline(never)
-    private func grow(_ needed: Int) {
+    @usableFromInline @inline(never)
+    func grow(_ needed: Int) {
         var c = storage.pointee.capacity
         while c < needed { c *= 2 }
         guard let bigger = realloc(storage.pointee.base, c) else {
@@ -97,7 +105,7 @@ package final class TextBuffer {
     }
 
     /// Appends bytes.
-    @inline(__always)
+    @inlinable @inline(__always)
     package func append(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let p = bytes.baseAddress, bytes.count > 0 else { return }
         let n = bytes.count
@@ -111,7 +119,7 @@ package final class TextBuffer {
     /// Copies `n` (1...16) bytes with at most two overlapping loads and stores: the pieces of a
     /// message (a quote, a name, a line number's colon) are mostly this short, and a `memcpy`
     /// call cost more than the copy.
-    @inline(__always)
+    @inlinable @inline(__always)
     static func copySmall(_ d: UnsafeMutablePointer<UInt8>, _ s: UnsafePointer<UInt8>, _ n: Int) {
         let from = UnsafeRawPointer(s), to = UnsafeMutableRawPointer(d)
         if n >= 8 {
@@ -130,13 +138,13 @@ package final class TextBuffer {
     }
 
     /// Appends bytes.
-    @inline(__always)
+    @inlinable @inline(__always)
     package func append(_ bytes: UnsafeRawBufferPointer) {
         append(bytes.bindMemory(to: UInt8.self))
     }
 
     /// Appends a literal's bytes.
-    @inline(__always)
+    @inlinable @inline(__always)
     package func append(_ text: StaticString) {
         append(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
@@ -150,8 +158,27 @@ package final class TextBuffer {
         }
     }
 
+    /// Appends `a`, `x` and `b`: a message's pieces in one call (a caller in another module
+    /// calls each append; this one's are inlined).
+    package func append(_ a: StaticString, _ x: UnsafeBufferPointer<UInt8>, _ b: StaticString) {
+        append(a)
+        append(x)
+        append(b)
+    }
+
+    /// Appends `a`, `x`, `b`, `y` and `c` (see `append(_:_:_:)`).
+    package func append(
+        _ a: StaticString, _ x: UnsafeBufferPointer<UInt8>, _ b: StaticString, _ y: UnsafeBufferPointer<UInt8>, _ c: StaticString
+    ) {
+        append(a)
+        append(x)
+        append(b)
+        append(y)
+        append(c)
+    }
+
     /// Appends one byte.
-    @inline(__always)
+    @inlinable @inline(__always)
     package func append(byte: UInt8) {
         claim(1).pointee = byte
     }
@@ -161,17 +188,21 @@ package final class TextBuffer {
     /// digit).
     package func append(_ n: Int) {
         if n >= 0 && n < 1_000_000 {
-            // Lines and columns (most numbers written): the digits counted by comparisons, 32-bit
-            // divisions.
+            // Lines and columns (most numbers written): the digits counted by comparisons, written
+            // two at a time from a table, 32-bit divisions.
             var x = UInt32(truncatingIfNeeded: n)
             let digits = x < 10 ? 1 : x < 100 ? 2 : x < 1000 ? 3 : x < 10_000 ? 4 : x < 100_000 ? 5 : 6
             let at = claim(digits)
             var i = digits
-            repeat {
-                i -= 1
-                at[i] = UInt8(truncatingIfNeeded: x % 10) &+ 48
-                x /= 10
-            } while i > 0
+            let pairs = TextBuffer.digitPairs.utf8Start
+            while i >= 2 {
+                let (q, r) = x.quotientAndRemainder(dividingBy: 100)
+                i -= 2
+                at[i] = pairs[Int(r) &* 2]
+                at[i + 1] = pairs[Int(r) &* 2 + 1]
+                x = q
+            }
+            if i == 1 { at[0] = UInt8(truncatingIfNeeded: x) &+ 48 }
             return
         }
         var v = n.magnitude
@@ -193,6 +224,10 @@ package final class TextBuffer {
             v = q
         } while v != 0
     }
+
+    /// "00" to "99", two bytes each.
+    private static let digitPairs: StaticString =
+        "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
 
     /// Appends `file:line:column` (`file:byte N` for a binary format), as `SourceLocation`'s
     /// `description` writes it.

@@ -65,12 +65,17 @@ final class DefinitionArena: @unchecked Sendable {
     init(entries: Int, textBytes: Int = 0) {
         capacity = max(64, min(entries, 1 << 20) * 128, min(textBytes, 1 << 30) + min(entries, 1 << 20) * 64)
         plans = Arena(chunkSize: max(256, min(entries, 256) * 256))
-        guard let p = malloc(self.capacity) else { fatalError("controllerreg: out of memory") }
-        base = p.assumingMemoryBound(to: UInt8.self)
+        if capacity >= KeptPages.threshold {
+            base = KeptPages.shared.take(capacity).assumingMemoryBound(to: UInt8.self)
+        } else {
+            guard let p = malloc(self.capacity) else { fatalError("controllerreg: out of memory") }
+            base = p.assumingMemoryBound(to: UInt8.self)
+        }
     }
 
     deinit {
-        free(base)
+        // A large arena's block is left to the next large load (`KeptPages`).
+        if capacity >= KeptPages.threshold { KeptPages.shared.keep(base, bytes: capacity) } else { free(base) }
         recent.pointee?.deallocate()
         recent.deallocate()
         interned.pointee.free()
@@ -255,7 +260,7 @@ final class DefinitionArena: @unchecked Sendable {
     /// and storing each one there cost more than the bytes a repeat far apart would save.
     @inline(never)
     func appendLiteral(bytes u: UnsafeBufferPointer<UInt8>) {
-        append(bytes: u, interned: false)
+        _ = append(bytes: u, interned: false)
     }
 
     /// The first and last 8 bytes of `n` bytes at `p` (for fewer than 8: all of them, in `first`),

@@ -11,7 +11,10 @@ enum FreedMemory {
 
     /// After a load of `textBytes` bytes of document text has released its intermediate forms:
     /// returns the allocator's free pages to the system (glibc `malloc_trim`; elsewhere nothing).
+    /// Also returns the buffer a freed registry left for the next load (`KeptPages`), if this load
+    /// did not take it.
     static func release(afterLoadOf textBytes: Int) {
+        KeptPages.shared.drop()
         if textBytes >= threshold, let trim { _ = trim(0) }
     }
 

@@ -121,6 +121,15 @@ struct NameTable: @unchecked Sendable {
         return (hash(UnsafeRawPointer(cString).assumingMemoryBound(to: UInt8.self), n), n)
     }
 
+    /// Whether the table is large enough (256 KB) that reading the cells of a batch of names
+    /// ahead of inserting them pays (`touch`): a smaller one stays in the processor's caches.
+    var readsAhead: Bool { mask >= (1 << 16) - 1 }
+
+    /// Reads the cell where the probe of a name with `hash` starts, and returns it (for nothing but
+    /// the read: the cells of a batch read one after another are fetched from memory together,
+    /// where inserting into a large table one name at a time waited for each cell in turn).
+    @inline(__always) func touch(hash: UInt64) -> UInt32 { cells[Int(truncatingIfNeeded: hash) & mask] }
+
     /// The name bytes of index `i` (not NUL-terminated), or nil for an unused index.
     func bytes(at i: Int) -> (UnsafePointer<UInt8>, Int)? {
         starts[i].map { ($0, Int(lengths[i])) }

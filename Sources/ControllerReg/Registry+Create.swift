@@ -263,6 +263,7 @@ extension Registry {
         let failure: ConfigError? = cell.read { s in
             let index = s.entries.index(of: name)
             guard index >= 0 else {
+                if isClosed { return ConfigError(.invalidArgument, "cannot inject '\(name)': \(closedText)") }
                 let suggestion = Suggestions.closest(to: name, in: s.entries.liveNames)
                 return ConfigError([
                     Diagnostic(

@@ -210,7 +210,10 @@ extension Registry {
                 return c.entries.index(of: name) < 0 && seen.insert(name).inserted ? n + 1 : n
             }
             if current + added > limits.maxEntries {
-                throw ConfigError(.limit, "the registry would hold more than its limit of \(limits.maxEntries) entries")
+                throw ConfigError(
+                    .limit,
+                    "the registry would hold more than its limit of \(limits.maxEntries) entries"
+                        + ConfigLimits.fix("CR_LIMIT_ENTRIES"))
             }
         }
         // One path for root and child: the same transaction checks the change over the

@@ -3,6 +3,7 @@ extension Registry {
     /// Builds every eager singleton (in definition order, each after its dependencies). Stops at
     /// the first failure, which names the entry. Singletons are destroyed in reverse at `close`.
     public func start() throws(ConfigError) {
+        if isClosed { throw ConfigError(.invalidArgument, "cannot start: \(closedText)") }
         let maxDepth = maxCreateDepth.load(ordering: .relaxed)
         let failure: ConfigError? = cell.read { s in
             for i in 0..<s.entries.count {

@@ -145,6 +145,7 @@ public final class Registry: @unchecked Sendable {
 
     /// Replaces the limits; every limit must be at least 1. Applies to later loads and creates.
     public func setLimits(_ newLimits: RegistryLimits) throws(ConfigError) {
+        if isClosed { throw ConfigError(.invalidArgument, "cannot set limits: \(closedText)") }
         let c = newLimits.config
         let values = [
             ("input bytes", c.maxInputBytes), ("nesting depth", c.maxDepth), ("nodes", c.maxNodes),

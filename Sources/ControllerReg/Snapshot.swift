@@ -226,6 +226,12 @@ struct EntryTableBuilder {
     /// `cell` is the singleton cell its plan points to, if any, and `owner` the registry that
     /// builds it when not this one; `hash` is the `NameTable.hash` of the record's name. A row of
     /// the base table is set only to an entry of the same name (an override).
+    /// Reads the name table's cell for a name with `hash` ahead of its `set` (`NameTable.touch`);
+    /// nothing when the table is small.
+    @inline(__always) func touch(hash: UInt64) -> UInt32 {
+        storage.names.readsAhead ? storage.names.touch(hash: hash) : 0
+    }
+
     mutating func set(
         _ i: Int, plan: EntryPlan, arena: Int32, record: Int, hash: UInt64, cell: SingletonCell?,
         owner: UnsafeMutableRawPointer?, environment: EnvironmentLookup?

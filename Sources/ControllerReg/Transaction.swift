@@ -22,6 +22,10 @@ struct Transaction {
     /// After a successful `apply`: the indices it defined, and those it emptied.
     private(set) var changedIndices: [Int] = []
     private(set) var removedIndices: [Int] = []
+    /// What the reads ahead of large name tables' insertions read (kept so the reads are made).
+    private(set) var touchedCells: UInt32 = 0
+    /// How many names' cells are read ahead at a time.
+    static let readAheadBatch = 256
     /// The registry's class slots, extended with the classes the change names.
     var classSlots: ClassSlots
     /// The environment the change's definitions are resolved against (`${NAME}`, `{Env: NAME}`).
@@ -144,6 +148,12 @@ struct Transaction {
         var checkText: TextBuffer?
         var checkFile = DefinitionCoding.FileName()
         for k in 0..<stagedCount {
+            if k & (Transaction.readAheadBatch - 1) == 0 && names.readsAhead {
+                // The index's cells for the next batch of names, all of them (see `touch`).
+                for j in k..<min(k + Transaction.readAheadBatch, stagedCount) {
+                    touchedCells |= names.touch(hash: growing.nameHashes[j])
+                }
+            }
             let summary = growing.summaries[k]
             var checkedQuickly = false
             if summary.mayHaveProblems && !summary.headMayHaveProblems && !summary.usesEnvironment {
@@ -551,6 +561,12 @@ struct Transaction {
         graph.targets.withUnsafeBufferPointer { allTargets in
             graph.membership.withUnsafeBufferPointer { allMembership in
                 for p in acceptedStaged.indices {
+                    if p & (Transaction.readAheadBatch - 1) == 0 {
+                        // The name table's cells for the next batch of rows (see `NameTable.touch`).
+                        for q in p..<min(p + Transaction.readAheadBatch, acceptedStaged.count) {
+                            touchedCells |= table.touch(hash: staged.nameHashes[acceptedStaged[q]])
+                        }
+                    }
                     let k = acceptedStaged[p]
                     let index = acceptedIndex[p]
                     let summary = staged.summaries[k]
@@ -941,6 +957,18 @@ struct StagedNameIndex {
     private var cells: UnsafeMutablePointer<UInt32>?
     private var capacity = 0
     private var used = 0
+
+    /// Whether the index is large enough (256 KB) that reading the cells of a batch of names ahead
+    /// of inserting them pays (`touch`).
+    var readsAhead: Bool { capacity >= 1 << 16 }
+
+    /// Reads the cell where the probe of a name with `hash` starts, and returns it (for nothing but
+    /// the read: a batch's cells read one after another are fetched from memory together, where
+    /// inserting into a large index one name at a time waited for each cell in turn).
+    @inline(__always) func touch(hash: UInt64) -> UInt32 {
+        guard let cells else { return 0 }
+        return cells[Int(truncatingIfNeeded: hash) & (capacity - 1)]
+    }
 
     /// An empty index with room for `capacity` names at staged positions below `capacity`.
     init(capacity: Int = 0) {

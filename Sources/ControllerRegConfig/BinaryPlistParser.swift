@@ -118,7 +118,9 @@ struct BinaryPlistParser {
         objectCount = Int(objects)
         if objectCount > builder.limits.maxNodes {
             throw ConfigError(
-                .limit, "binary plist has \(objectCount) objects, more than the limit of \(builder.limits.maxNodes) values",
+                .limit,
+                "binary plist has \(objectCount) objects, more than the limit of \(builder.limits.maxNodes) values"
+                    + ConfigLimits.fix("CR_LIMIT_NODES"),
                 at: builder.location(line: 0, column: t + 8))
         }
         guard tableOffset < Int(Self.openFlag) else {
@@ -256,7 +258,8 @@ struct BinaryPlistParser {
     @inline(never) static func overExpanded(_ file: String, limits: ConfigLimits, at off: Int) -> ConfigError {
         ConfigError(
             .limit,
-            "binary plist: shared containers (objects referenced more than once) expand to more than the limit of \(limits.maxAliasExpansion) values",
+            "binary plist: shared containers (objects referenced more than once) expand to more than the limit of \(limits.maxAliasExpansion) values"
+                + ConfigLimits.fix("CR_LIMIT_ALIAS_EXPANSION"),
             at: SourceLocation(file: file, line: 0, column: off))
     }
 

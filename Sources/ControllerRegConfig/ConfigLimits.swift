@@ -15,4 +15,11 @@ public struct ConfigLimits: Sendable, Hashable {
 
     /// The defaults.
     public init() {}
+
+    /// The fix a limit's message ends with: the setting that bounds it (`CR_LIMIT_...`, the C name
+    /// of the limit; Swift's `RegistryLimits` and Python's `Limit` name the same settings) and that
+    /// a trusted config may raise it.
+    package static func fix(_ setting: StaticString) -> String {
+        " (\(setting): raise it with cr_registry_set_limit if the config is trusted)"
+    }
 }

@@ -30,7 +30,10 @@ public enum ConfigLoader {
         limits: ConfigLimits, pairs: TopLevelPairSink?
     ) throws(ConfigError) -> ConfigDocument {
         if bytes.count > limits.maxInputBytes {
-            throw ConfigError(.limit, "\(file): input of \(bytes.count) bytes exceeds the limit of \(limits.maxInputBytes) bytes")
+            throw ConfigError(
+                .limit,
+                "\(file): input of \(bytes.count) bytes exceeds the limit of \(limits.maxInputBytes) bytes"
+                    + ConfigLimits.fix("CR_LIMIT_INPUT_BYTES"))
         }
         let chosen = format == .auto ? ConfigFormat.sniff(bytes) : format
         switch chosen {
@@ -89,7 +92,10 @@ public enum ConfigLoader {
         if type != S_IFREG { throw ConfigError(.io, "cannot read '\(path)': not a regular file") }
         let size = Int(info.st_size)
         if size > limit {
-            throw ConfigError(.limit, "cannot read '\(path)': \(size) bytes exceeds the input limit of \(limit) bytes")
+            throw ConfigError(
+                .limit,
+                "cannot read '\(path)': \(size) bytes exceeds the input limit of \(limit) bytes"
+                    + ConfigLimits.fix("CR_LIMIT_INPUT_BYTES"))
         }
         var bytes = [UInt8](repeating: 0, count: size)
         var done = 0

@@ -480,7 +480,7 @@ public struct DocumentBuilder {
         let size = end - index
         if size > nodeLimit - nodeCount {
             throw ConfigError(
-                .limit, "the document has more than \(limits.maxNodes) values",
+                .limit, "the document has more than \(limits.maxNodes) values" + ConfigLimits.fix("CR_LIMIT_NODES"),
                 at: location(line: Int(root.line), column: Int(root.column)))
         }
         if size > nodeCapacity - nodeCount { growNodes(size) }
@@ -562,19 +562,21 @@ public struct DocumentBuilder {
     // The errors of the paths above, out of line so the per-value code stays small enough to inline.
     @inline(never) func tooManyNodes(_ node: ConfigNode) -> ConfigError {
         ConfigError(
-            .limit, "the document has more than \(limits.maxNodes) values",
+            .limit, "the document has more than \(limits.maxNodes) values" + ConfigLimits.fix("CR_LIMIT_NODES"),
             at: location(line: Int(node.line), column: Int(node.column)))
     }
 
     @inline(never) func stringTooLong(_ length: Int, line: Int, column: Int) -> ConfigError {
         ConfigError(
-            .limit, "string of \(length) bytes exceeds the limit of \(limits.maxStringBytes) bytes",
+            .limit,
+            "string of \(length) bytes exceeds the limit of \(limits.maxStringBytes) bytes"
+                + ConfigLimits.fix("CR_LIMIT_STRING_BYTES"),
             at: location(line: line, column: column))
     }
 
     @inline(never) func tooDeep(line: Int, column: Int) -> ConfigError {
         ConfigError(
-            .limit, "nesting deeper than the limit of \(limits.maxDepth) levels",
+            .limit, "nesting deeper than the limit of \(limits.maxDepth) levels" + ConfigLimits.fix("CR_LIMIT_DEPTH"),
             at: location(line: line, column: column))
     }
 

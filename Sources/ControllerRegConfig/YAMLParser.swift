@@ -338,7 +338,9 @@ private struct YAMLEventReader {
         let size = node.isContainer ? Int(node.extent) - target.index : 1
         if size > limits.maxAliasExpansion - expanded {
             throw ConfigError(
-                .limit, "aliases expand to more than the limit of \(limits.maxAliasExpansion) values",
+                .limit,
+                "aliases expand to more than the limit of \(limits.maxAliasExpansion) values"
+                    + ConfigLimits.fix("CR_LIMIT_ALIAS_EXPANSION"),
                 at: location(mark))
         }
         expanded += size

@@ -261,7 +261,10 @@ func arrayObject(_ refs: [UInt8]) -> [UInt8] {
         let file = bplist(objects, offsetSize: 2, refSize: 2)
         guard let error = binaryError(file) else { return }
         #expect(error.code == .limit)
-        #expect(error.diagnostics[0].message == "nesting deeper than the limit of 128 levels")
+        #expect(
+            error.diagnostics[0].message
+                == "nesting deeper than the limit of 128 levels (CR_LIMIT_DEPTH: raise it with cr_registry_set_limit if the config is trusted)"
+        )
     }
 
     @Test func sharedObjectBlowUpIsBounded() {
@@ -296,6 +299,7 @@ func arrayObject(_ refs: [UInt8]) -> [UInt8] {
         #expect(
             error?.diagnostics[0].message
                 == "binary plist: shared containers (objects referenced more than once) expand to more than the limit of 100000 values"
+                + " (CR_LIMIT_ALIAS_EXPANSION: raise it with cr_registry_set_limit if the config is trusted)"
         )
         // [[s], [s]] with one shared inner array: its copy adds 2 values (the list and "s").
         let shared = bplist([arrayObject([1, 1]), arrayObject([2]), ascii("s")])
@@ -310,7 +314,8 @@ func arrayObject(_ refs: [UInt8]) -> [UInt8] {
         var limits = ConfigLimits()
         limits.maxNodes = 2
         check(
-            bplist([arrayObject([1, 2]), [0x09], [0x08]]), .limit, "binary plist has 3 objects, more than the limit of 2 values",
+            bplist([arrayObject([1, 2]), [0x09], [0x08]]), .limit,
+            "binary plist has 3 objects, more than the limit of 2 values (CR_LIMIT_NODES: raise it with cr_registry_set_limit if the config is trusted)",
             limits: limits)
     }
 

@@ -6,6 +6,8 @@ import Testing
 /// closed before its children closes them with it.
 @Suite("Outside hosts")
 struct OutsideTests {
+    final class Node {}
+
     @Test func anEmptyTagIsRefusedAtItsEntryInEveryFormatAndFromCode() throws {
         let configs: [(String, ConfigFormat, String)] = [
             ("A: {ClassName: C, Tag: ''}\n", .yaml, "c.yaml:1:1"),
@@ -59,6 +61,10 @@ struct OutsideTests {
             #expect(load?.code == .invalidArgument)
             #expect(load?.diagnostics.first?.message.contains("free children before their parent") == true)
         }
+        #expect(expectError { try child.setLimits(RegistryLimits()) }?.code == .invalidArgument)
+        #expect(
+            expectError { try child.start() }?.diagnostics.first?.message.contains("its parent registry was freed first") == true)
+        #expect(expectError { try child.inject("T", into: Node()) }?.code == .invalidArgument)
         // A registry closed on its own still says only that.
         let alone = Registry()
         alone.close()

@@ -91,7 +91,10 @@ struct StreamedLoadTests {
         limits.config.maxNodes -= 1
         let error = expectError { try Registry(limits: limits).load(text: text, format: .yaml) }
         #expect(error?.code == .limit)
-        #expect(error?.diagnostics.first?.message == "the document has more than 4000 values")
+        #expect(
+            error?.diagnostics.first?.message
+                == "the document has more than 4000 values (CR_LIMIT_NODES: raise it with cr_registry_set_limit if the config is trusted)"
+        )
         #expect(error?.diagnostics.first?.location?.line == 1_000)
     }
 

@@ -1,5 +1,5 @@
 /* C host tests of libcontrollerreg. Usage: controllerreg-c-tests [group...]; no group runs all.
- * Groups: example semantics errors ownership threads features reliability abi reentry reload env forms edges outside. Set CR_TEST_QUICK=1 for shorter loops. */
+ * Groups: example semantics errors ownership threads features reliability abi reentry reload env forms edges outside loadmemory. Set CR_TEST_QUICK=1 for shorter loops. */
 #include "check.h"
 #include "tests.h"
 
@@ -23,6 +23,7 @@ static const struct {
     {"forms", test_forms},
     {"edges", test_edges},
     {"outside", test_outside},
+    {"loadmemory", test_loadmemory},
 };
 
 int main(int argc, char **argv) {

@@ -127,13 +127,96 @@ static void a_child_closes_with_its_parent(void) {
         CHECK_STATUS(cr_register_class(closed[i], "M", &named_class, &log), CR_ERR_INVALID_ARGUMENT);
         CHECK(cr_registry_new_child(closed[i]) == NULL);
         CHECK_LAST_ERROR(CR_ERR_INVALID_ARGUMENT);
+        /* Calls that used to succeed quietly or say "no entry" on a closed registry. */
+        CHECK_STATUS(cr_registry_set_limit(closed[i], CR_LIMIT_DEPTH, 5), CR_ERR_INVALID_ARGUMENT);
+        CHECK_CONTAINS(cr_last_error_message(), why);
+        CHECK_STATUS(cr_registry_start(closed[i]), CR_ERR_INVALID_ARGUMENT);
+        CHECK_CONTAINS(cr_last_error_message(), why);
+        char object[8];
+        CHECK_STATUS(cr_inject(closed[i], "T", object), CR_ERR_INVALID_ARGUMENT);
+        CHECK_CONTAINS(cr_last_error_message(), "cannot inject 'T': ");
+        CHECK_CONTAINS(cr_last_error_message(), why);
     }
     cr_registry_free(grandchild);
     cr_registry_free(child);
     CHECK_STR(log.log, "~CS ~S");
 }
 
+/* The parent freed from a create callback of its child: the child closes with it at once (a
+ * nested create on it fails), its singletons and the parent's are destroyed (theirs first) when
+ * that create returns, and the object being built is still returned. */
+static cr_registry *parent_to_free;
+
+static void *freeing_parent_create(const cr_value *args, void *user_data) {
+    cr_registry *child = user_data;
+    cr_registry *parent = parent_to_free;
+    parent_to_free = NULL;
+    if (parent) cr_registry_free(parent);
+    CHECK(cr_registry_create(child, "T", NULL) == NULL);
+    CHECK_CONTAINS(cr_last_error_message(), "its parent registry was freed first");
+    CHECK(cr_value_kind(cr_map_get(args, "cs")) == CR_OBJECT);
+    return malloc(16);
+}
+
+static void a_parent_freed_inside_its_childs_create(void) {
+    destroy_log log = {{0}};
+    cr_registry *parent = cr_registry_new();
+    CHECK_STATUS(cr_register_class(parent, "N", &named_class, &log), CR_OK);
+    CHECK_STATUS(load_yaml(parent,
+                           "S: {ClassName: N, Lifestyle: singleton, Dependencies: {name: '@S'}}\n"
+                           "T: {ClassName: N, Dependencies: {name: '@T'}}\n"),
+                 CR_OK);
+    cr_registry *child = cr_registry_new_child(parent);
+    const cr_class freeing = {.create = freeing_parent_create, .destroy = plain_destroy};
+    CHECK_STATUS(cr_register_class(child, "F", &freeing, child), CR_OK);
+    CHECK_STATUS(load_yaml(child,
+                           "CS: {ClassName: N, Lifestyle: singleton, Dependencies: {name: '@CS', s: S}}\n"
+                           "Top: {ClassName: F, Dependencies: {cs: CS}}\n"),
+                 CR_OK);
+    parent_to_free = parent;
+    void *top = cr_registry_create(child, "Top", NULL);
+    CHECK(top != NULL);
+    free(top);
+    CHECK_STR(log.log, "~CS ~S");
+    CHECK(cr_registry_create(child, "CS", NULL) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_INVALID_ARGUMENT);
+    cr_registry_free(child);
+}
+
+/* Every exceeded limit of a config says which setting bounds it and how to raise it. */
+static void limit_messages_name_their_setting(void) {
+    static const struct {
+        cr_limit limit;
+        int64_t value;
+        const char *text;
+        const char *setting;
+    } cases[] = {
+        {CR_LIMIT_DEPTH, 2, "A: {ClassName: C, Dependencies: {l: [[[1]]]}}\n", "CR_LIMIT_DEPTH"},
+        {CR_LIMIT_NODES, 3, "A: C\nB: C\nD: C\n", "CR_LIMIT_NODES"},
+        {CR_LIMIT_STRING_BYTES, 4, "A: {ClassName: C, Dependencies: {s: '@hello'}}\n", "CR_LIMIT_STRING_BYTES"},
+        {CR_LIMIT_ALIAS_EXPANSION, 1, "x: &a [1, 2]\nA: {ClassName: C, Dependencies: {l: *a, m: *a}}\n",
+         "CR_LIMIT_ALIAS_EXPANSION"},
+        {CR_LIMIT_ENTRIES, 1, "A: C\nB: C\n", "CR_LIMIT_ENTRIES"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cr_registry *reg = cr_registry_new();
+        CHECK_STATUS(cr_registry_set_limit(reg, cases[i].limit, cases[i].value), CR_OK);
+        CHECK_STATUS(load_yaml(reg, cases[i].text), CR_ERR_LIMIT);
+        CHECK_CONTAINS(cr_last_error_message(), cases[i].setting);
+        CHECK_CONTAINS(cr_last_error_message(), ": raise it with cr_registry_set_limit if the config is trusted)");
+        cr_registry_free(reg);
+    }
+    /* A file larger than the input limit, refused before it is read. */
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(cr_registry_set_limit(reg, CR_LIMIT_INPUT_BYTES, 8), CR_OK);
+    CHECK_STATUS(cr_load_file(reg, fixture_path("example.yaml"), CR_FORMAT_AUTO), CR_ERR_LIMIT);
+    CHECK_CONTAINS(cr_last_error_message(), "(CR_LIMIT_INPUT_BYTES: raise it");
+    cr_registry_free(reg);
+}
+
 void test_outside(void) {
     empty_tags_are_refused();
     a_child_closes_with_its_parent();
+    a_parent_freed_inside_its_childs_create();
+    limit_messages_name_their_setting();
 }

@@ -15,4 +15,5 @@ void test_env(void);
 void test_forms(void);
 void test_edges(void);
 void test_outside(void);
+void test_loadmemory(void);
 #endif

@@ -1,0 +1,147 @@
+import ControllerRegConfig
+import Foundation
+import Testing
+
+@testable import ControllerReg
+
+/// The memory of large loads: a freed registry's arena block is kept for the next large arena
+/// (one block, until the next load ends), grown or shrunk keeping what it holds. What a user relies on: every registry reads its own entries, whichever
+/// pages it was given.
+@Suite("Large loads' memory")
+struct LoadMemoryTests {
+    /// Writes a pattern of `n` bytes at `p` (seeded by `seed`).
+    static func fill(_ p: UnsafeMutableRawPointer, _ n: Int, seed: UInt8) {
+        for i in stride(from: 0, to: n, by: 997) {
+            p.storeBytes(of: UInt8(truncatingIfNeeded: i) &+ seed, toByteOffset: i, as: UInt8.self)
+        }
+    }
+
+    /// Whether the `n` bytes at `p` still hold `fill`'s pattern.
+    static func holds(_ p: UnsafeMutableRawPointer, _ n: Int, seed: UInt8) -> Bool {
+        stride(from: 0, to: n, by: 997).allSatisfy {
+            p.load(fromByteOffset: $0, as: UInt8.self) == UInt8(truncatingIfNeeded: $0) &+ seed
+        }
+    }
+
+    @Test func aKeptBufferIsTheNextLargeBufferWithItsBytes() throws {
+        let kept = KeptPages()
+        let n = 300_000
+        let p = kept.take(n)
+        Self.fill(p, n, seed: 7)
+        kept.keep(p, bytes: n)
+        #expect(kept.bytes == n)
+        // The next buffer is made from it (the same block, the same bytes until written).
+        let q = kept.take(n)
+        #expect(q == p)
+        #expect(Self.holds(q, n, seed: 7))
+        #expect(kept.bytes == 0)
+        // A larger one grows it, keeping what it held.
+        kept.keep(q, bytes: n)
+        let r = kept.take(4 * n)
+        #expect(Self.holds(r, n, seed: 7))
+        r.storeBytes(of: 1, toByteOffset: 4 * n - 1, as: UInt8.self)
+        kept.keep(r, bytes: 4 * n)
+        #expect(kept.bytes == 4 * n)
+        kept.drop()
+        #expect(kept.bytes == 0)
+    }
+
+    @Test func onlyTheLargestFreedBufferIsKept() {
+        let kept = KeptPages()
+        let small = kept.take(300_000)
+        let large = kept.take(900_000)
+        kept.keep(small, bytes: 300_000)
+        kept.keep(large, bytes: 900_000)
+        #expect(kept.bytes == 900_000)
+        let other = kept.take(300_000)
+        #expect(other == large)
+        let fresh = kept.take(300_000)
+        #expect(fresh != other)
+        kept.keep(other, bytes: 900_000)
+        kept.keep(fresh, bytes: 300_000)  // smaller than the one kept: freed
+        #expect(kept.bytes == 900_000)
+        kept.drop()
+        #expect(kept.bytes == 0)
+    }
+
+    /// `count` entries `prefix0`…: each a `Screen` with a description naming it and a reference to
+    /// the entry before.
+    static func config(_ prefix: String, _ count: Int) -> String {
+        var text = "{\"\(prefix)0\": \"Screen\""
+        for i in 1..<count {
+            text += ",\n\"\(prefix)\(i)\": {\"ClassName\": \"Screen\", \"Description\": \"entry \(prefix)\(i) of \(count)\","
+            text += " \"Dependencies\": {\"previous\": \"\(prefix)\(i - 1)\", \"n\": \(i)}}"
+        }
+        return text + "}"
+    }
+
+    @Test func registriesLoadedAfterFreedOnesReadTheirOwnEntries() throws {
+        // Large enough that each arena is kept when freed: the second load may be given the first's.
+        var first: Registry? = Registry()
+        try first!.load(text: Self.config("A", 3_000), format: .json)
+        #expect(first!.entries.count == 3_000)
+        first = nil
+        let second = Registry()
+        try second.load(text: Self.config("B", 3_000), format: .json)
+        let third = Registry()
+        try third.load(text: Self.config("C", 2_000), format: .json)
+        #expect(second.entries.count == 3_000)
+        #expect(second.entry(named: "A17") == nil)
+        #expect(second.entry(named: "B17")?.description == "entry B17 of 3000")
+        #expect(second.entry(named: "B2999")?.dependencies.first?.value == .reference("B2998", at: nil))
+        #expect(third.entry(named: "C1999")?.description == "entry C1999 of 2000")
+        #expect(third.entry(named: "B17") == nil)
+    }
+
+    @Test func anArenaGrowsPastItsEstimateKeepingItsRecords() throws {
+        // Code doors size the arena by entry count alone (128 bytes an entry): long descriptions
+        // make a large arena (perhaps a kept block) grow several times.
+        let text = String(repeating: "long description ", count: 60)
+        let definitions = (0..<2_500).map { i in
+            EntryDefinition(name: "D\(i)", className: "Screen", description: "\(i): \(text)")
+        }
+        let r = Registry()
+        try r.add(definitions)
+        #expect(r.entries.count == 2_500)
+        #expect(r.entry(named: "D0")?.description == "0: \(text)")
+        #expect(r.entry(named: "D2499")?.description == "2499: \(text)")
+    }
+
+    /// `count` JSON entries `<prefix><from>`…, each referring to `target(i)` (none when nil).
+    static func referring(_ prefix: String, _ from: Int, _ count: Int, target: (Int) -> String?) -> String {
+        var text = "{"
+        for i in from..<(from + count) {
+            if i > from { text += ",\n" }
+            let to = target(i).map { ", \"Dependencies\": {\"to\": \"\($0)\"}" } ?? ""
+            text += "\"\(prefix)\(i)\": {\"ClassName\": \"Screen\"\(to)}"
+        }
+        return text + "}"
+    }
+
+    @Test func changesLargeEnoughToReadTheirNameTablesAheadFindEveryName() throws {
+        // 30,000 names: the change's name index and the registry's name table both read their
+        // cells a batch ahead of inserting. References far apart (each to a lower entry, no
+        // cycles) resolve; a name staged twice in one change and a missing one are found.
+        let n = 30_000
+        let r = Registry()
+        // Entry i refers to a lower entry, scattered over those before it.
+        let lower = { (i: Int) in ((i &* 2_654_435_761) >> 7) % i }
+        try r.load(text: Self.referring("N", 0, n) { $0 == 0 ? nil : "N\(lower($0))" }, format: .json)
+        #expect(r.entries.count == n)
+        #expect(r.entry(named: "N29999")?.dependencies.first?.value == .reference("N\(lower(29_999))", at: nil))
+        #expect(r.entry(named: "N17")?.dependencies.first?.value == .reference("N\(lower(17))", at: nil))
+        #expect(r.entry(named: "N0") != nil && r.entry(named: "N30000") == nil)
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("cr-names-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.referring("M", 0, 20_000) { $0 == 0 ? nil : "M\($0 / 2)" }.write(
+            toFile: dir + "/a.json", atomically: true, encoding: .utf8)
+        try Self.referring("M", 19_999, 20_000) { $0 == 25_000 ? "Nowhere" : "M\($0 - 19_999)" }
+            .write(toFile: dir + "/b.json", atomically: true, encoding: .utf8)
+        let error = expectError { try Registry().load(paths: [dir + "/a.json", dir + "/b.json"]) }
+        let messages = error?.diagnostics.map(\.message) ?? []
+        #expect(messages.contains { $0.contains("entry 'M19999' is defined twice") })
+        #expect(messages.contains { $0.contains("no entry named 'Nowhere'") })
+        #expect(messages.count == 2)
+    }
+}

@@ -576,7 +576,8 @@ int cr_map_set_string(cr_value *map, const char *key, const char *value);
 /** Sets an object pointer; the object is not owned by the map (CR_OWNER_CALLER in args). */
 int cr_map_set_object(cr_value *map, const char *key, void *object);
 /** Sets `key` to `value`, a map or list from cr_map_new / cr_list_new, taking ownership of it
- *  (even on failure: do not use or free `value` afterwards). */
+ *  (even on failure: do not use or free `value` afterwards; so `value` == `map`, refused, frees the
+ *  map). */
 int cr_map_set_value(cr_value *map, const char *key, cr_value *value);
 
 /** Append to a list you own; same rules as the cr_map_set_* functions. */

@@ -18,9 +18,9 @@ import Darwin
 ///
 /// One buffer at most, never larger than the arena that freed it, and only until the end of the
 /// next load (`drop()`, called by `FreedMemory.release`), which takes it or gives it back: after a
-/// load the process holds what its registries keep and nothing more. Its whole pages read as zero
-/// pages in a forked child (`MADV_WIPEONFORK`, cleared before the buffer is used or freed), which
-/// then starts as a new process would.
+/// load the process holds what its registries keep and nothing more. A forked child does not use
+/// the buffer its parent kept (it would copy every page it writes): its first large arena frees it
+/// and starts afresh, as a new process would.
 // @unchecked: the one buffer is read and written under `held`'s lock.
 final class KeptPages: @unchecked Sendable {
     /// The buffer arenas of large loads leave.
@@ -29,19 +29,25 @@ final class KeptPages: @unchecked Sendable {
     /// Buffers below this many bytes are not kept (the allocator reuses their pages itself).
     static let threshold = 256 << 10
 
-    private let held = Locked<(UnsafeMutableRawPointer, Int)?>(nil)
+    /// The kept block, its size, and the process that kept it.
+    private let held = Locked<(block: UnsafeMutableRawPointer, bytes: Int, process: pid_t)?>(nil)
 
     /// A `malloc` block of `bytes` bytes (at least `threshold`): the kept one if there is one,
     /// resized, else a new one; traps only if the system is out of memory.
     func take(_ bytes: Int) -> UnsafeMutableRawPointer {
-        let block = held.withLock { k -> (UnsafeMutableRawPointer, Int)? in
+        if let kept = held.withLock({ k -> (block: UnsafeMutableRawPointer, bytes: Int, process: pid_t)? in
             defer { k = nil }
             return k
-        }
-        if let (p, n) = block {
-            KeptPages.wipeOnFork(p, n, false)
-            guard let q = realloc(p, bytes) else { fatalError("controllerreg: out of memory allocating \(bytes) bytes") }
-            return q
+        }) {
+            if kept.process == getpid() {
+                guard let p = realloc(kept.block, bytes) else {
+                    fatalError("controllerreg: out of memory allocating \(bytes) bytes")
+                }
+                return p
+            }
+            // Kept by the parent of this forked child: its pages are the parent's, shared until
+            // written; unmapped at once, not copied.
+            free(kept.block)
         }
         guard let p = malloc(bytes) else { fatalError("controllerreg: out of memory allocating \(bytes) bytes") }
         return p
@@ -50,51 +56,28 @@ final class KeptPages: @unchecked Sendable {
     /// Frees `p` (a `malloc` block of `bytes` bytes): kept when no buffer is kept or the one kept is
     /// smaller (that one is freed), else freed at once.
     func keep(_ p: UnsafeMutableRawPointer, bytes: Int) {
-        KeptPages.wipeOnFork(p, bytes, true)
-        let unwanted = held.withLock { k -> (UnsafeMutableRawPointer, Int)? in
+        let process = getpid()
+        let unwanted = held.withLock { k -> UnsafeMutableRawPointer? in
             guard let old = k else {
-                k = (p, bytes)
+                k = (p, bytes, process)
                 return nil
             }
-            if old.1 >= bytes { return (p, bytes) }
-            k = (p, bytes)
-            return old
+            if old.bytes >= bytes && old.process == process { return p }
+            k = (p, bytes, process)
+            return old.block
         }
-        if let (q, n) = unwanted { KeptPages.free(q, n) }
+        free(unwanted)
     }
 
     /// Frees the kept buffer, if any.
     func drop() {
-        if let (p, n) = held.withLock({ k -> (UnsafeMutableRawPointer, Int)? in
-            defer { k = nil }
-            return k
-        }) {
-            KeptPages.free(p, n)
-        }
+        free(
+            held.withLock { k -> UnsafeMutableRawPointer? in
+                defer { k = nil }
+                return k?.block
+            })
     }
 
     /// The size of the kept buffer in bytes (0: none).
-    var bytes: Int { held.withLock { $0?.1 ?? 0 } }
-
-    /// Frees a block that was kept (its pages inherited by a forked child again first: they are
-    /// the allocator's once more).
-    private static func free(_ p: UnsafeMutableRawPointer, _ bytes: Int) {
-        wipeOnFork(p, bytes, false)
-        libcFree(p)
-    }
-
-    /// Marks the whole pages inside the `bytes` bytes at `p` to read as zero pages in a forked
-    /// child (`on`), or to be inherited as usual. The pages the block shares with the allocator's
-    /// records or other blocks are left alone. Linux only (elsewhere nothing).
-    private static func wipeOnFork(_ p: UnsafeMutableRawPointer, _ bytes: Int, _ on: Bool) {
-        #if os(Linux)
-        let start = (Int(bitPattern: p) + pageSize - 1) & ~(pageSize - 1)
-        let end = (Int(bitPattern: p) + bytes) & ~(pageSize - 1)
-        if end > start, let first = UnsafeMutableRawPointer(bitPattern: start) {
-            _ = madvise(first, end - start, on ? MADV_WIPEONFORK : MADV_KEEPONFORK)
-        }
-        #endif
-    }
-
-    private static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+    var bytes: Int { held.withLock { $0?.bytes ?? 0 } }
 }

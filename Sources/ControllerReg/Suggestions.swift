@@ -31,9 +31,10 @@ package enum Suggestions {
     package static let maxDistance = 8
 
     /// The most edits a candidate may be from a word of `length` bytes to be a likely typo: a third
-    /// of the length (at least 1), at most `maxDistance`. 'N1' is not a typo of 'M'.
+    /// of the length (at least 1), at most `maxDistance`. 'N1' is not a typo of 'M'; nothing is a
+    /// typo of the empty word (no "did you mean 'A'?" for a name left empty).
     package static func cutoff(forLength length: Int) -> Int {
-        min(max(length, 3) / 3, maxDistance)
+        length == 0 ? 0 : min(max(length, 3) / 3, maxDistance)
     }
 
     /// The candidate closest to `word` (case-insensitive edit distance with transpositions, within

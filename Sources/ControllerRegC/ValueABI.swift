@@ -128,6 +128,13 @@ public func cr_map_set_value(_ map: OpaquePointer?, _ key: UnsafePointer<CChar>?
         return key == nil ? fail(.invalidArgument, "cr_map_set_value: key is NULL") : ErrorCode.invalidArgument.rawValue
     }
     guard let taken = takeRoot(value, into: map, "cr_map_set_value"), let v = taken else {
+        if value == map {
+            // Taken as every refused value is: here that is the map itself.
+            return fail(
+                .invalidArgument,
+                "cr_map_set_value: a map cannot hold itself; the map was taken as the value and is now freed (a refused value is always taken): do not use it again"
+            )
+        }
         return fail(
             .invalidArgument,
             "cr_map_set_value: value must be a map or list from cr_map_new/cr_list_new, not NULL, borrowed or the map itself")
@@ -171,6 +178,13 @@ public func cr_list_push_value(_ list: OpaquePointer?, _ value: OpaquePointer?) 
         return ErrorCode.invalidArgument.rawValue
     }
     guard let taken = takeRoot(value, into: list, "cr_list_push_value"), let v = taken else {
+        if value == list {
+            // Taken as every refused value is: here that is the list itself.
+            return fail(
+                .invalidArgument,
+                "cr_list_push_value: a list cannot hold itself; the list was taken as the value and is now freed (a refused value is always taken): do not use it again"
+            )
+        }
         return fail(
             .invalidArgument,
             "cr_list_push_value: value must be a map or list from cr_map_new/cr_list_new, not NULL, borrowed or the list itself")

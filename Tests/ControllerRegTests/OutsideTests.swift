@@ -41,6 +41,17 @@ struct OutsideTests {
         #expect(registry.entries.count == 2)
     }
 
+    @Test func anEmptyNameGetsNoSuggestion() throws {
+        let registry = Registry()
+        try registry.load(text: "B: C\nA: C\n")
+        let e = expectError { _ = try registry.create("") }
+        #expect(e?.code == .notFound)
+        #expect(e?.diagnostics.first?.suggestion == nil)
+        #expect(e?.diagnostics.first?.message == "no entry named '', and no registered class ''")
+        // A typo of a short name still gets one.
+        #expect(expectError { _ = try registry.create("b") }?.diagnostics.first?.suggestion == "B")
+    }
+
     @Test func closingAParentClosesItsChildrenFirstAndTheySayWhy() throws {
         let log = CallLog()
         let parent = Registry()

@@ -528,7 +528,11 @@ static void borrowed_args_and_kinds(void) {
     CHECK(cr_value_double(cr_map_get(cr_list_at(l, 6), "d")) == 0.25);
     /* A map cannot be put into itself; a borrowed (inner) value cannot be handed over. */
     CHECK_STATUS(cr_map_set_value(props, "self", props), CR_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cr_last_error_message(), "the map was taken as the value and is now freed");
     props = cr_map_new(); /* the failed call took (and freed) the old one, as documented */
+    cr_value *self_list = cr_list_new();
+    CHECK_STATUS(cr_list_push_value(self_list, self_list), CR_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cr_last_error_message(), "the list was taken as the value and is now freed");
     CHECK_STATUS(cr_map_set_value(props, "null", NULL), CR_ERR_INVALID_ARGUMENT);
     cr_value_free(props);
     cr_registry_free(reg);

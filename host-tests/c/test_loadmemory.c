@@ -117,8 +117,8 @@ static void loads_after_freed_registries(void) {
 }
 
 /* A forked child reads the registries its parent holds (their pages are inherited as any are),
- * and loads on its own after its parent freed a large registry (the pages kept for the parent's
- * next load read as zero pages in the child). */
+ * and loads on its own after its parent freed a large registry (the block kept for the parent's
+ * next load is freed in the child, not written). */
 static void forked_children(void) {
     int n = entries();
     cr_registry *a = loaded("A", n);

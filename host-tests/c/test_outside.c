@@ -67,6 +67,11 @@ static void empty_tags_are_refused(void) {
 
     /* Non-empty tags, integer tags and the tag "0" still load and match. */
     CHECK_STATUS(load_yaml(reg, "A: {ClassName: C, Tag: [x, 0]}\nB: {ClassName: C, Dependencies: {l: {Tagged: 0}}}\n"), CR_OK);
+    /* An empty name is not a typo of anything: no "did you mean". */
+    CHECK(cr_registry_create(reg, "", NULL) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_NOT_FOUND);
+    CHECK(cr_last_error_problem(0) && cr_last_error_problem(0)->suggestion == NULL);
+    CHECK(strstr(cr_last_error_message(), "did you mean") == NULL);
     cr_registry_free(reg);
 }
 

@@ -8,13 +8,14 @@ import PackageDescription
 //   ControllerReg        entry decoder, registry transactions, compiled plans, resolver, Swift API
 //   ControllerRegC       the C ABI (`cr_*`, @_cdecl) over ControllerReg; built as libcontrollerreg.so by CMake
 //   ControllerRegTool    the `controllerreg` command's logic (check, gen, graph, convert, explain) over ControllerReg
-//   controllerreg        the command line (product `controllerreg-cli`: the name `controllerreg` is the library)
+//   ControllerRegCLI     the command line, Sources/controllerreg (product `controllerreg-cli`: the name
+//                        `controllerreg` is the library's)
 let package = Package(
     name: "controllerreg",
     products: [
         .library(name: "ControllerReg", targets: ["ControllerReg"]),
         .library(name: "controllerreg", type: .dynamic, targets: ["ControllerRegC"]),
-        .executable(name: "controllerreg-cli", targets: ["controllerreg"]),
+        .executable(name: "controllerreg-cli", targets: ["ControllerRegCLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
@@ -44,12 +45,15 @@ let package = Package(
             name: "ControllerRegTool",
             dependencies: ["ControllerReg", "CControllerRegHeader"]
         ),
+        // Named apart from the library product `controllerreg` (SwiftPM warns every package that
+        // depends on this one when an executable target and a library product share a name).
         .executableTarget(
-            name: "controllerreg",
+            name: "ControllerRegCLI",
             dependencies: [
                 "ControllerRegTool",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            path: "Sources/controllerreg"
         ),
         .testTarget(
             name: "ControllerRegConfigTests",
@@ -65,7 +69,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ControllerRegToolTests",
-            dependencies: ["ControllerRegTool", "controllerreg"],
+            dependencies: ["ControllerRegTool", "ControllerRegCLI"],
             exclude: ["Golden"]
         ),
     ]

@@ -78,8 +78,10 @@ public struct ValueRef: @unchecked Sendable {
     /// The object, if this is one, taken by the receiver: an object built for the receiver
     /// (`CR_OWNER_RECEIVER`) becomes its own for good, and the library no longer destroys it when
     /// the callback returns. Other objects (singletons, props, shared graph objects) are only read.
+    /// (An object a Swift closure took over with `take(as:)` is marked taken too: C readers see it
+    /// as the pointer of an object its taker owns, as after `cr_value_object`.)
     @inlinable @inline(__always) package func takeObject() -> UnsafeMutableRawPointer? {
-        guard kind == .object, pointer.pointee.flags & RawValue.Flags.moved == 0 else { return nil }
+        guard kind == .object else { return nil }
         take()
         return pointer.pointee.pointerA
     }

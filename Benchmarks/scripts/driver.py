@@ -365,8 +365,8 @@ HOSTILE = [
     ("longnames", "longnamesok"),
     ("wrongtype", None),
     ("unknownkey", None),
-    ("badform", None),
-    ("badtarget", None),
+    ("badform", "providerok"),
+    ("badtarget", "providerok"),
     ("cycle", None),
     ("cycles", None),
     ("duplicate", None),
@@ -375,7 +375,7 @@ HOSTILE = [
     ("template", "templatedefault"),
     ("syntax", None),
 ]
-HOSTILE_SUCCESSES = {"envdefault", "templatedefault", "longnamesok"}
+HOSTILE_SUCCESSES = {"envdefault", "templatedefault", "longnamesok", "providerok"}
 
 
 def hostile_op(shape):
@@ -460,7 +460,7 @@ def main():
         if not os.path.exists(os.path.join(data, "entries-%d.bin.plist" % n)):
             subprocess.run([sys.executable, os.path.join(HERE, "genconfig.py"), str(n), data], check=True)
     for n in [1000, 10000]:
-        if not os.path.exists(os.path.join(data, "hostile-longnamesok-%d.json" % n)):
+        if not os.path.exists(os.path.join(data, "hostile-providerok-%d.json" % n)):
             subprocess.run([sys.executable, os.path.join(HERE, "genhostile.py"), str(n), data], check=True)
 
     records = []

@@ -5,7 +5,7 @@ size ("error paths cost no more than the success path").
 
 usage: genhostile.py N OUTDIR [SHAPE...]  -> OUTDIR/hostile-SHAPE-N.json (every shape by default)
 
-Shapes (each file but the last three fails to load; most hold one problem per entry):
+Shapes (each file but the last four fails to load; most hold one problem per entry):
   missing      every `primary` reference names no entry (Entri000000 for Entry000000)
   wrongtype    every Description is an integer
   unknownkey   every entry's Description key misspelt (Descripton: did-you-mean)
@@ -19,10 +19,13 @@ Shapes (each file but the last three fails to load; most hold one problem per en
   template     every entry's `title` a literal with an unset ${VARIABLE}
   syntax       the valid file with a syntax error at its end
   longnames    `missing` with 40-byte entry names
-Three shapes load successfully: the success paths `env`, `template` and `longnames` are compared with.
+Four shapes load successfully: the success paths `env`, `template`, `longnames`, `badform` and
+`badtarget` are compared with.
   envdefault   `env` with a Default for every variable
   templatedefault  `template` with a default (${VARIABLE:-text})
   longnamesok  the entries with 40-byte names
+  providerok   every `primary` a provider of its entry ({Provider: Entry000000}): the successful
+               load of badform's and badtarget's size and shape
 Never commit the output.
 """
 
@@ -68,10 +71,11 @@ def shape(name, n):
         for e in data.values():
             if "primary" in e["Dependencies"]:
                 e["Dependencies"]["primary"] = {"provider": e["Dependencies"]["primary"]}
-    elif name == "badtarget":
+    elif name in ("badtarget", "providerok"):
+        mark = "@" if name == "badtarget" else ""
         for e in data.values():
             if "primary" in e["Dependencies"]:
-                e["Dependencies"]["primary"] = {"Provider": "@" + e["Dependencies"]["primary"]}
+                e["Dependencies"]["primary"] = {"Provider": mark + e["Dependencies"]["primary"]}
     elif name == "cycle":
         for i, e in enumerate(data.values()):
             e["Dependencies"]["primary"] = keys[(i + 1) % n]
@@ -116,6 +120,7 @@ SHAPES = [
     "envdefault",
     "templatedefault",
     "longnamesok",
+    "providerok",
 ]
 
 

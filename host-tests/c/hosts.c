@@ -3,9 +3,11 @@
 
 #include "check.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #ifndef CR_SOURCE_DIR
 #error "CR_SOURCE_DIR must name the source tree"
@@ -256,4 +258,13 @@ int count_lines(const char *s) {
 int quick_mode(void) {
     const char *q = getenv("CR_TEST_QUICK");
     return q && *q && strcmp(q, "0") != 0;
+}
+
+long resident_kib(void) {
+    long size = 0, resident = -1;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (!f) return -1;
+    if (fscanf(f, "%ld %ld", &size, &resident) != 2) resident = -1;
+    fclose(f);
+    return resident < 0 ? -1 : resident * (sysconf(_SC_PAGESIZE) / 1024);
 }

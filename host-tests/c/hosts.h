@@ -96,5 +96,7 @@ int load_text(cr_registry *reg, const char *text, cr_format format);
 int count_lines(const char *s);
 /* Non-zero when the tests should run shorter loops (CR_TEST_QUICK set, e.g. under valgrind). */
 int quick_mode(void);
+/* The process's resident size in KiB (-1 if unknown). */
+long resident_kib(void);
 
 #endif

@@ -148,16 +148,6 @@ static void forked_children(void) {
     cr_registry_free(b);
 }
 
-/* The process's resident size in KiB (-1 if unknown). */
-static long resident_kib(void) {
-    long size = 0, resident = -1;
-    FILE *f = fopen("/proc/self/statm", "r");
-    if (!f) return -1;
-    if (fscanf(f, "%ld %ld", &size, &resident) != 2) resident = -1;
-    fclose(f);
-    return resident < 0 ? -1 : resident * (sysconf(_SC_PAGESIZE) / 1024);
-}
-
 /* Loading, freeing and loading again does not grow the process, and pages kept for a next load
  * are gone once a load (even a small one) ends: the process then holds what its registries keep.
  * Skipped in quick mode (valgrind, ASan: their allocators keep freed memory). */

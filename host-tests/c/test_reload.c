@@ -297,16 +297,6 @@ static void tagged_and_optional_wiring(void) {
     unlink(file_path("forms.yaml"));
 }
 
-/* The process's resident size in KiB (-1 if unknown). */
-static long resident_kib(void) {
-    long size = 0, resident = -1;
-    FILE *f = fopen("/proc/self/statm", "r");
-    if (!f) return -1;
-    if (fscanf(f, "%ld %ld", &size, &resident) != 2) resident = -1;
-    fclose(f);
-    return resident < 0 ? -1 : resident * (sysconf(_SC_PAGESIZE) / 1024);
-}
-
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)
 #define CR_TEST_ASAN 1

@@ -235,7 +235,14 @@ cr_registry *cr_registry_new(void);
  *  Freed again while its own teardown runs (from one of its destroy or release callbacks): the
  *  second call is ignored with CR_ERR_INVALID_ARGUMENT. If a create on another thread is still
  *  inside the registry (a race the caller should not make), the registry's memory is kept until
- *  that create returns, but its singletons are destroyed at once. */
+ *  that create returns, but its singletons are destroyed at once.
+ *
+ *  Memory: the registry's largest block (its entry arena, when 256 KiB or more) is not returned to
+ *  the system at once but kept, resident, for the next load's arena, so a host that loads again
+ *  does not fault the same pages in again; the end of the next load (successful or not, on any
+ *  registry) gives back whatever that load did not take. At most one such block is kept per
+ *  process, never larger than the largest registry freed; a forked child does not use its
+ *  parent's. Valgrind lists it as still reachable until then. */
 void cr_registry_free(cr_registry *reg);
 
 /** The process-wide default registry, created on first use and never freed (cr_registry_free

@@ -219,7 +219,8 @@ struct Resolver {
             throw CreateFailure(
                 code: .limit,
                 message:
-                    "creates nested deeper than the create depth limit of \(maxDepth) (references, and creates made inside create callbacks or through providers on this thread, all count)",
+                    "creates nested deeper than the create depth limit of \(maxDepth) (references, and creates made inside create callbacks or through providers on this thread, all count)"
+                    + ConfigLimits.fix("CR_LIMIT_CREATE_DEPTH"),
                 path: [name()])
         }
         if !thread.pointee.hasStackRoom() {

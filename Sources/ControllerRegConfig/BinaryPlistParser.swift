@@ -457,7 +457,8 @@ struct BinaryPlistParser {
     @inline(never) static func overBudget(_ file: String, limits: ConfigLimits, at off: Int) -> ConfigError {
         ConfigError(
             .limit,
-            "binary plist strings expand to more than \(max(limits.maxInputBytes, 1 << 20)) bytes (shared objects referenced too often)",
+            "binary plist strings expand to more than \(max(limits.maxInputBytes, 1 << 20)) bytes (shared objects referenced too often)"
+                + ConfigLimits.fix("CR_LIMIT_INPUT_BYTES"),
             at: SourceLocation(file: file, line: 0, column: off))
     }
 

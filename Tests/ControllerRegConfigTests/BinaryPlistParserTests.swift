@@ -285,6 +285,10 @@ func arrayObject(_ refs: [UInt8]) -> [UInt8] {
         let error = binaryError(file, limits: limits)
         #expect(error?.code == .limit)
         #expect(error?.diagnostics[0].message.contains("strings expand") == true)
+        // The budget is the input limit (at least 1 MiB): the message names it and the fix.
+        #expect(
+            error?.diagnostics[0].message.hasSuffix(
+                " (CR_LIMIT_INPUT_BYTES: raise it with cr_registry_set_limit if the config is trusted)") == true)
     }
 
     @Test func sharedContainersCountAgainstTheAliasExpansionLimit() throws {

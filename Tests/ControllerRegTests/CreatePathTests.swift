@@ -431,6 +431,9 @@ struct CreatePathTests {
         #expect(
             deep?.description.hasPrefix("cannot create 'D' (D -> E -> A): creates nested deeper than the create depth limit of 2")
                 == true)
+        #expect(
+            deep?.description.contains("(CR_LIMIT_CREATE_DEPTH: raise it with cr_registry_set_limit if the config is trusted)")
+                == true)
         #expect(log.all == ["W", "Bad", "~W", "W", "~W"])
         limits.maxCreateDepth = 3
         try r.setLimits(limits)

@@ -320,6 +320,8 @@ static void leaf_arguments_at_the_depth_limit(void) {
     CHECK(cr_registry_create(reg, "D", NULL) == NULL);
     CHECK_LAST_ERROR(CR_ERR_LIMIT);
     CHECK_CONTAINS(cr_last_error_message(), "cannot create 'D' (D -> E -> A)");
+    CHECK_CONTAINS(cr_last_error_message(),
+                   "(CR_LIMIT_CREATE_DEPTH: raise it with cr_registry_set_limit if the config is trusted)");
     CHECK_STATUS(cr_registry_set_limit(reg, CR_LIMIT_CREATE_DEPTH, 3), CR_OK);
     int64_t *d = cr_registry_create(reg, "D", NULL);
     CHECK(d != NULL && *d == 0); /* no "n" int: the value is an object, read as 0 */

@@ -11,18 +11,20 @@ import ControllerRegConfig
 struct StagedEntries {
     /// The arena the records are in (the transaction's; its plans go there too).
     let arena: DefinitionArena
+    /// The load's region for temporaries (nil: `malloc`): the lists below, and the transaction's.
+    let scratch: ScratchRegion?
     /// Record offsets, by staged position.
-    private(set) var records: [Int] = []
+    private(set) var records: ScratchArray<Int>
     /// Where each record's dependencies start (what its plan is compiled from), as the distance
     /// from the record's offset (4 bytes an entry; `UInt32.max`: read from the record instead).
-    private var dependencyDistances: [UInt32] = []
+    private var dependencyDistances: ScratchArray<UInt32>
     /// What the transaction reads of each record.
-    private(set) var summaries: [DefinitionCoding.Summary] = []
+    private(set) var summaries: ScratchArray<DefinitionCoding.Summary>
     /// `NameTable.hash` of each name (the key of every name lookup of a change).
-    private(set) var nameHashes: [UInt64] = []
+    private(set) var nameHashes: ScratchArray<UInt64>
     /// The uses of other entries of position `k`: `edges[edgeStart[k]..<edgeStart[k + 1]]`.
-    private(set) var edgeStart: [Int32] = [0]
-    private(set) var edges: [StagedEdge] = []
+    private(set) var edgeStart: ScratchArray<Int32>
+    private(set) var edges: ScratchArray<StagedEdge>
     /// The file of each document the entry decoder staged entries from, from the position of
     /// its first one on: the file of the places its `StagedEdge`s keep.
     private(set) var documentFiles: [(from: Int, file: String)] = []
@@ -30,15 +32,18 @@ struct StagedEntries {
     /// parent's entries), by position; empty for loads.
     private(set) var environments: [Int: EnvironmentLookup] = [:]
 
-    /// Room for about `entries` entries holding about `textBytes` bytes of text (0: unknown).
-    init(entries: Int, textBytes: Int = 0) {
-        arena = DefinitionArena(entries: entries, textBytes: textBytes)
-        records.reserveCapacity(entries)
-        dependencyDistances.reserveCapacity(entries)
-        summaries.reserveCapacity(entries)
-        nameHashes.reserveCapacity(entries)
-        edgeStart.reserveCapacity(entries + 1)
-        edges.reserveCapacity(entries * 2)
+    /// Room for about `entries` entries holding about `textBytes` bytes of text (0: unknown);
+    /// the lists (and the arena's interning table) in `scratch` when given (a large load's).
+    init(entries: Int, textBytes: Int = 0, scratch: ScratchRegion? = nil) {
+        arena = DefinitionArena(entries: entries, textBytes: textBytes, scratch: scratch)
+        self.scratch = scratch
+        records = ScratchArray(capacity: entries, in: scratch)
+        dependencyDistances = ScratchArray(capacity: entries, in: scratch)
+        summaries = ScratchArray<DefinitionCoding.Summary>(capacity: entries, in: scratch)
+        nameHashes = ScratchArray(capacity: entries, in: scratch)
+        edgeStart = ScratchArray(capacity: entries + 1, in: scratch)
+        edgeStart.append(0)
+        edges = ScratchArray(capacity: entries * 2, in: scratch)
     }
 
     /// `definitions` encoded, in order (the code doors).
@@ -150,6 +155,15 @@ struct StagedEntries {
         edge.kind == .taggedInt ? String(edge.payload) : String(decoding: internedBytes(Int(edge.payload)), as: UTF8.self)
     }
 }
+
+/// Where `DefinitionCoding.summarize` appends the uses it reads: a staged change's list, or a
+/// plain array.
+protocol StagedEdgeList {
+    mutating func append(_ edge: StagedEdge)
+}
+
+extension Array: StagedEdgeList where Element == StagedEdge {}
+extension ScratchArray: StagedEdgeList where Element == StagedEdge {}
 
 /// One use of other entries in a staged record (`DependencyValue.forEachEdge`'s, as integers), and,
 /// when the entry decoder wrote it, where it is: its line and column and its dependency's key, so

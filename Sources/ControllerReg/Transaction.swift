@@ -20,7 +20,7 @@ struct Transaction {
 
     let base: EntryTable
     /// After a successful `apply`: the indices it defined, and those it emptied.
-    private(set) var changedIndices: [Int] = []
+    private(set) var changedIndices = ScratchArray<Int>()
     private(set) var removedIndices: [Int] = []
     /// What the reads ahead of large name tables' insertions read (kept so the reads are made).
     private(set) var touchedCells: UInt32 = 0
@@ -117,7 +117,9 @@ struct Transaction {
                 ConfigError(
                     .limit, "one change may hold at most 4 GiB of entry names, keys and literals; split it into several loads"))
         }
-        var names = StagedNameIndex(capacity: stagedCount)
+        // The change's working lists are temporaries of the load (its region, when it has one).
+        let scratch = input.scratch
+        var names = StagedNameIndex(capacity: stagedCount, in: scratch)
         var firstStaged: StagedNameIndex?
         defer {
             names.free()
@@ -126,12 +128,10 @@ struct Transaction {
         // The entry index each staged position got; -1 not accepted, -2 refused as already defined
         // (a reference to the name reaches the existing entry).
         // (32-bit: entry indices are; half the pages of a large load's list.)
-        var indexOfStaged = [Int32](repeating: -1, count: stagedCount)
+        var indexOfStaged = ScratchArray<Int32>(repeating: -1, count: stagedCount, in: scratch)
         // Accepted entries: staged position and entry index, in order.
-        var acceptedPositions: [Int] = []
-        var acceptedIndex: [Int] = []
-        acceptedPositions.reserveCapacity(stagedCount)
-        acceptedIndex.reserveCapacity(stagedCount)
+        var acceptedPositions = ScratchArray<Int>(capacity: stagedCount, in: scratch)
+        var acceptedIndex = ScratchArray<Int>(capacity: stagedCount, in: scratch)
         var nextIndex = base.count
         // Entries that fail the checks every door shares: not compiled, and not reported again as
         // missing when something refers to them.
@@ -295,8 +295,8 @@ struct Transaction {
         // Edges, targets and membership of each accepted entry, by position in `accepted`, in
         // flat arrays (no array per entry); `changedAtList[i]` is that position for entry index i
         // (or -1). Arrays, not dictionaries: no hashing per entry.
-        var resolving = ResolvedEdges(entries: acceptedPositions.count, edges: staged.edges.count)
-        var changedAtList = [Int32](repeating: -1, count: nextIndex)
+        var resolving = ResolvedEdges(entries: acceptedPositions.count, edges: staged.edges.count, in: scratch)
+        var changedAtList = ScratchArray<Int32>(repeating: -1, count: nextIndex, in: scratch)
         // Members of each tag in the new state, built at the first tagged list.
         var members = TagMembers()
         // The last two names resolved (by their interned identity) and their indices: neighbouring
@@ -329,7 +329,7 @@ struct Transaction {
                                     (staged.name(j), DefinitionCoding.tags(staged.arena, at: staged.records[j]), acceptedIndex[q])
                                 )
                             }
-                            return (acceptedIndex, tagged)
+                            return (Array(acceptedIndex), tagged)
                         })
                     resolving.membership.append(Int32(list.count))
                     resolving.membership += list
@@ -540,7 +540,7 @@ struct Transaction {
                 break
             }
         }
-        if graphEntries { diagnostics += lifetimes.problems(changed: acceptedIndex) }
+        if graphEntries { diagnostics += lifetimes.problems(changed: Array(acceptedIndex)) }
         if !diagnostics.isEmpty { return .failure(ConfigError(diagnostics)) }
 
         // 6. Compile: each plan from its record, already in the arena.
@@ -647,7 +647,9 @@ struct Transaction {
     /// plans depend on it: a `{Tagged: t}` where an accepted or removed entry has (or had) tag `t`,
     /// or an `{Optional: Name}` where `Name` is accepted or removed. Only entries whose plans
     /// have such values (`EntryTable.dynamic`) are looked at.
-    private func dependentsOfMembership(staged: StagedEntries, accepted: [Int], indices: [Int], removed: Set<Int>) -> [Int] {
+    private func dependentsOfMembership(
+        staged: StagedEntries, accepted: ScratchArray<Int>, indices: ScratchArray<Int>, removed: Set<Int>
+    ) -> [Int] {
         let dynamic = base.dynamic
         if dynamic.isEmpty { return [] }
         var tags = Set<String>(), names = Set<String>()
@@ -736,7 +738,7 @@ struct Transaction {
     /// Every cycle reachable from `starts` (one per back edge of a depth-first search), each with
     /// its path. Linear in the entries and references walked, plus the cycles reported.
     private func findCycles(
-        starts: [Int], total: Int, edgesOf: (Int) -> ArraySlice<Int32>,
+        starts: ScratchArray<Int>, total: Int, edgesOf: (Int) -> ArraySlice<Int32>,
         definitionOf: (Int) -> EntryDefinition?, nameOf: (Int) -> String?
     ) -> [Diagnostic] {
         // Plain memory for the walk's state (an array checks it is unique at every write, each
@@ -876,14 +878,16 @@ struct ResolvedEdges {
     private final class Storage {
         let base: UnsafeMutablePointer<Ends>
         let diverged: UnsafeMutablePointer<Bool>
-        init(entries: Int) {
-            base = .allocate(capacity: entries + 1)
+        let region: ScratchRegion?
+        init(entries: Int, region: ScratchRegion?) {
+            self.region = region
+            base = ScratchRegion.allocate(Ends.self, count: entries + 1, in: region)
             base.initialize(to: Ends(targets: 0, membership: 0, edges: 0))
-            diverged = .allocate(capacity: max(1, entries))
+            diverged = ScratchRegion.allocate(Bool.self, count: max(1, entries), in: region)
         }
         deinit {
-            base.deallocate()
-            diverged.deallocate()
+            ScratchRegion.deallocate(base, in: region)
+            ScratchRegion.deallocate(diverged, in: region)
         }
     }
 
@@ -893,9 +897,10 @@ struct ResolvedEdges {
     /// Whether the entry being written has diverged.
     private(set) var diverged = false
 
-    /// Room for `entries` entries, which make about `edges` targets.
-    init(entries: Int, edges: Int) {
-        storage = Storage(entries: entries)
+    /// Room for `entries` entries, which make about `edges` targets (the ends in `region` when
+    /// given).
+    init(entries: Int, edges: Int, in region: ScratchRegion? = nil) {
+        storage = Storage(entries: entries, region: region)
         capacity = entries
         targets.reserveCapacity(edges)
     }
@@ -994,6 +999,8 @@ struct StagedNameIndex {
     private var cells: UnsafeMutablePointer<UInt32>?
     private var capacity = 0
     private var used = 0
+    /// Where the cells are allocated (nil: `malloc`).
+    private var region: ScratchRegion?
 
     /// Whether the index is large enough (256 KB) that reading the cells of a batch of names ahead
     /// of inserting them pays (`touch`).
@@ -1007,19 +1014,21 @@ struct StagedNameIndex {
         return cells[Int(truncatingIfNeeded: hash) & (capacity - 1)]
     }
 
-    /// An empty index with room for `capacity` names at staged positions below `capacity`.
-    init(capacity: Int = 0) {
-        if capacity > 0 { cells = StagedNameIndex.table(for: capacity, capacity: &self.capacity) }
+    /// An empty index with room for `capacity` names at staged positions below `capacity`, its
+    /// cells in `region` when given.
+    init(capacity: Int = 0, in region: ScratchRegion? = nil) {
+        self.region = region
+        if capacity > 0 { cells = StagedNameIndex.table(for: capacity, capacity: &self.capacity, in: region) }
     }
 
     /// A zeroed table for names at positions below `count` (at most half full).
-    private static func table(for count: Int, capacity: inout Int) -> UnsafeMutablePointer<UInt32> {
+    private static func table(
+        for count: Int, capacity: inout Int, in region: ScratchRegion?
+    ) -> UnsafeMutablePointer<UInt32> {
         var c = 16
         while c < count * 2 + 2 { c <<= 1 }
-        let p = UnsafeMutablePointer<UInt32>.allocate(capacity: c)
-        p.initialize(repeating: 0, count: c)
         capacity = c
-        return p
+        return ScratchRegion.allocate(UInt32.self, count: c, in: region, zeroed: true)
     }
 
     /// The staged position recorded for `bytes` (hash `hash`); nil if none, after recording
@@ -1075,7 +1084,7 @@ struct StagedNameIndex {
     private mutating func grow(toHold count: Int, _ staged: StagedEntries) {
         let old = cells, oldCapacity = capacity
         var newCapacity = 0
-        let fresh = StagedNameIndex.table(for: max(count, oldCapacity), capacity: &newCapacity)
+        let fresh = StagedNameIndex.table(for: max(count, oldCapacity), capacity: &newCapacity, in: region)
         let mask = newCapacity - 1
         if let old {
             let oldMask = UInt32(truncatingIfNeeded: oldCapacity - 1)
@@ -1087,7 +1096,7 @@ struct StagedNameIndex {
                 fresh[i] =
                     UInt32(truncatingIfNeeded: hash) & ~UInt32(truncatingIfNeeded: mask) | UInt32(truncatingIfNeeded: k + 1)
             }
-            old.deallocate()
+            ScratchRegion.deallocate(old, in: region)
         }
         cells = fresh
         capacity = newCapacity
@@ -1095,7 +1104,8 @@ struct StagedNameIndex {
 
     /// Frees the table.
     mutating func free() {
-        cells?.deallocate()
+        ScratchRegion.deallocate(cells, in: region)
+        region = nil
         cells = nil
         capacity = 0
         used = 0

@@ -156,10 +156,10 @@ struct Transaction {
             if k & (Transaction.readAheadBatch - 1) == 0 && names.readsAhead {
                 // The index's cells for the next batch of names, all of them (see `touch`).
                 for j in k..<min(k + Transaction.readAheadBatch, stagedCount) {
-                    touchedCells |= names.touch(hash: growing.nameHashes[j])
+                    touchedCells |= names.touch(hash: growing.nameHash(j))
                 }
             }
-            let summary = growing.summaries[k]
+            let summary = growing.summary(k)
             var checkedQuickly = false
             if summary.mayHaveProblems && !summary.headMayHaveProblems && !summary.usesEnvironment {
                 // Most flawed records: names of uses written straight as dependency values, checked
@@ -169,7 +169,7 @@ struct Transaction {
                 if !simple {
                     checkedUses.removeAll(keepingCapacity: true)
                     simple = DefinitionCoding.simpleCheckedUses(
-                        growing.arena, at: growing.records[k], file: &checkFile, into: &checkedUses)
+                        growing.arena, at: growing.record(k), file: &checkFile, into: &checkedUses)
                 }
                 if simple {
                     checkedQuickly = true
@@ -183,7 +183,7 @@ struct Transaction {
                     }
                     if diagnostics.count > before {
                         if rejectedStaged == nil { rejectedStaged = StagedNameIndex(capacity: stagedCount) }
-                        _ = rejectedStaged!.find(entry, hash: growing.nameHashes[k], staged: growing, orInsert: k)
+                        _ = rejectedStaged!.find(entry, hash: growing.nameHash(k), staged: growing, orInsert: k)
                         continue
                     }
                 }
@@ -195,10 +195,10 @@ struct Transaction {
                 var usesEnvironment = false
                 // The head, and (when they may be flawed) the dependencies the checks read, read
                 // from the record (no definition decoded).
-                let head = DefinitionCoding.head(growing.arena, at: growing.records[k])
+                let head = DefinitionCoding.head(growing.arena, at: growing.record(k))
                 DependencyRule.problems(ofEntry: head, into: &diagnostics)
                 if summary.dependenciesMayHaveProblems {
-                    DefinitionCoding.forEachCheckedDependency(growing.arena, at: growing.records[k]) { key, location, value in
+                    DefinitionCoding.forEachCheckedDependency(growing.arena, at: growing.record(k)) { key, location, value in
                         Transaction.check(
                             value, key: key, location: location, of: head, into: &diagnostics, usesEnvironment: &usesEnvironment)
                     }
@@ -210,7 +210,7 @@ struct Transaction {
             }
             // The name's bytes are read from its record only where they are compared (a table to
             // look in, a name staged twice): not once more per entry.
-            let hash = growing.nameHashes[k]
+            let hash = growing.nameHash(k)
             var index = base.count > 0 ? base.index(of: growing.nameBytes(k), hash: hash) : -1
             if let prior = names.insert(k, hash: hash, staged: growing), indexOfStaged[prior] != -2 {
                 let nameBytes = growing.nameBytes(k)
@@ -220,16 +220,16 @@ struct Transaction {
                 if firstStaged == nil {
                     var index = StagedNameIndex(capacity: stagedCount)
                     for j in 0..<stagedCount {
-                        _ = index.find(growing.nameBytes(j), hash: growing.nameHashes[j], staged: growing, orInsert: j)
+                        _ = index.find(growing.nameBytes(j), hash: growing.nameHash(j), staged: growing, orInsert: j)
                     }
                     firstStaged = index
                 }
                 let firstAt = firstStaged!.find(nameBytes, hash: hash, staged: growing) ?? prior
-                let first = DefinitionCoding.location(growing.arena, at: growing.records[firstAt])
+                let first = DefinitionCoding.location(growing.arena, at: growing.record(firstAt))
                 diagnostics.append(
                     Diagnostic(
                         .duplicate, "entry '\(name)' is defined twice\(first.map { " (first at \($0))" } ?? "")",
-                        at: DefinitionCoding.location(growing.arena, at: growing.records[k])))
+                        at: DefinitionCoding.location(growing.arena, at: growing.record(k))))
                 continue
             }
             if index >= 0 && !removed.contains(index) && mode == .add && (child.map { $0.own.contains(growing.name(k)) } ?? true)
@@ -240,7 +240,7 @@ struct Transaction {
                     Diagnostic(
                         .duplicate,
                         "entry '\(growing.name(k))' is already defined\(prior.map { " at \($0)" } ?? " (added from code)")",
-                        at: DefinitionCoding.location(growing.arena, at: growing.records[k])))
+                        at: DefinitionCoding.location(growing.arena, at: growing.record(k))))
                 continue
             }
             if index < 0 {
@@ -316,7 +316,8 @@ struct Transaction {
             // provider, tagged list or optional they are the same list, so edges are only written
             // from then on (`diverge`); otherwise the entry's edges are its targets.
             resolving.begin()
-            let first = Int(staged.edgeStart[k]), end = Int(staged.edgeStart[k + 1])
+            let edgeRange = staged.edgeRange(k)
+            let first = edgeRange.lowerBound, end = edgeRange.upperBound
             for e in first..<end {
                 let edge = staged.edges[e]
                 if edge.kind == .tagged || edge.kind == .taggedInt {
@@ -324,9 +325,9 @@ struct Transaction {
                         staged.text(of: edge), base: base, removed: removedBase,
                         replaced: {
                             var tagged: [(name: String, tags: [EntryTag], index: Int)] = []
-                            for (q, j) in acceptedPositions.enumerated() where staged.summaries[j].tagged {
+                            for (q, j) in acceptedPositions.enumerated() where staged.summary(j).tagged {
                                 tagged.append(
-                                    (staged.name(j), DefinitionCoding.tags(staged.arena, at: staged.records[j]), acceptedIndex[q])
+                                    (staged.name(j), DefinitionCoding.tags(staged.arena, at: staged.record(j)), acceptedIndex[q])
                                 )
                             }
                             return (Array(acceptedIndex), tagged)
@@ -416,7 +417,7 @@ struct Transaction {
                         location = SourceLocation(file: file, line: place.line, column: place.column)
                     } else {
                         (key, location) = DefinitionCoding.place(
-                            ofEdge: e - first, in: staged.arena, at: staged.records[k], file: &fileName)
+                            ofEdge: e - first, in: staged.arena, at: staged.record(k), file: &fileName)
                     }
                     var suggestion: String?
                     if suggestionsLeft > 0 {
@@ -441,7 +442,7 @@ struct Transaction {
                     diagnostics.append(
                         Diagnostic(
                             .missingReference, written: text,
-                            at: location ?? DefinitionCoding.location(staged.arena, at: staged.records[k]),
+                            at: location ?? DefinitionCoding.location(staged.arena, at: staged.record(k)),
                             suggestion: suggestion))
                 }
             }
@@ -503,8 +504,7 @@ struct Transaction {
         if !inherited.isEmpty {
             inheritedSingletons = [Bool](repeating: false, count: nextIndex)
             for p in acceptedStaged.indices
-            where staged.summaries[acceptedStaged[p]].lifestyle == .singleton && inherited[staged.name(acceptedStaged[p])] != nil
-            {
+            where staged.summary(acceptedStaged[p]).lifestyle == .singleton && inherited[staged.name(acceptedStaged[p])] != nil {
                 inheritedSingletons[acceptedIndex[p]] = true
             }
         }
@@ -518,7 +518,7 @@ struct Transaction {
                 return e.contains { $0 < 0 } ? ArraySlice(e.filter { $0 >= 0 }) : e
             },
             lifestyleOf: { i in
-                if changedAt[i] >= 0 { return staged.summaries[acceptedStaged[Int(changedAt[i])]].lifestyle }
+                if changedAt[i] >= 0 { return staged.summary(acceptedStaged[Int(changedAt[i])]).lifestyle }
                 if !removedBase.isEmpty && removedBase.contains(i) { return nil }
                 return base.isLive(i) ? base.plans[i].lifestyle : nil
             },
@@ -531,7 +531,7 @@ struct Transaction {
         // Nothing to walk when no entry of the new state is a `graph` entry (most loads): known
         // from the summaries, and, when the change is large next to the table (so this stays
         // linear in the change), from one pass over the table.
-        var graphEntries = acceptedStaged.contains { staged.summaries[$0].lifestyle == .graph }
+        var graphEntries = acceptedStaged.contains { staged.summary($0).lifestyle == .graph }
         if !graphEntries && acceptedStaged.count * 4 < base.count {
             graphEntries = true
         } else if !graphEntries {
@@ -573,12 +573,12 @@ struct Transaction {
                     if p & (Transaction.readAheadBatch - 1) == 0 {
                         // The name table's cells for the next batch of rows (see `NameTable.touch`).
                         for q in p..<min(p + Transaction.readAheadBatch, acceptedStaged.count) {
-                            touchedCells |= table.touch(hash: staged.nameHashes[acceptedStaged[q]])
+                            touchedCells |= table.touch(hash: staged.nameHash(acceptedStaged[q]))
                         }
                     }
                     let k = acceptedStaged[p]
                     let index = acceptedIndex[p]
-                    let summary = staged.summaries[k]
+                    let summary = staged.summary(k)
                     let classSlot: Int
                     if summary.classID == lastClass.id {
                         classSlot = lastClass.slot
@@ -623,7 +623,7 @@ struct Transaction {
                         plan.singleton = cell.map { Unmanaged.passUnretained($0).toOpaque() }
                     }
                     table.set(
-                        index, plan: plan, arena: arenaIndex, record: staged.records[k], hash: staged.nameHashes[k], cell: cell,
+                        index, plan: plan, arena: arenaIndex, record: staged.record(k), hash: staged.nameHash(k), cell: cell,
                         owner: cellOwner,
                         environment: (environmentOf.isEmpty ? nil : environmentOf[p])
                             ?? (staged.environments.isEmpty ? nil : staged.environments[k]))
@@ -635,7 +635,7 @@ struct Transaction {
                 ConfigError(
                     .limit,
                     "entry '\(staged.name(k))' would build too many objects in one create (its references, lists and tagged lists need more than 4 GiB of working memory); split its dependencies over several entries",
-                    at: DefinitionCoding.location(records, at: staged.records[k])))
+                    at: DefinitionCoding.location(records, at: staged.record(k))))
         }
         records.finish()
         changedIndices = acceptedIndex
@@ -660,7 +660,7 @@ struct Transaction {
         var named = Set<Int>()
         for (p, k) in accepted.enumerated() {
             let index = indices[p]
-            note(staged.name(k), DefinitionCoding.tags(staged.arena, at: staged.records[k]))
+            note(staged.name(k), DefinitionCoding.tags(staged.arena, at: staged.record(k)))
             named.insert(index)
             if base.isLive(index) { note(base.name(at: index), base.tags(at: index)) }
         }
@@ -713,7 +713,7 @@ struct Transaction {
         ofStaged staged: StagedEntries, _ k: Int, into uses: inout [DefinitionCoding.CheckedUse]
     ) -> Bool {
         guard let file = staged.documentFile(of: k) else { return false }
-        for e in Int(staged.edgeStart[k])..<Int(staged.edgeStart[k + 1]) {
+        for e in staged.edgeRange(k) {
             let edge = staged.edges[e]
             let tag: DefinitionCoding.ValueTag
             switch edge.kind {
@@ -1061,7 +1061,7 @@ struct StagedNameIndex {
             if c == 0 { break }
             if c & ~UInt32(truncatingIfNeeded: mask) == high {
                 let k = Int(c & UInt32(truncatingIfNeeded: mask)) - 1
-                if staged.nameHashes[k] == hash {
+                if staged.nameHash(k) == hash {
                     let held = staged.nameBytes(k)
                     let bytes = given ?? staged.nameBytes(newValue!)
                     if held.count == bytes.count
@@ -1090,7 +1090,7 @@ struct StagedNameIndex {
             let oldMask = UInt32(truncatingIfNeeded: oldCapacity - 1)
             for s in 0..<oldCapacity where old[s] != 0 {
                 let k = Int(old[s] & oldMask) - 1
-                let hash = staged.nameHashes[k]
+                let hash = staged.nameHash(k)
                 var i = Int(truncatingIfNeeded: hash) & mask
                 while fresh[i] != 0 { i = (i + 1) & mask }
                 fresh[i] =

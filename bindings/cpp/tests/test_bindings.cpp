@@ -503,6 +503,14 @@ TEST_CASE(props_builder) {
     CHECK_EQ(moved.size(), std::size_t(0));
     EXPECT_THROW(std::logic_error, moved.set("x", 1));
     EXPECT_THROW(std::invalid_argument, target.set("nul", std::string("a\0b", 3)));
+    // Text is UTF-8, as in a config: bytes that are not (Latin-1 here) are refused, never repaired,
+    // in values, keys and nested lists alike, and nothing is stored.
+    auto latin1 = EXPECT_ERROR(cr::InvalidArgument, CR_ERR_INVALID_ARGUMENT, target.set("s", std::string("caf\xe9")));
+    CHECK(contains(latin1.what(), "cr_map_set_string: value 'caf"));
+    CHECK(contains(latin1.what(), "is not valid UTF-8 (byte 3 is 0xe9)"));
+    EXPECT_ERROR(cr::InvalidArgument, CR_ERR_INVALID_ARGUMENT, target.set(std::string("k\xff"), 1));
+    EXPECT_ERROR(cr::InvalidArgument, CR_ERR_INVALID_ARGUMENT, target.set("l", cr::PropValue::list({"ok", "\xc3"})));
+    CHECK_EQ(target.size(), std::size_t(2));
     reg.create<int>("E", target);
     CHECK_EQ(seen, std::string("a:int b:int "));
 }

@@ -41,6 +41,40 @@ struct OutsideTests {
         #expect(registry.entries.count == 2)
     }
 
+    /// An entry naming the same entry twice closes one cycle: one problem, not one per reference
+    /// (the C side is `a_cycle_is_reported_once`).
+    @Test func aCycleIsReportedOnceHoweverManyReferencesCloseIt() throws {
+        let cases: [(String, [String])] = [
+            ("H: {ClassName: C, Dependencies: {a: H, b: [H, H]}}\n", ["dependency cycle: H -> H (via key 'a' of 'H')"]),
+            (
+                "A: {ClassName: C, Dependencies: {x: B, y: B}}\nB: {ClassName: C, Dependencies: {z: A, w: A}}\n",
+                ["dependency cycle: A -> B -> A (via key 'x' of 'A')"]
+            ),
+            (
+                "A: {ClassName: C, Dependencies: {x: A, y: A}}\nB: {ClassName: C, Tag: t, Dependencies: {l: {Tagged: t}, z: B}}\n",
+                ["dependency cycle: A -> A (via key 'x' of 'A')", "dependency cycle: B -> B (via key 'l' of 'B', {Tagged: t})"]
+            ),
+        ]
+        for (text, messages) in cases {
+            let registry = Registry()
+            let e = expectError { try registry.load(text: text) }
+            #expect(e?.code == .cycle)
+            #expect(e?.diagnostics.map(\.message) == messages)
+            // Registry.add checks the same way.
+            let added = expectError {
+                try registry.add([
+                    EntryDefinition(
+                        name: "X", className: "C",
+                        dependencies: [
+                            Dependency(key: "a", value: .reference("X", at: nil)),
+                            Dependency(key: "b", value: .reference("X", at: nil)),
+                        ])
+                ])
+            }
+            #expect(added?.diagnostics.count == 1)
+        }
+    }
+
     @Test func anEmptyNameGetsNoSuggestion() throws {
         let registry = Registry()
         try registry.load(text: "B: C\nA: C\n")

@@ -361,6 +361,34 @@ static void text_in_values_and_paths_must_be_utf8(void) {
     rmdir(dir);
 }
 
+/* One cycle is one problem: an entry naming the same entry twice (two keys, a list, a tagged list
+ * whose members it is among) closes one cycle, which used to be reported once per reference,
+ * word for word. Different cycles are still each reported. */
+static void a_cycle_is_reported_once(void) {
+    static const struct {
+        const char *text;
+        size_t problems;
+        const char *first;
+    } cases[] = {
+        {"H: {ClassName: C, Dependencies: {a: H, b: H}}\n", 1, "<string>:1:37: dependency cycle: H -> H (via key 'a' of 'H')"},
+        {"H: {ClassName: C, Dependencies: {a: H, b: [H, H]}}\n", 1, "dependency cycle: H -> H"},
+        {"A: {ClassName: C, Dependencies: {x: B, y: B}}\nB: {ClassName: C, Dependencies: {z: A, w: [A]}}\n", 1,
+         "dependency cycle: A -> B -> A (via key 'x' of 'A')"},
+        {"H: {ClassName: C, Tag: [s, 5], Dependencies: {l: {Tagged: s}, m: {Tagged: 5}, o: {Optional: H}}}\n", 1,
+         "dependency cycle: H -> H"},
+        {"A: {ClassName: C, Dependencies: {x: A, y: A}}\nB: {ClassName: C, Dependencies: {z: B, w: B}}\n", 2,
+         "dependency cycle: A -> A"},
+    };
+    cr_registry *reg = cr_registry_new();
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        CHECK_STATUS(load_yaml(reg, cases[i].text), CR_ERR_CYCLE);
+        CHECK_INT(cr_last_error_count(), cases[i].problems);
+        CHECK_CONTAINS(cr_last_error_message(), cases[i].first);
+    }
+    CHECK_STR(cr_last_error_problem(1)->message, "dependency cycle: B -> B (via key 'z' of 'B')");
+    cr_registry_free(reg);
+}
+
 /* Every exceeded limit of a config says which setting bounds it and how to raise it. */
 static void limit_messages_name_their_setting(void) {
     static const struct {
@@ -398,5 +426,6 @@ void test_outside(void) {
     a_parent_freed_inside_its_childs_create();
     a_freed_registry_answers_no_call();
     text_in_values_and_paths_must_be_utf8();
+    a_cycle_is_reported_once();
     limit_messages_name_their_setting();
 }

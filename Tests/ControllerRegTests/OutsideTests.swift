@@ -41,6 +41,36 @@ struct OutsideTests {
         #expect(registry.entries.count == 2)
     }
 
+    /// `create(_:)` without `as:` is the raw-pointer create: for a class registered with a Swift
+    /// closure the pointer is a retained reference the caller balances (as its documentation says;
+    /// a singleton's is the registry's), while `create(_:as:)` does that itself.
+    @Test func anUntypedCreateOfASwiftObjectIsARetainedReferenceToBalance() throws {
+        let log = CallLog()
+        let registry = Registry()
+        try registerWidgets(registry, ["W"], log: log)
+        try registry.load(text: "T: W\nS: {ClassName: W, Lifestyle: singleton}\n")
+        do {
+            let p = try registry.create("T")
+            let w = Unmanaged<Widget>.fromOpaque(p).takeRetainedValue()
+            #expect(w.className == "W")
+        }
+        #expect(log.count("~W") == 1)
+        let t = try registry.createReference("T")
+        #expect(!t.isRegistryOwned)
+        Unmanaged<Widget>.fromOpaque(t.pointer!).release()
+        #expect(log.count("~W") == 2)
+        // A singleton's pointer stays the registry's: read it unretained.
+        let s = try registry.createReference("S")
+        #expect(s.isRegistryOwned)
+        #expect(Unmanaged<Widget>.fromOpaque(s.pointer!).takeUnretainedValue() === (try registry.create("S", as: Widget.self)))
+        #expect(log.count("~W") == 2)
+        // The typed create needs none of this.
+        do { _ = try registry.create("T", as: Widget.self) }
+        #expect(log.count("~W") == 3)
+        registry.close()
+        #expect(log.count("~W") == 4)
+    }
+
     /// An entry naming the same entry twice closes one cycle: one problem, not one per reference
     /// (the C side is `a_cycle_is_reported_once`).
     @Test func aCycleIsReportedOnceHoweverManyReferencesCloseIt() throws {

@@ -418,6 +418,24 @@ static void files_of_unreported_size_are_read_whole(void) {
 #endif
 }
 
+/* A provider of no entry has no text form: its message does not suggest "@Name" (a literal) as it
+ * does for a plain reference, in a config and from code alike. */
+static void a_missing_provider_target_is_not_called_text(void) {
+    static const char want[] =
+        "entry 'E', key 'd': no entry named 'Nowhere'; {Provider: Nowhere} needs an entry: define 'Nowhere' or name an "
+        "existing one";
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(load_yaml(reg, "E: {ClassName: C, Dependencies: {d: {Provider: Nowhere}}}\n"), CR_ERR_MISSING_REFERENCE);
+    CHECK_STR(cr_last_error_problem(0)->message, want);
+    cr_value *deps = cr_map_new(), *form = cr_map_new();
+    cr_map_set_string(form, "Provider", "Nowhere");
+    cr_map_set_value(deps, "d", form);
+    CHECK_STATUS(cr_add_entry(reg, "E", "C", CR_LIFESTYLE_TRANSIENT, deps), CR_ERR_MISSING_REFERENCE);
+    CHECK_STR(cr_last_error_problem(0)->message, want);
+    cr_value_free(deps);
+    cr_registry_free(reg);
+}
+
 /* One cycle is one problem: an entry naming the same entry twice (two keys, a list, a tagged list
  * whose members it is among) closes one cycle, which used to be reported once per reference,
  * word for word. Different cycles are still each reported. */
@@ -486,5 +504,6 @@ void test_outside(void) {
     a_cycle_is_reported_once();
     environment_values_must_be_utf8();
     files_of_unreported_size_are_read_whole();
+    a_missing_provider_target_is_not_called_text();
     limit_messages_name_their_setting();
 }

@@ -438,7 +438,8 @@ struct Transaction {
                     suggestionsLeft -= 1
                     let text = ProblemText.buffer(&messageText)
                     ProblemText.missingReference(
-                        entry: staged.nameBytes(k), key: key, name: nameBytes, suggestion: suggestion, into: text)
+                        entry: staged.nameBytes(k), key: key, name: nameBytes, suggestion: suggestion,
+                        provider: edge.kind == .provider, into: text)
                     diagnostics.append(
                         Diagnostic(
                             .missingReference, written: text,

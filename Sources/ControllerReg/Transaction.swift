@@ -228,7 +228,9 @@ struct Transaction {
                 let first = DefinitionCoding.location(growing.arena, at: growing.records[firstAt])
                 diagnostics.append(
                     Diagnostic(
-                        .duplicate, "entry '\(name)' is defined twice\(first.map { " (first at \($0))" } ?? "")",
+                        .duplicate,
+                        "entry '\(name)' is defined twice\(first.map { " (first at \($0))" } ?? ""); rename or remove one of them",
+
                         at: DefinitionCoding.location(growing.arena, at: growing.records[k])))
                 continue
             }
@@ -239,7 +241,8 @@ struct Transaction {
                 diagnostics.append(
                     Diagnostic(
                         .duplicate,
-                        "entry '\(growing.name(k))' is already defined\(prior.map { " at \($0)" } ?? " (added from code)")",
+                        "entry '\(growing.name(k))' is already defined\(prior.map { " at \($0)" } ?? " (added from code)"); rename it, or load it as an override (CR_LOAD_OVERRIDE) to replace that one",
+
                         at: DefinitionCoding.location(growing.arena, at: growing.records[k])))
                 continue
             }

@@ -359,7 +359,10 @@ typedef struct cr_load_options {
  *  A dependency key (or a key of a map inside a dependency) holding a NUL byte (JSON "\u0000",
  *  YAML "\0") is CR_ERR_SCHEMA at its place: cr_map_get could never find it.
  *  Entries may refer to entries loaded before; defining a name that already exists is
- *  CR_ERR_DUPLICATE. Directories, FIFOs, devices and unreadable files are CR_ERR_IO. */
+ *  CR_ERR_DUPLICATE. Directories, FIFOs, devices and unreadable files are CR_ERR_IO.
+ *  Memory: a load of 256 KiB of text or more keeps its temporaries (about as much again as the
+ *  registry keeps) in an anonymous mapping of their own, in transparent huge pages on Linux, and
+ *  unmaps it before returning; nothing of it stays. */
 int cr_load_file(cr_registry *reg, const char *path, cr_format format);
 
 /** Loads several files as one transaction: they may refer to each other, and either all apply or

@@ -390,7 +390,8 @@ int cr_load_string_with(cr_registry *reg, const char *text, size_t length, const
  *
  *  What is replayed: every successful load and code change, over an empty table, as the same calls
  *  would build it today. Files are read again with the same paths (a relative path is resolved
- *  against the current directory), formats and flags; files loaded together (cr_load_files) stay
+ *  against the directory that was current when it was loaded, so a host that changes directory
+ *  reloads the same file), formats and flags; files loaded together (cr_load_files) stay
  *  one transaction. Config text (cr_load_string) and entries added or removed from code
  *  (cr_add_entry, cr_remove_entry) are applied again as they were: the registry keeps what they
  *  gave. Environment values are resolved again: a load given an options->environment map gets the

@@ -176,9 +176,13 @@ struct Transaction {
                     let before = diagnostics.count
                     let entry = growing.nameBytes(k)
                     for use in checkedUses {
-                        let text = ProblemText.buffer(&checkText)
-                        if ProblemText.flawedUse(use.tag, name: use.name, entry: entry, key: use.key, into: text) {
-                            diagnostics.append(Diagnostic(.schema, written: text, at: use.location))
+                        let form = ProblemText.flawedForm(use.tag)
+                        if form.isFlawed(use.name) {
+                            // The message written when it is read (`MessageForm`).
+                            diagnostics.append(
+                                Diagnostic(
+                                    .schema, form: form, entry: entry, key: use.key, name: use.name, at: use.location,
+                                    in: ProblemText.buffer(&checkText).problemStore))
                         }
                     }
                     if diagnostics.count > before {
@@ -303,6 +307,8 @@ struct Transaction {
         // entries mostly refer to the same few entries.
         // Messages of references to no entry: written in one buffer, places read with one file name.
         var messageText: TextBuffer?
+        // Where they are recorded (`messageText`'s store, read once).
+        var missingStore: ProblemStore?
         var fileName = DefinitionCoding.FileName()
         var recentName0 = -1, recentName1 = -1
         var recentTarget0 = -1, recentTarget1 = -1
@@ -435,14 +441,13 @@ struct Transaction {
                             memo: &suggestionMemo)
                     }
                     suggestionsLeft -= 1
-                    let text = ProblemText.buffer(&messageText)
-                    ProblemText.missingReference(
-                        entry: staged.nameBytes(k), key: key, name: nameBytes, suggestion: suggestion, into: text)
+                    // The message written when it is read (`MessageForm`).
+                    if missingStore == nil { missingStore = ProblemText.buffer(&messageText).problemStore }
                     diagnostics.append(
                         Diagnostic(
-                            .missingReference, written: text,
+                            .missingReference, form: .missingReference, entry: staged.nameBytes(k), key: key, name: nameBytes,
                             at: location ?? DefinitionCoding.location(staged.arena, at: staged.records[k]),
-                            suggestion: suggestion))
+                            suggestion: suggestion, in: missingStore!))
                 }
             }
             resolving.end()

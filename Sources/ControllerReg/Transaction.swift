@@ -532,7 +532,12 @@ struct Transaction {
                 if changedAt[i] >= 0 { return inheritedSingleton.isEmpty ? false : inheritedSingleton[i] }
                 return base.isLive(i) && base.owner(of: i) != nil
             },
-            definitionOf: definitionOf, nameOf: nameOf)
+            definitionOf: definitionOf, nameOf: nameOf,
+            locationOf: { i in
+                i < changedAt.count && changedAt[i] >= 0
+                    ? DefinitionCoding.location(staged.arena, at: staged.records[acceptedStaged[Int(changedAt[i])]])
+                    : base.isLive(i) ? base.location(at: i) : nil
+            })
         // Nothing to walk when no entry of the new state is a `graph` entry (most loads): known
         // from the summaries, and, when the change is large next to the table (so this stays
         // linear in the change), from one pass over the table.

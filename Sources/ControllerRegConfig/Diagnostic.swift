@@ -365,28 +365,34 @@ public struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible {
     /// before it (equal ones keep their order), unlocated ones last.
     private static func isSorted(_ list: [Diagnostic]) -> Bool {
         list.withUnsafeBufferPointer { all in
-            // The last placed problem's store, file, line and column, read from its record once.
-            var previous: (store: ProblemStore, file: UInt32, line: Int, column: Int)?
+            // The last placed problem (its index in `all`), and its file, line and column, read
+            // from its record once; stores are read where they lie in the list (none is held, so
+            // none is retained per problem).
+            var previous = -1
+            var previousFile: UInt32 = 0
+            var previousPlace = (line: 0, column: 0)
             var unlocatedSeen = false
             for i in all.indices {
-                let store = all[i].store, k = all[i].index
-                let r = store.record(k)
+                let k = all[i].index
+                let r = all[i].store.record(k)
                 let file = r.file
                 guard file != ProblemStore.none else {
                     unlocatedSeen = true
                     continue
                 }
                 if unlocatedSeen { return false }
-                let (line, column) = store.lineAndColumn(of: r, k)
-                if let p = previous {
-                    if p.store === store && p.file == file {
-                        if (p.line, p.column) > (line, column) { return false }
+                let place = all[i].store.lineAndColumn(of: r, k)
+                if previous >= 0 {
+                    if all[previous].store === all[i].store && previousFile == file {
+                        if previousPlace > place { return false }
                     } else {
-                        let x = p.store.file(p.file), y = store.file(file)
-                        if x == y ? (p.line, p.column) > (line, column) : x > y { return false }
+                        let x = all[previous].store.file(previousFile), y = all[i].store.file(file)
+                        if x == y ? previousPlace > place : x > y { return false }
                     }
                 }
-                previous = (store, file, line, column)
+                previous = i
+                previousFile = file
+                previousPlace = place
             }
             return true
         }

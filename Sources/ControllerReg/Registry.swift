@@ -163,7 +163,7 @@ public final class Registry: @unchecked Sendable {
     public var isClosed: Bool { closed.load(ordering: .acquiring) }
 
     /// Why calls on a closed registry fail, for their messages: freed, or closed with its parent.
-    var closedText: String {
+    package var closedText: String {
         closedWithParent.load(ordering: .acquiring)
             ? "its parent registry was freed first, which closed this child with it (free children before their parent)"
             : "the registry has been freed"
@@ -171,7 +171,8 @@ public final class Registry: @unchecked Sendable {
 
     // MARK: Introspection
 
-    /// Every entry (for a child: its parent's and its own), in definition order.
+    /// Every entry (for a child: its parent's and its own), in definition order; none once the
+    /// registry is closed (`isClosed`: `cr_registry_entries` then fails saying why).
     public var entries: [EntryDefinition] {
         cell.read { s in (0..<s.entries.count).compactMap { s.entries.definition(at: $0) } }
     }

@@ -353,8 +353,9 @@ typedef struct cr_load_options {
      *  value), used instead of the process environment (which is then not consulted at all). NULL
      *  (the default) = the process environment, read during the call. Anything but a map of strings
      *  is CR_ERR_INVALID_ARGUMENT (nothing is read then). Borrowed for the call; the caller frees it.
-     *  A variable that is unset without a default, or whose value does not convert to its Type, is
-     *  CR_ERR_ENVIRONMENT with the place of its use (see README "Environment values"). */
+     *  A variable that is unset without a default, whose value does not convert to its Type, or (in
+     *  the process environment) whose value is not valid UTF-8, is CR_ERR_ENVIRONMENT with the place
+     *  of its use (see README "Environment values"). */
     const cr_value *environment;
 } cr_load_options;
 

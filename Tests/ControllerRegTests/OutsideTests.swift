@@ -105,6 +105,23 @@ struct OutsideTests {
         }
     }
 
+    /// A child made from a closed parent (the Swift initialiser cannot fail, as
+    /// `cr_registry_new_child` does) is born closed: it says why instead of "no entry named".
+    @Test func aChildOfAClosedParentIsBornClosed() throws {
+        let parent = Registry()
+        try registerWidgets(parent, ["N"])
+        try parent.load(text: "T: N\n")
+        parent.close()
+        let child = Registry(parent: parent)
+        #expect(child.isClosed)
+        let e = expectError { _ = try child.create("T") }
+        #expect(e?.code == .invalidArgument)
+        #expect(e?.diagnostics.first?.message.contains("its parent registry was freed first") == true)
+        #expect(expectError { try child.load(text: "U: N\n") }?.code == .invalidArgument)
+        #expect(child.entries.isEmpty)
+        child.close()
+    }
+
     @Test func anEmptyNameGetsNoSuggestion() throws {
         let registry = Registry()
         try registry.load(text: "B: C\nA: C\n")

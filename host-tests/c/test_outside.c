@@ -361,6 +361,37 @@ static void text_in_values_and_paths_must_be_utf8(void) {
     rmdir(dir);
 }
 
+/* A process environment variable whose value is not UTF-8 (a Latin-1 locale's, say) is a problem
+ * at each use, CR_ERR_ENVIRONMENT naming the variable and its first bad byte, as text a host
+ * hands over is (it used to be substituted repaired, "caf\xef\xbf\xbd"). */
+static void environment_values_must_be_utf8(void) {
+    setenv("CR_OUTSIDE_LATIN1", "caf\xe9", 1);
+    setenv("CR_OUTSIDE_UTF8", "caf\xc3\xa9", 1);
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(cr_register_class(reg, "C", &plain_class, NULL), CR_OK);
+    CHECK_STATUS(load_yaml(reg,
+                           "A: {ClassName: C, Dependencies: {\n"
+                           "  t: '@${CR_OUTSIDE_LATIN1}',\n"
+                           "  d: '@${CR_OUTSIDE_LATIN1:-x} ${CR_OUTSIDE_UNSET_X}',\n"
+                           "  e: {Env: CR_OUTSIDE_LATIN1, Default: x}}}\n"),
+                 CR_ERR_ENVIRONMENT);
+    CHECK_INT(cr_last_error_count(), 4);
+    CHECK_CONTAINS(cr_last_error_message(),
+                   "<string>:2:6: entry 'A', key 't': environment variable CR_OUTSIDE_LATIN1 is not valid UTF-8 (byte 3 is "
+                   "0xe9): set CR_OUTSIDE_LATIN1 to UTF-8 text");
+    CHECK_CONTAINS(cr_last_error_message(), "key 'd': environment variable CR_OUTSIDE_LATIN1 is not valid UTF-8");
+    CHECK_CONTAINS(cr_last_error_message(), "key 'd': environment variable CR_OUTSIDE_UNSET_X is not set");
+    CHECK_CONTAINS(cr_last_error_message(), "key 'e': environment variable CR_OUTSIDE_LATIN1 is not valid UTF-8");
+    cr_value *entries = cr_registry_entries(reg);
+    CHECK_INT(cr_value_count(entries), 0);
+    cr_value_free(entries);
+    CHECK_STATUS(load_yaml(reg, "B: {ClassName: C, Dependencies: {t: '@${CR_OUTSIDE_UTF8}', e: {Env: CR_OUTSIDE_UTF8}}}\n"),
+                 CR_OK);
+    cr_registry_free(reg);
+    unsetenv("CR_OUTSIDE_LATIN1");
+    unsetenv("CR_OUTSIDE_UTF8");
+}
+
 /* One cycle is one problem: an entry naming the same entry twice (two keys, a list, a tagged list
  * whose members it is among) closes one cycle, which used to be reported once per reference,
  * word for word. Different cycles are still each reported. */
@@ -427,5 +458,6 @@ void test_outside(void) {
     a_freed_registry_answers_no_call();
     text_in_values_and_paths_must_be_utf8();
     a_cycle_is_reported_once();
+    environment_values_must_be_utf8();
     limit_messages_name_their_setting();
 }

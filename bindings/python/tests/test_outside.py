@@ -66,3 +66,23 @@ def test_text_that_cannot_be_utf8_is_refused_before_the_library(reg: cr.Registry
     with pytest.raises(UnicodeEncodeError):
         reg.load_string("E: {ClassName: C, Dependencies: {x: '@${X}'}}", environment={"X": bad})
     assert [e["name"] for e in reg.entries()] == ["T"]
+
+
+def test_a_provider_outliving_its_registry_says_how_to_keep_it() -> None:
+    """A provider does not keep its registry open (a singleton holding one would otherwise never be
+    collected): once the last reference to the registry is gone, create() raises saying so, and
+    what to do, instead of building from a closed registry."""
+    import gc
+
+    def build() -> cr.Provider:
+        reg = cr.Registry()
+        reg.register_class("W", lambda args: args)
+        reg.load_string("A: {ClassName: W, Dependencies: {p: {Provider: A}}}\n")
+        provider: cr.Provider = reg.create("A")["p"]
+        return provider
+
+    provider = build()
+    gc.collect()
+    with pytest.raises(cr.InvalidArgumentError, match="keep the registry while its providers are in use"):
+        provider.create()
+    provider.close()

@@ -445,7 +445,8 @@ struct Transaction {
                     if missingStore == nil { missingStore = ProblemText.buffer(&messageText).problemStore }
                     diagnostics.append(
                         Diagnostic(
-                            .missingReference, form: .missingReference, entry: staged.nameBytes(k), key: key, name: nameBytes,
+                            .missingReference, form: edge.kind == .provider ? .missingProvider : .missingReference,
+                            entry: staged.nameBytes(k), key: key, name: nameBytes,
                             at: location ?? DefinitionCoding.location(staged.arena, at: staged.records[k]),
                             suggestion: suggestion, in: missingStore!))
                 }

@@ -23,6 +23,9 @@ package enum MessageForm: UInt8 {
     /// `entry 'E', key 'K': no entry named 'N' (did you mean 'S'?)`, or without a suggestion
     /// `...; if this is text, write "@N"` (pieces: entry, key, name; the record's suggestion).
     case missingReference
+    /// The same for `{Provider: N}`, which has no text form: without a suggestion
+    /// `...; {Provider: N} needs an entry: define 'N' or name an existing one`.
+    case missingProvider
     /// A reference whose name is empty or holds a NUL byte (pieces: entry, key, name).
     case flawedReference
     /// `{Provider: N}` whose name is empty, a literal or holds a NUL byte (pieces: entry, key, name).
@@ -53,10 +56,14 @@ package enum MessageForm: UInt8 {
         switch self {
         case .text:
             text.append(name)
-        case .missingReference:
+        case .missingReference, .missingProvider:
             text.append("no entry named '", name, "'")
             if let suggestion {
                 text.append(MessageForm.hintOpening, suggestion, MessageForm.hintClosing)
+            } else if self == .missingProvider {
+                text.append("; {Provider: ", name, "} needs an entry: define '")
+                text.append(name)
+                text.append("' or name an existing one")
             } else {
                 text.append("; if this is text, write \"@", name, "\"")
             }

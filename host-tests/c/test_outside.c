@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 static void *plain_create(const cr_value *args, void *user_data) {
     (void)args;
@@ -392,6 +395,47 @@ static void environment_values_must_be_utf8(void) {
     unsetenv("CR_OUTSIDE_UTF8");
 }
 
+/* A regular file whose size the file system does not report (procfs, sysfs: st_size 0) is read to
+ * its end, not taken for an empty config. /proc/self/comm holds the thread's name, set here to a
+ * config. */
+static void files_of_unreported_size_are_read_whole(void) {
+#ifdef __linux__
+    char old_name[32] = {0};
+    prctl(PR_GET_NAME, old_name, 0, 0, 0);
+    prctl(PR_SET_NAME, "A: C", 0, 0, 0);
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(cr_register_class(reg, "C", &plain_class, NULL), CR_OK);
+    CHECK_STATUS(cr_load_file(reg, "/proc/self/comm", CR_FORMAT_YAML), CR_OK);
+    void *a = cr_registry_create(reg, "A", NULL);
+    CHECK(a != NULL);
+    free(a);
+    /* The input limit still holds for them. */
+    CHECK_STATUS(cr_registry_set_limit(reg, CR_LIMIT_INPUT_BYTES, 2), CR_OK);
+    CHECK_STATUS(cr_load_file(reg, "/proc/self/comm", CR_FORMAT_YAML), CR_ERR_LIMIT);
+    CHECK_CONTAINS(cr_last_error_message(), "cannot read '/proc/self/comm': more than the input limit of 2 bytes");
+    cr_registry_free(reg);
+    prctl(PR_SET_NAME, old_name, 0, 0, 0);
+#endif
+}
+
+/* A provider of no entry has no text form: its message does not suggest "@Name" (a literal) as it
+ * does for a plain reference, in a config and from code alike. */
+static void a_missing_provider_target_is_not_called_text(void) {
+    static const char want[] =
+        "entry 'E', key 'd': no entry named 'Nowhere'; {Provider: Nowhere} needs an entry: define 'Nowhere' or name an "
+        "existing one";
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(load_yaml(reg, "E: {ClassName: C, Dependencies: {d: {Provider: Nowhere}}}\n"), CR_ERR_MISSING_REFERENCE);
+    CHECK_STR(cr_last_error_problem(0)->message, want);
+    cr_value *deps = cr_map_new(), *form = cr_map_new();
+    cr_map_set_string(form, "Provider", "Nowhere");
+    cr_map_set_value(deps, "d", form);
+    CHECK_STATUS(cr_add_entry(reg, "E", "C", CR_LIFESTYLE_TRANSIENT, deps), CR_ERR_MISSING_REFERENCE);
+    CHECK_STR(cr_last_error_problem(0)->message, want);
+    cr_value_free(deps);
+    cr_registry_free(reg);
+}
+
 /* One cycle is one problem: an entry naming the same entry twice (two keys, a list, a tagged list
  * whose members it is among) closes one cycle, which used to be reported once per reference,
  * word for word. Different cycles are still each reported. */
@@ -459,5 +503,7 @@ void test_outside(void) {
     text_in_values_and_paths_must_be_utf8();
     a_cycle_is_reported_once();
     environment_values_must_be_utf8();
+    files_of_unreported_size_are_read_whole();
+    a_missing_provider_target_is_not_called_text();
     limit_messages_name_their_setting();
 }

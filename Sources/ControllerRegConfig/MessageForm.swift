@@ -47,41 +47,74 @@ package enum MessageForm: UInt8 {
     }
 
     /// Writes the message of this form from its pieces (`entry`, `key`, `name`) and the record's
-    /// `suggestion` (nil: none).
+    /// `suggestion` (nil: none): room for the longest wording claimed once, the words and pieces
+    /// copied into it, the rest given back (one capacity check, not one per piece: a host reading
+    /// every record of a 10,000-problem load writes 10,000 of these).
     func write(
         entry: UnsafeBufferPointer<UInt8>, key: UnsafeBufferPointer<UInt8>, name: UnsafeBufferPointer<UInt8>,
         suggestion: UnsafeBufferPointer<UInt8>?, into text: TextBuffer
     ) {
-        text.append("entry '", entry, "', key '", key, "': ")
+        let start = text.count
+        var out = Pieces(
+            to: text.claim(MessageForm.wordsBound + entry.count + key.count + 3 * name.count + (suggestion?.count ?? 0)))
+        let base = out.to
+        out.put("entry '", entry, "', key '")
+        out.put(key)
+        out.put("': ")
         switch self {
         case .text:
-            text.append(name)
+            out.put(name)
         case .missingReference, .missingProvider:
-            text.append("no entry named '", name, "'")
+            out.put("no entry named '", name, "'")
             if let suggestion {
-                text.append(MessageForm.hintOpening, suggestion, MessageForm.hintClosing)
+                out.put(MessageForm.hintOpening, suggestion, MessageForm.hintClosing)
             } else if self == .missingProvider {
-                text.append("; {Provider: ", name, "} needs an entry: define '")
-                text.append(name)
-                text.append("' or name an existing one")
+                out.put("; {Provider: ", name, "} needs an entry: define '")
+                out.put(name)
+                out.put("' or name an existing one")
             } else {
-                text.append("; if this is text, write \"@", name, "\"")
+                out.put("; if this is text, write \"@", name, "\"")
             }
         case .flawedReference:
             if name.count == 0 {
-                text.append("an empty string is not an entry name; write \"@\" for an empty literal string")
+                out.put("an empty string is not an entry name; write \"@\" for an empty literal string")
             } else {
-                text.append("reference '", name, "' contains a NUL byte")
+                out.put("reference '", name, "' contains a NUL byte")
             }
         case .flawedProvider, .flawedOptional:
-            text.append(self == .flawedProvider ? "Provider" : "Optional")
+            out.put(self == .flawedProvider ? "Provider" : "Optional")
             if name.count == 0 {
-                text.append(" must name an entry (a non-empty string), found an empty string")
+                out.put(" must name an entry (a non-empty string), found an empty string")
             } else if name[0] == UInt8(ascii: "@") {
-                text.append(" must name an entry, not a literal ('", name, "')")
+                out.put(" must name an entry, not a literal ('", name, "')")
             } else {
-                text.append(" '", name, "' contains a NUL byte")
+                out.put(" '", name, "' contains a NUL byte")
             }
+        }
+        text.truncate(to: start + (out.to - base))
+    }
+
+    /// More than the fixed words of any form take (the longest, a provider of no entry's, are 100 bytes).
+    private static let wordsBound = 160
+
+    /// Where the next byte of a message goes, in room already claimed.
+    private struct Pieces {
+        var to: UnsafeMutablePointer<UInt8>
+
+        @inline(__always) mutating func put(_ b: UnsafeBufferPointer<UInt8>) {
+            guard let p = b.baseAddress, b.count > 0 else { return }
+            if b.count <= 16 { TextBuffer.copySmall(to, p, b.count) } else { memcpy(to, p, b.count) }
+            to += b.count
+        }
+
+        @inline(__always) mutating func put(_ s: StaticString) {
+            put(UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
+        }
+
+        @inline(__always) mutating func put(_ a: StaticString, _ x: UnsafeBufferPointer<UInt8>, _ b: StaticString) {
+            put(a)
+            put(x)
+            put(b)
         }
     }
 }

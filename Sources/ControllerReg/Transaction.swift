@@ -232,7 +232,8 @@ struct Transaction {
                 let first = DefinitionCoding.location(growing.arena, at: growing.record(firstAt))
                 diagnostics.append(
                     Diagnostic(
-                        .duplicate, "entry '\(name)' is defined twice\(first.map { " (first at \($0))" } ?? "")",
+                        .duplicate,
+                        "entry '\(name)' is defined twice\(first.map { " (first at \($0))" } ?? ""); rename or remove one of them",
                         at: DefinitionCoding.location(growing.arena, at: growing.record(k))))
                 continue
             }
@@ -243,7 +244,7 @@ struct Transaction {
                 diagnostics.append(
                     Diagnostic(
                         .duplicate,
-                        "entry '\(growing.name(k))' is already defined\(prior.map { " at \($0)" } ?? " (added from code)")",
+                        "entry '\(growing.name(k))' is already defined\(prior.map { " at \($0)" } ?? " (added from code)"); rename it, or load it as an override (CR_LOAD_OVERRIDE) to replace that one",
                         at: DefinitionCoding.location(growing.arena, at: growing.record(k))))
                 continue
             }

@@ -693,7 +693,7 @@ public struct DocumentBuilder {
         text.append(Int(firstLine))
         text.append(", column ")
         text.append(Int(firstColumn))
-        text.append(byte: UInt8(ascii: ")"))
+        text.append("); remove one of them")
         return Diagnostic(.duplicate, written: text, at: location(line: Int(d.line), column: Int(d.column)))
     }
 }

@@ -1155,7 +1155,7 @@ static void repeated_name_far_apart(void) {
     if (last) {
         CHECK_INT(last->line, 301);
         CHECK_INT(last->column, 1);
-        CHECK_STR(last->message, "duplicate key 'E7' (first defined at line 8, column 1)");
+        CHECK_STR(last->message, "duplicate key 'E7' (first defined at line 8, column 1); remove one of them");
     }
     cr_registry_free(reg);
     free(text);

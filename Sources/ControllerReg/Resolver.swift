@@ -113,7 +113,11 @@ struct Resolver {
         // The callback gets a borrowed view of the props, never the caller's root itself (which it
         // could otherwise modify or free).
         var view =
-            props.map { RawValue.argumentsMap($0.pointee.mapSlots.map { UnsafePointer($0) }, count: Int($0.pointee.count)) }
+            props.map {
+                RawValue.argumentsMap(
+                    $0.pointee.mapSlots.map { UnsafePointer($0) }, count: Int($0.pointee.count),
+                    hinted: RawValue.hintable(props: $0))
+            }
             ?? emptyArgumentsMap.pointee
         let made = withUnsafeMutablePointer(to: &view) { v in
             CreateNesting.callingHost(thread, at: depth) { create(UnsafeRawPointer(v), f.context) }
@@ -348,7 +352,7 @@ struct Resolver {
                         n &+= 1
                     }
                 }
-                args.initialize(to: .argumentsMap(UnsafePointer(top), count: n))
+                args.initialize(to: .argumentsMap(UnsafePointer(top), count: n, hinted: RawValue.hintable(props: props)))
                 HostFailure.clear()
                 guard
                     let object = CreateNesting.callingHost(

@@ -73,6 +73,33 @@ struct CreatePathTests {
         #expect(failures.withLock { $0 } == [])
     }
 
+    /// A C-string lookup that misses the hinted slot tries the slot after it, then the slot an
+    /// earlier lookup skipped, before searching: reads that skip one key and come back to it, skip
+    /// several, read the last key first or one key twice still find every key's own value.
+    @Test func cStringLookupsReadingKeysLateFindThem() throws {
+        let r = Registry()
+        let failures = Mutex<[String]>([])
+        let keys = ["k0", "k1", "k2", "k3", "k4"]
+        let orders: [[Int]] = [
+            [0, 1, 3, 4, 2], [0, 2, 1, 3, 4], [0, 2, 1, 4, 3], [1, 0, 2, 3, 4], [0, 2, 4, 1, 3], [4, 0, 1, 2, 3],
+            [0, 2, 1, 1, 2, 3, 4], [1, 3, 0, 2, 4], [0, 1, 2, 3, 4, 0, 2, 1], [2, 3, 4, 0, 1], [0, 2, 9, 1, 3],
+        ]
+        try r.register(className: "LateReader") { args in
+            for (o, order) in orders.enumerated() {
+                for i in order {
+                    let key = i < keys.count ? keys[i] : "k\(i)"
+                    let got = key.withCString { args.value(forCKey: $0) }.map { $0.int ?? -1 }
+                    let expected: Int64? = i < keys.count ? Int64(i) : nil
+                    if got != expected { failures.withLock { $0.append("order \(o) '\(key)': \(String(describing: got))") } }
+                }
+            }
+            return Widget(className: "LateReader", args: args)
+        }
+        try r.load(text: "L: {ClassName: LateReader, Dependencies: {k0: 0, k1: 1, k2: 2, k3: 3, k4: 4}}")
+        for _ in 0..<2 { _ = try r.create("L", as: Widget.self) }
+        #expect(failures.withLock { $0 } == [])
+    }
+
     /// A Swift class's `args["key"]` tries the slot after the last key found first, as the C
     /// lookup does; every order of reads (declared, reversed, repeated, near misses, absent keys)
     /// still finds each key's own value, props merged over the dependencies included.

@@ -53,4 +53,13 @@ enum CreateNesting {
         defer { thread.pointee.depth = saved }
         return body()
     }
+
+    /// `callingHost` that leaves the depth as set: for the callbacks an arguments map's builder
+    /// makes one after another, which puts the depth back once when it is done (the depth is read
+    /// only by creates that callbacks start, and each callback gets its own set first).
+    @inline(__always)
+    static func callingHostUnrestored<R>(_ thread: UnsafeMutablePointer<CreateThread>, at depth: Int, _ body: () -> R) -> R {
+        thread.pointee.depth = depth &+ 1  // depth < the create depth limit here
+        return body()
+    }
 }

@@ -14,6 +14,10 @@ struct CreateThread {
     /// An empty map: the arguments of every object built on this thread without any (read-only
     /// for the callbacks; one per thread, so no create sets one up).
     let emptyArguments = RawValue.emptyMap
+    /// The entry index this thread's last create by name found (in whichever registry), tried
+    /// first by the next one (`Registry.createOutcome`); -1 for none. Only a hint: the next create
+    /// compares its name with the entry's before using it.
+    var lastEntry = -1
 
     /// A record for the calling thread: depth 0 and its stack's bound.
     init(stackLow: UInt = StackGuard.lowBound()) {

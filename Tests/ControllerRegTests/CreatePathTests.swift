@@ -344,6 +344,55 @@ struct CreatePathTests {
         #expect(try r.create("Convention\u{e9}", as: Widget.self).className == "Convention\u{e9}")
     }
 
+    /// Each thread tries the entry its last create found before hashing the name; that try only
+    /// ever finds what the name table would. Checked against: the same C buffer rewritten with
+    /// another name (same address, other bytes), names alternating, an entry removed (its index
+    /// kept, its name gone), an entry at another index in another registry, names that differ
+    /// only in length or last byte, and a name that is no entry (a class by convention, then a
+    /// miss) right after a hit.
+    @Test func aThreadsLastEntryIsOnlyTried() throws {
+        let r = Registry(), other = Registry()
+        try registerWidgets(r, ["W", "Loose"])
+        try registerWidgets(other, ["W"])
+        try r.load(
+            text: """
+                Ab: {ClassName: W, Dependencies: {n: 0}}
+                Ac: {ClassName: W, Dependencies: {n: 1}}
+                A: {ClassName: W, Dependencies: {n: 2}}
+                """)
+        try other.load(text: "Ac: {ClassName: W, Dependencies: {n: 10}}\nAb: {ClassName: W, Dependencies: {n: 11}}")
+        func n(_ reg: Registry, _ cName: UnsafePointer<CChar>) -> Value? {
+            guard let made = try? reg.create(cName: cName, props: nil) else { return nil }
+            return Unmanaged<Widget>.fromOpaque(made.0).takeRetainedValue().args["n"]
+        }
+        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: 8)
+        defer { buffer.deallocate() }
+        func named(_ text: String) -> UnsafePointer<CChar> {
+            _ = text.withCString { strcpy(buffer, $0) }
+            return UnsafePointer(buffer)
+        }
+        #expect(n(r, named("Ab")) == .int(0))
+        #expect(n(r, named("Ab")) == .int(0))
+        #expect(n(r, named("Ac")) == .int(1))  // same address, another name
+        #expect(n(r, named("A")) == .int(2))  // a prefix of the last one
+        #expect(n(r, named("Ab")) == .int(0))
+        #expect(n(other, named("Ab")) == .int(11))  // another registry, another index
+        #expect(n(r, named("Ab")) == .int(0))
+        #expect(n(other, named("Ac")) == .int(10))
+        #expect(n(r, named("Ac")) == .int(1))
+        #expect(n(r, named("Loose")) == nil)  // a class by convention: not a Widget with `n`
+        #expect(try r.create("Loose", as: Widget.self).className == "Loose")
+        #expect(n(r, named("Ad")) == nil)  // no entry, no class
+        #expect(n(r, named("Ac")) == .int(1))
+        try r.remove(entriesNamed: ["Ac"])
+        #expect(n(r, named("Ac")) == nil)  // removed: its index no longer holds its name
+        #expect(expectError { _ = try r.create("Ac", as: Widget.self) }?.code == .notFound)
+        #expect(try r.create("Ab", as: Widget.self).args["n"] == .int(0))
+        try r.load(text: "Ac: {ClassName: W, Dependencies: {n: 3}}")
+        #expect(n(r, named("Ac")) == .int(3))
+        #expect(try r.create("Ac", as: Widget.self).args["n"] == .int(3))
+    }
+
     /// `name` created through the C ABI's door (a NUL-terminated name), taken over as a `Widget`.
     private func createByCName(_ r: Registry, _ name: String) -> Result<Widget, CodedError> {
         name.withCString { c in

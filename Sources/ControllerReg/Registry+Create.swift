@@ -65,11 +65,28 @@ extension Registry {
 
     /// The created object as a `T`: taken over (+1 from the class's create) unless the registry
     /// owns it; another type is a `.type` error (the object is released with the reference).
-    @inlinable
+    /// Inlined: an object whose class is exactly `T` (one metadata compare) is returned here; a
+    /// subclass or another class takes `typedByCast`, out of line.
+    @inlinable @inline(__always)
     static func typed<T: AnyObject>(_ ref: ObjectReference, _ name: String, as type: T.Type) throws(ConfigError) -> T {
+        let p = ref.pointer.unsafelyUnwrapped
+        let exact = Unmanaged<AnyObject>.fromOpaque(p)._withUnsafeGuaranteedRef {
+            ObjectIdentifier(Swift.type(of: $0)) == ObjectIdentifier(T.self)
+        }
+        if exact {
+            let u = Unmanaged<T>.fromOpaque(p)
+            return ref.isRegistryOwned ? u.takeUnretainedValue() : u.takeRetainedValue()
+        }
+        return try typedByCast(ref, name, as: type)
+    }
+
+    /// `typed` of an object whose class is not exactly `T`: the runtime's cast (a subclass is a
+    /// `T`), else a `.type` error (the object released with the reference).
+    @inlinable @inline(never)
+    static func typedByCast<T: AnyObject>(_ ref: ObjectReference, _ name: String, as type: T.Type) throws(ConfigError) -> T {
         let unmanaged = Unmanaged<AnyObject>.fromOpaque(ref.pointer.unsafelyUnwrapped)
         let object = ref.isRegistryOwned ? unmanaged.takeUnretainedValue() : unmanaged.takeRetainedValue()
-        guard let typed = ValueRef.cast(object, to: T.self) else { throw wrongType(object, name, T.self) }
+        guard let typed = object as? T else { throw wrongType(object, name, T.self) }
         return typed
     }
 

@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 // controllerreg: a config-driven object registry with a Swift core and a C ABI.
@@ -10,12 +10,20 @@ import PackageDescription
 //   ControllerRegTool    the `controllerreg` command's logic (check, gen, graph, convert, explain) over ControllerReg
 //   ControllerRegCLI     the command line, Sources/controllerreg (product `controllerreg-cli`: the name
 //                        `controllerreg` is the library's)
+//
+// The command line needs swift-argument-parser; nothing else does. It hangs on the trait
+// `CommandLineTool` (on by default), so a package that wants the library alone depends on this one
+// with `traits: []` and never resolves or fetches swift-argument-parser.
 let package = Package(
     name: "controllerreg",
     products: [
         .library(name: "ControllerReg", targets: ["ControllerReg"]),
         .library(name: "controllerreg", type: .dynamic, targets: ["ControllerRegC"]),
         .executable(name: "controllerreg-cli", targets: ["ControllerRegCLI"]),
+    ],
+    traits: [
+        .trait(name: "CommandLineTool", description: "The controllerreg command (needs swift-argument-parser)"),
+        .default(enabledTraits: ["CommandLineTool"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
@@ -51,7 +59,8 @@ let package = Package(
             name: "ControllerRegCLI",
             dependencies: [
                 "ControllerRegTool",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(
+                    name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["CommandLineTool"])),
             ],
             path: "Sources/controllerreg"
         ),

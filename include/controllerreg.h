@@ -25,7 +25,10 @@
  *   input, however malformed, makes the library crash, abort or print; NULL arguments are reported
  *   as CR_ERR_INVALID_ARGUMENT. Names given to functions (entry, class and template names) must be
  *   valid UTF-8 (CR_ERR_INVALID_ARGUMENT otherwise: never repaired) no longer than
- *   CR_LIMIT_STRING_BYTES (CR_ERR_LIMIT).
+ *   CR_LIMIT_STRING_BYTES (CR_ERR_LIMIT). So must all other text a host hands over: paths, a
+ *   source_name, and the keys and strings it puts into values (props, dependencies, environment
+ *   maps, tags); bytes that are not UTF-8 are CR_ERR_INVALID_ARGUMENT naming the first bad byte,
+ *   and nothing is stored, opened or loaded. Every string a host reads back is therefore UTF-8.
  *
  * OWNERSHIP
  *   The caller owns what a create returns (cr_registry_create_with tells how to destroy it),
@@ -278,7 +281,7 @@ typedef enum {
 /** Sets a limit (value >= 1) for later loads and creates on `reg`. A child starts with its parent's. */
 int cr_registry_set_limit(cr_registry *reg, cr_limit limit, int64_t value);
 
-/** The current value of a limit, or -1 (with an error) for a bad argument. */
+/** The current value of a limit, or -1 (with an error) for a bad argument or a closed registry. */
 int64_t cr_registry_get_limit(cr_registry *reg, cr_limit limit);
 
 /** Builds every eager singleton (`Eager: true`), each after its dependencies, in definition order.
@@ -340,8 +343,9 @@ typedef struct cr_load_options {
      *  value), used instead of the process environment (which is then not consulted at all). NULL
      *  (the default) = the process environment, read during the call. Anything but a map of strings
      *  is CR_ERR_INVALID_ARGUMENT (nothing is read then). Borrowed for the call; the caller frees it.
-     *  A variable that is unset without a default, or whose value does not convert to its Type, is
-     *  CR_ERR_ENVIRONMENT with the place of its use (see README "Environment values"). */
+     *  A variable that is unset without a default, whose value does not convert to its Type, or (in
+     *  the process environment) whose value is not valid UTF-8, is CR_ERR_ENVIRONMENT with the place
+     *  of its use (see README "Environment values"). */
     const cr_value *environment;
 } cr_load_options;
 
@@ -349,7 +353,8 @@ typedef struct cr_load_options {
 #define CR_LOAD_OPTIONS_INIT \
     { CR_LOAD_OPTIONS_VERSION, CR_FORMAT_AUTO, 0u, NULL, NULL }
 
-/** Reads and loads the config file at `path`. All problems in the file are reported at once (one
+/** Reads and loads the config file at `path` (UTF-8: a path that is not is CR_ERR_INVALID_ARGUMENT
+ *  and nothing is opened, since repairing it would name another file). All problems in the file are reported at once (one
  *  per line of the message); if any is found nothing is loaded and the registry is unchanged.
  *  A dependency key (or a key of a map inside a dependency) holding a NUL byte (JSON "\u0000",
  *  YAML "\0") is CR_ERR_SCHEMA at its place: cr_map_get could never find it.
@@ -487,7 +492,9 @@ int cr_remove_entry(cr_registry *reg, const char *name);
 /** Every entry, for tools: a new CR_LIST (the caller frees it with cr_value_free) of CR_MAPs with
  *  keys "name", "class", "lifestyle" (strings), and "description" and "tag" when set ("tag" is the
  *  first tag; "tags" is a CR_LIST of every tag, a CR_STRING or CR_INT each, when it has any). A
- *  child lists its parent's entries too, with its own overrides. NULL on error. */
+ *  child lists its parent's entries too, with its own overrides. NULL on error: CR_ERR_INVALID_ARGUMENT
+ *  for NULL and for a closed registry (freed, from a callback that still holds the handle, or
+ *  closed with its parent), which has no entries to list. */
 cr_value *cr_registry_entries(cr_registry *reg);
 
 /* ------------------------------------------------------------------------------------------ */
@@ -573,8 +580,8 @@ cr_value *cr_map_new(void);
 cr_value *cr_list_new(void);
 
 /** Set `key` in a map you own to a value (strings are copied; an existing key is replaced).
- *  CR_ERR_INVALID_ARGUMENT for NULL arguments or a value that is not a map you own
- *  (arguments are read-only). */
+ *  CR_ERR_INVALID_ARGUMENT for NULL arguments, a key or string that is not valid UTF-8 (nothing is
+ *  set), or a value that is not a map you own (arguments are read-only). */
 int cr_map_set_null(cr_value *map, const char *key);
 int cr_map_set_bool(cr_value *map, const char *key, int value);
 int cr_map_set_int(cr_value *map, const char *key, int64_t value);

@@ -1,3 +1,4 @@
+import ControllerRegConfig
 import Synchronization
 
 #if canImport(Glibc)
@@ -34,17 +35,43 @@ final class EnvironmentLookup: Sendable {
     private let given: [String: String]?
     /// Process variables read so far (nil value: unset).
     private let read = Mutex<[String: String?]>([:])
+    /// Process variables read so far whose bytes are not UTF-8: the offset and value of the first
+    /// bad byte (their value is read repaired, and never used).
+    private let notUTF8Values = Mutex<[String: (offset: Int, byte: UInt8)]>([:])
+    /// Whether `notUTF8Values` is not empty (one load to skip looking for the others).
+    private let sawNotUTF8 = Atomic<Bool>(false)
 
     init(_ environment: ConfigEnvironment) { given = environment.variables }
+
+    /// Whether some process variable read so far is not UTF-8 (see `notUTF8`).
+    var anyNotUTF8: Bool { sawNotUTF8.load(ordering: .acquiring) }
 
     /// The variable's value, or nil when it is unset.
     func value(of name: String) -> String? {
         if let given { return given[name] }
         return read.withLock { read in
             if let known = read[name] { return known }
-            let v = getenv(name).map { String(cString: $0) }
+            let v = getenv(name).map { p -> String in
+                let length = strlen(p)
+                let bad = UnsafeRawPointer(p).withMemoryRebound(to: UInt8.self, capacity: length) { u in
+                    firstInvalidUTF8(u, from: 0, to: length).map { ($0, u[$0]) }
+                }
+                if let bad {
+                    notUTF8Values.withLock { $0[name] = bad }
+                    sawNotUTF8.store(true, ordering: .releasing)
+                }
+                return String(cString: p)
+            }
             read[name] = .some(v)
             return v
         }
+    }
+
+    /// Where the value of a process variable read with `value(of:)` stops being UTF-8 (the offset
+    /// and value of the first bad byte), or nil when it is UTF-8 (a given map's always is): such a
+    /// value is a problem at its use, never repaired into other text.
+    func notUTF8(_ name: String) -> (offset: Int, byte: UInt8)? {
+        guard anyNotUTF8 else { return nil }
+        return notUTF8Values.withLock { $0[name] }
     }
 }

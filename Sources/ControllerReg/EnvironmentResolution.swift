@@ -53,11 +53,34 @@ struct EnvironmentResolution {
             text.append("': ")
             return text
         }
+        // A process variable whose value is not UTF-8, used here: a problem, not repaired text.
+        func notUTF8(_ name: String, at: SourceLocation?) -> Bool {
+            guard let (offset, byte) = lookup.notUTF8(name) else { return false }
+            let t = place()
+            t.append("environment variable ")
+            EnvironmentResolution.appendShown(name, to: t)
+            t.append(" is not valid UTF-8 (byte \(offset) is 0x\(byte < 16 ? "0" : "")\(String(byte, radix: 16))): set ")
+            EnvironmentResolution.appendShown(name, to: t)
+            t.append(" to UTF-8 text")
+            out.append(Diagnostic(.environment, written: t, at: at))
+            return true
+        }
         switch value {
         case .template(let template, let at):
-            switch EnvTemplate.substitute(template, maxBytes: maxStringBytes, lookup: lookup.value(of:)) {
+            let substituted = EnvTemplate.substitute(template, maxBytes: maxStringBytes, lookup: lookup.value(of:))
+            var refused = false
+            if lookup.anyNotUTF8 {
+                // Rare: some variable read is not UTF-8. Which of this string's are (each once)?
+                var bad: [String] = []
+                _ = EnvTemplate.substitute(template, maxBytes: Int.max) { name in
+                    if lookup.notUTF8(name) != nil, !bad.contains(name) { bad.append(name) }
+                    return nil
+                }
+                for name in bad where notUTF8(name, at: at ?? fallback) { refused = true }
+            }
+            switch substituted {
             case .text(let s):
-                return .string(s)
+                return refused ? .null : .string(s)
             case .missing(let names, let more):
                 let written = "@" + template
                 for name in names {
@@ -94,6 +117,7 @@ struct EnvironmentResolution {
         case .env(let e):
             let at = e.location ?? fallback
             if let value = lookup.value(of: e.name), !(value.isEmpty && e.defaultValue != nil) {
+                if notUTF8(e.name, at: at) { return .null }
                 if value.utf8.count > maxStringBytes {
                     let t = place()
                     t.append("environment variable ")

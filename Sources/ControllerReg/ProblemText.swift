@@ -30,11 +30,12 @@ enum ProblemText {
     }
 
     /// `entry 'E', key 'K': no entry named 'N' (did you mean 'S'?)`, or without a suggestion
-    /// `...; if this is text, write "@N"`.
+    /// `...; if this is text, write "@N"` (for a `{Provider: N}`, which has no text form,
+    /// `...; {Provider: N} needs an entry: define 'N' or name an existing one`).
     @inline(never)
     static func missingReference(
         entry: UnsafeBufferPointer<UInt8>, key: UnsafeBufferPointer<UInt8>, name: UnsafeBufferPointer<UInt8>, suggestion: String?,
-        into text: TextBuffer
+        provider: Bool = false, into text: TextBuffer
     ) {
         text.clear()
         text.append("entry '", entry, "', key '", key, "': no entry named '")
@@ -42,6 +43,10 @@ enum ProblemText {
         text.append(byte: UInt8(ascii: "'"))
         if let suggestion {
             writeHint(suggestion, into: text)
+        } else if provider {
+            text.append("; {Provider: ", name, "} needs an entry: define '")
+            text.append(name)
+            text.append("' or name an existing one")
         } else {
             text.append("; if this is text, write \"@", name, "\"")
         }

@@ -45,7 +45,10 @@ public final class Provider: @unchecked Sendable, Hashable {
     /// The registry, or the error for a provider that outlived it.
     private func liveRegistry() throws(ConfigError) -> Registry {
         guard let registry, !registry.isClosed else {
-            throw ConfigError(.invalidArgument, "cannot create '\(entryName)': the provider's registry has been freed")
+            throw ConfigError(
+                .invalidArgument,
+                "cannot create '\(entryName)': the provider's registry has been freed (a provider does not keep its registry open: keep the registry while its providers are in use)"
+            )
         }
         return registry
     }

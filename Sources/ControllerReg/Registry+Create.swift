@@ -7,11 +7,18 @@ import Darwin
 #endif
 
 extension Registry {
-    /// Creates the object `name` describes, merging `props` over its dependencies (props win).
+    /// Creates the object `name` describes, merging `props` over its dependencies (props win), as
+    /// a raw pointer: what the class's create returned.
     ///
     /// The caller owns the result (free it with the class's destroy), except for a singleton,
     /// which the registry owns (see `createReference` to tell them apart). A name that is not an
     /// entry falls back to a registered class of that name, then to the name templates in order.
+    ///
+    /// For a class registered with a Swift closure (`register(className:create:)`) the pointer is a
+    /// retained `Unmanaged` reference: use `create(_:as:)` instead, which hands the object over
+    /// typed and balanced. From this pointer, `Unmanaged<T>.fromOpaque(p).takeRetainedValue()`
+    /// balances it, except for a singleton (`createReference(_:).isRegistryOwned`:
+    /// `takeUnretainedValue()`); a pointer dropped without either leaks the object.
     public func create(_ name: String, props: [String: Value] = [:]) throws(ConfigError) -> UnsafeMutableRawPointer {
         try createReference(name, props: props).pointer!
     }

@@ -45,7 +45,9 @@ public final class Registry: @unchecked Sendable {
     }
 
     /// Creates a child of `parent`: names and classes fall back to the parent, and what the child
-    /// defines overrides the parent's. Freeing the child never disturbs the parent.
+    /// defines overrides the parent's. Freeing the child never disturbs the parent. A child of a
+    /// closed parent is born closed: every call on it fails saying why (`cr_registry_new_child`
+    /// refuses one).
     public init(parent: Registry, limits: RegistryLimits? = nil) {
         let chosen = limits ?? parent.limits
         limitStore = Locked(chosen)
@@ -54,6 +56,13 @@ public final class Registry: @unchecked Sendable {
         cell = SnapshotCell(
             Snapshot(entries: EntryTable(), classes: ClassTable(names: [], records: []), templates: []))
         parent.lock.withLock {
+            // `close` marks the parent closed before it takes this lock to close its children: a
+            // child made after that is not among them, so it closes itself.
+            if parent.isClosed {
+                closedWithParent.store(true, ordering: .releasing)
+                closed.store(true, ordering: .releasing)
+                return
+            }
             lock.withLock {
                 if case .success(let c) = candidate(parentSnapshot: parent.cell.snapshot, own: []) { install(c) }
             }
@@ -163,15 +172,16 @@ public final class Registry: @unchecked Sendable {
     public var isClosed: Bool { closed.load(ordering: .acquiring) }
 
     /// Why calls on a closed registry fail, for their messages: freed, or closed with its parent.
-    var closedText: String {
+    package var closedText: String {
         closedWithParent.load(ordering: .acquiring)
-            ? "its parent registry was freed first, which closed this child with it (free children before their parent)"
+            ? "its parent registry was freed first, which closes its children (free children before their parent)"
             : "the registry has been freed"
     }
 
     // MARK: Introspection
 
-    /// Every entry (for a child: its parent's and its own), in definition order.
+    /// Every entry (for a child: its parent's and its own), in definition order; none once the
+    /// registry is closed (`isClosed`: `cr_registry_entries` then fails saying why).
     public var entries: [EntryDefinition] {
         cell.read { s in (0..<s.entries.count).compactMap { s.entries.definition(at: $0) } }
     }

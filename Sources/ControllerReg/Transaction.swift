@@ -437,7 +437,8 @@ struct Transaction {
                     suggestionsLeft -= 1
                     let text = ProblemText.buffer(&messageText)
                     ProblemText.missingReference(
-                        entry: staged.nameBytes(k), key: key, name: nameBytes, suggestion: suggestion, into: text)
+                        entry: staged.nameBytes(k), key: key, name: nameBytes, suggestion: suggestion,
+                        provider: edge.kind == .provider, into: text)
                     diagnostics.append(
                         Diagnostic(
                             .missingReference, written: text,
@@ -733,8 +734,9 @@ struct Transaction {
     /// The most cycles one change reports in full; further ones are counted in one more problem.
     static let maxReportedCycles = 100
 
-    /// Every cycle reachable from `starts` (one per back edge of a depth-first search), each with
-    /// its path. Linear in the entries and references walked, plus the cycles reported.
+    /// Every cycle reachable from `starts` (one per back edge of a depth-first search, parallel edges
+    /// counted once), each with its path. Linear in the entries and references walked, plus the
+    /// cycles reported.
     private func findCycles(
         starts: [Int], total: Int, edgesOf: (Int) -> ArraySlice<Int32>,
         definitionOf: (Int) -> EntryDefinition?, nameOf: (Int) -> String?
@@ -757,6 +759,12 @@ struct Transaction {
         // Where the cycles found are recorded (made at the first).
         var store: ProblemStore?
         var unreported = 0
+        // For each node, the node whose frame last closed a cycle at it (made at the first cycle,
+        // so a load without one pays nothing). A node is pushed once, so while it is on top the
+        // stack below it is fixed: two of its references to one node on the stack (`a: H` and
+        // `b: H`, or a name twice in a list) close the same cycle, reported once.
+        var closedFrom: UnsafeMutablePointer<Int32>?
+        defer { closedFrom?.deallocate() }
         // Each node's edges are asked for once, when it is pushed, and copied onto `pending`; a
         // frame walks its own stretch of it (plain integers: no reference counting per step), which
         // is dropped when the frame is.
@@ -780,6 +788,12 @@ struct Transaction {
                     if color[target] == 0 {
                         push(target)
                     } else if color[target] == 1 {
+                        if closedFrom == nil {
+                            closedFrom = UnsafeMutablePointer<Int32>.allocate(capacity: max(total, 1))
+                            closedFrom!.initialize(repeating: -1, count: total)
+                        }
+                        if closedFrom![target] == top.node { continue }
+                        closedFrom![target] = top.node
                         if diagnostics.count < Transaction.maxReportedCycles {
                             if store == nil { store = ProblemStore() }
                             let members = (Int(depthOf[target])..<depth).map { Int(stack[$0].node) }

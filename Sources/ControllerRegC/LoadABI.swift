@@ -3,6 +3,14 @@ import ControllerReg
 import struct CControllerRegHeader.cr_format
 import struct CControllerRegHeader.cr_load_options
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 // Loading configs: cr_load_* over `Registry.load`, and the load options that select format, flags
 // and the source name.
 
@@ -57,11 +65,9 @@ private func request(_ options: UnsafePointer<cr_load_options>?, _ function: Sta
     // and reading the whole struct would read past it.
     guard var r = request(options.pointee.format, options.pointee.flags, function) else { return nil }
     if let name = options.pointee.source_name {
-        guard let s = String(validatingCString: name) else {
-            _ = fail(.invalidArgument, "\(function): options->source_name is not valid UTF-8")
-            return nil
-        }
-        r.sourceName = s
+        let length = strlen(name)
+        guard utf8Text(name, length, "options->source_name", function) else { return nil }
+        r.sourceName = String(decoding: UnsafeRawBufferPointer(start: name, count: length), as: UTF8.self)
     }
     if options.pointee.version >= 2, let env = options.pointee.environment {
         guard let environment = environmentMap(ValueRef(UnsafePointer<RawValue>(env)), function) else { return nil }
@@ -96,6 +102,16 @@ private func environmentMap(_ value: ValueRef, _ function: StaticString) -> [Str
     return out
 }
 
+/// A path as the loaders take it (a `String`, kept for reloads and messages), or nil after
+/// recording why not: a path that is not valid UTF-8 (Linux allows any bytes but NUL) would be
+/// repaired into the name of another file, so it is refused before anything is opened.
+private func pathText(_ p: UnsafePointer<CChar>, _ what: String, _ function: StaticString) -> String? {
+    let length = strlen(p)
+    guard utf8Text(p, length, what, function, fix: "rename the file, or reach it through a link whose path is UTF-8")
+    else { return nil }
+    return String(decoding: UnsafeRawBufferPointer(start: p, count: length), as: UTF8.self)
+}
+
 @_cdecl("cr_load_file")
 public func cr_load_file(_ reg: OpaquePointer?, _ path: UnsafePointer<CChar>?, _ fmt: cr_format) -> Int32 {
     guard let r = request(fmt, 0, "cr_load_file") else { return ErrorCode.invalidArgument.rawValue }
@@ -115,8 +131,9 @@ private func loadFile(_ reg: OpaquePointer?, _ path: UnsafePointer<CChar>?, _ r:
     // Held for the call (as every call that may run host callbacks outside a create): a destroy or
     // release callback the load runs may free the registry.
     guard let registry = withRegistry(reg, { $0 }) else { return fail(.invalidArgument, "\(function): reg is NULL") }
+    guard let text = pathText(path, "path", function) else { return ErrorCode.invalidArgument.rawValue }
     return status { () throws(ConfigError) in
-        try registry.load(path: String(cString: path), format: r.format, mode: r.mode, environment: r.environment)
+        try registry.load(path: text, format: r.format, mode: r.mode, environment: r.environment)
     }
 }
 
@@ -149,7 +166,8 @@ private func loadFiles(
     var list: [String] = []
     for i in 0..<count {
         guard let p = paths![i] else { return fail(.invalidArgument, "\(function): paths[\(i)] is NULL") }
-        list.append(String(cString: p))
+        guard let text = pathText(p, "paths[\(i)]", function) else { return ErrorCode.invalidArgument.rawValue }
+        list.append(text)
     }
     guard let registry = withRegistry(reg, { $0 }) else { return fail(.invalidArgument, "\(function): reg is NULL") }
     return status { () throws(ConfigError) in

@@ -38,14 +38,30 @@ func cName(_ p: UnsafePointer<CChar>?, _ what: StaticString, _ function: StaticS
             "\(function): \(what) is \(length) bytes, longer than the string limit of \(maxBytes) bytes (CR_LIMIT_STRING_BYTES)")
         return nil
     }
-    guard let s = String(validatingCString: p) else {
-        _ = fail(
-            .invalidArgument,
-            "\(function): \(what) '\(String(decoding: UnsafeRawBufferPointer(start: p, count: length), as: UTF8.self))' is not valid UTF-8"
-        )
-        return nil
+    guard utf8Text(p, length, "\(what)", function) else { return nil }
+    return String(decoding: UnsafeRawBufferPointer(start: p, count: length), as: UTF8.self)
+}
+
+/// Whether the `length` bytes at `p` (a name, a path, a key or a string value handed to the C API)
+/// are well-formed UTF-8; if not, records CR_ERR_INVALID_ARGUMENT naming `what` and its first bad
+/// byte. The one rule for text a host hands over: never repaired, since two different byte strings
+/// must not become one name, key or path, and every reader (Swift's `String`, Python's `str`) gets
+/// the text as it was given.
+func utf8Text(
+    _ p: UnsafePointer<CChar>, _ length: Int, _ what: String, _ function: StaticString,
+    fix: String = "convert it to UTF-8 first"
+) -> Bool {
+    let bad = UnsafeRawPointer(p).withMemoryRebound(to: UInt8.self, capacity: length) {
+        firstInvalidUTF8($0, from: 0, to: length)
     }
-    return s
+    guard let bad else { return true }
+    let byte = UInt8(bitPattern: p[bad])
+    let hex = String(byte, radix: 16, uppercase: false)
+    _ = fail(
+        .invalidArgument,
+        "\(function): \(what) '\(String(decoding: UnsafeRawBufferPointer(start: p, count: length), as: UTF8.self))' is not valid UTF-8 (byte \(bad) is 0x\(hex.count == 1 ? "0" + hex : hex)): text is never repaired; \(fix)"
+    )
+    return false
 }
 
 @_cdecl("cr_registry_new")
@@ -60,7 +76,7 @@ public func cr_registry_new_child(_ parent: OpaquePointer?) -> OpaquePointer? {
         return nil
     }
     if parentRegistry.isClosed {
-        _ = fail(.invalidArgument, "cr_registry_new_child: the parent registry has been freed")
+        _ = fail(.invalidArgument, "cr_registry_new_child: parent: \(parentRegistry.closedText)")
         return nil
     }
     return OpaquePointer(Unmanaged.passRetained(Registry(parent: parentRegistry)).toOpaque())
@@ -287,10 +303,17 @@ public func cr_remove_entry(_ reg: OpaquePointer?, _ name: UnsafePointer<CChar>?
 
 @_cdecl("cr_registry_entries")
 public func cr_registry_entries(_ reg: OpaquePointer?) -> OpaquePointer? {
-    guard let entries = withRegistry(reg, { $0.entries }) else {
+    guard let registry = withRegistry(reg, { $0 }) else {
         _ = fail(.invalidArgument, "cr_registry_entries: reg is NULL")
         return nil
     }
+    // A closed registry (freed from a callback, or closed with its parent) has no entries to
+    // list: an empty list would read as "nothing loaded".
+    if registry.isClosed {
+        _ = fail(.invalidArgument, "cr_registry_entries: \(registry.closedText)")
+        return nil
+    }
+    let entries = registry.entries
     var list: [Value] = []
     list.reserveCapacity(entries.count)
     for e in entries {
@@ -344,11 +367,15 @@ public func cr_registry_get_limit(_ reg: OpaquePointer?, _ cLimit: cr_limit) -> 
         _ = fail(.invalidArgument, "cr_registry_get_limit: unknown limit \(limit)")
         return -1
     }
-    guard let value = withRegistry(reg, { Int64($0.limits[keyPath: limitPaths[Int(limit)]]) }) else {
+    guard let registry = withRegistry(reg, { $0 }) else {
         _ = fail(.invalidArgument, "cr_registry_get_limit: reg is NULL")
         return -1
     }
-    return value
+    if registry.isClosed {
+        _ = fail(.invalidArgument, "cr_registry_get_limit: \(registry.closedText)")
+        return -1
+    }
+    return Int64(registry.limits[keyPath: limitPaths[Int(limit)]])
 }
 
 /// How deeply a value nests (a scalar is 0, an empty map 1), without recursion; stops past `limit`.

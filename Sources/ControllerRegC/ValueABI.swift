@@ -44,8 +44,10 @@ private func mapSet(
 ) -> Int32 {
     guard let m = ownedContainer(map, .map, function) else { return ErrorCode.invalidArgument.rawValue }
     guard let key else { return fail(.invalidArgument, "\(function): key is NULL") }
+    let keyLength = strlen(key)
+    guard utf8Text(key, keyLength, "key", function) else { return ErrorCode.invalidArgument.rawValue }
     guard let value = make() else { return LastError.outOfMemory(function) }
-    return HeapValue.mapSet(m, key: key, keyLength: strlen(key), value: value) ? 0 : LastError.outOfMemory(function)
+    return HeapValue.mapSet(m, key: key, keyLength: keyLength, value: value) ? 0 : LastError.outOfMemory(function)
 }
 
 private func listPush(_ list: OpaquePointer?, _ function: StaticString, _ make: () -> RawValue?) -> Int32 {
@@ -53,8 +55,6 @@ private func listPush(_ list: OpaquePointer?, _ function: StaticString, _ make: 
     guard let value = make() else { return LastError.outOfMemory(function) }
     return HeapValue.listAppend(l, value: value) ? 0 : LastError.outOfMemory(function)
 }
-
-private func copyString(_ s: UnsafePointer<CChar>) -> RawValue? { HeapValue.string(s, length: strlen(s)) }
 
 /// Takes a heap root handed over by cr_map_set_value / cr_list_push_value: moves its content out
 /// and frees the root cell. Nil (after freeing what can be freed) if it cannot be taken.
@@ -113,7 +113,9 @@ public func cr_map_set_double(_ map: OpaquePointer?, _ key: UnsafePointer<CChar>
 @_cdecl("cr_map_set_string")
 public func cr_map_set_string(_ map: OpaquePointer?, _ key: UnsafePointer<CChar>?, _ value: UnsafePointer<CChar>?) -> Int32 {
     guard let value else { return fail(.invalidArgument, "cr_map_set_string: value is NULL (use cr_map_set_null)") }
-    return mapSet(map, key, "cr_map_set_string") { copyString(value) }
+    let length = strlen(value)
+    guard utf8Text(value, length, "value", "cr_map_set_string") else { return ErrorCode.invalidArgument.rawValue }
+    return mapSet(map, key, "cr_map_set_string") { HeapValue.string(value, length: length) }
 }
 
 @_cdecl("cr_map_set_object")
@@ -123,7 +125,8 @@ public func cr_map_set_object(_ map: OpaquePointer?, _ key: UnsafePointer<CChar>
 
 @_cdecl("cr_map_set_value")
 public func cr_map_set_value(_ map: OpaquePointer?, _ key: UnsafePointer<CChar>?, _ value: OpaquePointer?) -> Int32 {
-    guard ownedContainer(map, .map, "cr_map_set_value") != nil, key != nil else {
+    guard ownedContainer(map, .map, "cr_map_set_value") != nil, let key, utf8Text(key, strlen(key), "key", "cr_map_set_value")
+    else {
         if let value, raw(value).pointee.flags & RawValue.Flags.heapRoot != 0, value != map { HeapValue.free(raw(value)) }
         return key == nil ? fail(.invalidArgument, "cr_map_set_value: key is NULL") : ErrorCode.invalidArgument.rawValue
     }
@@ -163,7 +166,9 @@ public func cr_list_push_double(_ list: OpaquePointer?, _ value: Double) -> Int3
 @_cdecl("cr_list_push_string")
 public func cr_list_push_string(_ list: OpaquePointer?, _ value: UnsafePointer<CChar>?) -> Int32 {
     guard let value else { return fail(.invalidArgument, "cr_list_push_string: value is NULL (use cr_list_push_null)") }
-    return listPush(list, "cr_list_push_string") { copyString(value) }
+    let length = strlen(value)
+    guard utf8Text(value, length, "value", "cr_list_push_string") else { return ErrorCode.invalidArgument.rawValue }
+    return listPush(list, "cr_list_push_string") { HeapValue.string(value, length: length) }
 }
 
 @_cdecl("cr_list_push_object")

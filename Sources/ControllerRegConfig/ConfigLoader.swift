@@ -97,6 +97,7 @@ public enum ConfigLoader {
                 "cannot read '\(path)': \(size) bytes exceeds the input limit of \(limit) bytes"
                     + ConfigLimits.fix("CR_LIMIT_INPUT_BYTES"))
         }
+        if size == 0 { return try readUnsized(fd, path, limit: limit) }
         var bytes = [UInt8](repeating: 0, count: size)
         var done = 0
         while done < size {
@@ -110,6 +111,28 @@ public enum ConfigLoader {
         }
         if done < size { bytes.removeLast(size - done) }
         return bytes
+    }
+
+    /// A regular file that says it holds 0 bytes, read to its end: empty, or one whose size the
+    /// file system does not report (/proc, /sys, some FUSE mounts), which is not empty at all.
+    private static func readUnsized(_ fd: Int32, _ path: String, limit: Int) throws(ConfigError) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw ConfigError(.io, "cannot read '\(path)': \(errnoText())")
+            }
+            if n == 0 { return bytes }
+            if bytes.count + n > limit {
+                throw ConfigError(
+                    .limit,
+                    "cannot read '\(path)': more than the input limit of \(limit) bytes"
+                        + ConfigLimits.fix("CR_LIMIT_INPUT_BYTES"))
+            }
+            bytes += chunk[0..<n]
+        }
     }
 
     private static func errnoText() -> String {

@@ -77,6 +77,11 @@ struct EveryDoorTests {
         Case(
             yaml: "Hello world", value: "Hello world", code: .missingReference,
             message: "entry 'E', key 'd': no entry named 'Hello world'; if this is text, write \"@Hello world\""),
+        Case(
+            yaml: "{Provider: Nowhere}", value: ["Provider": "Nowhere"], code: .missingReference,
+            message:
+                "entry 'E', key 'd': no entry named 'Nowhere'; {Provider: Nowhere} needs an entry: define 'Nowhere' or name an existing one"
+        ),
         Case(name: "", yaml: "'@x'", value: "@x", code: .schema, message: "an entry name must not be empty"),
         Case(className: "", yaml: "'@x'", value: "@x", code: .schema, message: "the class name of entry 'E' must not be empty"),
     ]

@@ -247,6 +247,18 @@ namespace detail {
 inline void check(int status) {
     if (status != CR_OK) throw_last_error();
 }
+
+[[noreturn]] CONTROLLERREG_COLD inline void nul_in(const char *what) {
+    throw std::invalid_argument(std::string("controllerreg: ") + what + " cannot contain NUL bytes");
+}
+
+/// `s` for the C API, which reads a string up to its first NUL: a name, key or path holding one
+/// would silently become another ("A\0x" the entry "A", "a.yaml\0.bak" the file "a.yaml").
+/// Throws std::invalid_argument naming `what` instead, as prop strings do.
+inline const char *c_text(const std::string &s, const char *what) {
+    if (s.find('\0') != std::string::npos) nul_in(what);
+    return s.c_str();
+}
 } // namespace detail
 
 /// The library's run-time version string, e.g. "1.0.0".
@@ -474,11 +486,13 @@ public:
         const cr_value *e = require(key);
         return Value(e);
     }
-    Value operator[](const std::string &key) const { return (*this)[key.c_str()]; }
+    Value operator[](const std::string &key) const { return (*this)[detail::c_text(key, "a key")]; }
 
     /// True if this is a map that has `key`.
     bool has(const char *key) const noexcept { return v_ && cr_map_get(v_, key) != nullptr; }
-    bool has(const std::string &key) const noexcept { return has(key.c_str()); }
+    bool has(const std::string &key) const noexcept {
+        return key.find('\0') == std::string::npos && has(key.c_str()); // no key holds a NUL
+    }
 
     /// The value under `key` of a map, or nullopt if absent. Throws TypeError if not a map.
     std::optional<Value> find_value(const char *key) const {
@@ -526,25 +540,27 @@ public:
         const cr_value *e = require(key);
         return Value(e).template convert<T>(key);
     }
-    template <class T> T get(const std::string &key) const { return get<T>(key.c_str()); }
+    template <class T> T get(const std::string &key) const { return get<T>(detail::c_text(key, "a key")); }
     /// The value under `key` converted to T, or nullopt if absent (TypeError if of the wrong type).
     template <class T> std::optional<T> find(const char *key) const {
         const cr_value *e = lookup(key);
         if (!e) return std::nullopt;
         return Value(e).template convert<T>(key);
     }
-    template <class T> std::optional<T> find(const std::string &key) const { return find<T>(key.c_str()); }
+    template <class T> std::optional<T> find(const std::string &key) const { return find<T>(detail::c_text(key, "a key")); }
     /// The value under `key` converted to T, or `fallback` if absent.
     template <class T> T get_or(const char *key, T fallback) const {
         const cr_value *e = lookup(key);
         if (!e) return fallback;
         return Value(e).template convert<T>(key);
     }
-    template <class T> T get_or(const std::string &key, T fallback) const { return get_or<T>(key.c_str(), std::move(fallback)); }
+    template <class T> T get_or(const std::string &key, T fallback) const {
+        return get_or<T>(detail::c_text(key, "a key"), std::move(fallback));
+    }
 
     /// A borrowed object under `key` (see as<U*>()).
     template <class T> T *object(const char *key) const { return get<T *>(key); }
-    template <class T> T *object(const std::string &key) const { return get<T *>(key.c_str()); }
+    template <class T> T *object(const std::string &key) const { return get<T *>(detail::c_text(key, "a key")); }
 
     /// Takes this object value: the Ptr owns it if it was built for this call (Owner::Receiver),
     /// else it views it (a singleton, a caller's prop, a graph object another receiver owns).
@@ -563,7 +579,7 @@ public:
     }
     template <class T>
     Ptr<T> take(const std::string &key, cr_destroyer destroyer = {&detail::delete_as<std::remove_cv_t<T>>, nullptr}) const {
-        return take<T>(key.c_str(), destroyer);
+        return take<T>(detail::c_text(key, "a key"), destroyer);
     }
 
     /// Takes every object of the list under `key` (`{Tagged: tag}` in a config gives one), in list
@@ -585,7 +601,7 @@ public:
     template <class T>
     std::vector<Ptr<T>> take_list(const std::string &key,
                                   cr_destroyer destroyer = {&detail::delete_as<std::remove_cv_t<T>>, nullptr}) const {
-        return take_list<T>(key.c_str(), destroyer);
+        return take_list<T>(detail::c_text(key, "a key"), destroyer);
     }
 
     /// Takes the provider under `key` (`{Provider: Name}` in a config). Throws std::out_of_range, TypeError.
@@ -820,7 +836,7 @@ private:
             if (type_ == Type::List) {
                 for (const auto &item : *items_) item.push_to(c);
             } else {
-                for (const auto &entry : *entries_) entry.second.set_in(c, entry.first.c_str());
+                for (const auto &entry : *entries_) entry.second.set_in(c, detail::c_text(entry.first, "a prop key"));
             }
         } catch (...) {
             cr_value_free(c);
@@ -863,7 +879,7 @@ public:
     /// Sets `key` (replacing an existing one). Returns *this for chaining. Throws Error.
     Props &set(const std::string &key, const PropValue &value) & {
         if (!map_) throw std::logic_error("controllerreg::Props used after move");
-        value.set_in(map_, key.c_str());
+        value.set_in(map_, detail::c_text(key, "a prop key"));
         return *this;
     }
     Props &&set(const std::string &key, const PropValue &value) && { return std::move(set(key, value)); }
@@ -1047,11 +1063,11 @@ public:
     /// Registers a raw C class (callbacks and user_data as in cr_register_class). Objects that
     /// create<T>() returns for it are destroyed with its destroy callback.
     void register_class(const std::string &class_name, const cr_class &cls, void *user_data) {
-        detail::check(cr_register_class(handle(), class_name.c_str(), &cls, user_data));
+        detail::check(cr_register_class(handle(), detail::c_text(class_name, "a class name"), &cls, user_data));
     }
     /// Adds a class-name template such as "{name}ViewController" (convention over configuration).
     void add_name_template(const std::string &name_template) {
-        detail::check(cr_add_name_template(handle(), name_template.c_str()));
+        detail::check(cr_add_name_template(handle(), detail::c_text(name_template, "a name template")));
     }
 
     // -- configs and entries --------------------------------------------------------------------
@@ -1060,14 +1076,14 @@ public:
     void load_file(const std::string &path, const LoadOptions &options = {}) {
         cr_load_options o = c_options(options);
         CEnvironment env(options, o);
-        detail::check(cr_load_file_with(handle(), path.c_str(), &o));
+        detail::check(cr_load_file_with(handle(), detail::c_text(path, "a path"), &o));
     }
     void load_file(const std::string &path, Format format) { load_file(path, LoadOptions{format, false, {}}); }
     /// Loads several config files as one transaction (they may refer to each other).
     void load_files(const std::vector<std::string> &paths, const LoadOptions &options = {}) {
         std::vector<const char *> cpaths;
         cpaths.reserve(paths.size());
-        for (const auto &p : paths) cpaths.push_back(p.c_str());
+        for (const auto &p : paths) cpaths.push_back(detail::c_text(p, "a path"));
         cr_load_options o = c_options(options);
         CEnvironment env(options, o);
         detail::check(cr_load_files_with(handle(), cpaths.data(), cpaths.size(), &o));
@@ -1084,11 +1100,13 @@ public:
     /// another string a reference, {"Provider": "Name"} a provider). Validated like a file.
     void add_entry(const std::string &name, const std::string &class_name, Lifestyle lifestyle = Lifestyle::Transient,
                    const Props &dependencies = Props()) {
-        detail::check(
-            cr_add_entry(handle(), name.c_str(), class_name.c_str(), static_cast<cr_lifestyle>(lifestyle), dependencies.get()));
+        detail::check(cr_add_entry(handle(), detail::c_text(name, "an entry name"), detail::c_text(class_name, "a class name"),
+                                   static_cast<cr_lifestyle>(lifestyle), dependencies.get()));
     }
     /// Removes an entry (fails if another entry refers to it). Throws NotFound, ...
-    void remove_entry(const std::string &name) { detail::check(cr_remove_entry(handle(), name.c_str())); }
+    void remove_entry(const std::string &name) {
+        detail::check(cr_remove_entry(handle(), detail::c_text(name, "an entry name")));
+    }
     /// Every entry (a child lists its parent's too, with its own overrides).
     std::vector<EntryInfo> entries() const {
         std::unique_ptr<cr_value, void (*)(cr_value *)> list(cr_registry_entries(handle()), &cr_value_free);
@@ -1183,16 +1201,22 @@ public:
         if (!object) detail::throw_last_error();
         return detail::adopt<T>(object, owner, destroyer, name);
     }
-    template <class T> Ptr<T> create(const std::string &name) { return create<T>(name.c_str(), nullptr); }
-    template <class T> Ptr<T> create(const std::string &name, const Props &props) { return create<T>(name.c_str(), props.get()); }
+    template <class T> Ptr<T> create(const std::string &name) {
+        return create<T>(detail::c_text(name, "an entry name"), nullptr);
+    }
+    template <class T> Ptr<T> create(const std::string &name, const Props &props) {
+        return create<T>(detail::c_text(name, "an entry name"), props.get());
+    }
     template <class T> Ptr<T> create(const std::string &name, std::initializer_list<std::pair<std::string, PropValue>> props) {
+        const char *n = detail::c_text(name, "an entry name");
         Props p(props);
-        return create<T>(name.c_str(), p.get());
+        return create<T>(n, p.get());
     }
 
     /// Injects entry `name`'s dependencies into `object`, made elsewhere, through its class's setter.
     template <class T> void inject(const std::string &name, T *object) {
-        detail::check(cr_inject(handle(), name.c_str(), const_cast<void *>(static_cast<const void *>(object))));
+        detail::check(
+            cr_inject(handle(), detail::c_text(name, "an entry name"), const_cast<void *>(static_cast<const void *>(object))));
     }
 
 private:
@@ -1217,6 +1241,11 @@ private:
             map_ = cr_map_new();
             if (!map_) detail::throw_last_error();
             for (const auto &[name, value] : *options.environment) {
+                if (name.find('\0') != std::string::npos || value.find('\0') != std::string::npos) {
+                    cr_value_free(map_);
+                    map_ = nullptr;
+                    detail::nul_in("an environment variable's name or value");
+                }
                 if (cr_map_set_string(map_, name.c_str(), value.c_str()) != CR_OK) {
                     cr_value_free(map_);
                     map_ = nullptr;
@@ -1235,11 +1264,12 @@ private:
         cr_value *map_ = nullptr;
     };
 
-    static cr_load_options c_options(const LoadOptions &options) noexcept {
+    /// Throws std::invalid_argument for a source name holding a NUL.
+    static cr_load_options c_options(const LoadOptions &options) {
         cr_load_options o = CR_LOAD_OPTIONS_INIT;
         o.format = static_cast<cr_format>(options.format);
         o.flags = options.override_existing ? CR_LOAD_OVERRIDE : 0u;
-        o.source_name = options.source_name.empty() ? nullptr : options.source_name.c_str();
+        o.source_name = options.source_name.empty() ? nullptr : detail::c_text(options.source_name, "a source name");
         return o;
     }
 
@@ -1249,11 +1279,11 @@ private:
                       "the factory must be callable as factory(controllerreg::Args)");
         static_assert(detail::factory_result<typename Box::Result>::valid, "the factory must return T* or std::unique_ptr<T>");
         cr_registry *reg = handle();
+        const char *name = detail::c_text(class_name, "a class name");
         cr_class cls = Box::make_class();
         auto *box = new Box(std::forward<F>(factory), std::forward<S>(setter));
         // On failure the library calls cls.release(box) itself, so the box is never leaked.
-        detail::check(replace ? cr_replace_class(reg, class_name.c_str(), &cls, box)
-                              : cr_register_class(reg, class_name.c_str(), &cls, box));
+        detail::check(replace ? cr_replace_class(reg, name, &cls, box) : cr_register_class(reg, name, &cls, box));
     }
 
     cr_registry *reg_ = nullptr;
@@ -1328,7 +1358,7 @@ inline Provider Value::provider(const char *key) const {
     if (v.kind() != Kind::Provider) throw v.type_error(key, "a provider");
     return v.as_provider();
 }
-inline Provider Value::provider(const std::string &key) const { return provider(key.c_str()); }
+inline Provider Value::provider(const std::string &key) const { return provider(detail::c_text(key, "a key")); }
 
 } // namespace controllerreg
 

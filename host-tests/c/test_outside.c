@@ -1,12 +1,18 @@
 /* What a host writing against the installed library meets from outside: inputs the other groups
  * do not try, each refused with a typed error at its place. Under valgrind: a leak or an invalid
  * read fails. */
+#define _POSIX_C_SOURCE 200809L
 #include "check.h"
 #include "hosts.h"
 #include "tests.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 static void *plain_create(const cr_value *args, void *user_data) {
     (void)args;
@@ -97,6 +103,43 @@ static void named_destroy(void *object, void *user_data) {
 
 static const cr_class named_class = {.create = named_create, .destroy = named_destroy};
 
+/* Every call on a closed registry's handle (closed with its parent, or freed from a callback while
+ * the handle is still valid) fails saying why, with the call's name where it has none of its own:
+ * none answers as if the registry were merely empty (an empty entry list, a limit). */
+static void every_call_fails_on_a_closed_registry(cr_registry *reg, const char *why) {
+    cr_clear_error();
+    CHECK(cr_registry_entries(reg) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cr_last_error_message(), "cr_registry_entries: ");
+    CHECK_CONTAINS(cr_last_error_message(), why);
+    cr_clear_error();
+    CHECK_INT(cr_registry_get_limit(reg, CR_LIMIT_DEPTH), -1);
+    CHECK_LAST_ERROR(CR_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cr_last_error_message(), "cr_registry_get_limit: ");
+    CHECK_CONTAINS(cr_last_error_message(), why);
+    CHECK_STATUS(cr_remove_entry(reg, "T"), CR_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cr_last_error_message(), why);
+    CHECK_STATUS(cr_add_entry(reg, "Z", "N", CR_LIFESTYLE_TRANSIENT, NULL), CR_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cr_last_error_message(), why);
+    CHECK_STATUS(cr_add_name_template(reg, "{name}X"), CR_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cr_last_error_message(), why);
+    CHECK_STATUS(cr_registry_reload(reg), CR_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cr_last_error_message(), why);
+    cr_value *changes = cr_map_new();
+    cr_value *given = changes;
+    CHECK_STATUS(cr_registry_reload_with(reg, &changes), CR_ERR_INVALID_ARGUMENT);
+    CHECK(changes == NULL);
+    cr_value_free(given);
+    CHECK_STATUS(cr_load_file(reg, fixture_path("example.yaml"), CR_FORMAT_AUTO), CR_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cr_last_error_message(), why);
+    cr_clear_error();
+    CHECK(cr_registry_create_with(reg, "T", NULL) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_INVALID_ARGUMENT);
+    CHECK(cr_registry_new_child(reg) == NULL);
+    CHECK_CONTAINS(cr_last_error_message(), "cr_registry_new_child: ");
+    CHECK_CONTAINS(cr_last_error_message(), why);
+}
+
 /* A parent freed before its children (documented misuse) closes them with it, theirs first: a
  * child's singleton may hold the parent's. Every later call on a child says why it fails; freeing
  * the child's handle afterwards is still right and frees it. */
@@ -141,6 +184,7 @@ static void a_child_closes_with_its_parent(void) {
         CHECK_STATUS(cr_inject(closed[i], "T", object), CR_ERR_INVALID_ARGUMENT);
         CHECK_CONTAINS(cr_last_error_message(), "cannot inject 'T': ");
         CHECK_CONTAINS(cr_last_error_message(), why);
+        every_call_fails_on_a_closed_registry(closed[i], why);
     }
     cr_registry_free(grandchild);
     cr_registry_free(child);
@@ -188,6 +232,238 @@ static void a_parent_freed_inside_its_childs_create(void) {
     cr_registry_free(child);
 }
 
+/* cr_registry_free runs the singletons' destroy callbacks, which may still hold the handle (the
+ * header defines a second free from there): listing the entries or reading a limit from there
+ * fails saying the registry has been freed, as does the same inside a create that freed it. */
+static cr_registry *registry_being_freed;
+static int closed_calls_checked;
+
+static void listing_destroy(void *object, void *user_data) {
+    (void)user_data;
+    free(object);
+    if (!registry_being_freed) return;
+    every_call_fails_on_a_closed_registry(registry_being_freed, "the registry has been freed");
+    closed_calls_checked++;
+}
+
+static void *freeing_self_create(const cr_value *args, void *user_data) {
+    (void)args;
+    (void)user_data;
+    cr_registry *reg = registry_being_freed;
+    registry_being_freed = NULL;
+    cr_registry_free(reg);
+    every_call_fails_on_a_closed_registry(reg, "the registry has been freed");
+    closed_calls_checked++;
+    return malloc(16);
+}
+
+static void a_freed_registry_answers_no_call(void) {
+    const cr_class listing = {.create = plain_create, .destroy = listing_destroy};
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(cr_register_class(reg, "L", &listing, NULL), CR_OK);
+    CHECK_STATUS(load_yaml(reg, "S: {ClassName: L, Lifestyle: singleton}\n"), CR_OK);
+    CHECK(cr_registry_create(reg, "S", NULL) != NULL);
+    closed_calls_checked = 0;
+    registry_being_freed = reg;
+    cr_registry_free(reg);
+    registry_being_freed = NULL;
+    CHECK_INT(closed_calls_checked, 1);
+
+    reg = cr_registry_new();
+    const cr_class freeing = {.create = freeing_self_create, .destroy = plain_destroy};
+    CHECK_STATUS(cr_register_class(reg, "F", &freeing, NULL), CR_OK);
+    CHECK_STATUS(load_yaml(reg, "T: F\n"), CR_OK);
+    closed_calls_checked = 0;
+    registry_being_freed = reg;
+    void *made = cr_registry_create(reg, "T", NULL);
+    CHECK(made != NULL);
+    free(made);
+    CHECK_INT(closed_calls_checked, 1);
+}
+
+/* Text a host hands over is UTF-8, as names are, and never repaired: keys and strings put into
+ * values (props, dependencies, an environment map, tags) and paths are refused with the function,
+ * the thing and the first bad byte, and nothing is stored or opened. (A key or string used to be
+ * kept as bytes, which Swift read repaired and Python as surrogates; a path was repaired into the
+ * name of another file, which was then loaded instead.) */
+static void text_in_values_and_paths_must_be_utf8(void) {
+    static const char *bad[] = {"a\xff"
+                                "b",
+                                "\xc3", "\xed\xa0\x80", "\xc0\xaf"};
+    cr_value *map = cr_map_new(), *list = cr_list_new();
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        CHECK_STATUS(cr_map_set_string(map, "k", bad[i]), CR_ERR_INVALID_ARGUMENT);
+        CHECK_CONTAINS(cr_last_error_message(), "cr_map_set_string: value '");
+        CHECK_CONTAINS(cr_last_error_message(), "' is not valid UTF-8 (byte ");
+        CHECK_CONTAINS(cr_last_error_message(), "convert it to UTF-8 first");
+        CHECK_STATUS(cr_map_set_string(map, bad[i], "v"), CR_ERR_INVALID_ARGUMENT);
+        CHECK_CONTAINS(cr_last_error_message(), "cr_map_set_string: key '");
+        CHECK_STATUS(cr_map_set_int(map, bad[i], 1), CR_ERR_INVALID_ARGUMENT);
+        CHECK_CONTAINS(cr_last_error_message(), "cr_map_set_int: key '");
+        CHECK_STATUS(cr_map_set_null(map, bad[i]), CR_ERR_INVALID_ARGUMENT);
+        CHECK_STATUS(cr_map_set_object(map, bad[i], map), CR_ERR_INVALID_ARGUMENT);
+        /* A refused value is taken even so (valgrind sees it freed). */
+        CHECK_STATUS(cr_map_set_value(map, bad[i], cr_list_new()), CR_ERR_INVALID_ARGUMENT);
+        CHECK_CONTAINS(cr_last_error_message(), "cr_map_set_value: key '");
+        CHECK_STATUS(cr_list_push_string(list, bad[i]), CR_ERR_INVALID_ARGUMENT);
+        CHECK_CONTAINS(cr_last_error_message(), "cr_list_push_string: value '");
+    }
+    CHECK_INT(cr_value_count(map), 0);
+    CHECK_INT(cr_value_count(list), 0);
+    CHECK_STATUS(cr_map_set_string(map, "k",
+                                   "a\xff"
+                                   "b"),
+                 CR_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cr_last_error_message(), "(byte 1 is 0xff)");
+    /* Valid multi-byte text is kept byte for byte. */
+    CHECK_STATUS(cr_map_set_string(map, "\xc3\xa9t\xc3\xa9", "\xf0\x9f\x98\x80!"), CR_OK);
+    CHECK_STR(cr_value_string(cr_map_get(map, "\xc3\xa9t\xc3\xa9")), "\xf0\x9f\x98\x80!");
+    cr_value_free(map);
+    cr_value_free(list);
+
+    /* Paths: "app\xff.yaml" must not become "app\xef\xbf\xbd.yaml" (U+FFFD), another file. */
+    char dir[64], badpath[96], repaired[96], good[96];
+    snprintf(dir, sizeof dir, "/tmp/cr-outside-XXXXXX");
+    if (!mkdtemp(dir)) {
+        CHECK(0);
+        return;
+    }
+    snprintf(badpath, sizeof badpath, "%s/app\xff.yaml", dir);
+    snprintf(repaired, sizeof repaired, "%s/app\xef\xbf\xbd.yaml", dir);
+    snprintf(good, sizeof good, "%s/good.yaml", dir);
+    const char *files[][2] = {{badpath, "A: C\n"}, {repaired, "B: C\n"}, {good, "G: C\n"}};
+    for (size_t i = 0; i < 3; i++) {
+        FILE *f = fopen(files[i][0], "w");
+        CHECK(f != NULL);
+        if (!f) return;
+        fputs(files[i][1], f);
+        fclose(f);
+    }
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(cr_register_class(reg, "C", &plain_class, NULL), CR_OK);
+    CHECK_STATUS(cr_load_file(reg, badpath, CR_FORMAT_AUTO), CR_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cr_last_error_message(), "cr_load_file: path '");
+    CHECK_CONTAINS(cr_last_error_message(), "is not valid UTF-8");
+    CHECK_CONTAINS(cr_last_error_message(), "rename the file, or reach it through a link whose path is UTF-8");
+    cr_load_options o = CR_LOAD_OPTIONS_INIT;
+    CHECK_STATUS(cr_load_file_with(reg, badpath, &o), CR_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cr_last_error_message(), "cr_load_file_with: path '");
+    const char *paths[] = {good, badpath};
+    CHECK_STATUS(cr_load_files(reg, paths, 2, CR_FORMAT_AUTO), CR_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cr_last_error_message(), "cr_load_files: paths[1] '");
+    o.source_name = "src\xff";
+    CHECK_STATUS(cr_load_string_with(reg, "X: C\n", 5, &o), CR_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cr_last_error_message(), "options->source_name '");
+    /* Nothing was loaded, from either file. */
+    cr_value *entries = cr_registry_entries(reg);
+    CHECK_INT(cr_value_count(entries), 0);
+    cr_value_free(entries);
+    CHECK_STATUS(cr_load_file(reg, good, CR_FORMAT_AUTO), CR_OK);
+    cr_registry_free(reg);
+    for (size_t i = 0; i < 3; i++) unlink(files[i][0]);
+    rmdir(dir);
+}
+
+/* A process environment variable whose value is not UTF-8 (a Latin-1 locale's, say) is a problem
+ * at each use, CR_ERR_ENVIRONMENT naming the variable and its first bad byte, as text a host
+ * hands over is (it used to be substituted repaired, "caf\xef\xbf\xbd"). */
+static void environment_values_must_be_utf8(void) {
+    setenv("CR_OUTSIDE_LATIN1", "caf\xe9", 1);
+    setenv("CR_OUTSIDE_UTF8", "caf\xc3\xa9", 1);
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(cr_register_class(reg, "C", &plain_class, NULL), CR_OK);
+    CHECK_STATUS(load_yaml(reg,
+                           "A: {ClassName: C, Dependencies: {\n"
+                           "  t: '@${CR_OUTSIDE_LATIN1}',\n"
+                           "  d: '@${CR_OUTSIDE_LATIN1:-x} ${CR_OUTSIDE_UNSET_X}',\n"
+                           "  e: {Env: CR_OUTSIDE_LATIN1, Default: x}}}\n"),
+                 CR_ERR_ENVIRONMENT);
+    CHECK_INT(cr_last_error_count(), 4);
+    CHECK_CONTAINS(cr_last_error_message(),
+                   "<string>:2:6: entry 'A', key 't': environment variable CR_OUTSIDE_LATIN1 is not valid UTF-8 (byte 3 is "
+                   "0xe9): set CR_OUTSIDE_LATIN1 to UTF-8 text");
+    CHECK_CONTAINS(cr_last_error_message(), "key 'd': environment variable CR_OUTSIDE_LATIN1 is not valid UTF-8");
+    CHECK_CONTAINS(cr_last_error_message(), "key 'd': environment variable CR_OUTSIDE_UNSET_X is not set");
+    CHECK_CONTAINS(cr_last_error_message(), "key 'e': environment variable CR_OUTSIDE_LATIN1 is not valid UTF-8");
+    cr_value *entries = cr_registry_entries(reg);
+    CHECK_INT(cr_value_count(entries), 0);
+    cr_value_free(entries);
+    CHECK_STATUS(load_yaml(reg, "B: {ClassName: C, Dependencies: {t: '@${CR_OUTSIDE_UTF8}', e: {Env: CR_OUTSIDE_UTF8}}}\n"),
+                 CR_OK);
+    cr_registry_free(reg);
+    unsetenv("CR_OUTSIDE_LATIN1");
+    unsetenv("CR_OUTSIDE_UTF8");
+}
+
+/* A regular file whose size the file system does not report (procfs, sysfs: st_size 0) is read to
+ * its end, not taken for an empty config. /proc/self/comm holds the thread's name, set here to a
+ * config. */
+static void files_of_unreported_size_are_read_whole(void) {
+#ifdef __linux__
+    char old_name[32] = {0};
+    prctl(PR_GET_NAME, old_name, 0, 0, 0);
+    prctl(PR_SET_NAME, "A: C", 0, 0, 0);
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(cr_register_class(reg, "C", &plain_class, NULL), CR_OK);
+    CHECK_STATUS(cr_load_file(reg, "/proc/self/comm", CR_FORMAT_YAML), CR_OK);
+    void *a = cr_registry_create(reg, "A", NULL);
+    CHECK(a != NULL);
+    free(a);
+    /* The input limit still holds for them. */
+    CHECK_STATUS(cr_registry_set_limit(reg, CR_LIMIT_INPUT_BYTES, 2), CR_OK);
+    CHECK_STATUS(cr_load_file(reg, "/proc/self/comm", CR_FORMAT_YAML), CR_ERR_LIMIT);
+    CHECK_CONTAINS(cr_last_error_message(), "cannot read '/proc/self/comm': more than the input limit of 2 bytes");
+    cr_registry_free(reg);
+    prctl(PR_SET_NAME, old_name, 0, 0, 0);
+#endif
+}
+
+/* A provider of no entry has no text form: its message does not suggest "@Name" (a literal) as it
+ * does for a plain reference, in a config and from code alike. */
+static void a_missing_provider_target_is_not_called_text(void) {
+    static const char want[] =
+        "entry 'E', key 'd': no entry named 'Nowhere'; {Provider: Nowhere} needs an entry: define 'Nowhere' or name an "
+        "existing one";
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(load_yaml(reg, "E: {ClassName: C, Dependencies: {d: {Provider: Nowhere}}}\n"), CR_ERR_MISSING_REFERENCE);
+    CHECK_STR(cr_last_error_problem(0)->message, want);
+    cr_value *deps = cr_map_new(), *form = cr_map_new();
+    cr_map_set_string(form, "Provider", "Nowhere");
+    cr_map_set_value(deps, "d", form);
+    CHECK_STATUS(cr_add_entry(reg, "E", "C", CR_LIFESTYLE_TRANSIENT, deps), CR_ERR_MISSING_REFERENCE);
+    CHECK_STR(cr_last_error_problem(0)->message, want);
+    cr_value_free(deps);
+    cr_registry_free(reg);
+}
+
+/* One cycle is one problem: an entry naming the same entry twice (two keys, a list, a tagged list
+ * whose members it is among) closes one cycle, which used to be reported once per reference,
+ * word for word. Different cycles are still each reported. */
+static void a_cycle_is_reported_once(void) {
+    static const struct {
+        const char *text;
+        size_t problems;
+        const char *first;
+    } cases[] = {
+        {"H: {ClassName: C, Dependencies: {a: H, b: H}}\n", 1, "<string>:1:37: dependency cycle: H -> H (via key 'a' of 'H')"},
+        {"H: {ClassName: C, Dependencies: {a: H, b: [H, H]}}\n", 1, "dependency cycle: H -> H"},
+        {"A: {ClassName: C, Dependencies: {x: B, y: B}}\nB: {ClassName: C, Dependencies: {z: A, w: [A]}}\n", 1,
+         "dependency cycle: A -> B -> A (via key 'x' of 'A')"},
+        {"H: {ClassName: C, Tag: [s, 5], Dependencies: {l: {Tagged: s}, m: {Tagged: 5}, o: {Optional: H}}}\n", 1,
+         "dependency cycle: H -> H"},
+        {"A: {ClassName: C, Dependencies: {x: A, y: A}}\nB: {ClassName: C, Dependencies: {z: B, w: B}}\n", 2,
+         "dependency cycle: A -> A"},
+    };
+    cr_registry *reg = cr_registry_new();
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        CHECK_STATUS(load_yaml(reg, cases[i].text), CR_ERR_CYCLE);
+        CHECK_INT(cr_last_error_count(), cases[i].problems);
+        CHECK_CONTAINS(cr_last_error_message(), cases[i].first);
+    }
+    CHECK_STR(cr_last_error_problem(1)->message, "dependency cycle: B -> B (via key 'z' of 'B')");
+    cr_registry_free(reg);
+}
+
 /* Every exceeded limit of a config says which setting bounds it and how to raise it. */
 static void limit_messages_name_their_setting(void) {
     static const struct {
@@ -223,5 +499,11 @@ void test_outside(void) {
     empty_tags_are_refused();
     a_child_closes_with_its_parent();
     a_parent_freed_inside_its_childs_create();
+    a_freed_registry_answers_no_call();
+    text_in_values_and_paths_must_be_utf8();
+    a_cycle_is_reported_once();
+    environment_values_must_be_utf8();
+    files_of_unreported_size_are_read_whole();
+    a_missing_provider_target_is_not_called_text();
     limit_messages_name_their_setting();
 }

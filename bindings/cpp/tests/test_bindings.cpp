@@ -503,6 +503,14 @@ TEST_CASE(props_builder) {
     CHECK_EQ(moved.size(), std::size_t(0));
     EXPECT_THROW(std::logic_error, moved.set("x", 1));
     EXPECT_THROW(std::invalid_argument, target.set("nul", std::string("a\0b", 3)));
+    // Text is UTF-8, as in a config: bytes that are not (Latin-1 here) are refused, never repaired,
+    // in values, keys and nested lists alike, and nothing is stored.
+    auto latin1 = EXPECT_ERROR(cr::InvalidArgument, CR_ERR_INVALID_ARGUMENT, target.set("s", std::string("caf\xe9")));
+    CHECK(contains(latin1.what(), "cr_map_set_string: value 'caf"));
+    CHECK(contains(latin1.what(), "is not valid UTF-8 (byte 3 is 0xe9)"));
+    EXPECT_ERROR(cr::InvalidArgument, CR_ERR_INVALID_ARGUMENT, target.set(std::string("k\xff"), 1));
+    EXPECT_ERROR(cr::InvalidArgument, CR_ERR_INVALID_ARGUMENT, target.set("l", cr::PropValue::list({"ok", "\xc3"})));
+    CHECK_EQ(target.size(), std::size_t(2));
     reg.create<int>("E", target);
     CHECK_EQ(seen, std::string("a:int b:int "));
 }
@@ -1220,6 +1228,54 @@ TEST_CASE(name_templates_and_eager_start) {
         CHECK_EQ(g_live.load(), 1);
     }
     CHECK_EQ(g_live.load(), 0);
+}
+
+// The C API reads a string up to its first NUL, so a std::string holding one would silently be
+// another name, key or path ("A\0x" the entry "A", "example.yaml\0.bak" the file): every one is
+// refused with std::invalid_argument, as prop strings are, before anything is created or read.
+TEST_CASE(nul_in_names_keys_and_paths_is_refused) {
+    using namespace std::string_literals;
+    cr::Registry reg;
+    int made = 0;
+    bool read = false;
+    reg.register_class("Real", [&made, &read](cr::Args args) {
+        ++made;
+        CHECK(!args.has("text\0x"s));
+        CHECK(contains(EXPECT_THROW(std::invalid_argument, args.get<std::string>("text\0x"s)), "a key cannot contain NUL"));
+        EXPECT_THROW(std::invalid_argument, args.get_or<std::string>("text\0x"s, "fallback"));
+        EXPECT_THROW(std::invalid_argument, args["text\0x"s]);
+        read = true;
+        return new std::string(args.get_or<std::string>("text", "none"));
+    });
+    reg.load_string("A: {ClassName: Real, Dependencies: {text: '@a'}}\n");
+    CHECK(contains(EXPECT_THROW(std::invalid_argument, reg.create<std::string>("A\0junk"s)),
+                   "controllerreg: an entry name cannot contain NUL bytes"));
+    EXPECT_THROW(std::invalid_argument, reg.create<std::string>("A\0junk"s, {{"x", 1}}));
+    EXPECT_THROW(std::invalid_argument, reg.create<std::string>("A\0junk"s, cr::Props()));
+    CHECK_EQ(made, 0);
+    cr::Props props;
+    CHECK(contains(EXPECT_THROW(std::invalid_argument, props.set("k\0ey"s, 1)), "a prop key cannot contain NUL"));
+    EXPECT_THROW(std::invalid_argument, props.set("m", cr::PropValue::map({{"a\0b"s, 1}})));
+    CHECK_EQ(props.size(), std::size_t(0));
+    EXPECT_THROW(std::invalid_argument, reg.load_file(kFixtures + "/example.yaml\0.bak"s));
+    EXPECT_THROW(std::invalid_argument, reg.load_files({kFixtures + "/example.yaml\0.bak"s}));
+    cr::LoadOptions named;
+    named.source_name = "src\0x"s;
+    EXPECT_THROW(std::invalid_argument, reg.load_string("B: Real\n", named));
+    cr::LoadOptions env;
+    env.environment = std::map<std::string, std::string>{{"X", "a\0b"s}};
+    EXPECT_THROW(std::invalid_argument, reg.load_string("B: {ClassName: Real, Dependencies: {text: '@${X}'}}\n", env));
+    EXPECT_THROW(std::invalid_argument, reg.register_class("Real\0x"s, [](cr::Args) { return new int(1); }));
+    EXPECT_THROW(std::invalid_argument, reg.add_name_template("{name}\0X"s));
+    EXPECT_THROW(std::invalid_argument, reg.add_entry("C\0x"s, "Real"));
+    EXPECT_THROW(std::invalid_argument, reg.add_entry("C", "Real\0x"s));
+    EXPECT_THROW(std::invalid_argument, reg.remove_entry("A\0x"s));
+    std::string object;
+    EXPECT_THROW(std::invalid_argument, reg.inject("A\0x"s, &object));
+    // Nothing was loaded, added, registered or removed.
+    CHECK_EQ(reg.entries().size(), std::size_t(1));
+    CHECK_EQ(*reg.create<std::string>("A"), std::string("a"));
+    CHECK(read);
 }
 
 TEST_CASE(add_remove_and_list_entries) {

@@ -1,7 +1,11 @@
 """What a Python host outside the checkout meets: an empty tag, which no {Tagged: t} could ever
-name, is refused where its entry is defined (config or add_entry), and nothing is added."""
+name, is refused where its entry is defined (config or add_entry), and nothing is added; paths and
+text that are not UTF-8 are refused, never repaired."""
 
 from __future__ import annotations
+
+import os
+from pathlib import Path
 
 import pytest
 
@@ -30,3 +34,55 @@ def test_an_empty_tag_from_code_is_a_schema_error(reg: cr.Registry) -> None:
     reg.add_entry("A", "C", tags=["screen", 0])
     reg.load_string("L: {ClassName: C, Dependencies: {all: {Tagged: 0}}}")
     assert [e["name"] for e in reg.entries()] == ["A", "L"]
+
+
+def test_a_path_that_is_not_utf8_is_refused_not_repaired(reg: cr.Registry, tmp_path: Path) -> None:
+    """Linux file names are bytes: os.fsdecode gives 'app\\udcff.yaml' for b'app\\xff.yaml'. The
+    library takes UTF-8 paths only, and used to repair this one into 'app\\ufffd.yaml', the name of
+    another file, which it then loaded instead."""
+    reg.register_class("C", lambda args: object())
+    (tmp_path / os.fsdecode(b"app\xff.yaml")).write_text("A: C\n")
+    (tmp_path / "app\ufffd.yaml").write_text("B: C\n")
+    for path in (tmp_path / os.fsdecode(b"app\xff.yaml"), os.fsencode(tmp_path) + b"/app\xff.yaml"):
+        with pytest.raises(cr.InvalidArgumentError, match=r"path '.*' is not valid UTF-8 \(byte \d+ is 0xff\)"):
+            reg.load_file(path)
+    with pytest.raises(cr.InvalidArgumentError, match=r"paths\[1\] '"):
+        reg.load_files([tmp_path / "app\ufffd.yaml", tmp_path / os.fsdecode(b"app\xff.yaml")])
+    assert reg.entries() == []
+    reg.load_file(tmp_path / "app\ufffd.yaml")
+    assert [e["name"] for e in reg.entries()] == ["B"]
+
+
+def test_text_that_cannot_be_utf8_is_refused_before_the_library(reg: cr.Registry) -> None:
+    """A str holding a lone surrogate (from surrogateescape) has no UTF-8 form: props, entries and
+    environments raise at once, and nothing reaches the registry."""
+    reg.register_class("C", lambda args: args)
+    reg.load_string("T: C\n")
+    bad = b"caf\xe9".decode("utf-8", "surrogateescape")
+    with pytest.raises(UnicodeEncodeError):
+        reg.create("T", text=bad)
+    with pytest.raises(UnicodeEncodeError):
+        reg.create("T", {bad: 1})
+    with pytest.raises(UnicodeEncodeError):
+        reg.load_string("E: {ClassName: C, Dependencies: {x: '@${X}'}}", environment={"X": bad})
+    assert [e["name"] for e in reg.entries()] == ["T"]
+
+
+def test_a_provider_outliving_its_registry_says_how_to_keep_it() -> None:
+    """A provider does not keep its registry open (a singleton holding one would otherwise never be
+    collected): once the last reference to the registry is gone, create() raises saying so, and
+    what to do, instead of building from a closed registry."""
+    import gc
+
+    def build() -> cr.Provider:
+        reg = cr.Registry()
+        reg.register_class("W", lambda args: args)
+        reg.load_string("A: {ClassName: W, Dependencies: {p: {Provider: A}}}\n")
+        provider: cr.Provider = reg.create("A")["p"]
+        return provider
+
+    provider = build()
+    gc.collect()
+    with pytest.raises(cr.InvalidArgumentError, match="keep the registry while its providers are in use"):
+        provider.create()
+    provider.close()

@@ -28,11 +28,7 @@ final class DefinitionArena: @unchecked Sendable {
     /// `[String: Int]` cost a SipHash of a `String` per lookup, the largest part of encoding a load.
     /// Raw memory behind a `let`: a stored `var` of a class is a dynamic exclusivity check
     /// (`swift_beginAccess`, ~75 instructions) at every mutation.
-    private let interned: UnsafeMutablePointer<InternTable> = {
-        let p = UnsafeMutablePointer<InternTable>.allocate(capacity: 1)
-        p.initialize(to: InternTable())
-        return p
-    }()
+    private let interned = UnsafeMutablePointer<InternTable>.allocate(capacity: 1)
 
     /// A direct-mapped cache in front of `interned`, slotted by length and the first and last 8
     /// bytes (no loop over the bytes): keys, class names and referenced names repeat from entry to
@@ -61,8 +57,10 @@ final class DefinitionArena: @unchecked Sendable {
     /// `cr_add_entry` makes, keeps a few hundred bytes, not a whole plan chunk), whose records are
     /// expected to hold about `textBytes` bytes of text (a document's strings; 0 when unknown).
     /// Room that is never written costs no memory, while growing copies every record written so
-    /// far: the estimate errs on the large side.
-    init(entries: Int, textBytes: Int = 0) {
+    /// far: the estimate errs on the large side. The interning table is in `scratch` when given
+    /// (a large load's temporaries: `finish()` lets go of it).
+    init(entries: Int, textBytes: Int = 0, scratch: ScratchRegion? = nil) {
+        interned.initialize(to: InternTable(in: scratch))
         capacity = max(64, min(entries, 1 << 20) * 128, min(textBytes, 1 << 30) + min(entries, 1 << 20) * 64)
         plans = Arena(chunkSize: max(256, min(entries, 256) * 256))
         if capacity >= KeptPages.threshold {

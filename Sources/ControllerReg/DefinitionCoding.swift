@@ -1058,7 +1058,7 @@ enum DefinitionCoding {
     /// Reads the record at `offset`: its summary, and every use of other entries in its
     /// dependencies appended to `edges`, depth first in written order (`DependencyValue.forEachEdge`
     /// order).
-    static func summarize(_ arena: DefinitionArena, at offset: Int, edges: inout [StagedEdge]) -> Summary {
+    static func summarize<Edges: StagedEdgeList>(_ arena: DefinitionArena, at offset: Int, edges: inout Edges) -> Summary {
         var r = DefinitionReader(arena, at: offset)
         let flags = r.byte()
         var flawed = DependencyRule.mayBeFlawed(r.stringBytes(), form: false)
@@ -1094,8 +1094,8 @@ enum DefinitionCoding {
         return summary
     }
 
-    private static func summarizeValue(
-        _ tag: ValueTag, _ r: inout DefinitionReader, depth: Int, edges: inout [StagedEdge], summary: inout Summary
+    private static func summarizeValue<Edges: StagedEdgeList>(
+        _ tag: ValueTag, _ r: inout DefinitionReader, depth: Int, edges: inout Edges, summary: inout Summary
     ) {
         switch tag {
         case .reference, .provider, .optional, .taggedString:

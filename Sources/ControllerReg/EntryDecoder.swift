@@ -68,7 +68,7 @@ public enum EntryDecoder {
     /// as `stage` writes it, in the same order with the same problems; the loader then reuses the
     /// pair's nodes, so the whole document is never in memory. `finish` gives the outcome `stage`
     /// gives for the whole document.
-    final class Stream: TopLevelPairSink {
+    final class Stream: TopLevelPairSink, ScratchHolder {
         /// The records written so far (taken back by the caller after `finish`).
         @exclusivity(unchecked) var staged: StagedEntries
         /// The decoder, made at the first pair (raw memory: no copy or access check per pair).
@@ -77,6 +77,9 @@ public enum EntryDecoder {
         init(into staged: StagedEntries) {
             self.staged = staged
         }
+
+        /// The load's region for temporaries (the staged entries').
+        var scratch: ScratchRegion? { staged.scratch }
 
         deinit {
             decoder?.deinitialize(count: 1)

@@ -74,9 +74,9 @@ struct StagedRecordSet: EntryRecordSet {
 
     func position(ofName name: UnsafeBufferPointer<UInt8>) -> Int? { byName[NameKey(name)] }
 
-    func definitionRecord(at k: Int) -> (arena: DefinitionArena, offset: Int) { (staged.arena, staged.records[k]) }
+    func definitionRecord(at k: Int) -> (arena: DefinitionArena, offset: Int) { (staged.arena, staged.record(k)) }
 
-    func usesEnvironment(at k: Int) -> Bool { staged.summaries[k].usesEnvironment }
+    func usesEnvironment(at k: Int) -> Bool { staged.summary(k).usesEnvironment }
 
     func decoded(at k: Int) -> EntryDefinition {
         var d = staged.definition(k)

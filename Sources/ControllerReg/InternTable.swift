@@ -15,9 +15,9 @@ protocol InternedBytes {
 }
 
 /// Open addressing over values that locate interned strings (arena offsets, pointers), with each
-/// one's `byteHash` beside it; compared by their bytes where `InternedBytes` finds them. Raw memory,
-/// grown at half full. The one byte-keyed interning table: a `[String: …]` costs a SipHash of a
-/// `String` per lookup.
+/// one's `byteHash` beside it; compared by their bytes where `InternedBytes` finds them. Raw memory
+/// (a large load's `ScratchRegion` when given), grown at half full. The one byte-keyed interning
+/// table: a `[String: …]` costs a SipHash of a `String` per lookup.
 struct InternTable {
     private struct Slot {
         var value: Int  // -1: empty
@@ -27,6 +27,11 @@ struct InternTable {
     private var slots: UnsafeMutablePointer<Slot>?
     private var capacity = 0
     private var used = 0
+    /// Where the slots are allocated (nil: `malloc`); let go by `free()`.
+    private var region: ScratchRegion?
+
+    /// An empty table whose slots come from `region` when given.
+    init(in region: ScratchRegion? = nil) { self.region = region }
 
     /// The value recorded for the string with `bytes` (hash `hash`, `byteHash(bytes)`); nil if it
     /// is new, after recording `newValue` (where the caller stores it) for it, when given.
@@ -57,7 +62,7 @@ struct InternTable {
 
     private mutating func grow() {
         let newCapacity = max(64, capacity * 2)
-        let fresh = UnsafeMutablePointer<Slot>.allocate(capacity: newCapacity)
+        let fresh = ScratchRegion.allocate(Slot.self, count: newCapacity, in: region)
         fresh.initialize(repeating: Slot(value: -1, hash: 0), count: newCapacity)
         if let old = slots {
             for k in 0..<capacity where old[k].value >= 0 {
@@ -65,15 +70,16 @@ struct InternTable {
                 while fresh[i].value >= 0 { i = (i + 1) & (newCapacity - 1) }
                 fresh[i] = old[k]
             }
-            old.deallocate()
+            ScratchRegion.deallocate(old, in: region)
         }
         slots = fresh
         capacity = newCapacity
     }
 
-    /// Frees the table (it is empty afterwards).
+    /// Frees the table (it is empty afterwards, and no longer keeps its region).
     mutating func free() {
-        slots?.deallocate()
+        ScratchRegion.deallocate(slots, in: region)
+        region = nil
         slots = nil
         capacity = 0
         used = 0

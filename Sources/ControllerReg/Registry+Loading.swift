@@ -112,7 +112,8 @@ extension Registry {
             let stream = EntryDecoder.Stream(
                 into: staged.take()
                     ?? StagedEntries(
-                        entries: EntryDecoder.expectedEntries(inputBytes: bytes.count), textBytes: bytes.count))
+                        entries: EntryDecoder.expectedEntries(inputBytes: bytes.count), textBytes: bytes.count,
+                        scratch: ScratchRegion(forInput: bytes.count)))
             let before = stream.staged.count
             let doc: ConfigDocument
             do throws(ConfigError) {
@@ -274,7 +275,7 @@ extension Registry {
             // keeps every other entry as it was).
             let old = c.entries
             // (None to keep when the history has no entries yet: a first load.)
-            for i in (history.origins.isEmpty ? [] : (tx.changedIndices + tx.removedIndices).sorted())
+            for i in (history.origins.isEmpty ? [] : (Array(tx.changedIndices) + tx.removedIndices).sorted())
             where i < history.origins.count {
                 guard let o = old.definition(at: i) else { continue }
                 history.keepReplaced(o, origin: history.origins[i])

@@ -11,18 +11,27 @@ import ControllerRegConfig
 struct StagedEntries {
     /// The arena the records are in (the transaction's; its plans go there too).
     let arena: DefinitionArena
-    /// Record offsets, by staged position.
-    private(set) var records: [Int] = []
-    /// Where each record's dependencies start (what its plan is compiled from), as the distance
-    /// from the record's offset (4 bytes an entry; `UInt32.max`: read from the record instead).
-    private var dependencyDistances: [UInt32] = []
-    /// What the transaction reads of each record.
-    private(set) var summaries: [DefinitionCoding.Summary] = []
-    /// `NameTable.hash` of each name (the key of every name lookup of a change).
-    private(set) var nameHashes: [UInt64] = []
-    /// The uses of other entries of position `k`: `edges[edgeStart[k]..<edgeStart[k + 1]]`.
-    private(set) var edgeStart: [Int32] = [0]
-    private(set) var edges: [StagedEdge] = []
+    /// The load's region for temporaries (nil: `malloc`): the lists below, and the transaction's.
+    let scratch: ScratchRegion?
+    /// What the transaction reads of each record, by staged position: one row each (40 bytes,
+    /// read together: one list, not five).
+    private var rows: ScratchArray<Row>
+    /// The uses of other entries of position `k`: `edges[edgeRange(k)]`.
+    private(set) var edges: ScratchArray<StagedEdge>
+
+    /// One staged record.
+    private struct Row {
+        /// The record's offset in the arena.
+        var record: Int
+        var summary: DefinitionCoding.Summary
+        /// `NameTable.hash` of its name (the key of every name lookup of a change).
+        var nameHash: UInt64
+        /// Where its dependencies start (what its plan is compiled from), as the distance from
+        /// the record's offset (`UInt32.max`: read from the record instead).
+        var dependencyDistance: UInt32
+        /// Where its uses of other entries end in `edges` (they start where the row before's end).
+        var edgeEnd: Int32
+    }
     /// The file of each document the entry decoder staged entries from, from the position of
     /// its first one on: the file of the places its `StagedEdge`s keep.
     private(set) var documentFiles: [(from: Int, file: String)] = []
@@ -30,15 +39,13 @@ struct StagedEntries {
     /// parent's entries), by position; empty for loads.
     private(set) var environments: [Int: EnvironmentLookup] = [:]
 
-    /// Room for about `entries` entries holding about `textBytes` bytes of text (0: unknown).
-    init(entries: Int, textBytes: Int = 0) {
-        arena = DefinitionArena(entries: entries, textBytes: textBytes)
-        records.reserveCapacity(entries)
-        dependencyDistances.reserveCapacity(entries)
-        summaries.reserveCapacity(entries)
-        nameHashes.reserveCapacity(entries)
-        edgeStart.reserveCapacity(entries + 1)
-        edges.reserveCapacity(entries * 2)
+    /// Room for about `entries` entries holding about `textBytes` bytes of text (0: unknown);
+    /// the lists (and the arena's interning table) in `scratch` when given (a large load's).
+    init(entries: Int, textBytes: Int = 0, scratch: ScratchRegion? = nil) {
+        arena = DefinitionArena(entries: entries, textBytes: textBytes, scratch: scratch)
+        self.scratch = scratch
+        rows = ScratchArray(capacity: entries, in: scratch)
+        edges = ScratchArray(capacity: entries * 2, in: scratch)
     }
 
     /// `definitions` encoded, in order (the code doors).
@@ -48,22 +55,23 @@ struct StagedEntries {
     }
 
     /// How many entries are staged.
-    var count: Int { records.count }
+    var count: Int { rows.count }
 
     /// Encodes `definition` and stages it.
     mutating func append(_ definition: EntryDefinition) {
-        if let e = definition.environment { environments[records.count] = e }
+        if let e = definition.environment { environments[rows.count] = e }
         add(record: DefinitionCoding.encode(definition, into: arena))
     }
 
     /// Stages the record just written at `offset`, reading its summary back from it.
     mutating func add(record offset: Int) {
-        records.append(offset)
-        dependencyDistances.append(StagedEntries.distance(DefinitionCoding.dependenciesPosition(arena, at: offset), from: offset))
-        summaries.append(DefinitionCoding.summarize(arena, at: offset, edges: &edges))
-        edgeStart.append(Int32(edges.count))
-        let name = nameBytes(records.count - 1)
-        nameHashes.append(NameTable.hash(name.baseAddress ?? emptyKey, name.count))
+        let distance = StagedEntries.distance(DefinitionCoding.dependenciesPosition(arena, at: offset), from: offset)
+        let summary = DefinitionCoding.summarize(arena, at: offset, edges: &edges)
+        let name = DefinitionCoding.nameBytes(arena, at: offset)
+        rows.append(
+            Row(
+                record: offset, summary: summary, nameHash: NameTable.hash(name.baseAddress ?? emptyKey, name.count),
+                dependencyDistance: distance, edgeEnd: Int32(edges.count)))
     }
 
     /// Stages the record `writer` just wrote at `offset`, with the summary and edges it gathered
@@ -77,15 +85,15 @@ struct StagedEntries {
                 return summary == writer.summary && read == writer.edges
                     && DefinitionCoding.dependenciesPosition(arena, at: offset) == writer.dependenciesPosition
             }(), "the record writer's summary differs from the record's")
-        records.append(offset)
-        dependencyDistances.append(StagedEntries.distance(writer.dependenciesPosition, from: offset))
-        summaries.append(writer.summary)
         // One at a time: an entry has a few (the generic `append(contentsOf:)` cost ~90
         // instructions an entry, the loop a dozen an edge).
         for e in writer.edges { edges.append(e) }
-        edgeStart.append(Int32(edges.count))
-        let name = nameBytes(records.count - 1)
-        nameHashes.append(NameTable.hash(name.baseAddress ?? emptyKey, name.count))
+        let name = DefinitionCoding.nameBytes(arena, at: offset)
+        rows.append(
+            Row(
+                record: offset, summary: writer.summary, nameHash: NameTable.hash(name.baseAddress ?? emptyKey, name.count),
+                dependencyDistance: StagedEntries.distance(writer.dependenciesPosition, from: offset),
+                edgeEnd: Int32(edges.count)))
     }
 
     /// Notes that the entries staged from now on are written from the document `file` (with the
@@ -104,37 +112,48 @@ struct StagedEntries {
     /// were staged). Their records stay in the arena, unreferenced, as an invalid entry's do.
     mutating func removeLast(_ k: Int) {
         guard k > 0 else { return }
-        let n = records.count - k
-        records.removeLast(k)
-        dependencyDistances.removeLast(k)
-        summaries.removeLast(k)
-        nameHashes.removeLast(k)
-        edges.removeLast(edges.count - Int(edgeStart[n]))
-        edgeStart.removeLast(k)
+        let n = rows.count - k
+        rows.removeLast(k)
+        edges.removeLast(edges.count - (n == 0 ? 0 : Int(rows[n - 1].edgeEnd)))
         environments = environments.filter { $0.key < n }
         documentFiles.removeAll { $0.from >= n }
     }
 
-    /// Where the dependencies of position `k`'s record start.
-    func dependencyPosition(_ k: Int) -> Int {
-        let d = dependencyDistances[k]
-        return d != .max ? records[k] + Int(d) : DefinitionCoding.dependenciesPosition(arena, at: records[k])
+    /// The arena offset of position `k`'s record.
+    @inline(__always) func record(_ k: Int) -> Int { rows[k].record }
+
+    /// What the transaction reads of position `k`'s record.
+    @inline(__always) func summary(_ k: Int) -> DefinitionCoding.Summary { rows[k].summary }
+
+    /// `NameTable.hash` of position `k`'s name.
+    @inline(__always) func nameHash(_ k: Int) -> UInt64 { rows[k].nameHash }
+
+    /// Where position `k`'s uses of other entries are in `edges`.
+    @inline(__always) func edgeRange(_ k: Int) -> Range<Int> {
+        (k == 0 ? 0 : Int(rows[k - 1].edgeEnd))..<Int(rows[k].edgeEnd)
     }
 
-    /// `position - offset` as stored in `dependencyDistances`.
+    /// Where the dependencies of position `k`'s record start.
+    func dependencyPosition(_ k: Int) -> Int {
+        let row = rows[k]
+        return row.dependencyDistance != .max
+            ? row.record + Int(row.dependencyDistance) : DefinitionCoding.dependenciesPosition(arena, at: row.record)
+    }
+
+    /// `position - offset` as stored in `Row.dependencyDistance`.
     @inline(__always) private static func distance(_ position: Int, from offset: Int) -> UInt32 {
         position - offset < Int(UInt32.max) ? UInt32(truncatingIfNeeded: position - offset) : .max
     }
 
     /// The name's bytes of position `k` (valid until the arena is written again).
-    func nameBytes(_ k: Int) -> UnsafeBufferPointer<UInt8> { DefinitionCoding.nameBytes(arena, at: records[k]) }
+    func nameBytes(_ k: Int) -> UnsafeBufferPointer<UInt8> { DefinitionCoding.nameBytes(arena, at: record(k)) }
 
     /// The name of position `k`.
-    func name(_ k: Int) -> String { DefinitionCoding.name(arena, at: records[k]) }
+    func name(_ k: Int) -> String { DefinitionCoding.name(arena, at: record(k)) }
 
     /// The definition at position `k`, decoded (with the environment it carried, if any).
     func definition(_ k: Int) -> EntryDefinition {
-        var d = DefinitionCoding.decode(arena, at: records[k])
+        var d = DefinitionCoding.decode(arena, at: record(k))
         if !environments.isEmpty { d.environment = environments[k] }
         return d
     }
@@ -150,6 +169,15 @@ struct StagedEntries {
         edge.kind == .taggedInt ? String(edge.payload) : String(decoding: internedBytes(Int(edge.payload)), as: UTF8.self)
     }
 }
+
+/// Where `DefinitionCoding.summarize` appends the uses it reads: a staged change's list, or a
+/// plain array.
+protocol StagedEdgeList {
+    mutating func append(_ edge: StagedEdge)
+}
+
+extension Array: StagedEdgeList where Element == StagedEdge {}
+extension ScratchArray: StagedEdgeList where Element == StagedEdge {}
 
 /// One use of other entries in a staged record (`DependencyValue.forEachEdge`'s, as integers), and,
 /// when the entry decoder wrote it, where it is: its line and column and its dependency's key, so

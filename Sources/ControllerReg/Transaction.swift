@@ -20,7 +20,7 @@ struct Transaction {
 
     let base: EntryTable
     /// After a successful `apply`: the indices it defined, and those it emptied.
-    private(set) var changedIndices: [Int] = []
+    private(set) var changedIndices = ScratchArray<Int>()
     private(set) var removedIndices: [Int] = []
     /// What the reads ahead of large name tables' insertions read (kept so the reads are made).
     private(set) var touchedCells: UInt32 = 0
@@ -117,7 +117,9 @@ struct Transaction {
                 ConfigError(
                     .limit, "one change may hold at most 4 GiB of entry names, keys and literals; split it into several loads"))
         }
-        var names = StagedNameIndex(capacity: stagedCount)
+        // The change's working lists are temporaries of the load (its region, when it has one).
+        let scratch = input.scratch
+        var names = StagedNameIndex(capacity: stagedCount, in: scratch)
         var firstStaged: StagedNameIndex?
         defer {
             names.free()
@@ -126,12 +128,10 @@ struct Transaction {
         // The entry index each staged position got; -1 not accepted, -2 refused as already defined
         // (a reference to the name reaches the existing entry).
         // (32-bit: entry indices are; half the pages of a large load's list.)
-        var indexOfStaged = [Int32](repeating: -1, count: stagedCount)
+        var indexOfStaged = ScratchArray<Int32>(repeating: -1, count: stagedCount, in: scratch)
         // Accepted entries: staged position and entry index, in order.
-        var acceptedPositions: [Int] = []
-        var acceptedIndex: [Int] = []
-        acceptedPositions.reserveCapacity(stagedCount)
-        acceptedIndex.reserveCapacity(stagedCount)
+        var acceptedPositions = ScratchArray<Int>(capacity: stagedCount, in: scratch)
+        var acceptedIndex = ScratchArray<Int>(capacity: stagedCount, in: scratch)
         var nextIndex = base.count
         // Entries that fail the checks every door shares: not compiled, and not reported again as
         // missing when something refers to them.
@@ -156,10 +156,10 @@ struct Transaction {
             if k & (Transaction.readAheadBatch - 1) == 0 && names.readsAhead {
                 // The index's cells for the next batch of names, all of them (see `touch`).
                 for j in k..<min(k + Transaction.readAheadBatch, stagedCount) {
-                    touchedCells |= names.touch(hash: growing.nameHashes[j])
+                    touchedCells |= names.touch(hash: growing.nameHash(j))
                 }
             }
-            let summary = growing.summaries[k]
+            let summary = growing.summary(k)
             var checkedQuickly = false
             if summary.mayHaveProblems && !summary.headMayHaveProblems && !summary.usesEnvironment {
                 // Most flawed records: names of uses written straight as dependency values, checked
@@ -169,7 +169,7 @@ struct Transaction {
                 if !simple {
                     checkedUses.removeAll(keepingCapacity: true)
                     simple = DefinitionCoding.simpleCheckedUses(
-                        growing.arena, at: growing.records[k], file: &checkFile, into: &checkedUses)
+                        growing.arena, at: growing.record(k), file: &checkFile, into: &checkedUses)
                 }
                 if simple {
                     checkedQuickly = true
@@ -183,7 +183,7 @@ struct Transaction {
                     }
                     if diagnostics.count > before {
                         if rejectedStaged == nil { rejectedStaged = StagedNameIndex(capacity: stagedCount) }
-                        _ = rejectedStaged!.find(entry, hash: growing.nameHashes[k], staged: growing, orInsert: k)
+                        _ = rejectedStaged!.find(entry, hash: growing.nameHash(k), staged: growing, orInsert: k)
                         continue
                     }
                 }
@@ -195,10 +195,10 @@ struct Transaction {
                 var usesEnvironment = false
                 // The head, and (when they may be flawed) the dependencies the checks read, read
                 // from the record (no definition decoded).
-                let head = DefinitionCoding.head(growing.arena, at: growing.records[k])
+                let head = DefinitionCoding.head(growing.arena, at: growing.record(k))
                 DependencyRule.problems(ofEntry: head, into: &diagnostics)
                 if summary.dependenciesMayHaveProblems {
-                    DefinitionCoding.forEachCheckedDependency(growing.arena, at: growing.records[k]) { key, location, value in
+                    DefinitionCoding.forEachCheckedDependency(growing.arena, at: growing.record(k)) { key, location, value in
                         Transaction.check(
                             value, key: key, location: location, of: head, into: &diagnostics, usesEnvironment: &usesEnvironment)
                     }
@@ -210,7 +210,7 @@ struct Transaction {
             }
             // The name's bytes are read from its record only where they are compared (a table to
             // look in, a name staged twice): not once more per entry.
-            let hash = growing.nameHashes[k]
+            let hash = growing.nameHash(k)
             var index = base.count > 0 ? base.index(of: growing.nameBytes(k), hash: hash) : -1
             if let prior = names.insert(k, hash: hash, staged: growing), indexOfStaged[prior] != -2 {
                 let nameBytes = growing.nameBytes(k)
@@ -220,16 +220,17 @@ struct Transaction {
                 if firstStaged == nil {
                     var index = StagedNameIndex(capacity: stagedCount)
                     for j in 0..<stagedCount {
-                        _ = index.find(growing.nameBytes(j), hash: growing.nameHashes[j], staged: growing, orInsert: j)
+                        _ = index.find(growing.nameBytes(j), hash: growing.nameHash(j), staged: growing, orInsert: j)
                     }
                     firstStaged = index
                 }
                 let firstAt = firstStaged!.find(nameBytes, hash: hash, staged: growing) ?? prior
-                let first = DefinitionCoding.location(growing.arena, at: growing.records[firstAt])
+                let first = DefinitionCoding.location(growing.arena, at: growing.record(firstAt))
                 diagnostics.append(
                     Diagnostic(
-                        .duplicate, "entry '\(name)' is defined twice\(first.map { " (first at \($0))" } ?? "")",
-                        at: DefinitionCoding.location(growing.arena, at: growing.records[k])))
+                        .duplicate,
+                        "entry '\(name)' is defined twice\(first.map { " (first at \($0))" } ?? ""); rename or remove one of them",
+                        at: DefinitionCoding.location(growing.arena, at: growing.record(k))))
                 continue
             }
             if index >= 0 && !removed.contains(index) && mode == .add && (child.map { $0.own.contains(growing.name(k)) } ?? true)
@@ -239,8 +240,8 @@ struct Transaction {
                 diagnostics.append(
                     Diagnostic(
                         .duplicate,
-                        "entry '\(growing.name(k))' is already defined\(prior.map { " at \($0)" } ?? " (added from code)")",
-                        at: DefinitionCoding.location(growing.arena, at: growing.records[k])))
+                        "entry '\(growing.name(k))' is already defined\(prior.map { " at \($0)" } ?? " (added from code)"); rename it, or load it as an override (CR_LOAD_OVERRIDE) to replace that one",
+                        at: DefinitionCoding.location(growing.arena, at: growing.record(k))))
                 continue
             }
             if index < 0 {
@@ -295,8 +296,8 @@ struct Transaction {
         // Edges, targets and membership of each accepted entry, by position in `accepted`, in
         // flat arrays (no array per entry); `changedAtList[i]` is that position for entry index i
         // (or -1). Arrays, not dictionaries: no hashing per entry.
-        var resolving = ResolvedEdges(entries: acceptedPositions.count, edges: staged.edges.count)
-        var changedAtList = [Int32](repeating: -1, count: nextIndex)
+        var resolving = ResolvedEdges(entries: acceptedPositions.count, edges: staged.edges.count, in: scratch)
+        var changedAtList = ScratchArray<Int32>(repeating: -1, count: nextIndex, in: scratch)
         // Members of each tag in the new state, built at the first tagged list.
         var members = TagMembers()
         // The last two names resolved (by their interned identity) and their indices: neighbouring
@@ -316,7 +317,8 @@ struct Transaction {
             // provider, tagged list or optional they are the same list, so edges are only written
             // from then on (`diverge`); otherwise the entry's edges are its targets.
             resolving.begin()
-            let first = Int(staged.edgeStart[k]), end = Int(staged.edgeStart[k + 1])
+            let edgeRange = staged.edgeRange(k)
+            let first = edgeRange.lowerBound, end = edgeRange.upperBound
             for e in first..<end {
                 let edge = staged.edges[e]
                 if edge.kind == .tagged || edge.kind == .taggedInt {
@@ -324,12 +326,12 @@ struct Transaction {
                         staged.text(of: edge), base: base, removed: removedBase,
                         replaced: {
                             var tagged: [(name: String, tags: [EntryTag], index: Int)] = []
-                            for (q, j) in acceptedPositions.enumerated() where staged.summaries[j].tagged {
+                            for (q, j) in acceptedPositions.enumerated() where staged.summary(j).tagged {
                                 tagged.append(
-                                    (staged.name(j), DefinitionCoding.tags(staged.arena, at: staged.records[j]), acceptedIndex[q])
+                                    (staged.name(j), DefinitionCoding.tags(staged.arena, at: staged.record(j)), acceptedIndex[q])
                                 )
                             }
-                            return (acceptedIndex, tagged)
+                            return (Array(acceptedIndex), tagged)
                         })
                     resolving.membership.append(Int32(list.count))
                     resolving.membership += list
@@ -416,7 +418,7 @@ struct Transaction {
                         location = SourceLocation(file: file, line: place.line, column: place.column)
                     } else {
                         (key, location) = DefinitionCoding.place(
-                            ofEdge: e - first, in: staged.arena, at: staged.records[k], file: &fileName)
+                            ofEdge: e - first, in: staged.arena, at: staged.record(k), file: &fileName)
                     }
                     var suggestion: String?
                     if suggestionsLeft > 0 {
@@ -442,7 +444,7 @@ struct Transaction {
                     diagnostics.append(
                         Diagnostic(
                             .missingReference, written: text,
-                            at: location ?? DefinitionCoding.location(staged.arena, at: staged.records[k]),
+                            at: location ?? DefinitionCoding.location(staged.arena, at: staged.record(k)),
                             suggestion: suggestion))
                 }
             }
@@ -504,8 +506,7 @@ struct Transaction {
         if !inherited.isEmpty {
             inheritedSingletons = [Bool](repeating: false, count: nextIndex)
             for p in acceptedStaged.indices
-            where staged.summaries[acceptedStaged[p]].lifestyle == .singleton && inherited[staged.name(acceptedStaged[p])] != nil
-            {
+            where staged.summary(acceptedStaged[p]).lifestyle == .singleton && inherited[staged.name(acceptedStaged[p])] != nil {
                 inheritedSingletons[acceptedIndex[p]] = true
             }
         }
@@ -519,7 +520,7 @@ struct Transaction {
                 return e.contains { $0 < 0 } ? ArraySlice(e.filter { $0 >= 0 }) : e
             },
             lifestyleOf: { i in
-                if changedAt[i] >= 0 { return staged.summaries[acceptedStaged[Int(changedAt[i])]].lifestyle }
+                if changedAt[i] >= 0 { return staged.summary(acceptedStaged[Int(changedAt[i])]).lifestyle }
                 if !removedBase.isEmpty && removedBase.contains(i) { return nil }
                 return base.isLive(i) ? base.plans[i].lifestyle : nil
             },
@@ -532,7 +533,7 @@ struct Transaction {
         // Nothing to walk when no entry of the new state is a `graph` entry (most loads): known
         // from the summaries, and, when the change is large next to the table (so this stays
         // linear in the change), from one pass over the table.
-        var graphEntries = acceptedStaged.contains { staged.summaries[$0].lifestyle == .graph }
+        var graphEntries = acceptedStaged.contains { staged.summary($0).lifestyle == .graph }
         if !graphEntries && acceptedStaged.count * 4 < base.count {
             graphEntries = true
         } else if !graphEntries {
@@ -541,7 +542,7 @@ struct Transaction {
                 break
             }
         }
-        if graphEntries { diagnostics += lifetimes.problems(changed: acceptedIndex) }
+        if graphEntries { diagnostics += lifetimes.problems(changed: Array(acceptedIndex)) }
         if !diagnostics.isEmpty { return .failure(ConfigError(diagnostics)) }
 
         // 6. Compile: each plan from its record, already in the arena.
@@ -574,12 +575,12 @@ struct Transaction {
                     if p & (Transaction.readAheadBatch - 1) == 0 {
                         // The name table's cells for the next batch of rows (see `NameTable.touch`).
                         for q in p..<min(p + Transaction.readAheadBatch, acceptedStaged.count) {
-                            touchedCells |= table.touch(hash: staged.nameHashes[acceptedStaged[q]])
+                            touchedCells |= table.touch(hash: staged.nameHash(acceptedStaged[q]))
                         }
                     }
                     let k = acceptedStaged[p]
                     let index = acceptedIndex[p]
-                    let summary = staged.summaries[k]
+                    let summary = staged.summary(k)
                     let classSlot: Int
                     if summary.classID == lastClass.id {
                         classSlot = lastClass.slot
@@ -624,7 +625,7 @@ struct Transaction {
                         plan.singleton = cell.map { Unmanaged.passUnretained($0).toOpaque() }
                     }
                     table.set(
-                        index, plan: plan, arena: arenaIndex, record: staged.records[k], hash: staged.nameHashes[k], cell: cell,
+                        index, plan: plan, arena: arenaIndex, record: staged.record(k), hash: staged.nameHash(k), cell: cell,
                         owner: cellOwner,
                         environment: (environmentOf.isEmpty ? nil : environmentOf[p])
                             ?? (staged.environments.isEmpty ? nil : staged.environments[k]))
@@ -636,7 +637,7 @@ struct Transaction {
                 ConfigError(
                     .limit,
                     "entry '\(staged.name(k))' would build too many objects in one create (its references, lists and tagged lists need more than 4 GiB of working memory); split its dependencies over several entries",
-                    at: DefinitionCoding.location(records, at: staged.records[k])))
+                    at: DefinitionCoding.location(records, at: staged.record(k))))
         }
         records.finish()
         changedIndices = acceptedIndex
@@ -648,7 +649,9 @@ struct Transaction {
     /// plans depend on it: a `{Tagged: t}` where an accepted or removed entry has (or had) tag `t`,
     /// or an `{Optional: Name}` where `Name` is accepted or removed. Only entries whose plans
     /// have such values (`EntryTable.dynamic`) are looked at.
-    private func dependentsOfMembership(staged: StagedEntries, accepted: [Int], indices: [Int], removed: Set<Int>) -> [Int] {
+    private func dependentsOfMembership(
+        staged: StagedEntries, accepted: ScratchArray<Int>, indices: ScratchArray<Int>, removed: Set<Int>
+    ) -> [Int] {
         let dynamic = base.dynamic
         if dynamic.isEmpty { return [] }
         var tags = Set<String>(), names = Set<String>()
@@ -659,7 +662,7 @@ struct Transaction {
         var named = Set<Int>()
         for (p, k) in accepted.enumerated() {
             let index = indices[p]
-            note(staged.name(k), DefinitionCoding.tags(staged.arena, at: staged.records[k]))
+            note(staged.name(k), DefinitionCoding.tags(staged.arena, at: staged.record(k)))
             named.insert(index)
             if base.isLive(index) { note(base.name(at: index), base.tags(at: index)) }
         }
@@ -712,7 +715,7 @@ struct Transaction {
         ofStaged staged: StagedEntries, _ k: Int, into uses: inout [DefinitionCoding.CheckedUse]
     ) -> Bool {
         guard let file = staged.documentFile(of: k) else { return false }
-        for e in Int(staged.edgeStart[k])..<Int(staged.edgeStart[k + 1]) {
+        for e in staged.edgeRange(k) {
             let edge = staged.edges[e]
             let tag: DefinitionCoding.ValueTag
             switch edge.kind {
@@ -738,7 +741,7 @@ struct Transaction {
     /// counted once), each with its path. Linear in the entries and references walked, plus the
     /// cycles reported.
     private func findCycles(
-        starts: [Int], total: Int, edgesOf: (Int) -> ArraySlice<Int32>,
+        starts: ScratchArray<Int>, total: Int, edgesOf: (Int) -> ArraySlice<Int32>,
         definitionOf: (Int) -> EntryDefinition?, nameOf: (Int) -> String?
     ) -> [Diagnostic] {
         // Plain memory for the walk's state (an array checks it is unique at every write, each
@@ -890,14 +893,16 @@ struct ResolvedEdges {
     private final class Storage {
         let base: UnsafeMutablePointer<Ends>
         let diverged: UnsafeMutablePointer<Bool>
-        init(entries: Int) {
-            base = .allocate(capacity: entries + 1)
+        let region: ScratchRegion?
+        init(entries: Int, region: ScratchRegion?) {
+            self.region = region
+            base = ScratchRegion.allocate(Ends.self, count: entries + 1, in: region)
             base.initialize(to: Ends(targets: 0, membership: 0, edges: 0))
-            diverged = .allocate(capacity: max(1, entries))
+            diverged = ScratchRegion.allocate(Bool.self, count: max(1, entries), in: region)
         }
         deinit {
-            base.deallocate()
-            diverged.deallocate()
+            ScratchRegion.deallocate(base, in: region)
+            ScratchRegion.deallocate(diverged, in: region)
         }
     }
 
@@ -907,9 +912,10 @@ struct ResolvedEdges {
     /// Whether the entry being written has diverged.
     private(set) var diverged = false
 
-    /// Room for `entries` entries, which make about `edges` targets.
-    init(entries: Int, edges: Int) {
-        storage = Storage(entries: entries)
+    /// Room for `entries` entries, which make about `edges` targets (the ends in `region` when
+    /// given).
+    init(entries: Int, edges: Int, in region: ScratchRegion? = nil) {
+        storage = Storage(entries: entries, region: region)
         capacity = entries
         targets.reserveCapacity(edges)
     }
@@ -1008,6 +1014,8 @@ struct StagedNameIndex {
     private var cells: UnsafeMutablePointer<UInt32>?
     private var capacity = 0
     private var used = 0
+    /// Where the cells are allocated (nil: `malloc`).
+    private var region: ScratchRegion?
 
     /// Whether the index is large enough (256 KB) that reading the cells of a batch of names ahead
     /// of inserting them pays (`touch`).
@@ -1021,19 +1029,21 @@ struct StagedNameIndex {
         return cells[Int(truncatingIfNeeded: hash) & (capacity - 1)]
     }
 
-    /// An empty index with room for `capacity` names at staged positions below `capacity`.
-    init(capacity: Int = 0) {
-        if capacity > 0 { cells = StagedNameIndex.table(for: capacity, capacity: &self.capacity) }
+    /// An empty index with room for `capacity` names at staged positions below `capacity`, its
+    /// cells in `region` when given.
+    init(capacity: Int = 0, in region: ScratchRegion? = nil) {
+        self.region = region
+        if capacity > 0 { cells = StagedNameIndex.table(for: capacity, capacity: &self.capacity, in: region) }
     }
 
     /// A zeroed table for names at positions below `count` (at most half full).
-    private static func table(for count: Int, capacity: inout Int) -> UnsafeMutablePointer<UInt32> {
+    private static func table(
+        for count: Int, capacity: inout Int, in region: ScratchRegion?
+    ) -> UnsafeMutablePointer<UInt32> {
         var c = 16
         while c < count * 2 + 2 { c <<= 1 }
-        let p = UnsafeMutablePointer<UInt32>.allocate(capacity: c)
-        p.initialize(repeating: 0, count: c)
         capacity = c
-        return p
+        return ScratchRegion.allocate(UInt32.self, count: c, in: region, zeroed: true)
     }
 
     /// The staged position recorded for `bytes` (hash `hash`); nil if none, after recording
@@ -1066,7 +1076,7 @@ struct StagedNameIndex {
             if c == 0 { break }
             if c & ~UInt32(truncatingIfNeeded: mask) == high {
                 let k = Int(c & UInt32(truncatingIfNeeded: mask)) - 1
-                if staged.nameHashes[k] == hash {
+                if staged.nameHash(k) == hash {
                     let held = staged.nameBytes(k)
                     let bytes = given ?? staged.nameBytes(newValue!)
                     if held.count == bytes.count
@@ -1089,19 +1099,19 @@ struct StagedNameIndex {
     private mutating func grow(toHold count: Int, _ staged: StagedEntries) {
         let old = cells, oldCapacity = capacity
         var newCapacity = 0
-        let fresh = StagedNameIndex.table(for: max(count, oldCapacity), capacity: &newCapacity)
+        let fresh = StagedNameIndex.table(for: max(count, oldCapacity), capacity: &newCapacity, in: region)
         let mask = newCapacity - 1
         if let old {
             let oldMask = UInt32(truncatingIfNeeded: oldCapacity - 1)
             for s in 0..<oldCapacity where old[s] != 0 {
                 let k = Int(old[s] & oldMask) - 1
-                let hash = staged.nameHashes[k]
+                let hash = staged.nameHash(k)
                 var i = Int(truncatingIfNeeded: hash) & mask
                 while fresh[i] != 0 { i = (i + 1) & mask }
                 fresh[i] =
                     UInt32(truncatingIfNeeded: hash) & ~UInt32(truncatingIfNeeded: mask) | UInt32(truncatingIfNeeded: k + 1)
             }
-            old.deallocate()
+            ScratchRegion.deallocate(old, in: region)
         }
         cells = fresh
         capacity = newCapacity
@@ -1109,7 +1119,8 @@ struct StagedNameIndex {
 
     /// Frees the table.
     mutating func free() {
-        cells?.deallocate()
+        ScratchRegion.deallocate(cells, in: region)
+        region = nil
         cells = nil
         capacity = 0
         used = 0

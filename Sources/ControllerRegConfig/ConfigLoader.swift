@@ -89,7 +89,10 @@ public enum ConfigLoader {
         if fstat(fd, &info) != 0 { throw ConfigError(.io, "cannot stat '\(path)': \(errnoText())") }
         let type = info.st_mode & S_IFMT
         if type == S_IFDIR { throw ConfigError(.io, "cannot read '\(path)': it is a directory") }
-        if type != S_IFREG { throw ConfigError(.io, "cannot read '\(path)': not a regular file") }
+        if type != S_IFREG {
+            throw ConfigError(
+                .io, "cannot read '\(path)': not a regular file (a FIFO, socket or device); read it yourself and load the text")
+        }
         let size = Int(info.st_size)
         if size > limit {
             throw ConfigError(

@@ -122,7 +122,9 @@ public struct DocumentBuilder {
                     strings: stringBuffer.baseAddress!, stringCapacity: stringCapacity, sink: sink)
                 // A root map's keys (entries) run to about one per 128 bytes of input.
                 if sink != nil {
-                    builder.topLevelNames = TopLevelNames(expectedKeys: expectedBytes / 128, expectedBytes: expectedBytes / 8)
+                    builder.topLevelNames = TopLevelNames(
+                        expectedKeys: expectedBytes / 128, expectedBytes: expectedBytes / 8, in: (sink as? ScratchHolder)?.scratch
+                    )
                 }
                 do throws(ConfigError) {
                     try read(&builder)
@@ -691,7 +693,7 @@ public struct DocumentBuilder {
         text.append(Int(firstLine))
         text.append(", column ")
         text.append(Int(firstColumn))
-        text.append(byte: UInt8(ascii: ")"))
+        text.append("); remove one of them")
         return Diagnostic(.duplicate, written: text, at: location(line: Int(d.line), column: Int(d.column)))
     }
 }

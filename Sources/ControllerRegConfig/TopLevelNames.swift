@@ -10,8 +10,9 @@ import Darwin
 /// their bytes and places, kept after the pairs' nodes are reused, so that a key repeating an
 /// earlier one is still found (the check `DocumentBuilder` makes of every other map when it closes).
 ///
-/// Raw buffers (owned by `Storage`, freed with it), written once per key: no reference counting
-/// or uniqueness check per key, as for the builder's own buffers.
+/// Raw buffers (owned by `Storage`, freed with it; in the load's `ScratchRegion` when it has one),
+/// written once per key: no reference counting or uniqueness check per key, as for the builder's
+/// own buffers.
 struct TopLevelNames {
     /// Where a key was written and where its bytes are (16 bytes: a load touches each key's once;
     /// its hash is not kept, the table's cells hold enough of it).
@@ -27,15 +28,18 @@ struct TopLevelNames {
         var bytes: UnsafeMutablePointer<UInt8>? = nil
         var keys: UnsafeMutablePointer<Key>? = nil
         var table: UnsafeMutablePointer<UInt32>? = nil
+        let region: ScratchRegion?
+
+        init(region: ScratchRegion?) { self.region = region }
 
         deinit {
-            free(bytes)
-            free(keys)
-            free(table)
+            ScratchRegion.deallocate(bytes, in: region)
+            ScratchRegion.deallocate(keys, in: region)
+            ScratchRegion.deallocate(table, in: region)
         }
     }
 
-    private let storage = Storage()
+    private let storage: Storage
     /// Every key's bytes, one after another.
     private var bytes: UnsafeMutablePointer<UInt8>? = nil
     private var byteCount = 0, byteCapacity = 0
@@ -51,9 +55,11 @@ struct TopLevelNames {
     /// file's keys are written once, not copied at every doubling.
     private let expectedKeys: Int, expectedBytes: Int
 
-    /// Names expected to number about `keys` with about `bytes` bytes in all (0: unknown). Room
-    /// reserved and never written costs no memory.
-    init(expectedKeys keys: Int = 0, expectedBytes bytes: Int = 0) {
+    /// Names expected to number about `keys` with about `bytes` bytes in all (0: unknown), kept in
+    /// `region` when given. Room reserved and never written costs no memory (in a region with huge
+    /// pages, none beyond the 2 MiB page it ends in).
+    init(expectedKeys keys: Int = 0, expectedBytes bytes: Int = 0, in region: ScratchRegion? = nil) {
+        storage = Storage(region: region)
         expectedKeys = min(max(keys, 0), 1 << 20)
         expectedBytes = min(max(bytes, 0), 1 << 26)
     }
@@ -110,7 +116,7 @@ struct TopLevelNames {
     @inline(never) private mutating func growBytes(_ n: Int) {
         byteCapacity = max(byteCount + n, byteCapacity * 2, 4096, expectedBytes)
         // Eight bytes more: `hash` reads a key's first word whole (regrowing the table).
-        bytes = TopLevelNames.resize(bytes, to: byteCapacity + 8)
+        bytes = ScratchRegion.resize(bytes, count: byteCount, to: byteCapacity + 8, in: storage.region)
         storage.bytes = bytes
     }
 
@@ -144,7 +150,7 @@ struct TopLevelNames {
     /// Makes room for more keys (at least doubling; the first time, the expected number).
     @inline(never) private mutating func growKeys() {
         keyCapacity = max(64, keyCapacity * 2, expectedKeys)
-        keys = TopLevelNames.resize(keys, to: keyCapacity)
+        keys = ScratchRegion.resize(keys, count: keyCount, to: keyCapacity, in: storage.region)
         storage.keys = keys
     }
 
@@ -159,10 +165,9 @@ struct TopLevelNames {
         } else {
             tableSize *= 2
         }
-        free(table)
+        ScratchRegion.deallocate(self.table, in: storage.region)
         // Zeroed by the allocator (fresh pages of a large table are not even touched).
-        guard let zeroed = calloc(tableSize, MemoryLayout<UInt32>.stride) else { fatalError("DocumentBuilder: out of memory") }
-        let table = zeroed.bindMemory(to: UInt32.self, capacity: tableSize)
+        let table = ScratchRegion.allocate(UInt32.self, count: tableSize, in: storage.region, zeroed: true)
         self.table = table
         storage.table = table
         let mask = tableSize - 1
@@ -174,11 +179,5 @@ struct TopLevelNames {
             while table[slot] != 0 { slot = (slot + 1) & mask }
             table[slot] = UInt32(truncatingIfNeeded: hash) & ~low | UInt32(truncatingIfNeeded: i + 1)
         }
-    }
-
-    /// `buffer` (or a new one) with room for `count` values.
-    private static func resize<T>(_ buffer: UnsafeMutablePointer<T>?, to count: Int) -> UnsafeMutablePointer<T> {
-        guard let raw = realloc(buffer, count * MemoryLayout<T>.stride) else { fatalError("DocumentBuilder: out of memory") }
-        return raw.bindMemory(to: T.self, capacity: count)
     }
 }

@@ -174,7 +174,10 @@ private struct YAMLEventReader {
         case YAML_DOCUMENT_START_EVENT:
             documents += 1
             if documents > 1 {
-                throw ConfigError(.schema, "only one YAML document per file", at: location(mark))
+                throw ConfigError(
+                    .schema,
+                    "only one YAML document per file; put each in a file of its own (cr_load_files loads several as one)",
+                    at: location(mark))
             }
         default:
             break  // stream start, document end
@@ -207,7 +210,9 @@ private struct YAMLEventReader {
                 case .map, .seq:
                     throw ConfigError(.schema, "tag '\(YAMLTag.display(tag))' on a scalar", at: location(mark))
                 case .other:
-                    throw ConfigError(.schema, "unsupported tag '\(YAMLTag.display(tag))'", at: location(mark))
+                    throw ConfigError(
+                        .schema, "unsupported tag '\(YAMLTag.display(tag))'; remove it (config values are plain YAML)",
+                        at: location(mark))
                 }
             }
             try builder.addString(value, line: line, column: column)
@@ -221,7 +226,9 @@ private struct YAMLEventReader {
             case .map, .seq:
                 throw ConfigError(.schema, "tag '\(YAMLTag.display(tag))' on a scalar", at: location(mark))
             case .other:
-                throw ConfigError(.schema, "unsupported tag '\(YAMLTag.display(tag))'", at: location(mark))
+                throw ConfigError(
+                    .schema, "unsupported tag '\(YAMLTag.display(tag))'; remove it (config values are plain YAML)",
+                    at: location(mark))
             }
         } else if plain {
             try add(try YAMLScalar.resolve(value, location: location(mark)), value, line: line, column: column)
@@ -289,7 +296,9 @@ private struct YAMLEventReader {
             case .str, .int, .float, .bool, .null, .map, .seq:
                 throw ConfigError(.schema, "tag '\(YAMLTag.display(tag))' on \(what)", at: location(mark))
             case .other:
-                throw ConfigError(.schema, "unsupported tag '\(YAMLTag.display(tag))'", at: location(mark))
+                throw ConfigError(
+                    .schema, "unsupported tag '\(YAMLTag.display(tag))'; remove it (config values are plain YAML)",
+                    at: location(mark))
             }
         }
         let index = builder.nodeCount

@@ -182,10 +182,10 @@ private final class Recorder: TopLevelPairSink {
         }
         #expect(
             streamed.problems.map(\.message) == [
-                "duplicate key 'k0' (first defined at line 1, column 2)",
-                "duplicate key 'k\(count / 2)' (first defined at line 1, column \(column("k\(count / 2)")))",
-                "duplicate key 'k\(count - 1)' (first defined at line 1, column \(column("k\(count - 1)")))",
-                "duplicate key '' (first defined at line 1, column \(column("")))",
+                "duplicate key 'k0' (first defined at line 1, column 2); remove one of them",
+                "duplicate key 'k\(count / 2)' (first defined at line 1, column \(column("k\(count / 2)"))); remove one of them",
+                "duplicate key 'k\(count - 1)' (first defined at line 1, column \(column("k\(count - 1)"))); remove one of them",
+                "duplicate key '' (first defined at line 1, column \(column(""))); remove one of them",
             ])
     }
 

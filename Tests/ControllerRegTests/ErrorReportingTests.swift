@@ -523,8 +523,14 @@ struct ErrorReportingTests {
         try child.add([EntryDefinition(name: "Q", className: "C")])
         let again = expectError { try child.add([EntryDefinition(name: "Q", className: "C")]) }
         let againRoot = expectError { try root.add([EntryDefinition(name: "P", className: "C")]) }
-        #expect(again?.diagnostics.first?.message == "entry 'Q' is already defined (added from code)")
-        #expect(againRoot?.diagnostics.first?.message == "entry 'P' is already defined (added from code)")
+        #expect(
+            again?.diagnostics.first?.message
+                == "entry 'Q' is already defined (added from code); rename it, or load it as an override (CR_LOAD_OVERRIDE) to replace that one"
+        )
+        #expect(
+            againRoot?.diagnostics.first?.message
+                == "entry 'P' is already defined (added from code); rename it, or load it as an override (CR_LOAD_OVERRIDE) to replace that one"
+        )
         // Removing the override brings the parent's entry back.
         try child.remove(entriesNamed: ["P"])
         #expect(child.entry(named: "P")?.className == "C")

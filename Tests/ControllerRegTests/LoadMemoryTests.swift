@@ -107,6 +107,45 @@ struct LoadMemoryTests {
         #expect(r.entry(named: "D2499")?.description == "2499: \(text)")
     }
 
+    @Test func scratchListsAreValuesAndOutgrowTheirRegion() throws {
+        let region = try #require(ScratchRegion(bytes: 2 << 20))
+        var a = ScratchArray<Int>(capacity: 4, in: region)
+        for i in 0..<4 { a.append(i) }
+        var b = a
+        b.append(99)
+        b[0] = -1
+        #expect(Array(a) == [0, 1, 2, 3])
+        #expect(Array(b) == [-1, 1, 2, 3, 99])
+        // 3.2 MB of values: past the region's 2 MiB, on in `malloc`'s memory with every value.
+        for i in 4..<400_000 { a.append(i) }
+        #expect(a.count == 400_000 && a[399_999] == 399_999 && a[3] == 3)
+        #expect(Array(b) == [-1, 1, 2, 3, 99])
+        a.removeLast(399_996)
+        #expect(Array(a) == [0, 1, 2, 3])
+        let filled = ScratchArray<Int32>(repeating: -1, count: 1_000, in: region)
+        #expect(filled.count == 1_000 && filled.allSatisfy { $0 == -1 })
+    }
+
+    @Test func aCommittedChangeKeepsNothingOfItsLoadsRegion() throws {
+        // Input past `ScratchRegion.minimumInput`: the load's temporaries are in a region, which
+        // must be unmapped once they are gone although the committed table lives on.
+        let text = Self.config("S", 3_000)
+        #expect(text.utf8.count >= ScratchRegion.minimumInput)
+        var load = Registry.StagedLoad()
+        _ = try Array(text.utf8).withUnsafeBytes { raw in
+            try load.read(bytes: raw, format: .json, file: "s.json", limits: ConfigLimits())
+        }
+        weak let region = load.staged?.scratch
+        #expect(region != nil)
+        var tx = Transaction(base: EntryTable(), classSlots: ClassSlots())
+        let table = try tx.apply(staged: load.staged!).get()
+        load = Registry.StagedLoad()
+        tx = Transaction(base: EntryTable(), classSlots: ClassSlots())
+        #expect(region == nil)
+        #expect(table.count == 3_000)
+        #expect(table.index(of: "S2999") >= 0)
+    }
+
     /// `count` JSON entries `<prefix><from>`…, each referring to `target(i)` (none when nil).
     static func referring(_ prefix: String, _ from: Int, _ count: Int, target: (Int) -> String?) -> String {
         var text = "{"

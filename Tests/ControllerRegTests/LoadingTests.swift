@@ -110,7 +110,10 @@ struct LoadingTests {
         try r.load(text: "A: W", file: "one.yaml")
         let e = expectError { try r.load(text: "\nA: V", file: "two.yaml") }
         #expect(e?.code == .duplicate)
-        #expect(e?.description == "two.yaml:2:1: entry 'A' is already defined at one.yaml:1:1")
+        #expect(
+            e?.description
+                == "two.yaml:2:1: entry 'A' is already defined at one.yaml:1:1; rename it, or load it as an override (CR_LOAD_OVERRIDE) to replace that one"
+        )
         #expect(r.entry(named: "A")?.className == "W")
     }
 

@@ -263,7 +263,10 @@ struct RetainedDefinitionTests {
         try r.load(text: "A: C\nB: C\n", file: "first.yaml")
         let e = expectError { try r.load(text: "\nB: D\n", file: "second.yaml") }
         #expect(e?.code == .duplicate)
-        #expect(e?.diagnostics.first?.message == "entry 'B' is already defined at first.yaml:2:1")
+        #expect(
+            e?.diagnostics.first?.message
+                == "entry 'B' is already defined at first.yaml:2:1; rename it, or load it as an override (CR_LOAD_OVERRIDE) to replace that one"
+        )
         #expect(e?.diagnostics.first?.location == SourceLocation(file: "second.yaml", line: 2, column: 1))
     }
 }

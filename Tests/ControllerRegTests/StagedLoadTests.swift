@@ -127,8 +127,8 @@ struct StagedLoadTests {
         let twice = error?.diagnostics.filter { $0.code == .duplicate }.map(\.message).sorted() ?? []
         #expect(
             twice == [
-                "entry 'A' is defined twice (first at \(dir)/one.yaml:1:1)",
-                "entry 'B' is defined twice (first at \(dir)/one.yaml:2:1)",
+                "entry 'A' is defined twice (first at \(dir)/one.yaml:1:1); rename or remove one of them",
+                "entry 'B' is defined twice (first at \(dir)/one.yaml:2:1); rename or remove one of them",
             ])
     }
 

@@ -75,8 +75,8 @@ struct StreamedLoadTests {
         let text = Self.entries(1_000) + "E7: {ClassName: Again, Bogus: 2}\nE8: Again\n"
         let error = expectError { try Registry().load(text: text, format: .yaml, file: "dup.yaml") }
         let messages = error?.diagnostics.map(\.message) ?? []
-        #expect(messages.contains("duplicate key 'E7' (first defined at line 8, column 1)"))
-        #expect(messages.contains("duplicate key 'E8' (first defined at line 9, column 1)"))
+        #expect(messages.contains("duplicate key 'E7' (first defined at line 8, column 1); remove one of them"))
+        #expect(messages.contains("duplicate key 'E8' (first defined at line 9, column 1); remove one of them"))
         // Twenty unknown keys (E7, E57, …, E957), none from the skipped repeat.
         #expect(messages.filter { $0.hasPrefix("unknown key 'Bogus'") }.count == 20)
         #expect(error?.diagnostics.filter { $0.location?.line == 1_001 }.map(\.code) == [.duplicate])

@@ -761,7 +761,7 @@ public:
                 throw std::out_of_range("integer prop out of the int64_t range");
     }
     PropValue(double d) noexcept : type_(Type::Double), d_(d) {}
-    PropValue(float d) noexcept : type_(Type::Double), d_(d) {}
+    PropValue(float d) noexcept : type_(Type::Double), d_(static_cast<double>(d)) {}
     PropValue(const char *s) : type_(s ? Type::String : Type::Null), s_(s ? s : "") {}
     PropValue(std::string s) noexcept : type_(Type::String), s_(std::move(s)) {}
     PropValue(std::string_view s) : type_(Type::String), s_(s) {}

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #ifdef __linux__
 #include <sys/prctl.h>
 #endif
@@ -436,6 +437,58 @@ static void a_missing_provider_target_is_not_called_text(void) {
     cr_registry_free(reg);
 }
 
+/* Each of these problems says what to do about it, not only what is wrong (the README's rule:
+ * place, thing and fix). */
+static void common_mistakes_name_their_fix(void) {
+    static const struct {
+        const char *text;
+        int code;
+        const char *fix;
+    } cases[] = {
+        {"A: C\nA: D\n", CR_ERR_DUPLICATE, "duplicate key 'A' (first defined at line 1, column 1); remove one of them"},
+        {"A: C\n---\nB: C\n", CR_ERR_SCHEMA, "only one YAML document per file; put each in a file of its own"},
+        {"A: !!binary aGVsbG8=\n", CR_ERR_SCHEMA, "unsupported tag '!!binary'; remove it"},
+    };
+    cr_registry *reg = cr_registry_new();
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        CHECK_STATUS(load_yaml(reg, cases[i].text), cases[i].code);
+        CHECK_CONTAINS(cr_last_error_message(), cases[i].fix);
+    }
+    CHECK_STATUS(load_yaml(reg, "A: C\n"), CR_OK);
+    CHECK_STATUS(load_yaml(reg, "A: D\n"), CR_ERR_DUPLICATE);
+    CHECK_CONTAINS(cr_last_error_message(),
+                   "entry 'A' is already defined at <string>:1:1; rename it, or load it as an override (CR_LOAD_OVERRIDE) to "
+                   "replace that one");
+    char dir[64], a[96], b[96], fifo[96];
+    snprintf(dir, sizeof dir, "/tmp/cr-outside-XXXXXX");
+    if (!mkdtemp(dir)) {
+        CHECK(0);
+        return;
+    }
+    snprintf(a, sizeof a, "%s/a.yaml", dir);
+    snprintf(b, sizeof b, "%s/b.yaml", dir);
+    snprintf(fifo, sizeof fifo, "%s/pipe.yaml", dir);
+    const char *names[] = {a, b};
+    for (size_t i = 0; i < 2; i++) {
+        FILE *f = fopen(names[i], "w");
+        CHECK(f != NULL);
+        if (!f) return;
+        fputs("Z: C\n", f);
+        fclose(f);
+    }
+    CHECK_STATUS(cr_load_files(reg, names, 2, CR_FORMAT_AUTO), CR_ERR_DUPLICATE);
+    CHECK_CONTAINS(cr_last_error_message(), "entry 'Z' is defined twice (first at ");
+    CHECK_CONTAINS(cr_last_error_message(), "a.yaml:1:1); rename or remove one of them");
+    CHECK(mkfifo(fifo, 0600) == 0);
+    CHECK_STATUS(cr_load_file(reg, fifo, CR_FORMAT_AUTO), CR_ERR_IO);
+    CHECK_CONTAINS(cr_last_error_message(), "not a regular file (a FIFO, socket or device); read it yourself and load the text");
+    cr_registry_free(reg);
+    unlink(a);
+    unlink(b);
+    unlink(fifo);
+    rmdir(dir);
+}
+
 /* One cycle is one problem: an entry naming the same entry twice (two keys, a list, a tagged list
  * whose members it is among) closes one cycle, which used to be reported once per reference,
  * word for word. Different cycles are still each reported. */
@@ -505,5 +558,6 @@ void test_outside(void) {
     environment_values_must_be_utf8();
     files_of_unreported_size_are_read_whole();
     a_missing_provider_target_is_not_called_text();
+    common_mistakes_name_their_fix();
     limit_messages_name_their_setting();
 }

@@ -36,9 +36,11 @@ final class EntryTable: @unchecked Sendable {
 
     /// A table over `count` plans at `plans` (initialised; the table frees them) and `names`
     /// (the table frees it): `arenas` ordered by base address, `names` holding exactly the live rows.
+    /// `mayHaveDynamic` false: no plan is dynamic (no pass over them to find which).
     init(
         adopting plans: UnsafeMutablePointer<EntryPlan>, count: Int, names: NameTable, arenas: [DefinitionArena],
-        cells: [SingletonCell], owners: [Int32: UnsafeMutableRawPointer], environments: [Int32: EnvironmentLookup]
+        cells: [SingletonCell], owners: [Int32: UnsafeMutableRawPointer], environments: [Int32: EnvironmentLookup],
+        mayHaveDynamic: Bool = true
     ) {
         self.count = count
         self.arenas = arenas
@@ -46,7 +48,7 @@ final class EntryTable: @unchecked Sendable {
         self.owners = owners
         self.environments = environments
         var dynamic: [Int32] = []
-        for i in 0..<count where plans[i].dynamic && plans[i].live { dynamic.append(Int32(i)) }
+        if mayHaveDynamic { for i in 0..<count where plans[i].dynamic && plans[i].live { dynamic.append(Int32(i)) } }
         self.dynamic = dynamic
         self.plans = CheckedPointer(plans, count: count)
         self.names = names
@@ -177,6 +179,13 @@ struct EntryTableBuilder {
     private var environments: [Int32: EnvironmentLookup]
     /// The number of rows.
     let count: Int
+    /// Whether every row is set by this change (a table made anew: no base rows, none removed),
+    /// each with a live plan; and whether a row's plan (the base's or a set one) may be dynamic.
+    /// `build()` then knows without a pass over the rows which arena they use and that no row
+    /// is dynamic.
+    private var onlySetRows: Bool
+    private var setRows = 0
+    private var mayHaveDynamic: Bool
 
     /// Frees the rows if no table took them (a transaction that failed after compiling).
     private final class Storage {
@@ -211,10 +220,13 @@ struct EntryTableBuilder {
         cells = base.cells
         owners = base.owners
         environments = base.environments
+        onlySetRows = base.count == 0
+        mayHaveDynamic = !base.dynamic.isEmpty
     }
 
     /// Empties row `i`. (Its name's cell stays: a cell whose row has no name matches nothing.)
     mutating func remove(_ i: Int) {
+        onlySetRows = false
         storage.plans[i] = EntryPlan()
         storage.names.clear(i)
         if !owners.isEmpty { owners[Int32(i)] = nil }
@@ -244,6 +256,9 @@ struct EntryTableBuilder {
         owner: UnsafeMutableRawPointer?, environment: EnvironmentLookup?
     ) {
         let hadName = storage.names.bytes(at: i) != nil
+        if hadName || !plan.live { onlySetRows = false }
+        if plan.dynamic { mayHaveDynamic = true }
+        setRows += 1
         storage.plans[i] = plan
         let b = DefinitionCoding.nameBytes(arenas[Int(arena)], at: record)
         if hadName {
@@ -266,27 +281,36 @@ struct EntryTableBuilder {
         let sorted = arenas.sorted { UInt(bitPattern: $0.base) < UInt(bitPattern: $1.base) }
         var used = [Bool](repeating: false, count: sorted.count)
         var last = -1
-        for i in 0..<count {
-            guard let (p, _) = names.bytes(at: i) else { continue }
-            guard plans[i].live else {
-                names.clear(i)
-                continue
+        if onlySetRows && setRows == count && sorted.count == 1 {
+            // Every row set, live, named from the one arena (a first load): no pass over them.
+            used[0] = count > 0
+        } else {
+            for i in 0..<count {
+                guard let (p, _) = names.bytes(at: i) else { continue }
+                guard plans[i].live else {
+                    names.clear(i)
+                    continue
+                }
+                // Neighbouring rows mostly come from the same change.
+                if last < 0 || !sorted[last].holds(p) { last = EntryTable.arena(holding: p, in: sorted) }
+                used[last] = true
             }
-            // Neighbouring rows mostly come from the same change.
-            if last < 0 || !sorted[last].holds(p) { last = EntryTable.arena(holding: p, in: sorted) }
-            used[last] = true
         }
         let kept = sorted.indices.filter { used[$0] }.map { sorted[$0] }
-        var pointed = Set<UnsafeMutableRawPointer>()
-        for i in 0..<count where plans[i].live { if let c = plans[i].singleton { pointed.insert(c) } }
-        var seen = Set<ObjectIdentifier>()
-        let liveCells = cells.filter {
-            pointed.contains(Unmanaged.passUnretained($0).toOpaque()) && seen.insert(ObjectIdentifier($0)).inserted
+        // The cells live rows point to (no pass over the rows when there are no cells).
+        var liveCells: [SingletonCell] = []
+        if !cells.isEmpty {
+            var pointed = Set<UnsafeMutableRawPointer>()
+            for i in 0..<count where plans[i].live { if let c = plans[i].singleton { pointed.insert(c) } }
+            var seen = Set<ObjectIdentifier>()
+            liveCells = cells.filter {
+                pointed.contains(Unmanaged.passUnretained($0).toOpaque()) && seen.insert(ObjectIdentifier($0)).inserted
+            }
         }
         storage.adopted = true
         return EntryTable(
             adopting: plans, count: count, names: names, arenas: kept, cells: liveCells, owners: owners,
-            environments: environments)
+            environments: environments, mayHaveDynamic: mayHaveDynamic)
     }
 }
 

@@ -309,6 +309,10 @@ struct Transaction {
         var recentTarget0 = -1, recentTarget1 = -1
         // The last name that resolved to no entry (entries written alike misspell one name alike).
         var recentMissing = -1
+        // Whether a cycle is possible (step 4): a change to an empty table whose every edge goes to
+        // an entry of a lower index (each entry refers only to entries written before it: most
+        // configs) has none, known from each entry's edges while they are at hand.
+        var mayHaveCycles = base.count > 0
         for p in acceptedPositions.indices {
             let k = acceptedPositions[p]
             changedAtList[acceptedIndex[p]] = Int32(p)
@@ -449,6 +453,7 @@ struct Transaction {
                 }
             }
             resolving.end()
+            if !mayHaveCycles { mayHaveCycles = resolving.hasEdge(of: p, atLeast: Int32(acceptedIndex[p])) }
         }
         // Entries that stay must not refer to removed ones.
         if !removed.isEmpty {
@@ -484,15 +489,8 @@ struct Transaction {
         }
 
         // 4. Cycles: a new cycle must pass through a changed entry, so search from those. Checked
-        // whatever else is wrong: the graph holds every reference that resolved. A change to an
-        // empty table whose every edge goes to an entry of a lower index (each entry refers only to
-        // entries written before it: most configs) has none, known from one pass over its edges.
-        var mayHaveCycles = base.count > 0
-        if !mayHaveCycles {
-            for p in acceptedStaged.indices where !mayHaveCycles {
-                mayHaveCycles = graph.hasEdge(of: p, atLeast: Int32(acceptedIndex[p]))
-            }
-        }
+        // whatever else is wrong: the graph holds every reference that resolved (none is possible
+        // when step 3 found no edge to an entry at or above its own index in an empty table).
         if mayHaveCycles {
             diagnostics += findCycles(
                 starts: acceptedIndex, total: nextIndex,

@@ -32,6 +32,17 @@ package enum DecimalNumber {
     /// The slow path: the standard library's locale-independent, correctly rounded parse of the
     /// `count` bytes at `p`; nil if they are not a floating-point number.
     @inline(never)
+    /// The problem of a decimal number whose value is beyond the largest double (it would read as
+    /// infinity), worded the same in every format.
+    package static func tooLarge(_ text: UnsafeRawBufferPointer, _ location: SourceLocation?) -> ConfigError {
+        ConfigError(.syntax, tooLargeText(String(decoding: text.prefix(80), as: UTF8.self)), at: location)
+    }
+
+    /// The words of `tooLarge`, for the number as a format shows it.
+    package static func tooLargeText(_ shown: String) -> String {
+        "number \(shown) is too large for a 64-bit floating-point value"
+    }
+
     package static func parseDouble(_ p: UnsafePointer<UInt8>, count: Int) -> Double? {
         Double(String(decoding: UnsafeBufferPointer(start: p, count: count), as: UTF8.self))
     }

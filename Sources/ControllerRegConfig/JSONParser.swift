@@ -530,7 +530,7 @@ struct JSONReader {
             throw fail("invalid number '\(text(start, i))'", at: start)
         }
         if value.isInfinite {
-            throw fail("number \(text(start, i)) is too large for a 64-bit floating-point value", at: start)
+            throw fail(DecimalNumber.tooLargeText(text(start, i)), at: start)
         }
         try builder.addDouble(value, line: line, column: col)
     }

@@ -98,6 +98,14 @@ enum PlistNumbers {
         return DecimalNumber.parseDouble(p + start, count: end - start)
     }
 
+    /// Whether the real `p[start ..< end]` is written as a word (`inf`, `-infinity`), rather than
+    /// as a decimal number that overflows.
+    static func namesInfinity(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Bool {
+        var i = start
+        if i < end, p[i] == UInt8(ascii: "-") || p[i] == UInt8(ascii: "+") { i += 1 }
+        return i < end && p[i] | 0x20 >= UInt8(ascii: "a") && p[i] | 0x20 <= UInt8(ascii: "z")
+    }
+
     static func lowercaseEquals(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, _ word: StaticString) -> Bool {
         guard end - start == word.utf8CodeUnitCount else { return false }
         for k in 0..<word.utf8CodeUnitCount where p[start + k] | 0x20 != word.utf8Start[k] { return false }

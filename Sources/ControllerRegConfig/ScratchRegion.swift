@@ -16,14 +16,14 @@ import Darwin
 /// Why: the end of a large load gives the pages of its temporaries back to the system (the
 /// registry keeps ~250 bytes an entry and the temporaries are about as much again; keeping them
 /// would double what a loaded registry costs), so every load faulted them in again 4 KiB at a
-/// time: a 100k-entry JSON load ~4,300 page faults, ~1.5 µs each, ~8% of the load. Past its first
-/// 2 MiB the mapping asks for transparent huge pages (`MADV_HUGEPAGE`, Linux): the same bytes
-/// fault in 2 MiB at a time (a 4 MiB region: 1,024 faults and 1.55 ms with small pages, 2 faults
-/// and 0.14 ms with huge ones), and the random reads of its hash tables miss the TLB less. The
-/// first 2 MiB stay in small pages: a huge page counts whole once touched, and rounding a small
-/// load's temporaries up to one would cost more memory and zeroing than its faults cost. Where
-/// the system gives no huge pages the region works with small pages, like `malloc`'s own large
-/// blocks. Pages never written are never touched.
+/// time: a 100k-entry JSON load ~4,300 page faults, ~1.5 µs each, ~8% of the load. The mapping
+/// asks for transparent huge pages (`MADV_HUGEPAGE`, Linux): the same bytes fault in 2 MiB at a
+/// time (a 4 MiB region: 1,024 faults and 1.55 ms with small pages, 2 faults and 0.14 ms with huge
+/// ones), and the random reads of its hash tables miss the TLB less. A small region (a load of a
+/// few MiB) keeps its first 2 MiB in small pages: a huge page counts whole once touched, and
+/// rounding a small load's temporaries up to one would cost more memory and zeroing than its
+/// faults cost. Where the system gives no huge pages the region works with small pages, like
+/// `malloc`'s own large blocks. Pages never written are never touched.
 ///
 /// Memory handed out is zeroed (fresh pages) and 64-byte aligned. A request the region has no
 /// room left for is served by `malloc` instead (`allocate(_:count:in:zeroed:)`); `deallocate`
@@ -36,6 +36,9 @@ package final class ScratchRegion: @unchecked Sendable {
 
     /// The size and alignment of a huge page (and of the mapping's usable start).
     private static let hugePage = 2 << 20
+
+    /// Regions smaller than this keep their first huge page's worth in small pages.
+    private static let smallRegion = 16 << 20
 
     /// How many regions are mapped now, in the process (what tests check: none after a load).
     package static var liveCount: Int { live.load(ordering: .relaxed) }
@@ -79,9 +82,8 @@ package final class ScratchRegion: @unchecked Sendable {
         cursor = start
         #if os(Linux)
         // Advice only: where it is refused the region works with small pages.
-        if usable > ScratchRegion.hugePage {
-            _ = madvise(start + ScratchRegion.hugePage, usable - ScratchRegion.hugePage, MADV_HUGEPAGE)
-        }
+        let smallPages = usable < ScratchRegion.smallRegion ? ScratchRegion.hugePage : 0
+        if usable > smallPages { _ = madvise(start + smallPages, usable - smallPages, MADV_HUGEPAGE) }
         #endif
         ScratchRegion.live.add(1, ordering: .relaxed)
     }

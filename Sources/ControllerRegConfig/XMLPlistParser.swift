@@ -218,6 +218,9 @@ struct XMLPlistParser {
                 guard let v = PlistNumbers.parseReal(p, start, stop) else {
                     throw syntax("invalid real '\(text(start, stop))'", at: tagPos)
                 }
+                if v.isInfinite && !PlistNumbers.namesInfinity(p, start, stop) {
+                    throw syntax(DecimalNumber.tooLargeText(text(start, stop)), at: tagPos)
+                }
                 try builder.addDouble(v, line: line, column: column)
             case .true, .false:
                 if !tag.empty {

@@ -542,7 +542,11 @@ enum YAMLScalar: Equatable {
         if !overflow, let d = DecimalNumber.exactDouble(magnitude, exponent: exponent) {
             return .double(negative ? -d : d)
         }
-        return slowDouble(v)
+        let slow = slowDouble(v)
+        // A decimal too large for a double is refused as in JSON, not read as infinity (`.inf`
+        // says that on purpose).
+        if case .double(let d) = slow, d.isInfinite { throw DecimalNumber.tooLarge(v, location()) }
+        return slow
     }
 
     static func tooBig(_ v: UnsafeRawBufferPointer, _ location: SourceLocation) -> ConfigError {

@@ -489,6 +489,39 @@ static void common_mistakes_name_their_fix(void) {
     rmdir(dir);
 }
 
+/* The same number means the same in every format: a decimal beyond the largest double is a syntax
+ * error in YAML and XML plists as it was in JSON (they read it as infinity); infinity written as
+ * such (YAML .inf, a plist's <real>inf</real>) still loads. */
+static void numbers_too_large_for_a_double_are_refused_in_every_format(void) {
+    static const struct {
+        const char *text;
+        cr_format format;
+        const char *message;
+    } cases[] = {
+        {"A: {ClassName: C, Dependencies: {x: 1e400}}\n", CR_FORMAT_YAML,
+         "<string>:1:37: number 1e400 is too large for a 64-bit floating-point value"},
+        {"A: {ClassName: C, Dependencies: {x: -1.5e999}}\n", CR_FORMAT_YAML,
+         "number -1.5e999 is too large for a 64-bit floating-point value"},
+        {"{\"A\": {\"ClassName\": \"C\", \"Dependencies\": {\"x\": 1e400}}}", CR_FORMAT_JSON,
+         "number 1e400 is too large for a 64-bit floating-point value"},
+        {"<plist version=\"1.0\"><dict><key>A</key><dict><key>ClassName</key><string>C</string><key>Dependencies</key>"
+         "<dict><key>x</key><real>1e400</real></dict></dict></dict></plist>",
+         CR_FORMAT_PLIST, "number 1e400 is too large for a 64-bit floating-point value"},
+    };
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(cr_register_class(reg, "C", &plain_class, NULL), CR_OK);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        CHECK_STATUS(load_text(reg, cases[i].text, cases[i].format), CR_ERR_SYNTAX);
+        CHECK_CONTAINS(cr_last_error_message(), cases[i].message);
+    }
+    CHECK_STATUS(load_yaml(reg, "A: {ClassName: C, Dependencies: {x: .inf, y: -.inf, z: 1e308, u: 1e-400}}\n"), CR_OK);
+    static const char plist_inf[] =
+        "<plist version=\"1.0\"><dict><key>B</key><dict><key>ClassName</key><string>C</string><key>Dependencies</key>"
+        "<dict><key>x</key><real>inf</real><key>y</key><real>-infinity</real></dict></dict></dict></plist>";
+    CHECK_STATUS(load_text(reg, plist_inf, CR_FORMAT_PLIST), CR_OK);
+    cr_registry_free(reg);
+}
+
 /* One cycle is one problem: an entry naming the same entry twice (two keys, a list, a tagged list
  * whose members it is among) closes one cycle, which used to be reported once per reference,
  * word for word. Different cycles are still each reported. */
@@ -559,5 +592,6 @@ void test_outside(void) {
     files_of_unreported_size_are_read_whole();
     a_missing_provider_target_is_not_called_text();
     common_mistakes_name_their_fix();
+    numbers_too_large_for_a_double_are_refused_in_every_format();
     limit_messages_name_their_setting();
 }

@@ -86,3 +86,39 @@ def test_a_provider_outliving_its_registry_says_how_to_keep_it() -> None:
     with pytest.raises(cr.InvalidArgumentError, match="keep the registry while its providers are in use"):
         provider.create()
     provider.close()
+
+
+def _missing_entry(name: str) -> None:
+    """Run in a worker process: a create that fails there."""
+    with cr.Registry() as reg:
+        reg.create(name)
+
+
+def test_errors_survive_pickling_and_process_pools(reg: cr.Registry) -> None:
+    """multiprocessing and concurrent.futures pickle a worker's exception to raise it in the
+    parent; an error whose class cannot be rebuilt from its pickle broke them (TypeError while
+    unpickling, instead of the library's error)."""
+    import pickle
+    from concurrent.futures import ProcessPoolExecutor
+
+    reg.register_class("C", lambda args: object())
+    errors = []
+    for call in (
+        lambda: reg.create("Nope"),
+        lambda: reg.load_string("A: {ClassName: C, Bogus: 1}\nB: [x\n", source_name="app.yaml"),
+        lambda: reg.load_file("/nonexistent/app.yaml"),
+    ):
+        with pytest.raises(cr.Error) as info:
+            call()
+        errors.append(info.value)
+    for error in errors:
+        vars(error)["note"] = "kept"
+        copy = pickle.loads(pickle.dumps(error))
+        assert type(copy) is type(error)
+        assert (copy.code, copy.message, copy.diagnostics) == (error.code, error.message, error.diagnostics)
+        assert str(copy) == str(error) and vars(copy)["note"] == "kept"
+    assert isinstance(pickle.loads(pickle.dumps(errors[2])), OSError)
+    with ProcessPoolExecutor(max_workers=1) as pool:
+        with pytest.raises(cr.NotFoundError, match="no entry named 'Nowhere'") as remote:
+            pool.submit(_missing_entry, "Nowhere").result(timeout=60)
+    assert remote.value.diagnostics[0].message.startswith("no entry named 'Nowhere'")

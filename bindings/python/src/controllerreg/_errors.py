@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from typing import Dict, NamedTuple, Optional, Sequence, Tuple, Type
+from typing import Any, Dict, NamedTuple, Optional, Sequence, Tuple, Type
 
 __all__ = [
     "Diagnostic",
@@ -98,6 +98,12 @@ class Error(Exception):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(code={int(self.code)}, message={self.message!r})"
+
+    def __reduce__(self) -> Tuple[Any, ...]:
+        # Pickled with its three arguments (Exception's default passes only ``args``, the message,
+        # which __init__ cannot take alone): multiprocessing and concurrent.futures send a
+        # worker's exception to the parent this way. Attributes set later travel in the state.
+        return (type(self), (int(self.code), self.message, self.diagnostics), self.__dict__)
 
 
 class InvalidArgumentError(Error, ValueError):

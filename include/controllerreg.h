@@ -19,9 +19,15 @@
  *   references and cycles among the entries that are well-formed, in every file given); its code is
  *   then the lowest-numbered code among the problems (CR_ERR_IO before CR_ERR_SYNTAX before
  *   CR_ERR_SCHEMA before CR_ERR_DUPLICATE before CR_ERR_MISSING_REFERENCE before CR_ERR_CYCLE ...),
- *   so it never depends on the order of lines or files. A message longer than 4096 bytes keeps its
- *   first and last parts. The parts of each problem (code, file, line, column, message, suggested
- *   name) are there without parsing text: cr_last_error_count() and cr_last_error_problem(). No
+ *   so it never depends on the order of lines or files. The message lists the first 100 problems
+ *   and counts the rest in its last line (as a compiler's error limit does: a load with 10,000
+ *   problems gives a message of about 12 KB, not 1.3 MB); every problem stays a record, with its
+ *   parts (code, file, line, column, message, suggested name) there without parsing text:
+ *   cr_last_error_count() and cr_last_error_problem(), each record's message written when the
+ *   records are first asked for. Cycles and singletons that would keep `graph` objects are each
+ *   reported with their path for the first 100 of their kind, the rest of that kind counted in one
+ *   more problem (each further path would cost what the load saves by failing). A problem's
+ *   message longer than 4096 bytes keeps its first and last parts. No
  *   input, however malformed, makes the library crash, abort or print; NULL arguments are reported
  *   as CR_ERR_INVALID_ARGUMENT. Names given to functions (entry, class and template names) must be
  *   valid UTF-8 (CR_ERR_INVALID_ARGUMENT otherwise: never repaired) no longer than
@@ -119,9 +125,11 @@ typedef enum {
 int cr_last_error_code(void);
 
 /** Message of the last failing call on this thread; "" if none. Never NULL. Valid until the next
- *  failing call or cr_clear_error() on this thread. Every problem of the call flattened to text:
+ *  failing call or cr_clear_error() on this thread. The call's problems flattened to text:
  *  "file:line:column: message" (or the message alone when it has no place), one per line, after a
- *  "N problems:" line when there are several. To read the parts, use cr_last_error_problem. */
+ *  "N problems:" line when there are several; past 101 problems, the first 100 and a last line
+ *  "  K more problems not listed (the first 100 are; the error's list of problems holds every
+ *  one)". To read every problem and its parts, use cr_last_error_problem. */
 const char *cr_last_error_message(void);
 
 /** One problem of the last failing call (a failed load may have many; other calls have one). All
@@ -143,8 +151,10 @@ size_t cr_last_error_count(void);
 
 /** Problem `index` (0 .. cr_last_error_count() - 1) of this thread's last failing call, in the order
  *  of cr_last_error_message (by place; problems without one last), or NULL when `index` is out of
- *  range (not an error: the record is left as it is). The pointer and its strings are the library's,
- *  valid until the next failing call or cr_clear_error() on this thread. */
+ *  range (not an error: the record is left as it is). Every problem of the call, those the message
+ *  does not list too; the records (and their messages) are written at the first call for any of
+ *  them. The pointer and its strings are the library's, valid until the next failing call or
+ *  cr_clear_error() on this thread. */
 const cr_problem *cr_last_error_problem(size_t index);
 
 /** Resets this thread's error record to CR_OK, "" and no problems. */
@@ -393,7 +403,8 @@ int cr_load_string_with(cr_registry *reg, const char *text, size_t length, const
  *
  *  What is replayed: every successful load and code change, over an empty table, as the same calls
  *  would build it today. Files are read again with the same paths (a relative path is resolved
- *  against the current directory), formats and flags; files loaded together (cr_load_files) stay
+ *  against the directory that was current when it was loaded, so a host that changes directory
+ *  reloads the same file), formats and flags; files loaded together (cr_load_files) stay
  *  one transaction. Config text (cr_load_string) and entries added or removed from code
  *  (cr_add_entry, cr_remove_entry) are applied again as they were: the registry keeps what they
  *  gave. Environment values are resolved again: a load given an options->environment map gets the

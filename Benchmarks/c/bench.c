@@ -594,12 +594,14 @@ static void mode_soak(long n) {
 /*   cr:FORMAT:FILE     cr_load_string into a fresh registry (FORMAT yaml|json|plist)          */
 /*   crfail:FORMAT:FILE the same load of a config that must fail (a hostile one): the failure,  */
 /*                      its problems and cr_last_error_message() are part of the operation     */
+/*   crfailall:FORMAT:FILE  crfail, and every problem's record read too (cr_last_error_problem */
+/*                      for each, its message's length: a host that asks for everything)     */
 /*   libyaml:FILE       libyaml's raw event scan (events deleted as read, as our loader does)  */
 /*   rapidjson:FILE     rapidjson's DOM parse (Document::Parse, strings copied)               */
 /*   libplist:FILE      plist_from_xml / plist_from_bin                                       */
 /* Freeing the registry, the DOM or the plist tree is never counted.                         */
 
-typedef enum { L_CR, L_CR_FAIL, L_LIBYAML, L_RAPIDJSON, L_LIBPLIST } load_kind;
+typedef enum { L_CR, L_CR_FAIL, L_CR_FAIL_ALL, L_LIBYAML, L_RAPIDJSON, L_LIBPLIST } load_kind;
 typedef struct {
     load_kind kind;
     cr_format format;
@@ -623,8 +625,8 @@ static void parse_spec(const char *spec, load_spec *out) {
         exit(2);
     }
     path++;
-    if (!strncmp(spec, "cr:", 3) || !strncmp(spec, "crfail:", 7)) {
-        out->kind = spec[2] == ':' ? L_CR : L_CR_FAIL;
+    if (!strncmp(spec, "cr:", 3) || !strncmp(spec, "crfail:", 7) || !strncmp(spec, "crfailall:", 10)) {
+        out->kind = spec[2] == ':' ? L_CR : spec[6] == ':' ? L_CR_FAIL : L_CR_FAIL_ALL;
         const char *colon = strchr(path, ':');
         if (!colon) {
             fprintf(stderr, "bench: bad load spec %s (cr:FORMAT:FILE)\n", spec);
@@ -651,7 +653,8 @@ static void free_result(load_spec *s) {
     if (!s->result) return;
     switch (s->kind) {
     case L_CR:
-    case L_CR_FAIL: cr_registry_free(s->result); break;
+    case L_CR_FAIL:
+    case L_CR_FAIL_ALL: cr_registry_free(s->result); break;
     case L_RAPIDJSON: rj_free(s->result); break;
 #ifdef HAVE_LIBPLIST
     case L_LIBPLIST: plist_free(s->result); break;
@@ -688,13 +691,17 @@ static void op_load(void *c) {
         s->result = reg;
         break;
     }
-    case L_CR_FAIL: {
+    case L_CR_FAIL:
+    case L_CR_FAIL_ALL: {
         cr_registry *reg = cr_registry_new();
         if (cr_load_string(reg, s->text, s->len, s->format) == CR_OK) {
             fprintf(stderr, "bench: a hostile config loaded\n");
             exit(1);
         }
-        sink += strlen(cr_last_error_message()) + cr_last_error_count();
+        size_t count = cr_last_error_count();
+        sink += strlen(cr_last_error_message()) + count;
+        if (s->kind == L_CR_FAIL_ALL)
+            for (size_t i = 0; i < count; i++) sink += strlen(cr_last_error_problem(i)->message);
         s->result = reg;
         break;
     }
@@ -894,7 +901,8 @@ int main(int argc, char **argv) {
         fprintf(stderr,
                 "usage: bench creates | threads | soak N | loadpair NAME_A SPEC_A NAME_B SPEC_B |\n"
                 "             loadmem NAME FILE yaml|json|plist ENTRIES | cg OP|SPEC N | cg-list\n"
-                "  SPEC: cr:yaml|json|plist:FILE, crfail:FORMAT:FILE (a load that must fail), libyaml:FILE,\n"
+                "  SPEC: cr:yaml|json|plist:FILE, crfail:FORMAT:FILE (a load that must fail; crfailall: and\n"
+                "        every problem record read), libyaml:FILE,\n"
                 "        rapidjson:FILE, libplist:FILE\n"
                 "  OP:   c.cr.leaf c.floor.leaf c.hand.leaf c.cr.node5 ... (see create_ops in bench.c)\n"
                 "  env BENCH_PAIRS (A/B pairs, default 21), BENCH_BLOCK_MS (block length, default 4),\n"

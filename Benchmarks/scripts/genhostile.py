@@ -5,7 +5,7 @@ size ("error paths cost no more than the success path").
 
 usage: genhostile.py N OUTDIR [SHAPE...]  -> OUTDIR/hostile-SHAPE-N.json (every shape by default)
 
-Shapes (each file but the last four fails to load; most hold one problem per entry):
+Shapes (each file but the last six fails to load; most hold one problem per entry):
   missing      every `primary` reference names no entry (Entri000000 for Entry000000)
   wrongtype    every Description is an integer
   unknownkey   every entry's Description key misspelt (Descripton: did-you-mean)
@@ -19,13 +19,16 @@ Shapes (each file but the last four fails to load; most hold one problem per ent
   template     every entry's `title` a literal with an unset ${VARIABLE}
   syntax       the valid file with a syntax error at its end
   longnames    `missing` with 40-byte entry names
-Four shapes load successfully: the success paths `env`, `template`, `longnames`, `badform` and
-`badtarget` are compared with.
+Six shapes load successfully: the success paths `env`, `template`, `longnames`, `badform`,
+`badtarget`, `cycle`, `cycles` and `lifetime` are compared with.
   envdefault   `env` with a Default for every variable
   templatedefault  `template` with a default (${VARIABLE:-text})
   longnamesok  the entries with 40-byte names
   providerok   every `primary` a provider of its entry ({Provider: Entry000000}): the successful
                load of badform's and badtarget's size and shape
+  chainok      every entry but the first refers to the one before it (`primary`): as `cycle` and
+               `cycles`, every entry a `primary` naming a distinct entry (9,999 of 10,000), no cycle
+  lifetimeok   `lifetime` with `transient` for `singleton` (same bytes, no singleton to break the rule)
 Never commit the output.
 """
 
@@ -82,9 +85,14 @@ def shape(name, n):
     elif name == "cycles":
         for i, e in enumerate(data.values()):
             e["Dependencies"]["primary"] = keys[i ^ 1] if (i ^ 1) < n else keys[i]
-    elif name == "lifetime":
+    elif name == "chainok":
         for i, e in enumerate(data.values()):
-            e["Lifestyle"] = "graph" if i % 8 == 0 else "singleton"
+            if i > 0:
+                e["Dependencies"]["primary"] = keys[i - 1]
+    elif name in ("lifetime", "lifetimeok"):
+        other = "singleton" if name == "lifetime" else "transient"
+        for i, e in enumerate(data.values()):
+            e["Lifestyle"] = "graph" if i % 8 == 0 else other
     elif name in ("env", "envdefault"):
         for i, e in enumerate(data.values()):
             e["Dependencies"]["count"] = {"Env": "CR_HOSTILE_UNSET_%d" % i, "Type": "int"}
@@ -121,6 +129,8 @@ SHAPES = [
     "templatedefault",
     "longnamesok",
     "providerok",
+    "chainok",
+    "lifetimeok",
 ]
 
 

@@ -14,6 +14,10 @@ struct CreateThread {
     /// An empty map: the arguments of every object built on this thread without any (read-only
     /// for the callbacks; one per thread, so no create sets one up).
     let emptyArguments = RawValue.emptyMap
+    /// The entry index this thread's last create by name found (in whichever registry), tried
+    /// first by the next one (`Registry.createOutcome`); -1 for none. Only a hint: the next create
+    /// compares its name with the entry's before using it.
+    var lastEntry = -1
 
     /// A record for the calling thread: depth 0 and its stack's bound.
     init(stackLow: UInt = StackGuard.lowBound()) {
@@ -51,6 +55,15 @@ enum CreateNesting {
         let saved = thread.pointee.depth
         thread.pointee.depth = depth &+ 1  // depth < the create depth limit here
         defer { thread.pointee.depth = saved }
+        return body()
+    }
+
+    /// `callingHost` that leaves the depth as set: for the callbacks an arguments map's builder
+    /// makes one after another, which puts the depth back once when it is done (the depth is read
+    /// only by creates that callbacks start, and each callback gets its own set first).
+    @inline(__always)
+    static func callingHostUnrestored<R>(_ thread: UnsafeMutablePointer<CreateThread>, at depth: Int, _ body: () -> R) -> R {
+        thread.pointee.depth = depth &+ 1  // depth < the create depth limit here
         return body()
     }
 }

@@ -406,8 +406,9 @@ public enum EntryDecoder {
             return record
         }
 
-        /// The lifestyle string node `node` names, by its bytes; nil for any other text.
-        func lifestyleNamed(_ node: Int) -> Lifestyle? {
+        /// The lifestyle string node `node` names, by its bytes; nil for any other text. Inline:
+        /// a call copied the whole decoder to pass it, for every entry with a `Lifestyle`.
+        @inline(__always) func lifestyleNamed(_ node: Int) -> Lifestyle? {
             if equals(node, "singleton") { return .singleton }
             if equals(node, "transient") { return .transient }
             if equals(node, "graph") { return .graph }

@@ -19,6 +19,8 @@ struct LifetimeRule {
     let definitionOf: (Int) -> EntryDefinition?
     /// An entry's name (`definitionOf(i)?.name` without decoding the definition).
     let nameOf: (Int) -> String?
+    /// An entry's place (`definitionOf(i)?.location` without decoding the definition).
+    let locationOf: (Int) -> SourceLocation?
 
     /// Every singleton that reaches a `graph` entry, each with a path to the nearest one. Any path
     /// that breaks the rule after a change passes through a changed entry (the state before was
@@ -174,22 +176,30 @@ struct LifetimeRule {
         let shown = PathText.written(path, name: nameOf)
         // The dependency of the last step, and what to write there instead: a provider for a
         // reference or an optional one; a tagged list has no provider form, so the member leaves
-        // the tag.
+        // the tag. Only the entry before the last step is decoded (its dependencies).
         var via = ""
         var fix = "make it {Provider: \(graph)}"
         if let def = definitionOf(path[path.count - 2]) {
-            // A tagged list reaches the graph entry when it asks for one of that entry's tags.
-            let graphTags = Set(definitionOf(path[path.count - 1])?.tags.map(\.text) ?? [])
+            // A tagged list reaches the graph entry when it asks for one of that entry's tags
+            // (its tags read at the first tagged list met).
+            var graphTags: Set<String>?
             outer: for dep in def.dependencies {
                 var found: DependencyEdge?
                 dep.value.forEachEdge { e in
                     guard found == nil, e.kind.isObjectEdge else { return }
-                    if e.kind == .tagged ? graphTags.contains(e.name) : e.name == graph { found = e }
+                    if e.kind == .tagged {
+                        if graphTags == nil { graphTags = Set(definitionOf(path[path.count - 1])?.tags.map(\.text) ?? []) }
+                        if graphTags!.contains(e.name) { found = e }
+                    } else if e.name == graph {
+                        found = e
+                    }
                 }
                 if let found {
-                    via = " (key '\(dep.key)' of '\(def.name)')"
+                    via = ProblemText.joined(" (key '", dep.key, "' of '", def.name, "')")
                     if found.kind == .tagged {
-                        fix = "take '\(graph)' out of tag '\(found.name)' (it is a member of {Tagged: \(found.name)} there)"
+                        fix = ProblemText.joined(
+                            "take '", graph, "' out of tag '", found.name, "' (it is a member of {Tagged: ", found.name,
+                            "} there)")
                     }
                     break outer
                 }
@@ -197,8 +207,10 @@ struct LifetimeRule {
         }
         return Diagnostic(
             .lifetime,
-            "singleton '\(singleton)' would keep graph object '\(graph)': \(shown)\(via); a graph object belongs to one "
-                + "create: \(fix), or change a lifestyle ('\(singleton)' not singleton, or '\(graph)' not graph)",
-            at: definitionOf(path[0])?.location, path: path.prefix(Diagnostic.maxPathNames).map(nameOf), in: store)
+            ProblemText.joined(
+                "singleton '", singleton, "' would keep graph object '", graph, "': ", shown, via,
+                "; a graph object belongs to one create: ", fix, ", or change a lifestyle ('", singleton, "' not singleton, or '",
+                graph, "' not graph)"),
+            at: locationOf(path[0]), path: path.prefix(Diagnostic.maxPathNames).map(nameOf), in: store)
     }
 }

@@ -84,6 +84,14 @@ struct NameTable: @unchecked Sendable {
         }
     }
 
+    /// Whether index `i`, which must be below the count the table was made for, has the name of
+    /// `length` bytes at `key` (what `find` of those bytes would return: each name is in the table
+    /// once, and an index keeps its name until `clear`).
+    @inline(__always)
+    func holds(_ i: Int, _ key: UnsafePointer<UInt8>, _ length: Int) -> Bool {
+        Int(lengths[i]) == length && starts[i].map { RawMapSlot.equalBytes($0, key, length) } ?? false
+    }
+
     /// The table's hash of `n` bytes at `p`: whole words (the last one overlapping the one before),
     /// two overlapping 4-byte halves, or the first, middle and last byte, with the length, then
     /// a round of MurmurHash3's 64-bit finaliser, so the probe position (low bits) and the fingerprint kept

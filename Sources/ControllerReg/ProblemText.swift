@@ -29,29 +29,6 @@ enum ProblemText {
         text.append("entry '", entry, "', key '", key, "': ")
     }
 
-    /// `entry 'E', key 'K': no entry named 'N' (did you mean 'S'?)`, or without a suggestion
-    /// `...; if this is text, write "@N"` (for a `{Provider: N}`, which has no text form,
-    /// `...; {Provider: N} needs an entry: define 'N' or name an existing one`).
-    @inline(never)
-    static func missingReference(
-        entry: UnsafeBufferPointer<UInt8>, key: UnsafeBufferPointer<UInt8>, name: UnsafeBufferPointer<UInt8>, suggestion: String?,
-        provider: Bool = false, into text: TextBuffer
-    ) {
-        text.clear()
-        text.append("entry '", entry, "', key '", key, "': no entry named '")
-        text.append(name)
-        text.append(byte: UInt8(ascii: "'"))
-        if let suggestion {
-            writeHint(suggestion, into: text)
-        } else if provider {
-            text.append("; {Provider: ", name, "} needs an entry: define '")
-            text.append(name)
-            text.append("' or name an existing one")
-        } else {
-            text.append("; if this is text, write \"@", name, "\"")
-        }
-    }
-
     /// ` (did you mean 'S'?)`: `Suggestions.hint` written in place.
     static func writeHint(_ suggestion: String?, into text: TextBuffer) {
         guard let suggestion else { return }
@@ -116,37 +93,12 @@ enum ProblemText {
         text.append(form.example)
     }
 
-    /// The problem of a use `DependencyRule.problems(of:)` reports for a reference, provider or
-    /// optional reference whose name is empty, a literal (a form's) or holds a NUL byte, in its
-    /// words, written into `text`; false when the name is sound.
-    @inline(never)
-    static func flawedUse(
-        _ tag: DefinitionCoding.ValueTag, name: UnsafeBufferPointer<UInt8>, entry: UnsafeBufferPointer<UInt8>,
-        key: UnsafeBufferPointer<UInt8>, into text: TextBuffer
-    ) -> Bool {
-        let empty = name.count == 0
-        let literal = !empty && tag != .reference && name[0] == DependencyRule.literalMark
-        let nul = !empty && !literal && memchr(name.baseAddress!, 0, name.count) != nil
-        guard empty || literal || nul else { return false }
-        text.clear()
-        writePlace(entry: entry, key: key, into: text)
-        if tag == .reference {
-            if empty {
-                text.append("an empty string is not an entry name; write \"@\" for an empty literal string")
-            } else {
-                text.append("reference '", name, "' contains a NUL byte")
-            }
-            return true
-        }
-        text.append(tag == .provider ? "Provider" : "Optional")
-        if empty {
-            text.append(" must name an entry (a non-empty string), found an empty string")
-        } else if literal {
-            text.append(" must name an entry, not a literal ('", name, "')")
-        } else {
-            text.append(" '", name, "' contains a NUL byte")
-        }
-        return true
+    /// The form of the message `DependencyRule.problems(of:)` reports (in the same words) for a
+    /// reference, provider or optional reference of `tag` whose name is empty, a literal (a
+    /// form's) or holds a NUL byte: the transaction records such a use's problem with its pieces
+    /// (`MessageForm.isFlawed` tells whether it has one).
+    static func flawedForm(_ tag: DefinitionCoding.ValueTag) -> MessageForm {
+        tag == .reference ? .flawedReference : tag == .provider ? .flawedProvider : .flawedOptional
     }
 
     /// The pieces one after another: one allocation and a copy per piece (string interpolation

@@ -23,14 +23,16 @@ import Darwin
     /// `RawValue.Flags` bits.
     @usableFromInline package var flags: UInt8
     /// For a map with `Flags.lookupHint`: the slot where the next key lookup looks first
-    /// (`ValueRef.valueAtHint(forCKey:)`); otherwise 0.
+    /// (`ValueRef.valueAtHint(forCKey:)`); for an owned map, `RawValue.nulKeys` when one of its
+    /// keys holds a NUL byte; otherwise 0.
     @usableFromInline var reserved: UInt16 = 0
     /// String length in bytes, or element count of a list or map.
     @usableFromInline package var count: UInt32
     /// Payload: bool/int/double bits, string bytes, object pointer, or children.
     @usableFromInline package var a: UInt64
     /// List/map capacity for owned containers; 1 for a `graph` object as its first receiver gets
-    /// it (`graphObject`: others of the same create may get it too); otherwise 0.
+    /// it (`graphObject`: others of the same create may get it too); for a map with
+    /// `Flags.lookupHint`, the slot a lookup skipped, plus one (`skippedSlot`); otherwise 0.
     @usableFromInline package var b: UInt64
 
     /// Flag bits.
@@ -105,15 +107,37 @@ import Darwin
     }
     /// The arguments map of one callback, over slots in that call's memory: a borrowed map whose
     /// lookups keep a hint in it (`Flags.lookupHint`), so keys read in slot order are found first try.
-    @inlinable static func argumentsMap(_ p: UnsafePointer<RawMapSlot>?, count: Int) -> RawValue {
-        RawValue(kind: .map, flags: Flags.lookupHint, count: UInt32(count), a: UInt64(UInt(bitPattern: p)))
+    /// With `hinted` false (props with a key holding NUL: `hintable(props:)`), a plain borrowed map.
+    @inlinable static func argumentsMap(_ p: UnsafePointer<RawMapSlot>?, count: Int, hinted: Bool = true) -> RawValue {
+        RawValue(kind: .map, flags: hinted ? Flags.lookupHint : 0, count: UInt32(count), a: UInt64(UInt(bitPattern: p)))
     }
+    /// In `reserved` of an owned map (props built from Swift `String` keys): one of its keys holds a
+    /// NUL byte, so an arguments map merging it gets no `Flags.lookupHint` (whose C-key reads
+    /// assume keys without NUL: `RawMapSlot.nulFreeKeyEquals`). Keys set through the C ABI are
+    /// C strings and never hold one.
+    @usableFromInline package static let nulKeys: UInt16 = 1
+
+    /// Whether an arguments map over these props (a map, or nil) may keep a lookup hint: none of
+    /// their keys holds a NUL byte (`nulKeys`).
+    @inlinable static func hintable(props: UnsafePointer<RawValue>?) -> Bool {
+        props.map { $0.pointee.reserved & nulKeys == 0 } ?? true
+    }
+
     /// The lookup hint of a map with `Flags.lookupHint` (read and written relaxed-atomically: a
     /// host may read its arguments from several threads while its callback runs).
     @inlinable static func lookupHint(_ map: UnsafePointer<RawValue>) -> UnsafeMutablePointer<Atomic<UInt16>> {
         // `reserved` follows `kind` and `flags` (a constant: a key path's offset is not folded here).
         assert(MemoryLayout<RawValue>.offset(of: \RawValue.reserved) == 2, "RawValue layout changed")
         return (UnsafeMutableRawPointer(mutating: map) + 2).assumingMemoryBound(to: Atomic<UInt16>.self)
+    }
+
+    /// The slot a lookup of a map with `Flags.lookupHint` skipped, plus one (0: none), in its `b`:
+    /// a lookup that found the slot after the hinted one leaves the hinted slot there, to be tried
+    /// first when it is read late (`ValueRef.searchArguments`). Read and written relaxed-atomically,
+    /// as the hint.
+    @inlinable static func skippedSlot(_ map: UnsafePointer<RawValue>) -> UnsafeMutablePointer<Atomic<UInt64>> {
+        assert(MemoryLayout<RawValue>.offset(of: \RawValue.b) == 16, "RawValue layout changed")
+        return (UnsafeMutableRawPointer(mutating: map) + 16).assumingMemoryBound(to: Atomic<UInt64>.self)
     }
 
     /// The kind; an unknown byte reads as null.
@@ -155,24 +179,20 @@ import Darwin
         self.value = value
     }
 
-    /// Whether the key equals the NUL-terminated `k`: its `keyLength` bytes match and `k` ends
-    /// there. Both are NUL-terminated (every map key is), so the bytes are compared up to the
-    /// first NUL of `k`, which must come where the key ends (a key with an embedded NUL matches
-    /// no C string). Reads `k` a byte at a time and never past its NUL, and the key never past
-    /// its terminating NUL.
-    @inlinable @inline(__always) func keyEquals(cString k: UnsafePointer<UInt8>) -> Bool {
-        RawMapSlot.equalsFrom(0, key, keyLength, k)
-    }
-
-    /// `keyEquals(cString:)` for a `k` whose first byte is known to equal the key's.
+    /// Whether the key equals the NUL-terminated `k`, whose first byte is known to equal the
+    /// key's: its `keyLength` bytes match and `k` ends there. Both are NUL-terminated (every map
+    /// key is), so the bytes are compared up to the first NUL of `k`, which must come where the
+    /// key ends (a key with an embedded NUL matches no C string). Reads `k` a byte at a time and
+    /// never past its NUL, and the key never past its terminating NUL. (Maps whose keys hold no
+    /// NUL take `nulFreeKeyEquals`.)
     @inlinable @inline(__always) func keyEquals(cString k: UnsafePointer<UInt8>, afterFirst first: UInt8) -> Bool {
         // The key's first byte (its NUL when it is empty) equals `k`'s: a NUL there ends both.
         if first == 0 { return keyLength == 0 }
         return RawMapSlot.equalsFrom(1, key, keyLength, k)
     }
 
-    /// The comparison of `keyEquals(cString:)` from byte `j` on (the bytes before it equal and
-    /// not NUL).
+    /// The comparison of `keyEquals(cString:afterFirst:)` from byte `start` on (the bytes before it
+    /// equal and not NUL).
     @inlinable @inline(__always) static func equalsFrom(
         _ start: Int, _ s: UnsafePointer<UInt8>, _ n: Int, _ k: UnsafePointer<UInt8>
     ) -> Bool {
@@ -185,15 +205,40 @@ import Darwin
         }
     }
 
-    /// Whether the key equals `bytes`.
-    @inlinable func keyEquals(_ bytes: UnsafePointer<UInt8>, _ length: Int) -> Bool {
+    /// `keyEquals(cString:afterFirst:)` from byte `start` on (the bytes before it equal and not
+    /// NUL), for a key with no NUL byte among its `keyLength` (every key of a map with
+    /// `Flags.lookupHint`: plan keys never hold one, and an arguments map that merges props whose
+    /// keys might is not given the flag). `k` is still read a byte at a time and never past its NUL: each byte only once
+    /// the one before it matched a key byte, so was not NUL. Without a NUL test per byte, a byte
+    /// costs a load, a compare and a branch (four at a time, then one by one); `k` must end where
+    /// the key does.
+    @inlinable @inline(__always) func nulFreeKeyEquals(cString k: UnsafePointer<UInt8>, from start: Int) -> Bool {
+        let s = key, n = keyLength
+        var j = start
+        while n &- j >= 4 {
+            if k[j] != s[j] || k[j &+ 1] != s[j &+ 1] || k[j &+ 2] != s[j &+ 2] || k[j &+ 3] != s[j &+ 3] {
+                return false
+            }
+            j &+= 4
+        }
+        while j < n {
+            if k[j] != s[j] { return false }
+            j &+= 1
+        }
+        return k[n] == 0
+    }
+
+    /// Whether the key equals `bytes` (always inlined, as `equalBytes`: in a host's `args["k"]` the
+    /// length and bytes of a literal key are constants, and the compare folds to a word or two).
+    @inlinable @inline(__always) func keyEquals(_ bytes: UnsafePointer<UInt8>, _ length: Int) -> Bool {
         keyLength == length && RawMapSlot.equalBytes(key, bytes, length)
     }
 
     /// Whether `n` bytes at `a` and `b` are equal. Keys are short: up to 16 bytes are compared with
     /// two loads per side (overlapping when `n` is not a power of two), no call; longer ones
     /// check the first byte, then memcmp.
-    @inlinable static func equalBytes(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ n: Int) -> Bool {
+    @inlinable @inline(__always)
+    static func equalBytes(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ n: Int) -> Bool {
         let ra = UnsafeRawPointer(a), rb = UnsafeRawPointer(b)
         if n >= 8 {
             if n > 16 { return a.pointee == b.pointee && memcmp(a, b, n) == 0 }

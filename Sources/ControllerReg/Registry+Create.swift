@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 extension Registry {
     /// Creates the object `name` describes, merging `props` over its dependencies (props win), as
     /// a raw pointer: what the class's create returned.
@@ -45,7 +53,7 @@ extension Registry {
     @inline(__always)
     private func createOutcome(_ u: UnsafeBufferPointer<UInt8>, _ rawProps: UnsafePointer<RawValue>?) -> CreateOutcome {
         createOutcome(
-            bytes: u.baseAddress ?? emptyKey, length: u.count, hash: NameTable.hash(u.baseAddress ?? emptyKey, u.count),
+            bytes: u.baseAddress ?? emptyKey, length: u.count,
             props: rawProps,
             destroyer: nil)
     }
@@ -64,11 +72,28 @@ extension Registry {
 
     /// The created object as a `T`: taken over (+1 from the class's create) unless the registry
     /// owns it; another type is a `.type` error (the object is released with the reference).
-    @inlinable
+    /// Inlined: an object whose class is exactly `T` (one metadata compare) is returned here; a
+    /// subclass or another class takes `typedByCast`, out of line.
+    @inlinable @inline(__always)
     static func typed<T: AnyObject>(_ ref: ObjectReference, _ name: String, as type: T.Type) throws(ConfigError) -> T {
+        let p = ref.pointer.unsafelyUnwrapped
+        let exact = Unmanaged<AnyObject>.fromOpaque(p)._withUnsafeGuaranteedRef {
+            ObjectIdentifier(Swift.type(of: $0)) == ObjectIdentifier(T.self)
+        }
+        if exact {
+            let u = Unmanaged<T>.fromOpaque(p)
+            return ref.isRegistryOwned ? u.takeUnretainedValue() : u.takeRetainedValue()
+        }
+        return try typedByCast(ref, name, as: type)
+    }
+
+    /// `typed` of an object whose class is not exactly `T`: the runtime's cast (a subclass is a
+    /// `T`), else a `.type` error (the object released with the reference).
+    @inlinable @inline(never)
+    static func typedByCast<T: AnyObject>(_ ref: ObjectReference, _ name: String, as type: T.Type) throws(ConfigError) -> T {
         let unmanaged = Unmanaged<AnyObject>.fromOpaque(ref.pointer.unsafelyUnwrapped)
         let object = ref.isRegistryOwned ? unmanaged.takeUnretainedValue() : unmanaged.takeRetainedValue()
-        guard let typed = ValueRef.cast(object, to: T.self) else { throw wrongType(object, name, T.self) }
+        guard let typed = object as? T else { throw wrongType(object, name, T.self) }
         return typed
     }
 
@@ -96,9 +121,8 @@ extension Registry {
     package func createOutcome(
         cName: UnsafePointer<CChar>, props: UnsafePointer<RawValue>?, destroyer: UnsafeMutablePointer<Destroyer>?
     ) -> CreateOutcome {
-        let (hash, length) = NameTable.hash(cString: cName)
         return createOutcome(
-            bytes: UnsafeRawPointer(cName).assumingMemoryBound(to: UInt8.self), length: length, hash: hash,
+            bytes: UnsafeRawPointer(cName).assumingMemoryBound(to: UInt8.self), length: strlen(cName),
             props: props, destroyer: destroyer)
     }
 
@@ -106,17 +130,15 @@ extension Registry {
     func create(
         bytes: UnsafePointer<UInt8>, length: Int, props: UnsafePointer<RawValue>?
     ) throws(ConfigError) -> UnsafeMutableRawPointer {
-        try createRaw(
-            bytes: bytes, length: length, hash: NameTable.hash(bytes, length), props: props
-        ).0
+        try createRaw(bytes: bytes, length: length, props: props).0
     }
 
     @inline(__always)
     func createRaw(
-        bytes: UnsafePointer<UInt8>, length: Int, hash: UInt64, props: UnsafePointer<RawValue>?,
+        bytes: UnsafePointer<UInt8>, length: Int, props: UnsafePointer<RawValue>?,
         destroyer: UnsafeMutablePointer<Destroyer>? = nil
     ) throws(ConfigError) -> (UnsafeMutableRawPointer, Bool) {
-        switch createOutcome(bytes: bytes, length: length, hash: hash, props: props, destroyer: destroyer) {
+        switch createOutcome(bytes: bytes, length: length, props: props, destroyer: destroyer) {
         case .made(let object, let owned): return (object, owned)
         case .failed(let error): throw error
         }
@@ -134,14 +156,24 @@ extension Registry {
 
     /// The create path every door shares: entry by name (a singleton hit without a resolver),
     /// else a class of that name or a template's.
+    ///
+    /// The entry a thread created last is tried first (`CreateThread.lastEntry`): a host creating
+    /// the same name again (cells of a list, a screen shown again) skips the hash and the probe.
+    /// The try compares the name's bytes with the entry's in the snapshot being read, so it can
+    /// only find what the table would (an index that is stale, from another registry or a
+    /// replaced snapshot, holds other bytes or none and misses).
     @inline(__always)
     func createOutcome(
-        bytes: UnsafePointer<UInt8>, length: Int, hash: UInt64, props: UnsafePointer<RawValue>?,
+        bytes: UnsafePointer<UInt8>, length: Int, props: UnsafePointer<RawValue>?,
         destroyer: UnsafeMutablePointer<Destroyer>?
     ) -> CreateOutcome {
         if let props, props.pointee.valueKind != .map { return .failed(propsNotAMap(props)) }
         return cell.read { s, thread in
-            let index = s.entries.names.find(bytes, length, hash: hash)
+            var index = thread.pointee.lastEntry
+            if !s.entries.holds(index, bytes, length) {
+                index = s.entries.names.find(bytes, length, hash: NameTable.hash(bytes, length))
+                if index >= 0 { thread.pointee.lastEntry = index }
+            }
             if index >= 0 {
                 // Singleton hit: the built object, with no resolver (what createEntry would return).
                 // A name is in the table only while its entry is live (`EntryTable.names`).
@@ -155,7 +187,7 @@ extension Registry {
                     return .made(v, true)
                 }
             }
-            return createFound(s, thread, index, bytes: bytes, length: length, hash: hash, props: props, destroyer: destroyer)
+            return createFound(s, thread, index, bytes: bytes, length: length, props: props, destroyer: destroyer)
         }
     }
 
@@ -164,7 +196,7 @@ extension Registry {
     @inline(__always)
     private func createFound(
         _ s: Snapshot, _ thread: UnsafeMutablePointer<CreateThread>, _ index: Int, bytes: UnsafePointer<UInt8>, length: Int,
-        hash: UInt64, props: UnsafePointer<RawValue>?, destroyer: UnsafeMutablePointer<Destroyer>?
+        props: UnsafePointer<RawValue>?, destroyer: UnsafeMutablePointer<Destroyer>?
     ) -> CreateOutcome {
         if index >= 0 {
             var resolver = Resolver(
@@ -178,7 +210,7 @@ extension Registry {
                     error.error(for: String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self)))
             }
         }
-        switch createByConvention(s, bytes: bytes, length: length, hash: hash, props: props, destroyer: destroyer) {
+        switch createByConvention(s, bytes: bytes, length: length, props: props, destroyer: destroyer) {
         case .success(let (o, owned)): return .made(o, owned)
         case .failure(let error): return .failed(error)
         }
@@ -193,7 +225,7 @@ extension Registry {
     /// A name with no entry: a registered class of that name, else the first template that names
     /// a registered class.
     private func createByConvention(
-        _ s: Snapshot, bytes: UnsafePointer<UInt8>, length: Int, hash: UInt64,
+        _ s: Snapshot, bytes: UnsafePointer<UInt8>, length: Int,
         props: UnsafePointer<RawValue>?,
         destroyer: UnsafeMutablePointer<Destroyer>?
     ) -> Result<(UnsafeMutableRawPointer, Bool), ConfigError> {
@@ -214,7 +246,7 @@ extension Registry {
                     "cannot create '\(String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self))': the name is not valid UTF-8"
                 ))
         }
-        var slot = s.classes.lookup.find(bytes, length, hash: hash)
+        var slot = s.classes.lookup.find(bytes, length, hash: NameTable.hash(bytes, length))
         if slot < 0 {
             for template in s.templates {
                 let candidate = template.replacingAll("{name}", with: name)

@@ -19,7 +19,9 @@ extension Registry {
             // Decoded while it is read: no document tree is held beside the records.
             var load = StagedLoad()
             let textBytes = try load.read(path: path, format: format, limits: limits.config)
-            try apply(load, mode: mode, source: .files([path], format), environment: ConfigEnvironment(variables: environment))
+            try apply(
+                load, mode: mode, source: .files([ReloadHistory.absolute(path)], format),
+                environment: ConfigEnvironment(variables: environment))
             return textBytes
         }
     }
@@ -63,7 +65,7 @@ extension Registry {
             // The files that were read are still checked; a file that was not may define any name, so
             // references that do not resolve are not reported then.
             try apply(
-                load, mode: mode, source: .files(paths, format), unreadProblems: unread,
+                load, mode: mode, source: .files(paths.map(ReloadHistory.absolute), format), unreadProblems: unread,
                 environment: ConfigEnvironment(variables: environment))
             return textBytes
         }

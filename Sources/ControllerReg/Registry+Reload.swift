@@ -4,7 +4,8 @@ extension Registry {
     /// atomic swap. Returns what changed.
     ///
     /// The registry's history is replayed in order over an empty table, as the same calls would
-    /// build it today: files are read again (same paths, formats, modes; files loaded together
+    /// build it today: files are read again (same paths, a relative one from the directory current
+    /// at its load; same formats, modes; files loaded together
     /// stay one transaction), config text, `add` and `remove` are applied again as they were.
     /// Every problem of the whole result is reported at once (a file that cannot be read is an
     /// `.io` problem) and on any of them nothing changes. Class registrations and name templates

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// What a registry was given, in order, so `Registry.reload()` can give it again.
 ///
 /// A file load is kept as its paths, format and mode: a reload reads the files again. Definitions
@@ -8,7 +16,7 @@
 struct ReloadHistory {
     /// Where a step's definitions come from.
     enum Source {
-        /// Files read by path; several are one transaction.
+        /// Files read by path (absolute, see `absolute`); several are one transaction.
         case files([String], ConfigFormat)
         /// Definitions given directly (text, bytes, code), or none (a removal).
         case given
@@ -27,6 +35,18 @@ struct ReloadHistory {
     }
 
     var steps: [Step] = []
+
+    /// `path` as a reload must read it: a relative path joined to the current directory of the
+    /// load, so a host that changes directory (a daemon's chdir("/")) reloads the file it loaded,
+    /// not another one of the same name (or none). Symbolic links are followed again at each read.
+    /// Kept as it is when the current directory cannot be read.
+    static func absolute(_ path: String) -> String {
+        if path.isEmpty || path.utf8.first == UInt8(ascii: "/") { return path }
+        guard let cwd = getcwd(nil, 0) else { return path }
+        defer { free(cwd) }
+        let dir = String(cString: cwd)
+        return dir.hasSuffix("/") ? dir + path : dir + "/" + path
+    }
     /// The step that defined each entry: by entry index in a root registry, by position in `own`
     /// in a child.
     var origins: [Int32] = []

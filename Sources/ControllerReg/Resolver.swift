@@ -28,6 +28,8 @@ struct Resolver {
     let maxDepth: Int
     /// The calling thread's nesting depth and stack bound (a resolver never leaves its thread).
     let thread: UnsafeMutablePointer<CreateThread>
+    /// The snapshot's plans and class functions, as pointers read once per create.
+    let tables: Tables
     /// `graph` objects built in this call.
     private var graph = GraphObjects()
 
@@ -42,6 +44,7 @@ struct Resolver {
         self.registry = registry
         self.maxDepth = maxDepth
         self.thread = thread
+        tables = Tables(snapshot)
     }
 
     struct GraphObject {
@@ -87,7 +90,7 @@ struct Resolver {
     ) throws(CreateFailure) -> (UnsafeMutableRawPointer, Bool) {
         defer { finishGraph() }
         let depth = depth ?? thread.pointee.depth
-        let plan = snapshot.entries.plans[index]
+        let plan = tables.plans[index]
         if plan.lifestyle == .singleton {
             if let props, props.pointee.count > 0 {
                 throw CreateFailure(
@@ -108,12 +111,16 @@ struct Resolver {
             throw CreateFailure(code: .classNotRegistered, message: "class '\(snapshot.classes.names[slot])' is not registered")
         }
         let depth = thread.pointee.depth
-        try checkDepth(depth, snapshot.classes.names[slot])
+        try checkDepth(depth, classSlot: slot)
         HostFailure.clear()
         // The callback gets a borrowed view of the props, never the caller's root itself (which it
         // could otherwise modify or free).
         var view =
-            props.map { RawValue.argumentsMap($0.pointee.mapSlots.map { UnsafePointer($0) }, count: Int($0.pointee.count)) }
+            props.map {
+                RawValue.argumentsMap(
+                    $0.pointee.mapSlots.map { UnsafePointer($0) }, count: Int($0.pointee.count),
+                    hinted: RawValue.hintable(props: $0))
+            }
             ?? emptyArgumentsMap.pointee
         let made = withUnsafeMutablePointer(to: &view) { v in
             CreateNesting.callingHost(thread, at: depth) { create(UnsafeRawPointer(v), f.context) }
@@ -140,7 +147,7 @@ struct Resolver {
         let count = Int(plan.slotCount)
         guard count > 0 else { return }
         let depth = thread.pointee.depth
-        try checkDepth(depth, entryName(index))
+        try checkDepth(depth, entry: index)
         let valueBytes = count * MemoryLayout<RawValue>.stride
         let total = valueBytes + Int(plan.extraBytes)
         try withUnsafeTemporaryAllocation(byteCount: total, alignment: 16) { (buffer) throws(CreateFailure) in
@@ -196,38 +203,59 @@ struct Resolver {
     /// The functions of entry `index`'s class (inlined: the failure is built out of line).
     @inline(__always)
     private func classFunctions(_ index: Int) throws(CreateFailure) -> ClassFunctions {
-        let slot = Int(snapshot.entries.plans[index].classSlot)
-        guard slot >= 0, slot < snapshot.classes.count, snapshot.classes.functions[slot].create != nil else {
-            throw classNotRegistered(index)
+        try registeredClass(index).pointee
+    }
+
+    /// Where the functions of entry `index`'s class are in the snapshot's class table (valid as
+    /// long as the snapshot), once they are known to have a `create`.
+    @inline(__always)
+    private func registeredClass(_ index: Int) throws(CreateFailure) -> UnsafePointer<ClassFunctions> {
+        let slot = Int(tables.plans[index].classSlot)
+        guard UInt(bitPattern: slot) < UInt(bitPattern: tables.functions.count), tables.functions[slot].create != nil else {
+            throw Resolver.classNotRegistered(index, snapshot)
         }
-        return snapshot.classes.functions[slot]
+        return tables.functions + slot
     }
 
     @inline(never)
-    private func classNotRegistered(_ index: Int) -> CreateFailure {
+    private static func classNotRegistered(_ index: Int, _ snapshot: Snapshot) -> CreateFailure {
         CreateFailure(
             code: .classNotRegistered,
-            message: "class '\(className(index))' of entry '\(entryName(index))' is not registered",
-            path: [entryName(index)])
+            message: "class '\(className(index, snapshot))' of entry '\(entryName(index, snapshot))' is not registered",
+            path: [entryName(index, snapshot)])
     }
 
-    /// Fails when a create at `depth` (references, and creates made from host callbacks on this
-    /// thread, all count) would pass the depth limit or run this thread's stack out.
+    /// Fails when a create of entry `index` at `depth` (references, and creates made from host
+    /// callbacks on this thread, all count) would pass the depth limit or run this thread's stack
+    /// out. (No closure for the name: one capturing the resolver copied it on every create.)
     @inline(__always)
-    private func checkDepth(_ depth: Int, _ name: @autoclosure () -> String) throws(CreateFailure) {
+    private func checkDepth(_ depth: Int, entry index: Int) throws(CreateFailure) {
+        if depth >= maxDepth || !thread.pointee.hasStackRoom() {
+            throw Resolver.tooDeep(depth, maxDepth, name: Resolver.entryName(index, snapshot))
+        }
+    }
+
+    /// `checkDepth` for a create of class `slot` (a name with no entry).
+    @inline(__always)
+    private func checkDepth(_ depth: Int, classSlot slot: Int) throws(CreateFailure) {
+        if depth >= maxDepth || !thread.pointee.hasStackRoom() {
+            throw Resolver.tooDeep(depth, maxDepth, name: snapshot.classes.names[slot])
+        }
+    }
+
+    /// `checkDepth`'s failure for `name` (out of line): the depth limit, else the stack.
+    @inline(never)
+    private static func tooDeep(_ depth: Int, _ maxDepth: Int, name: String) -> CreateFailure {
         if depth >= maxDepth {
-            throw CreateFailure(
+            return CreateFailure(
                 code: .limit,
                 message:
                     "creates nested deeper than the create depth limit of \(maxDepth) (references, and creates made inside create callbacks or through providers on this thread, all count)"
                     + ConfigLimits.fix("CR_LIMIT_CREATE_DEPTH"),
-                path: [name()])
+                path: [name])
         }
-        if !thread.pointee.hasStackRoom() {
-            throw CreateFailure(
-                code: .limit, message: "creates nested too deeply for this thread's stack (at depth \(depth))",
-                path: [name()])
-        }
+        return CreateFailure(
+            code: .limit, message: "creates nested too deeply for this thread's stack (at depth \(depth))", path: [name])
     }
 
     /// The singleton of entry `index`, built (in a call of its own) on first use.
@@ -269,17 +297,18 @@ struct Resolver {
     mutating func build(
         _ index: Int, props: UnsafePointer<RawValue>?, depth: Int
     ) throws(CreateFailure) -> UnsafeMutableRawPointer {
-        let functions = try classFunctions(index)
-        try checkDepth(depth, entryName(index))
-        let create = functions.create!
+        let functions = try registeredClass(index)
+        try checkDepth(depth, entry: index)
+        let create = functions.pointee.create.unsafelyUnwrapped
         let propsCount = props.map { Int($0.pointee.count) } ?? 0
 
-        if snapshot.entries.plans[index].shape != nil || propsCount != 0 {
+        if tables.plans[index].shape != nil || propsCount != 0 {
             return try buildWithArguments(index, props: props, propsCount: propsCount, functions, depth: depth)
         }
         HostFailure.clear()
         let empty = CreateThread.emptyArguments(thread)
-        guard let object = CreateNesting.callingHost(thread, at: depth, { create(empty, functions.context) }) else {
+        let context = functions.pointee.context
+        guard let object = CreateNesting.callingHost(thread, at: depth, { create(empty, context) }) else {
             var failure = createFailed(index)
             failure.path = [entryName(index)]
             throw failure
@@ -287,83 +316,116 @@ struct Resolver {
         return object
     }
 
+    /// Bytes of scratch memory every `buildWithArguments` frame has (a fixed size, so no size is
+    /// computed for it): an arguments map of up to 7 slots with the ownership records of 2 objects
+    /// fits; larger ones get memory of their size.
+    private static var argumentsOnStack: Int { 384 }
+
     /// `build` of an entry with dependency slots or props: the arguments map is built in scratch
     /// memory of this frame, the callback called, and what it did not take settled.
     @inline(never)
     private mutating func buildWithArguments(
-        _ index: Int, props: UnsafePointer<RawValue>?, propsCount: Int, _ functions: ClassFunctions, depth: Int
+        _ index: Int, props: UnsafePointer<RawValue>?, propsCount: Int, _ f: UnsafePointer<ClassFunctions>, depth: Int
     ) throws(CreateFailure) -> UnsafeMutableRawPointer {
-        let plan = snapshot.entries.plans[index]
-        let create = functions.create!
+        let plan = tables.plans[index]
         // Sizes of a few slots: no overflow checks needed.
         let count = plan.shape.map { $0.count } ?? 0
         let extra = plan.shape.map { Int($0.extraBytes) } ?? 0
-        let argsBytes = MemoryLayout<RawValue>.stride
         let slotBytes = (count &+ propsCount) &* MemoryLayout<RawMapSlot>.stride
-        let total = argsBytes &+ slotBytes &+ extra
-        return try _withUnprotectedUnsafeTemporaryAllocation(byteCount: total, alignment: 16) {
-            (buffer) throws(CreateFailure) -> UnsafeMutableRawPointer in
-            let base = buffer.baseAddress!
-            let args = base.bindMemory(to: RawValue.self, capacity: 1)
-            let empty = CreateThread.emptyArguments(thread)
-            let top = (base + argsBytes).bindMemory(to: RawMapSlot.self, capacity: count &+ propsCount)
-            var work = Work(scratch: base + argsBytes + slotBytes, end: base + total)
-            var n = count
-            do throws(CreateFailure) {
-                // By pointer: each slot's head (the shape's) and payload (the entry's, at a fixed
-                // distance from it) in order, each map slot written in place.
-                if let shape = plan.shape {
-                    var h = shape.heads
-                    let end = h + count
-                    let gap = UnsafeRawPointer(plan.payloads.unsafelyUnwrapped) - UnsafeRawPointer(h)
-                    var d = top
-                    if let props {
-                        repeat {
-                            let s = PlanSlot(
-                                head: h.pointee, payload: UnsafeRawPointer(h).load(fromByteOffset: gap, as: UInt64.self))
-                            h += 1
-                            // Props win over dependencies of the same key.
-                            if ValueRef(props).lookup(s.key, s.keyLength) != nil {
-                                n &-= 1
-                                continue
-                            }
-                            try fill(d, s, &work, depth: depth, emptyArgs: empty)
-                            d += 1
-                        } while h < end
-                    } else {
-                        repeat {
-                            try fill(
-                                d,
-                                PlanSlot(
-                                    head: h.pointee, payload: UnsafeRawPointer(h).load(fromByteOffset: gap, as: UInt64.self)),
-                                &work, depth: depth, emptyArgs: empty)
-                            h += 1
-                            d += 1
-                        } while h < end
-                    }
-                }
-                if let props, let slots = props.pointee.mapSlots {
-                    for i in 0..<propsCount {
-                        (top + n).initialize(to: slots[i])
-                        n &+= 1
-                    }
-                }
-                args.initialize(to: .argumentsMap(UnsafePointer(top), count: n))
-                HostFailure.clear()
-                guard
-                    let object = CreateNesting.callingHost(
-                        thread, at: depth, { create(UnsafeRawPointer(args), functions.context) })
-                else {
-                    throw createFailed(index)
-                }
-                settle(&work, borrows: functions.borrowsArguments)
-                return object
-            } catch {
-                settle(&work, borrows: functions.borrowsArguments)
-                var failure = error
-                failure.path.insert(entryName(index), at: 0)
-                throw failure
+        let total = MemoryLayout<RawValue>.stride &+ slotBytes &+ extra
+        return try _withUnprotectedUnsafeTemporaryAllocation(byteCount: Resolver.argumentsOnStack, alignment: 16) {
+            (small) throws(CreateFailure) -> UnsafeMutableRawPointer in
+            if total <= Resolver.argumentsOnStack {
+                return try buildArguments(
+                    in: small.baseAddress!, index, props: props, propsCount: propsCount, f, depth: depth, count: count,
+                    slotBytes: slotBytes, total: total)
             }
+            return try _withUnprotectedUnsafeTemporaryAllocation(byteCount: total, alignment: 16) {
+                (buffer) throws(CreateFailure) -> UnsafeMutableRawPointer in
+                try buildArguments(
+                    in: buffer.baseAddress!, index, props: props, propsCount: propsCount, f, depth: depth, count: count,
+                    slotBytes: slotBytes, total: total)
+            }
+        }
+    }
+
+    /// `buildWithArguments` in `total` bytes of scratch memory at `base`: the arguments map (its
+    /// value, then `count` plan slots and the props' slots, `slotBytes` in all), then the
+    /// ownership records and per-call lists and maps.
+    @inline(__always)
+    private mutating func buildArguments(
+        in base: UnsafeMutableRawPointer, _ index: Int, props: UnsafePointer<RawValue>?, propsCount: Int,
+        _ f: UnsafePointer<ClassFunctions>, depth: Int, count: Int, slotBytes: Int, total: Int
+    ) throws(CreateFailure) -> UnsafeMutableRawPointer {
+        let plan = tables.plans[index]
+        // The class table outlives the create (the snapshot does); its `create` was checked.
+        let functions = f.pointee
+        let create = functions.create.unsafelyUnwrapped
+        let argsBytes = MemoryLayout<RawValue>.stride
+        let args = base.bindMemory(to: RawValue.self, capacity: 1)
+        let empty = CreateThread.emptyArguments(thread)
+        let top = (base + argsBytes).bindMemory(to: RawMapSlot.self, capacity: count &+ propsCount)
+        var work = Work(scratch: base + argsBytes + slotBytes, end: base + total)
+        var n = count
+        // Callbacks of this map's slots and its own leave the thread's depth as they set it
+        // (`callingHostUnrestored`): it is put back once, here, when the map is done.
+        let savedDepth = thread.pointee.depth
+        do throws(CreateFailure) {
+            // By pointer: each slot's head (the shape's) and payload (the entry's, at a fixed
+            // distance from it) in order, each map slot written in place.
+            if let shape = plan.shape {
+                var h = shape.heads
+                let end = h + count
+                let gap = UnsafeRawPointer(plan.payloads.unsafelyUnwrapped) - UnsafeRawPointer(h)
+                var d = top
+                if let props {
+                    repeat {
+                        let s = PlanSlot(
+                            head: h.pointee, payload: UnsafeRawPointer(h).load(fromByteOffset: gap, as: UInt64.self))
+                        h += 1
+                        // Props win over dependencies of the same key.
+                        if ValueRef(props).lookup(s.key, s.keyLength) != nil {
+                            n &-= 1
+                            continue
+                        }
+                        try fill(d, s, &work, depth: depth, emptyArgs: empty)
+                        d += 1
+                    } while h < end
+                } else {
+                    repeat {
+                        try fill(
+                            d,
+                            PlanSlot(
+                                head: h.pointee, payload: UnsafeRawPointer(h).load(fromByteOffset: gap, as: UInt64.self)),
+                            &work, depth: depth, emptyArgs: empty)
+                        h += 1
+                        d += 1
+                    } while h < end
+                }
+            }
+            if let props, let slots = props.pointee.mapSlots {
+                for i in 0..<propsCount {
+                    (top + n).initialize(to: slots[i])
+                    n &+= 1
+                }
+            }
+            args.initialize(to: .argumentsMap(UnsafePointer(top), count: n, hinted: RawValue.hintable(props: props)))
+            HostFailure.clear()
+            guard
+                let object = CreateNesting.callingHostUnrestored(
+                    thread, at: depth, { create(UnsafeRawPointer(args), functions.context) })
+            else {
+                throw createFailed(index)
+            }
+            thread.pointee.depth = savedDepth
+            settle(&work, borrows: functions.borrowsArguments)
+            return object
+        } catch {
+            thread.pointee.depth = savedDepth
+            settle(&work, borrows: functions.borrowsArguments)
+            var failure = error
+            failure.path.insert(entryName(index), at: 0)
+            throw failure
         }
     }
 
@@ -375,19 +437,22 @@ struct Resolver {
     ) throws(CreateFailure) {
         if s.isLiteral {
             s.storeLiteralMapSlot(at: d)
-        } else if s.op == .reference, snapshot.entries.plans[Int(s.target)].lifestyle == .transient {
+        } else if s.op == .reference, tables.plans[Int(s.target)].lifestyle == .transient {
             // The common reference, a transient object, built here without `evaluate`'s call; one
             // without dependency slots (a leaf) with no call of ours at all.
             s.storeKey(at: d)
             let target = Int(s.target)
-            var built = false
-            if snapshot.entries.plans[target].shape == nil {
-                built = try Resolver.buildLeaf(
-                    target, plans: snapshot.entries.plans.base, functions: snapshot.classes.functions.base,
-                    classCount: snapshot.classes.count, snapshot: Unmanaged.passUnretained(snapshot), maxDepth: maxDepth,
-                    thread: thread, into: Resolver.valueOf(d), &work, depth: depth &+ 1, emptyArgs: emptyArgs)
+            if tables.plans[target].shape == nil {
+                switch Resolver.buildLeaf(
+                    target, tables, maxDepth: maxDepth, thread: thread, into: Resolver.valueOf(d), &work,
+                    depth: depth &+ 1, emptyArgs: emptyArgs)
+                {
+                case .built: return
+                case .failed: throw Resolver.leafFailed(target, snapshot)
+                case .refused: break
+                }
             }
-            if !built { try buildTransient(target, into: Resolver.valueOf(d), &work, depth: depth) }
+            try buildTransient(target, into: Resolver.valueOf(d), &work, depth: depth)
         } else {
             // The key here; `evaluate` initialises the value.
             s.storeKey(at: d)
@@ -395,28 +460,57 @@ struct Resolver {
         }
     }
 
+    /// The snapshot's tables a create's slots read, as pointers taken once per create (the
+    /// snapshot's fields are class properties, read again after every callback otherwise).
+    struct Tables {
+        /// `snapshot.entries.plans`.
+        let plans: CheckedPointer<EntryPlan>
+        /// `snapshot.classes.functions` (its `count`: `snapshot.classes.count`).
+        let functions: CheckedPointer<ClassFunctions>
+
+        @inline(__always) init(_ snapshot: Snapshot) {
+            plans = snapshot.entries.plans
+            functions = snapshot.classes.functions
+        }
+    }
+
     /// Builds leaf `target` (a transient entry without dependency slots) at `depth` into `dest`,
-    /// recorded in `work` for its receiver, as `build` would. False, with nothing called, when its
-    /// class is not registered or the depth limit or the stack refuse it: the caller's general
-    /// path then reports why. Static, with what it reads passed in, so the resolver is not copied
-    /// for it (nor the snapshot retained: its tables come as pointers).
+    /// recorded in `work` for its receiver, as `build` would. `.refused`, with nothing called, when
+    /// its class is not registered or the depth limit refuses it: the caller's general path then
+    /// reports why; `.failed` when its callback returned NULL: the caller throws. (No stack check of its own: its receiver's `build` checked the stack one
+    /// level up, whose reserve covers the callbacks that level calls, as it covers the receiver's
+    /// own; a create the leaf's callback starts checks again.) Static, with what it reads passed
+    /// in, so the resolver is not copied for it (nor the snapshot retained: its tables come as
+    /// pointers).
     @inline(__always)
     private static func buildLeaf(
-        _ target: Int, plans: UnsafePointer<EntryPlan>, functions: UnsafePointer<ClassFunctions>, classCount: Int,
-        snapshot: Unmanaged<Snapshot>, maxDepth: Int, thread: UnsafeMutablePointer<CreateThread>,
+        _ target: Int, _ tables: Tables, maxDepth: Int, thread: UnsafeMutablePointer<CreateThread>,
         into dest: UnsafeMutablePointer<RawValue>, _ work: inout Work, depth: Int, emptyArgs: UnsafeRawPointer
-    ) throws(CreateFailure) -> Bool {
-        let slot = Int(plans[target].classSlot)
-        guard slot >= 0, slot < classCount, depth < maxDepth, thread.pointee.hasStackRoom() else { return false }
-        let f = functions + slot
-        guard let create = f.pointee.create else { return false }
+    ) -> LeafOutcome {
+        // One unsigned compare covers a negative slot too.
+        let slot = Int(tables.plans[target].classSlot)
+        guard UInt(bitPattern: slot) < UInt(bitPattern: tables.functions.count), depth < maxDepth else { return .refused }
+        let f = tables.functions + slot
+        guard let create = f.pointee.create else { return .refused }
         HostFailure.clear()
-        guard let object = CreateNesting.callingHost(thread, at: depth, { create(emptyArgs, f.pointee.context) }) else {
-            throw snapshot._withUnsafeGuaranteedRef { leafFailed(target, $0) }
-        }
+        // The depth is not put back after the call: the receiver's `buildWithArguments` does so
+        // once, when its arguments are settled.
+        guard let object = CreateNesting.callingHostUnrestored(thread, at: depth, { create(emptyArgs, f.pointee.context) })
+        else { return .failed }
         dest.initialize(to: .object(object))
         work.append(Held(kind: .object, object: object, slot: Int32(truncatingIfNeeded: slot), value: dest))
-        return true
+        return .built
+    }
+
+    /// What `buildLeaf` did: the caller throws a failure itself (with what it has at hand: the
+    /// leaf's frame keeps nothing alive across the callback for it).
+    enum LeafOutcome {
+        /// Built and recorded.
+        case built
+        /// Not attempted (no registered class, or the depth limit): the general path says why.
+        case refused
+        /// Its callback returned NULL.
+        case failed
     }
 
     /// Initialises `dest` with a new object of transient entry `target` (one level below `depth`),
@@ -427,7 +521,7 @@ struct Resolver {
     ) throws(CreateFailure) {
         let object = try build(target, props: nil, depth: depth &+ 1)
         dest.initialize(to: .object(object))
-        work.append(Held(kind: .object, object: object, slot: snapshot.entries.plans[target].classSlot, value: dest))
+        work.append(Held(kind: .object, object: object, slot: tables.plans[target].classSlot, value: dest))
     }
 
     /// Per-consumer bookkeeping inside the call's scratch memory (`EntryPlan.extraBytes` of it):
@@ -471,7 +565,7 @@ struct Resolver {
             try evaluate(s.children.unsafelyUnwrapped[0], into: dest, &work, depth: depth)
         case .reference:
             let target = Int(s.target)
-            switch snapshot.entries.plans[target].lifestyle {
+            switch tables.plans[target].lifestyle {
             case .singleton:
                 dest.initialize(to: .object(try singleton(target, depth: depth + 1), registryOwned: true))
             case .graph:

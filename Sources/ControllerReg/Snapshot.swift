@@ -59,6 +59,13 @@ final class EntryTable: @unchecked Sendable {
         names.deallocate()
     }
 
+    /// Whether `i` (any integer) is the index of the live entry named by the `length` bytes at
+    /// `key`: what `names.find` of those bytes would return (`NameTable.holds`).
+    @inline(__always)
+    func holds(_ i: Int, _ key: UnsafePointer<UInt8>, _ length: Int) -> Bool {
+        UInt(bitPattern: i) < UInt(bitPattern: count) && names.holds(i, key, length)
+    }
+
     /// The arena (of `arenas`, ordered by base address) whose bytes hold `p`.
     static func arena(holding p: UnsafePointer<UInt8>, in arenas: [DefinitionArena]) -> Int {
         let at = UInt(bitPattern: p)

@@ -243,9 +243,9 @@ package enum Suggestions {
     }
 
     /// The words before and after the name in a hint, `" (did you mean 'X'?)"`: the one wording
-    /// `hint` and `ProblemText.writeHint` both write.
-    package static let hintOpening = " (did you mean '"
-    package static let hintClosing = "'?)"
+    /// `hint`, `ProblemText.writeHint` and `MessageForm` write (its literals).
+    package static let hintOpening = MessageForm.hintOpening.description
+    package static let hintClosing = MessageForm.hintClosing.description
 
     /// The `" (did you mean 'X'?)"` suffix for a suggestion, or "".
     package static func hint(_ suggestion: String?) -> String {

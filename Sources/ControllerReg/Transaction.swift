@@ -176,9 +176,13 @@ struct Transaction {
                     let before = diagnostics.count
                     let entry = growing.nameBytes(k)
                     for use in checkedUses {
-                        let text = ProblemText.buffer(&checkText)
-                        if ProblemText.flawedUse(use.tag, name: use.name, entry: entry, key: use.key, into: text) {
-                            diagnostics.append(Diagnostic(.schema, written: text, at: use.location))
+                        let form = ProblemText.flawedForm(use.tag)
+                        if form.isFlawed(use.name) {
+                            // The message written when it is read (`MessageForm`).
+                            diagnostics.append(
+                                Diagnostic(
+                                    .schema, form: form, entry: entry, key: use.key, name: use.name, at: use.location,
+                                    in: ProblemText.buffer(&checkText).problemStore))
                         }
                     }
                     if diagnostics.count > before {
@@ -304,6 +308,8 @@ struct Transaction {
         // entries mostly refer to the same few entries.
         // Messages of references to no entry: written in one buffer, places read with one file name.
         var messageText: TextBuffer?
+        // Where they are recorded (`messageText`'s store, read once).
+        var missingStore: ProblemStore?
         var fileName = DefinitionCoding.FileName()
         var recentName0 = -1, recentName1 = -1
         var recentTarget0 = -1, recentTarget1 = -1
@@ -441,15 +447,14 @@ struct Transaction {
                             memo: &suggestionMemo)
                     }
                     suggestionsLeft -= 1
-                    let text = ProblemText.buffer(&messageText)
-                    ProblemText.missingReference(
-                        entry: staged.nameBytes(k), key: key, name: nameBytes, suggestion: suggestion,
-                        provider: edge.kind == .provider, into: text)
+                    // The message written when it is read (`MessageForm`).
+                    if missingStore == nil { missingStore = ProblemText.buffer(&messageText).problemStore }
                     diagnostics.append(
                         Diagnostic(
-                            .missingReference, written: text,
+                            .missingReference, form: edge.kind == .provider ? .missingProvider : .missingReference,
+                            entry: staged.nameBytes(k), key: key, name: nameBytes,
                             at: location ?? DefinitionCoding.location(staged.arena, at: staged.record(k)),
-                            suggestion: suggestion))
+                            suggestion: suggestion, in: missingStore!))
                 }
             }
             resolving.end()
@@ -527,7 +532,12 @@ struct Transaction {
                 if changedAt[i] >= 0 { return inheritedSingleton.isEmpty ? false : inheritedSingleton[i] }
                 return base.isLive(i) && base.owner(of: i) != nil
             },
-            definitionOf: definitionOf, nameOf: nameOf)
+            definitionOf: definitionOf, nameOf: nameOf,
+            locationOf: { i in
+                i < changedAt.count && changedAt[i] >= 0
+                    ? DefinitionCoding.location(staged.arena, at: staged.record(acceptedStaged[Int(changedAt[i])]))
+                    : base.isLive(i) ? base.location(at: i) : nil
+            })
         // Nothing to walk when no entry of the new state is a `graph` entry (most loads): known
         // from the summaries, and, when the change is large next to the table (so this stays
         // linear in the change), from one pass over the table.

@@ -107,7 +107,9 @@ extension Value {
                 var key = key
                 guard let raw = item.makeRaw(),
                     key.withUTF8({
-                        HeapValue.mapSet(
+                        // A Swift key may hold NUL (a C string cannot): marked for the create path.
+                        if $0.contains(0) { map.pointee.reserved |= RawValue.nulKeys }
+                        return HeapValue.mapSet(
                             map, key: UnsafeRawPointer($0.baseAddress ?? UnsafePointer(emptyKey)), keyLength: $0.count, value: raw
                         )
                     })

@@ -263,42 +263,77 @@ public struct ValueRef: @unchecked Sendable {
     /// found: a host reading its arguments in the order they were declared compares one key per
     /// lookup; any other read takes `searchArguments`. Bytes are compared in place (no `strlen` of
     /// the key, no `memcmp`, never a byte past the key's NUL): a slot matches when its `keyLength`
-    /// bytes equal the key's and the key ends there (so a slot key with an embedded NUL matches no
-    /// C string, as with `strlen` + compare).
+    /// bytes equal the key's and the key ends there. An arguments map's keys hold no NUL byte
+    /// (`RawValue.hintable(props:)`), so no byte needs a NUL test (`RawMapSlot.nulFreeKeyEquals`).
     @inlinable @inline(__always) package func valueAtHint(forCKey key: UnsafePointer<CChar>) -> ValueRef? {
         let hint = RawValue.lookupHint(pointer)
         let h = Int(hint.pointee.load(ordering: .relaxed))
         guard h < Int(pointer.pointee.count) else { return nil }
         let slot = pointer.pointee.mapSlots.unsafelyUnwrapped + h
-        guard slot.pointee.keyEquals(cString: UnsafeRawPointer(key).assumingMemoryBound(to: UInt8.self)) else { return nil }
+        let k = UnsafeRawPointer(key).assumingMemoryBound(to: UInt8.self)
+        guard slot.pointee.key.pointee == k.pointee, slot.pointee.nulFreeKeyEquals(cString: k, from: 1) else { return nil }
         hint.pointee.store(UInt16(truncatingIfNeeded: h &+ 1), ordering: .relaxed)
         return ValueRef.valueOf(slot)
     }
 
-    /// `cr_map_get` on an arguments map past its hinted slot: every slot once, starting after the
-    /// hinted one (a host that skips a key usually reads on from there) and wrapping around; the
-    /// hint moves past the slot found. One loop with no calls (most keys that differ differ in
-    /// their first byte), reached in tail position from `cr_map_get`, so a read out of declared
-    /// order costs a few compares, not a second search through the general path.
+    /// `cr_map_get` on an arguments map past its hinted slot. A host reading its arguments in an
+    /// order of its own often reads one key late: first the slot after the hinted one is tried
+    /// (the host read past a key: the slot it skipped is remembered, `RawValue.skippedSlot`), then
+    /// the slot skipped earlier (the host reads it now); each costs one compare, no search. Any
+    /// other read takes `searchAllArguments`. Reached in tail position from `cr_map_get`, so a read
+    /// out of declared order costs a few compares, not a second search through the general path.
     @usableFromInline @inline(never) package func searchArguments(cKey k: UnsafePointer<UInt8>) -> ValueRef? {
         let n = Int(pointer.pointee.count)
-        guard n > 0 else { return nil }
-        let slots = pointer.pointee.mapSlots.unsafelyUnwrapped
         let hint = RawValue.lookupHint(pointer)
-        var i = Int(hint.pointee.load(ordering: .relaxed))
-        let first = k.pointee
-        var left = n
-        repeat {
-            i &+= 1
-            if i >= n { i = 0 }
-            let slot = slots + i
-            if slot.pointee.key.pointee == first, slot.pointee.keyEquals(cString: k, afterFirst: first) {
-                hint.pointee.store(UInt16(truncatingIfNeeded: i &+ 1), ordering: .relaxed)
+        let h = Int(hint.pointee.load(ordering: .relaxed))
+        let skipped = RawValue.skippedSlot(pointer)
+        let next = h &+ 1
+        if next < n {
+            let slot = pointer.pointee.mapSlots.unsafelyUnwrapped + next
+            if slot.pointee.key.pointee == k.pointee, slot.pointee.nulFreeKeyEquals(cString: k, from: 1) {
+                hint.pointee.store(UInt16(truncatingIfNeeded: next &+ 1), ordering: .relaxed)
+                skipped.pointee.store(UInt64(truncatingIfNeeded: next), ordering: .relaxed)  // slot h, plus one
                 return ValueRef.valueOf(slot)
             }
-            left &-= 1
-        } while left > 0
-        return nil
+        }
+        let late = Int(truncatingIfNeeded: skipped.pointee.load(ordering: .relaxed)) &- 1
+        if UInt(bitPattern: late) < UInt(bitPattern: n) {
+            let slot = pointer.pointee.mapSlots.unsafelyUnwrapped + late
+            if slot.pointee.key.pointee == k.pointee, slot.pointee.nulFreeKeyEquals(cString: k, from: 1) {
+                skipped.pointee.store(0, ordering: .relaxed)
+                return ValueRef.valueOf(slot)
+            }
+        }
+        return searchAllArguments(cKey: k)
+    }
+
+    /// `searchArguments` past its two tries: every slot once, starting after the hinted one (a host
+    /// that skips keys usually reads on from there) and wrapping around; the hint moves past the
+    /// slot found. One loop with no calls (most keys that differ differ in their first byte).
+    @usableFromInline @inline(never) func searchAllArguments(cKey k: UnsafePointer<UInt8>) -> ValueRef? {
+        let n = Int(pointer.pointee.count)
+        let hint = RawValue.lookupHint(pointer)
+        let h = Int(hint.pointee.load(ordering: .relaxed))
+        let first = k.pointee
+        // Past the hinted slot to the end, then from the start through the hinted one (all of
+        // them when the hint is past the end): two plain ranges, no wrap test per slot.
+        var i = h &+ 1
+        var end = n
+        var wrapped = false
+        while true {
+            while i < end {
+                let slot = pointer.pointee.mapSlots.unsafelyUnwrapped + i
+                if slot.pointee.key.pointee == first, slot.pointee.nulFreeKeyEquals(cString: k, from: 1) {
+                    hint.pointee.store(UInt16(truncatingIfNeeded: i &+ 1), ordering: .relaxed)
+                    return ValueRef.valueOf(slot)
+                }
+                i &+= 1
+            }
+            if wrapped { return nil }
+            wrapped = true
+            i = 0
+            end = h &+ 1 < n ? h &+ 1 : n
+        }
     }
 
     /// `cr_map_get` on a map that is not an arguments map (nil when this is not a map): `search`
@@ -396,7 +431,7 @@ extension String {
     /// The string of `count` UTF-8 bytes (ill-formed sequences repaired, as `String(decoding:as:)`
     /// does). Up to 15 bytes of ASCII (most keys and short literals) become a small string
     /// straight from their bytes (`smallASCII`); anything else takes the decoding path.
-    @inlinable init(utf8Bytes bytes: UnsafePointer<UInt8>, count: Int) {
+    @inlinable @inline(__always) init(utf8Bytes bytes: UnsafePointer<UInt8>, count: Int) {
         if count <= 15, let small = String.smallASCII(bytes, count) {
             self = small
             return
@@ -422,7 +457,8 @@ extension String {
     /// emits for string literals, fixed by the Swift ABI on 64-bit platforms). Reads only the
     /// `count` bytes (two overlapping loads, or bytes one by one below 4). `SwiftAPICreateTests`
     /// checks every length against `String(decoding:as:)`. Elsewhere: nil (the decoding path).
-    @inlinable static func smallASCII(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> String? {
+    @inlinable @inline(__always)
+    static func smallASCII(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> String? {
         #if _pointerBitWidth(_64) && _endian(little)
         let r = UnsafeRawPointer(bytes)
         var low: UInt64 = 0, high: UInt64 = 0

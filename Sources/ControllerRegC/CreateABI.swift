@@ -47,7 +47,8 @@ private func asDestroyer<R>(_ d: UnsafeMutablePointer<cr_destroyer>?, _ body: (U
     return d.withMemoryRebound(to: Destroyer.self, capacity: 1) { body($0) }
 }
 
-@_cdecl("cr_registry_create")
+// Inlined into its C entry point (one function, not a C thunk calling a Swift one).
+@_cdecl("cr_registry_create") @inline(__always)
 public func cr_registry_create(
     _ reg: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ props: OpaquePointer?
 ) -> UnsafeMutableRawPointer? {

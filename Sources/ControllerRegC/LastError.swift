@@ -118,8 +118,9 @@ enum LastError {
         store(code, message: text, written)
     }
 
-    /// Records a library error: the code of its first problem, every problem in the message and
-    /// in the structured list.
+    /// Records a library error: the lowest code of its problems, the first
+    /// `ConfigError.maxListedProblems` in the message (the rest counted), every problem in the
+    /// structured list.
     @discardableResult
     static func set(_ error: ConfigError) -> Int32 {
         let count = error.diagnostics.count
@@ -133,8 +134,9 @@ enum LastError {
             store(code, message: text, written)
             return code.rawValue
         }
-        // The message now; the problem records when one is asked for (`problem(_:)`).
-        let text = TextBuffer(capacity: 64 + count * 128)
+        // The message now (the first `ConfigError.maxListedProblems`, the rest counted); every
+        // problem's record when one is asked for (`problem(_:)`).
+        let text = TextBuffer(capacity: 64 + error.listedCount * 128)
         error.write(into: text)
         guard let r = record() else { return code.rawValue }
         reset(r)
@@ -152,7 +154,8 @@ enum LastError {
             let error = Unmanaged<Pending>.fromOpaque(p).takeRetainedValue().error
             r.pointee.pending = nil
             let written = Written(count: r.pointee.count)
-            error.write(into: TextBuffer(capacity: 64 + r.pointee.count * 128)) { written.add($0) }
+            // (The joined text written again is thrown away: the records are what is wanted.)
+            error.write(into: TextBuffer(capacity: 64 + error.listedCount * 128)) { written.add($0) }
             let (problems, strings, count) = written.take()
             r.pointee.problems = problems
             r.pointee.strings = UnsafeMutableRawPointer(strings)

@@ -267,7 +267,8 @@ public func cr_value_kind(_ value: OpaquePointer?) -> cr_kind {
     return cr_kind(rawValue: UInt32(ValueRef(UnsafePointer<RawValue>(value)).kind.rawValue))
 }
 
-@_cdecl("cr_map_get")
+// Inlined into its C entry point (one function, not a C thunk calling a Swift one).
+@_cdecl("cr_map_get") @inline(__always)
 public func cr_map_get(_ map: OpaquePointer?, _ key: UnsafePointer<CChar>?) -> OpaquePointer? {
     // The common read first: a callback's arguments map, found at its hinted slot, else by one
     // search of its slots (in tail position). Anything else (another map, a refusal) is one call

@@ -23,7 +23,7 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
     }
     /// The problem in words, without the location prefix.
     public var message: String {
-        get { String(decoding: store.message(index), as: UTF8.self) }
+        get { store.message(index) }
         set { self = Diagnostic(code, raw: newValue, at: location, suggestion: suggestion, path: path) }
     }
     /// Where the problem is, when it comes from a config file.
@@ -115,6 +115,18 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
                 store.add(code, message: b, file: file, line: line, column: column, suggestion: suggestion)
             }
         }
+    }
+
+    /// A diagnostic recorded in `store` whose message is written from `entry`, `key` and `name`
+    /// when it is read (`form`: a kind a load reports by the thousand).
+    package init(
+        _ code: ErrorCode, form: MessageForm, entry: UnsafeBufferPointer<UInt8>, key: UnsafeBufferPointer<UInt8>,
+        name: UnsafeBufferPointer<UInt8>, at location: SourceLocation?, suggestion: String? = nil, in store: ProblemStore
+    ) {
+        self.store = store
+        index = store.add(
+            code, form: form, entry: entry, key: key, name: name, file: location?.file, line: location?.line ?? 0,
+            column: location?.column ?? 0, suggestion: suggestion)
     }
 
     /// Equal code, message text (as `String`s compare), place, suggestion and path.
@@ -219,22 +231,36 @@ public struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// One problem per line; more than one is preceded by a count.
+    /// The most problems the joined text (`description`, the C ABI's last error message) lists:
+    /// past this many it lists the first ones and counts the rest, as a compiler stops listing
+    /// errors (clang's `-ferror-limit`). Every problem stays in `diagnostics` (and in the C ABI's
+    /// problem records, and in `controllerreg check`'s report), each message written when it is read.
+    public static let maxListedProblems = 100
+
+    /// One problem per line; more than one is preceded by a count. At most `maxListedProblems`
+    /// are listed (all of them when one more would be left: the count's line would take its
+    /// place), then a line counts the rest.
     public var description: String {
         if diagnostics.count == 1 { return diagnostics[0].description }
-        let text = TextBuffer(capacity: 64 + diagnostics.count * 128)
+        let text = TextBuffer(capacity: 64 + min(diagnostics.count, ConfigError.maxListedProblems + 1) * 128)
         write(into: text)
         return text.string
     }
 
+    /// How many problems the joined text lists (`description`).
+    package var listedCount: Int {
+        let n = diagnostics.count
+        return n <= ConfigError.maxListedProblems + 1 ? n : ConfigError.maxListedProblems
+    }
+
     /// Writes `description` into `text` (the C ABI's last-error message is written from here
-    /// too): one buffer for every problem's line, no string per line.
+    /// too): one buffer for every listed problem's line, no string per line.
     package func write(into text: TextBuffer) {
-        write(into: text) { _ in }
+        write(into: text, every: false) { _ in }
     }
 
     /// One problem's parts as bytes read where they are stored (valid during the call): what the
-    /// C ABI's problem records copy, with no `Diagnostic` or `String` copied per problem.
+    /// C ABI's records copy, with no `Diagnostic` or `String` copied per problem.
     package struct ProblemParts {
         package var code: ErrorCode
         /// The file's name ("" when the problem has no place), line and column (0 without a place).
@@ -245,19 +271,39 @@ public struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible {
         package var suggestion: UnsafeBufferPointer<UInt8>?
     }
 
-    /// Writes `description` into `text`, calling `body` with the parts of each problem, in order,
-    /// as its line is written (one pass for the text and what the C ABI's records copy; the
-    /// message's bytes are those just written into `text`).
+    /// Writes `description` into `text`, calling `body` with the parts of every problem (the
+    /// listed ones and the rest), in order: one pass for the text and what the C ABI's records
+    /// copy. A listed problem's message is the bytes just written into `text`; the others' are
+    /// written into a scratch buffer, valid during the call.
     package func write(into text: TextBuffer, eachProblem body: (ProblemParts) -> Void) {
-        let many = diagnostics.count > 1
+        write(into: text, every: true, body)
+    }
+
+    /// `every`: whether `body` is called for every problem (the records), or the listed ones only
+    /// are written (the text).
+    private func write(into text: TextBuffer, every: Bool, _ body: (ProblemParts) -> Void) {
+        let n = diagnostics.count
+        let many = n > 1
+        let listed = listedCount
         if many {
-            text.append(diagnostics.count)
+            text.append(n)
             text.append(" problems:")
         }
         // Each problem read where it lies, its parts from its record's bytes.
+        var scratch: TextBuffer?
         diagnostics.withUnsafeBufferPointer { all in
             for i in all.indices {
-                if many { text.append("\n  ") }
+                let inText = i < listed
+                guard inText || every else { break }
+                let out: TextBuffer
+                if inText {
+                    out = text
+                    if many { text.append("\n  ") }
+                } else {
+                    if scratch == nil { scratch = TextBuffer() }
+                    out = scratch!
+                    out.clear()
+                }
                 let store = all[i].store, k = all[i].index
                 let r = store.record(k)
                 var parts = ProblemParts(
@@ -268,25 +314,36 @@ public struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible {
                     parts.file = store.fileName(r.file)
                     parts.line = line
                     parts.column = column
-                    text.append(parts.file)
-                    if line == 0 {
-                        text.append(":byte ")
-                    } else {
-                        text.append(byte: UInt8(ascii: ":"))
-                        text.append(line)
-                        text.append(byte: UInt8(ascii: ":"))
+                    if inText {
+                        text.append(parts.file)
+                        if line == 0 {
+                            text.append(":byte ")
+                        } else {
+                            text.append(byte: UInt8(ascii: ":"))
+                            text.append(line)
+                            text.append(byte: UInt8(ascii: ":"))
+                        }
+                        text.append(column)
+                        text.append(": ")
                     }
-                    text.append(column)
-                    text.append(": ")
                 }
-                let start = text.count
-                text.append(store.bytes(at: r.message, count: r.messageCount))
-                parts.message = UnsafeBufferPointer(rebasing: text.bytes[start...])
-                if r.suggestionCount != ProblemStore.none {
-                    parts.suggestion = store.bytes(at: r.suggestion, count: r.suggestionCount)
+                let start = out.count
+                store.writeMessage(k, into: out)
+                if every {
+                    parts.message = UnsafeBufferPointer(rebasing: out.bytes[start...])
+                    if r.suggestionCount != ProblemStore.none {
+                        parts.suggestion = store.bytes(at: r.suggestion, count: r.suggestionCount)
+                    }
+                    body(parts)
                 }
-                body(parts)
             }
+        }
+        if listed < n {
+            text.append("\n  ")
+            text.append(n - listed)
+            text.append(" more problems not listed (the first ")
+            text.append(listed)
+            text.append(" are; the error's list of problems holds every one)")
         }
     }
 
@@ -308,28 +365,34 @@ public struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible {
     /// before it (equal ones keep their order), unlocated ones last.
     private static func isSorted(_ list: [Diagnostic]) -> Bool {
         list.withUnsafeBufferPointer { all in
-            // The last placed problem's store, file, line and column, read from its record once.
-            var previous: (store: ProblemStore, file: UInt32, line: Int, column: Int)?
+            // The last placed problem (its index in `all`), and its file, line and column, read
+            // from its record once; stores are read where they lie in the list (none is held, so
+            // none is retained per problem).
+            var previous = -1
+            var previousFile: UInt32 = 0
+            var previousPlace = (line: 0, column: 0)
             var unlocatedSeen = false
             for i in all.indices {
-                let store = all[i].store, k = all[i].index
-                let r = store.record(k)
+                let k = all[i].index
+                let r = all[i].store.record(k)
                 let file = r.file
                 guard file != ProblemStore.none else {
                     unlocatedSeen = true
                     continue
                 }
                 if unlocatedSeen { return false }
-                let (line, column) = store.lineAndColumn(of: r, k)
-                if let p = previous {
-                    if p.store === store && p.file == file {
-                        if (p.line, p.column) > (line, column) { return false }
+                let place = all[i].store.lineAndColumn(of: r, k)
+                if previous >= 0 {
+                    if all[previous].store === all[i].store && previousFile == file {
+                        if previousPlace > place { return false }
                     } else {
-                        let x = p.store.file(p.file), y = store.file(file)
-                        if x == y ? (p.line, p.column) > (line, column) : x > y { return false }
+                        let x = all[previous].store.file(previousFile), y = all[i].store.file(file)
+                        if x == y ? previousPlace > place : x > y { return false }
                     }
                 }
-                previous = (store, file, line, column)
+                previous = i
+                previousFile = file
+                previousPlace = place
             }
             return true
         }

@@ -7,7 +7,9 @@ import Darwin
 #endif
 
 /// Problems kept as small fixed-size records: code, place (a file's index, 32-bit line and
-/// column), and where the message's and the suggestion's bytes are. A `Diagnostic` is a store and
+/// column), and where the message's and the suggestion's bytes are (or, for the kinds a load
+/// reports by the thousand, the pieces its message is written from when it is read:
+/// `MessageForm`). A `Diagnostic` is a store and
 /// a record's index: a load that reports thousands of problems keeps one record and the message's
 /// bytes per problem (no `String`, no struct of references each), and the joined text and the C
 /// ABI's records are written from the records' bytes.
@@ -31,6 +33,9 @@ package final class ProblemStore: @unchecked Sendable {
         /// The suggestion's byte count (`none`: no suggestion).
         var suggestionCount: UInt32
         var suggestion: UnsafePointer<UInt8>?
+        /// How the message is kept (`MessageForm`): its bytes, or the pieces it is written from
+        /// (three 32-bit counts, then the pieces' bytes).
+        var form: UInt8
     }
 
     /// "None" in a record's file and suggestion fields.
@@ -231,7 +236,8 @@ package final class ProblemStore: @unchecked Sendable {
         let slot = nextSlot()
         var r = Record(
             code: code.rawValue, file: ProblemStore.none, line: 0, column: 0, message: kept,
-            messageCount: UInt32(truncatingIfNeeded: count), suggestionCount: ProblemStore.none, suggestion: nil)
+            messageCount: UInt32(truncatingIfNeeded: count), suggestionCount: ProblemStore.none, suggestion: nil,
+            form: MessageForm.text.rawValue)
         if let file {
             r.file = fileIndex(file)
             if line >= 0 && line < Int(ProblemStore.wideMark) && column >= 0 && column <= Int(UInt32.max) {
@@ -252,10 +258,73 @@ package final class ProblemStore: @unchecked Sendable {
         return i
     }
 
-    /// Record `i`'s message bytes.
-    @inline(__always) func message(_ i: Int) -> UnsafeBufferPointer<UInt8> {
+    /// Adds a problem whose message is written from `entry`, `key` and `name` when it is read
+    /// (`form`); its index. The pieces are copied as they are: the checks a message gets are
+    /// made when it is written (`writeMessage`).
+    package func add(
+        _ code: ErrorCode, form: MessageForm, entry: UnsafeBufferPointer<UInt8>, key: UnsafeBufferPointer<UInt8>,
+        name: UnsafeBufferPointer<UInt8>, file: String?, line: Int, column: Int, suggestion: String?
+    ) -> Int {
+        let header = 3 * MemoryLayout<UInt32>.size
+        let n = header + entry.count + key.count + name.count
+        let at = room(n)
+        let raw = UnsafeMutableRawPointer(at)
+        raw.storeBytes(of: UInt32(truncatingIfNeeded: entry.count), as: UInt32.self)
+        raw.storeBytes(of: UInt32(truncatingIfNeeded: key.count), toByteOffset: 4, as: UInt32.self)
+        raw.storeBytes(of: UInt32(truncatingIfNeeded: name.count), toByteOffset: 8, as: UInt32.self)
+        _ = ProblemStore.copy(name, to: ProblemStore.copy(key, to: ProblemStore.copy(entry, to: at + header)))
+        let i = add(code, kept: UnsafePointer(at), count: n, file: file, line: line, column: column, suggestion: suggestion)
+        slot(i).pointee.form = form.rawValue
+        return i
+    }
+
+    /// Copies `piece` to `to`; where the next piece goes.
+    @inline(__always)
+    private static func copy(_ piece: UnsafeBufferPointer<UInt8>, to: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8>
+    {
+        guard let p = piece.baseAddress, piece.count > 0 else { return to }
+        if piece.count <= 16 { TextBuffer.copySmall(to, p, piece.count) } else { memcpy(to, p, piece.count) }
+        return to + piece.count
+    }
+
+    /// Writes record `i`'s message into `text`: its bytes, or the words of its form written from
+    /// its pieces now, with the checks `Diagnostic(_:written:)` makes of a message written at once
+    /// (kept as written when it is at most `Diagnostic.maxMessageBytes` of well-formed UTF-8
+    /// without NUL; otherwise what `Diagnostic(_:_:)` makes of it).
+    package func writeMessage(_ i: Int, into text: TextBuffer) {
         let r = record(i)
-        return bytes(at: r.message, count: r.messageCount)
+        let all = bytes(at: r.message, count: r.messageCount)
+        guard r.form != MessageForm.text.rawValue, let form = MessageForm(rawValue: r.form), let p = all.baseAddress else {
+            text.append(all)
+            return
+        }
+        let raw = UnsafeRawPointer(p)
+        let e = Int(raw.loadUnaligned(as: UInt32.self))
+        let k = Int(raw.loadUnaligned(fromByteOffset: 4, as: UInt32.self))
+        let n = Int(raw.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
+        let start = text.count
+        let pieces = p + 12
+        form.write(
+            entry: UnsafeBufferPointer(start: pieces, count: e), key: UnsafeBufferPointer(start: pieces + e, count: k),
+            name: UnsafeBufferPointer(start: pieces + e + k, count: n),
+            suggestion: r.suggestionCount == ProblemStore.none ? nil : bytes(at: r.suggestion, count: r.suggestionCount),
+            into: text)
+        let written = UnsafeBufferPointer(rebasing: text.bytes[start...])
+        if written.count <= Diagnostic.maxMessageBytes && TextBuffer.isKeepable(written) { return }
+        let repaired = Diagnostic.capped(Diagnostic.withoutNul(String(decoding: written, as: UTF8.self)))
+        text.truncate(to: start)
+        text.append(repaired)
+    }
+
+    /// Record `i`'s message (written now when it is kept as pieces).
+    func message(_ i: Int) -> String {
+        let r = record(i)
+        if r.form == MessageForm.text.rawValue {
+            return String(decoding: bytes(at: r.message, count: r.messageCount), as: UTF8.self)
+        }
+        let text = TextBuffer(capacity: 128)
+        writeMessage(i, into: text)
+        return text.string
     }
 
     /// Record `i`'s suggestion bytes, if it has one.

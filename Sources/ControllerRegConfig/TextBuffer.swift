@@ -32,7 +32,7 @@ package final class TextBuffer {
     private var store: ProblemStore?
 
     /// The store of the problems written with this buffer.
-    var problemStore: ProblemStore {
+    package var problemStore: ProblemStore {
         if let s = store { return s }
         let s = ProblemStore()
         store = s
@@ -83,6 +83,9 @@ package final class TextBuffer {
 
     /// Forgets what was written (the memory stays for the next text).
     package func clear() { storage.pointee.count = 0 }
+
+    /// Forgets what was written after the first `count` bytes.
+    package func truncate(to count: Int) { storage.pointee.count = min(max(count, 0), storage.pointee.count) }
 
     /// Room for `n` more bytes, counted as written; the address to write them at.
     @inlinable @inline(__always)

@@ -73,6 +73,33 @@ struct CreatePathTests {
         #expect(failures.withLock { $0 } == [])
     }
 
+    /// A C-string lookup that misses the hinted slot tries the slot after it, then the slot an
+    /// earlier lookup skipped, before searching: reads that skip one key and come back to it, skip
+    /// several, read the last key first or one key twice still find every key's own value.
+    @Test func cStringLookupsReadingKeysLateFindThem() throws {
+        let r = Registry()
+        let failures = Mutex<[String]>([])
+        let keys = ["k0", "k1", "k2", "k3", "k4"]
+        let orders: [[Int]] = [
+            [0, 1, 3, 4, 2], [0, 2, 1, 3, 4], [0, 2, 1, 4, 3], [1, 0, 2, 3, 4], [0, 2, 4, 1, 3], [4, 0, 1, 2, 3],
+            [0, 2, 1, 1, 2, 3, 4], [1, 3, 0, 2, 4], [0, 1, 2, 3, 4, 0, 2, 1], [2, 3, 4, 0, 1], [0, 2, 9, 1, 3],
+        ]
+        try r.register(className: "LateReader") { args in
+            for (o, order) in orders.enumerated() {
+                for i in order {
+                    let key = i < keys.count ? keys[i] : "k\(i)"
+                    let got = key.withCString { args.value(forCKey: $0) }.map { $0.int ?? -1 }
+                    let expected: Int64? = i < keys.count ? Int64(i) : nil
+                    if got != expected { failures.withLock { $0.append("order \(o) '\(key)': \(String(describing: got))") } }
+                }
+            }
+            return Widget(className: "LateReader", args: args)
+        }
+        try r.load(text: "L: {ClassName: LateReader, Dependencies: {k0: 0, k1: 1, k2: 2, k3: 3, k4: 4}}")
+        for _ in 0..<2 { _ = try r.create("L", as: Widget.self) }
+        #expect(failures.withLock { $0 } == [])
+    }
+
     /// A Swift class's `args["key"]` tries the slot after the last key found first, as the C
     /// lookup does; every order of reads (declared, reversed, repeated, near misses, absent keys)
     /// still finds each key's own value, props merged over the dependencies included.
@@ -315,6 +342,55 @@ struct CreatePathTests {
             }
         }
         #expect(try r.create("Convention\u{e9}", as: Widget.self).className == "Convention\u{e9}")
+    }
+
+    /// Each thread tries the entry its last create found before hashing the name; that try only
+    /// ever finds what the name table would. Checked against: the same C buffer rewritten with
+    /// another name (same address, other bytes), names alternating, an entry removed (its index
+    /// kept, its name gone), an entry at another index in another registry, names that differ
+    /// only in length or last byte, and a name that is no entry (a class by convention, then a
+    /// miss) right after a hit.
+    @Test func aThreadsLastEntryIsOnlyTried() throws {
+        let r = Registry(), other = Registry()
+        try registerWidgets(r, ["W", "Loose"])
+        try registerWidgets(other, ["W"])
+        try r.load(
+            text: """
+                Ab: {ClassName: W, Dependencies: {n: 0}}
+                Ac: {ClassName: W, Dependencies: {n: 1}}
+                A: {ClassName: W, Dependencies: {n: 2}}
+                """)
+        try other.load(text: "Ac: {ClassName: W, Dependencies: {n: 10}}\nAb: {ClassName: W, Dependencies: {n: 11}}")
+        func n(_ reg: Registry, _ cName: UnsafePointer<CChar>) -> Value? {
+            guard let made = try? reg.create(cName: cName, props: nil) else { return nil }
+            return Unmanaged<Widget>.fromOpaque(made.0).takeRetainedValue().args["n"]
+        }
+        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: 8)
+        defer { buffer.deallocate() }
+        func named(_ text: String) -> UnsafePointer<CChar> {
+            _ = text.withCString { strcpy(buffer, $0) }
+            return UnsafePointer(buffer)
+        }
+        #expect(n(r, named("Ab")) == .int(0))
+        #expect(n(r, named("Ab")) == .int(0))
+        #expect(n(r, named("Ac")) == .int(1))  // same address, another name
+        #expect(n(r, named("A")) == .int(2))  // a prefix of the last one
+        #expect(n(r, named("Ab")) == .int(0))
+        #expect(n(other, named("Ab")) == .int(11))  // another registry, another index
+        #expect(n(r, named("Ab")) == .int(0))
+        #expect(n(other, named("Ac")) == .int(10))
+        #expect(n(r, named("Ac")) == .int(1))
+        #expect(n(r, named("Loose")) == nil)  // a class by convention: not a Widget with `n`
+        #expect(try r.create("Loose", as: Widget.self).className == "Loose")
+        #expect(n(r, named("Ad")) == nil)  // no entry, no class
+        #expect(n(r, named("Ac")) == .int(1))
+        try r.remove(entriesNamed: ["Ac"])
+        #expect(n(r, named("Ac")) == nil)  // removed: its index no longer holds its name
+        #expect(expectError { _ = try r.create("Ac", as: Widget.self) }?.code == .notFound)
+        #expect(try r.create("Ab", as: Widget.self).args["n"] == .int(0))
+        try r.load(text: "Ac: {ClassName: W, Dependencies: {n: 3}}")
+        #expect(n(r, named("Ac")) == .int(3))
+        #expect(try r.create("Ac", as: Widget.self).args["n"] == .int(3))
     }
 
     /// `name` created through the C ABI's door (a NUL-terminated name), taken over as a `Widget`.

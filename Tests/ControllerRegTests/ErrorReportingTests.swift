@@ -387,13 +387,15 @@ struct ErrorReportingTests {
             fromCode?.diagnostics.map(\.message) == ["entry 'E1', key 'p': Provider must name an entry, not a literal ('@X')"])
     }
 
-    @Test func aManyProblemDescriptionIsEveryProblemOnItsLine() {
+    @Test func aManyProblemDescriptionListsTheFirstHundredEachOnItsLine() {
         var lines = (0..<300).map { "E\($0): {ClassName: C, Dependencies: {a: Nowhere\($0)}}" }
         lines[7] = "E7: {ClassName: C, Bogus: 1}"
         let e = expectError { try Registry().load(text: lines.joined(separator: "\n")) }
         let diagnostics = e?.diagnostics ?? []
         #expect(diagnostics.count == 300)
-        let expected = "300 problems:\n" + diagnostics.map { "  " + $0.description }.joined(separator: "\n")
+        let expected =
+            "300 problems:\n" + diagnostics.prefix(100).map { "  " + $0.description }.joined(separator: "\n")
+            + "\n  200 more problems not listed (the first 100 are; the error's list of problems holds every one)"
         #expect(e?.description == expected)
         #expect(diagnostics[0].message == "entry 'E0', key 'a': no entry named 'Nowhere0'; if this is text, write \"@Nowhere0\"")
         #expect(diagnostics[0].description.hasPrefix("<string>:1:"))
@@ -535,5 +537,75 @@ struct ErrorReportingTests {
         try child.remove(entriesNamed: ["P"])
         #expect(child.entry(named: "P")?.className == "C")
         #expect(expectError { try child.remove(entriesNamed: ["P"]) }?.code == .invalidArgument)
+    }
+
+    // MARK: Listing: the first hundred in the message, every problem in the list
+
+    /// Tests/Fixtures/many-problems.yaml (the case every door runs: C `test_errors.c`, C++, Python,
+    /// the tool's `check`): 300 entries, a reference to no entry, an unknown key and a provider of a
+    /// literal in turn.
+    @Test func theMessageListsTheFirstHundredAndEveryProblemIsInTheList() throws {
+        let e = expectError { try Registry().load(path: fixturePath("many-problems.yaml")) }
+        let error = try #require(e)
+        #expect(error.code == .schema)
+        #expect(error.diagnostics.count == 300)
+        let lines = error.description.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(lines.count == 102)
+        #expect(lines.first == "300 problems:")
+        #expect(lines[1] == "  " + error.diagnostics[0].description)
+        #expect(lines[100] == "  " + error.diagnostics[99].description)
+        #expect(lines.last == "  200 more problems not listed (the first 100 are; the error's list of problems holds every one)")
+        // Past the hundredth, each message is written as it is read, in the words of the first ones.
+        let last = error.diagnostics[299]
+        #expect(last.message == "entry 'E299', key 'p': Provider must name an entry, not a literal ('@E299')")
+        #expect(last.location?.line == 300)
+        #expect(
+            error.diagnostics[297].message
+                == "entry 'E297', key 'ref': no entry named 'Nowhere297'; if this is text, write \"@Nowhere297\"")
+        #expect(error.diagnostics[297].suggestion == nil)
+        #expect(error.diagnostics[298].message.hasPrefix("unknown key 'Descripton' in entry 'E298'"))
+        #expect(
+            error.diagnostics[0].message
+                == "entry 'E0', key 'ref': no entry named 'Nowhere0'; if this is text, write \"@Nowhere0\"")
+        // Read twice, the same words; equal to a diagnostic made with them.
+        #expect(last.message == last.message)
+        #expect(last == Diagnostic(.schema, last.message, at: last.location))
+    }
+
+    /// A count line takes the place of two or more problems, never of one: 101 problems are all
+    /// listed, 102 list 100 and count 2.
+    @Test func aHundredAndOneProblemsAreAllListed() throws {
+        func text(_ n: Int) -> String {
+            (0..<n).map { "E\($0): {ClassName: C, Dependencies: {ref: Nowhere\($0)}}" }.joined(separator: "\n")
+        }
+        let all = try #require(expectError { try Registry().load(text: text(101)) })
+        let allLines = all.description.split(separator: "\n").map(String.init)
+        #expect(allLines.count == 102)
+        #expect(allLines.last?.contains("entry 'E100', key 'ref': no entry named 'Nowhere100'") == true)
+        let more = try #require(expectError { try Registry().load(text: text(102)) })
+        let moreLines = more.description.split(separator: "\n").map(String.init)
+        #expect(moreLines.count == 102)
+        #expect(
+            moreLines.last == "  2 more problems not listed (the first 100 are; the error's list of problems holds every one)")
+        #expect(more.diagnostics.count == 102)
+        #expect(more.diagnostics[101].message.hasPrefix("entry 'E101', key 'ref': no entry named 'Nowhere101'"))
+    }
+
+    /// A message written when it is read gets the checks of one written at once: a NUL byte in a
+    /// name it quotes is written `\0`, a long one is cut in the middle.
+    @Test func aMessageWrittenWhenReadIsCheckedAsOneWrittenAtOnce() throws {
+        let long = String(repeating: "x", count: 9_000)
+        let e = try #require(
+            expectError {
+                try Registry().load(
+                    text: "{\"A\": {\"ClassName\": \"C\", \"Dependencies\": {\"r\": \"G\\u0000one\"}},"
+                        + " \"L\": {\"ClassName\": \"C\", \"Dependencies\": {\"r\": \"\(long)\"}}}", format: .json)
+            })
+        let messages = e.diagnostics.map(\.message)
+        #expect(messages.contains("entry 'A', key 'r': reference 'G\\0one' contains a NUL byte"))
+        let cut = try #require(messages.first { $0.hasPrefix("entry 'L', key 'r': no entry named 'xxx") })
+        #expect(cut.utf8.count <= Diagnostic.maxMessageBytes)
+        #expect(cut.contains("bytes left out"))
+        #expect(cut.hasSuffix("xxx\""))
     }
 }

@@ -123,6 +123,15 @@ struct SwiftAPICreateTests {
         #expect(expectError { _ = try r.create("S", as: Other.self) }?.code == .type)
         #expect(try r.create("S", as: Widget.self) === r.create("S", as: Widget.self))
         #expect(log.count("~W") == 3)
+        // A singleton of a subclass, as its superclass and as its own class: the same object, the
+        // registry's still (taking it as a superclass does not take it over).
+        try r.load(text: "DS: {ClassName: Derived, Lifestyle: singleton}")
+        let asBase = try r.create("DS", as: Base.self)
+        #expect(asBase is Derived)
+        #expect(try asBase === r.create("DS", as: Derived.self))
+        #expect(try r.create("DS", as: Base.self) === r.create("DS", as: Base.self))
+        #expect(expectError { _ = try r.create("DS", as: Other.self) }?.code == .type)
+        #expect(try r.create("DS", as: Derived.self) === asBase)
         // Not found through the no-props path: the same error as with props.
         #expect(expectError { _ = try r.create("Nope", as: Widget.self) }?.code == .notFound)
         #expect(expectError { _ = try r.create("Nope", props: ["x": 1], as: Widget.self) }?.code == .notFound)

@@ -53,6 +53,23 @@ import Testing
         #expect(json.stdout.contains("\"line\": 1, \"column\": 1, \"code\": \"lifetime\", \"status\": 16"))
     }
 
+    /// Tests/Fixtures/many-problems.yaml, the case every door runs (C, Swift, C++, Python): where
+    /// the library's message lists the first 100 problems, `check` prints every one of the 300.
+    @Test func everyProblemOfAManyProblemLoadIsPrinted() throws {
+        let path = Paths.fixtures + "/many-problems.yaml"
+        let result = try runTool(["check", path])
+        #expect(result.status == 1)
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.filter { $0.hasPrefix(path + ":") && $0.contains(": error: ") }.count == 300)
+        #expect(
+            lines.contains {
+                $0.hasPrefix(path + ":300:")
+                    && $0.contains("error: entry 'E299', key 'p': Provider must name an entry, not a literal ('@E299')")
+            })
+        #expect(!result.stdout.contains("more problems not listed"))
+        #expect(lines.last == path + ": 300 problems")
+    }
+
     @Test func filesRefertoEachOther() {
         let dir = temporaryDirectory()
         writeFile(dir + "/a.yaml", "A: {ClassName: AClass, Dependencies: {b: B}}\n")

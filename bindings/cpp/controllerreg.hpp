@@ -90,8 +90,9 @@ struct Problem {
     std::optional<std::string> suggestion; ///< a suggested name ("did you mean"), if any
 };
 
-/// A failed library call: code() is its cr_status, what() the library's whole message, problems()
-/// every problem with its place. Thrown as one of the subclasses below, chosen by code().
+/// A failed library call: code() is its cr_status, what() the library's message (the first 100
+/// problems, the rest counted), problems() every problem with its place. Thrown as one of the
+/// subclasses below, chosen by code().
 class Error : public std::runtime_error {
 public:
     Error(int code, const std::string &message, std::vector<Problem> problems = {})

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static char dir[64];
@@ -343,6 +344,46 @@ static void large_reload_gives_memory_back(void) {
     unlink(file_path("large.json"));
 }
 
+/* A file loaded by a relative path is reloaded from where it was loaded, even after the host
+ * changed directory (a daemon's chdir("/")): not another file of the same name there, nor an I/O
+ * error. Two loads, one file each and two together. */
+static void relative_paths_reload_the_files_loaded(void) {
+    char sub[96], cwd[512];
+    snprintf(sub, sizeof sub, "%s/elsewhere", dir);
+    CHECK(mkdir(sub, 0700) == 0);
+    CHECK(getcwd(cwd, sizeof cwd) != NULL);
+    write_file("rel.yaml", "Here: Test2ViewController\n");
+    write_file("rel2.yaml", "Two: Test2ViewController\n");
+    write_file("elsewhere/rel.yaml", "Elsewhere: Test2ViewController\n");
+    write_file("elsewhere/rel2.yaml", "Elsewhere2: Test2ViewController\n");
+    host_stats st;
+    stats_init(&st);
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(cr_register_class(reg, "Test2ViewController", &test2_class, &st), CR_OK);
+    CHECK(chdir(dir) == 0);
+    CHECK_STATUS(cr_load_file(reg, "rel.yaml", CR_FORMAT_AUTO), CR_OK);
+    const char *both[] = {"./rel2.yaml"};
+    CHECK_STATUS(cr_load_files(reg, both, 1, CR_FORMAT_AUTO), CR_OK);
+    CHECK(chdir(sub) == 0);
+    cr_value *changes = NULL;
+    CHECK_STATUS(cr_registry_reload_with(reg, &changes), CR_OK);
+    CHECK_STR(names(changes, "added"), "");
+    CHECK_STR(names(changes, "removed"), "");
+    cr_value_free(changes);
+    /* The file loaded is the one edited and read again. */
+    write_file("rel.yaml", "Here: Test2ViewController\nMore: Test2ViewController\n");
+    CHECK_STATUS(cr_registry_reload_with(reg, &changes), CR_OK);
+    CHECK_STR(names(changes, "added"), "More");
+    cr_value_free(changes);
+    CHECK(chdir(cwd) == 0);
+    cr_registry_free(reg);
+    unlink(file_path("rel.yaml"));
+    unlink(file_path("rel2.yaml"));
+    unlink(file_path("elsewhere/rel.yaml"));
+    unlink(file_path("elsewhere/rel2.yaml"));
+    rmdir(sub);
+}
+
 void test_reload(void) {
     snprintf(dir, sizeof dir, "/tmp/cr-reload-XXXXXX");
     if (!mkdtemp(dir)) {
@@ -355,5 +396,6 @@ void test_reload(void) {
     environment_values();
     tagged_and_optional_wiring();
     large_reload_gives_memory_back();
+    relative_paths_reload_the_files_loaded();
     rmdir(dir);
 }

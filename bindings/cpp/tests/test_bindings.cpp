@@ -386,6 +386,27 @@ TEST_CASE(load_options_environment) {
     CHECK(dynamic_cast<const cr::Error *>(&e) != nullptr);
 }
 
+// Tests/Fixtures/many-problems.yaml, the case every door runs (C test_errors.c, Swift, Python,
+// the tool's check): what() lists the first 100 problems and counts the rest; problems() holds all
+// 300, those past the hundredth in the same words.
+TEST_CASE(many_problems_listed_first_hundred_every_one_in_problems) {
+    cr::Registry reg;
+    auto e = EXPECT_ERROR(cr::Schema, CR_ERR_SCHEMA, reg.load_file(kFixtures + "/many-problems.yaml"));
+    CHECK_EQ(e.problems().size(), std::size_t(300));
+    std::string what = e.what();
+    CHECK(what.rfind("300 problems:\n", 0) == 0);
+    CHECK_EQ(what.substr(what.rfind('\n')),
+             std::string("\n  200 more problems not listed (the first 100 are; the error's list of problems holds every one)"));
+    CHECK(!contains(what, "'E100'"));
+    if (e.problems().size() == 300) {
+        CHECK_EQ(e.problems()[299].message,
+                 std::string("entry 'E299', key 'p': Provider must name an entry, not a literal ('@E299')"));
+        CHECK_EQ(e.problems()[299].line, 300u);
+        CHECK_EQ(e.problems()[297].message,
+                 std::string("entry 'E297', key 'ref': no entry named 'Nowhere297'; if this is text, write \"@Nowhere297\""));
+    }
+}
+
 TEST_CASE(load_errors_structured) {
     cr::Registry reg;
     auto io = EXPECT_ERROR(cr::IoError, CR_ERR_IO, reg.load_file(kFixtures + "/does-not-exist.yaml"));

@@ -72,6 +72,28 @@ def test_load_string_formats(reg: cr.Registry) -> None:
         reg.load_string("D: Thing", format="toml")
 
 
+def test_many_problems_message_lists_the_first_hundred(reg: cr.Registry, fixtures: Path) -> None:
+    """Tests/Fixtures/many-problems.yaml, the case every door runs (C, Swift, C++, the tool's
+    check): the message lists the first 100 problems and counts the rest; ``diagnostics`` holds
+    all 300, those past the hundredth in the same words."""
+    with pytest.raises(cr.SchemaError) as info:
+        reg.load_file(str(fixtures / "many-problems.yaml"))
+    e = info.value
+    assert len(e.diagnostics) == 300
+    lines = str(e).split("\n")
+    assert len(lines) == 102
+    assert lines[0] == "300 problems:"
+    assert lines[1] == "  " + str(e.diagnostics[0])
+    assert lines[100] == "  " + str(e.diagnostics[99])
+    assert lines[-1] == "  200 more problems not listed (the first 100 are; the error's list of problems holds every one)"
+    assert e.diagnostics[299].message == "entry 'E299', key 'p': Provider must name an entry, not a literal ('@E299')"
+    assert e.diagnostics[299].line == 300
+    assert e.diagnostics[297].message == (
+        "entry 'E297', key 'ref': no entry named 'Nowhere297'; if this is text, write \"@Nowhere297\""
+    )
+    assert reg.entries() == []
+
+
 def test_load_files_transaction(reg: cr.Registry, fixtures: Path) -> None:
     reg.load_files([fixtures / "example.json"], format="json")
     with pytest.raises(cr.DuplicateError) as info:

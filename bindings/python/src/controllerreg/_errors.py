@@ -76,8 +76,8 @@ class Error(Exception):
     """A failed controllerreg call.
 
     ``code`` is the status (a :class:`Status` member when known), ``message`` the library's
-    message (one ``file:line:column: problem`` line per problem) and ``diagnostics`` every problem
-    as a :class:`Diagnostic`. When a factory's exception failed a create, that exception is the
+    message (one ``file:line:column: problem`` line per problem for the first 100, then a line
+    counting the rest) and ``diagnostics`` every problem as a :class:`Diagnostic`. When a factory's exception failed a create, that exception is the
     ``__cause__``.
     """
 

@@ -23,6 +23,10 @@ struct LoadMemoryTests {
         }
     }
 
+    /// Whether this process runs under AddressSanitizer, whose `realloc` moves every block (so a
+    /// kept buffer comes back with its bytes but at another address).
+    static let reallocAlwaysMoves = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__asan_init") != nil
+
     @Test func aKeptBufferIsTheNextLargeBufferWithItsBytes() throws {
         let kept = KeptPages()
         let n = 300_000
@@ -32,7 +36,7 @@ struct LoadMemoryTests {
         #expect(kept.bytes == n)
         // The next buffer is made from it (the same block, the same bytes until written).
         let q = kept.take(n)
-        #expect(q == p)
+        #expect(q == p || Self.reallocAlwaysMoves)
         #expect(Self.holds(q, n, seed: 7))
         #expect(kept.bytes == 0)
         // A larger one grows it, keeping what it held.
@@ -54,7 +58,7 @@ struct LoadMemoryTests {
         kept.keep(large, bytes: 900_000)
         #expect(kept.bytes == 900_000)
         let other = kept.take(300_000)
-        #expect(other == large)
+        #expect(other == large || Self.reallocAlwaysMoves)
         let fresh = kept.take(300_000)
         #expect(fresh != other)
         kept.keep(other, bytes: 900_000)

@@ -337,7 +337,13 @@ TEST_CASE(reload_reports_changes_and_keeps_unchanged_singletons) {
               "Edit: {ClassName: C, Lifestyle: singleton, Dependencies: {t: '@v1'}}\n"
               "Gone: {ClassName: C, Dependencies: {t: '@gone'}}\n");
         reg.load_file(path);
-        Counted *keep = reg.create<Counted>("Keep").get();
+        // The singleton's address, to check reloads keep the same object (the handle is let go, so
+        // only the registry holds it).
+        const Counted *keep = nullptr;
+        {
+            cr::Ptr<Counted> handle = reg.create<Counted>("Keep");
+            keep = handle.get();
+        }
         CHECK_EQ(reg.create<Counted>("Edit")->text, std::string("v1"));
         CHECK(reg.reload().empty());
         write("Keep: {ClassName: C, Lifestyle: singleton, Dependencies: {t: '@keep'}}\n"

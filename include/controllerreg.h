@@ -60,6 +60,16 @@
  *   with calls other threads start on the same registry after it.
  *   Values (cr_value) are not synchronised: do not modify one from two threads at once.
  *
+ * CALLBACKS MUST RETURN
+ *   Every callback (create, destroy, set, release) must return to the library. A C++ exception,
+ *   a longjmp or any other unwinding out of a callback skips the library's frames without their
+ *   clean-up: what was built for that create leaks, and the thread stays marked as inside a
+ *   create for good, so objects the library defers until no create can reach them (singletons
+ *   replaced by a load, reload or cr_remove_entry, and those of a registry freed later on that
+ *   thread) are never destroyed, and retired configs are never freed. Catch inside the callback,
+ *   call cr_report_error with why, and return NULL (create) or non-zero (set). The C++ binding's
+ *   register_class does exactly this for every callable it wraps.
+ *
  * LOADING WITH dlopen
  *   The library may be opened with dlopen (it uses ~100 bytes of the static TLS space glibc keeps
  *   for such libraries). dlclose never unloads it (it is linked -z nodelete): threads that used it
@@ -164,7 +174,8 @@ void cr_clear_error(void);
 const char *cr_status_name(int status);
 
 /** From inside a create or set callback that is about to fail: attach `message` (copied) to the
- *  error of the call that invoked the callback. Ignored outside callbacks' failures. */
+ *  error of the call that invoked the callback. Ignored outside callbacks' failures; NULL and ""
+ *  are ignored (the error then says the callback returned NULL, or keeps an earlier report). */
 void cr_report_error(const char *message);
 
 /* ------------------------------------------------------------------------------------------ */

@@ -566,8 +566,8 @@ public:
     /// Takes this object value: the Ptr owns it if it was built for this call (Owner::Receiver),
     /// else it views it (a singleton, a caller's prop, a graph object another receiver owns).
     /// Null gives an empty Ptr. T must be the type the producing factory returned (objects of C++
-    /// classes are destroyed with `delete (T *)`); for an object of a raw cr_class pass its
-    /// destroyer. Throws TypeError if this is not an object.
+    /// classes are destroyed with `delete (T *)`; T is not checked: an argument carries no class);
+    /// for an object of a raw cr_class pass its destroyer. Throws TypeError if this is not an object.
     template <class T> Ptr<T> take_as(cr_destroyer destroyer = {&detail::delete_as<std::remove_cv_t<T>>, nullptr}) const {
         return take_impl<T>(nullptr, destroyer);
     }
@@ -1187,7 +1187,8 @@ public:
 
     /// Builds the entry `name` and returns it owned by the caller (destroyed with its class's
     /// destroyer) — except a singleton, which the registry keeps (its Ptr does not delete).
-    /// For a class registered from C++, T must be the factory's type (TypeError otherwise).
+    /// For a class registered from C++, T must be the factory's type (TypeError otherwise; a
+    /// singleton, for which the library reports no destroyer, is not checked).
     /// Throws NotFound, ClassNotRegistered, CreateFailed, Limit, InvalidArgument, TypeError.
     template <class T> Ptr<T> create(const char *name, const cr_value *props = nullptr) {
         // The library writes both out-values on every call it accepts the options of (success

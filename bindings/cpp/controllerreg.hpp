@@ -608,10 +608,12 @@ public:
     /// Takes the provider under `key` (`{Provider: Name}` in a config). Throws std::out_of_range, TypeError.
     Provider provider(const char *key) const;
     Provider provider(const std::string &key) const;
-    /// Takes this provider value. Throws TypeError if it is not a provider.
+    /// Takes this provider value. Throws TypeError if it is not a provider, or was taken already
+    /// (the first cr::Provider owns it).
     Provider as_provider() const;
 
 private:
+    Provider provider_impl(const char *key) const;
     // The value under `key`, or NULL if absent. The kind is only checked when cr_map_get finds
     // nothing (it also returns NULL for a value that is not a map): one library call per read.
     const cr_value *lookup(const char *key) const {
@@ -1349,16 +1351,17 @@ private:
     cr_provider *p_ = nullptr;
 };
 
-inline Provider Value::as_provider() const {
-    cr_provider *p = kind() == Kind::Provider ? cr_value_provider(v_) : nullptr;
-    if (!p) throw type_error(nullptr, "a provider");
+inline Provider Value::as_provider() const { return provider_impl(nullptr); }
+inline Provider Value::provider(const char *key) const { return Value(require(key)).provider_impl(key); }
+inline Provider Value::provider_impl(const char *key) const {
+    if (kind() != Kind::Provider) throw type_error(key, "a provider");
+    // The library gives a provider once (a second read is refused): the first cr::Provider owns it.
+    cr_provider *p = cr_value_provider(v_);
+    if (!p)
+        throw TypeError((key ? std::string("'") + key + "': " : std::string()) +
+                        "the provider was taken already by an earlier provider(): the first cr::Provider owns it; "
+                        "take a provider once and move it");
     return Provider(p);
-}
-inline Provider Value::provider(const char *key) const {
-    const cr_value *e = require(key);
-    Value v(e);
-    if (v.kind() != Kind::Provider) throw v.type_error(key, "a provider");
-    return v.as_provider();
 }
 inline Provider Value::provider(const std::string &key) const { return provider(detail::c_text(key, "a key")); }
 

@@ -354,6 +354,19 @@ static void op_cr_diamond(void *c) {
     pair_destroy(cr_registry_create(the_reg, name_diamond, NULL), NULL);
 }
 
+/* Leaf creates whose name alternates between two entries (Leaf, LeafB): a host that never asks
+ * for the same name twice in a row, so the per-thread "last entry" shortcut never applies and
+ * every create hashes its name. The floor alternates the same way. */
+static unsigned alternate;
+static void op_cr_leaf_alternating(void *c) {
+    (void)c;
+    free(cr_registry_create(the_reg, (alternate ^= 1u) ? name_leafb : name_leaf, NULL));
+}
+static void op_floor_leaf_alternating(void *c) {
+    (void)c;
+    free(fn_table_make((alternate ^= 1u) ? name_leafb : name_leaf));
+}
+
 /* A create whose one dependency is a provider (made, passed, not taken: released). */
 static void op_cr_with_provider(void *c) {
     (void)c;
@@ -435,6 +448,8 @@ typedef struct {
 static const named_op create_ops[] = {
     {"c.cr.leaf", op_cr_leaf},
     {"c.floor.leaf", op_floor_leaf},
+    {"c.cr.leaf_alternating", op_cr_leaf_alternating},
+    {"c.floor.leaf_alternating", op_floor_leaf_alternating},
     {"c.hand.leaf", op_hand_leaf},
     {"c.cr.node5", op_cr_node},
     {"c.floor.node5", op_floor_node},
@@ -457,6 +472,7 @@ static const named_op create_ops[] = {
 static const char *const create_pairs[][2] = {
     {"c.cr.leaf", "c.floor.leaf"},
     {"c.cr.leaf", "c.hand.leaf"},
+    {"c.cr.leaf_alternating", "c.floor.leaf_alternating"},
     {"c.cr.node5", "c.floor.node5"},
     {"c.cr.node5", "c.hand.node5"},
     {"c.cr.singleton", "c.floor.singleton"},

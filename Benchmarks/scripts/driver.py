@@ -303,6 +303,13 @@ def callgrind_all(ops, names, workdir):
 
 CREATE_TARGETS = [
     ("leaf create <= 3x the C lookup+call floor", "c.cr.leaf", "c.floor.leaf", "<=", 3),
+    (
+        "leaf create, names alternating, <= 3x the floor alternating the same way",
+        "c.cr.leaf_alternating",
+        "c.floor.leaf_alternating",
+        "<=",
+        3,
+    ),
     ("leaf create >= 20x faster than Swinject", "swinject.leaf", "swift.cr.leaf", ">=", 20),
     ("node5 <= 5x hand-wired C", "c.cr.node5", "c.hand.node5", "<=", 5),
     ("node5 >= 20x faster than Swinject", "swinject.node5", "swift.cr.node5", ">=", 20),

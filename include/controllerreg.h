@@ -60,6 +60,16 @@
  *   with calls other threads start on the same registry after it.
  *   Values (cr_value) are not synchronised: do not modify one from two threads at once.
  *
+ * CALLBACKS MUST RETURN
+ *   Every callback (create, destroy, set, release) must return to the library. A C++ exception,
+ *   a longjmp or any other unwinding out of a callback skips the library's frames without their
+ *   clean-up: what was built for that create leaks, and the thread stays marked as inside a
+ *   create for good, so objects the library defers until no create can reach them (singletons
+ *   replaced by a load, reload or cr_remove_entry, and those of a registry freed later on that
+ *   thread) are never destroyed, and retired configs are never freed. Catch inside the callback,
+ *   call cr_report_error with why, and return NULL (create) or non-zero (set). The C++ binding's
+ *   register_class does exactly this for every callable it wraps.
+ *
  * LOADING WITH dlopen
  *   The library may be opened with dlopen (it uses ~100 bytes of the static TLS space glibc keeps
  *   for such libraries). dlclose never unloads it (it is linked -z nodelete): threads that used it
@@ -197,7 +207,8 @@ void cr_error_free(cr_error *error);
 const char *cr_status_name(int status);
 
 /** From inside a create or set callback that is about to fail: attach `message` (copied) to the
- *  error of the call that invoked the callback. Ignored outside callbacks' failures. */
+ *  error of the call that invoked the callback. Ignored outside callbacks' failures; NULL and ""
+ *  are ignored (the error then says the callback returned NULL, or keeps an earlier report). */
 void cr_report_error(const char *message);
 
 /* ------------------------------------------------------------------------------------------ */
@@ -493,7 +504,11 @@ int cr_registry_reload_with(cr_registry *reg, cr_value **changes);
  *  process environment, read during the call (CR_ERR_ENVIRONMENT as for a load, without a place).
  *  Validated like a file (missing references, cycles, duplicate names, CR_ERR_LIFETIME for a
  *  singleton reaching a graph entry); on failure nothing changes. Adding or removing an entry makes
- *  the tagged lists and optional references of the others follow. */
+ *  the tagged lists and optional references of the others follow.
+ *  Cost: each call (as each cr_remove_entry) validates and rebuilds the whole registry, so its time
+ *  grows with the number of entries, and adding N entries one call at a time takes time in N^2
+ *  (8,000 calls: ~11 s). For more than a few hundred, write them as one config and load it
+ *  (cr_load_string: one validation for all). */
 int cr_add_entry(cr_registry *reg, const char *name, const char *class_name, cr_lifestyle lifestyle,
                  const cr_value *dependencies);
 

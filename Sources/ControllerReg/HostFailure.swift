@@ -15,8 +15,11 @@ package enum HostFailure {
     /// before every create callback) skips the thread-specific lookup.
     private static let pending = Atomic<Int>(0)
 
-    /// Records why the current callback fails (the last report before it returns wins).
+    /// Records why the current callback fails (the last report before it returns wins). An empty
+    /// message says nothing, so it is ignored: the failure keeps its default wording ("returned
+    /// NULL") or an earlier report rather than ending in ": ".
     package static func report(_ message: String) {
+        if message.isEmpty { return }
         let s = slot.value
         if s.message == nil { pending.add(1, ordering: .relaxed) }
         s.message = message

@@ -581,6 +581,28 @@ static void limit_messages_name_their_setting(void) {
     cr_registry_free(reg);
 }
 
+/* cr_report_error("") says nothing: the failure keeps its default wording ("returned NULL") or an
+ * earlier report, instead of a message ending in ": ". */
+static void *reports_empty(const cr_value *args, void *user_data) {
+    (void)args;
+    if (user_data) cr_report_error(user_data);
+    cr_report_error("");
+    cr_report_error(NULL);
+    return NULL;
+}
+
+static void an_empty_report_keeps_the_reason(void) {
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(cr_register_class(reg, "Quiet", &(cr_class){.create = reports_empty}, NULL), CR_OK);
+    CHECK_STATUS(cr_register_class(reg, "Said", &(cr_class){.create = reports_empty}, "disk full"), CR_OK);
+    CHECK(cr_registry_create(reg, "Quiet", NULL) == NULL);
+    CHECK_INT(cr_last_error_code(), CR_ERR_CREATE_FAILED);
+    CHECK_STR(cr_last_error_message(), "cannot create 'Quiet': create of class 'Quiet' returned NULL");
+    CHECK(cr_registry_create(reg, "Said", NULL) == NULL);
+    CHECK_STR(cr_last_error_message(), "cannot create 'Said': create of class 'Said': disk full");
+    cr_registry_free(reg);
+}
+
 void test_outside(void) {
     empty_tags_are_refused();
     a_child_closes_with_its_parent();
@@ -594,4 +616,5 @@ void test_outside(void) {
     common_mistakes_name_their_fix();
     numbers_too_large_for_a_double_are_refused_in_every_format();
     limit_messages_name_their_setting();
+    an_empty_report_keeps_the_reason();
 }

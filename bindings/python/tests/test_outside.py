@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any, Dict
 
 import pytest
 
@@ -122,3 +123,31 @@ def test_errors_survive_pickling_and_process_pools(reg: cr.Registry) -> None:
         with pytest.raises(cr.NotFoundError, match="no entry named 'Nowhere'") as remote:
             pool.submit(_missing_entry, "Nowhere").result(timeout=60)
     assert remote.value.diagnostics[0].message.startswith("no entry named 'Nowhere'")
+
+
+class _StrFails(Exception):
+    def __str__(self) -> str:
+        raise RuntimeError("no text")
+
+
+@pytest.mark.parametrize(
+    "exc,shown",
+    [
+        # A path decoded with surrogateescape, as os.fsdecode gives for a file name not in UTF-8.
+        (FileNotFoundError("cannot open " + os.fsdecode(b"app\xff.yaml")), "FileNotFoundError: cannot open app\\udcff.yaml"),
+        (ValueError("a\0b"), "ValueError: a\\0b"),
+        (_StrFails(), "_StrFails (its str() failed)"),
+    ],
+)
+def test_a_factory_exception_keeps_its_type_and_text(reg: cr.Registry, exc: BaseException, shown: str) -> None:
+    """The text the library keeps for a factory's exception is UTF-8 without NULs: what cannot be
+    is escaped, never dropped, and the exception itself stays the error's cause."""
+
+    def failing(args: Dict[str, Any]) -> object:
+        raise exc
+
+    reg.register_class("C", failing)
+    with pytest.raises(cr.CreateFailedError) as info:
+        reg.create("C")
+    assert str(info.value).endswith("create of class 'C': " + shown)
+    assert info.value.__cause__ is exc

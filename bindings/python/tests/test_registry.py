@@ -369,6 +369,7 @@ def test_close_inside_factory_is_refused() -> None:
     reg.load_string("C: C")
     assert reg.create("C") == "ok"
     assert len(errors) == 1
+    assert "close it once that call has returned" in str(errors[0])
     reg.close()
 
 

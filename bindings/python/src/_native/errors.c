@@ -131,14 +131,30 @@ void crpy_report_exception(crpy_frame *frame, const char *context) {
         return;
     }
     if (tb != NULL) PyException_SetTraceback(value, tb);
+    /* The exception's text as UTF-8 for the library: a str() holding lone surrogates (a path
+     * decoded with surrogateescape, say) or NULs is escaped rather than lost, and one whose
+     * str() itself fails still names the exception's type. */
     PyObject *line =
         PyUnicode_FromFormat("%s%s%s: %S", context ? context : "", context ? ": " : "", ((PyTypeObject *)type)->tp_name, value);
-    const char *utf8 = line ? PyUnicode_AsUTF8(line) : NULL;
+    if (line == NULL) {
+        PyErr_Clear();
+        line = PyUnicode_FromFormat("%s%s%s (its str() failed)", context ? context : "", context ? ": " : "",
+                                    ((PyTypeObject *)type)->tp_name);
+    }
+    PyObject *nul = line ? PyUnicode_FromStringAndSize("\0", 1) : NULL;
+    PyObject *escaped_nul = nul ? PyUnicode_FromString("\\0") : NULL;
+    PyObject *clean = escaped_nul ? PyUnicode_Replace(line, nul, escaped_nul, -1) : NULL;
+    PyObject *bytes = clean ? PyUnicode_AsEncodedString(clean, "utf-8", "backslashreplace") : NULL;
+    const char *utf8 = bytes ? PyBytes_AsString(bytes) : NULL;
     if (utf8 == NULL) {
         PyErr_Clear();
         utf8 = "a Python factory raised an exception";
     }
     cr_report_error(utf8);
+    Py_XDECREF(bytes);
+    Py_XDECREF(clean);
+    Py_XDECREF(escaped_nul);
+    Py_XDECREF(nul);
     Py_XDECREF(line);
     if (frame != NULL && frame->error == NULL) {
         frame->error = value;

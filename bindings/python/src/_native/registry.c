@@ -669,7 +669,8 @@ static int close_impl(RegistryObject *self) {
     }
     if (!self->owned || self->reg == NULL) return 0;
     if (self->active) {
-        crpy_raise_invalid("Registry.close() while a call on it is in progress");
+        crpy_raise_invalid("Registry.close() while a call on it is in progress (a create, load or reload on this or "
+                           "another thread, or the factory now running): close it once that call has returned");
         return -1;
     }
     cr_registry *reg = self->reg;

@@ -170,6 +170,39 @@ const cr_problem *cr_last_error_problem(size_t index);
 /** Resets this thread's error record to CR_OK, "" and no problems. */
 void cr_clear_error(void);
 
+/** A failure kept apart from the thread's last error (what a binding's exception holds): its code,
+ *  message and every problem, the caller's until cr_error_free. Nothing changes it: not a later
+ *  failing call or cr_clear_error() on any thread, not freeing the registry that failed. It may be
+ *  read from any thread, at once too. Its problem records are the same the thread's last error
+ *  gives (one writer for both), written at the first cr_error_problem or cr_last_error_problem
+ *  for any of them; taking a cr_error writes none. */
+typedef struct cr_error cr_error;
+
+/** This thread's last error as a cr_error of its own (free it with cr_error_free), or NULL when
+ *  the thread has none (cr_last_error_code() is CR_OK) or memory ran out. The thread's record is
+ *  left as it is: cr_last_error_message and cr_last_error_problem read the same failure until the
+ *  next failing call. Costs a copy of the message; no problem record is written. */
+cr_error *cr_last_error_keep(void);
+
+/** The failure's code, as cr_last_error_code() gave it; CR_OK for a NULL error. */
+int cr_error_code(const cr_error *error);
+
+/** The failure's message, as cr_last_error_message() gave it (the first 100 problems, the rest
+ *  counted); "" for a NULL error. Never NULL; valid until cr_error_free(error). */
+const char *cr_error_message(const cr_error *error);
+
+/** The number of the failure's problems, as cr_last_error_count() gave it; 0 for a NULL error. */
+size_t cr_error_count(const cr_error *error);
+
+/** Problem `index` (0 .. cr_error_count(error) - 1) of the failure, the record
+ *  cr_last_error_problem(index) gives for it, or NULL when `index` is out of range or `error` is
+ *  NULL. The record and its strings are valid until cr_error_free(error). Thread-safe: the first
+ *  call writes every record once (under the error's lock); later calls only read them. */
+const cr_problem *cr_error_problem(const cr_error *error, size_t index);
+
+/** Frees a cr_error (NULL is ignored). Its records and strings are gone with it. */
+void cr_error_free(cr_error *error);
+
 /** A short fixed name for a status code ("cycle", "syntax error", ...); static storage. */
 const char *cr_status_name(int status);
 

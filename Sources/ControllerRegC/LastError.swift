@@ -29,16 +29,10 @@ enum LastError {
         var count = 0
         /// The problems' strings, one after another.
         var strings: UnsafeMutableRawPointer?
-        /// The failure whose problem records are not written yet (a retained `Pending`): they are
-        /// written at the first `cr_last_error_problem`, most callers reading only the message
-        /// and the count.
+        /// The records of a failure with several problems (a retained `ProblemRecords`, shared
+        /// with every `cr_error` kept from it): written at the first `cr_last_error_problem` or
+        /// `cr_error_problem`, most callers reading only the message and the count.
         var pending: UnsafeMutableRawPointer?
-    }
-
-    /// A failure kept until its problem records are asked for.
-    final class Pending {
-        let error: ConfigError
-        init(_ error: ConfigError) { self.error = error }
     }
 
     static let inlineBytes = 240
@@ -68,7 +62,7 @@ enum LastError {
         free(r.pointee.heapMessage)
         free(r.pointee.problems)
         free(r.pointee.strings)
-        if let p = r.pointee.pending { Unmanaged<Pending>.fromOpaque(p).release() }
+        if let p = r.pointee.pending { Unmanaged<ProblemRecords>.fromOpaque(p).release() }
         r.pointee = Record()
         inline(r).pointee = 0
     }
@@ -143,26 +137,35 @@ enum LastError {
         r.pointee.code = code.rawValue
         r.pointee.heapMessage = text.takeCString()
         r.pointee.count = count
-        r.pointee.pending = Unmanaged.passRetained(Pending(error)).toOpaque()
+        r.pointee.pending = Unmanaged.passRetained(ProblemRecords(pending: error)).toOpaque()
         return code.rawValue
     }
 
     /// Problem `index` of this thread's record (its records written now if they are pending).
     static func problem(_ index: Int) -> UnsafePointer<cr_problem>? {
         guard let r = existing, index >= 0, index < r.pointee.count else { return nil }
-        if r.pointee.problems == nil, let p = r.pointee.pending {
-            let error = Unmanaged<Pending>.fromOpaque(p).takeRetainedValue().error
-            r.pointee.pending = nil
-            let written = Written(count: r.pointee.count)
-            // (The joined text written again is thrown away: the records are what is wanted.)
-            error.write(into: TextBuffer(capacity: 64 + error.listedCount * 128)) { written.add($0) }
-            let (problems, strings, count) = written.take()
-            r.pointee.problems = problems
-            r.pointee.strings = UnsafeMutableRawPointer(strings)
-            r.pointee.count = count
-        }
-        guard let problems = r.pointee.problems, index < r.pointee.count else { return nil }
+        if let p = r.pointee.pending { return Unmanaged<ProblemRecords>.fromOpaque(p).takeUnretainedValue().problem(index) }
+        guard let problems = r.pointee.problems else { return nil }
         return UnsafePointer(problems + index)
+    }
+
+    /// This thread's failure as a `cr_error` of its own (`cr_last_error_keep`), the record left as
+    /// it is; nil without a failure or when memory ran out. The records are shared, not copied,
+    /// when they are pending; a one-problem failure's record is copied.
+    static func keep() -> KeptError? {
+        guard let r = existing, r.pointee.code != 0, let message = strdup(UnsafePointer(r.pointee.heapMessage ?? inline(r)))
+        else { return nil }
+        var records: ProblemRecords?
+        if let p = r.pointee.pending {
+            records = Unmanaged<ProblemRecords>.fromOpaque(p).takeUnretainedValue()
+        } else if let problems = r.pointee.problems, r.pointee.count > 0 {
+            records = ProblemRecords.copying(problems, count: r.pointee.count)
+            if records == nil {
+                free(message)
+                return nil
+            }
+        }
+        return KeptError(code: r.pointee.code, message: message, records: records)
     }
 
     /// Makes `code`, the text of `message` and the problems `written` this thread's record: the

@@ -68,6 +68,42 @@ struct HeaderAgreementTests {
             checked.insert("cr_last_error_message")
         }
         do {
+            var f = CControllerRegHeader.cr_last_error_keep
+            f = ControllerRegC.cr_last_error_keep
+            _ = f
+            checked.insert("cr_last_error_keep")
+        }
+        do {
+            var f = CControllerRegHeader.cr_error_code
+            f = ControllerRegC.cr_error_code
+            _ = f
+            checked.insert("cr_error_code")
+        }
+        do {
+            var f = CControllerRegHeader.cr_error_message
+            f = ControllerRegC.cr_error_message
+            _ = f
+            checked.insert("cr_error_message")
+        }
+        do {
+            var f = CControllerRegHeader.cr_error_count
+            f = ControllerRegC.cr_error_count
+            _ = f
+            checked.insert("cr_error_count")
+        }
+        do {
+            var f = CControllerRegHeader.cr_error_problem
+            f = ControllerRegC.cr_error_problem
+            _ = f
+            checked.insert("cr_error_problem")
+        }
+        do {
+            var f = CControllerRegHeader.cr_error_free
+            f = ControllerRegC.cr_error_free
+            _ = f
+            checked.insert("cr_error_free")
+        }
+        do {
             var f = CControllerRegHeader.cr_last_error_problem
             f = ControllerRegC.cr_last_error_problem
             _ = f

@@ -53,6 +53,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -90,23 +91,94 @@ struct Problem {
     std::optional<std::string> suggestion; ///< a suggested name ("did you mean"), if any
 };
 
+namespace detail {
+/// A cr_problem copied into a Problem (the one conversion of every door of the binding).
+inline Problem problem_from(const cr_problem &p) {
+    Problem q;
+    q.code = p.code;
+    q.file = p.file ? p.file : "";
+    q.line = p.line;
+    q.column = p.column;
+    q.message = p.message ? p.message : "";
+    if (p.suggestion) q.suggestion = std::string(p.suggestion);
+    return q;
+}
+
+/// Frees a kept cr_error (cr_error_free).
+struct KeptErrorFree {
+    void operator()(cr_error *e) const noexcept { cr_error_free(e); }
+};
+/// A cr_error the binding owns.
+using KeptError = std::unique_ptr<cr_error, KeptErrorFree>;
+/// Selects Error's constructor from a KeptError (a tag, so `Error(code, message, {})` stays the list one).
+struct FromKept {};
+
+/// The problems of one Error, shared by its copies: a list given whole, or a failure kept from the
+/// library (a cr_error, which no later failing call, cr_clear_error or freed registry changes),
+/// whose records are read at the first problems() and the cr_error freed then. The count is known
+/// at once either way; reading is once for every copy and thread (std::call_once).
+class ProblemList {
+public:
+    explicit ProblemList(std::vector<Problem> problems) noexcept : count_(problems.size()), problems_(std::move(problems)) {}
+    /// Takes `kept`; its records are read when first asked for.
+    explicit ProblemList(KeptError kept) noexcept : kept_(std::move(kept)), count_(cr_error_count(kept_.get())) {}
+    ProblemList(const ProblemList &) = delete;
+    ProblemList &operator=(const ProblemList &) = delete;
+
+    std::size_t count() const noexcept { return count_; }
+
+    /// Every problem, read from the library the first time (by whichever thread asks first).
+    const std::vector<Problem> &all() const {
+        std::call_once(once_, [this] {
+            if (!kept_) return;
+            std::vector<Problem> out;
+            out.reserve(count_);
+            for (std::size_t i = 0; i < count_; ++i) {
+                const cr_problem *p = cr_error_problem(kept_.get(), i);
+                if (!p) break;
+                out.push_back(problem_from(*p));
+            }
+            problems_ = std::move(out);
+            kept_.reset(); // the records are copied: the library's are freed now
+        });
+        return problems_;
+    }
+
+private:
+    mutable KeptError kept_;
+    std::size_t count_;
+    mutable std::vector<Problem> problems_;
+    mutable std::once_flag once_;
+};
+} // namespace detail
+
 /// A failed library call: code() is its cr_status, what() the library's message (the first 100
-/// problems, the rest counted), problems() every problem with its place. Thrown as one of the
-/// subclasses below, chosen by code().
+/// problems, the rest counted), problems() every problem with its place, read from the library at
+/// its first call (a thrown Error costs the message and the count, not one record per problem).
+/// Copies share the problems; they stay readable after the registry is freed, after later failing
+/// calls, and from any thread. Thrown as one of the subclasses below, chosen by code().
 class Error : public std::runtime_error {
 public:
     Error(int code, const std::string &message, std::vector<Problem> problems = {})
-        : std::runtime_error(message), code_(code), problems_(std::move(problems)) {}
+        : std::runtime_error(message), code_(code), problems_(std::make_shared<const detail::ProblemList>(std::move(problems))) {}
+    /// An error whose problems are `kept`'s (a failure kept from the library with
+    /// cr_last_error_keep, freed once its records are read or the last copy is gone), read when
+    /// problems() is first called.
+    Error(detail::FromKept, int code, const std::string &message, detail::KeptError kept)
+        : std::runtime_error(message), code_(code), problems_(std::make_shared<const detail::ProblemList>(std::move(kept))) {}
     /// The cr_status code (never CR_OK).
     int code() const noexcept { return code_; }
     /// A short fixed name for code() ("cycle", "not found", ...).
     const char *status_name() const noexcept { return cr_status_name(code_); }
-    /// Every problem the library reported for the call (at least one).
-    const std::vector<Problem> &problems() const noexcept { return problems_; }
+    /// Every problem the library reported for the call (at least one), read from the library at
+    /// the first call (the vector's memory then; running out of it ends the program: noexcept).
+    const std::vector<Problem> &problems() const noexcept { return problems_->all(); }
+    /// How many problems the call had: problems().size(), without reading them.
+    std::size_t problem_count() const noexcept { return problems_->count(); }
 
 private:
     int code_;
-    std::vector<Problem> problems_;
+    std::shared_ptr<const detail::ProblemList> problems_;
 };
 
 // One subclass per status, so a caller can catch the failures it handles (catch (const cr::NotFound &)).
@@ -199,49 +271,48 @@ public:
 };
 
 namespace detail {
-/// Throws the Error subclass for `code`.
-[[noreturn]] inline void raise(int code, const std::string &message, std::vector<Problem> problems) {
+/// Throws the Error subclass for `code` made from `args` (a std::vector<Problem>, or FromKept
+/// and a KeptError around the code and message).
+template <typename... Args> [[noreturn]] void raise_as(int code, Args &&...args) {
     switch (code) {
-    case CR_ERR_INVALID_ARGUMENT: throw InvalidArgument(code, message, std::move(problems));
-    case CR_ERR_IO: throw IoError(code, message, std::move(problems));
-    case CR_ERR_SYNTAX: throw Syntax(code, message, std::move(problems));
-    case CR_ERR_SCHEMA: throw Schema(code, message, std::move(problems));
-    case CR_ERR_DUPLICATE: throw Duplicate(code, message, std::move(problems));
-    case CR_ERR_MISSING_REFERENCE: throw MissingReference(code, message, std::move(problems));
-    case CR_ERR_CYCLE: throw Cycle(code, message, std::move(problems));
-    case CR_ERR_NOT_FOUND: throw NotFound(code, message, std::move(problems));
-    case CR_ERR_CLASS_NOT_REGISTERED: throw ClassNotRegistered(code, message, std::move(problems));
-    case CR_ERR_CLASS_EXISTS: throw ClassExists(code, message, std::move(problems));
-    case CR_ERR_CREATE_FAILED: throw CreateFailed(code, message, std::move(problems));
-    case CR_ERR_TYPE: throw WrongKind(code, message, std::move(problems));
-    case CR_ERR_LIMIT: throw Limit(code, message, std::move(problems));
-    case CR_ERR_NO_MEMORY: throw NoMemory(code, message, std::move(problems));
-    case CR_ERR_ENVIRONMENT: throw Environment(code, message, std::move(problems));
-    case CR_ERR_LIFETIME: throw Lifetime(code, message, std::move(problems));
-    default: throw Error(code, message, std::move(problems));
+    case CR_ERR_INVALID_ARGUMENT: throw InvalidArgument(std::forward<Args>(args)...);
+    case CR_ERR_IO: throw IoError(std::forward<Args>(args)...);
+    case CR_ERR_SYNTAX: throw Syntax(std::forward<Args>(args)...);
+    case CR_ERR_SCHEMA: throw Schema(std::forward<Args>(args)...);
+    case CR_ERR_DUPLICATE: throw Duplicate(std::forward<Args>(args)...);
+    case CR_ERR_MISSING_REFERENCE: throw MissingReference(std::forward<Args>(args)...);
+    case CR_ERR_CYCLE: throw Cycle(std::forward<Args>(args)...);
+    case CR_ERR_NOT_FOUND: throw NotFound(std::forward<Args>(args)...);
+    case CR_ERR_CLASS_NOT_REGISTERED: throw ClassNotRegistered(std::forward<Args>(args)...);
+    case CR_ERR_CLASS_EXISTS: throw ClassExists(std::forward<Args>(args)...);
+    case CR_ERR_CREATE_FAILED: throw CreateFailed(std::forward<Args>(args)...);
+    case CR_ERR_TYPE: throw WrongKind(std::forward<Args>(args)...);
+    case CR_ERR_LIMIT: throw Limit(std::forward<Args>(args)...);
+    case CR_ERR_NO_MEMORY: throw NoMemory(std::forward<Args>(args)...);
+    case CR_ERR_ENVIRONMENT: throw Environment(std::forward<Args>(args)...);
+    case CR_ERR_LIFETIME: throw Lifetime(std::forward<Args>(args)...);
+    default: throw Error(std::forward<Args>(args)...);
     }
 }
 
-/// Throws the calling thread's last library error as its Error subclass, with its problems.
+/// Throws the calling thread's last library error as its Error subclass: its message and the
+/// count now, its problems kept (cr_last_error_keep) and read when problems() is first called.
 [[noreturn]] CONTROLLERREG_COLD inline void throw_last_error() {
     int code = cr_last_error_code();
     if (code == CR_OK) code = CR_ERR_INVALID_ARGUMENT; // a call failed without a record: never expected
+    if (KeptError kept{cr_last_error_keep()}) {
+        std::string message = cr_error_message(kept.get());
+        raise_as(code, FromKept{}, code, message, std::move(kept));
+    }
+    // No record could be kept (memory ran out): the problems read now, as they are.
     std::vector<Problem> problems;
     std::size_t n = cr_last_error_count();
-    problems.reserve(n);
     for (std::size_t i = 0; i < n; ++i) {
         const cr_problem *p = cr_last_error_problem(i);
         if (!p) break;
-        Problem q;
-        q.code = p->code;
-        q.file = p->file ? p->file : "";
-        q.line = p->line;
-        q.column = p->column;
-        q.message = p->message ? p->message : "";
-        if (p->suggestion) q.suggestion = std::string(p->suggestion);
-        problems.push_back(std::move(q));
+        problems.push_back(problem_from(*p));
     }
-    raise(code, cr_last_error_message(), std::move(problems));
+    raise_as(code, code, std::string(cr_last_error_message()), std::move(problems));
 }
 
 /// Throws the last error if `status` is not CR_OK.

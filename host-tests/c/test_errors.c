@@ -5,6 +5,7 @@
 #include "tests.h"
 
 #include <limits.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -1241,6 +1242,115 @@ static void problem_records_read_late_agree_with_the_message(void) {
     cr_registry_free(reg);
 }
 
+/* Whether two records hold the same parts (code, file, line, column, message, suggestion). */
+static int same_problem(const cr_problem *a, const cr_problem *b) {
+    if (!a || !b) return 0;
+    int same_suggestion = (a->suggestion == NULL) == (b->suggestion == NULL) &&
+        (a->suggestion == NULL || strcmp(a->suggestion, b->suggestion) == 0);
+    return a->code == b->code && strcmp(a->file, b->file) == 0 && a->line == b->line && a->column == b->column &&
+        strcmp(a->message, b->message) == 0 && same_suggestion;
+}
+
+/* How many of `kept`'s records differ from the thread's last error's (the same failure loaded again). */
+static size_t records_differing_from_last_error(const cr_error *kept) {
+    size_t differing = 0, n = cr_error_count(kept);
+    if (n != cr_last_error_count()) return n + 1;
+    for (size_t i = 0; i < n; i++)
+        if (!same_problem(cr_error_problem(kept, i), cr_last_error_problem(i))) differing++;
+    return differing;
+}
+
+typedef struct {
+    const cr_error *kept;
+    const cr_problem *first, *last; /* what the thread read */
+    size_t read;                    /* how many records it got */
+} kept_reader;
+
+static void *read_every_kept_record(void *arg) {
+    kept_reader *r = arg;
+    size_t n = cr_error_count(r->kept);
+    for (size_t i = 0; i < n; i++)
+        if (cr_error_problem(r->kept, i)) r->read++;
+    r->first = cr_error_problem(r->kept, 0);
+    r->last = cr_error_problem(r->kept, n - 1);
+    return NULL;
+}
+
+/* A failure kept with cr_last_error_keep (what the C++ and Python bindings' exceptions hold; the
+ * case every door runs, Tests/Fixtures/many-problems.yaml): its code, message and count are the
+ * thread's; every record stays readable, the same as the thread's, after the registry is freed,
+ * the thread's error cleared and another call failed, from two threads reading at once (the first
+ * read writes them), and one kept failure's records are shared with a second keep of it. */
+static void kept_errors_outlive_the_thread_record(void) {
+    enum { N = 300 };
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(cr_load_file(reg, fixture_path("many-problems.yaml"), CR_FORMAT_AUTO), CR_ERR_SCHEMA);
+    cr_error *kept = cr_last_error_keep(), *again = cr_last_error_keep();
+    CHECK(kept != NULL && again != NULL);
+    if (!kept || !again) {
+        cr_error_free(kept);
+        cr_error_free(again);
+        cr_registry_free(reg);
+        return;
+    }
+    CHECK_INT(cr_error_code(kept), CR_ERR_SCHEMA);
+    CHECK_STR(cr_error_message(kept), cr_last_error_message());
+    CHECK(cr_error_message(kept) != cr_last_error_message()); /* a copy of its own */
+    CHECK_INT(cr_error_count(kept), N);
+    CHECK_INT(cr_last_error_count(), N); /* the thread's record is left as it was */
+
+    /* Everything that could take the failure away: the registry, the thread's record, a later failure. */
+    cr_registry_free(reg);
+    cr_clear_error();
+    CHECK(cr_last_error_keep() == NULL);
+    CHECK(cr_registry_create(cr_shared(), "NoSuchEntryHere", NULL) == NULL);
+    cr_error *later = cr_last_error_keep();
+    CHECK(later != NULL);
+    CHECK_INT(cr_error_count(later), 1);
+    CHECK_INT(cr_error_code(later), CR_ERR_NOT_FOUND);
+    CHECK_STR(cr_error_message(later), cr_last_error_message());
+    CHECK(later && same_problem(cr_error_problem(later, 0), cr_last_error_problem(0)));
+    cr_clear_error();
+    CHECK(later && cr_error_problem(later, 0) && strstr(cr_error_problem(later, 0)->message, "NoSuchEntryHere"));
+    cr_error_free(later);
+
+    /* Two threads read every record at once, the first read writing them. */
+    kept_reader readers[2] = {{kept, NULL, NULL, 0}, {kept, NULL, NULL, 0}};
+    pthread_t threads[2];
+    for (int t = 0; t < 2; t++) CHECK_INT(pthread_create(&threads[t], NULL, read_every_kept_record, &readers[t]), 0);
+    for (int t = 0; t < 2; t++) pthread_join(threads[t], NULL);
+    for (int t = 0; t < 2; t++) {
+        CHECK_INT(readers[t].read, N);
+        CHECK(readers[t].first == cr_error_problem(kept, 0)); /* written once, for both */
+        CHECK(readers[t].last == cr_error_problem(kept, N - 1));
+    }
+    CHECK(cr_error_problem(again, 0) == cr_error_problem(kept, 0)); /* one writer for every keep */
+    CHECK(cr_error_problem(kept, N) == NULL);
+    CHECK(cr_error_problem(kept, (size_t)-1) == NULL);
+    CHECK_STR(cr_error_problem(kept, 1)->suggestion, "Description");
+    CHECK_STR(cr_error_problem(kept, N - 1)->message,
+              "entry 'E299', key 'p': Provider must name an entry, not a literal ('@E299')");
+    CHECK_INT(cr_error_problem(kept, N - 1)->line, N);
+    cr_error_free(kept);
+
+    /* The second keep outlives the first, and agrees record by record with the same load again. */
+    reg = cr_registry_new();
+    CHECK_STATUS(cr_load_file(reg, fixture_path("many-problems.yaml"), CR_FORMAT_AUTO), CR_ERR_SCHEMA);
+    CHECK_INT(records_differing_from_last_error(again), 0);
+    CHECK_STR(cr_error_message(again), cr_last_error_message());
+    cr_error_free(again);
+    cr_registry_free(reg);
+
+    /* No error and NULL: nothing kept, nothing read. */
+    cr_clear_error();
+    CHECK(cr_last_error_keep() == NULL);
+    CHECK_INT(cr_error_code(NULL), CR_OK);
+    CHECK_STR(cr_error_message(NULL), "");
+    CHECK_INT(cr_error_count(NULL), 0);
+    CHECK(cr_error_problem(NULL, 0) == NULL);
+    cr_error_free(NULL);
+}
+
 void test_errors(void) {
     unknown_name();
     class_not_registered();
@@ -1267,4 +1377,5 @@ void test_errors(void) {
     flawed_uses_in_lists_and_misspelt_forms_are_placed();
     nul_in_a_name_keeps_the_message_whole();
     problem_records_read_late_agree_with_the_message();
+    kept_errors_outlive_the_thread_record();
 }

@@ -13,6 +13,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -411,6 +412,62 @@ TEST_CASE(many_problems_listed_first_hundred_every_one_in_problems) {
         CHECK_EQ(e.problems()[297].message,
                  std::string("entry 'E297', key 'ref': no entry named 'Nowhere297'; if this is text, write \"@Nowhere297\""));
     }
+}
+
+// The same case through the C++ door as a kept failure: a thrown Error carries the message and the
+// problem count at once and reads its problems from the library at the first problems(), every
+// one with the parts of the C record of the same failure, after the registry is gone, the
+// thread's last error cleared and another call failed; copies on two threads share one list.
+TEST_CASE(error_problems_read_late_outlive_registry_and_later_failures) {
+    std::optional<cr::Schema> kept;
+    {
+        cr::Registry reg;
+        try {
+            reg.load_file(kFixtures + "/many-problems.yaml");
+        } catch (const cr::Schema &e) { kept.emplace(e); }
+    }
+    CHECK(kept.has_value());
+    if (!kept) return;
+    CHECK_EQ(kept->problem_count(), std::size_t(300));
+    CHECK_EQ(std::string(kept->what()).substr(0, 14), std::string("300 problems:\n"));
+    {
+        cr::Registry other;
+        EXPECT_ERROR(cr::Syntax, CR_ERR_SYNTAX, other.load_string("{\"a\": ", cr::Format::Json));
+    }
+    cr_clear_error();
+
+    const cr::Schema copy = *kept;
+    const std::vector<cr::Problem> *seen[2] = {nullptr, nullptr};
+    std::thread a([&] { seen[0] = &copy.problems(); });
+    std::thread b([&] { seen[1] = &kept->problems(); });
+    a.join();
+    b.join();
+    CHECK(seen[0] == seen[1]); // one list for every copy, read once
+    const std::vector<cr::Problem> &problems = kept->problems();
+    CHECK_EQ(problems.size(), std::size_t(300));
+
+    // Field by field against the C door's records of the same load.
+    cr::Registry again;
+    CHECK_EQ(cr_load_file(again.get(), (kFixtures + "/many-problems.yaml").c_str(), CR_FORMAT_AUTO), int(CR_ERR_SCHEMA));
+    CHECK_EQ(cr_last_error_count(), problems.size());
+    std::size_t differing = 0;
+    for (std::size_t i = 0; i < problems.size() && i < cr_last_error_count(); ++i) {
+        const cr_problem *c = cr_last_error_problem(i);
+        const cr::Problem &p = problems[i];
+        bool same = c && p.code == c->code && p.file == c->file && p.line == c->line && p.column == c->column &&
+            p.message == c->message && p.suggestion.has_value() == (c->suggestion != nullptr) &&
+            (!p.suggestion || *p.suggestion == c->suggestion);
+        if (!same) ++differing;
+    }
+    CHECK_EQ(differing, std::size_t(0));
+    CHECK(problems[1].suggestion.has_value() && *problems[1].suggestion == "Description");
+
+    // An Error made from a list keeps it as given.
+    cr::Error made(CR_ERR_SCHEMA, "made", {cr::Problem{CR_ERR_SCHEMA, "f.yaml", 1, 2, "m", std::nullopt}});
+    CHECK_EQ(made.problem_count(), std::size_t(1));
+    CHECK_EQ(made.problems()[0].file, std::string("f.yaml"));
+    cr::Error bare(CR_ERR_SCHEMA, "bare", {}); // the list constructor, as before
+    CHECK_EQ(bare.problem_count(), std::size_t(0));
 }
 
 TEST_CASE(load_errors_structured) {

@@ -2,7 +2,7 @@
  * and Python exceptions raised inside callbacks handed to the library. */
 #include "native.h"
 
-static PyObject *from_native;      /* controllerreg._errors._from_native(code, message, problems) */
+static PyObject *from_native;      /* controllerreg._errors._from_native(code, message, count, source) */
 static PyObject *invalid_argument; /* controllerreg._errors.InvalidArgumentError */
 
 int crpy_errors_init(PyObject *module) {
@@ -19,17 +19,19 @@ static PyObject *text(const char *s) {
     return PyUnicode_DecodeUTF8(s, (Py_ssize_t)strlen(s), "replace");
 }
 
-/* Every problem of the thread's last failing call: a tuple of
- * (code, file, line, column, message, suggestion) tuples. */
-static PyObject *problems(void) {
-    size_t count = cr_last_error_count();
+/* One problem as the (code, file, line, column, message, suggestion) tuple Diagnostic is made from. */
+static PyObject *problem_tuple(const cr_problem *p) {
+    if (p == NULL) return Py_BuildValue("(isIIsO)", 0, "", 0u, 0u, "", Py_None);
+    return Py_BuildValue("(iNIINN)", p->code, text(p->file), (unsigned)p->line, (unsigned)p->column, text(p->message),
+                         text(p->suggestion));
+}
+
+/* Every problem of a failure as a tuple of problem tuples: `count` of them, each `read(source, i)`. */
+static PyObject *problem_tuples(size_t count, const cr_problem *(*read)(const void *, size_t), const void *source) {
     PyObject *out = PyTuple_New((Py_ssize_t)count);
     if (out == NULL) return NULL;
     for (size_t i = 0; i < count; i++) {
-        const cr_problem *p = cr_last_error_problem(i);
-        PyObject *item = p ? Py_BuildValue("(iNIINN)", p->code, text(p->file), (unsigned)p->line, (unsigned)p->column,
-                                           text(p->message), text(p->suggestion))
-                           : Py_BuildValue("(isIIsO)", 0, "", 0u, 0u, "", Py_None);
+        PyObject *item = problem_tuple(read(source, i));
         if (item == NULL) {
             Py_DECREF(out);
             return NULL;
@@ -39,16 +41,54 @@ static PyObject *problems(void) {
     return out;
 }
 
-static PyObject *raise_error(int code, const char *message, crpy_frame *frame) {
+static const cr_problem *kept_problem(const void *kept, size_t i) { return cr_error_problem((const cr_error *)kept, i); }
+static const cr_problem *last_problem(const void *unused, size_t i) {
+    (void)unused;
+    return cr_last_error_problem(i);
+}
+
+#define KEPT_CAPSULE "controllerreg._native.cr_error"
+
+static void kept_free(PyObject *capsule) { cr_error_free((cr_error *)PyCapsule_GetPointer(capsule, KEPT_CAPSULE)); }
+
+PyObject *crpy_error_problems(PyObject *module, PyObject *capsule) {
+    (void)module;
+    cr_error *kept = (cr_error *)PyCapsule_GetPointer(capsule, KEPT_CAPSULE);
+    if (kept == NULL) return NULL;
+    return problem_tuples(cr_error_count(kept), kept_problem, kept);
+}
+
+/* Raises the error: its message and problem count now; its problems kept (cr_last_error_keep) in a
+ * capsule the Error reads them from when `diagnostics` is first read (`keep`: the thread's last
+ * error is this call's). */
+static PyObject *raise_error(int code, const char *message, crpy_frame *frame, int keep) {
     PyObject *cause = frame ? frame->error : NULL;
     if (cause != NULL && !PyErr_GivenExceptionMatches(cause, PyExc_Exception)) {
         /* KeyboardInterrupt, SystemExit, ...: not ours to wrap. */
         PyErr_SetObject((PyObject *)Py_TYPE(cause), cause);
         return NULL;
     }
-    PyObject *list = problems();
-    if (list == NULL) return NULL;
-    PyObject *err = PyObject_CallFunction(from_native, "iNN", code, text(message), list);
+    cr_error *kept = keep ? cr_last_error_keep() : NULL;
+    PyObject *source;
+    size_t count;
+    if (kept != NULL) {
+        count = cr_error_count(kept);
+        source = PyCapsule_New(kept, KEPT_CAPSULE, kept_free);
+        if (source == NULL) {
+            cr_error_free(kept);
+            return NULL;
+        }
+    } else if (keep && cr_last_error_count() > 0) {
+        /* No failure could be kept (memory ran out): its problems read now. */
+        count = cr_last_error_count();
+        source = problem_tuples(count, last_problem, NULL);
+        if (source == NULL) return NULL;
+    } else {
+        count = 0;
+        Py_INCREF(Py_None);
+        source = Py_None;
+    }
+    PyObject *err = PyObject_CallFunction(from_native, "iNnN", code, text(message), (Py_ssize_t)count, source);
     if (err == NULL) return NULL;
     if (cause != NULL) {
         Py_INCREF(cause);
@@ -64,12 +104,12 @@ static PyObject *raise_error(int code, const char *message, crpy_frame *frame) {
 PyObject *crpy_raise_last(int fallback, crpy_frame *frame) {
     int code = cr_last_error_code();
     if (code == 0) code = fallback;
-    return raise_error(code, cr_last_error_message(), frame);
+    return raise_error(code, cr_last_error_message(), frame, cr_last_error_code() != 0);
 }
 
 PyObject *crpy_raise_status(int status) {
-    if (cr_last_error_code() != status) return raise_error(status, cr_status_name(status), NULL);
-    return raise_error(status, cr_last_error_message(), NULL);
+    if (cr_last_error_code() != status) return raise_error(status, cr_status_name(status), NULL, 0);
+    return raise_error(status, cr_last_error_message(), NULL, 1);
 }
 
 PyObject *crpy_raise_invalid(const char *message) {

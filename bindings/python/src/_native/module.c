@@ -63,6 +63,8 @@ static PyMethodDef native_methods[] = {
     {"version", native_version, METH_NOARGS, "The loaded library's version (cr_version())."},
     {"library_path", native_library_path, METH_NOARGS, "The file the library was loaded from (None if unknown)."},
     {"header_version", native_header_version, METH_NOARGS, "The version of controllerreg.h the extension was compiled against."},
+    {"_error_problems", crpy_error_problems, METH_O,
+     "Every problem of a kept failure, as tuples (controllerreg.Error reads them)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -64,6 +64,9 @@ int crpy_errors_init(PyObject *module);
 PyObject *crpy_raise_last(int fallback, crpy_frame *frame);
 /** Raises for a call that returned a non-zero status. Returns NULL. */
 PyObject *crpy_raise_status(int status);
+/** controllerreg._native._error_problems(kept): every problem of a kept failure (the capsule
+ *  raise passes to _from_native) as (code, file, line, column, message, suggestion) tuples. */
+PyObject *crpy_error_problems(PyObject *module, PyObject *capsule);
 /** Raises controllerreg.InvalidArgumentError (a closed registry, ...) with `message`. */
 PyObject *crpy_raise_invalid(const char *message);
 /** Hands the current Python exception to the library (cr_report_error) and to the frame. */

@@ -77,8 +77,12 @@ class Error(Exception):
 
     ``code`` is the status (a :class:`Status` member when known), ``message`` the library's
     message (one ``file:line:column: problem`` line per problem for the first 100, then a line
-    counting the rest) and ``diagnostics`` every problem as a :class:`Diagnostic`. When a factory's exception failed a create, that exception is the
-    ``__cause__``.
+    counting the rest), ``problem_count`` how many problems the call had and ``diagnostics`` every
+    problem as a :class:`Diagnostic`. A raised error carries the message and the count; the
+    diagnostics are read from the library the first time ``diagnostics`` is read (a config with
+    thousands of problems costs no more to fail than to load), and stay readable after the registry
+    is closed, after later failures, from any thread, and through pickling (which reads them). When
+    a factory's exception failed a create, that exception is the ``__cause__``.
     """
 
     #: The status code this class stands for (subclasses set it).
@@ -91,7 +95,30 @@ class Error(Exception):
         except ValueError:
             self.code = code
         self.message: str = message
-        self.diagnostics: Tuple[Diagnostic, ...] = tuple(diagnostics) or (Diagnostic(int(code), "", 0, 0, message, None),)
+        self.diagnostics = diagnostics
+
+    @property
+    def diagnostics(self) -> Tuple[Diagnostic, ...]:
+        """Every problem (at least one), read from the library at the first access."""
+        listed: Optional[Tuple[Diagnostic, ...]] = self.__dict__.get("_diagnostics")
+        if listed is None:
+            # (Two threads may both read: the source is dropped only once the list is stored.)
+            source = self.__dict__.get("_native_source")
+            listed = tuple(map(Diagnostic._make, _read_problems(source))) if source is not None else ()
+            listed = listed or (Diagnostic(int(self.code), "", 0, 0, self.message, None),)
+            self.__dict__["_diagnostics"] = listed
+            self.__dict__.pop("_native_source", None)
+        return listed
+
+    @diagnostics.setter
+    def diagnostics(self, value: Sequence[Diagnostic]) -> None:
+        listed = tuple(value) or (Diagnostic(int(self.code), "", 0, 0, self.message, None),)
+        self.__dict__.pop("_native_source", None)
+        self.__dict__["_diagnostics"] = listed
+        self.__dict__["problem_count"] = len(listed)
+
+    #: How many problems the call had: ``len(diagnostics)``, known without reading them.
+    problem_count: int
 
     def __str__(self) -> str:
         return self.message
@@ -102,8 +129,10 @@ class Error(Exception):
     def __reduce__(self) -> Tuple[Any, ...]:
         # Pickled with its three arguments (Exception's default passes only ``args``, the message,
         # which __init__ cannot take alone): multiprocessing and concurrent.futures send a
-        # worker's exception to the parent this way. Attributes set later travel in the state.
-        return (type(self), (int(self.code), self.message, self.diagnostics), self.__dict__)
+        # worker's exception to the parent this way. Every diagnostic is read from the library
+        # first (the library's record cannot travel). Attributes set later travel in the state.
+        state = {k: v for k, v in self.__dict__.items() if k not in ("_native_source", "_diagnostics")}
+        return (type(self), (int(self.code), self.message, self.diagnostics), state)
 
 
 class InvalidArgumentError(Error, ValueError):
@@ -232,6 +261,22 @@ def error_for(code: int, message: str, diagnostics: Sequence[Diagnostic] = ()) -
     return _BY_CODE.get(code, Error)(code, message, diagnostics)
 
 
-def _from_native(code: int, message: str, problems: Sequence[Tuple[int, str, int, int, str, Optional[str]]]) -> Error:
-    """The extension's way to build an error from the thread's last library error."""
-    return error_for(code, message, [Diagnostic(*p) for p in problems])
+def _read_problems(source: Any) -> Sequence[Tuple[int, str, int, int, str, Optional[str]]]:
+    """The problems of a failure the extension kept (a tuple of them when it read them at once)."""
+    if isinstance(source, tuple):
+        return source
+    from . import _native  # loaded by now: only the extension makes a source
+
+    return _native._error_problems(source)
+
+
+def _from_native(code: int, message: str, count: int, source: Any) -> Error:
+    """The extension's way to build an error from the thread's last library error: its message and
+    problem count, and ``source``, the failure it kept (read when ``diagnostics`` is first read),
+    or None when the failure has no problem records."""
+    err = _BY_CODE.get(code, Error)(code, message)
+    if count > 0 and source is not None:
+        err.__dict__.pop("_diagnostics", None)
+        err.__dict__["_native_source"] = source
+        err.__dict__["problem_count"] = count
+    return err

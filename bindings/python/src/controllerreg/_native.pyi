@@ -2,7 +2,7 @@
 
 from os import PathLike
 from types import TracebackType
-from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Type, TypeVar, Union
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple, Type, TypeVar, Union
 
 _Self = TypeVar("_Self", bound="Registry")
 _PathLike = Union[str, bytes, "PathLike[str]", "PathLike[bytes]"]
@@ -13,6 +13,7 @@ _Setter = Callable[[Any, str, Any], Any]
 def version() -> str: ...
 def library_path() -> Optional[str]: ...
 def header_version() -> str: ...
+def _error_problems(kept: object) -> Tuple[Tuple[int, str, int, int, str, Optional[str]], ...]: ...
 
 class Provider:
     """A lazy factory for one entry, received in a factory's args ({Provider: Name})."""

@@ -151,3 +151,21 @@ def test_a_factory_exception_keeps_its_type_and_text(reg: cr.Registry, exc: Base
         reg.create("C")
     assert str(info.value).endswith("create of class 'C': " + shown)
     assert info.value.__cause__ is exc
+
+
+def test_any_mapping_is_an_environment(reg: cr.Registry, monkeypatch: pytest.MonkeyPatch) -> None:
+    """os.environ is a Mapping, not a dict: `environment=os.environ` (or a read-only view) is read
+    like a dict; what is not a mapping of str to str is still a TypeError naming what was found."""
+    import types
+
+    reg.register_class("C", lambda args: dict(args))
+    monkeypatch.setenv("CR_OUTSIDE_HOST", "from-os-environ")
+    config = "E: {ClassName: C, Dependencies: {host: '@${CR_OUTSIDE_HOST}'}}"
+    reg.load_string(config, environment=os.environ)
+    assert reg.create("E") == {"host": "from-os-environ"}
+    reg.load_string(config, override=True, environment=types.MappingProxyType({"CR_OUTSIDE_HOST": "view"}))
+    assert reg.create("E") == {"host": "view"}
+    for bad in ([("CR_OUTSIDE_HOST", "x")], "CR_OUTSIDE_HOST=x", {"CR_OUTSIDE_HOST": 1}):
+        with pytest.raises(TypeError, match="environment must be a mapping of str to str"):
+            reg.load_string(config, override=True, environment=bad)  # type: ignore[arg-type]
+    assert reg.create("E") == {"host": "view"}

@@ -240,16 +240,32 @@ static PyObject *load_done(RegistryObject *self, int status) {
     Py_RETURN_NONE;
 }
 
-/* The `environment=` keyword of the load methods: None (the process environment) or a dict of
- * str to str, as a new CR_MAP of CR_STRING in *out (NULL for None). Returns -1 with a TypeError
- * (or MemoryError) set. */
+/* The `environment=` keyword of the load methods: None (the process environment) or a mapping
+ * of str to str (a dict, os.environ, a MappingProxyType ...), as a new CR_MAP of CR_STRING in
+ * *out (NULL for None). Returns -1 with a TypeError (or MemoryError) set. */
 static int parse_environment(PyObject *environment, cr_value **out) {
     *out = NULL;
     if (environment == NULL || environment == Py_None) return 0;
     if (!PyDict_Check(environment)) {
-        PyErr_Format(PyExc_TypeError, "environment must be a dict of str to str or None, not %.100s",
-                     Py_TYPE(environment)->tp_name);
-        return -1;
+        /* Any other mapping is read through a dict copy (os.environ is a Mapping, not a dict). */
+        PyObject *copy = NULL;
+        if (!PyUnicode_Check(environment) && !PyBytes_Check(environment) && !PyList_Check(environment) &&
+            PyMapping_Check(environment) && PyObject_HasAttrString(environment, "keys")) {
+            copy = PyDict_New();
+            if (copy != NULL && PyDict_Merge(copy, environment, 1) < 0) Py_CLEAR(copy);
+            if (copy == NULL && !PyErr_ExceptionMatches(PyExc_MemoryError))
+                PyErr_Clear();
+            else if (copy == NULL)
+                return -1;
+        }
+        if (copy == NULL) {
+            PyErr_Format(PyExc_TypeError, "environment must be a mapping of str to str (a dict, os.environ) or None, not %.100s",
+                         Py_TYPE(environment)->tp_name);
+            return -1;
+        }
+        int status = parse_environment(copy, out);
+        Py_DECREF(copy);
+        return status;
     }
     cr_value *map = cr_map_new();
     if (map == NULL) {
@@ -260,7 +276,7 @@ static int parse_environment(PyObject *environment, cr_value **out) {
     PyObject *key, *value;
     while (PyDict_Next(environment, &pos, &key, &value)) {
         if (!PyUnicode_Check(key) || !PyUnicode_Check(value)) {
-            PyErr_Format(PyExc_TypeError, "environment must be a dict of str to str: found a %.100s to %.100s pair",
+            PyErr_Format(PyExc_TypeError, "environment must be a mapping of str to str: found a %.100s to %.100s pair",
                          Py_TYPE(key)->tp_name, Py_TYPE(value)->tp_name);
             cr_value_free(map);
             return -1;

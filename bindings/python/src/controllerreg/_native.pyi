@@ -66,7 +66,7 @@ class Registry:
         format: _FormatLike = "auto",
         *,
         override: bool = False,
-        environment: Optional[Dict[str, str]] = None,
+        environment: Optional[Mapping[str, str]] = None,
     ) -> None: ...
     def load_files(
         self,
@@ -74,7 +74,7 @@ class Registry:
         format: _FormatLike = "auto",
         *,
         override: bool = False,
-        environment: Optional[Dict[str, str]] = None,
+        environment: Optional[Mapping[str, str]] = None,
     ) -> None: ...
     def load_string(
         self,
@@ -83,7 +83,7 @@ class Registry:
         *,
         override: bool = False,
         source_name: Optional[str] = None,
-        environment: Optional[Dict[str, str]] = None,
+        environment: Optional[Mapping[str, str]] = None,
     ) -> None: ...
     def create(self, name: str, props: Optional[Mapping[str, Any]] = None, /, **kwargs: Any) -> Any: ...
     def inject(self, name: str, object: Any, setter: Optional[_Setter] = None) -> None: ...

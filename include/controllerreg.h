@@ -728,7 +728,9 @@ cr_owner cr_value_owner(const cr_value *value);
  *  CR_OWNER_NONE. */
 void *cr_value_take_object_with_owner(const cr_value *value, cr_owner *owner);
 
-/** The provider of a CR_PROVIDER, taken by the reader (see OWNERSHIP): free it with cr_provider_free. */
+/** The provider of a CR_PROVIDER, taken by the reader (see OWNERSHIP): free it with cr_provider_free.
+ *  Once: a second read of the same argument gives NULL and CR_ERR_INVALID_ARGUMENT ("taken
+ *  already"), so two owners never free one provider (keep the first pointer). */
 cr_provider *cr_value_provider(const cr_value *value);
 
 /** Element count of a list or map (string length for strings, 0 otherwise). */

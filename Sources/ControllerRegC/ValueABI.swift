@@ -474,6 +474,15 @@ public func cr_value_provider(_ value: OpaquePointer?) -> OpaquePointer? {
         wrongKind(r, .provider, "cr_value_provider")
         return nil
     }
+    // The reader's reference, given once: a second read would hand out the same reference again,
+    // and freeing both (as two owners, e.g. two C++ cr::Provider) would free the provider twice.
+    if r.wasTaken {
+        LastError.set(
+            .invalidArgument,
+            "cr_value_provider: this argument's provider was taken already (by an earlier cr_value_provider) and is its taker's; read a provider once and keep the pointer"
+        )
+        return nil
+    }
     return r.takeProvider().map { OpaquePointer($0) }
 }
 

@@ -637,8 +637,8 @@ public:
     /// Takes this object value: the Ptr owns it if it was built for this call (Owner::Receiver),
     /// else it views it (a singleton, a caller's prop, a graph object another receiver owns).
     /// Null gives an empty Ptr. T must be the type the producing factory returned (objects of C++
-    /// classes are destroyed with `delete (T *)`); for an object of a raw cr_class pass its
-    /// destroyer. Throws TypeError if this is not an object.
+    /// classes are destroyed with `delete (T *)`; T is not checked: an argument carries no class);
+    /// for an object of a raw cr_class pass its destroyer. Throws TypeError if this is not an object.
     template <class T> Ptr<T> take_as(cr_destroyer destroyer = {&detail::delete_as<std::remove_cv_t<T>>, nullptr}) const {
         return take_impl<T>(nullptr, destroyer);
     }
@@ -679,10 +679,12 @@ public:
     /// Takes the provider under `key` (`{Provider: Name}` in a config). Throws std::out_of_range, TypeError.
     Provider provider(const char *key) const;
     Provider provider(const std::string &key) const;
-    /// Takes this provider value. Throws TypeError if it is not a provider.
+    /// Takes this provider value. Throws TypeError if it is not a provider, or was taken already
+    /// (the first cr::Provider owns it).
     Provider as_provider() const;
 
 private:
+    Provider provider_impl(const char *key) const;
     // The value under `key`, or NULL if absent. The kind is only checked when cr_map_get finds
     // nothing (it also returns NULL for a value that is not a map): one library call per read.
     const cr_value *lookup(const char *key) const {
@@ -1258,7 +1260,8 @@ public:
 
     /// Builds the entry `name` and returns it owned by the caller (destroyed with its class's
     /// destroyer) — except a singleton, which the registry keeps (its Ptr does not delete).
-    /// For a class registered from C++, T must be the factory's type (TypeError otherwise).
+    /// For a class registered from C++, T must be the factory's type (TypeError otherwise; a
+    /// singleton, for which the library reports no destroyer, is not checked).
     /// Throws NotFound, ClassNotRegistered, CreateFailed, Limit, InvalidArgument, TypeError.
     template <class T> Ptr<T> create(const char *name, const cr_value *props = nullptr) {
         // The library writes both out-values on every call it accepts the options of (success
@@ -1419,16 +1422,17 @@ private:
     cr_provider *p_ = nullptr;
 };
 
-inline Provider Value::as_provider() const {
-    cr_provider *p = kind() == Kind::Provider ? cr_value_provider(v_) : nullptr;
-    if (!p) throw type_error(nullptr, "a provider");
+inline Provider Value::as_provider() const { return provider_impl(nullptr); }
+inline Provider Value::provider(const char *key) const { return Value(require(key)).provider_impl(key); }
+inline Provider Value::provider_impl(const char *key) const {
+    if (kind() != Kind::Provider) throw type_error(key, "a provider");
+    // The library gives a provider once (a second read is refused): the first cr::Provider owns it.
+    cr_provider *p = cr_value_provider(v_);
+    if (!p)
+        throw TypeError((key ? std::string("'") + key + "': " : std::string()) +
+                        "the provider was taken already by an earlier provider(): the first cr::Provider owns it; "
+                        "take a provider once and move it");
     return Provider(p);
-}
-inline Provider Value::provider(const char *key) const {
-    const cr_value *e = require(key);
-    Value v(e);
-    if (v.kind() != Kind::Provider) throw v.type_error(key, "a provider");
-    return v.as_provider();
 }
 inline Provider Value::provider(const std::string &key) const { return provider(detail::c_text(key, "a key")); }
 

@@ -603,6 +603,43 @@ static void an_empty_report_keeps_the_reason(void) {
     cr_registry_free(reg);
 }
 
+/* A provider is its reader's once: a second cr_value_provider of the same argument would hand the
+ * same reference to a second owner (two frees). It is refused, and the first stays usable. */
+static cr_provider *twice_first, *twice_second;
+static int twice_code;
+
+static void *reads_provider_twice(const cr_value *args, void *user_data) {
+    (void)user_data;
+    const cr_value *p = cr_map_get(args, "next");
+    twice_first = cr_value_provider(p);
+    cr_clear_error();
+    twice_second = cr_value_provider(p);
+    twice_code = cr_last_error_code();
+    CHECK_CONTAINS(cr_last_error_message(), "provider was taken already");
+    CHECK_INT(cr_value_owner(p), CR_OWNER_RECEIVER);
+    return malloc(16);
+}
+
+static void a_provider_is_read_once(void) {
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(cr_register_class(reg, "C", &plain_class, NULL), CR_OK);
+    CHECK_STATUS(cr_register_class(reg, "Twice", &(cr_class){.create = reads_provider_twice, .destroy = plain_destroy}, NULL),
+                 CR_OK);
+    CHECK_STATUS(load_text(reg, "L: C\nW: {ClassName: Twice, Dependencies: {next: {Provider: L}}}\n", CR_FORMAT_YAML), CR_OK);
+    void *w = cr_registry_create(reg, "W", NULL);
+    CHECK(w != NULL);
+    CHECK(twice_first != NULL);
+    CHECK(twice_second == NULL);
+    CHECK_INT(twice_code, CR_ERR_INVALID_ARGUMENT);
+    void *l = cr_provider_create(twice_first, NULL);
+    CHECK(l != NULL);
+    free(l);
+    cr_provider_free(twice_first);
+    cr_provider_free(twice_second); /* NULL: ignored */
+    free(w);
+    cr_registry_free(reg);
+}
+
 void test_outside(void) {
     empty_tags_are_refused();
     a_child_closes_with_its_parent();
@@ -617,4 +654,5 @@ void test_outside(void) {
     numbers_too_large_for_a_double_are_refused_in_every_format();
     limit_messages_name_their_setting();
     an_empty_report_keeps_the_reason();
+    a_provider_is_read_once();
 }

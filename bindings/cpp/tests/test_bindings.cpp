@@ -937,6 +937,31 @@ TEST_CASE(taking_an_arg_twice_throws_and_frees_once) {
     CHECK_EQ(g_live.load(), 0);
 }
 
+TEST_CASE(taking_a_provider_twice_throws_and_frees_once) {
+    g_live = 0;
+    {
+        cr::Registry reg;
+        struct Two {
+            cr::Provider first, second;
+        };
+        reg.register_class("Test2ViewController", [](cr::Args) { return new Test2(); });
+        reg.register_class("Two", [](cr::Args args) {
+            auto two = std::make_unique<Two>();
+            two->first = args.provider("next");
+            // A second read would make a second owner of one cr_provider (freed twice): refused.
+            auto message = EXPECT_THROW(cr::TypeError, args.provider("next"));
+            CHECK(contains(message, "'next': the provider was taken already by an earlier provider()"));
+            EXPECT_THROW(cr::TypeError, args["next"].as_provider());
+            return two;
+        });
+        reg.load_string("T2: Test2ViewController\nW: {ClassName: Two, Dependencies: {next: {Provider: T2}}}");
+        auto two = reg.create<Two>("W");
+        CHECK(two->first && !two->second);
+        CHECK_EQ(two->first.create<Test2>()->name, std::string("Test2"));
+    }
+    CHECK_EQ(g_live.load(), 0);
+}
+
 TEST_CASE(unique_ptr_factory_and_ptr_cast) {
     g_live = 0;
     {

@@ -13,6 +13,11 @@
 //   controllerreg-bench-cpp cg OP N      OP (one of the names above) N times inside
 //                                        pb_measured_region, for callgrind:
 //     valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*pb_measured_region*' ...
+//   controllerreg-bench-cpp cg SPEC N    a load through the binding, N times, each in the region:
+//     cppload:json:FILE   Registry::load_string into a new Registry (freed outside the region)
+//     cppfail:json:FILE   the same of a config that must fail (a hostile one): the throw, the
+//                         catch, what() and problem_count() (what a host reads); the exception
+//                         is released outside the region, as the registry is
 // Prints only; asserts nothing about speed.
 #include <controllerreg.hpp>
 
@@ -22,7 +27,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <memory>
+#include <string>
 #include <string_view>
 
 namespace cr = controllerreg;
@@ -158,6 +165,58 @@ void setup() {
     c_node_destroy(c, nullptr);
 }
 
+// ---- loads through the binding (the hostile rows: an error path against its success path) ------
+
+struct LoadSpec {
+    bool must_fail = false;
+    std::string text;
+    cr::Registry *reg = nullptr; // the last load's registry, freed outside the region
+    std::exception_ptr error;    // the last failure, released outside the region
+};
+
+void op_cpp_load(void *c) {
+    auto *s = static_cast<LoadSpec *>(c);
+    s->reg = new cr::Registry();
+    try {
+        s->reg->load_string(s->text, cr::Format::Json);
+    } catch (const cr::Error &e) {
+        sink += std::strlen(e.what()) + e.problem_count();
+        s->error = std::current_exception();
+    }
+    if ((s->error != nullptr) != s->must_fail) {
+        std::fprintf(stderr, "bench-cpp: the load %s\n", s->must_fail ? "did not fail" : "failed");
+        std::exit(1);
+    }
+}
+
+/** `cppload:json:FILE` / `cppfail:json:FILE` N times (false: not a load spec). */
+bool count_loads(const char *spec, long n) {
+    LoadSpec s;
+    const char *path;
+    if (std::strncmp(spec, "cppload:json:", 13) == 0)
+        path = spec + 13;
+    else if (std::strncmp(spec, "cppfail:json:", 13) == 0) {
+        path = spec + 13;
+        s.must_fail = true;
+    } else
+        return false;
+    std::FILE *f = std::fopen(path, "rb");
+    if (!f) {
+        std::fprintf(stderr, "bench-cpp: cannot read %s\n", path);
+        std::exit(2);
+    }
+    char buffer[65536];
+    for (std::size_t got; (got = std::fread(buffer, 1, sizeof buffer, f)) > 0;) s.text.append(buffer, got);
+    std::fclose(f);
+    for (long i = 0; i < n; i++) {
+        pb_measured_region(op_cpp_load, &s, 1);
+        delete s.reg;
+        s.reg = nullptr;
+        s.error = nullptr;
+    }
+    return true;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -169,6 +228,8 @@ int main(int argc, char **argv) {
         pb_pair_ops("cpp.create.node5", op_cpp_node, nullptr, "c.cr.node5", op_c_node, nullptr);
     } else if (std::strcmp(mode, "cg-list") == 0) {
         for (const auto &op : kOps) std::printf("%s\n", op.name);
+        return 0;
+    } else if (std::strcmp(mode, "cg") == 0 && argc > 3 && count_loads(argv[2], std::atol(argv[3]))) {
         return 0;
     } else if (std::strcmp(mode, "cg") == 0 && argc > 3) {
         setup();
@@ -184,7 +245,8 @@ int main(int argc, char **argv) {
     } else {
         std::fprintf(
             stderr,
-            "usage: controllerreg-bench-cpp pairs | cg-list | cg c.cr.leaf|c.cr.node5|cpp.create.leaf|cpp.create.node5 N\n");
+            "usage: controllerreg-bench-cpp pairs | cg-list | cg c.cr.leaf|c.cr.node5|cpp.create.leaf|cpp.create.node5 N\n"
+            "       controllerreg-bench-cpp cg cppload:json:FILE|cppfail:json:FILE N\n");
         return 2;
     }
     delete cpp_reg;

@@ -214,6 +214,11 @@ def callgrind_ops(a):
                     ops[hostile_op(h)] = ([a.c_bench], "%s:json:%s" % (kind, path), 1, "region-alone")
                     if kind == "crfail":  # the same load, every problem's record read too
                         ops[hostile_op(h, records=True)] = ([a.c_bench], "crfailall:json:%s" % path, 1, "region-alone")
+                    if os.path.exists(cpp):  # the same load through the C++ binding: its throw
+                        cpp_kind = "cppload" if kind == "cr" else "cppfail"
+                        ops[hostile_op(h, door="cpp")] = ([cpp], "%s:json:%s" % (cpp_kind, path), 1, "region-alone")
+                if os.path.exists(cpp):
+                    ops[hostile_op(None, door="cpp")] = ([cpp], "cppload:json:%s" % data_file(a, n, ext), 1, "region-alone")
             if tag == "json":
                 ops["python.json.%d" % shown] = (
                     [sys.executable, os.path.join(HERE, "bench_pyjson.py"), "cg", a.lib, path],
@@ -385,11 +390,13 @@ HOSTILE = [
 HOSTILE_SUCCESSES = {"envdefault", "templatedefault", "longnamesok", "providerok", "chainok", "lifetimeok"}
 
 
-def hostile_op(shape, records=False):
-    """The op of a hostile shape's load (records: with every problem record read)."""
+def hostile_op(shape, records=False, door="c"):
+    """The op of a hostile shape's load (records: with every problem record read; door "cpp": the
+    same load through the C++ binding's load_string, a failure thrown and caught)."""
+    prefix = "cpp." if door == "cpp" else ""
     if shape is None:
-        return "load.json.10000"
-    return "hostile.json.%s%s.10000" % (shape, ".records" if records else "")
+        return prefix + "load.json.10000"
+    return "%shostile.json.%s%s.10000" % (prefix, shape, ".records" if records else "")
 
 
 def hostile_table(instructions, verdicts):
@@ -403,9 +410,13 @@ def hostile_table(instructions, verdicts):
         " and shape; then the same load with every problem's record read too (`cr_last_error_problem` for each:"
         " a host asking for everything, each message written as it is read).",
         "",
+        "The last two columns: the same loads through the C++ binding (`Registry::load_string`; a failure"
+        " thrown, caught, its `what()` and `problem_count()` read: the problems are read from the library"
+        " only at the first `problems()`) against the binding's successful load of the same size and shape.",
+        "",
         "| hostile 10k JSON load | load + message instr/op | successful load | instr/op | ratio | <= 1 |"
-        " load + every record instr/op | ratio |",
-        "|---|---:|---|---:|---:|---|---:|---:|",
+        " load + every record instr/op | ratio | C++ throw instr/op | C++ ratio |",
+        "|---|---:|---|---:|---:|---|---:|---:|---:|---:|",
     ]
     for shape, compared in HOSTILE:
         x, y, z = hostile_op(shape), hostile_op(compared), hostile_op(shape, records=True)
@@ -423,8 +434,20 @@ def hostile_table(instructions, verdicts):
             }
         )
         every = instructions.get(z)
+        cx, cy = instructions.get(hostile_op(shape, door="cpp")), instructions.get(hostile_op(compared, door="cpp"))
+        cr_ = cx / cy if cx and cy else None
+        if cr_ is not None:
+            verdicts.append(
+                {
+                    "target": "hostile %s <= its success path (C++ binding)" % shape,
+                    "a": hostile_op(shape, door="cpp"),
+                    "b": hostile_op(compared, door="cpp"),
+                    "instruction_ratio": cr_,
+                    "holds_by_instructions": "yes" if cr_ <= 1 else "NO",
+                }
+            )
         lines.append(
-            "| %s | %s | %s | %s | %.2f | %s | %s | %s |"
+            "| %s | %s | %s | %s | %.2f | %s | %s | %s | %s | %s |"
             % (
                 shape,
                 fmt_num(instructions[x]),
@@ -434,6 +457,8 @@ def hostile_table(instructions, verdicts):
                 ok,
                 fmt_num(every) if every else "",
                 "%.2f" % (every / instructions[y]) if every else "",
+                fmt_num(cx) if cr_ is not None else "",
+                "%.2f" % cr_ if cr_ is not None else "",
             )
         )
     return lines
@@ -518,6 +543,8 @@ def main():
             | {hostile_op(h) for h, _ in HOSTILE}
             | {hostile_op(h, records=True) for h, _ in HOSTILE}
             | {hostile_op(c) for _, c in HOSTILE}
+            | {hostile_op(h, door="cpp") for h, _ in HOSTILE}
+            | {hostile_op(c, door="cpp") for _, c in HOSTILE}
         )
         todo = [n for n in wanted if n in ops]
         log("callgrind: %d operations..." % len(todo))

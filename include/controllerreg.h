@@ -599,9 +599,9 @@ typedef struct cr_create_options {
      *  object that is now the caller's; CR_OWNER_NONE on failure. */
     cr_owner *owner;
     /** Out, optional: how to destroy the result (its class's destroy and user_data); {NULL, NULL}
-     *  for a singleton, a class without destroy, or on failure, and when the registry was freed
-     *  during the call (from a callback: its classes are released, so their destroy and user_data
-     *  must not be used; the object is still the caller's). */
+     *  for a singleton, a class without destroy, or on failure. Not after the registry was freed
+     *  during the call (from a callback): its classes are released when the call returns, so this
+     *  destroy and user_data must not be used (destroy the object by other means). */
     cr_destroyer *destroyer;
 } cr_create_options;
 

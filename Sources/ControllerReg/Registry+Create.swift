@@ -203,7 +203,7 @@ extension Registry {
                 snapshot: s, registry: self, maxDepth: maxCreateDepth.load(ordering: .relaxed), thread: thread)
             do throws(CreateFailure) {
                 let (o, owned) = try resolver.createEntry(index, props: props)
-                if let destroyer, !owned { destroyer.pointee = self.destroyer(s, slot: Int(s.entries.plans[index].classSlot)) }
+                if let destroyer, !owned { destroyer.pointee = Destroyer(s.classes, slot: Int(s.entries.plans[index].classSlot)) }
                 return .made(o, owned)
             } catch {
                 return .failed(
@@ -214,14 +214,6 @@ extension Registry {
         case .success(let (o, owned)): return .made(o, owned)
         case .failure(let error): return .failed(error)
         }
-    }
-
-    /// How the caller destroys an object class `slot` of `s` built for it: the class's destroy and
-    /// context, or nothing when the registry was closed during the create (from a callback): its
-    /// classes are released when the create ends, so their context must not reach the caller.
-    @inline(__always)
-    private func destroyer(_ s: Snapshot, slot: Int) -> Destroyer {
-        isClosed ? Destroyer() : Destroyer(s.classes, slot: slot)
     }
 
     /// The error for props that are not a map (out of line).
@@ -279,7 +271,7 @@ extension Registry {
         let resolver = Resolver(snapshot: s, registry: self, maxDepth: maxCreateDepth.load(ordering: .relaxed))
         do throws(CreateFailure) {
             let object = try resolver.createClass(slot, props: props)
-            destroyer?.pointee = self.destroyer(s, slot: slot)
+            destroyer?.pointee = Destroyer(s.classes, slot: slot)
             return .success((object, false))
         } catch {
             return .failure(error.error(for: name))

@@ -640,42 +640,6 @@ static void a_provider_is_read_once(void) {
     cr_registry_free(reg);
 }
 
-/* A create whose callback frees the registry still returns its object, but the class is released
- * (its user_data freed by release) before cr_registry_create_with returns: the destroyer it
- * reports is {NULL, NULL} then, never a destroy with freed user_data. */
-static cr_registry *closing_registry;
-
-static void *frees_its_registry(const cr_value *args, void *user_data) {
-    (void)args;
-    CHECK(strcmp(user_data, "context") == 0);
-    cr_registry_free(closing_registry);
-    return malloc(16);
-}
-
-static void context_destroy(void *object, void *user_data) {
-    CHECK(strcmp(user_data, "context") == 0);
-    free(object);
-}
-
-static void context_release(void *user_data) { free(user_data); }
-
-static void a_registry_freed_in_its_create_reports_no_destroyer(void) {
-    closing_registry = cr_registry_new();
-    cr_class cls = {.create = frees_its_registry, .destroy = context_destroy, .release = context_release};
-    CHECK_STATUS(cr_register_class(closing_registry, "Closer", &cls, strdup("context")), CR_OK);
-    cr_owner owner = CR_OWNER_NONE;
-    cr_destroyer d = {plain_destroy, &owner};
-    cr_create_options o = CR_CREATE_OPTIONS_INIT;
-    o.owner = &owner;
-    o.destroyer = &d;
-    void *object = cr_registry_create_with(closing_registry, "Closer", &o);
-    CHECK(object != NULL);
-    CHECK_INT(owner, CR_OWNER_RECEIVER);
-    CHECK(d.destroy == NULL && d.user_data == NULL);
-    if (d.destroy) d.destroy(object, d.user_data); /* what a host does: nothing here */
-    free(object);
-}
-
 void test_outside(void) {
     empty_tags_are_refused();
     a_child_closes_with_its_parent();
@@ -691,5 +655,4 @@ void test_outside(void) {
     limit_messages_name_their_setting();
     an_empty_report_keeps_the_reason();
     a_provider_is_read_once();
-    a_registry_freed_in_its_create_reports_no_destroyer();
 }

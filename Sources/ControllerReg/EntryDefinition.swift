@@ -145,6 +145,11 @@ public enum DependencyValue: Sendable, Equatable {
     /// Deeper values are rejected with `ErrorCode.limit`.
     public static let maxNesting = 256
 
+    /// What a "nests deeper than `maxNesting` levels" message adds: the bound is fixed, so the fix
+    /// is in the value.
+    public static let tooDeepFix =
+        "(a fixed bound, not a cr_limit: flatten the value, or pass the deep data as props when creating)"
+
     /// Whether this is a list or a map (only those can nest).
     var isContainer: Bool {
         switch self {

@@ -705,7 +705,7 @@ struct Transaction {
             diagnostics.append(
                 Diagnostic(
                     .limit,
-                    "entry '\(def.name)', key '\(key)': the value nests deeper than \(DependencyValue.maxNesting) levels",
+                    "entry '\(def.name)', key '\(key)': the value nests deeper than \(DependencyValue.maxNesting) levels \(DependencyValue.tooDeepFix)",
                     at: location ?? def.location))
             return
         }

@@ -239,7 +239,9 @@ private func addEntry(
         }
         // Reading recurses once per level: refuse a value nested deeper than configs may be.
         if nestingDepth(map!, stoppingAfter: DependencyValue.maxNesting + 1) > DependencyValue.maxNesting + 1 {
-            return fail(.limit, "\(function): dependencies nest deeper than \(DependencyValue.maxNesting) levels")
+            return fail(
+                .limit,
+                "\(function): dependencies nest deeper than \(DependencyValue.maxNesting) levels \(DependencyValue.tooDeepFix)")
         }
     }
     let style = styles[Int(lifestyle.rawValue)]

@@ -640,6 +640,25 @@ static void a_provider_is_read_once(void) {
     cr_registry_free(reg);
 }
 
+/* Dependencies from code nested past the fixed bound of 256 levels are CR_ERR_LIMIT, and the
+ * message says the bound is not a setting and what to do instead. */
+static void too_deep_dependencies_say_the_bound_is_fixed(void) {
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(cr_register_class(reg, "C", &plain_class, NULL), CR_OK);
+    cr_value *v = cr_list_new();
+    for (int i = 0; i < 300; i++) {
+        cr_value *outer = cr_list_new();
+        CHECK_STATUS(cr_list_push_value(outer, v), CR_OK);
+        v = outer;
+    }
+    cr_value *deps = cr_map_new();
+    CHECK_STATUS(cr_map_set_value(deps, "deep", v), CR_OK);
+    CHECK_STATUS(cr_add_entry(reg, "A", "C", CR_LIFESTYLE_TRANSIENT, deps), CR_ERR_LIMIT);
+    CHECK_CONTAINS(cr_last_error_message(), "nest deeper than 256 levels (a fixed bound, not a cr_limit: flatten the value");
+    cr_value_free(deps);
+    cr_registry_free(reg);
+}
+
 void test_outside(void) {
     empty_tags_are_refused();
     a_child_closes_with_its_parent();
@@ -655,4 +674,5 @@ void test_outside(void) {
     limit_messages_name_their_setting();
     an_empty_report_keeps_the_reason();
     a_provider_is_read_once();
+    too_deep_dependencies_say_the_bound_is_fixed();
 }

@@ -13,18 +13,23 @@ enum PathText {
     /// `written` of the path whose `count` entries are `at(0)`, `at(1)`, …: only the names shown
     /// are asked for.
     static func written(count: Int, at: (Int) -> Int, name: (Int) -> String) -> String {
-        var text = ""
+        // Written as bytes and made a String once: a String grown name by name costs several
+        // hundred instructions an append, and a failing load writes this for each cycle it lists.
+        let elided = count > 2 * ends + 1
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity((elided ? 2 * ends : count) * 20 + 48)
         func add(_ j: Int) {
-            if !text.isEmpty { text += " -> " }
-            text += name(at(j))
+            if !bytes.isEmpty { bytes.append(contentsOf: " -> ".utf8) }
+            var text = name(at(j))
+            text.withUTF8 { bytes.append(contentsOf: $0) }
         }
-        if count <= 2 * ends + 1 {
+        if !elided {
             for j in 0..<count { add(j) }
-            return text
+        } else {
+            for j in 0..<ends { add(j) }
+            bytes.append(contentsOf: " -> ... (\(count - 2 * ends) more entries) ...".utf8)
+            for j in (count - ends)..<count { add(j) }
         }
-        for j in 0..<ends { add(j) }
-        text += " -> ... (\(count - 2 * ends) more entries) ..."
-        for j in (count - ends)..<count { add(j) }
-        return text
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

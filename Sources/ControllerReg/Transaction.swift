@@ -275,6 +275,9 @@ struct Transaction {
         // affects are resolved and compiled again (same definition, same index): staged again.
         let reresolved = dependentsOfMembership(
             staged: growing, accepted: acceptedPositions, indices: acceptedIndex, removed: removed)
+        // The entries the change defines come first in the accepted lists (the history records
+        // them as this change's; the ones compiled again keep their own step).
+        let definedCount = acceptedIndex.count
         for i in reresolved {
             guard let def = base.definition(at: i) else { continue }
             // Environment values are resolved again against the environment the entry was
@@ -672,7 +675,9 @@ struct Transaction {
                     at: DefinitionCoding.location(records, at: staged.record(k))))
         }
         records.finish()
-        changedIndices = acceptedIndex
+        var defined = acceptedIndex
+        defined.removeLast(acceptedIndex.count - definedCount)
+        changedIndices = defined
         removedIndices = removed.sorted()
         return .success(table.build())
     }

@@ -298,6 +298,50 @@ static void tagged_and_optional_wiring(void) {
     unlink(file_path("forms.yaml"));
 }
 
+/* Entries added from code that rewire entries of earlier steps (a new member of their {Tagged: t}
+ * list, the target of their {Optional: X}) leave those entries to their own steps: the registry
+ * reloads to itself, however many such adds were made. */
+static void code_adds_that_rewire_others_reload(void) {
+    host_stats st;
+    stats_init(&st);
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(cr_register_class(reg, "Test2ViewController", &test2_class, &st), CR_OK);
+    static const char text[] = "Menu: {ClassName: Test2ViewController, Dependencies: {s: {Tagged: screen}}}\n";
+    CHECK_STATUS(cr_load_string(reg, text, strlen(text), CR_FORMAT_YAML), CR_OK);
+    cr_value *deps = cr_map_new();
+    cr_value *optional = cr_map_new();
+    cr_map_set_string(optional, "Optional", "X");
+    cr_map_set_value(deps, "x", optional);
+    CHECK_STATUS(cr_add_entry(reg, "Maybe", "Test2ViewController", CR_LIFESTYLE_TRANSIENT, deps), CR_OK);
+    cr_value_free(deps);
+    cr_value *tags = cr_list_new();
+    cr_list_push_string(tags, "screen");
+    cr_entry_options options = CR_ENTRY_OPTIONS_INIT;
+    options.tags = tags;
+    CHECK_STATUS(cr_add_entry_with(reg, "Home", "Test2ViewController", &options), CR_OK);             /* Menu's list */
+    CHECK_STATUS(cr_add_entry(reg, "X", "Test2ViewController", CR_LIFESTYLE_TRANSIENT, NULL), CR_OK); /* Maybe's */
+    CHECK_STATUS(cr_add_entry_with(reg, "More", "Test2ViewController", &options), CR_OK);
+    cr_value_free(tags);
+    for (int round = 0; round < 2; round++) {
+        cr_value *changes = NULL;
+        CHECK_STATUS(cr_registry_reload_with(reg, &changes), CR_OK);
+        CHECK_STR(names(changes, "added"), "");
+        CHECK_STR(names(changes, "changed"), "");
+        CHECK_STR(names(changes, "removed"), "");
+        cr_value_free(changes);
+    }
+    cr_value *list = cr_registry_entries(reg);
+    CHECK_INT((int)cr_value_count(list), 5);
+    cr_value_free(list);
+    const char *all[] = {"Menu", "Maybe", "Home", "X", "More"};
+    for (int i = 0; i < 5; i++) {
+        Test2ViewController *t = cr_registry_create(reg, all[i], NULL);
+        CHECK(t != NULL);
+        if (t) test2_destroy(t, &st);
+    }
+    cr_registry_free(reg);
+}
+
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)
 #define CR_TEST_ASAN 1
@@ -395,6 +439,7 @@ void test_reload(void) {
     text_code_and_children();
     environment_values();
     tagged_and_optional_wiring();
+    code_adds_that_rewire_others_reload();
     large_reload_gives_memory_back();
     relative_paths_reload_the_files_loaded();
     rmdir(dir);

@@ -107,6 +107,14 @@ final class DefinitionArena: @unchecked Sendable {
         recent.pointee = nil
     }
 
+    /// Frees the cache of recently written strings (256 slots, 12 KiB; made again if more is
+    /// written): for an arena kept a while before its change is applied (a reload holds every
+    /// step's at once, one per entry added from code).
+    func forgetRecentStrings() {
+        recent.pointee?.deallocate()
+        recent.pointee = nil
+    }
+
     /// Whether `p` points into the arena's bytes.
     func holds(_ p: UnsafePointer<UInt8>) -> Bool {
         UnsafePointer(base) <= p && p < UnsafePointer(base) + count

@@ -61,6 +61,9 @@ extension Registry {
                     [], []
                 )
             }
+            // Held until every step is applied: without the cache the writes used (12 KiB a step,
+            // and a registry built by adding entries one at a time has a step per entry).
+            item.staged.arena.forgetRecentStrings()
             for i in 0..<item.staged.count { definedAnywhere.insert(item.staged.name(i)) }
             definedAnywhere.formUnion(item.invalidNames)
             given.append(item)

@@ -133,6 +133,8 @@ struct Transaction {
         var acceptedPositions = ScratchArray<Int>(capacity: stagedCount, in: scratch)
         var acceptedIndex = ScratchArray<Int>(capacity: stagedCount, in: scratch)
         var nextIndex = base.count
+        // Whether an accepted entry takes an index of the base (an override).
+        var replacesBase = false
         // Entries that fail the checks every door shares: not compiled, and not reported again as
         // missing when something refers to them.
         var rejected = invalidNames
@@ -251,6 +253,8 @@ struct Transaction {
             if index < 0 {
                 index = nextIndex
                 nextIndex += 1
+            } else {
+                replacesBase = true
             }
             indexOfStaged[k] = Int32(truncatingIfNeeded: index)
             if !removed.isEmpty { removed.remove(index) }
@@ -288,6 +292,11 @@ struct Transaction {
         }
         let staged = growing
         let reresolvedSet = Set(reresolved)
+        // Whether the change only adds entries (every accepted one at a new index, none removed):
+        // then no entry of the base refers to one it accepts (the base's references were resolved
+        // without them), which bounds the cycle and lifetime checks to the change, and the table
+        // may be extended in place (`EntryTableBuilder`).
+        let addsOnly = removed.isEmpty && !replacesBase && reresolved.isEmpty
 
         // 3. References: every name must resolve to an entry that stays.
         let base = self.base
@@ -299,9 +308,10 @@ struct Transaction {
         var suggestionMemo = Suggestions.Memo()
         // Edges, targets and membership of each accepted entry, by position in `accepted`, in
         // flat arrays (no array per entry); `changedAtList[i]` is that position for entry index i
-        // (or -1). Arrays, not dictionaries: no hashing per entry.
+        // (or -1). Arrays, not dictionaries: no hashing per entry; from the base's count on when
+        // the change only adds entries (the size of the change, not of the table).
         var resolving = ResolvedEdges(entries: acceptedPositions.count, edges: staged.edges.count, in: scratch)
-        var changedAtList = ScratchArray<Int32>(repeating: -1, count: nextIndex, in: scratch)
+        var changedAtList = ChangedPositions(from: addsOnly ? base.count : 0, to: nextIndex, in: scratch)
         // Members of each tag in the new state, built at the first tagged list.
         var members = TagMembers()
         // The last two names resolved (by their interned identity) and their indices: neighbouring
@@ -479,28 +489,37 @@ struct Transaction {
         let changedAt = changedAtList
         let graph = resolving
         let acceptedStaged = acceptedPositions
-        // Definitions are decoded only for messages (the error path).
-        let definitionOf: (Int) -> EntryDefinition? = { i in
-            i < changedAt.count && changedAt[i] >= 0
-                ? staged.definition(acceptedStaged[Int(changedAt[i])])
-                : base.definition(at: i)
+        // Where each entry's definition record is (nil for an index with no entry), and its
+        // name's bytes: what the cycle and lifetime messages read, in place (no definition
+        // decoded, no `String` per name of a path that may name a thousand entries).
+        let recordOf: (Int) -> (arena: DefinitionArena, offset: Int)? = { i in
+            changedAt[i] >= 0
+                ? (staged.arena, staged.record(acceptedStaged[Int(changedAt[i])]))
+                : base.isLive(i) ? base.recordLocation(at: i) : nil
         }
-        // `definitionOf(i)?.name`, read without decoding the definition (a path names up to
-        // `Diagnostic.maxPathNames` entries).
-        let nameOf: (Int) -> String? = { i in
-            i < changedAt.count && changedAt[i] >= 0
-                ? staged.name(acceptedStaged[Int(changedAt[i])])
-                : base.isLive(i) ? base.name(at: i) : nil
+        let nameOf: (Int) -> UnsafeBufferPointer<UInt8>? = { i in
+            changedAt[i] >= 0 ? staged.nameBytes(acceptedStaged[Int(changedAt[i])]) : base.entryName(at: i)
         }
 
         // 4. Cycles: a new cycle must pass through a changed entry, so search from those. Checked
         // whatever else is wrong: the graph holds every reference that resolved (none is possible
         // when step 3 found no edge to an entry at or above its own index in an empty table).
-        if mayHaveCycles {
+        // When the change only adds entries, no entry of the base reaches one of them, so a cycle
+        // through them stays among them: only their edges to each other are walked.
+        if mayHaveCycles && addsOnly {
+            let first = base.count
+            diagnostics += findCycles(
+                starts: acceptedIndex, first: first, total: nextIndex,
+                edgesOf: { i in
+                    let e = graph.edges(of: Int(changedAt[i]))
+                    return e.contains { $0 < first } ? ArraySlice(e.filter { $0 >= first }) : e
+                },
+                recordOf: recordOf, nameOf: nameOf)
+        } else if mayHaveCycles {
             diagnostics += findCycles(
                 starts: acceptedIndex, total: nextIndex,
                 edgesOf: { changedAt[$0] >= 0 ? graph.edges(of: Int(changedAt[$0])) : base.edges(at: $0)[...] },
-                definitionOf: definitionOf, nameOf: nameOf)
+                recordOf: recordOf, nameOf: nameOf)
         }
 
         // 5. Lifetimes: no singleton may reach a `graph` entry through object edges (the same
@@ -532,9 +551,9 @@ struct Transaction {
                 if changedAt[i] >= 0 { return inheritedSingleton.isEmpty ? false : inheritedSingleton[i] }
                 return base.isLive(i) && base.owner(of: i) != nil
             },
-            definitionOf: definitionOf, nameOf: nameOf,
+            recordOf: recordOf, nameOf: nameOf,
             locationOf: { i in
-                i < changedAt.count && changedAt[i] >= 0
+                changedAt[i] >= 0
                     ? DefinitionCoding.location(staged.arena, at: staged.record(acceptedStaged[Int(changedAt[i])]))
                     : base.isLive(i) ? base.location(at: i) : nil
             })
@@ -549,6 +568,11 @@ struct Transaction {
                 graphEntries = true
                 break
             }
+        }
+        if graphEntries && addsOnly && !acceptedStaged.contains(where: { staged.summary($0).lifestyle == .singleton }) {
+            // Only a singleton can break the rule, and one of the base reaches no added entry (so
+            // nothing it did not reach before): with no singleton added there is nothing to walk.
+            graphEntries = false
         }
         if graphEntries { diagnostics += lifetimes.problems(changed: Array(acceptedIndex)) }
         if !diagnostics.isEmpty { return .failure(ConfigError(diagnostics)) }
@@ -568,7 +592,7 @@ struct Transaction {
         // Plans point at keys and literal strings in the records' arena, which stops moving here.
         records.freeze()
         let compiler = PlanCompiler(arena: records.plans, strings: records)
-        var table = EntryTableBuilder(base: base, count: nextIndex)
+        var table = EntryTableBuilder(base: base, count: nextIndex, addsOnly: addsOnly)
         for i in removed { table.remove(i) }
         let arenaIndex = table.index(of: records)
         // Class slots by the class name's interned identity: one String per class, not per entry.
@@ -746,36 +770,42 @@ struct Transaction {
     static let maxReportedCycles = 100
 
     /// Every cycle reachable from `starts` (one per back edge of a depth-first search, parallel edges
-    /// counted once), each with its path. Linear in the entries and references walked, plus the
-    /// cycles reported.
+    /// counted once), each with its path. The nodes are the indices from `first` to `total` (and
+    /// `edgesOf` gives only edges between them). Linear in the entries and references walked, plus
+    /// the cycles reported.
     private func findCycles(
-        starts: ScratchArray<Int>, total: Int, edgesOf: (Int) -> ArraySlice<Int32>,
-        definitionOf: (Int) -> EntryDefinition?, nameOf: (Int) -> String?
+        starts: ScratchArray<Int>, first: Int = 0, total: Int, edgesOf: (Int) -> ArraySlice<Int32>,
+        recordOf: (Int) -> (arena: DefinitionArena, offset: Int)?, nameOf: (Int) -> UnsafeBufferPointer<UInt8>?
     ) -> [Diagnostic] {
         // Plain memory for the walk's state (an array checks it is unique at every write, each
         // step writes several): colours 0 unvisited, 1 on the stack, 2 done; each node's position
-        // on the stack while on it; the stack (at most every node once).
-        let color = UnsafeMutablePointer<UInt8>.allocate(capacity: max(total, 1))
-        color.initialize(repeating: 0, count: total)
-        let depthOf = UnsafeMutablePointer<Int32>.allocate(capacity: max(total, 1))
+        // on the stack while on it; the stack (at most every node once). Indexed by node (the
+        // memory of `color` and `depthOf` starts at node `first`).
+        let nodes = total - first
+        let colorMemory = UnsafeMutablePointer<UInt8>.allocate(capacity: max(nodes, 1))
+        colorMemory.initialize(repeating: 0, count: nodes)
+        let depthMemory = UnsafeMutablePointer<Int32>.allocate(capacity: max(nodes, 1))
+        let color = colorMemory - first, depthOf = depthMemory - first
         typealias Frame = (node: Int32, begin: Int32, next: Int32, end: Int32)
-        let stack = UnsafeMutablePointer<Frame>.allocate(capacity: max(total, 1))
+        let stack = UnsafeMutablePointer<Frame>.allocate(capacity: max(nodes, 1))
         var depth = 0
         defer {
-            color.deallocate()
-            depthOf.deallocate()
+            colorMemory.deallocate()
+            depthMemory.deallocate()
             stack.deallocate()
         }
         var diagnostics: [Diagnostic] = []
-        // Where the cycles found are recorded (made at the first).
+        // Where the cycles found are recorded, and where their messages are written (made at the
+        // first).
         var store: ProblemStore?
+        var text: TextBuffer?
         var unreported = 0
         // For each node, the node whose frame last closed a cycle at it (made at the first cycle,
         // so a load without one pays nothing). A node is pushed once, so while it is on top the
         // stack below it is fixed: two of its references to one node on the stack (`a: H` and
         // `b: H`, or a name twice in a list) close the same cycle, reported once.
         var closedFrom: UnsafeMutablePointer<Int32>?
-        defer { closedFrom?.deallocate() }
+        defer { (closedFrom.map { $0 + first })?.deallocate() }
         // Each node's edges are asked for once, when it is pushed, and copied onto `pending`; a
         // frame walks its own stretch of it (plain integers: no reference counting per step), which
         // is dropped when the frame is.
@@ -800,16 +830,20 @@ struct Transaction {
                         push(target)
                     } else if color[target] == 1 {
                         if closedFrom == nil {
-                            closedFrom = UnsafeMutablePointer<Int32>.allocate(capacity: max(total, 1))
-                            closedFrom!.initialize(repeating: -1, count: total)
+                            let memory = UnsafeMutablePointer<Int32>.allocate(capacity: max(nodes, 1))
+                            memory.initialize(repeating: -1, count: nodes)
+                            closedFrom = memory - first
                         }
                         if closedFrom![target] == top.node { continue }
                         closedFrom![target] = top.node
                         if diagnostics.count < Transaction.maxReportedCycles {
-                            if store == nil { store = ProblemStore() }
+                            if store == nil {
+                                store = ProblemStore()
+                                text = TextBuffer(capacity: 512)
+                            }
                             let members = (Int(depthOf[target])..<depth).map { Int(stack[$0].node) }
                             diagnostics.append(
-                                cycleDiagnostic(members, definitionOf: definitionOf, nameOf: nameOf, in: store!))
+                                cycleDiagnostic(members, recordOf: recordOf, nameOf: nameOf, in: store!, text: text!))
                         } else {
                             unreported += 1
                         }
@@ -831,11 +865,12 @@ struct Transaction {
 
     /// "dependency cycle: A -> B -> A", rotated to start at the earliest entry, located at that
     /// entry's reference to the next one. A long path names its first and last entries and counts
-    /// the ones between.
+    /// the ones between. Written into `text` (cleared first) from the entries' records and names'
+    /// bytes.
     private func cycleDiagnostic(
-        _ members: [Int], definitionOf: (Int) -> EntryDefinition?, nameOf name: (Int) -> String?, in store: ProblemStore
+        _ members: [Int], recordOf: (Int) -> (arena: DefinitionArena, offset: Int)?,
+        nameOf: (Int) -> UnsafeBufferPointer<UInt8>?, in store: ProblemStore, text: TextBuffer
     ) -> Diagnostic {
-        func nameOf(_ i: Int) -> String { name(i) ?? "#\(i)" }
         // The cycle rotated to start at its earliest entry and closed on it, read in place: entry
         // `j` of the closed path is `at(j)` (no copies of a path that may be thousands long).
         let m = members.count
@@ -843,40 +878,63 @@ struct Transaction {
         for j in 1..<max(m, 1) where members[j] < members[start] { start = j }
         func at(_ j: Int) -> Int { members[(start + j) % m] }
         let closedCount = m + 1
-        let path = PathText.written(count: closedCount, at: at, name: nameOf)
+        text.clear()
+        text.append("dependency cycle: ")
+        PathText.write(count: closedCount, at: at, name: nameOf, into: text)
         let first = at(0)
         let nextIndex = m > 1 ? at(1) : first
-        let next = nameOf(nextIndex)
-        // A tagged list reaches the next entry when it asks for one of that entry's tags.
-        // (Decoded only when the entry has a tagged list: most cycles are plain references.)
-        var nextTags: Set<String>?
-        let firstDefinition = definitionOf(first)
-        var location: SourceLocation? = firstDefinition?.location
-        var via = ""
-        if let def = firstDefinition {
-            outer: for dep in def.dependencies {
-                var found: (SourceLocation?, DependencyEdge)?
-                dep.value.forEachEdge { e in
-                    guard found == nil, e.kind.isObjectEdge else { return }
-                    if e.kind == .tagged {
-                        if nextTags == nil { nextTags = Set(definitionOf(nextIndex)?.tags.map(\.text) ?? []) }
-                        if nextTags!.contains(e.name) { found = (e.location ?? dep.location, e) }
-                    } else if e.name == next {
-                        found = (e.location ?? dep.location, e)
-                    }
+        // The first entry's dependency that reaches the next one, read from its record.
+        var location: SourceLocation?
+        if let (arena, offset) = recordOf(first) {
+            func find(_ next: UnsafeBufferPointer<UInt8>) -> (SourceLocation?, ReachingDependency?) {
+                ReachingDependency.find(in: arena, at: offset, reaching: next) {
+                    guard let (a, o) = recordOf(nextIndex) else { return [] }
+                    return Set(DefinitionCoding.tags(a, at: o).map(\.text))
                 }
-                if let (at, edge) = found {
-                    location = at ?? location
-                    let form =
-                        edge.kind == .tagged ? ", {Tagged: \(edge.name)}" : edge.kind == .optional ? ", {Optional: \(next)}" : ""
-                    via = " (via key '\(dep.key)' of '\(def.name)'\(form))"
-                    break outer
+            }
+            var unnamed = "#\(nextIndex)"
+            let (entryLocation, via) = nameOf(nextIndex).map(find) ?? unnamed.withUTF8(find)
+            location = via?.location ?? entryLocation
+            if let via {
+                text.append(" (via key '")
+                text.append(via.key)
+                text.append("' of '")
+                PathText.writeName(first, name: nameOf, into: text)
+                text.append("'")
+                if via.kind == .tagged {
+                    text.append(", {Tagged: ")
+                    text.append(via.tag ?? "")
+                    text.append("}")
+                } else if via.kind == .optional {
+                    text.append(", {Optional: ")
+                    PathText.writeName(nextIndex, name: nameOf, into: text)
+                    text.append("}")
                 }
+                text.append(")")
             }
         }
         return Diagnostic(
-            .cycle, "dependency cycle: \(path)\(via)", at: location,
-            path: (0..<min(closedCount, Diagnostic.maxPathNames)).map { nameOf(at($0)) }, in: store)
+            .cycle, written: text, at: location, path: PathText.names(count: closedCount, at: at, name: nameOf), in: store)
+    }
+}
+
+/// The position in a transaction's accepted lists of each entry index it changed, -1 for the
+/// others; kept for the indices from `first` on (a change that only adds entries changes none
+/// below the base's count: its list is the size of the change, not of the table).
+struct ChangedPositions {
+    private var list: ScratchArray<Int32>
+    private let first: Int
+
+    /// No index changed yet among `from..<to` (in `region` when given).
+    init(from first: Int, to total: Int, in region: ScratchRegion?) {
+        self.first = first
+        list = ScratchArray(repeating: -1, count: total - first, in: region)
+    }
+
+    /// Index `i`'s position (any index; -1 when unchanged). Set only for indices from `first` on.
+    subscript(i: Int) -> Int32 {
+        @inline(__always) get { i >= first && i - first < list.count ? list[i - first] : -1 }
+        set { list[i - first] = newValue }
     }
 }
 

@@ -43,3 +43,16 @@ package func firstInvalidUTF8(_ p: UnsafePointer<UInt8>, from start: Int, to end
     }
     return nil
 }
+
+/// Why the `length` bytes at `p` (a name, key, string or path a host handed over) are refused, or
+/// nil when they are well-formed UTF-8: "'<text>' is not valid UTF-8 (byte N is 0xXX): text is
+/// never repaired; <fix>" (the text shown repaired, for the message only). The one wording of the
+/// rule, for every door that takes text as bytes: the C ABI's arguments and a create's name.
+package func invalidUTF8Reason(
+    _ p: UnsafePointer<UInt8>, _ length: Int, fix: String = "convert it to UTF-8 first"
+) -> String? {
+    guard let bad = firstInvalidUTF8(p, from: 0, to: length) else { return nil }
+    let shown = String(decoding: UnsafeBufferPointer(start: p, count: length), as: UTF8.self)
+    let hex = String(p[bad], radix: 16, uppercase: false)
+    return "'\(shown)' is not valid UTF-8 (byte \(bad) is 0x\(hex.count == 1 ? "0" + hex : hex)): text is never repaired; \(fix)"
+}

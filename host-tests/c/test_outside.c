@@ -365,6 +365,30 @@ static void text_in_values_and_paths_must_be_utf8(void) {
     rmdir(dir);
 }
 
+/* A name given to a create that is not UTF-8 is refused as every other door refuses one: the
+ * first bad byte and the fix (it used to say only "the name is not valid UTF-8"), through every
+ * create function, also when name templates are tried. */
+static void a_created_name_must_be_utf8(void) {
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(cr_register_class(reg, "C", &plain_class, NULL), CR_OK);
+    CHECK_STATUS(cr_load_string(reg, "A: C\n", 5, CR_FORMAT_YAML), CR_OK);
+    CHECK(cr_registry_create(reg,
+                             "A\xff"
+                             "b",
+                             NULL) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_INVALID_ARGUMENT);
+    CHECK_STR(cr_last_error_message(),
+              "cannot create: name 'A\xef\xbf\xbd"
+              "b' is not valid UTF-8 (byte 1 is 0xff): text is never repaired; convert it to UTF-8 first");
+    cr_create_options o = CR_CREATE_OPTIONS_INIT;
+    CHECK(cr_registry_create_with(reg, "\xc3", &o) == NULL);
+    CHECK_CONTAINS(cr_last_error_message(), "is not valid UTF-8 (byte 0 is 0xc3): text is never repaired; convert it");
+    CHECK_STATUS(cr_add_name_template(reg, "{name}Controller"), CR_OK);
+    CHECK(cr_registry_create(reg, "\xed\xa0\x80", NULL) == NULL);
+    CHECK_CONTAINS(cr_last_error_message(), "(byte 0 is 0xed)");
+    cr_registry_free(reg);
+}
+
 /* A process environment variable whose value is not UTF-8 (a Latin-1 locale's, say) is a problem
  * at each use, CR_ERR_ENVIRONMENT naming the variable and its first bad byte, as text a host
  * hands over is (it used to be substituted repaired, "caf\xef\xbf\xbd"). */
@@ -665,6 +689,7 @@ void test_outside(void) {
     a_parent_freed_inside_its_childs_create();
     a_freed_registry_answers_no_call();
     text_in_values_and_paths_must_be_utf8();
+    a_created_name_must_be_utf8();
     a_cycle_is_reported_once();
     environment_values_must_be_utf8();
     files_of_unreported_size_are_read_whole();

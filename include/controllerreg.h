@@ -356,7 +356,9 @@ int cr_replace_class(cr_registry *reg, const char *class_name, const cr_class *c
 /** Adds a class-name template containing "{name}", such as "{name}ViewController". A name that is
  *  neither an entry nor a registered class is tried against each template in the order added.
  *  Precedence: entry, then a class of exactly that name, then the templates in order. Objects made
- *  this way get the props (or an empty map) as their args. */
+ *  this way get the props (or an empty map) as their args. A template added again (to this
+ *  registry, or already its parent's) keeps its first place: it is tried, and named in "not
+ *  found" messages, once. */
 int cr_add_name_template(cr_registry *reg, const char *name_template);
 
 /* ------------------------------------------------------------------------------------------ */

@@ -89,7 +89,9 @@ struct Candidate {
                 if p >= 0 { records[slot] = parent.classes.records[p] }
             }
         }
-        let templates = (parentSnapshot?.templates ?? []) + self.templates
+        // The parent's templates first, then this registry's own that the parent does not have.
+        var templates = parentSnapshot?.templates ?? []
+        for template in self.templates where !templates.contains(template) { templates.append(template) }
         return Snapshot(entries: entries, classes: ClassTable(names: classSlots.names, records: records), templates: templates)
     }
 }

@@ -341,6 +341,26 @@ static void test_conventions(void) {
     cr_value_free(props);
     CHECK(cr_registry_create(reg, "Plane", NULL) == NULL);
     CHECK_INT(cr_last_error_code(), CR_ERR_NOT_FOUND);
+
+    /* A template added again, here or in a child, keeps its first place and is named once. */
+    CHECK_INT(cr_add_name_template(reg, "{name}ViewController"), CR_OK);
+    cr_registry *child = cr_registry_new_child(reg);
+    CHECK_INT(cr_add_name_template(child, "{name}Controller"), CR_OK);
+    CHECK_INT(cr_add_name_template(child, "{name}Manager"), CR_OK);
+    for (int i = 0; i < 2; i++) {
+        CHECK((i ? cr_registry_create(child, "Plane", NULL) : cr_registry_create(reg, "Plane", NULL)) == NULL);
+        CHECK_INT(cr_last_error_code(), CR_ERR_NOT_FOUND);
+        const char *message = cr_last_error_message();
+        const char *first = strstr(message, "'{name}ViewController'");
+        CHECK(first != NULL && strstr(first + 1, "'{name}ViewController'") == NULL);
+        first = strstr(message, "'{name}Controller'");
+        CHECK(first != NULL && strstr(first + 1, "'{name}Controller'") == NULL);
+        CHECK((strstr(message, "'{name}Manager'") != NULL) == (i == 1));
+    }
+    n = cr_registry_create(child, "Bike", NULL); /* still the parent's first template */
+    CHECK_INT(stats_get(&b, &b.creates), 2);
+    if (n) node_destroy(n, &b);
+    cr_registry_free(child);
     cr_registry_free(reg);
 }
 

@@ -219,7 +219,7 @@ extension Registry {
     /// The error for props that are not a map (out of line).
     @inline(never)
     private func propsNotAMap(_ props: UnsafePointer<RawValue>) -> ConfigError {
-        ConfigError(.invalidArgument, "props must be a map, not a \(props.pointee.valueKind)")
+        ConfigError(.invalidArgument, "props must be a map (cr_map_new), not a \(props.pointee.valueKind)")
     }
 
     /// A name with no entry: a registered class of that name, else the first template that names

@@ -224,7 +224,9 @@ private func addEntry(
     guard let name, let className else { return fail(.invalidArgument, "\(function): name and class_name must not be NULL") }
     let styles: [Lifestyle] = [.transient, .singleton, .graph]
     guard Int(lifestyle.rawValue) < styles.count else {
-        return fail(.invalidArgument, "\(function): unknown lifestyle \(lifestyle.rawValue)")
+        return fail(
+            .invalidArgument,
+            "\(function): unknown lifestyle \(lifestyle.rawValue) (use CR_LIFESTYLE_TRANSIENT, _SINGLETON or _GRAPH)")
     }
     var map: ValueRef?
     if let dependencies {

@@ -389,6 +389,25 @@ static void a_created_name_must_be_utf8(void) {
     cr_registry_free(reg);
 }
 
+/* An unknown lifestyle and props that are not a map say what to give instead. */
+static void wrong_enums_and_props_name_the_fix(void) {
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(cr_register_class(reg, "C", &plain_class, NULL), CR_OK);
+    CHECK_STATUS(cr_add_entry(reg, "A", "C", (cr_lifestyle)7, NULL), CR_ERR_INVALID_ARGUMENT);
+    CHECK_STR(cr_last_error_message(), "cr_add_entry: unknown lifestyle 7 (use CR_LIFESTYLE_TRANSIENT, _SINGLETON or _GRAPH)");
+    cr_entry_options o = CR_ENTRY_OPTIONS_INIT;
+    o.lifestyle = (cr_lifestyle)3;
+    CHECK_STATUS(cr_add_entry_with(reg, "A", "C", &o), CR_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cr_last_error_message(), "unknown lifestyle 3 (use CR_LIFESTYLE_TRANSIENT");
+    CHECK_STATUS(cr_add_entry(reg, "A", "C", CR_LIFESTYLE_TRANSIENT, NULL), CR_OK);
+    cr_value *list = cr_list_new();
+    CHECK(cr_registry_create(reg, "A", list) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_INVALID_ARGUMENT);
+    CHECK_STR(cr_last_error_message(), "props must be a map (cr_map_new), not a list");
+    cr_value_free(list);
+    cr_registry_free(reg);
+}
+
 /* A config saved in another encoding than UTF-8 is refused at its first bad byte with the fix, in
  * every format: Windows-1252 text ("caf\xe9"), and UTF-16 or UTF-32 (with or without a byte order
  * mark) named as such (they used to be "found byte 0xFF (non-ASCII text outside a string)" or
@@ -751,6 +770,7 @@ void test_outside(void) {
     text_in_values_and_paths_must_be_utf8();
     a_created_name_must_be_utf8();
     text_in_another_encoding_names_the_fix();
+    wrong_enums_and_props_name_the_fix();
     a_cycle_is_reported_once();
     environment_values_must_be_utf8();
     files_of_unreported_size_are_read_whole();

@@ -860,6 +860,58 @@ static void mode_loadmem(const char *name, const char *path, const char *fmt, lo
 }
 
 /* ---------------------------------------------------------------------------------------- */
+/* Entries added one at a time                                                               */
+
+/* cr_add_entry into a registry of `existing` leaf entries (loaded as one config): what one add
+ * costs at two registry sizes (`adds`: the pair c.cr.add_entry.8000 / c.cr.add_entry.1000; `cg
+ * c.cr.add_entry.N K`: K adds, every copy of the rows they make included). Linear adds cost the
+ * same at both sizes. */
+typedef struct {
+    int existing;
+    int next;
+    cr_registry *reg;
+} add_ctx;
+
+/* A registry of n leaf entries E0..E<n-1>, loaded as one config. */
+static cr_registry *registry_with_leaves(int n) {
+    size_t cap = (size_t)n * 24 + 1, len = 0;
+    char *text = malloc(cap);
+    if (!text) die("malloc");
+    for (int i = 0; i < n; i++) len += (size_t)snprintf(text + len, cap - len, "E%d: Leaf\n", i);
+    cr_registry *reg = cr_registry_new();
+    if (cr_load_string(reg, text, len, CR_FORMAT_YAML)) die("load leaves");
+    free(text);
+    return reg;
+}
+
+/* One cr_add_entry of a new leaf entry. */
+static void op_add_entry(void *c) {
+    add_ctx *x = c;
+    char name[32];
+    snprintf(name, sizeof name, "Added%d", x->next++);
+    if (cr_add_entry(x->reg, name, "Leaf", CR_LIFESTYLE_TRANSIENT, NULL)) die("cr_add_entry");
+}
+
+/* n adds to a registry of x->existing entries made for the block (not timed), in ns. */
+static double add_block(void *c, long n) {
+    add_ctx *x = c;
+    x->reg = registry_with_leaves(x->existing);
+    x->next = 0;
+    double t0 = pb_now_ns();
+    for (long i = 0; i < n; i++) op_add_entry(x);
+    double ns = pb_now_ns() - t0;
+    cr_registry_free(x->reg);
+    return ns;
+}
+
+/* `adds`: ns per cr_add_entry at 8,000 existing entries over the same at 1,000 (500 adds a block). */
+static void mode_adds(void) {
+    add_ctx small = {1000, 0, NULL}, large = {8000, 0, NULL};
+    pb_pair_blocks("c.cr.add_entry.8000", add_block, &large, 500, "c.cr.add_entry.1000", add_block, &small, 500, "ns/op", 1.0,
+                   NULL);
+}
+
+/* ---------------------------------------------------------------------------------------- */
 /* callgrind mode                                                                            */
 
 /* `cg SPEC N`: SPEC is a load spec, or create op names separated by commas (c.cr.leaf,c.hand.leaf);
@@ -867,6 +919,13 @@ static void mode_loadmem(const char *name, const char *path, const char *fmt, lo
  * valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*pb_measured_region*'
  * (add --dump-after='*pb_measured_region*' for one dump per op, in the order given). */
 static void mode_cg(const char *spec, long n) {
+    if (!strncmp(spec, "c.cr.add_entry.", 15)) {
+        add_ctx x = {atoi(spec + 15), 0, NULL};
+        x.reg = registry_with_leaves(x.existing);
+        pb_count(op_add_entry, &x, 0, n);
+        cr_registry_free(x.reg);
+        return;
+    }
     char first[128] = {0};
     strncpy(first, spec, sizeof first - 1);
     first[strcspn(first, ",")] = 0;
@@ -903,6 +962,8 @@ int main(int argc, char **argv) {
         mode_creates();
     else if (!strcmp(mode, "threads"))
         mode_threads(iters);
+    else if (!strcmp(mode, "adds"))
+        mode_adds();
     else if (!strcmp(mode, "soak") && argc > 2)
         mode_soak(atol(argv[2]));
     else if (!strcmp(mode, "loadpair") && argc > 5)
@@ -915,12 +976,13 @@ int main(int argc, char **argv) {
         for (size_t i = 0; i < N_CREATE_OPS; i++) printf("%s\n", create_ops[i].name);
     else {
         fprintf(stderr,
-                "usage: bench creates | threads | soak N | loadpair NAME_A SPEC_A NAME_B SPEC_B |\n"
+                "usage: bench creates | threads | adds | soak N | loadpair NAME_A SPEC_A NAME_B SPEC_B |\n"
                 "             loadmem NAME FILE yaml|json|plist ENTRIES | cg OP|SPEC N | cg-list\n"
                 "  SPEC: cr:yaml|json|plist:FILE, crfail:FORMAT:FILE (a load that must fail; crfailall: and\n"
                 "        every problem record read), libyaml:FILE,\n"
                 "        rapidjson:FILE, libplist:FILE\n"
-                "  OP:   c.cr.leaf c.floor.leaf c.hand.leaf c.cr.node5 ... (see create_ops in bench.c)\n"
+                "  OP:   c.cr.leaf c.floor.leaf c.hand.leaf c.cr.node5 ... (see create_ops in bench.c), or\n"
+                "        c.cr.add_entry.N (N cr_add_entry calls into a registry of N leaf entries; alone)\n"
                 "  env BENCH_PAIRS (A/B pairs, default 21), BENCH_BLOCK_MS (block length, default 4),\n"
                 "      BENCH_ITERS (creates per thread per block in `threads`, default 200000), BENCH_CLOCK=wall\n");
         return 2;

@@ -109,6 +109,7 @@ def suites(a):
         )
     )
     out.append(("soak", [a.c_bench, "soak", str(1_000_000 if a.quick else 10_000_000)], {}))
+    out.append(("entries added one at a time (cr_add_entry at 8k vs 1k entries)", [a.c_bench, "adds"], {}))
     for n in sizes:
         big = {"BENCH_PAIRS": "3" if a.quick else "7"} if n >= 100000 else {}
         for tag, ext, fmt in FORMATS:
@@ -183,6 +184,9 @@ def callgrind_ops(a):
 
     for name in listed([a.c_bench]):
         ops[name] = ([a.c_bench], name, n_create, "region")
+    # cr_add_entry into registries of 1k and 8k entries: 1,000 adds each (their row copies included).
+    for existing in (1000, 8000):
+        ops["c.cr.add_entry.%d" % existing] = ([a.c_bench], "c.cr.add_entry.%d" % existing, 1000, "region-alone")
     for name in listed([a.swift_bench]):
         ops[name] = ([a.swift_bench], name, n_create // 10 if name.startswith("swinject") else n_create, "region")
     cpp = os.path.join(a.build, "Benchmarks", "cpp", "controllerreg-bench-cpp")
@@ -341,6 +345,8 @@ OTHER_TARGETS = [
     ("validation linear: YAML 100k/10k <= 11x", "load.yaml.100000", "load.yaml.10000", "<=", 11),
     ("validation linear: JSON 100k/10k <= 11x", "load.json.100000", "load.json.10000", "<=", 11),
     ("validation linear: binary plist 100k/10k <= 11x", "load.bin.100000", "load.bin.10000", "<=", 11),
+    # One cr_add_entry costs the entry, not the registry: the same at 8k entries as at 1k.
+    ("cr_add_entry linear: one add at 8k entries <= 1.5x one at 1k", "c.cr.add_entry.8000", "c.cr.add_entry.1000", "<=", 1.5),
     ("2 threads >= 1.8x one thread (wall clock)", "c.threads.2", "c.threads.1", ">=", 1.8),
     ("2 threads >= 1.8x one thread (per-thread CPU time)", "c.threads_cpu.2", "c.threads_cpu.1", ">=", 1.8),
     # The control: the same thread blocks running hand-wired C (malloc + free, nothing shared), right

@@ -1,8 +1,18 @@
-/// A read-only hash table from name bytes to an index, probed without creating Strings
-/// (so `create` by a C string costs one hash and one compare). 4 bytes a cell and 12 bytes a name
-/// (where its bytes are, and their length). Keyed by its own `NameTable.hash` (a few word loads
-/// per name, where `byteHash` costs a multiply per byte): every `find` takes that hash.
-// @unchecked: raw table memory written while its table is built, read-only once published.
+import Synchronization
+
+/// A hash table from name bytes to an index, probed without creating Strings (so `create` by a
+/// C string costs one hash and one compare). 4 bytes a cell and 12 bytes a name (where its bytes
+/// are, and their length). Keyed by its own `NameTable.hash` (a few word loads per name, where
+/// `byteHash` costs a multiply per byte): every `find` takes that hash.
+///
+/// Tables of one registry may share one (`EntryRows`): a table built by adding entries gives
+/// them indices at and above the older table's count and inserts their names, while creates
+/// still probe for the older table. Such a table's value is `limited(to:)` its count: indices
+/// at or above it are not its own, so `find` and `bytes(at:)` pass over them (their rows may be
+/// being written). Cells are read and written as relaxed atomics (a probe may meet a cell being
+/// filled for a newer table, and either sees it whole or still empty).
+// @unchecked: raw table memory; below a value's limit it is written before its table is published
+// and only read afterwards.
 struct NameTable: @unchecked Sendable {
     /// `index + 1` in the low bits (those of `mask`: the index is below the capacity), the name's
     /// hash in the bits above (bits the probe position, the hash's `mask` bits, does not use); 0
@@ -12,6 +22,10 @@ struct NameTable: @unchecked Sendable {
     /// Name bytes per index (owned by the entries' arenas); nil for unused indices.
     private let starts: UnsafeMutablePointer<UnsafePointer<UInt8>?>
     private let lengths: UnsafeMutablePointer<UInt32>
+    /// Indices at or above this are not this value's (a newer table's, sharing the storage).
+    private var limit = Int.max
+    /// How many indices the table has room for (names at indices below it).
+    let indexCapacity: Int
 
     /// Builds a table over `names` (nil for unused indices).
     init(names: [(UnsafePointer<UInt8>, Int)?]) {
@@ -25,11 +39,13 @@ struct NameTable: @unchecked Sendable {
     init(count: Int) {
         // Above the count (so `index + 1` fits the low bits) with a quarter to spare; at most 2^32
         // cells (entry indices are 32-bit).
+        indexCapacity = count
         var capacity = 16
         while capacity < count + count / 4 + 1 { capacity <<= 1 }
         mask = capacity - 1
         cells = .allocate(capacity: capacity)
         cells.initialize(repeating: 0, count: capacity)
+        limit = count
         starts = .allocate(capacity: max(1, count))
         starts.initialize(repeating: nil, count: max(1, count))
         lengths = .allocate(capacity: max(1, count))
@@ -43,8 +59,25 @@ struct NameTable: @unchecked Sendable {
         starts[i] = p
         lengths[i] = UInt32(truncatingIfNeeded: n)
         var s = Int(truncatingIfNeeded: h) & mask
-        while cells[s] != 0 { s = (s + 1) & mask }
-        cells[s] = (UInt32(truncatingIfNeeded: h) & ~UInt32(truncatingIfNeeded: mask)) | UInt32(truncatingIfNeeded: i + 1)
+        while cell(s) != 0 { s = (s + 1) & mask }
+        NameTable.atomic(cells + s).pointee.store(
+            (UInt32(truncatingIfNeeded: h) & ~UInt32(truncatingIfNeeded: mask)) | UInt32(truncatingIfNeeded: i + 1),
+            ordering: .relaxed)
+    }
+
+    /// Cell `s`, read as a relaxed atomic (a writer may be filling it for a newer table).
+    @inline(__always) private func cell(_ s: Int) -> UInt32 { NameTable.atomic(cells + s).pointee.load(ordering: .relaxed) }
+
+    /// A cell seen as the atomic it is accessed as.
+    @inline(__always) private static func atomic(_ p: UnsafeMutablePointer<UInt32>) -> UnsafeMutablePointer<Atomic<UInt32>> {
+        UnsafeMutableRawPointer(p).assumingMemoryBound(to: Atomic<UInt32>.self)
+    }
+
+    /// This table as seen by an entry table of `count` indices: higher indices are passed over.
+    func limited(to count: Int) -> NameTable {
+        var t = self
+        t.limit = count
+        return t
     }
 
     /// Index `i`'s name, now kept at `p` (the same `n` bytes as before).
@@ -73,12 +106,12 @@ struct NameTable: @unchecked Sendable {
         let low = UInt32(truncatingIfNeeded: mask)
         let high = UInt32(truncatingIfNeeded: hash)
         while true {
-            let c = cells[s]
+            let c = cell(s)
             if c == 0 { return -1 }
             // The high bits agree exactly when what differs lies in the index bits.
             if c ^ high <= low {
                 let i = Int(c & low) - 1
-                if Int(lengths[i]) == length, let p = starts[i], RawMapSlot.equalBytes(p, key, length) { return i }
+                if i < limit && Int(lengths[i]) == length, let p = starts[i], RawMapSlot.equalBytes(p, key, length) { return i }
             }
             s = (s + 1) & mask
         }
@@ -136,11 +169,11 @@ struct NameTable: @unchecked Sendable {
     /// Reads the cell where the probe of a name with `hash` starts, and returns it (for nothing but
     /// the read: the cells of a batch read one after another are fetched from memory together,
     /// where inserting into a large table one name at a time waited for each cell in turn).
-    @inline(__always) func touch(hash: UInt64) -> UInt32 { cells[Int(truncatingIfNeeded: hash) & mask] }
+    @inline(__always) func touch(hash: UInt64) -> UInt32 { cell(Int(truncatingIfNeeded: hash) & mask) }
 
     /// The name bytes of index `i` (not NUL-terminated), or nil for an unused index.
     func bytes(at i: Int) -> (UnsafePointer<UInt8>, Int)? {
-        starts[i].map { ($0, Int(lengths[i])) }
+        i < limit ? starts[i].map { ($0, Int(lengths[i])) } : nil
     }
 
     /// The index of a String's bytes, or -1.

@@ -270,7 +270,7 @@ extension Registry {
                     origins.append(step)
                 }
             }
-            history.origins = origins
+            history.origins = SharedTailList(origins)
             try c.merge(parent: parent, own: own, invalidNames: invalidNames, problems: [], namesIncomplete: namesIncomplete)
         } else {
             // Entries this change replaced or removed, and the ones it defined (the transaction
@@ -282,10 +282,15 @@ extension Registry {
                 guard let o = old.definition(at: i) else { continue }
                 history.keepReplaced(o, origin: history.origins[i])
             }
-            if history.origins.count < table.count {
-                history.origins.append(contentsOf: repeatElement(-1, count: table.count - history.origins.count))
+            // Indices the change added get their origin appended (no write behind the list's end:
+            // the state shares the list until then).
+            let known = history.origins.count
+            if known < table.count {
+                var added = [Int32](repeating: -1, count: table.count - known)
+                for i in tx.changedIndices where i >= known { added[i - known] = step }
+                history.origins.append(contentsOf: added)
             }
-            for i in tx.changedIndices { history.origins[i] = step }
+            for i in tx.changedIndices where i < known { history.origins[i] = step }
             c.classSlots = tx.classSlots
             c.padRecords()
             c.entries = table

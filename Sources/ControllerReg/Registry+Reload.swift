@@ -114,7 +114,7 @@ extension Registry {
                     for i in 0..<fresh.entries.count where fresh.entries.isLive(i) {
                         origins.append(i < fresh.history.origins.count ? fresh.history.origins[i] : -1)
                     }
-                    fresh.history.origins = origins
+                    fresh.history.origins = SharedTailList(origins)
                     fresh.classSlots = tx.classSlots
                     fresh.padRecords()
                     fresh.entries = table

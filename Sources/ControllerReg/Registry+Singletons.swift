@@ -62,6 +62,9 @@ extension Registry {
     /// reaches through object edges in `old` is kept instead: that object may hold it (it stays
     /// until the registry is freed, or a reload rebuilds the holder and lets both go).
     func retireReplacedSingletons(replacing old: Snapshot, with new: Snapshot, epoch: UInt64) {
+        // Entries only added (their rows written past the old table's): nothing dropped, and no
+        // pass over the table.
+        if new.entries.onlyAdds(to: old.entries) { return }
         guard singletons.withLock({ !$0.built.isEmpty }) else { return }
         var inNew = Set<ObjectIdentifier>()
         var builtInNew: [Int] = []

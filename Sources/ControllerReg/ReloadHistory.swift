@@ -34,7 +34,9 @@ struct ReloadHistory {
         var replaced: [EntryDefinition] = []
     }
 
-    var steps: [Step] = []
+    /// Shared with the registry's state while a change appends to it (`SharedTailList`: adding
+    /// an entry appends one step, it does not copy them all).
+    var steps = SharedTailList<Step>()
 
     /// `path` as a reload must read it: a relative path joined to the current directory of the
     /// load, so a host that changes directory (a daemon's chdir("/")) reloads the file it loaded,
@@ -49,7 +51,7 @@ struct ReloadHistory {
     }
     /// The step that defined each entry: by entry index in a root registry, by position in `own`
     /// in a child.
-    var origins: [Int32] = []
+    var origins = SharedTailList<Int32>()
 
     /// Whether `index` (an origin) is a `.given` step.
     func isGiven(_ step: Int32) -> Bool {

@@ -4,19 +4,21 @@ typealias NameBytes = (UnsafePointer<UInt8>, Int)
 /// All entries of one published state, by index, as plain arrays (no object per entry): each
 /// entry's compiled plan (what the create path reads) and its name, whose bytes open its
 /// definition record (`DefinitionCoding`, decoded on demand): the name table is also where each
-/// record is. Immutable once built.
-// @unchecked: its plan table is raw memory written in init and read-only afterwards.
+/// record is. Immutable once built: its rows are the first `count` of an `EntryRows`, which a
+/// table built from it by adding entries may share (writing only above `count`).
+// @unchecked: its rows are written before it is published and read-only afterwards.
 final class EntryTable: @unchecked Sendable {
     /// Plain-data plan of each index for the create path (`live` false where removed).
     let plans: CheckedPointer<EntryPlan>
     let count: Int
-    /// Each live entry's name (its bytes in the arena of its record); nil where removed.
+    /// Each live entry's name (its bytes in the arena of its record); nil where removed (and for
+    /// indices at or above `count`).
     let names: NameTable
-    /// The arenas the records and plans live in (several when entries came from several changes),
-    /// ordered by base address, so the one holding a name is found by it.
-    let arenas: [DefinitionArena]
-    /// The singleton cells the plans point to (kept alive here; a child shares its parent's).
-    let cells: [SingletonCell]
+    /// The rows (plans, names, the arenas their records are in, their singleton cells), shared with
+    /// the tables built from this one by adding entries.
+    let rows: EntryRows
+    /// How many of the rows' arenas this table's rows use.
+    private let arenaCount: Int
     /// For singletons built by another registry (a parent's entries a child inherits): that
     /// registry (unretained: a parent outlives its children), by entry index.
     let owners: [Int32: UnsafeMutableRawPointer]
@@ -26,38 +28,36 @@ final class EntryTable: @unchecked Sendable {
     /// Entries whose plans hold a tagged list or an optional reference (`EntryPlan.dynamic`): the
     /// ones a change of membership may have to compile again.
     let dynamic: [Int32]
+    /// How many entries it holds.
+    let liveCount: Int
 
     /// An empty table.
     convenience init() {
         self.init(
-            adopting: .allocate(capacity: 1), count: 0, names: NameTable(count: 0), arenas: [], cells: [], owners: [:],
-            environments: [:])
+            rows: EntryRows(capacity: 0, arenas: 0, roomToAdd: false), count: 0, owners: [:], environments: [:], dynamic: [],
+            liveCount: 0)
     }
 
-    /// A table over `count` plans at `plans` (initialised; the table frees them) and `names`
-    /// (the table frees it): `arenas` ordered by base address, `names` holding exactly the live rows.
-    /// `mayHaveDynamic` false: no plan is dynamic (no pass over them to find which).
+    /// The first `count` of `rows` (their arenas all used), with `dynamic` its dynamic rows and
+    /// `liveCount` its live ones.
     init(
-        adopting plans: UnsafeMutablePointer<EntryPlan>, count: Int, names: NameTable, arenas: [DefinitionArena],
-        cells: [SingletonCell], owners: [Int32: UnsafeMutableRawPointer], environments: [Int32: EnvironmentLookup],
-        mayHaveDynamic: Bool = true
+        rows: EntryRows, count: Int, owners: [Int32: UnsafeMutableRawPointer], environments: [Int32: EnvironmentLookup],
+        dynamic: [Int32], liveCount: Int
     ) {
+        self.rows = rows
         self.count = count
-        self.arenas = arenas
-        self.cells = cells
+        arenaCount = rows.arenaCount
         self.owners = owners
         self.environments = environments
-        var dynamic: [Int32] = []
-        if mayHaveDynamic { for i in 0..<count where plans[i].dynamic && plans[i].live { dynamic.append(Int32(i)) } }
         self.dynamic = dynamic
-        self.plans = CheckedPointer(plans, count: count)
-        self.names = names
+        self.liveCount = liveCount
+        plans = CheckedPointer(rows.plans, count: count)
+        names = rows.names.limited(to: count)
     }
 
-    deinit {
-        UnsafeMutablePointer(mutating: plans.base).deallocate()
-        names.deallocate()
-    }
+    /// Whether this table is `older` with entries added: the same rows below its count (only a
+    /// change that adds entries shares an older table's rows), so it drops none of them.
+    func onlyAdds(to older: EntryTable) -> Bool { rows === older.rows && count >= older.count }
 
     /// Whether `i` (any integer) is the index of the live entry named by the `length` bytes at
     /// `key`: what `names.find` of those bytes would return (`NameTable.holds`).
@@ -66,25 +66,13 @@ final class EntryTable: @unchecked Sendable {
         UInt(bitPattern: i) < UInt(bitPattern: count) && names.holds(i, key, length)
     }
 
-    /// The arena (of `arenas`, ordered by base address) whose bytes hold `p`.
-    static func arena(holding p: UnsafePointer<UInt8>, in arenas: [DefinitionArena]) -> Int {
-        let at = UInt(bitPattern: p)
-        var lo = 0, hi = arenas.count - 1
-        while lo < hi {
-            let mid = (lo + hi + 1) / 2
-            if UInt(bitPattern: arenas[mid].base) <= at { lo = mid } else { hi = mid - 1 }
-        }
-        assert(arenas[lo].holds(p), "an entry name outside its table's arenas")
-        return lo
-    }
-
     /// The arena and offset of live entry `i`'s definition record (its name opens it).
     func recordLocation(at i: Int) -> (arena: DefinitionArena, offset: Int) { record(at: i) }
 
     /// The arena and offset of live entry `i`'s definition record (its name opens it).
     private func record(at i: Int) -> (DefinitionArena, Int) {
         let (p, n) = names.bytes(at: i)!
-        let arena = arenas[EntryTable.arena(holding: p, in: arenas)]
+        let arena = rows.arena(ofRow: i, name: p, arenas: arenaCount)
         return (arena, DefinitionCoding.recordOffset(name: p, length: n, in: arena))
     }
 
@@ -103,9 +91,6 @@ final class EntryTable: @unchecked Sendable {
 
     /// Whether index `i` holds an entry.
     func isLive(_ i: Int) -> Bool { i >= 0 && i < count && plans[i].live }
-
-    /// How many entries it holds.
-    var liveCount: Int { (0..<count).reduce(0) { $0 + (plans[$1].live ? 1 : 0) } }
 
     /// The definitions of all live entries, in index order.
     var definitions: [EntryDefinition] { (0..<count).compactMap { definition(at: $0) } }
@@ -170,9 +155,18 @@ final class EntryTable: @unchecked Sendable {
 /// only the arenas and singleton cells its rows still use. Its rows are written where the table
 /// keeps them (the plans, and the name table with its cells filled as rows are set): building
 /// copies nothing, so a load touches each row's memory once.
+///
+/// A change that only adds rows (`addsOnly`) writes them into the base's own `EntryRows` above the
+/// base's count when they have room and the base is their newest table: nothing of the base is
+/// copied or read again, so the cost is that of the rows added. Otherwise the rows are new (the
+/// base's copied), with room for more additions when the change is small next to the base.
 struct EntryTableBuilder {
-    /// The rows' plans, all `count` initialised; owned until `build()` hands them to the table.
-    private let storage: Storage
+    /// The rows being written: the base's (`sharing`), or new ones the built table adopts.
+    private let rows: EntryRows
+    /// Whether `rows` are the base's, written above its count.
+    private let sharing: Bool
+    private let base: EntryTable
+    /// Arenas and cells of new rows (the base's, then the change's), attached at `build()`.
     private var arenas: [DefinitionArena]
     private var cells: [SingletonCell]
     private var owners: [Int32: UnsafeMutableRawPointer]
@@ -186,88 +180,110 @@ struct EntryTableBuilder {
     private var onlySetRows: Bool
     private var setRows = 0
     private var mayHaveDynamic: Bool
+    /// Rows set with a dynamic plan, and with a live one (what sharing rows adds to the base's).
+    private var setDynamic: [Int32] = []
+    private var setLive = 0
+    /// The arena position the change's records got (sharing rows).
+    private var sharedArena: UInt32 = 0
 
-    /// Frees the rows if no table took them (a transaction that failed after compiling).
-    private final class Storage {
-        let plans: UnsafeMutablePointer<EntryPlan>
-        var names: NameTable
-        var adopted = false
-
-        init(count: Int) {
-            plans = .allocate(capacity: max(1, count))
-            names = NameTable(count: count)
-        }
-
-        deinit {
-            if !adopted {
-                plans.deallocate()
-                names.deallocate()
-            }
-        }
-    }
-
-    /// `base`'s rows, then empty ones up to `count` rows (at least `base.count`).
-    init(base: EntryTable, count: Int) {
+    /// `base`'s rows, then empty ones up to `count` rows (at least `base.count`). `addsOnly`: the
+    /// change sets only rows at or above `base.count` and removes none.
+    init(base: EntryTable, count: Int, addsOnly: Bool = false) {
+        self.base = base
         self.count = max(count, base.count)
-        storage = Storage(count: self.count)
-        let plans = storage.plans
-        if base.count > 0 { plans.initialize(from: base.plans.base, count: base.count) }
-        (plans + base.count).initialize(repeating: EntryPlan(), count: self.count - base.count)
-        for i in 0..<base.count where base.plans[i].live {
-            if let (p, n) = base.names.bytes(at: i) { storage.names.insert(i, p, n, hash: NameTable.hash(p, n)) }
-        }
-        arenas = base.arenas
-        cells = base.cells
+        let added = self.count - base.count
+        arenas = []
+        cells = []
         owners = base.owners
         environments = base.environments
-        onlySetRows = base.count == 0
         mayHaveDynamic = !base.dynamic.isEmpty
+        if addsOnly && base.count > 0 && base.rows.mayAdd(to: base.count, upTo: self.count) {
+            rows = base.rows
+            rows.claimed = self.count
+            sharing = true
+            onlySetRows = false
+            return
+        }
+        sharing = false
+        onlySetRows = base.count == 0
+        // Room to add more when this change is small next to the table (entries added one at a
+        // time): half again as many rows. A large change gets rows of exactly its size.
+        let room = addsOnly && added * 4 <= max(base.count, 16)
+        rows = EntryRows(
+            capacity: room ? self.count + max(self.count / 2, 16) : self.count, arenas: base.rows.arenaCount + 1,
+            roomToAdd: room)
+        rows.claimed = self.count
+        let plans = rows.plans
+        if base.count > 0 { plans.update(from: base.plans.base, count: base.count) }
+        for i in 0..<base.count where base.plans[i].live {
+            if let (p, n) = base.names.bytes(at: i) { rows.names.insert(i, p, n, hash: NameTable.hash(p, n)) }
+        }
+        arenas = (0..<base.rows.arenaCount).map { base.rows.arena($0) }
+        cells = base.rows.cells
     }
 
     /// Empties row `i`. (Its name's cell stays: a cell whose row has no name matches nothing.)
     mutating func remove(_ i: Int) {
+        precondition(!sharing, "EntryTableBuilder: a row removed from shared rows")
         onlySetRows = false
-        storage.plans[i] = EntryPlan()
-        storage.names.clear(i)
+        rows.plans[i] = EntryPlan()
+        rows.names.clear(i)
         if !owners.isEmpty { owners[Int32(i)] = nil }
         if !environments.isEmpty { environments[Int32(i)] = nil }
     }
 
     /// The index `arena` gets in the built table (added on first use).
     mutating func index(of arena: DefinitionArena) -> Int32 {
+        if sharing {
+            sharedArena = UInt32(rows.append(arena))
+            return Int32(sharedArena)
+        }
         if let last = arenas.last, last === arena { return Int32(arenas.count - 1) }
         if let i = arenas.firstIndex(where: { $0 === arena }) { return Int32(i) }
         arenas.append(arena)
         return Int32(arenas.count - 1)
     }
 
+    /// Reads the name table's cell for a name with `hash` ahead of its `set` (`NameTable.touch`);
+    /// nothing when the table is small.
+    @inline(__always) func touch(hash: UInt64) -> UInt32 {
+        rows.names.readsAhead ? rows.names.touch(hash: hash) : 0
+    }
+
     /// Sets row `i` to the record at `record` in arena `arena` (an `index(of:)`) and its plan;
     /// `cell` is the singleton cell its plan points to, if any, and `owner` the registry that
     /// builds it when not this one; `hash` is the `NameTable.hash` of the record's name. A row of
     /// the base table is set only to an entry of the same name (an override).
-    /// Reads the name table's cell for a name with `hash` ahead of its `set` (`NameTable.touch`);
-    /// nothing when the table is small.
-    @inline(__always) func touch(hash: UInt64) -> UInt32 {
-        storage.names.readsAhead ? storage.names.touch(hash: hash) : 0
-    }
-
     mutating func set(
         _ i: Int, plan: EntryPlan, arena: Int32, record: Int, hash: UInt64, cell: SingletonCell?,
         owner: UnsafeMutableRawPointer?, environment: EnvironmentLookup?
     ) {
-        let hadName = storage.names.bytes(at: i) != nil
+        let hadName = rows.names.bytes(at: i) != nil
         if hadName || !plan.live { onlySetRows = false }
-        if plan.dynamic { mayHaveDynamic = true }
+        if plan.dynamic {
+            mayHaveDynamic = true
+            setDynamic.append(Int32(i))
+        }
+        if plan.live { setLive += 1 }
         setRows += 1
-        storage.plans[i] = plan
-        let b = DefinitionCoding.nameBytes(arenas[Int(arena)], at: record)
+        rows.plans[i] = plan
+        // (Two calls, not one of a chosen arena: the array's element is read without a retain.)
+        let b =
+            sharing
+            ? DefinitionCoding.nameBytes(rows.arena(Int(arena)), at: record)
+            : DefinitionCoding.nameBytes(arenas[Int(arena)], at: record)
         if hadName {
             // The same name's bytes, now in this change's arena: its cell is already there.
-            storage.names.replace(i, b.baseAddress ?? emptyKey, b.count)
+            rows.names.replace(i, b.baseAddress ?? emptyKey, b.count)
         } else {
-            storage.names.insert(i, b.baseAddress ?? emptyKey, b.count, hash: hash)
+            rows.names.insert(i, b.baseAddress ?? emptyKey, b.count, hash: hash)
         }
-        if let cell { cells.append(cell) }
+        if sharing {
+            rows.arenaOfRow![i] = sharedArena
+            if let cell { rows.keep(cell) }
+        } else if let cell {
+            cells.append(cell)
+        }
         // Most rows have neither: a dictionary write (a hash, and a removal of nothing) per row
         // is only made when there is something to write or remove.
         if owner != nil || !owners.isEmpty { owners[Int32(i)] = owner }
@@ -276,14 +292,23 @@ struct EntryTableBuilder {
 
     /// The table, keeping only the arenas and cells its live rows use.
     func build() -> EntryTable {
-        let plans = storage.plans
-        let names = storage.names
+        if sharing {
+            // The base's rows and arenas are all still used; the change's were appended.
+            return EntryTable(
+                rows: rows, count: count, owners: owners, environments: environments,
+                dynamic: setDynamic.isEmpty ? base.dynamic : base.dynamic + setDynamic.sorted(),
+                liveCount: base.liveCount + setLive)
+        }
+        let plans = rows.plans
+        let names = rows.names
         let sorted = arenas.sorted { UInt(bitPattern: $0.base) < UInt(bitPattern: $1.base) }
         var used = [Bool](repeating: false, count: sorted.count)
         var last = -1
+        var live = 0
         if onlySetRows && setRows == count && sorted.count == 1 {
             // Every row set, live, named from the one arena (a first load): no pass over them.
             used[0] = count > 0
+            live = count
         } else {
             for i in 0..<count {
                 guard let (p, _) = names.bytes(at: i) else { continue }
@@ -291,8 +316,9 @@ struct EntryTableBuilder {
                     names.clear(i)
                     continue
                 }
+                live += 1
                 // Neighbouring rows mostly come from the same change.
-                if last < 0 || !sorted[last].holds(p) { last = EntryTable.arena(holding: p, in: sorted) }
+                if last < 0 || !sorted[last].holds(p) { last = EntryRows.arena(holding: p, in: sorted) }
                 used[last] = true
             }
         }
@@ -307,10 +333,21 @@ struct EntryTableBuilder {
                 pointed.contains(Unmanaged.passUnretained($0).toOpaque()) && seen.insert(ObjectIdentifier($0)).inserted
             }
         }
-        storage.adopted = true
+        for arena in kept { _ = rows.append(arena) }
+        if !liveCells.isEmpty { rows.keep(liveCells) }
+        if let arenaOfRow = rows.arenaOfRow {
+            // Rows with room to add: each row's arena by position (later ones are appended unordered).
+            last = -1
+            for i in 0..<count {
+                guard let (p, _) = names.bytes(at: i) else { continue }
+                if last < 0 || !kept[last].holds(p) { last = EntryRows.arena(holding: p, in: kept) }
+                arenaOfRow[i] = UInt32(last)
+            }
+        }
+        var dynamic: [Int32] = []
+        if mayHaveDynamic { for i in 0..<count where plans[i].dynamic && plans[i].live { dynamic.append(Int32(i)) } }
         return EntryTable(
-            adopting: plans, count: count, names: names, arenas: kept, cells: liveCells, owners: owners,
-            environments: environments, mayHaveDynamic: mayHaveDynamic)
+            rows: rows, count: count, owners: owners, environments: environments, dynamic: dynamic, liveCount: live)
     }
 }
 

@@ -133,6 +133,8 @@ struct Transaction {
         var acceptedPositions = ScratchArray<Int>(capacity: stagedCount, in: scratch)
         var acceptedIndex = ScratchArray<Int>(capacity: stagedCount, in: scratch)
         var nextIndex = base.count
+        // Whether an accepted entry takes an index of the base (an override).
+        var replacesBase = false
         // Entries that fail the checks every door shares: not compiled, and not reported again as
         // missing when something refers to them.
         var rejected = invalidNames
@@ -251,6 +253,8 @@ struct Transaction {
             if index < 0 {
                 index = nextIndex
                 nextIndex += 1
+            } else {
+                replacesBase = true
             }
             indexOfStaged[k] = Int32(truncatingIfNeeded: index)
             if !removed.isEmpty { removed.remove(index) }
@@ -288,6 +292,11 @@ struct Transaction {
         }
         let staged = growing
         let reresolvedSet = Set(reresolved)
+        // Whether the change only adds entries (every accepted one at a new index, none removed):
+        // then no entry of the base refers to one it accepts (the base's references were resolved
+        // without them), which bounds the cycle and lifetime checks to the change, and the table
+        // may be extended in place (`EntryTableBuilder`).
+        let addsOnly = removed.isEmpty && !replacesBase && reresolved.isEmpty
 
         // 3. References: every name must resolve to an entry that stays.
         let base = self.base
@@ -299,9 +308,10 @@ struct Transaction {
         var suggestionMemo = Suggestions.Memo()
         // Edges, targets and membership of each accepted entry, by position in `accepted`, in
         // flat arrays (no array per entry); `changedAtList[i]` is that position for entry index i
-        // (or -1). Arrays, not dictionaries: no hashing per entry.
+        // (or -1). Arrays, not dictionaries: no hashing per entry; from the base's count on when
+        // the change only adds entries (the size of the change, not of the table).
         var resolving = ResolvedEdges(entries: acceptedPositions.count, edges: staged.edges.count, in: scratch)
-        var changedAtList = ScratchArray<Int32>(repeating: -1, count: nextIndex, in: scratch)
+        var changedAtList = ChangedPositions(from: addsOnly ? base.count : 0, to: nextIndex, in: scratch)
         // Members of each tag in the new state, built at the first tagged list.
         var members = TagMembers()
         // The last two names resolved (by their interned identity) and their indices: neighbouring
@@ -481,14 +491,14 @@ struct Transaction {
         let acceptedStaged = acceptedPositions
         // Definitions are decoded only for messages (the error path).
         let definitionOf: (Int) -> EntryDefinition? = { i in
-            i < changedAt.count && changedAt[i] >= 0
+            changedAt[i] >= 0
                 ? staged.definition(acceptedStaged[Int(changedAt[i])])
                 : base.definition(at: i)
         }
         // `definitionOf(i)?.name`, read without decoding the definition (a path names up to
         // `Diagnostic.maxPathNames` entries).
         let nameOf: (Int) -> String? = { i in
-            i < changedAt.count && changedAt[i] >= 0
+            changedAt[i] >= 0
                 ? staged.name(acceptedStaged[Int(changedAt[i])])
                 : base.isLive(i) ? base.name(at: i) : nil
         }
@@ -496,7 +506,18 @@ struct Transaction {
         // 4. Cycles: a new cycle must pass through a changed entry, so search from those. Checked
         // whatever else is wrong: the graph holds every reference that resolved (none is possible
         // when step 3 found no edge to an entry at or above its own index in an empty table).
-        if mayHaveCycles {
+        // When the change only adds entries, no entry of the base reaches one of them, so a cycle
+        // through them stays among them: only their edges to each other are walked.
+        if mayHaveCycles && addsOnly {
+            let first = base.count
+            diagnostics += findCycles(
+                starts: acceptedIndex, first: first, total: nextIndex,
+                edgesOf: { i in
+                    let e = graph.edges(of: Int(changedAt[i]))
+                    return e.contains { $0 < first } ? ArraySlice(e.filter { $0 >= first }) : e
+                },
+                definitionOf: definitionOf, nameOf: nameOf)
+        } else if mayHaveCycles {
             diagnostics += findCycles(
                 starts: acceptedIndex, total: nextIndex,
                 edgesOf: { changedAt[$0] >= 0 ? graph.edges(of: Int(changedAt[$0])) : base.edges(at: $0)[...] },
@@ -534,7 +555,7 @@ struct Transaction {
             },
             definitionOf: definitionOf, nameOf: nameOf,
             locationOf: { i in
-                i < changedAt.count && changedAt[i] >= 0
+                changedAt[i] >= 0
                     ? DefinitionCoding.location(staged.arena, at: staged.record(acceptedStaged[Int(changedAt[i])]))
                     : base.isLive(i) ? base.location(at: i) : nil
             })
@@ -549,6 +570,11 @@ struct Transaction {
                 graphEntries = true
                 break
             }
+        }
+        if graphEntries && addsOnly && !acceptedStaged.contains(where: { staged.summary($0).lifestyle == .singleton }) {
+            // Only a singleton can break the rule, and one of the base reaches no added entry (so
+            // nothing it did not reach before): with no singleton added there is nothing to walk.
+            graphEntries = false
         }
         if graphEntries { diagnostics += lifetimes.problems(changed: Array(acceptedIndex)) }
         if !diagnostics.isEmpty { return .failure(ConfigError(diagnostics)) }
@@ -568,7 +594,7 @@ struct Transaction {
         // Plans point at keys and literal strings in the records' arena, which stops moving here.
         records.freeze()
         let compiler = PlanCompiler(arena: records.plans, strings: records)
-        var table = EntryTableBuilder(base: base, count: nextIndex)
+        var table = EntryTableBuilder(base: base, count: nextIndex, addsOnly: addsOnly)
         for i in removed { table.remove(i) }
         let arenaIndex = table.index(of: records)
         // Class slots by the class name's interned identity: one String per class, not per entry.
@@ -746,24 +772,28 @@ struct Transaction {
     static let maxReportedCycles = 100
 
     /// Every cycle reachable from `starts` (one per back edge of a depth-first search, parallel edges
-    /// counted once), each with its path. Linear in the entries and references walked, plus the
-    /// cycles reported.
+    /// counted once), each with its path. The nodes are the indices from `first` to `total` (and
+    /// `edgesOf` gives only edges between them). Linear in the entries and references walked, plus
+    /// the cycles reported.
     private func findCycles(
-        starts: ScratchArray<Int>, total: Int, edgesOf: (Int) -> ArraySlice<Int32>,
+        starts: ScratchArray<Int>, first: Int = 0, total: Int, edgesOf: (Int) -> ArraySlice<Int32>,
         definitionOf: (Int) -> EntryDefinition?, nameOf: (Int) -> String?
     ) -> [Diagnostic] {
         // Plain memory for the walk's state (an array checks it is unique at every write, each
         // step writes several): colours 0 unvisited, 1 on the stack, 2 done; each node's position
-        // on the stack while on it; the stack (at most every node once).
-        let color = UnsafeMutablePointer<UInt8>.allocate(capacity: max(total, 1))
-        color.initialize(repeating: 0, count: total)
-        let depthOf = UnsafeMutablePointer<Int32>.allocate(capacity: max(total, 1))
+        // on the stack while on it; the stack (at most every node once). Indexed by node (the
+        // memory of `color` and `depthOf` starts at node `first`).
+        let nodes = total - first
+        let colorMemory = UnsafeMutablePointer<UInt8>.allocate(capacity: max(nodes, 1))
+        colorMemory.initialize(repeating: 0, count: nodes)
+        let depthMemory = UnsafeMutablePointer<Int32>.allocate(capacity: max(nodes, 1))
+        let color = colorMemory - first, depthOf = depthMemory - first
         typealias Frame = (node: Int32, begin: Int32, next: Int32, end: Int32)
-        let stack = UnsafeMutablePointer<Frame>.allocate(capacity: max(total, 1))
+        let stack = UnsafeMutablePointer<Frame>.allocate(capacity: max(nodes, 1))
         var depth = 0
         defer {
-            color.deallocate()
-            depthOf.deallocate()
+            colorMemory.deallocate()
+            depthMemory.deallocate()
             stack.deallocate()
         }
         var diagnostics: [Diagnostic] = []
@@ -775,7 +805,7 @@ struct Transaction {
         // stack below it is fixed: two of its references to one node on the stack (`a: H` and
         // `b: H`, or a name twice in a list) close the same cycle, reported once.
         var closedFrom: UnsafeMutablePointer<Int32>?
-        defer { closedFrom?.deallocate() }
+        defer { (closedFrom.map { $0 + first })?.deallocate() }
         // Each node's edges are asked for once, when it is pushed, and copied onto `pending`; a
         // frame walks its own stretch of it (plain integers: no reference counting per step), which
         // is dropped when the frame is.
@@ -800,8 +830,9 @@ struct Transaction {
                         push(target)
                     } else if color[target] == 1 {
                         if closedFrom == nil {
-                            closedFrom = UnsafeMutablePointer<Int32>.allocate(capacity: max(total, 1))
-                            closedFrom!.initialize(repeating: -1, count: total)
+                            let memory = UnsafeMutablePointer<Int32>.allocate(capacity: max(nodes, 1))
+                            memory.initialize(repeating: -1, count: nodes)
+                            closedFrom = memory - first
                         }
                         if closedFrom![target] == top.node { continue }
                         closedFrom![target] = top.node
@@ -877,6 +908,26 @@ struct Transaction {
         return Diagnostic(
             .cycle, "dependency cycle: \(path)\(via)", at: location,
             path: (0..<min(closedCount, Diagnostic.maxPathNames)).map { nameOf(at($0)) }, in: store)
+    }
+}
+
+/// The position in a transaction's accepted lists of each entry index it changed, -1 for the
+/// others; kept for the indices from `first` on (a change that only adds entries changes none
+/// below the base's count: its list is the size of the change, not of the table).
+struct ChangedPositions {
+    private var list: ScratchArray<Int32>
+    private let first: Int
+
+    /// No index changed yet among `from..<to` (in `region` when given).
+    init(from first: Int, to total: Int, in region: ScratchRegion?) {
+        self.first = first
+        list = ScratchArray(repeating: -1, count: total - first, in: region)
+    }
+
+    /// Index `i`'s position (any index; -1 when unchanged). Set only for indices from `first` on.
+    subscript(i: Int) -> Int32 {
+        @inline(__always) get { i >= first && i - first < list.count ? list[i - first] : -1 }
+        set { list[i - first] = newValue }
     }
 }
 

@@ -409,6 +409,123 @@ static void test_dynamic_entries(void) {
     cr_registry_free(reg);
 }
 
+/* Entries added one cr_add_entry at a time (each its own validated change): a few thousand, each
+ * referring to an earlier one, some singletons; every kind of failed add in the middle (missing
+ * reference, duplicate, a cycle through the new entry, also one closed through an existing
+ * entry's {Optional: X} or {Tagged: t}, a singleton keeping a graph object) changes nothing; then
+ * every entry creates. Sized so that a registry rebuilt per add (quadratic) would take minutes
+ * (no timing is asserted: see Benchmarks, c.cr.add_entry). */
+static int entry_count(cr_registry *reg) {
+    cr_value *entries = cr_registry_entries(reg);
+    int n = entries ? (int)cr_value_count(entries) : -1;
+    cr_value_free(entries);
+    return n;
+}
+
+static void test_entries_added_one_by_one(void) {
+    host_stats s;
+    stats_init(&s);
+    cr_registry *reg = cr_registry_new();
+    cr_register_class(reg, "Node", &node_class, &s);
+    const int total = quick_mode() ? 1500 : 6000;
+    char name[32], parent[32], label[32];
+    for (int i = 0; i < total; i++) {
+        snprintf(name, sizeof name, "E%d", i);
+        cr_value *deps = NULL;
+        if (i > 0) {
+            /* A parent at half the index: chains stay short (log2 of the count). */
+            deps = cr_map_new();
+            snprintf(parent, sizeof parent, "E%d", i / 2);
+            snprintf(label, sizeof label, "@%d", i);
+            cr_map_set_string(deps, "parent", parent);
+            cr_map_set_string(deps, "label", label);
+        }
+        cr_lifestyle lifestyle = i % 10 == 0 ? CR_LIFESTYLE_SINGLETON : CR_LIFESTYLE_TRANSIENT;
+        int status = cr_add_entry(reg, name, "Node", lifestyle, deps);
+        cr_value_free(deps);
+        if (status != CR_OK) {
+            CHECK_INT(status, CR_OK);
+            break;
+        }
+        if (i != total / 2) continue;
+
+        /* Failed adds in the middle: each is refused with its code, and nothing changes. */
+        const int before = entry_count(reg);
+        CHECK_INT(before, i + 1);
+        deps = cr_map_new();
+        cr_map_set_string(deps, "x", "Nowhere");
+        CHECK_STATUS(cr_add_entry(reg, "Bad", "Node", CR_LIFESTYLE_TRANSIENT, deps), CR_ERR_MISSING_REFERENCE);
+        CHECK_CONTAINS(cr_last_error_message(), "'Nowhere'");
+        cr_value_free(deps);
+        CHECK_STATUS(cr_add_entry(reg, "E3", "Node", CR_LIFESTYLE_TRANSIENT, NULL), CR_ERR_DUPLICATE);
+        CHECK_CONTAINS(cr_last_error_message(), "'E3' is already defined");
+        deps = cr_map_new();
+        cr_map_set_string(deps, "me", "Self");
+        CHECK_STATUS(cr_add_entry(reg, "Self", "Node", CR_LIFESTYLE_TRANSIENT, deps), CR_ERR_CYCLE);
+        CHECK_CONTAINS(cr_last_error_message(), "Self -> Self");
+        cr_value_free(deps);
+        /* A graph entry (added), then a singleton that would keep it. */
+        deps = cr_map_new();
+        cr_map_set_string(deps, "parent", "E1");
+        CHECK_STATUS(cr_add_entry(reg, "Ctx", "Node", CR_LIFESTYLE_GRAPH, deps), CR_OK);
+        cr_value_free(deps);
+        deps = cr_map_new();
+        cr_map_set_string(deps, "ctx", "Ctx");
+        CHECK_STATUS(cr_add_entry(reg, "Holder", "Node", CR_LIFESTYLE_SINGLETON, deps), CR_ERR_LIFETIME);
+        CHECK_CONTAINS(cr_last_error_message(), "singleton 'Holder' would keep graph object 'Ctx'");
+        cr_value_free(deps);
+        /* An existing entry's {Optional: Q} and {Tagged: t} reach a new entry: cycles through
+         * them are found too. */
+        deps = cr_map_new();
+        cr_value *optional = cr_map_new();
+        cr_map_set_string(optional, "Optional", "Q");
+        cr_map_set_value(deps, "q", optional);
+        cr_value *tagged = cr_map_new();
+        cr_map_set_string(tagged, "Tagged", "t");
+        cr_map_set_value(deps, "all", tagged);
+        CHECK_STATUS(cr_add_entry(reg, "P", "Node", CR_LIFESTYLE_TRANSIENT, deps), CR_OK);
+        cr_value_free(deps);
+        deps = cr_map_new();
+        cr_map_set_string(deps, "p", "P");
+        CHECK_STATUS(cr_add_entry(reg, "Q", "Node", CR_LIFESTYLE_TRANSIENT, deps), CR_ERR_CYCLE);
+        CHECK_CONTAINS(cr_last_error_message(), "P -> Q -> P");
+        cr_entry_options o = CR_ENTRY_OPTIONS_INIT;
+        o.dependencies = deps;
+        cr_value *t = cr_list_new();
+        cr_list_push_string(t, "t");
+        o.tags = t;
+        CHECK_STATUS(cr_add_entry_with(reg, "Member", "Node", &o), CR_ERR_CYCLE);
+        CHECK_CONTAINS(cr_last_error_message(), "P -> Member -> P");
+        cr_value_free(t);
+        cr_value_free(deps);
+        CHECK_INT(entry_count(reg), before + 2);
+        const char *refused[] = {"Bad", "Self", "Holder", "Q", "Member"};
+        for (size_t k = 0; k < sizeof refused / sizeof *refused; k++) {
+            CHECK(cr_registry_create(reg, refused[k], NULL) == NULL);
+            CHECK_LAST_ERROR(CR_ERR_NOT_FOUND);
+        }
+        /* E3 kept its definition (a parent and a label), not the refused one. */
+        Node *e3 = cr_registry_create(reg, "E3", NULL);
+        CHECK(e3 != NULL && e3->argCount == 2);
+        if (e3) node_destroy(e3, &s);
+        /* P's optional is still null and its tagged list empty: Q and Member do not exist. */
+        Node *p = cr_registry_create(reg, "P", NULL);
+        CHECK(p != NULL && p->ownedCount == 0);
+        if (p) node_destroy(p, &s);
+    }
+    CHECK_INT(entry_count(reg), total + 2);
+    for (int i = 0; i < total; i++) {
+        snprintf(name, sizeof name, "E%d", i);
+        Node *n = cr_registry_create(reg, name, NULL);
+        if (!n || n->argCount != (i > 0 ? 2u : 0u)) {
+            CHECK(n != NULL && n->argCount == (i > 0 ? 2u : 0u));
+            break;
+        }
+        if (i % 10 != 0) node_destroy(n, &s);
+    }
+    cr_registry_free(reg);
+}
+
 static void test_child_registries(void) {
     host_stats screens, real, mock, cache;
     stats_init(&screens);
@@ -604,6 +721,7 @@ void test_features(void) {
     test_inject();
     test_conventions();
     test_dynamic_entries();
+    test_entries_added_one_by_one();
     test_child_registries();
     test_several_files();
     test_limits();

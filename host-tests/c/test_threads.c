@@ -396,10 +396,110 @@ static void free_while_another_thread_creates(void) {
     CHECK_INT(r.creates, 1);
 }
 
+/* Entries added one cr_add_entry at a time while other threads create: every entry added so far
+ * creates, whole (its rows are written past what the readers' snapshot holds); a failed add is
+ * never seen. */
+typedef struct adding_state {
+    cr_registry *reg;
+    host_stats stats;
+    pthread_mutex_t lock;
+    int added; /* E0..E<added-1> are added */
+    int done;
+    int total;
+} adding_state;
+
+static int adding_progress(adding_state *st, int *done) {
+    pthread_mutex_lock(&st->lock);
+    int n = st->added;
+    *done = st->done;
+    pthread_mutex_unlock(&st->lock);
+    return n;
+}
+
+static void *adding_writer(void *arg) {
+    adding_state *st = arg;
+    char name[32], parent[32];
+    for (int i = 1; i < st->total; i++) {
+        snprintf(name, sizeof name, "E%d", i);
+        snprintf(parent, sizeof parent, "E%d", i / 2);
+        cr_value *deps = cr_map_new();
+        cr_map_set_string(deps, "parent", parent);
+        int rc = cr_add_entry(st->reg, name, "Node", CR_LIFESTYLE_TRANSIENT, deps);
+        cr_value_free(deps);
+        if (rc != CR_OK) {
+            check_record(0, __FILE__, __LINE__, check_format("add %s: %s", name, cr_last_error_message()));
+            break;
+        }
+        pthread_mutex_lock(&st->lock);
+        st->added = i + 1;
+        pthread_mutex_unlock(&st->lock);
+        if (i % 16 == 0) {
+            /* Refused (a reference to nothing): readers must never find it. */
+            deps = cr_map_new();
+            cr_map_set_string(deps, "x", "Ghost");
+            rc = cr_add_entry(st->reg, "Broken", "Node", CR_LIFESTYLE_TRANSIENT, deps);
+            cr_value_free(deps);
+            if (rc != CR_ERR_MISSING_REFERENCE) check_record(0, __FILE__, __LINE__, "a broken add must fail");
+        }
+    }
+    pthread_mutex_lock(&st->lock);
+    st->done = 1;
+    pthread_mutex_unlock(&st->lock);
+    return NULL;
+}
+
+static void *adding_reader(void *arg) {
+    adding_state *st = arg;
+    int bad = 0, made = 0, done = 0;
+    char name[32];
+    for (unsigned i = 0; !done; i++) {
+        int n = adding_progress(st, &done);
+        /* The newest entry, and an older one. */
+        for (int k = 0; k < 2; k++) {
+            int pick = k == 0 ? n - 1 : (int)(i * 2654435761u % (unsigned)n);
+            snprintf(name, sizeof name, "E%d", pick);
+            Node *e = cr_registry_create(st->reg, name, NULL);
+            if (!e || e->magic != NODE_MAGIC || e->argCount != (pick > 0 ? 1u : 0u)) {
+                if (bad++ < 5) check_record(0, __FILE__, __LINE__, check_format("%s: %s", name, cr_last_error_message()));
+            } else {
+                made++;
+            }
+            if (e) node_destroy(e, &st->stats);
+        }
+        if (cr_registry_create(st->reg, "Broken", NULL) != NULL || cr_last_error_code() != CR_ERR_NOT_FOUND) {
+            if (bad++ < 5) check_record(0, __FILE__, __LINE__, "a refused entry was found");
+        }
+    }
+    CHECK_INT(bad, 0);
+    CHECK(made > 0);
+    return NULL;
+}
+
+static void adds_while_creating(void) {
+    adding_state st;
+    memset(&st, 0, sizeof st);
+    pthread_mutex_init(&st.lock, NULL);
+    stats_init(&st.stats);
+    st.total = quick_mode() ? 400 : 4000;
+    st.reg = cr_registry_new();
+    CHECK_STATUS(cr_register_class(st.reg, "Node", &node_class, &st.stats), CR_OK);
+    CHECK_STATUS(cr_add_entry(st.reg, "E0", "Node", CR_LIFESTYLE_TRANSIENT, NULL), CR_OK);
+    st.added = 1;
+    pthread_t readers[2], w;
+    for (int i = 0; i < 2; i++) CHECK_INT(pthread_create(&readers[i], NULL, adding_reader, &st), 0);
+    CHECK_INT(pthread_create(&w, NULL, adding_writer, &st), 0);
+    pthread_join(w, NULL);
+    for (int i = 0; i < 2; i++) pthread_join(readers[i], NULL);
+    CHECK_INT(st.added, st.total);
+    cr_registry_free(st.reg);
+    pthread_mutex_destroy(&st.lock);
+}
+
 void test_threads(void) {
     concurrent_creates_and_loads();
     reentrant_creates();
     thread_local_errors();
     reload_while_creating();
     free_while_another_thread_creates();
+    adds_while_creating();
 }

@@ -50,7 +50,7 @@ enum DefinitionCoding {
         case none = 0, string, int, double, `false`, `true`
     }
 
-    private enum Flag {
+    enum Flag {
         static let lifestyleMask: UInt8 = 3
         static let eager: UInt8 = 4
         static let description: UInt8 = 8
@@ -333,7 +333,7 @@ enum DefinitionCoding {
         }
     }
 
-    private struct PlaceReader {
+    struct PlaceReader {
         var file = ""
         var line = 0
         var column = 0
@@ -689,7 +689,7 @@ enum DefinitionCoding {
     }
 
     /// Reads past a record's flags, name, class name, description and tags; returns the flags.
-    private static func skipHeader(_ r: inout DefinitionReader) -> UInt8 {
+    static func skipHeader(_ r: inout DefinitionReader) -> UInt8 {
         let flags = r.byte()
         _ = r.stringBytes()
         _ = r.stringBytes()
@@ -766,7 +766,7 @@ enum DefinitionCoding {
     }
 
     /// Reads past an `Env` value's name, type and default (its place follows).
-    private static func skipEnvBody(_ r: inout DefinitionReader) {
+    static func skipEnvBody(_ r: inout DefinitionReader) {
         _ = r.stringBytes()
         _ = r.byte()
         switch DefaultTag(rawValue: r.byte()) ?? .none {

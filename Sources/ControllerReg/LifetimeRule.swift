@@ -15,11 +15,11 @@ struct LifetimeRule {
     /// Singletons this registry takes from its parent: built there (with the parent's entries,
     /// already checked), so they neither start a violation nor lead to one here.
     let isInheritedSingleton: (Int) -> Bool
-    /// An entry's definition (places and keys for the messages).
-    let definitionOf: (Int) -> EntryDefinition?
-    /// An entry's name (`definitionOf(i)?.name` without decoding the definition).
-    let nameOf: (Int) -> String?
-    /// An entry's place (`definitionOf(i)?.location` without decoding the definition).
+    /// Where an entry's definition record is (keys and tags for the messages, read in place).
+    let recordOf: (Int) -> (arena: DefinitionArena, offset: Int)?
+    /// An entry's name's bytes (nil for an index with no entry).
+    let nameOf: (Int) -> UnsafeBufferPointer<UInt8>?
+    /// An entry's place (read from its record alone).
     let locationOf: (Int) -> SourceLocation?
 
     /// Every singleton that reaches a `graph` entry, each with a path to the nearest one. Any path
@@ -118,6 +118,7 @@ struct LifetimeRule {
         var unreported = 0
         // Where the problems found are recorded (one store for all of them, made at the first).
         var store: ProblemStore?
+        var text: TextBuffer?
         for s in starts where next[Int(position[s])] >= 0 {
             if diagnostics.count >= LifetimeRule.maxReported {
                 unreported += 1
@@ -129,8 +130,11 @@ struct LifetimeRule {
                 path.append(nodes[p])
                 p = Int(next[p])
             }
-            if store == nil { store = ProblemStore() }
-            diagnostics.append(diagnostic(path, in: store!))
+            if store == nil {
+                store = ProblemStore()
+                text = TextBuffer(capacity: 512)
+            }
+            diagnostics.append(diagnostic(path, in: store!, text: text!))
         }
         if unreported > 0 {
             diagnostics.append(
@@ -169,48 +173,63 @@ struct LifetimeRule {
 
     /// "singleton 'Cart' would keep graph object 'RequestContext': Cart -> Pricing ->
     /// RequestContext", at the singleton's place, with the key of the last step and the fixes.
-    private func diagnostic(_ path: [Int], in store: ProblemStore) -> Diagnostic {
-        func nameOf(_ i: Int) -> String { self.nameOf(i) ?? "#\(i)" }
-        let singleton = nameOf(path[0])
-        let graph = nameOf(path[path.count - 1])
-        let shown = PathText.written(path, name: nameOf)
+    /// Written into `text` (cleared first) from the entries' names' bytes; only the record of the
+    /// entry before the last step is read (its dependencies, in place).
+    private func diagnostic(_ path: [Int], in store: ProblemStore, text: TextBuffer) -> Diagnostic {
+        let singleton = path[0], graph = path[path.count - 1], before = path[path.count - 2]
+        // (The closures read into locals: a closure below that captured `self` copied the whole
+        // rule, seven closures retained and released, at each call.)
+        let nameOf = self.nameOf, recordOf = self.recordOf
+        func name(_ i: Int) { PathText.writeName(i, name: nameOf, into: text) }
+        text.clear()
+        text.append("singleton '")
+        name(singleton)
+        text.append("' would keep graph object '")
+        name(graph)
+        text.append("': ")
+        PathText.write(count: path.count, at: { path[$0] }, name: nameOf, into: text)
         // The dependency of the last step, and what to write there instead: a provider for a
         // reference or an optional one; a tagged list has no provider form, so the member leaves
-        // the tag. Only the entry before the last step is decoded (its dependencies).
-        var via = ""
-        var fix = "make it {Provider: \(graph)}"
-        if let def = definitionOf(path[path.count - 2]) {
-            // A tagged list reaches the graph entry when it asks for one of that entry's tags
-            // (its tags read at the first tagged list met).
-            var graphTags: Set<String>?
-            outer: for dep in def.dependencies {
-                var found: DependencyEdge?
-                dep.value.forEachEdge { e in
-                    guard found == nil, e.kind.isObjectEdge else { return }
-                    if e.kind == .tagged {
-                        if graphTags == nil { graphTags = Set(definitionOf(path[path.count - 1])?.tags.map(\.text) ?? []) }
-                        if graphTags!.contains(e.name) { found = e }
-                    } else if e.name == graph {
-                        found = e
-                    }
-                }
-                if let found {
-                    via = ProblemText.joined(" (key '", dep.key, "' of '", def.name, "')")
-                    if found.kind == .tagged {
-                        fix = ProblemText.joined(
-                            "take '", graph, "' out of tag '", found.name, "' (it is a member of {Tagged: ", found.name,
-                            "} there)")
-                    }
-                    break outer
-                }
+        // the tag.
+        var taggedBy: String?
+        if let (arena, offset) = recordOf(before) {
+            func find(_ target: UnsafeBufferPointer<UInt8>) -> ReachingDependency? {
+                ReachingDependency.find(in: arena, at: offset, reaching: target) {
+                    guard let (a, o) = recordOf(graph) else { return [] }
+                    return Set(DefinitionCoding.tags(a, at: o).map(\.text))
+                }.via
+            }
+            var unnamed = "#\(graph)"
+            if let via = nameOf(graph).map(find) ?? unnamed.withUTF8(find) {
+                text.append(" (key '")
+                text.append(via.key)
+                text.append("' of '")
+                name(before)
+                text.append("')")
+                if via.kind == .tagged { taggedBy = via.tag ?? "" }
             }
         }
+        text.append("; a graph object belongs to one create: ")
+        if let tag = taggedBy {
+            text.append("take '")
+            name(graph)
+            text.append("' out of tag '")
+            text.append(tag)
+            text.append("' (it is a member of {Tagged: ")
+            text.append(tag)
+            text.append("} there)")
+        } else {
+            text.append("make it {Provider: ")
+            name(graph)
+            text.append("}")
+        }
+        text.append(", or change a lifestyle ('")
+        name(singleton)
+        text.append("' not singleton, or '")
+        name(graph)
+        text.append("' not graph)")
         return Diagnostic(
-            .lifetime,
-            ProblemText.joined(
-                "singleton '", singleton, "' would keep graph object '", graph, "': ", shown, via,
-                "; a graph object belongs to one create: ", fix, ", or change a lifestyle ('", singleton, "' not singleton, or '",
-                graph, "' not graph)"),
-            at: locationOf(path[0]), path: path.prefix(Diagnostic.maxPathNames).map(nameOf), in: store)
+            .lifetime, written: text, at: locationOf(singleton),
+            path: PathText.names(count: path.count, at: { path[$0] }, name: nameOf), in: store)
     }
 }

@@ -489,18 +489,16 @@ struct Transaction {
         let changedAt = changedAtList
         let graph = resolving
         let acceptedStaged = acceptedPositions
-        // Definitions are decoded only for messages (the error path).
-        let definitionOf: (Int) -> EntryDefinition? = { i in
+        // Where each entry's definition record is (nil for an index with no entry), and its
+        // name's bytes: what the cycle and lifetime messages read, in place (no definition
+        // decoded, no `String` per name of a path that may name a thousand entries).
+        let recordOf: (Int) -> (arena: DefinitionArena, offset: Int)? = { i in
             changedAt[i] >= 0
-                ? staged.definition(acceptedStaged[Int(changedAt[i])])
-                : base.definition(at: i)
+                ? (staged.arena, staged.record(acceptedStaged[Int(changedAt[i])]))
+                : base.isLive(i) ? base.recordLocation(at: i) : nil
         }
-        // `definitionOf(i)?.name`, read without decoding the definition (a path names up to
-        // `Diagnostic.maxPathNames` entries).
-        let nameOf: (Int) -> String? = { i in
-            changedAt[i] >= 0
-                ? staged.name(acceptedStaged[Int(changedAt[i])])
-                : base.isLive(i) ? base.name(at: i) : nil
+        let nameOf: (Int) -> UnsafeBufferPointer<UInt8>? = { i in
+            changedAt[i] >= 0 ? staged.nameBytes(acceptedStaged[Int(changedAt[i])]) : base.entryName(at: i)
         }
 
         // 4. Cycles: a new cycle must pass through a changed entry, so search from those. Checked
@@ -516,12 +514,12 @@ struct Transaction {
                     let e = graph.edges(of: Int(changedAt[i]))
                     return e.contains { $0 < first } ? ArraySlice(e.filter { $0 >= first }) : e
                 },
-                definitionOf: definitionOf, nameOf: nameOf)
+                recordOf: recordOf, nameOf: nameOf)
         } else if mayHaveCycles {
             diagnostics += findCycles(
                 starts: acceptedIndex, total: nextIndex,
                 edgesOf: { changedAt[$0] >= 0 ? graph.edges(of: Int(changedAt[$0])) : base.edges(at: $0)[...] },
-                definitionOf: definitionOf, nameOf: nameOf)
+                recordOf: recordOf, nameOf: nameOf)
         }
 
         // 5. Lifetimes: no singleton may reach a `graph` entry through object edges (the same
@@ -553,7 +551,7 @@ struct Transaction {
                 if changedAt[i] >= 0 { return inheritedSingleton.isEmpty ? false : inheritedSingleton[i] }
                 return base.isLive(i) && base.owner(of: i) != nil
             },
-            definitionOf: definitionOf, nameOf: nameOf,
+            recordOf: recordOf, nameOf: nameOf,
             locationOf: { i in
                 changedAt[i] >= 0
                     ? DefinitionCoding.location(staged.arena, at: staged.record(acceptedStaged[Int(changedAt[i])]))
@@ -777,7 +775,7 @@ struct Transaction {
     /// the cycles reported.
     private func findCycles(
         starts: ScratchArray<Int>, first: Int = 0, total: Int, edgesOf: (Int) -> ArraySlice<Int32>,
-        definitionOf: (Int) -> EntryDefinition?, nameOf: (Int) -> String?
+        recordOf: (Int) -> (arena: DefinitionArena, offset: Int)?, nameOf: (Int) -> UnsafeBufferPointer<UInt8>?
     ) -> [Diagnostic] {
         // Plain memory for the walk's state (an array checks it is unique at every write, each
         // step writes several): colours 0 unvisited, 1 on the stack, 2 done; each node's position
@@ -797,8 +795,10 @@ struct Transaction {
             stack.deallocate()
         }
         var diagnostics: [Diagnostic] = []
-        // Where the cycles found are recorded (made at the first).
+        // Where the cycles found are recorded, and where their messages are written (made at the
+        // first).
         var store: ProblemStore?
+        var text: TextBuffer?
         var unreported = 0
         // For each node, the node whose frame last closed a cycle at it (made at the first cycle,
         // so a load without one pays nothing). A node is pushed once, so while it is on top the
@@ -837,10 +837,13 @@ struct Transaction {
                         if closedFrom![target] == top.node { continue }
                         closedFrom![target] = top.node
                         if diagnostics.count < Transaction.maxReportedCycles {
-                            if store == nil { store = ProblemStore() }
+                            if store == nil {
+                                store = ProblemStore()
+                                text = TextBuffer(capacity: 512)
+                            }
                             let members = (Int(depthOf[target])..<depth).map { Int(stack[$0].node) }
                             diagnostics.append(
-                                cycleDiagnostic(members, definitionOf: definitionOf, nameOf: nameOf, in: store!))
+                                cycleDiagnostic(members, recordOf: recordOf, nameOf: nameOf, in: store!, text: text!))
                         } else {
                             unreported += 1
                         }
@@ -862,11 +865,12 @@ struct Transaction {
 
     /// "dependency cycle: A -> B -> A", rotated to start at the earliest entry, located at that
     /// entry's reference to the next one. A long path names its first and last entries and counts
-    /// the ones between.
+    /// the ones between. Written into `text` (cleared first) from the entries' records and names'
+    /// bytes.
     private func cycleDiagnostic(
-        _ members: [Int], definitionOf: (Int) -> EntryDefinition?, nameOf name: (Int) -> String?, in store: ProblemStore
+        _ members: [Int], recordOf: (Int) -> (arena: DefinitionArena, offset: Int)?,
+        nameOf: (Int) -> UnsafeBufferPointer<UInt8>?, in store: ProblemStore, text: TextBuffer
     ) -> Diagnostic {
-        func nameOf(_ i: Int) -> String { name(i) ?? "#\(i)" }
         // The cycle rotated to start at its earliest entry and closed on it, read in place: entry
         // `j` of the closed path is `at(j)` (no copies of a path that may be thousands long).
         let m = members.count
@@ -874,40 +878,43 @@ struct Transaction {
         for j in 1..<max(m, 1) where members[j] < members[start] { start = j }
         func at(_ j: Int) -> Int { members[(start + j) % m] }
         let closedCount = m + 1
-        let path = PathText.written(count: closedCount, at: at, name: nameOf)
+        text.clear()
+        text.append("dependency cycle: ")
+        PathText.write(count: closedCount, at: at, name: nameOf, into: text)
         let first = at(0)
         let nextIndex = m > 1 ? at(1) : first
-        let next = nameOf(nextIndex)
-        // A tagged list reaches the next entry when it asks for one of that entry's tags.
-        // (Decoded only when the entry has a tagged list: most cycles are plain references.)
-        var nextTags: Set<String>?
-        let firstDefinition = definitionOf(first)
-        var location: SourceLocation? = firstDefinition?.location
-        var via = ""
-        if let def = firstDefinition {
-            outer: for dep in def.dependencies {
-                var found: (SourceLocation?, DependencyEdge)?
-                dep.value.forEachEdge { e in
-                    guard found == nil, e.kind.isObjectEdge else { return }
-                    if e.kind == .tagged {
-                        if nextTags == nil { nextTags = Set(definitionOf(nextIndex)?.tags.map(\.text) ?? []) }
-                        if nextTags!.contains(e.name) { found = (e.location ?? dep.location, e) }
-                    } else if e.name == next {
-                        found = (e.location ?? dep.location, e)
-                    }
+        // The first entry's dependency that reaches the next one, read from its record.
+        var location: SourceLocation?
+        if let (arena, offset) = recordOf(first) {
+            func find(_ next: UnsafeBufferPointer<UInt8>) -> (SourceLocation?, ReachingDependency?) {
+                ReachingDependency.find(in: arena, at: offset, reaching: next) {
+                    guard let (a, o) = recordOf(nextIndex) else { return [] }
+                    return Set(DefinitionCoding.tags(a, at: o).map(\.text))
                 }
-                if let (at, edge) = found {
-                    location = at ?? location
-                    let form =
-                        edge.kind == .tagged ? ", {Tagged: \(edge.name)}" : edge.kind == .optional ? ", {Optional: \(next)}" : ""
-                    via = " (via key '\(dep.key)' of '\(def.name)'\(form))"
-                    break outer
+            }
+            var unnamed = "#\(nextIndex)"
+            let (entryLocation, via) = nameOf(nextIndex).map(find) ?? unnamed.withUTF8(find)
+            location = via?.location ?? entryLocation
+            if let via {
+                text.append(" (via key '")
+                text.append(via.key)
+                text.append("' of '")
+                PathText.writeName(first, name: nameOf, into: text)
+                text.append("'")
+                if via.kind == .tagged {
+                    text.append(", {Tagged: ")
+                    text.append(via.tag ?? "")
+                    text.append("}")
+                } else if via.kind == .optional {
+                    text.append(", {Optional: ")
+                    PathText.writeName(nextIndex, name: nameOf, into: text)
+                    text.append("}")
                 }
+                text.append(")")
             }
         }
         return Diagnostic(
-            .cycle, "dependency cycle: \(path)\(via)", at: location,
-            path: (0..<min(closedCount, Diagnostic.maxPathNames)).map { nameOf(at($0)) }, in: store)
+            .cycle, written: text, at: location, path: PathText.names(count: closedCount, at: at, name: nameOf), in: store)
     }
 }
 

@@ -117,6 +117,26 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// A diagnostic recorded in `store` whose message is what `text` holds (as
+    /// `init(_:written:at:suggestion:)` keeps it) and whose path is `path`'s names: a cycle or
+    /// lifetime problem written from names' bytes, no `String` per name.
+    package init(
+        _ code: ErrorCode, written text: TextBuffer, at location: SourceLocation?, path: PathNames, in store: ProblemStore
+    ) {
+        self.store = store
+        let b = text.bytes
+        let file = location?.file, line = location?.line ?? 0, column = location?.column ?? 0
+        if let kept = store.keepMessage(b) {
+            index = store.add(code, kept: kept, count: b.count, file: file, line: line, column: column, suggestion: nil)
+        } else {
+            let kept = Diagnostic.capped(Diagnostic.withoutNul(text.string))
+            index = Diagnostic.withBytes(of: kept) { b in
+                store.add(code, message: b, file: file, line: line, column: column, suggestion: nil)
+            }
+        }
+        store.setPath(index, path)
+    }
+
     /// A diagnostic recorded in `store` whose message is written from `entry`, `key` and `name`
     /// when it is read (`form`: a kind a load reports by the thousand).
     package init(
@@ -351,6 +371,7 @@ public struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible {
         // Problems are mostly found in the order they are written: a list already in order is
         // kept as it is (one comparison per problem instead of a sort).
         if isSorted(list) { return list }
+        if let order = orderInOneFile(list) { return order.map { list[$0] } }
         return list.enumerated().sorted { a, b in
             switch (a.element.location, b.element.location) {
             case let (x?, y?): return x == y ? a.offset < b.offset : x < y
@@ -359,6 +380,94 @@ public struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible {
             case (.none, .none): return a.offset < b.offset
             }
         }.map(\.element)
+    }
+
+    /// The order `sorted` gives problems whose placed ones share one store and one file (a load's,
+    /// the common case; unplaced ones last), read from their records as integers: nil for any
+    /// other list. (Reading each place as a `SourceLocation` per comparison cost several times the
+    /// sort; a load's cycles come in the order they are found, not written.)
+    private static func orderInOneFile(_ list: [Diagnostic]) -> [Int]? {
+        var store: ProblemStore?
+        var file = ProblemStore.none
+        let keys = UnsafeMutableBufferPointer<(Int, Int, Int, Int)>.allocate(capacity: list.count)
+        defer { keys.deallocate() }
+        for i in list.indices {
+            let s = list[i].store, k = list[i].index
+            let r = s.record(k)
+            if r.file == ProblemStore.none {
+                keys[i] = (1, 0, 0, i)
+                continue
+            }
+            if let store {
+                guard store === s && r.file == file else { return nil }
+            } else {
+                store = s
+                file = r.file
+            }
+            let (line, column) = s.lineAndColumn(of: r, k)
+            keys[i] = (0, line, column, i)
+        }
+        mergeSort(keys)
+        return keys.map(\.3)
+    }
+
+    /// Sorts distinct keys in place: runs of 8 by insertion, then merged pairwise (written by hand:
+    /// the standard library's sort made its run list's generic type at the first sort of a
+    /// process, more than sorting a hundred problems).
+    private static func mergeSort(_ keys: UnsafeMutableBufferPointer<(Int, Int, Int, Int)>) {
+        let n = keys.count
+        guard n > 1, var src = keys.baseAddress else { return }
+        let scratch = UnsafeMutablePointer<(Int, Int, Int, Int)>.allocate(capacity: n)
+        defer { scratch.deallocate() }
+        var dst = scratch
+        var start = 0
+        while start < n {
+            let end = min(start + 8, n)
+            var i = start + 1
+            while i < end {
+                let x = src[i]
+                var j = i
+                while j > start && x < src[j - 1] {
+                    src[j] = src[j - 1]
+                    j -= 1
+                }
+                src[j] = x
+                i += 1
+            }
+            start = end
+        }
+        var width = 8
+        while width < n {
+            var lo = 0
+            while lo < n {
+                let mid = min(lo + width, n), hi = min(lo + 2 * width, n)
+                var a = lo, b = mid, out = lo
+                while a < mid && b < hi {
+                    if src[b] < src[a] {
+                        dst[out] = src[b]
+                        b += 1
+                    } else {
+                        dst[out] = src[a]
+                        a += 1
+                    }
+                    out += 1
+                }
+                while a < mid {
+                    dst[out] = src[a]
+                    a += 1
+                    out += 1
+                }
+                while b < hi {
+                    dst[out] = src[b]
+                    b += 1
+                    out += 1
+                }
+                lo = hi
+            }
+            swap(&src, &dst)
+            width *= 2
+        }
+        if src != keys.baseAddress! { keys.baseAddress!.update(from: src, count: n) }
     }
 
     /// Whether `sorted` would keep `list` as it is: each problem's location at or after the one

@@ -63,8 +63,10 @@ package final class ProblemStore: @unchecked Sendable {
         /// The files problems are placed in, and each name's bytes.
         var files: [String] = []
         var fileBytes: [UnsafeBufferPointer<UInt8>] = []
-        /// Paths of the records that have one (cycles, lifetimes: a few per load), by index.
-        var paths: [Int: [String]] = [:]
+        /// Paths of the records that have one (cycles, lifetimes: a few per load): the record's
+        /// index and its names packed (`PathNames`, in the byte chunks), in the order of the
+        /// indices (a record is given its path as it is added).
+        var paths: [(index: Int, names: UnsafeBufferPointer<UInt8>)] = []
         /// Lines and columns that do not fit 32 bits, by record index.
         var wide: [Int: (line: Int, column: Int)] = [:]
         /// The size of the first byte chunk.
@@ -222,15 +224,30 @@ package final class ProblemStore: @unchecked Sendable {
         _ code: ErrorCode, message: UnsafeBufferPointer<UInt8>, file: String?, line: Int, column: Int,
         suggestion: String?, path: [String] = []
     ) -> Int {
-        add(
-            code, kept: keep(message), count: message.count, file: file, line: line, column: column, suggestion: suggestion,
-            path: path)
+        let i = add(
+            code, kept: keep(message), count: message.count, file: file, line: line, column: column, suggestion: suggestion)
+        if !path.isEmpty { setPath(i, PathNames(path)) }
+        return i
+    }
+
+    /// Gives record `i` the names of `path` (copied in as they are packed).
+    package func setPath(_ i: Int, _ path: PathNames) {
+        guard path.count > 0 else { return }
+        let names = UnsafeBufferPointer(start: keep(path.buffer.bytes), count: path.buffer.count)
+        if let last = state.pointee.paths.last, last.index >= i {
+            // (Not the newest record: kept in index order all the same.)
+            state.pointee.paths.removeAll { $0.index == i }
+            let at = state.pointee.paths.firstIndex { $0.index > i } ?? state.pointee.paths.count
+            state.pointee.paths.insert((i, names), at: at)
+        } else {
+            state.pointee.paths.append((i, names))
+        }
     }
 
     /// Adds a problem whose message is the `count` bytes at `kept` (kept in this store); its index.
     func add(
         _ code: ErrorCode, kept: UnsafePointer<UInt8>, count: Int, file: String?, line: Int, column: Int,
-        suggestion: String?, path: [String] = []
+        suggestion: String?
     ) -> Int {
         let i = state.pointee.count
         let slot = nextSlot()
@@ -252,7 +269,6 @@ package final class ProblemStore: @unchecked Sendable {
             r.suggestion = Diagnostic.withBytes(of: suggestion) { keep($0) }
             r.suggestionCount = UInt32(truncatingIfNeeded: suggestion.utf8.count)
         }
-        if !path.isEmpty { state.pointee.paths[i] = path }
         slot.initialize(to: r)
         state.pointee.count = i + 1
         return i
@@ -349,7 +365,17 @@ package final class ProblemStore: @unchecked Sendable {
     }
 
     /// Record `i`'s path (empty for most).
-    func path(_ i: Int) -> [String] { state.pointee.paths.isEmpty ? [] : state.pointee.paths[i] ?? [] }
+    func path(_ i: Int) -> [String] {
+        let paths = state.pointee.paths
+        // Binary search by record index.
+        var lo = 0, hi = paths.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if paths[mid].index < i { lo = mid + 1 } else { hi = mid }
+        }
+        guard lo < paths.count, paths[lo].index == i else { return [] }
+        return PathNames.strings(paths[lo].names)
+    }
 }
 
 extension TextBuffer {

@@ -146,6 +146,49 @@ struct ErrorReportingTests {
         #expect(message.contains("-> E7 -> ... (\(n + 1 - 16) more entries) ... -> E\(n - 7) -> "))
         #expect(message.contains("-> E\(n - 1) -> E0 (via key 'next' of 'E0')"))
         #expect(message.utf8.count < 300)
+        // The path a tool draws keeps the cycle's first `maxPathNames` names, in order.
+        let path = e?.diagnostics.first?.path ?? []
+        #expect(path.count == Diagnostic.maxPathNames)
+        #expect(path.first == "E0" && path[1] == "E1" && path.last == "E\(Diagnostic.maxPathNames - 1)")
+    }
+
+    @Test func aCycleThroughANestedMapNamesItsKeyAndIsPlacedAtTheReference() {
+        // B's reference to A sits in a list inside a map, after a provider of A (not an object
+        // edge) and a literal: the message names the entry's own key and is placed at the
+        // reference itself; the path is the cycle closed on its first entry.
+        let text = """
+            A: {ClassName: C, Dependencies: {b: B}}
+            B:
+              ClassName: C
+              Dependencies:
+                title: "@x"
+                make: {Provider: A}
+                settings:
+                  n: 1
+                  parts: [X, A]
+            X: C
+            """
+        let e = expectError { try Registry().load(text: text) }
+        let d = e?.diagnostics.first
+        #expect(d?.message == "dependency cycle: A -> B -> A (via key 'b' of 'A')")
+        #expect(d?.location?.line == 1)
+        #expect(d?.path == ["A", "B", "A"])
+        // A cycle of one entry through the same nesting: placed at the reference in the list.
+        let own = """
+            B:
+              ClassName: C
+              Dependencies:
+                title: "@x"
+                make: {Provider: B}
+                settings:
+                  n: 1
+                  parts: [X, B]
+            X: C
+            """
+        let g = expectError { try Registry().load(text: own) }?.diagnostics.first
+        #expect(g?.message == "dependency cycle: B -> B (via key 'settings' of 'B')")
+        #expect(g?.location?.line == 8 && g?.location?.column == 18)
+        #expect(g?.path == ["B", "B"])
     }
 
     @Test func aMessageQuotingAHugeNameIsCapped() throws {

@@ -171,23 +171,26 @@ package enum Suggestions {
     /// excluded; now `previous` is a candidate again): nil when that takes a search (a tie).
     private static func remembered(_ word: String, _ answer: String?, before previous: String?) -> String?? {
         guard let previous, previous != word else { return .some(answer) }
-        let limit = cutoff(forLength: word.utf8.count)
-        return withBytes(of: word) { w -> String?? in
-            withBytes(of: previous) { p -> String?? in
-                var scratch = Scratch()
-                defer { scratch.free() }
-                let dp = distance(w, p, cap: limit, scratch: &scratch)
+        // Compared as a search compares (the word's bit-parallel pattern when it has one: the
+        // banded table cost ~30,000 instructions a 40-byte name, and a config that misspells a
+        // name in many entries asks this for each).
+        var result: String??
+        withSearch(for: word) { search in
+            let limit = search.limit
+            result = withBytes(of: previous) { p -> String?? in
+                let dp = search.distance(to: p, cap: limit)
                 guard let answer else { return dp > limit ? .some(nil) : .some(previous) }
                 return withBytes(of: answer) { a -> String?? in
-                    let da = distance(w, a, cap: limit, scratch: &scratch)
+                    let da = search.distance(to: a, cap: limit)
                     if dp > limit || dp > da { return .some(answer) }
                     if dp < da { return .some(previous) }
-                    let gp = abs(p.count - w.count), ga = abs(a.count - w.count)
+                    let gp = abs(p.count - search.word.count), ga = abs(a.count - search.word.count)
                     if gp != ga { return .some(gp < ga ? previous : answer) }
                     return nil
                 }
             }
         }
+        return result
     }
 
     /// Runs `body` with a search for `word`: its pattern table on the stack (2 KiB, no allocation
@@ -228,11 +231,15 @@ package enum Suggestions {
             // What this candidate must reach to win.
             let cap = bestDistance >= 0 ? min(gap >= bestGap ? bestDistance - 1 : bestDistance, limit) : limit
             if cap < 0 || gap > cap || bound > cap { return nil }
-            let d =
-                pattern.map { $0.distance(to: candidate, cap: cap) }
-                ?? Suggestions.distance(word, candidate, cap: cap, scratch: &scratch)
+            let d = distance(to: candidate, cap: cap)
             if d > cap || (bestDistance >= 0 && d == bestDistance && gap >= bestGap) { return nil }
             return (d, gap)
+        }
+
+        /// The word's distance to `candidate` when it is at most `cap`, else `cap + 1`.
+        mutating func distance(to candidate: UnsafeBufferPointer<UInt8>, cap: Int) -> Int {
+            pattern.map { $0.distance(to: candidate, cap: cap) }
+                ?? Suggestions.distance(word, candidate, cap: cap, scratch: &scratch)
         }
 
         /// Makes the candidate `nearer` returned the best so far.

@@ -219,7 +219,7 @@ extension Registry {
     /// The error for props that are not a map (out of line).
     @inline(never)
     private func propsNotAMap(_ props: UnsafePointer<RawValue>) -> ConfigError {
-        ConfigError(.invalidArgument, "props must be a map, not a \(props.pointee.valueKind)")
+        ConfigError(.invalidArgument, "props must be a map (cr_map_new), not a \(props.pointee.valueKind)")
     }
 
     /// A name with no entry: a registered class of that name, else the first template that names
@@ -239,13 +239,10 @@ extension Registry {
                     "cannot create a name of \(length) bytes: longer than the string limit of \(maxBytes) bytes (CR_LIMIT_STRING_BYTES)"
                 ))
         }
-        guard let name = String(validating: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self) else {
-            return .failure(
-                ConfigError(
-                    .invalidArgument,
-                    "cannot create '\(String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self))': the name is not valid UTF-8"
-                ))
+        if let reason = invalidUTF8Reason(bytes, length) {
+            return .failure(ConfigError(.invalidArgument, "cannot create: name \(reason)"))
         }
+        let name = String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self)
         var slot = s.classes.lookup.find(bytes, length, hash: NameTable.hash(bytes, length))
         if slot < 0 {
             for template in s.templates {

@@ -109,6 +109,13 @@ public struct ValueRef: @unchecked Sendable {
     }
 
     /// The Swift object registered through the Swift API, if this is one of type `T`.
+    ///
+    /// The pointer is read as a Swift object: use it only for objects of classes registered with
+    /// Swift closures (`register(className:create:)`, `HostClass.swift`) and Swift objects in props.
+    /// The library does not record which language built an object, so an object of a class
+    /// registered with C functions (`HostClass(create:)`, or from C, C++ or Python in a registry
+    /// they share) read this way is undefined behaviour, a crash at best; read its raw `object`.
+    /// The same holds for `take(as:)`, `objects(as:)` and `Registry.create(_:as:)`.
     @_transparent public func object<T: AnyObject>(as type: T.Type) -> T? {
         guard let p = object else { return nil }
         return ValueRef.cast(Unmanaged<AnyObject>.fromOpaque(p).takeUnretainedValue(), to: T.self)

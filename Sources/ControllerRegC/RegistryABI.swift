@@ -51,16 +51,11 @@ func utf8Text(
     _ p: UnsafePointer<CChar>, _ length: Int, _ what: String, _ function: StaticString,
     fix: String = "convert it to UTF-8 first"
 ) -> Bool {
-    let bad = UnsafeRawPointer(p).withMemoryRebound(to: UInt8.self, capacity: length) {
-        firstInvalidUTF8($0, from: 0, to: length)
+    let reason = UnsafeRawPointer(p).withMemoryRebound(to: UInt8.self, capacity: length) {
+        invalidUTF8Reason($0, length, fix: fix)
     }
-    guard let bad else { return true }
-    let byte = UInt8(bitPattern: p[bad])
-    let hex = String(byte, radix: 16, uppercase: false)
-    _ = fail(
-        .invalidArgument,
-        "\(function): \(what) '\(String(decoding: UnsafeRawBufferPointer(start: p, count: length), as: UTF8.self))' is not valid UTF-8 (byte \(bad) is 0x\(hex.count == 1 ? "0" + hex : hex)): text is never repaired; \(fix)"
-    )
+    guard let reason else { return true }
+    _ = fail(.invalidArgument, "\(function): \(what) \(reason)")
     return false
 }
 
@@ -229,7 +224,9 @@ private func addEntry(
     guard let name, let className else { return fail(.invalidArgument, "\(function): name and class_name must not be NULL") }
     let styles: [Lifestyle] = [.transient, .singleton, .graph]
     guard Int(lifestyle.rawValue) < styles.count else {
-        return fail(.invalidArgument, "\(function): unknown lifestyle \(lifestyle.rawValue)")
+        return fail(
+            .invalidArgument,
+            "\(function): unknown lifestyle \(lifestyle.rawValue) (use CR_LIFESTYLE_TRANSIENT, _SINGLETON or _GRAPH)")
     }
     var map: ValueRef?
     if let dependencies {

@@ -130,7 +130,10 @@ struct JSONReader {
 
     mutating func run() throws(ConfigError) {
         if end >= 3 && p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF {
-            throw fail("byte order mark is not allowed in JSON", at: 0)
+            throw fail("byte order mark is not allowed in JSON (RFC 8259): save the file as UTF-8 without one", at: 0)
+        }
+        if end >= 2 && (p[0] == 0 || p[1] == 0 || p[0] >= 0xFE), let encoding = wideTextEncoding(p, end) {
+            throw fail(wideTextMessage(encoding, format: "JSON"), at: 0)
         }
         skipWhitespace()
         if pos >= end { throw fail("expected a JSON value, found only whitespace", at: pos) }
@@ -658,7 +661,9 @@ struct JSONReader {
     }
 
     @inline(never) func invalidUTF8(at i: Int, lead: UInt8) -> ConfigError {
-        fail("invalid UTF-8 in a string (sequence starting with byte 0x\(HexDigits.text(UInt32(lead), digits: 2)))", at: i)
+        fail(
+            "invalid UTF-8 in a string (sequence starting with byte 0x\(HexDigits.text(UInt32(lead), digits: 2))); \(configNotUTF8Fix)",
+            at: i)
     }
 }
 

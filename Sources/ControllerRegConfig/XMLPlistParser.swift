@@ -61,8 +61,8 @@ struct XMLPlistParser {
     // MARK: - Document
 
     mutating func parseDocument() throws(ConfigError) {
-        if end >= 2, (p[0] == 0xFE && p[1] == 0xFF) || (p[0] == 0xFF && p[1] == 0xFE) {
-            throw syntax("UTF-16 encoded XML property lists are not supported (convert to UTF-8)", at: 0)
+        if end >= 2, p[0] == 0 || p[1] == 0 || p[0] >= 0xFE, let encoding = wideTextEncoding(p, end) {
+            throw syntax(wideTextMessage(encoding, format: "XML property list"), at: 0)
         }
         if end >= 3, p[0] == 0xEF, p[1] == 0xBB, p[2] == 0xBF { pos = 3 }
         try skipProlog()
@@ -544,6 +544,6 @@ struct XMLPlistParser {
     }
 
     mutating func invalidUTF8(at i: Int) -> ConfigError {
-        syntax("invalid UTF-8 byte 0x\(HexDigits.text(UInt32(p[i]), digits: 2))", at: i)
+        syntax("invalid UTF-8 byte 0x\(HexDigits.text(UInt32(p[i]), digits: 2)); \(configNotUTF8Fix)", at: i)
     }
 }

@@ -60,7 +60,29 @@ enum YAMLParser {
             return ConfigError(.noMemory, "out of memory while parsing YAML", at: SourceLocation(file: file, line: 0, column: 0))
         case YAML_READER_ERROR:
             // Reader errors (invalid UTF-8, control characters) carry a byte offset, not a mark.
-            let offset = min(parser.problem_offset, bytes.count)
+            let text = bytes.baseAddress.map { $0.assumingMemoryBound(to: UInt8.self) }
+            var offset = min(parser.problem_offset, bytes.count)
+            var message = "invalid input: \(problem)"
+            if parser.problem_value >= 0 {
+                let hex = HexDigits.text(UInt32(truncatingIfNeeded: parser.problem_value), digits: 2)
+                message += " (0x\(hex) at byte offset \(offset))"
+            }
+            if let text {
+                // libyaml reads UTF-16 with a byte order mark itself; without one, or UTF-32, is refused here.
+                if parser.problem_value == 0, offset < 4, let encoding = wideTextEncoding(text, bytes.count) {
+                    return ConfigError(
+                        .syntax, wideTextMessage(encoding, format: "YAML"), at: SourceLocation(file: file, line: 1, column: 1))
+                }
+                // libyaml names the byte it stopped at (for a bad continuation, the byte after the
+                // lead byte); the sequence's first byte is the one the text has wrong.
+                if problem.contains("UTF-8") || problem.contains("Unicode"), wideTextEncoding(text, bytes.count) == nil,
+                    let bad = firstInvalidUTF8(text, from: 0, to: bytes.count)
+                {
+                    offset = bad
+                    let hex = HexDigits.text(UInt32(text[bad]), digits: 2)
+                    message = "invalid UTF-8 (sequence starting with byte 0x\(hex) at byte offset \(bad)); \(configNotUTF8Fix)"
+                }
+            }
             var line = 1, column = 1
             for b in UnsafeRawBufferPointer(rebasing: bytes[0..<offset]) {
                 if b == 0x0A {
@@ -69,11 +91,6 @@ enum YAMLParser {
                 } else if b & 0xC0 != 0x80 {
                     column += 1
                 }
-            }
-            var message = "invalid input: \(problem)"
-            if parser.problem_value >= 0 {
-                let hex = HexDigits.text(UInt32(truncatingIfNeeded: parser.problem_value), digits: 2)
-                message += " (0x\(hex) at byte offset \(offset))"
             }
             return ConfigError(.syntax, message, at: SourceLocation(file: file, line: line, column: column))
         default:

@@ -365,6 +365,109 @@ static void text_in_values_and_paths_must_be_utf8(void) {
     rmdir(dir);
 }
 
+/* A name given to a create that is not UTF-8 is refused as every other door refuses one: the
+ * first bad byte and the fix (it used to say only "the name is not valid UTF-8"), through every
+ * create function, also when name templates are tried. */
+static void a_created_name_must_be_utf8(void) {
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(cr_register_class(reg, "C", &plain_class, NULL), CR_OK);
+    CHECK_STATUS(cr_load_string(reg, "A: C\n", 5, CR_FORMAT_YAML), CR_OK);
+    CHECK(cr_registry_create(reg,
+                             "A\xff"
+                             "b",
+                             NULL) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_INVALID_ARGUMENT);
+    CHECK_STR(cr_last_error_message(),
+              "cannot create: name 'A\xef\xbf\xbd"
+              "b' is not valid UTF-8 (byte 1 is 0xff): text is never repaired; convert it to UTF-8 first");
+    cr_create_options o = CR_CREATE_OPTIONS_INIT;
+    CHECK(cr_registry_create_with(reg, "\xc3", &o) == NULL);
+    CHECK_CONTAINS(cr_last_error_message(), "is not valid UTF-8 (byte 0 is 0xc3): text is never repaired; convert it");
+    CHECK_STATUS(cr_add_name_template(reg, "{name}Controller"), CR_OK);
+    CHECK(cr_registry_create(reg, "\xed\xa0\x80", NULL) == NULL);
+    CHECK_CONTAINS(cr_last_error_message(), "(byte 0 is 0xed)");
+    cr_registry_free(reg);
+}
+
+/* An unknown lifestyle and props that are not a map say what to give instead. */
+static void wrong_enums_and_props_name_the_fix(void) {
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(cr_register_class(reg, "C", &plain_class, NULL), CR_OK);
+    CHECK_STATUS(cr_add_entry(reg, "A", "C", (cr_lifestyle)7, NULL), CR_ERR_INVALID_ARGUMENT);
+    CHECK_STR(cr_last_error_message(), "cr_add_entry: unknown lifestyle 7 (use CR_LIFESTYLE_TRANSIENT, _SINGLETON or _GRAPH)");
+    cr_entry_options o = CR_ENTRY_OPTIONS_INIT;
+    o.lifestyle = (cr_lifestyle)3;
+    CHECK_STATUS(cr_add_entry_with(reg, "A", "C", &o), CR_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cr_last_error_message(), "unknown lifestyle 3 (use CR_LIFESTYLE_TRANSIENT");
+    CHECK_STATUS(cr_add_entry(reg, "A", "C", CR_LIFESTYLE_TRANSIENT, NULL), CR_OK);
+    cr_value *list = cr_list_new();
+    CHECK(cr_registry_create(reg, "A", list) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_INVALID_ARGUMENT);
+    CHECK_STR(cr_last_error_message(), "props must be a map (cr_map_new), not a list");
+    cr_value_free(list);
+    cr_registry_free(reg);
+}
+
+/* A config saved in another encoding than UTF-8 is refused at its first bad byte with the fix, in
+ * every format: Windows-1252 text ("caf\xe9"), and UTF-16 or UTF-32 (with or without a byte order
+ * mark) named as such (they used to be "found byte 0xFF (non-ASCII text outside a string)" or
+ * "control characters are not allowed" with no fix). YAML in UTF-16 with a byte order mark, which
+ * libyaml reads, still loads. */
+static void text_in_another_encoding_names_the_fix(void) {
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(cr_register_class(reg, "C", &plain_class, NULL), CR_OK);
+    static const char *const latin1[] = {
+        "{\"A\": {\"ClassName\": \"C\", \"Dependencies\": {\"s\": \"@caf\xe9\"}}}",
+        "A:\n  ClassName: C\n  Dependencies: {s: \"@caf\xe9\"}\n",
+        "<plist><dict><key>A</key><string>caf\xe9</string></dict></plist>",
+    };
+    static const cr_format formats[] = {CR_FORMAT_JSON, CR_FORMAT_YAML, CR_FORMAT_PLIST};
+    for (size_t i = 0; i < 3; i++) {
+        CHECK_STATUS(cr_load_string(reg, latin1[i], strlen(latin1[i]), formats[i]), CR_ERR_SYNTAX);
+        CHECK_CONTAINS(cr_last_error_message(), "<string>:");
+        CHECK_CONTAINS(cr_last_error_message(), "byte 0xE9");
+        CHECK_CONTAINS(cr_last_error_message(), "a config is read as UTF-8: save the file as UTF-8 (from Windows-1252");
+    }
+    /* "A: C" as UTF-16LE and BE with and without a byte order mark, and as UTF-32LE with one. */
+    static const char u16le_bom[] = "\xff\xfe{\0}\0", u16be[] = "\0{\0}", u16le[] = "{\0}\0",
+                      u32le_bom[] = "\xff\xfe\0\0{\0\0\0}\0\0\0";
+    struct {
+        const char *text;
+        size_t length;
+        const char *encoding;
+    } wide[] = {{u16le_bom, 6, "UTF-16"}, {u16be, 4, "UTF-16"}, {u16le, 4, "UTF-16"}, {u32le_bom, 12, "UTF-32"}};
+    char want[160];
+    for (size_t i = 0; i < sizeof wide / sizeof wide[0]; i++) {
+        CHECK_STATUS(cr_load_string(reg, wide[i].text, wide[i].length, CR_FORMAT_JSON), CR_ERR_SYNTAX);
+        snprintf(want, sizeof want,
+                 "<string>:1:1: the file is %s text; JSON configs are read as UTF-8: convert it (iconv -f %s -t UTF-8)",
+                 wide[i].encoding, wide[i].encoding);
+        CHECK_STR(cr_last_error_message(), want);
+        CHECK_STATUS(cr_load_string(reg, wide[i].text, wide[i].length, CR_FORMAT_PLIST), CR_ERR_SYNTAX);
+        CHECK_CONTAINS(cr_last_error_message(), "text; XML property list configs are read as UTF-8: convert it (iconv -f UTF-");
+    }
+    /* A NUL byte in UTF-8 text is not taken for UTF-16. */
+    CHECK_STATUS(cr_load_string(reg, "[\0]", 3, CR_FORMAT_JSON), CR_ERR_SYNTAX);
+    CHECK_STR(cr_last_error_message(), "<string>:1:2: expected a value, found control character 0x00");
+    static const char y16le[] = "A\0:\0 \0C\0\n\0", y32be_bom[] = "\0\0\xfe\xff\0\0\0A\0\0\0:\0\0\0 \0\0\0C";
+    CHECK_STATUS(cr_load_string(reg, y16le, 10, CR_FORMAT_YAML), CR_ERR_SYNTAX);
+    CHECK_STR(cr_last_error_message(),
+              "<string>:1:1: the file is UTF-16 text; YAML configs are read as UTF-8: convert it (iconv -f UTF-16 -t UTF-8)");
+    CHECK_STATUS(cr_load_string(reg, y32be_bom, 20, CR_FORMAT_YAML), CR_ERR_SYNTAX);
+    CHECK_CONTAINS(cr_last_error_message(), "the file is UTF-32 text; YAML configs are read as UTF-8");
+    /* Nothing loaded so far; YAML in UTF-16 with its byte order mark loads. */
+    cr_value *entries = cr_registry_entries(reg);
+    CHECK_INT(cr_value_count(entries), 0);
+    cr_value_free(entries);
+    static const char y16le_bom[] = "\xff\xfe"
+                                    "A\0:\0 \0C\0\n\0";
+    CHECK_STATUS(cr_load_string(reg, y16le_bom, 12, CR_FORMAT_YAML), CR_OK);
+    void *a = cr_registry_create(reg, "A", NULL);
+    CHECK(a != NULL);
+    free(a);
+    cr_registry_free(reg);
+}
+
 /* A process environment variable whose value is not UTF-8 (a Latin-1 locale's, say) is a problem
  * at each use, CR_ERR_ENVIRONMENT naming the variable and its first bad byte, as text a host
  * hands over is (it used to be substituted repaired, "caf\xef\xbf\xbd"). */
@@ -665,6 +768,9 @@ void test_outside(void) {
     a_parent_freed_inside_its_childs_create();
     a_freed_registry_answers_no_call();
     text_in_values_and_paths_must_be_utf8();
+    a_created_name_must_be_utf8();
+    text_in_another_encoding_names_the_fix();
+    wrong_enums_and_props_name_the_fix();
     a_cycle_is_reported_once();
     environment_values_must_be_utf8();
     files_of_unreported_size_are_read_whole();

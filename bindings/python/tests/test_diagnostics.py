@@ -134,3 +134,22 @@ def test_an_error_made_by_hand_keeps_its_diagnostics() -> None:
     bare = cr.NotFoundError(int(cr.Status.NOT_FOUND), "no entry named 'X'")
     assert bare.diagnostics == (cr.Diagnostic(int(cr.Status.NOT_FOUND), "", 0, 0, "no entry named 'X'", None),)
     assert bare.problem_count == 1
+
+
+def test_a_subclass_is_raised_with_a_message_alone() -> None:
+    """Host code (a wrapper, a test double) raises a subclass as any exception, with a message: the
+    class gives the code. It used to be a TypeError ("missing ... 'message'"). It pickles as one
+    the library raised."""
+    import pickle
+
+    with pytest.raises(cr.NotFoundError, match="no screen 'Home'") as info:
+        raise cr.NotFoundError("no screen 'Home'")
+    e = info.value
+    assert e.code == cr.Status.NOT_FOUND and e.message == "no screen 'Home'" and isinstance(e, LookupError)
+    assert e.diagnostics == (cr.Diagnostic(int(cr.Status.NOT_FOUND), "", 0, 0, "no screen 'Home'", None),)
+    back = pickle.loads(pickle.dumps(e))
+    assert type(back) is cr.NotFoundError and back.code == e.code and back.diagnostics == e.diagnostics
+    with pytest.raises(TypeError, match="takes a message"):
+        cr.Error("Error itself has no code")
+    with pytest.raises(TypeError, match="code must be an int"):
+        cr.SchemaError(1.5, "m")  # type: ignore[arg-type]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from typing import Any, Dict, NamedTuple, Optional, Sequence, Tuple, Type
+from typing import Any, Dict, NamedTuple, Optional, Sequence, Tuple, Type, Union
 
 __all__ = [
     "Diagnostic",
@@ -88,7 +88,17 @@ class Error(Exception):
     #: The status code this class stands for (subclasses set it).
     status: Optional[Status] = None
 
-    def __init__(self, code: int, message: str, diagnostics: Sequence[Diagnostic] = ()) -> None:
+    def __init__(self, code: Union[int, str], message: Optional[str] = None, diagnostics: Sequence[Diagnostic] = ()) -> None:
+        if message is None:
+            # A subclass knows its code, so host code (a wrapper, a test double) may raise
+            # ``NotFoundError("no screen 'Home'")`` as it would any other exception.
+            if not isinstance(code, str) or self.status is None:
+                raise TypeError(
+                    f"{type(self).__name__}() takes a message (a subclass of Error knows its code), or a code and a message"
+                )
+            code, message = int(self.status), code
+        if not isinstance(code, int):
+            raise TypeError(f"{type(self).__name__}(): code must be an int (a Status), not {type(code).__name__}")
         super().__init__(message)
         try:
             self.code: int = Status(code)

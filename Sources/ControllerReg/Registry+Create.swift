@@ -123,7 +123,7 @@ extension Registry {
     ) -> CreateOutcome {
         return createOutcome(
             bytes: UnsafeRawPointer(cName).assumingMemoryBound(to: UInt8.self), length: strlen(cName),
-            props: props, destroyer: destroyer)
+            props: props, destroyer: destroyer, inlineArguments: true)
     }
 
     /// Creates by name bytes (used by providers).
@@ -162,10 +162,15 @@ extension Registry {
     /// The try compares the name's bytes with the entry's in the snapshot being read, so it can
     /// only find what the table would (an index that is stale, from another registry or a
     /// replaced snapshot, holds other bytes or none and misses).
+    ///
+    /// With `inlineArguments` (the C ABI's door, whose one call site this is), a leaf is built
+    /// with no resolver (`Resolver.createLeaf`) and an entry with arguments in this frame
+    /// (`Resolver.buildTop`): no call and no second frame per create. (The Swift API's door, which
+    /// inlines this twice, keeps the call: inlined there too, its closures were no longer.)
     @inline(__always)
     func createOutcome(
         bytes: UnsafePointer<UInt8>, length: Int, props: UnsafePointer<RawValue>?,
-        destroyer: UnsafeMutablePointer<Destroyer>?
+        destroyer: UnsafeMutablePointer<Destroyer>?, inlineArguments: Bool = false
     ) -> CreateOutcome {
         if let props, props.pointee.valueKind != .map { return .failed(propsNotAMap(props)) }
         return cell.read { s, thread in
@@ -187,7 +192,9 @@ extension Registry {
                     return .made(v, true)
                 }
             }
-            return createFound(s, thread, index, bytes: bytes, length: length, props: props, destroyer: destroyer)
+            return createFound(
+                s, thread, index, bytes: bytes, length: length, props: props, destroyer: destroyer,
+                inlineArguments: inlineArguments)
         }
     }
 
@@ -196,13 +203,25 @@ extension Registry {
     @inline(__always)
     private func createFound(
         _ s: Snapshot, _ thread: UnsafeMutablePointer<CreateThread>, _ index: Int, bytes: UnsafePointer<UInt8>, length: Int,
-        props: UnsafePointer<RawValue>?, destroyer: UnsafeMutablePointer<Destroyer>?
+        props: UnsafePointer<RawValue>?, destroyer: UnsafeMutablePointer<Destroyer>?, inlineArguments: Bool
     ) -> CreateOutcome {
         if index >= 0 {
+            if inlineArguments {
+                // A leaf (the C ABI's door): its callback called here, with no resolver.
+                switch Resolver.createLeaf(
+                    index, s, props: props, maxDepth: maxCreateDepth.load(ordering: .relaxed), thread: thread)
+                {
+                case .built(let o):
+                    if let destroyer { destroyer.pointee = Destroyer(s.classes, slot: Int(s.entries.plans[index].classSlot)) }
+                    return .made(o, false)
+                case .failed: return .failed(leafFailed(s, index, bytes: bytes, length: length))
+                case .refused: break
+                }
+            }
             var resolver = Resolver(
                 snapshot: s, registry: self, maxDepth: maxCreateDepth.load(ordering: .relaxed), thread: thread)
             do throws(CreateFailure) {
-                let (o, owned) = try resolver.createEntry(index, props: props)
+                let (o, owned) = try resolver.createEntry(index, props: props, inlineArguments: inlineArguments)
                 if let destroyer, !owned { destroyer.pointee = Destroyer(s.classes, slot: Int(s.entries.plans[index].classSlot)) }
                 return .made(o, owned)
             } catch {
@@ -216,6 +235,13 @@ extension Registry {
         }
     }
 
+    /// The error of a leaf `Resolver.createLeaf` built whose callback returned NULL (out of line).
+    @inline(never)
+    private func leafFailed(_ s: Snapshot, _ index: Int, bytes: UnsafePointer<UInt8>, length: Int) -> ConfigError {
+        Resolver.leafFailed(index, s).error(
+            for: String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self))
+    }
+
     /// The error for props that are not a map (out of line).
     @inline(never)
     private func propsNotAMap(_ props: UnsafePointer<RawValue>) -> ConfigError {
@@ -223,7 +249,8 @@ extension Registry {
     }
 
     /// A name with no entry: a registered class of that name, else the first template that names
-    /// a registered class.
+    /// a registered class. (Out of line: the create path's frame keeps none of it.)
+    @inline(never)
     private func createByConvention(
         _ s: Snapshot, bytes: UnsafePointer<UInt8>, length: Int,
         props: UnsafePointer<RawValue>?,

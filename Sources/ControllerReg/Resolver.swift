@@ -84,9 +84,12 @@ struct Resolver {
     /// Creates entry `index` for a caller: singletons come from their cell (and take no props),
     /// everything else is built. Returns the object and whether the registry owns it. `depth`: where
     /// the create starts (by default, this thread's nesting in host callbacks).
+    ///
+    /// With `inlineArguments` (the create path's own call, `Registry.createOutcome`), an entry with
+    /// arguments is built in the caller's frame (`build`).
     @inline(__always)
     mutating func createEntry(
-        _ index: Int, props: UnsafePointer<RawValue>?, depth: Int? = nil
+        _ index: Int, props: UnsafePointer<RawValue>?, depth: Int? = nil, inlineArguments: Bool = false
     ) throws(CreateFailure) -> (UnsafeMutableRawPointer, Bool) {
         defer { finishGraph() }
         let depth = depth ?? thread.pointee.depth
@@ -100,6 +103,7 @@ struct Resolver {
             }
             return (try singleton(index, depth: depth), true)
         }
+        if inlineArguments { return (try buildTop(index, props: props, depth: depth), false) }
         return (try build(index, props: props, depth: depth), false)
     }
 
@@ -299,12 +303,45 @@ struct Resolver {
     ) throws(CreateFailure) -> UnsafeMutableRawPointer {
         let functions = try registeredClass(index)
         try checkDepth(depth, entry: index)
-        let create = functions.pointee.create.unsafelyUnwrapped
         let propsCount = props.map { Int($0.pointee.count) } ?? 0
-
         if tables.plans[index].shape != nil || propsCount != 0 {
             return try buildWithArguments(index, props: props, propsCount: propsCount, functions, depth: depth)
         }
+        return try buildLeafHere(index, functions, depth: depth)
+    }
+
+    /// `build` of a create's top entry (`createEntry` with `inlineArguments`): an entry with
+    /// arguments is built right here too (`buildWithArgumentsInline`), saving a call and a frame's
+    /// set-up per create. (A function of its own, not a flag of `build`: `build` is reached again
+    /// from the arguments' slots, and always-inlined functions must not form a cycle.)
+    @inline(__always)
+    mutating func buildTop(
+        _ index: Int, props: UnsafePointer<RawValue>?, depth: Int
+    ) throws(CreateFailure) -> UnsafeMutableRawPointer {
+        let functions = try registeredClass(index)
+        try checkDepth(depth, entry: index)
+        let propsCount = props.map { Int($0.pointee.count) } ?? 0
+        if tables.plans[index].shape != nil || propsCount != 0 {
+            return try buildWithArgumentsInline(index, props: props, propsCount: propsCount, functions, depth: depth)
+        }
+        // A leaf reaches this only when `createLeaf` refused it (its caller's first try).
+        return try buildLeafOutOfLine(index, functions, depth: depth)
+    }
+
+    /// `buildLeafHere`, out of line (`buildTop`'s rare leaf).
+    @inline(never)
+    private func buildLeafOutOfLine(
+        _ index: Int, _ functions: UnsafePointer<ClassFunctions>, depth: Int
+    ) throws(CreateFailure) -> UnsafeMutableRawPointer {
+        try buildLeafHere(index, functions, depth: depth)
+    }
+
+    /// `build` of a leaf (no slots, no props) whose class and depth were checked.
+    @inline(__always)
+    private func buildLeafHere(
+        _ index: Int, _ functions: UnsafePointer<ClassFunctions>, depth: Int
+    ) throws(CreateFailure) -> UnsafeMutableRawPointer {
+        let create = functions.pointee.create.unsafelyUnwrapped
         HostFailure.clear()
         let empty = CreateThread.emptyArguments(thread)
         let context = functions.pointee.context
@@ -325,6 +362,14 @@ struct Resolver {
     /// memory of this frame, the callback called, and what it did not take settled.
     @inline(never)
     private mutating func buildWithArguments(
+        _ index: Int, props: UnsafePointer<RawValue>?, propsCount: Int, _ f: UnsafePointer<ClassFunctions>, depth: Int
+    ) throws(CreateFailure) -> UnsafeMutableRawPointer {
+        try buildWithArgumentsInline(index, props: props, propsCount: propsCount, f, depth: depth)
+    }
+
+    /// `buildWithArguments`, inlined into its caller.
+    @inline(__always)
+    private mutating func buildWithArgumentsInline(
         _ index: Int, props: UnsafePointer<RawValue>?, propsCount: Int, _ f: UnsafePointer<ClassFunctions>, depth: Int
     ) throws(CreateFailure) -> UnsafeMutableRawPointer {
         let plan = tables.plans[index]
@@ -502,6 +547,44 @@ struct Resolver {
         return .built
     }
 
+    /// What `createLeaf` did.
+    enum TopLeafOutcome {
+        /// Built: the receiver's.
+        case built(UnsafeMutableRawPointer)
+        /// Not attempted: the general path (`createEntry`) builds it or says why.
+        case refused
+        /// Its callback returned NULL (`leafFailed` says so).
+        case failed
+    }
+
+    /// The create of entry `index` of `snapshot` as its caller's top entry, when it is a leaf (no
+    /// dependency slots) that is not a singleton, asked for without props (or with none in them):
+    /// its callback is called right here, with no resolver, as `createEntry` would call it (the
+    /// class, the depth limit and the stack checked first, at this thread's depth). `.refused`,
+    /// with nothing called, for any other entry or check: `createEntry` then builds it or says
+    /// why. `.failed` when the callback returned NULL.
+    @inline(__always)
+    static func createLeaf(
+        _ index: Int, _ snapshot: Snapshot, props: UnsafePointer<RawValue>?, maxDepth: Int,
+        thread: UnsafeMutablePointer<CreateThread>
+    ) -> TopLeafOutcome {
+        let tables = Tables(snapshot)
+        let plan = tables.plans + index
+        guard plan.pointee.shape == nil, plan.pointee.lifestyle != .singleton, props.map({ $0.pointee.count == 0 }) ?? true
+        else { return .refused }
+        // One unsigned compare covers a negative slot too.
+        let slot = Int(plan.pointee.classSlot)
+        guard UInt(bitPattern: slot) < UInt(bitPattern: tables.functions.count) else { return .refused }
+        let f = tables.functions + slot
+        let depth = thread.pointee.depth
+        guard let create = f.pointee.create, depth < maxDepth, thread.pointee.hasStackRoom() else { return .refused }
+        HostFailure.clear()
+        let empty = CreateThread.emptyArguments(thread)
+        let context = f.pointee.context
+        guard let object = CreateNesting.callingHost(thread, at: depth, { create(empty, context) }) else { return .failed }
+        return .built(object)
+    }
+
     /// What `buildLeaf` did: the caller throws a failure itself (with what it has at hand: the
     /// leaf's frame keeps nothing alive across the callback for it).
     enum LeafOutcome {
@@ -673,7 +756,7 @@ struct Resolver {
 
     /// `build`'s failure for a leaf whose callback returned NULL (out of line).
     @inline(never)
-    private static func leafFailed(_ index: Int, _ snapshot: Snapshot) -> CreateFailure {
+    static func leafFailed(_ index: Int, _ snapshot: Snapshot) -> CreateFailure {
         var failure = createFailed(index, snapshot)
         failure.path = [entryName(index, snapshot)]
         return failure

@@ -153,6 +153,21 @@ static void create_failed(void) {
     CHECK_INT(stats_get(&nodes, &nodes.creates), 11);
     CHECK_INT(stats_get(&nodes, &nodes.destroys), 11); /* A, and B through A */
     CHECK_INT(stats_get(&failing, &failing.destroys), 1);
+
+    /* The leaf itself asked for (built with no resolver): the same error, naming entry and class;
+     * a message its callback reported is attached as for any other callback. */
+    CHECK(cr_registry_create(reg, "Quiet", NULL) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_CREATE_FAILED);
+    CHECK_CONTAINS(cr_last_error_message(), "cannot create 'Quiet'");
+    CHECK_CONTAINS(cr_last_error_message(), "create of class 'Silent' for entry 'Quiet' returned NULL");
+    silent.fail_message = "no quiet today";
+    CHECK(cr_registry_create(reg, "Quiet", NULL) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_CREATE_FAILED);
+    CHECK_CONTAINS(cr_last_error_message(), "for entry 'Quiet': no quiet today");
+    silent.fail = 0;
+    Node *quiet = cr_registry_create(reg, "Quiet", NULL);
+    CHECK(quiet != NULL);
+    if (quiet) node_destroy(quiet, &silent);
     cr_registry_free(reg);
 }
 

@@ -199,8 +199,14 @@ struct LifetimeRule {
                     return Set(DefinitionCoding.tags(a, at: o).map(\.text))
                 }.via
             }
-            var unnamed = "#\(graph)"
-            if let via = nameOf(graph).map(find) ?? unnamed.withUTF8(find) {
+            let via: ReachingDependency?
+            if let b = nameOf(graph) {
+                via = find(b)
+            } else {
+                var unnamed = "#\(graph)"
+                via = unnamed.withUTF8(find)
+            }
+            if let via {
                 text.append(" (key '")
                 text.append(via.key)
                 text.append("' of '")

@@ -34,18 +34,57 @@ struct ReachingDependency {
     ) -> (entryLocation: SourceLocation?, via: ReachingDependency?) {
         var walk = Walk(target: target)
         var r = DefinitionReader(arena, at: offset)
-        let entryLocation =
+        let entryPlace =
             DefinitionCoding.skipHeader(&r) & DefinitionCoding.Flag.location != 0 ? walk.place.read(&r) : nil
         for _ in 0..<Int(r.varint()) {
             let key = r.stringBytes()
-            let location = walk.place.read(&r)
+            let place = walk.place.read(&r)
             if var found = walk.edge(r.tag(), &r, tagsOfTarget) {
                 found.key = key
-                if found.location == nil { found.location = location }
-                return (entryLocation, found)
+                if found.location == nil { found.location = place?.location }
+                return (entryPlace?.location, found)
             }
         }
-        return (entryLocation, nil)
+        return (entryPlace?.location, nil)
+    }
+
+    /// A place read from a record, its file's bytes in the arena (made a `SourceLocation` only for
+    /// the edge found).
+    private struct Place {
+        var file: UnsafeBufferPointer<UInt8>
+        var line: Int
+        var column: Int
+
+        var location: SourceLocation {
+            SourceLocation(file: String(decoding: file, as: UTF8.self), line: line, column: column)
+        }
+    }
+
+    /// `DefinitionCoding.PlaceReader` without a `String` or `SourceLocation` per place read: the
+    /// places of a record are each written relative to the one before, so every one is read.
+    private struct PlaceBytesReader {
+        var file = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
+        var line = 0
+        var column = 0
+
+        mutating func read(_ r: inout DefinitionReader) -> Place? {
+            let v = r.varint()
+            if v == 0 { return nil }
+            if v == 1 {
+                column = Int(truncatingIfNeeded: Int64(column) &+ r.signed())
+                return Place(file: file, line: line, column: column)
+            }
+            if v & 3 >= 2 { file = r.stringBytes() }
+            if v & 3 == 3 {
+                line = Int(truncatingIfNeeded: r.signed())
+            } else {
+                let zigzag = v >> 2
+                let delta = Int64(bitPattern: (zigzag >> 1) ^ (0 &- (zigzag & 1)))
+                line = Int(truncatingIfNeeded: Int64(line) &+ delta)
+            }
+            column = Int(truncatingIfNeeded: r.signed())
+            return Place(file: file, line: line, column: column)
+        }
     }
 
     /// The walk over one record's values: its places read in order (each is written relative to
@@ -53,7 +92,7 @@ struct ReachingDependency {
     private struct Walk {
         let target: UnsafeBufferPointer<UInt8>
         var tags: Set<String>?
-        var place = DefinitionCoding.PlaceReader()
+        var place = PlaceBytesReader()
 
         init(target: UnsafeBufferPointer<UInt8>) { self.target = target }
 
@@ -66,19 +105,19 @@ struct ReachingDependency {
             switch tag {
             case .reference, .optional:
                 let name = r.stringBytes()
-                let location = place.read(&r)
+                let place = self.place.read(&r)
                 guard Walk.same(name, target) else { return nil }
-                return ReachingDependency(key: none, kind: tag == .optional ? .optional : .reference, location: location)
+                return ReachingDependency(key: none, kind: tag == .optional ? .optional : .reference, location: place?.location)
             case .provider, .template:
                 _ = r.stringBytes()
                 _ = place.read(&r)
                 return nil
             case .taggedString, .taggedInt:
                 let text = tag == .taggedInt ? String(r.signed()) : String(decoding: r.stringBytes(), as: UTF8.self)
-                let location = place.read(&r)
+                let place = self.place.read(&r)
                 if tags == nil { tags = tagsOfTarget() }
                 guard tags!.contains(text) else { return nil }
-                return ReachingDependency(key: none, kind: .tagged, tag: text, location: location)
+                return ReachingDependency(key: none, kind: .tagged, tag: text, location: place?.location)
             case .list:
                 for _ in 0..<Int(r.varint()) {
                     if let found = edge(r.tag(), &r, tagsOfTarget) { return found }

@@ -897,8 +897,13 @@ struct Transaction {
                     return Set(DefinitionCoding.tags(a, at: o).map(\.text))
                 }
             }
-            var unnamed = "#\(nextIndex)"
-            let (entryLocation, via) = nameOf(nextIndex).map(find) ?? unnamed.withUTF8(find)
+            let (entryLocation, via): (SourceLocation?, ReachingDependency?)
+            if let b = nameOf(nextIndex) {
+                (entryLocation, via) = find(b)
+            } else {
+                var unnamed = "#\(nextIndex)"
+                (entryLocation, via) = unnamed.withUTF8(find)
+            }
             location = via?.location ?? entryLocation
             if let via {
                 text.append(" (via key '")

@@ -333,20 +333,24 @@ enum DefinitionCoding {
         }
     }
 
-    struct PlaceReader {
-        var file = ""
+    /// A place read from a record as numbers and the file's bytes, without a `SourceLocation` per
+    /// place: the one reader of the places `PlaceWriter` writes (`PlaceReader`, the edge searches
+    /// here and `ReachingDependency` all read through it).
+    struct PlaceCursor {
+        var file: UnsafeBufferPointer<UInt8>?
         var line = 0
         var column = 0
 
-        mutating func read(_ r: inout DefinitionReader) -> SourceLocation? {
+        /// Reads the next place; false when none is written (the cursor stays as it was).
+        @inline(__always)
+        mutating func read(_ r: inout DefinitionReader) -> Bool {
             let v = r.varint()
-            if v == 0 { return nil }
+            if v == 0 { return false }
             if v == 1 {
-                // Same file and line: the column is a delta.
                 column = Int(truncatingIfNeeded: Int64(column) &+ r.signed())
-                return SourceLocation(file: file, line: line, column: column)
+                return true
             }
-            if v & 3 >= 2 { file = r.string() }
+            if v & 3 >= 2 { file = r.stringBytes() }
             if v & 3 == 3 {
                 line = Int(truncatingIfNeeded: r.signed())
             } else {
@@ -355,7 +359,23 @@ enum DefinitionCoding {
                 line = Int(truncatingIfNeeded: Int64(line) &+ delta)
             }
             column = Int(truncatingIfNeeded: r.signed())
-            return SourceLocation(file: file, line: line, column: column)
+            return true
+        }
+
+        /// The place, its file's name made (once while the same bytes) by `names`.
+        func location(_ names: inout FileName) -> SourceLocation {
+            SourceLocation(file: names.text(of: file), line: line, column: column)
+        }
+    }
+
+    /// Places read in order as `SourceLocation`s (each is written relative to the one before); the
+    /// file's name made a `String` once while it is the same bytes.
+    struct PlaceReader {
+        private var cursor = PlaceCursor()
+        private var file = FileName()
+
+        mutating func read(_ r: inout DefinitionReader) -> SourceLocation? {
+            cursor.read(&r) ? cursor.location(&file) : nil
         }
     }
 
@@ -1246,39 +1266,6 @@ enum DefinitionCoding {
             }
         }
         return true
-    }
-
-    /// A place read from a record as numbers and the file's bytes (the reading `PlaceReader`
-    /// does, without a `SourceLocation` per place).
-    private struct PlaceCursor {
-        var file: UnsafeBufferPointer<UInt8>?
-        var line = 0
-        var column = 0
-
-        /// Reads the next place; false when none is written (the cursor stays as it was).
-        @inline(__always)
-        mutating func read(_ r: inout DefinitionReader) -> Bool {
-            let v = r.varint()
-            if v == 0 { return false }
-            if v == 1 {
-                column = Int(truncatingIfNeeded: Int64(column) &+ r.signed())
-                return true
-            }
-            if v & 3 >= 2 { file = r.stringBytes() }
-            if v & 3 == 3 {
-                line = Int(truncatingIfNeeded: r.signed())
-            } else {
-                let zigzag = v >> 2
-                let delta = Int64(bitPattern: (zigzag >> 1) ^ (0 &- (zigzag & 1)))
-                line = Int(truncatingIfNeeded: Int64(line) &+ delta)
-            }
-            column = Int(truncatingIfNeeded: r.signed())
-            return true
-        }
-
-        func location(_ names: inout FileName) -> SourceLocation {
-            SourceLocation(file: names.text(of: file), line: line, column: column)
-        }
     }
 
     /// Walks the value whose tag byte `tag` was just read, reading every place in order (they are

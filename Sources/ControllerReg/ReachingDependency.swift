@@ -51,39 +51,22 @@ struct ReachingDependency {
     /// A place read from a record, its file's bytes in the arena (made a `SourceLocation` only for
     /// the edge found).
     private struct Place {
-        var file: UnsafeBufferPointer<UInt8>
+        var file: UnsafeBufferPointer<UInt8>?
         var line: Int
         var column: Int
 
         var location: SourceLocation {
-            SourceLocation(file: String(decoding: file, as: UTF8.self), line: line, column: column)
+            SourceLocation(file: file.map { String(decoding: $0, as: UTF8.self) } ?? "", line: line, column: column)
         }
     }
 
-    /// `DefinitionCoding.PlaceReader` without a `String` or `SourceLocation` per place read: the
-    /// places of a record are each written relative to the one before, so every one is read.
-    private struct PlaceBytesReader {
-        var file = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
-        var line = 0
-        var column = 0
+    /// `DefinitionCoding.PlaceCursor` giving each place read as a `Place` (nil when none is written).
+    private struct PlaceCursor {
+        private var cursor = DefinitionCoding.PlaceCursor()
 
+        @inline(__always)
         mutating func read(_ r: inout DefinitionReader) -> Place? {
-            let v = r.varint()
-            if v == 0 { return nil }
-            if v == 1 {
-                column = Int(truncatingIfNeeded: Int64(column) &+ r.signed())
-                return Place(file: file, line: line, column: column)
-            }
-            if v & 3 >= 2 { file = r.stringBytes() }
-            if v & 3 == 3 {
-                line = Int(truncatingIfNeeded: r.signed())
-            } else {
-                let zigzag = v >> 2
-                let delta = Int64(bitPattern: (zigzag >> 1) ^ (0 &- (zigzag & 1)))
-                line = Int(truncatingIfNeeded: Int64(line) &+ delta)
-            }
-            column = Int(truncatingIfNeeded: r.signed())
-            return Place(file: file, line: line, column: column)
+            cursor.read(&r) ? Place(file: cursor.file, line: cursor.line, column: cursor.column) : nil
         }
     }
 
@@ -92,7 +75,7 @@ struct ReachingDependency {
     private struct Walk {
         let target: UnsafeBufferPointer<UInt8>
         var tags: Set<String>?
-        var place = PlaceBytesReader()
+        var place = PlaceCursor()
 
         init(target: UnsafeBufferPointer<UInt8>) { self.target = target }
 

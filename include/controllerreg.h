@@ -208,7 +208,8 @@ const char *cr_status_name(int status);
 
 /** From inside a create or set callback that is about to fail: attach `message` (copied) to the
  *  error of the call that invoked the callback. Ignored outside callbacks' failures; NULL and ""
- *  are ignored (the error then says the callback returned NULL, or keeps an earlier report). */
+ *  are ignored (the error then says the callback returned NULL, or keeps an earlier report).
+ *  `message` is read as UTF-8: a byte that is not part of valid UTF-8 shows as U+FFFD. */
 void cr_report_error(const char *message);
 
 /* ------------------------------------------------------------------------------------------ */

@@ -106,14 +106,23 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
     package init(_ code: ErrorCode, written text: TextBuffer, file: String?, line: Int, column: Int, suggestion: String? = nil) {
         let store = text.problemStore
         self.store = store
+        index = Diagnostic.record(code, written: text, in: store, file: file, line: line, column: column, suggestion: suggestion)
+    }
+
+    /// Records in `store` a problem whose message is what `text` holds: its bytes kept as they are
+    /// when they are short, well-formed and hold no NUL, else the `String` made of them (capped,
+    /// NULs replaced). Its index.
+    private static func record(
+        _ code: ErrorCode, written text: TextBuffer, in store: ProblemStore, file: String?, line: Int, column: Int,
+        suggestion: String?
+    ) -> Int {
         let b = text.bytes
         if let kept = store.keepMessage(b) {
-            index = store.add(code, kept: kept, count: b.count, file: file, line: line, column: column, suggestion: suggestion)
-        } else {
-            let kept = Diagnostic.capped(Diagnostic.withoutNul(text.string))
-            index = Diagnostic.withBytes(of: kept) { b in
-                store.add(code, message: b, file: file, line: line, column: column, suggestion: suggestion)
-            }
+            return store.add(code, kept: kept, count: b.count, file: file, line: line, column: column, suggestion: suggestion)
+        }
+        let kept = Diagnostic.capped(Diagnostic.withoutNul(text.string))
+        return Diagnostic.withBytes(of: kept) { b in
+            store.add(code, message: b, file: file, line: line, column: column, suggestion: suggestion)
         }
     }
 
@@ -124,16 +133,9 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
         _ code: ErrorCode, written text: TextBuffer, at location: SourceLocation?, path: PathNames, in store: ProblemStore
     ) {
         self.store = store
-        let b = text.bytes
-        let file = location?.file, line = location?.line ?? 0, column = location?.column ?? 0
-        if let kept = store.keepMessage(b) {
-            index = store.add(code, kept: kept, count: b.count, file: file, line: line, column: column, suggestion: nil)
-        } else {
-            let kept = Diagnostic.capped(Diagnostic.withoutNul(text.string))
-            index = Diagnostic.withBytes(of: kept) { b in
-                store.add(code, message: b, file: file, line: line, column: column, suggestion: nil)
-            }
-        }
+        index = Diagnostic.record(
+            code, written: text, in: store, file: location?.file, line: location?.line ?? 0, column: location?.column ?? 0,
+            suggestion: nil)
         store.setPath(index, path)
     }
 

@@ -334,7 +334,7 @@ public struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible {
                     parts.column = 0
                 }
                 let message = text.count
-                store.writeMessage(k, into: text)
+                store.writeMessage(of: r, into: text)
                 text.append(byte: 0)
                 var suggestion = -1
                 if r.suggestionCount != ProblemStore.none {

@@ -61,13 +61,15 @@ package enum MessageForm: UInt8 {
         var out = Pieces(to: text.claim(bound))
         let base = out.to
         out.put("entry '", entry, "', key '")
-        out.put(key)
-        out.put("': ")
+        // (The words after the key start each form's: one copy where two would do.)
         switch self {
         case .text:
+            out.put(key)
+            out.put("': ")
             out.put(name)
         case .missingReference, .missingProvider:
-            out.put("no entry named '", name, "'")
+            out.put(key)
+            out.put("': no entry named '", name, "'")
             if let suggestion {
                 out.put(MessageForm.hintOpening, suggestion, MessageForm.hintClosing)
             } else if self == .missingProvider {
@@ -78,13 +80,16 @@ package enum MessageForm: UInt8 {
                 out.put("; if this is text, write \"@", name, "\"")
             }
         case .flawedReference:
+            out.put(key)
+            out.put("': ")
             if name.count == 0 {
                 out.put("an empty string is not an entry name; write \"@\" for an empty literal string")
             } else {
                 out.put("reference '", name, "' contains a NUL byte")
             }
         case .flawedProvider, .flawedOptional:
-            out.put(self == .flawedProvider ? "Provider" : "Optional")
+            out.put(key)
+            out.put(self == .flawedProvider ? "': Provider" : "': Optional")
             if name.count == 0 {
                 out.put(" must name an entry (a non-empty string), found an empty string")
             } else if name[0] == UInt8(ascii: "@") {

@@ -343,8 +343,11 @@ package final class ProblemStore: @unchecked Sendable {
     /// message whose pieces are ASCII without NUL and whose longest wording fits the cap is kept
     /// without a look at the bytes written (a host reading every record of a load writes
     /// thousands).
-    package func writeMessage(_ i: Int, into text: TextBuffer) {
-        let r = record(i)
+    package func writeMessage(_ i: Int, into text: TextBuffer) { writeMessage(of: record(i), into: text) }
+
+    /// `writeMessage(_:into:)` of a record already read.
+    @inline(__always)
+    func writeMessage(of r: Record, into text: TextBuffer) {
         let all = bytes(at: r.message, count: r.messageCount)
         guard r.form != MessageForm.text.rawValue, let form = MessageForm(rawValue: r.form), let p = all.baseAddress else {
             text.append(all)

@@ -26,7 +26,7 @@ extension Registry {
     /// Like `create`, returning the object with whether the registry owns it.
     public func createReference(_ name: String, props: [String: Value] = [:]) throws(ConfigError) -> ObjectReference {
         if props.isEmpty { return try createReference(name, rawProps: nil) }
-        guard let heap = Value.map(props).makeHeap() else { throw ConfigError(.noMemory, "out of memory building props") }
+        let heap = try Value.map(props).makeHeap(path: "props")
         defer { HeapValue.free(heap) }
         return try createReference(name, rawProps: UnsafePointer(heap))
     }

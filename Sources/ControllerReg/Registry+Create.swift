@@ -262,7 +262,8 @@ extension Registry {
                 case .built(let o):
                     let slot = Int(s.entries.plans[index].classSlot)
                     if let destroyer { destroyer.pointee = Destroyer(s.classes, slot: slot) }
-                    return .made(o, false, 0)  // (only with `inlineArguments`: no tag)
+                    // The tag for the Swift API's door (the C ABI's, `inlineArguments`, reads none).
+                    return .made(o, false, inlineArguments ? 0 : s.classes.functions[slot].objectTag)
                 case .failed: return .failed(leafFailed(s, index, bytes: bytes, length: length))
                 case .refused: break
                 }

@@ -62,39 +62,46 @@ extension Registry {
     /// Creates a Swift object of type `T` (a class registered with a Swift closure).
     @inlinable
     public func create<T: AnyObject>(_ name: String, props: [String: Value], as type: T.Type) throws(ConfigError) -> T {
-        try typed(createReference(name, props: props), name, as: type)
+        try Registry.typed(createReference(name, props: props), name, as: type, self)
     }
 
     /// Creates a Swift object of type `T` (a class registered with a Swift closure), without props.
     @inlinable
     public func create<T: AnyObject>(_ name: String, as type: T.Type) throws(ConfigError) -> T {
-        try typed(createReference(name, rawProps: nil), name, as: type)
+        try Registry.typed(createReference(name, rawProps: nil), name, as: type, self)
     }
 
     /// The created object as a `T`: taken over (+1 from the class's create) unless the registry
     /// owns it; another type is a `.type` error (the object is released with the reference), and
     /// so is an object that is not a Swift object (a class registered with C functions built it:
     /// `notASwiftObject`, which destroys it unless the registry owns it).
-    /// Inlined: an object whose class is exactly `T` (one metadata compare) is returned here; a
-    /// subclass or another class takes `typedByCast`, out of line.
+    /// Inlined: a Swift object whose class is exactly `T` (one metadata compare) is returned
+    /// here; a subclass, another class or an object that is not a Swift object takes
+    /// `typedByCast`, out of line. (`registry` made it: `notASwiftObject` destroys through it.)
     @inlinable @inline(__always)
-    func typed<T: AnyObject>(_ ref: ObjectReference, _ name: String, as type: T.Type) throws(ConfigError) -> T {
-        guard ref.isSwiftObject else { throw notASwiftObject(ref, name, T.self) }
+    static func typed<T: AnyObject>(
+        _ ref: ObjectReference, _ name: String, as type: T.Type, _ registry: Registry
+    ) throws(ConfigError) -> T {
         let p = ref.pointer.unsafelyUnwrapped
-        let exact = Unmanaged<AnyObject>.fromOpaque(p)._withUnsafeGuaranteedRef {
-            ObjectIdentifier(Swift.type(of: $0)) == ObjectIdentifier(T.self)
-        }
-        if exact {
+        if ref.isSwiftObject,
+            Unmanaged<AnyObject>.fromOpaque(p)._withUnsafeGuaranteedRef({
+                ObjectIdentifier(Swift.type(of: $0)) == ObjectIdentifier(T.self)
+            })
+        {
             let u = Unmanaged<T>.fromOpaque(p)
             return ref.isRegistryOwned ? u.takeUnretainedValue() : u.takeRetainedValue()
         }
-        return try Registry.typedByCast(ref, name, as: type)
+        return try Registry.typedByCast(ref, name, as: type, registry)
     }
 
-    /// `typed` of an object whose class is not exactly `T`: the runtime's cast (a subclass is a
-    /// `T`), else a `.type` error (the object released with the reference).
+    /// `typed` of anything but a Swift object whose class is exactly `T`: an object that is not a
+    /// Swift object is a `.type` error (`notASwiftObject`); else the runtime's cast (a subclass is
+    /// a `T`), else a `.type` error (the object released with the reference).
     @inlinable @inline(never)
-    static func typedByCast<T: AnyObject>(_ ref: ObjectReference, _ name: String, as type: T.Type) throws(ConfigError) -> T {
+    static func typedByCast<T: AnyObject>(
+        _ ref: ObjectReference, _ name: String, as type: T.Type, _ registry: Registry
+    ) throws(ConfigError) -> T {
+        guard ref.isSwiftObject else { throw registry.notASwiftObject(ref, name, T.self) }
         let unmanaged = Unmanaged<AnyObject>.fromOpaque(ref.pointer.unsafelyUnwrapped)
         let object = ref.isRegistryOwned ? unmanaged.takeUnretainedValue() : unmanaged.takeRetainedValue()
         guard let typed = object as? T else { throw wrongType(object, name, T.self) }

@@ -393,13 +393,19 @@ typedef struct cr_load_options {
     /** 0 (the default) or CR_LOAD_OVERRIDE; other bits are CR_ERR_INVALID_ARGUMENT. */
     unsigned int flags;
     /** cr_load_string_with only: the file name used in every location of its problems
-     *  ("<string>" when NULL, the default, or ""). Ignored by the file loaders (they use the path). */
+     *  ("<string>" when NULL, the default, or ""). Ignored by the file loaders (they use the path).
+     *  Messages show it as written, on one line (name:line:column), so every loader refuses one that
+     *  is not valid UTF-8 or holds a control character (U+0000-U+001F, U+007F-U+009F) or U+2028 /
+     *  U+2029 (it could forge message lines) with CR_ERR_INVALID_ARGUMENT naming the character's
+     *  byte; it is never shown escaped. */
     const char *source_name;
     /** (version 2) The environment `${NAME}`, `${NAME:-default}` and `{Env: NAME, Type: T,
      *  Default: D}` in the config are resolved against: a CR_MAP of CR_STRING (variable name to
      *  value), used instead of the process environment (which is then not consulted at all). NULL
      *  (the default) = the process environment, read during the call. Anything but a map of strings
-     *  is CR_ERR_INVALID_ARGUMENT (nothing is read then). Borrowed for the call; the caller frees it.
+     *  is CR_ERR_INVALID_ARGUMENT (nothing is read then), and so is a name a config could never
+     *  reference: one that is not a variable name as `${NAME}` and {Env: NAME} read it
+     *  ([A-Za-z_][A-Za-z0-9_]*: not "", "1BAD", "A=B"); the message names it and the rule. Borrowed for the call; the caller frees it.
      *  A variable that is unset without a default, whose value does not convert to its Type, or (in
      *  the process environment) whose value is not valid UTF-8, is CR_ERR_ENVIRONMENT with the place
      *  of its use (see README "Environment values"). */
@@ -667,14 +673,18 @@ int cr_map_set_bool(cr_value *map, const char *key, int value);
 int cr_map_set_int(cr_value *map, const char *key, int64_t value);
 int cr_map_set_double(cr_value *map, const char *key, double value);
 int cr_map_set_string(cr_value *map, const char *key, const char *value);
-/** Sets an object pointer; the object is not owned by the map (CR_OWNER_CALLER in args). */
+/** Sets an object pointer; the object is not owned by the map (CR_OWNER_CALLER in args). An object
+ *  value always holds an object: a NULL `object` is CR_ERR_INVALID_ARGUMENT (nothing is set; use
+ *  cr_map_set_null for no object), as a NULL string is for cr_map_set_string. So cr_value_object's
+ *  NULL only ever means "not an object". */
 int cr_map_set_object(cr_value *map, const char *key, void *object);
 /** Sets `key` to `value`, a map or list from cr_map_new / cr_list_new, taking ownership of it
  *  (even on failure: do not use or free `value` afterwards; so `value` == `map`, refused, frees the
  *  map). */
 int cr_map_set_value(cr_value *map, const char *key, cr_value *value);
 
-/** Append to a list you own; same rules as the cr_map_set_* functions. */
+/** Append to a list you own; same rules as the cr_map_set_* functions (a NULL string or object is
+ *  CR_ERR_INVALID_ARGUMENT: use cr_list_push_null). */
 int cr_list_push_null(cr_value *list);
 int cr_list_push_bool(cr_value *list, int value);
 int cr_list_push_int(cr_value *list, int64_t value);

@@ -24,6 +24,26 @@ public struct ConfigEnvironment: Sendable, Equatable {
 
     /// `variables`, or the process environment when nil.
     public init(variables: [String: String]?) { self.variables = variables }
+
+    /// `variables` (nil: the process environment) as a load's environment, checked: a given name
+    /// a config could never reference (not a variable name by `EnvValue.isValidName`, the rule of
+    /// `${NAME}` and `{Env: NAME}`: `""`, `"1BAD"`, `"A=B"`) is a mistake, thrown as
+    /// `.invalidArgument` naming the name and the rule. What every door that takes a map calls
+    /// (the Swift API's loads and adds, the C ABI's `options->environment`, the bindings).
+    public static func checked(_ variables: [String: String]?) throws(ConfigError) -> ConfigEnvironment {
+        if let variables {
+            // The first bad name in byte order, so the message does not depend on hashing.
+            if let bad = variables.keys.filter({ !EnvValue.isValidName($0) }).min(by: {
+                Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8))
+            }) {
+                throw ConfigError(
+                    .invalidArgument,
+                    "environment: the variable name \(String(bad.prefix(64)).debugDescription)\(bad.count > 64 ? "…" : "") can never be referenced: a config reads ${NAME} and {Env: NAME} where NAME is letters, digits and '_', not starting with a digit ([A-Za-z_][A-Za-z0-9_]*); rename it or leave it out of the map"
+                )
+            }
+        }
+        return ConfigEnvironment(variables: variables)
+    }
 }
 
 /// The variables one commit reads, fixed for its life: a given map as it is; the process

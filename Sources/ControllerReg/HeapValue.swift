@@ -29,6 +29,22 @@ package enum HeapValue {
         return p
     }
 
+    /// The object value a host puts in props (the caller keeps the object: `CR_OWNER_CALLER` in
+    /// args), or nil when `pointer` is NULL: an object value always holds an object, so a reader's
+    /// NULL (`cr_value_object`) only ever means "not an object"; no object is a null value. The one
+    /// rule of every door that sets an object: `cr_map_set_object`, `cr_list_push_object`, the
+    /// Swift API's `Value.object` in props, and the bindings (through the C ABI).
+    package static func object(_ pointer: UnsafeMutableRawPointer?, registryOwned: Bool = false) -> RawValue? {
+        guard let pointer else { return nil }
+        return registryOwned ? .object(pointer, registryOwned: true) : .callerObject(pointer)
+    }
+
+    /// Why a NULL object was refused (`object` gave nil), for the message of `setter`, a door that
+    /// sets values (a C function or a Swift props path): what to use instead for "no object".
+    package static func nullObjectReason(useInstead: String) -> String {
+        "the object is NULL: an object value must hold an object (use \(useInstead) for no object)"
+    }
+
     /// An owned copy of `length` bytes as a string value (NUL-terminated), or nil when out of memory.
     package static func string(_ bytes: UnsafeRawPointer?, length: Int) -> RawValue? {
         guard length >= 0, length < Int(UInt32.max), let copy = malloc(length + 1) else { return nil }

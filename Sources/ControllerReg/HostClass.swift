@@ -63,7 +63,8 @@ extension HostClass {
         return HostClass(
             create: { args, context in
                 // The box lives as long as the class (its record holds the context): no retain.
-                Unmanaged<SwiftClassBox>.fromOpaque(context!)._withUnsafeGuaranteedRef { box in
+                // The context is never nil (this class's own, set below): no test of it per create.
+                Unmanaged<SwiftClassBox>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { box in
                     do {
                         return Unmanaged.passRetained(try box.create(ValueRef(args.assumingMemoryBound(to: RawValue.self))))
                             .toOpaque()

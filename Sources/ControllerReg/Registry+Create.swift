@@ -26,7 +26,7 @@ extension Registry {
     /// Like `create`, returning the object with whether the registry owns it.
     public func createReference(_ name: String, props: [String: Value] = [:]) throws(ConfigError) -> ObjectReference {
         if props.isEmpty { return try createReference(name, rawProps: nil) }
-        guard let heap = Value.map(props).makeHeap() else { throw ConfigError(.noMemory, "out of memory building props") }
+        let heap = try Value.map(props).makeHeap(path: "props")
         defer { HeapValue.free(heap) }
         return try createReference(name, rawProps: UnsafePointer(heap))
     }
@@ -38,24 +38,24 @@ extension Registry {
         // The outcome comes back as a value, so no variable is shared with the closure (a captured
         // `var` would cost a dynamic exclusivity check per create).
         let outcome =
-            name.utf8.withContiguousStorageIfAvailable { u in createOutcome(u, rawProps) }
-            ?? {
-                var copy = name
-                return copy.withUTF8 { u in createOutcome(u, rawProps) }
-            }()
+            name.utf8.withContiguousStorageIfAvailable { u in
+                createOutcome(
+                    bytes: u.baseAddress ?? emptyKey, length: u.count, props: rawProps, destroyer: nil, leafHere: true)
+            } ?? createOutcomeCopying(name, rawProps)
         switch outcome {
         case .made(let object, let owned): return ObjectReference(object, registryOwned: owned)
         case .failed(let error): throw error
         }
     }
 
-    /// One create by name bytes.
-    @inline(__always)
-    private func createOutcome(_ u: UnsafeBufferPointer<UInt8>, _ rawProps: UnsafePointer<RawValue>?) -> CreateOutcome {
-        createOutcome(
-            bytes: u.baseAddress ?? emptyKey, length: u.count,
-            props: rawProps,
-            destroyer: nil)
+    /// `createReference` of a name whose UTF-8 is not contiguous (a bridged string): made
+    /// contiguous first (out of line, so the create path is inlined once, in `createReference`).
+    @inline(never)
+    private func createOutcomeCopying(_ name: String, _ rawProps: UnsafePointer<RawValue>?) -> CreateOutcome {
+        var copy = name
+        return copy.withUTF8 { u in
+            createOutcome(bytes: u.baseAddress ?? emptyKey, length: u.count, props: rawProps, destroyer: nil)
+        }
     }
 
     /// Creates a Swift object of type `T` (a class registered with a Swift closure).
@@ -163,14 +163,16 @@ extension Registry {
     /// only find what the table would (an index that is stale, from another registry or a
     /// replaced snapshot, holds other bytes or none and misses).
     ///
-    /// With `inlineArguments` (the C ABI's door, whose one call site this is), a leaf is built
-    /// with no resolver (`Resolver.createLeaf`) and an entry with arguments in this frame
-    /// (`Resolver.buildTop`): no call and no second frame per create. (The Swift API's door, which
-    /// inlines this twice, keeps the call: inlined there too, its closures were no longer.)
+    /// With `leafHere` (the Swift API's door, `createReference`) a leaf is built with no resolver
+    /// (`Resolver.createLeaf`). With `inlineArguments` (the C ABI's door, whose one call site this
+    /// is) so is a leaf, and an entry with arguments is built in this frame (`Resolver.buildTop`):
+    /// no call and no second frame per create. (The Swift API keeps the call for an entry with
+    /// arguments: built in its frame, the resolver's own always-inlined steps, `fill` and
+    /// `settle`, were no longer inlined: node5 cost 1,953 instructions, against 1,799 with the call.)
     @inline(__always)
     func createOutcome(
         bytes: UnsafePointer<UInt8>, length: Int, props: UnsafePointer<RawValue>?,
-        destroyer: UnsafeMutablePointer<Destroyer>?, inlineArguments: Bool = false
+        destroyer: UnsafeMutablePointer<Destroyer>?, leafHere: Bool = false, inlineArguments: Bool = false
     ) -> CreateOutcome {
         if let props, props.pointee.valueKind != .map { return .failed(propsNotAMap(props)) }
         return cell.read { s, thread in
@@ -194,7 +196,7 @@ extension Registry {
             }
             return createFound(
                 s, thread, index, bytes: bytes, length: length, props: props, destroyer: destroyer,
-                inlineArguments: inlineArguments)
+                leafHere: leafHere || inlineArguments, inlineArguments: inlineArguments)
         }
     }
 
@@ -203,11 +205,12 @@ extension Registry {
     @inline(__always)
     private func createFound(
         _ s: Snapshot, _ thread: UnsafeMutablePointer<CreateThread>, _ index: Int, bytes: UnsafePointer<UInt8>, length: Int,
-        props: UnsafePointer<RawValue>?, destroyer: UnsafeMutablePointer<Destroyer>?, inlineArguments: Bool
+        props: UnsafePointer<RawValue>?, destroyer: UnsafeMutablePointer<Destroyer>?, leafHere: Bool,
+        inlineArguments: Bool
     ) -> CreateOutcome {
         if index >= 0 {
-            if inlineArguments {
-                // A leaf (the C ABI's door): its callback called here, with no resolver.
+            if leafHere {
+                // A leaf: its callback called here, with no resolver.
                 switch Resolver.createLeaf(
                     index, s, props: props, maxDepth: maxCreateDepth.load(ordering: .relaxed), thread: thread)
                 {

@@ -21,7 +21,7 @@ extension Registry {
             let textBytes = try load.read(path: path, format: format, limits: limits.config)
             try apply(
                 load, mode: mode, source: .files([ReloadHistory.absolute(path)], format),
-                environment: ConfigEnvironment(variables: environment))
+                environment: ConfigEnvironment.checked(environment))
             return textBytes
         }
     }
@@ -31,12 +31,13 @@ extension Registry {
         text: String, format: ConfigFormat = .auto, file: String = "<string>", mode: LoadMode = .add,
         environment: [String: String]? = nil
     ) throws(ConfigError) {
+        try Registry.checkSourceName(file, "load(text:file:)")
         try releasingLoadMemory { () throws(ConfigError) in
             var load = StagedLoad()
             let textBytes = try withUnsafeBytesThrowing(Array(text.utf8)) { (raw) throws(ConfigError) in
                 try load.read(bytes: raw, format: format, file: file, limits: limits.config)
             }
-            try apply(load, mode: mode, source: .given, environment: ConfigEnvironment(variables: environment))
+            try apply(load, mode: mode, source: .given, environment: ConfigEnvironment.checked(environment))
             return textBytes
         }
     }
@@ -46,10 +47,11 @@ extension Registry {
         bytes: UnsafeRawBufferPointer, format: ConfigFormat = .auto, file: String = "<string>",
         mode: LoadMode = .add, environment: [String: String]? = nil
     ) throws(ConfigError) {
+        try Registry.checkSourceName(file, "load(bytes:file:)")
         try releasingLoadMemory { () throws(ConfigError) in
             var load = StagedLoad()
             let textBytes = try load.read(bytes: bytes, format: format, file: file, limits: limits.config)
-            try apply(load, mode: mode, source: .given, environment: ConfigEnvironment(variables: environment))
+            try apply(load, mode: mode, source: .given, environment: ConfigEnvironment.checked(environment))
             return textBytes
         }
     }
@@ -66,7 +68,7 @@ extension Registry {
             // references that do not resolve are not reported then.
             try apply(
                 load, mode: mode, source: .files(paths.map(ReloadHistory.absolute), format), unreadProblems: unread,
-                environment: ConfigEnvironment(variables: environment))
+                environment: ConfigEnvironment.checked(environment))
             return textBytes
         }
     }
@@ -78,13 +80,20 @@ extension Registry {
     )
         throws(ConfigError)
     {
-        try commit(definitions, mode: mode, source: .given, environment: ConfigEnvironment(variables: environment))
+        try commit(definitions, mode: mode, source: .given, environment: ConfigEnvironment.checked(environment))
     }
 
     /// Removes entries. Fails (changing nothing) if another entry refers to one of them, or if
     /// one does not exist (or, in a child, is defined by the parent).
     public func remove(entriesNamed names: [String]) throws(ConfigError) {
         try commit([], removals: names, source: .given)
+    }
+
+    /// Throws `.invalidArgument` when `file`, the name a load gives its text, cannot be shown in
+    /// messages (`SourceLocation.sourceNameProblem`), naming the call (`function`).
+    private static func checkSourceName(_ file: String, _ function: String) throws(ConfigError) {
+        guard let problem = SourceLocation.sourceNameProblem(file) else { return }
+        throw ConfigError(.invalidArgument, "\(function): the file name \(file.debugDescription) \(problem)")
     }
 
     /// Runs a load (which returns the size of its documents' text) and then, once its documents

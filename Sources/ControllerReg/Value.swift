@@ -56,7 +56,8 @@ public struct ObjectReference: @unchecked Sendable, Hashable {
     /// Whether the registry owns the object (a singleton).
     public let isRegistryOwned: Bool
 
-    /// Wraps a pointer.
+    /// Wraps a pointer. In props it must be an object: a nil pointer there is refused with
+    /// `.invalidArgument` (as `cr_map_set_object` refuses NULL); use `Value.null` for no object.
     public init(_ pointer: UnsafeMutableRawPointer?, registryOwned: Bool = false) {
         self.pointer = pointer
         self.isRegistryOwned = registryOwned
@@ -70,52 +71,93 @@ public struct ObjectReference: @unchecked Sendable, Hashable {
 
 extension Value {
     /// Converts to an owned heap tree (what `cr_map_new` makes; free it with `HeapValue.free`).
-    /// Nil when out of memory.
-    package func makeHeapValue() -> UnsafeMutablePointer<RawValue>? { makeHeap() }
+    /// Nil when out of memory, or for an object value without an object (`HeapValue.object`).
+    package func makeHeapValue() -> UnsafeMutablePointer<RawValue>? { try? makeHeap(path: "value") }
 
-    /// Converts to an owned heap tree (for the resolver's props). Nil when out of memory.
-    func makeHeap() -> UnsafeMutablePointer<RawValue>? {
-        guard let raw = makeRaw() else { return nil }
-        return HeapValue.newRoot(raw)
+    /// Converts to an owned heap tree (for the resolver's props). Throws `.noMemory` when out of
+    /// memory, and `.invalidArgument` for an object value without an object (`HeapValue.object`,
+    /// the rule `cr_map_set_object` keeps), naming where in the value it is (`path` is the value's
+    /// own name, e.g. "props").
+    func makeHeap(path: String) throws(ConfigError) -> UnsafeMutablePointer<RawValue> {
+        let raw: RawValue
+        do throws(BuildFailure) {
+            raw = try makeRaw()
+        } catch {
+            switch error {
+            case .noMemory: throw ConfigError(.noMemory, "out of memory building \(path)")
+            case .nullObject(let reversedPath):
+                let place = path + reversedPath.reversed().joined()
+                throw ConfigError(
+                    .invalidArgument,
+                    "\(place): \(HeapValue.nullObjectReason(useInstead: ".null")) (ObjectReference(nil) holds none)")
+            }
+        }
+        guard let root = HeapValue.newRoot(raw) else {
+            var r = raw
+            HeapValue.freeContents(&r)
+            throw ConfigError(.noMemory, "out of memory building \(path)")
+        }
+        return root
     }
 
-    private func makeRaw() -> RawValue? {
+    /// Why a value could not be built: memory, or a NULL object at a path (innermost step first).
+    private enum BuildFailure: Error {
+        case noMemory
+        case nullObject(reversedPath: [String])
+
+        /// The failure as seen one level up, from the container step `step` (`[2]`, `["key"]`).
+        func inside(_ step: String) -> BuildFailure {
+            if case .nullObject(let p) = self { return .nullObject(reversedPath: p + [step]) }
+            return self
+        }
+    }
+
+    private func makeRaw() throws(BuildFailure) -> RawValue {
         switch self {
         case .null: return .null
         case .bool(let v): return .bool(v)
         case .int(let v): return .int(v)
         case .double(let v): return .double(v)
-        case .object(let o): return o.isRegistryOwned ? .object(o.pointer, registryOwned: true) : .callerObject(o.pointer)
+        case .object(let o):
+            guard let raw = HeapValue.object(o.pointer, registryOwned: o.isRegistryOwned) else {
+                throw .nullObject(reversedPath: [])
+            }
+            return raw
         case .provider(let p):
             return RawValue(
                 kind: .provider, flags: RawValue.Flags.callerOwned,
                 a: UInt64(UInt(bitPattern: Unmanaged.passUnretained(p).toOpaque())))
         case .string(var s):
-            return s.withUTF8 { HeapValue.string($0.baseAddress, length: $0.count) }
+            guard let raw = s.withUTF8({ HeapValue.string($0.baseAddress, length: $0.count) }) else { throw .noMemory }
+            return raw
         case .list(let items):
-            guard let list = HeapValue.newList() else { return nil }
-            for item in items {
-                guard let raw = item.makeRaw(), HeapValue.listAppend(list, value: raw) else {
+            guard let list = HeapValue.newList() else { throw .noMemory }
+            for (index, item) in items.enumerated() {
+                do throws(BuildFailure) {
+                    guard HeapValue.listAppend(list, value: try item.makeRaw()) else { throw .noMemory }
+                } catch {
                     HeapValue.free(list)
-                    return nil
+                    throw error.inside("[\(index)]")
                 }
             }
             return takeRoot(list)
         case .map(let dict):
-            guard let map = HeapValue.newMap() else { return nil }
+            guard let map = HeapValue.newMap() else { throw .noMemory }
             for (key, item) in dict.sorted(by: { $0.key < $1.key }) {
                 var key = key
-                guard let raw = item.makeRaw(),
-                    key.withUTF8({
+                do throws(BuildFailure) {
+                    let raw = try item.makeRaw()
+                    let set = key.withUTF8 {
                         // A Swift key may hold NUL (a C string cannot): marked for the create path.
                         if $0.contains(0) { map.pointee.reserved |= RawValue.nulKeys }
                         return HeapValue.mapSet(
                             map, key: UnsafeRawPointer($0.baseAddress ?? UnsafePointer(emptyKey)), keyLength: $0.count, value: raw
                         )
-                    })
-                else {
+                    }
+                    guard set else { throw .noMemory }
+                } catch {
                     HeapValue.free(map)
-                    return nil
+                    throw error.inside("[\"\(key)\"]")
                 }
             }
             return takeRoot(map)

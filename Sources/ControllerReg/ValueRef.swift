@@ -486,7 +486,14 @@ extension String {
             }
         }
         guard (low | high) & 0x8080_8080_8080_8080 == 0 else { return nil }
-        return unsafeBitCast((low, high | UInt64(0xE0 | count) &<< 56), to: String.self)
+        // Moved out of memory holding the two words, the string comes back owned: a bit cast
+        // would give a borrowed value, which the caller retains (`swift_bridgeObjectRetain`) to keep.
+        return withUnsafeTemporaryAllocation(of: String.self, capacity: 1) { s in
+            let raw = UnsafeMutableRawPointer(s.baseAddress.unsafelyUnwrapped)
+            raw.storeBytes(of: low, as: UInt64.self)
+            raw.storeBytes(of: high | UInt64(0xE0 | count) &<< 56, toByteOffset: 8, as: UInt64.self)
+            return s.baseAddress.unsafelyUnwrapped.move()
+        }
         #else
         return nil
         #endif

@@ -75,6 +75,12 @@ final class ProblemRecords: @unchecked Sendable {
         return UnsafePointer(problems + index)
     }
 
+    /// The records and how many there are, once they are written (nil before).
+    var written: (UnsafePointer<cr_problem>, Int)? {
+        guard ready.load(ordering: .acquiring), let p = state.pointee.problems else { return nil }
+        return (UnsafePointer(p), state.pointee.written)
+    }
+
     /// Writes every record (the first caller; a caller that waited on the lock finds them written).
     private func writeOnce() {
         pthread_mutex_lock(mutex)
@@ -82,8 +88,8 @@ final class ProblemRecords: @unchecked Sendable {
         guard !ready.load(ordering: .relaxed), let error = state.pointee.error else { return }
         state.pointee.error = nil
         let out = LastError.Written(count: count)
-        // (The joined text written again is thrown away: the records are what is wanted.)
-        error.write(into: TextBuffer(capacity: 64 + error.listedCount * 128)) { out.add($0) }
+        // Each message written straight into the records' strings.
+        error.writeEachRecord(into: out.strings) { out.addWritten($0, message: $1, suggestion: $2) }
         let (p, s, n) = out.take()
         state.pointee.problems = p
         state.pointee.strings = UnsafeMutableRawPointer(s)

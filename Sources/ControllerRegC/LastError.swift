@@ -33,6 +33,10 @@ enum LastError {
         /// with every `cr_error` kept from it): written at the first `cr_last_error_problem` or
         /// `cr_error_problem`, most callers reading only the message and the count.
         var pending: UnsafeMutableRawPointer?
+        /// `pending`'s records once they are written (theirs, not freed here), and how many:
+        /// read directly by the requests after the first.
+        var written: UnsafePointer<cr_problem>?
+        var writtenCount = 0
     }
 
     static let inlineBytes = 240
@@ -144,7 +148,16 @@ enum LastError {
     /// Problem `index` of this thread's record (its records written now if they are pending).
     static func problem(_ index: Int) -> UnsafePointer<cr_problem>? {
         guard let r = existing, index >= 0, index < r.pointee.count else { return nil }
-        if let p = r.pointee.pending { return Unmanaged<ProblemRecords>.fromOpaque(p).takeUnretainedValue().problem(index) }
+        if let w = r.pointee.written { return index < r.pointee.writtenCount ? w + index : nil }
+        if let p = r.pointee.pending {
+            let records = Unmanaged<ProblemRecords>.fromOpaque(p).takeUnretainedValue()
+            let q = records.problem(index)
+            if let (w, n) = records.written {
+                r.pointee.written = w
+                r.pointee.writtenCount = n
+            }
+            return q
+        }
         guard let problems = r.pointee.problems else { return nil }
         return UnsafePointer(problems + index)
     }
@@ -252,6 +265,22 @@ enum LastError {
             added += 1
         }
 
+        /// Adds a problem whose message and suggestion (-1: none) were written into `strings` at
+        /// those offsets (`ConfigError.writeEachRecord`), not copied again.
+        func addWritten(_ p: ConfigError.ProblemParts, message: Int, suggestion: Int) {
+            guard added < count else { return }
+            if !LastError.sameBytes(p.file, lastFile) {
+                lastFile = p.file
+                lastFileAt = copy(p.file)
+            }
+            (problems + added).initialize(
+                to: cr_problem(
+                    code: p.code.rawValue, file: Written.offset(lastFileAt), line: UInt32(clamping: p.line),
+                    column: UInt32(clamping: p.column), message: Written.offset(message),
+                    suggestion: suggestion < 0 ? nil : Written.offset(suggestion)))
+            added += 1
+        }
+
         /// Appends `u` and a NUL to `strings`; where it starts.
         private func copy(_ u: UnsafeBufferPointer<UInt8>) -> Int {
             let at = strings.count
@@ -270,6 +299,7 @@ enum LastError {
     }
 
     /// Whether two byte ranges hold the same bytes (nil: none yet).
+    @inline(__always)
     fileprivate static func sameBytes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>?) -> Bool {
         guard let b, a.count == b.count else { return false }
         if a.baseAddress == b.baseAddress || a.count == 0 { return true }

@@ -68,6 +68,10 @@ private func request(_ options: UnsafePointer<cr_load_options>?, _ function: Sta
         let length = strlen(name)
         guard utf8Text(name, length, "options->source_name", function) else { return nil }
         r.sourceName = String(decoding: UnsafeRawBufferPointer(start: name, count: length), as: UTF8.self)
+        if let problem = SourceLocation.sourceNameProblem(r.sourceName) {
+            _ = fail(.invalidArgument, "\(function): options->source_name \(r.sourceName.debugDescription) \(problem)")
+            return nil
+        }
     }
     if options.pointee.version >= 2, let env = options.pointee.environment {
         guard let environment = environmentMap(ValueRef(UnsafePointer<RawValue>(env)), function) else { return nil }

@@ -120,7 +120,10 @@ public func cr_map_set_string(_ map: OpaquePointer?, _ key: UnsafePointer<CChar>
 
 @_cdecl("cr_map_set_object")
 public func cr_map_set_object(_ map: OpaquePointer?, _ key: UnsafePointer<CChar>?, _ object: UnsafeMutableRawPointer?) -> Int32 {
-    mapSet(map, key, "cr_map_set_object") { .callerObject(object) }
+    guard let value = HeapValue.object(object) else {
+        return fail(.invalidArgument, "cr_map_set_object: \(HeapValue.nullObjectReason(useInstead: "cr_map_set_null"))")
+    }
+    return mapSet(map, key, "cr_map_set_object") { value }
 }
 
 @_cdecl("cr_map_set_value")
@@ -173,7 +176,10 @@ public func cr_list_push_string(_ list: OpaquePointer?, _ value: UnsafePointer<C
 
 @_cdecl("cr_list_push_object")
 public func cr_list_push_object(_ list: OpaquePointer?, _ object: UnsafeMutableRawPointer?) -> Int32 {
-    listPush(list, "cr_list_push_object") { .callerObject(object) }
+    guard let value = HeapValue.object(object) else {
+        return fail(.invalidArgument, "cr_list_push_object: \(HeapValue.nullObjectReason(useInstead: "cr_list_push_null"))")
+    }
+    return listPush(list, "cr_list_push_object") { value }
 }
 
 @_cdecl("cr_list_push_value")

@@ -187,7 +187,8 @@ struct BinaryPlistParser {
                 let child = Int(ref)
                 let entry = objects[child]
                 if entry & Self.openFlag != 0 {
-                    throw Self.fail(file, "binary plist: object \(child) contains itself", at: Int(entry & ~Self.openFlag))
+                    // The place is the reference that closes the cycle.
+                    throw Self.fail(file, "binary plist: object \(child) contains itself (a reference back to it)", at: refAt)
                 }
                 let off = Int(entry)
                 let marker = p[off]
@@ -354,17 +355,17 @@ struct BinaryPlistParser {
         var n = Int(low)
         var start = off + 1
         if low == 0x0F {
-            guard start < tableOffset else { throw Self.fail(file, "binary plist: \(what) count is truncated", at: off) }
+            guard start < tableOffset else { throw Self.fail(file, "binary plist: \(what) count is truncated", at: start) }
             let intMarker = p[start]
             guard intMarker >> 4 == 0x1, intMarker & 0x0F <= 3 else {
                 throw Self.fail(
                     file, "binary plist: \(what) count is not an integer object (marker 0x\(Self.hex(intMarker)))", at: start)
             }
             let size = 1 << Int(intMarker & 0x0F)
-            guard start + 1 + size <= tableOffset else { throw Self.pastObjectArea(file, "\(what) count", at: off) }
+            guard start + 1 + size <= tableOffset else { throw Self.pastObjectArea(file, "\(what) count", at: start) }
             let value = readUInt(start + 1, size)
             guard value <= UInt64(tableOffset) else {
-                throw Self.fail(file, "binary plist: \(what) count \(value) is larger than the file", at: off)
+                throw Self.fail(file, "binary plist: \(what) count \(value) is larger than the file", at: start)
             }
             n = Int(value)
             start += 1 + size

@@ -151,6 +151,9 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
             column: location?.column ?? 0, suggestion: suggestion)
     }
 
+    /// Whether this problem is recorded in `store` (compared without taking a reference).
+    @inline(__always) func isIn(_ store: ProblemStore) -> Bool { self.store === store }
+
     /// Equal code, message text (as `String`s compare), place, suggestion and path.
     public static func == (a: Diagnostic, b: Diagnostic) -> Bool {
         if a.store === b.store && a.index == b.index { return true }
@@ -299,6 +302,49 @@ public struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible {
     /// written into a scratch buffer, valid during the call.
     package func write(into text: TextBuffer, eachProblem body: (ProblemParts) -> Void) {
         write(into: text, every: true, body)
+    }
+
+    /// Writes every problem's message and suggestion into `text` as C strings, one after another
+    /// (each followed by a NUL; no place, no count, no joining words), calling `body` with each
+    /// problem's parts and where in `text` its message and suggestion start (-1: none) once they
+    /// are written. What the C ABI's records are written from: each message straight into the
+    /// buffer the records keep (the joined text is not written again, no message is copied). The
+    /// parts' `message` and `suggestion` are left empty: the offsets say where they are.
+    package func writeEachRecord(into text: TextBuffer, _ body: (ProblemParts, _ message: Int, _ suggestion: Int) -> Void) {
+        diagnostics.withUnsafeBufferPointer { all in
+            guard let first = all.first else { return }
+            // The store read once while problems share it (a load's do), not once per problem.
+            var store = first.store
+            var parts = ProblemParts(
+                code: .invalidArgument, file: UnsafeBufferPointer(start: nil, count: 0), line: 0, column: 0,
+                message: UnsafeBufferPointer(start: nil, count: 0), suggestion: nil)
+            for i in all.indices {
+                if i > 0 && !all[i].isIn(store) { store = all[i].store }
+                let k = all[i].index
+                let r = store.record(k)
+                parts.code = ErrorCode(rawValue: r.code) ?? .invalidArgument
+                if r.file != ProblemStore.none {
+                    let (line, column) = store.lineAndColumn(of: r, k)
+                    parts.file = store.fileName(r.file)
+                    parts.line = line
+                    parts.column = column
+                } else {
+                    parts.file = UnsafeBufferPointer(start: nil, count: 0)
+                    parts.line = 0
+                    parts.column = 0
+                }
+                let message = text.count
+                store.writeMessage(k, into: text)
+                text.append(byte: 0)
+                var suggestion = -1
+                if r.suggestionCount != ProblemStore.none {
+                    suggestion = text.count
+                    text.append(store.bytes(at: r.suggestion, count: r.suggestionCount))
+                    text.append(byte: 0)
+                }
+                body(parts, message, suggestion)
+            }
+        }
     }
 
     /// `every`: whether `body` is called for every problem (the records), or the listed ones only

@@ -49,14 +49,16 @@ package enum MessageForm: UInt8 {
     /// Writes the message of this form from its pieces (`entry`, `key`, `name`) and the record's
     /// `suggestion` (nil: none): room for the longest wording claimed once, the words and pieces
     /// copied into it, the rest given back (one capacity check, not one per piece: a host reading
-    /// every record of a 10,000-problem load writes 10,000 of these).
+    /// every record of a 10,000-problem load writes 10,000 of these). The room claimed: no
+    /// message of the form is longer.
+    @discardableResult
     func write(
         entry: UnsafeBufferPointer<UInt8>, key: UnsafeBufferPointer<UInt8>, name: UnsafeBufferPointer<UInt8>,
         suggestion: UnsafeBufferPointer<UInt8>?, into text: TextBuffer
-    ) {
+    ) -> Int {
         let start = text.count
-        var out = Pieces(
-            to: text.claim(MessageForm.wordsBound + entry.count + key.count + 3 * name.count + (suggestion?.count ?? 0)))
+        let bound = MessageForm.wordsBound + entry.count + key.count + 3 * name.count + (suggestion?.count ?? 0)
+        var out = Pieces(to: text.claim(bound))
         let base = out.to
         out.put("entry '", entry, "', key '")
         out.put(key)
@@ -92,6 +94,7 @@ package enum MessageForm: UInt8 {
             }
         }
         text.truncate(to: start + (out.to - base))
+        return bound
     }
 
     /// More than the fixed words of any form take (the longest, a provider of no entry's, are 100 bytes).

@@ -294,6 +294,39 @@ package final class ProblemStore: @unchecked Sendable {
         return i
     }
 
+    /// The high bit of each byte of a word.
+    private static let highBits: UInt64 = 0x8080_8080_8080_8080
+
+    /// A word's bytes looked at: a byte with its high bit set, or one a subtraction borrows
+    /// through (a zero), sets that byte's high bit (`TextBuffer.isASCIIWithoutNul`'s test).
+    @inline(__always) private static func flags(_ w: UInt64) -> UInt64 {
+        w | ((w &- 0x0101_0101_0101_0101) & ~w)
+    }
+
+    /// The same for 4 bytes.
+    @inline(__always) private static func flags(_ w: UInt32) -> UInt64 {
+        UInt64(w | ((w &- 0x0101_0101) & ~w)) & 0x8080_8080
+    }
+
+    /// `b`'s bytes looked at (into `flags`), a word at a time.
+    @inline(__always) private static func flag(_ b: UnsafeBufferPointer<UInt8>, _ flags: inout UInt64) {
+        guard let p = b.baseAddress, b.count > 0 else { return }
+        let from = UnsafeRawPointer(p), n = b.count
+        if n >= 8 {
+            var i = 0
+            while i < n - 8 {
+                flags |= ProblemStore.flags(from.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+                i += 8
+            }
+            flags |= ProblemStore.flags(from.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self))
+        } else if n >= 4 {
+            flags |= ProblemStore.flags(from.loadUnaligned(as: UInt32.self))
+            flags |= ProblemStore.flags(from.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self))
+        } else {
+            for k in 0..<n { flags |= UInt64(p[k]) | (p[k] == 0 ? 0x80 : 0) }
+        }
+    }
+
     /// Copies `piece` to `to`; where the next piece goes.
     @inline(__always)
     private static func copy(_ piece: UnsafeBufferPointer<UInt8>, to: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8>
@@ -306,7 +339,10 @@ package final class ProblemStore: @unchecked Sendable {
     /// Writes record `i`'s message into `text`: its bytes, or the words of its form written from
     /// its pieces now, with the checks `Diagnostic(_:written:)` makes of a message written at once
     /// (kept as written when it is at most `Diagnostic.maxMessageBytes` of well-formed UTF-8
-    /// without NUL; otherwise what `Diagnostic(_:_:)` makes of it).
+    /// without NUL; otherwise what `Diagnostic(_:_:)` makes of it). The words are ASCII, so a
+    /// message whose pieces are ASCII without NUL and whose longest wording fits the cap is kept
+    /// without a look at the bytes written (a host reading every record of a load writes
+    /// thousands).
     package func writeMessage(_ i: Int, into text: TextBuffer) {
         let r = record(i)
         let all = bytes(at: r.message, count: r.messageCount)
@@ -320,11 +356,19 @@ package final class ProblemStore: @unchecked Sendable {
         let n = Int(raw.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
         let start = text.count
         let pieces = p + 12
-        form.write(
+        let suggestion = r.suggestionCount == ProblemStore.none ? nil : bytes(at: r.suggestion, count: r.suggestionCount)
+        let bound = form.write(
             entry: UnsafeBufferPointer(start: pieces, count: e), key: UnsafeBufferPointer(start: pieces + e, count: k),
-            name: UnsafeBufferPointer(start: pieces + e + k, count: n),
-            suggestion: r.suggestionCount == ProblemStore.none ? nil : bytes(at: r.suggestion, count: r.suggestionCount),
-            into: text)
+            name: UnsafeBufferPointer(start: pieces + e + k, count: n), suggestion: suggestion, into: text)
+        // Pieces of ASCII without NUL (the pieces are one run of bytes, the suggestion another),
+        // set in words of ASCII, no longer than the cap: the message is kept as written, its
+        // bytes not looked at again.
+        if bound <= Diagnostic.maxMessageBytes {
+            var flags: UInt64 = 0
+            ProblemStore.flag(UnsafeBufferPointer(start: pieces, count: e + k + n), &flags)
+            if let suggestion { ProblemStore.flag(suggestion, &flags) }
+            if flags & ProblemStore.highBits == 0 { return }
+        }
         let written = UnsafeBufferPointer(rebasing: text.bytes[start...])
         if written.count <= Diagnostic.maxMessageBytes && TextBuffer.isKeepable(written) { return }
         let repaired = Diagnostic.capped(Diagnostic.withoutNul(String(decoding: written, as: UTF8.self)))

@@ -28,6 +28,25 @@ public struct SourceLocation: Sendable, Hashable, Comparable, CustomStringConver
     /// `file`, or `unnamedSource` when it is empty: the name every loader gives locations.
     public static func sourceName(_ file: String) -> String { file.isEmpty ? unnamedSource : file }
 
+    /// Why `name` cannot name text a host loads (`file:` of `Registry.load(text:)` and
+    /// `load(bytes:)`, the C ABI's `cr_load_options.source_name`), or nil when it can. Messages
+    /// show it as `name:line:column`, one line each: a name holding a control character (C0, DEL,
+    /// C1) or a line or paragraph separator (U+2028, U+2029) could end that line and forge others,
+    /// so it is refused, not shown as written. The one rule for every door that names loaded text.
+    public static func sourceNameProblem(_ name: String) -> String? {
+        var offset = 0
+        for scalar in name.unicodeScalars {
+            let v = scalar.value
+            if v < 0x20 || (v >= 0x7F && v <= 0x9F) || v == 0x2028 || v == 0x2029 {
+                let code = String(v, radix: 16, uppercase: true)
+                return
+                    "holds the control character U+\(String(repeating: "0", count: max(0, 4 - code.count)) + code) at byte \(offset): messages show a source name as name:line:column on one line, so it must be printable text; remove the character (e.g. name the text by its file name)"
+            }
+            offset += UTF8.width(scalar)
+        }
+        return nil
+    }
+
     /// Orders by file, then line, then column.
     public static func < (a: SourceLocation, b: SourceLocation) -> Bool {
         (a.file, a.line, a.column) < (b.file, b.line, b.column)

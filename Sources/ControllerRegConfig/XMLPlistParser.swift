@@ -91,9 +91,11 @@ struct XMLPlistParser {
     /// Skips whitespace, the XML declaration and other processing instructions, comments and the
     /// DOCTYPE before the root element.
     mutating func skipProlog() throws(ConfigError) {
+        let documentStart = pos
         while true {
             skipSpaces()
             if has("<?", at: pos) {
+                if pos != documentStart, isXMLDeclaration(at: pos) { throw declarationNotFirst(documentStart) }
                 var i = pos + 2
                 while i + 1 < end, !(p[i] == UInt8(ascii: "?") && p[i + 1] == UInt8(ascii: ">")) { i += 1 }
                 guard i + 1 < end else { throw syntax("unterminated processing instruction (expected '?>')", at: pos) }
@@ -109,6 +111,28 @@ struct XMLPlistParser {
                 return
             }
         }
+    }
+
+    /// Whether the processing instruction at `at` (`<?`) is an XML declaration: its target is `xml`
+    /// (in any case: the others are reserved), followed by a blank or `?>`.
+    func isXMLDeclaration(at i: Int) -> Bool {
+        guard i + 5 < end else { return false }
+        let target = (p[i + 2] | 0x20, p[i + 3] | 0x20, p[i + 4] | 0x20)
+        guard target == (UInt8(ascii: "x"), UInt8(ascii: "m"), UInt8(ascii: "l")) else { return false }
+        let next = p[i + 5]
+        return next == 0x20 || next == 0x09 || next == 0x0A || next == 0x0D || next == UInt8(ascii: "?")
+    }
+
+    /// The error for an XML declaration after other bytes (whitespace, a comment, another
+    /// declaration): XML 1.0 allows it only as the very first bytes of the document (after a BOM),
+    /// as expat and Python's plistlib enforce. Placed at the declaration.
+    @inline(never)
+    mutating func declarationNotFirst(_ documentStart: Int) -> ConfigError {
+        let onlyBlanks = (documentStart..<pos).allSatisfy { p[$0] == 0x20 || p[$0] == 0x09 || p[$0] == 0x0A || p[$0] == 0x0D }
+        let before = onlyBlanks ? "whitespace" : "other markup"
+        return syntax(
+            "the XML declaration (<?xml ...?>) comes after \(before): XML 1.0 allows it only as the very first bytes of the file; remove what comes before it (or the declaration)",
+            at: pos)
     }
 
     /// Skips `<!DOCTYPE …>` (its public and system ids are never fetched); an internal subset is an error.

@@ -192,7 +192,13 @@ func arrayObject(_ refs: [UInt8]) -> [UInt8] {
         check(bplist([[0x09]], top: 1), .syntax, "binary plist trailer: top object 1 is not less than the object count 1")
         check(
             Array("bplist01".utf8) + good.dropFirst(8), .syntax,
-            "unsupported binary plist version 'bplist01' (only bplist00 is supported)")
+            "unsupported binary plist version 'bplist01' (only bplist00 is supported): write the file as bplist00 (plutil -convert binary1) or as XML",
+            at: 6)
+        // The place is the version's bytes (after the magic) also when they are missing.
+        check(
+            Array("bplist".utf8), .syntax,
+            "unsupported binary plist version 'bplist' (only bplist00 is supported): write the file as bplist00 (plutil -convert binary1) or as XML",
+            at: 6)
     }
 
     @Test func offsetsAndReferences() {
@@ -205,24 +211,30 @@ func arrayObject(_ refs: [UInt8]) -> [UInt8] {
             at: 9)
         check(
             bplist([[0x5F, 0x13] + [UInt8](repeating: 0xFF, count: 8)]), .syntax,
-            "binary plist: string count 18446744073709551615 is larger than the file", at: 8)
+            "binary plist: string count 18446744073709551615 is larger than the file", at: 9)
         check(
             bplist([[0xAF, 0x12, 0x00, 0x01, 0x00, 0x00, 0x00]]), .syntax,
-            "binary plist: array count 65536 is larger than the file", at: 8)
+            "binary plist: array count 65536 is larger than the file", at: 9)
         check(bplist([[0xA3, 0x00]]), .syntax, "binary plist: array of 3 elements at byte 8 runs past the object area", at: 8)
         check(bplist([[0x5E, 0x41]]), .syntax, "binary plist: string of 14 elements at byte 8 runs past the object area")
         check(bplist([[0x13, 0x00]]), .syntax, "binary plist: integer at byte 8 runs past the object area")
         check(bplist([[0x5F, 0x50]]), .syntax, "binary plist: string count is not an integer object (marker 0x50)", at: 9)
+        // A count's problems are placed at the count (after the marker), where the byte at fault is.
+        check(bplist([[0x5F]]), .syntax, "binary plist: string count is truncated", at: 9)
+        check(bplist([[0x5F, 0x11, 0x00]]), .syntax, "binary plist: string count at byte 9 runs past the object area", at: 9)
     }
 
     @Test func cyclesAreErrors() {
-        check(bplist([arrayObject([0])]), .syntax, "binary plist: object 0 contains itself", at: 8)
+        // The place is the reference that closes the cycle (the byte at fault).
+        check(bplist([arrayObject([0])]), .syntax, "binary plist: object 0 contains itself (a reference back to it)", at: 9)
         // dict {k: [dict]}: obj0 dict, obj1 "k", obj2 array containing obj0.
-        check(bplist([[0xD1, 1, 2], ascii("k"), arrayObject([0])]), .syntax, "binary plist: object 0 contains itself", at: 8)
+        check(
+            bplist([[0xD1, 1, 2], ascii("k"), arrayObject([0])]), .syntax,
+            "binary plist: object 0 contains itself (a reference back to it)", at: 14)
         // A cycle not through the top: [[x] where x contains itself].
         check(
-            bplist([arrayObject([1]), arrayObject([2]), arrayObject([1])]), .syntax, "binary plist: object 1 contains itself",
-            at: 10)
+            bplist([arrayObject([1]), arrayObject([2]), arrayObject([1])]), .syntax,
+            "binary plist: object 1 contains itself (a reference back to it)", at: 13)
     }
 
     @Test func unsupportedAndMalformedObjects() {

@@ -839,7 +839,8 @@ public:
     PropValue(const char *s) : type_(s ? Type::String : Type::Null), s_(s ? s : "") {}
     PropValue(std::string s) noexcept : type_(Type::String), s_(std::move(s)) {}
     PropValue(std::string_view s) : type_(Type::String), s_(s) {}
-    /// An object pointer (not owned by the props: Owner::Caller in args, the caller keeps it).
+    /// An object pointer (not owned by the props: Owner::Caller in args, the caller keeps it); a null
+    /// pointer is a null value (an object value always holds an object: the C ABI refuses NULL).
     template <class T, std::enable_if_t<!std::is_same_v<std::remove_cv_t<T>, char>, int> = 0>
     PropValue(T *object) noexcept
         : type_(object ? Type::Object : Type::Null), o_(const_cast<void *>(static_cast<const void *>(object))) {}

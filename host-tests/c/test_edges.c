@@ -506,6 +506,118 @@ static void calls_on_a_registry_being_freed(void) {
     CHECK(u.child_null);
 }
 
+/* An object value always holds an object: NULL is refused by every object setter, as a NULL string
+ * is, with the fix named; nothing is set. */
+static void null_objects_are_refused(void) {
+    cr_value *map = cr_map_new();
+    cr_value *list = cr_list_new();
+    CHECK_STATUS(cr_map_set_object(map, "view", NULL), CR_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cr_last_error_message(), "cr_map_set_object");
+    CHECK_CONTAINS(cr_last_error_message(), "object is NULL");
+    CHECK_CONTAINS(cr_last_error_message(), "use cr_map_set_null");
+    CHECK_INT((long long)cr_value_count(map), 0);
+    CHECK_STATUS(cr_list_push_object(list, NULL), CR_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cr_last_error_message(), "cr_list_push_object");
+    CHECK_CONTAINS(cr_last_error_message(), "use cr_list_push_null");
+    CHECK_INT((long long)cr_value_count(list), 0);
+    int here = 0;
+    CHECK_STATUS(cr_map_set_object(map, "view", &here), CR_OK);
+    CHECK(cr_value_object(cr_map_get(map, "view")) == &here);
+    CHECK_STATUS(cr_list_push_object(list, &here), CR_OK);
+    CHECK_INT((long long)cr_value_count(list), 1);
+    cr_value_free(map);
+    cr_value_free(list);
+}
+
+/* A source name is shown in messages as name:line:column on one line: one holding a control
+ * character (which could forge message lines) is refused, naming the byte and the fix. */
+static void source_names_that_forge_lines(void) {
+    cr_registry *reg = cr_registry_new();
+    const char *yaml = "A: {ClassName: X, Dependencies: {a: Missing}}\n";
+    const char *bad[] = {"a.yaml\nerror: forged", "tab\there", "bell\a", "del\x7f", "c1\xc2\x85", "ls\xe2\x80\xa8"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cr_load_options o = CR_LOAD_OPTIONS_INIT;
+        o.source_name = bad[i];
+        CHECK_STATUS(cr_load_string_with(reg, yaml, strlen(yaml), &o), CR_ERR_INVALID_ARGUMENT);
+        CHECK_CONTAINS(cr_last_error_message(), "options->source_name");
+        CHECK_CONTAINS(cr_last_error_message(), "control character U+");
+        CHECK(strchr(cr_last_error_message(), '\n') == NULL);
+    }
+    cr_load_options o = CR_LOAD_OPTIONS_INIT;
+    o.source_name = "a.yaml\nerror: forged";
+    CHECK_STATUS(cr_load_string_with(reg, yaml, strlen(yaml), &o), CR_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cr_last_error_message(), "U+000A at byte 6");
+    /* Printable non-ASCII text is a name. */
+    o.source_name = "écran.yaml";
+    CHECK_STATUS(cr_load_string_with(reg, yaml, strlen(yaml), &o), CR_ERR_MISSING_REFERENCE);
+    CHECK_CONTAINS(cr_last_error_message(), "écran.yaml:1:");
+    cr_registry_free(reg);
+}
+
+/* Names a config can never reference (${NAME}: [A-Za-z_][A-Za-z0-9_]*) are refused in a load's
+ * environment map, naming the name and the rule; nothing is loaded. */
+static void environment_names_that_cannot_be_referenced(void) {
+    cr_registry *reg = cr_registry_new();
+    const char *yaml = "A: {ClassName: X, Dependencies: {port: \"@${PORT}\"}}\n";
+    const char *bad[] = {"1BAD", "", "A=B", "A-B", "A B", "é"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cr_value *env = cr_map_new();
+        cr_map_set_string(env, "PORT", "80");
+        cr_map_set_string(env, bad[i], "x");
+        cr_load_options o = CR_LOAD_OPTIONS_INIT;
+        o.environment = env;
+        CHECK_STATUS(cr_load_string_with(reg, yaml, strlen(yaml), &o), CR_ERR_INVALID_ARGUMENT);
+        CHECK_CONTAINS(cr_last_error_message(), "environment: the variable name");
+        CHECK_CONTAINS(cr_last_error_message(), "[A-Za-z_][A-Za-z0-9_]*");
+        cr_value_free(env);
+    }
+    cr_value *entries = cr_registry_entries(reg);
+    CHECK_INT((long long)cr_value_count(entries), 0); /* nothing was loaded */
+    cr_value_free(entries);
+    cr_value *env = cr_map_new();
+    cr_map_set_string(env, "1BAD", "x");
+    cr_load_options o = CR_LOAD_OPTIONS_INIT;
+    o.environment = env;
+    CHECK_STATUS(cr_load_string_with(reg, yaml, strlen(yaml), &o), CR_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cr_last_error_message(), "\"1BAD\"");
+    cr_value_free(env);
+    env = cr_map_new();
+    cr_map_set_string(env, "PORT", "80");
+    cr_map_set_string(env, "_under9", "x");
+    o.environment = env;
+    CHECK_STATUS(cr_load_string_with(reg, yaml, strlen(yaml), &o), CR_OK);
+    cr_value_free(env);
+    cr_registry_free(reg);
+}
+
+/* XML 1.0: the XML declaration is the very first bytes; after whitespace (or a comment) it is
+ * refused with its line:column. Binary plists: a bad version is placed at the version's bytes. */
+static void plist_headers(void) {
+    cr_registry *reg = cr_registry_new();
+    const char *late = "\n  <?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<plist version=\"1.0\"><dict/></plist>\n";
+    cr_load_options o = CR_LOAD_OPTIONS_INIT;
+    o.source_name = "late.plist";
+    o.format = CR_FORMAT_PLIST;
+    CHECK_STATUS(cr_load_string_with(reg, late, strlen(late), &o), CR_ERR_SYNTAX);
+    CHECK_CONTAINS(cr_last_error_message(), "late.plist:2:3:");
+    CHECK_CONTAINS(cr_last_error_message(), "very first bytes");
+    const char *first = "<?xml version=\"1.0\"?>\n<plist version=\"1.0\"><dict/></plist>\n";
+    CHECK_STATUS(cr_load_string_with(reg, first, strlen(first), &o), CR_OK);
+    /* A whole bplist (true, offset table, trailer) but for its version. */
+    static const char version[] = "bplist01\x09\x08"
+                                  "\x00\x00\x00\x00\x00\x00\x01\x01"
+                                  "\x00\x00\x00\x00\x00\x00\x00\x01"
+                                  "\x00\x00\x00\x00\x00\x00\x00\x00"
+                                  "\x00\x00\x00\x00\x00\x00\x00\x09";
+    o.source_name = "v.plist";
+    CHECK_STATUS(cr_load_string_with(reg, version, sizeof version - 1, &o), CR_ERR_SYNTAX);
+    CHECK_CONTAINS(cr_last_error_message(), "v.plist:byte 6:");
+    const cr_problem *p = cr_last_error_problem(0);
+    CHECK(p != NULL);
+    if (p) CHECK_INT(p->column, 6);
+    cr_registry_free(reg);
+}
+
 void test_edges(void) {
     free_from_own_create();
     free_from_outermost_create();
@@ -520,4 +632,8 @@ void test_edges(void) {
     replaced_singletons_are_destroyed();
     entry_options();
     calls_on_a_registry_being_freed();
+    null_objects_are_refused();
+    source_names_that_forge_lines();
+    environment_names_that_cannot_be_referenced();
+    plist_headers();
 }

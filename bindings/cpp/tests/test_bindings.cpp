@@ -573,9 +573,11 @@ TEST_CASE(props_builder) {
                      {"s", "text"},
                      {"ss", std::string("x")},
                      {"o", &object},
+                     {"np", static_cast<int *>(nullptr)}, // no object: null (the C ABI refuses a NULL object)
                      {"list", cr::PropValue::list({1, "two", 3.0})},
                      {"map", cr::PropValue::map({{"k", "v"}})}});
-    CHECK_EQ(seen, std::string("n:null b:bool i:int u:int l:int d:double s:string ss:string o:object list:list map:map "));
+    CHECK_EQ(seen,
+             std::string("n:null b:bool i:int u:int l:int d:double s:string ss:string o:object np:null list:list map:map "));
 
     cr::Props chained;
     chained.set("color", "red").set("number", 1).set("color", "blue"); // replacing a key

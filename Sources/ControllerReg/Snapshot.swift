@@ -285,9 +285,10 @@ struct EntryTableBuilder {
             cells.append(cell)
         }
         // Most rows have neither: a dictionary write (a hash, and a removal of nothing) per row
-        // is only made when there is something to write or remove.
-        if owner != nil || !owners.isEmpty { owners[Int32(i)] = owner }
-        if environment != nil || !environments.isEmpty { environments[Int32(i)] = environment }
+        // is only made when there is something to write, or a replaced row's to remove (a new
+        // row has none: writing nil would copy the base's dictionary, the size of the registry).
+        if owner != nil || (hadName && !owners.isEmpty) { owners[Int32(i)] = owner }
+        if environment != nil || (hadName && !environments.isEmpty) { environments[Int32(i)] = environment }
     }
 
     /// The table, keeping only the arenas and cells its live rows use.

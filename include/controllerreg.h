@@ -517,12 +517,20 @@ int cr_registry_reload_with(cr_registry *reg, cr_value **changes);
  *  Cost: adding an entry costs about the size of that entry, whatever the size of the registry
  *  (amortized; 8,000 calls one at a time: ~0.15 s, where they took ~11 s when each call rebuilt the
  *  registry): it is validated against the entries it refers to, and its row is written past the
- *  rows creates on other threads are reading. What changes existing entries costs their number:
- *  cr_remove_entry, and an add that changes the {"Tagged": t} lists or {"Optional": X} targets of
- *  existing entries (they are compiled again), rebuild the registry's table; a registry with
- *  child registries compiles each child again; a singleton added while the registry has graph
- *  entries walks what it reaches (the lifetime rule). Loading many entries as one config
- *  (cr_load_string) is still cheaper per entry: one change for all. */
+ *  rows creates on other threads are reading. The same holds with child registries: a parent's
+ *  add extends each child's view by the entry (validated there too), and an add to a child that
+ *  defines a name new to it costs that entry. A singleton added walks only what it reaches (the
+ *  lifetime rule). What still costs the registry's size: cr_remove_entry, an add that replaces an
+ *  entry (a child's override of its parent's, or a load with CR_LOAD_OVERRIDE), and an add that
+ *  changes the {"Tagged": t} lists or {"Optional": X} targets of existing entries (they are
+ *  compiled again) rebuild the registry's table, and then compile each child registry again
+ *  whole; so do a class registered on a parent and a reload. While the registry has entries with
+ *  {"Tagged": t} or {"Optional": X} values, every add reads each of them (to find those it
+ *  changes); an added entry with an environment value or such a value copies the registry's list
+ *  of those entries, and an added singleton each child's list of the singletons it takes from
+ *  its parent.
+ *  Loading many entries as one config (cr_load_string) is still cheaper per entry: one change for
+ *  all. */
 int cr_add_entry(cr_registry *reg, const char *name, const char *class_name, cr_lifestyle lifestyle,
                  const cr_value *dependencies);
 

@@ -865,12 +865,27 @@ static void mode_loadmem(const char *name, const char *path, const char *fmt, lo
 /* cr_add_entry into a registry of `existing` leaf entries (loaded as one config): what one add
  * costs at two registry sizes (`adds`: the pair c.cr.add_entry.8000 / c.cr.add_entry.1000; `cg
  * c.cr.add_entry.N K`: K adds, every copy of the rows they make included). Linear adds cost the
- * same at both sizes. */
+ * same at both sizes. With `with_child`, the registry has one child registry (made before the
+ * adds), whose view each add extends too: c.cr.add_entry_child.N. */
 typedef struct {
     int existing;
     int next;
+    int with_child;
     cr_registry *reg;
+    cr_registry *child;
 } add_ctx;
+
+/* The child of x->reg when x->with_child (else NULL). */
+static void add_ctx_open_child(add_ctx *x) {
+    x->child = NULL;
+    if (x->with_child && !(x->child = cr_registry_new_child(x->reg))) die("cr_registry_new_child");
+}
+
+/* Frees x's child (if any), then its registry. */
+static void add_ctx_free(add_ctx *x) {
+    if (x->child) cr_registry_free(x->child);
+    cr_registry_free(x->reg);
+}
 
 /* A registry of n leaf entries E0..E<n-1>, loaded as one config. */
 static cr_registry *registry_with_leaves(int n) {
@@ -896,19 +911,24 @@ static void op_add_entry(void *c) {
 static double add_block(void *c, long n) {
     add_ctx *x = c;
     x->reg = registry_with_leaves(x->existing);
+    add_ctx_open_child(x);
     x->next = 0;
     double t0 = pb_now_ns();
     for (long i = 0; i < n; i++) op_add_entry(x);
     double ns = pb_now_ns() - t0;
-    cr_registry_free(x->reg);
+    add_ctx_free(x);
     return ns;
 }
 
-/* `adds`: ns per cr_add_entry at 8,000 existing entries over the same at 1,000 (500 adds a block). */
+/* `adds`: ns per cr_add_entry at 8,000 existing entries over the same at 1,000 (500 adds a block),
+ * without and with a child registry. */
 static void mode_adds(void) {
-    add_ctx small = {1000, 0, NULL}, large = {8000, 0, NULL};
+    add_ctx small = {1000, 0, 0, NULL, NULL}, large = {8000, 0, 0, NULL, NULL};
     pb_pair_blocks("c.cr.add_entry.8000", add_block, &large, 500, "c.cr.add_entry.1000", add_block, &small, 500, "ns/op", 1.0,
                    NULL);
+    add_ctx small_child = {1000, 0, 1, NULL, NULL}, large_child = {8000, 0, 1, NULL, NULL};
+    pb_pair_blocks("c.cr.add_entry_child.8000", add_block, &large_child, 500, "c.cr.add_entry_child.1000", add_block,
+                   &small_child, 500, "ns/op", 1.0, NULL);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -919,11 +939,13 @@ static void mode_adds(void) {
  * valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*pb_measured_region*'
  * (add --dump-after='*pb_measured_region*' for one dump per op, in the order given). */
 static void mode_cg(const char *spec, long n) {
-    if (!strncmp(spec, "c.cr.add_entry.", 15)) {
-        add_ctx x = {atoi(spec + 15), 0, NULL};
+    if (!strncmp(spec, "c.cr.add_entry.", 15) || !strncmp(spec, "c.cr.add_entry_child.", 21)) {
+        int with_child = spec[14] == '_';
+        add_ctx x = {atoi(spec + (with_child ? 21 : 15)), 0, with_child, NULL, NULL};
         x.reg = registry_with_leaves(x.existing);
+        add_ctx_open_child(&x);
         pb_count(op_add_entry, &x, 0, n);
-        cr_registry_free(x.reg);
+        add_ctx_free(&x);
         return;
     }
     char first[128] = {0};
@@ -982,7 +1004,8 @@ int main(int argc, char **argv) {
                 "        every problem record read), libyaml:FILE,\n"
                 "        rapidjson:FILE, libplist:FILE\n"
                 "  OP:   c.cr.leaf c.floor.leaf c.hand.leaf c.cr.node5 ... (see create_ops in bench.c), or\n"
-                "        c.cr.add_entry.N (N cr_add_entry calls into a registry of N leaf entries; alone)\n"
+                "        c.cr.add_entry.N (N cr_add_entry calls into a registry of N leaf entries; alone),\n"
+                "        c.cr.add_entry_child.N (the same into a registry with one child registry)\n"
                 "  env BENCH_PAIRS (A/B pairs, default 21), BENCH_BLOCK_MS (block length, default 4),\n"
                 "      BENCH_ITERS (creates per thread per block in `threads`, default 200000), BENCH_CLOCK=wall\n");
         return 2;

@@ -185,8 +185,10 @@ def callgrind_ops(a):
     for name in listed([a.c_bench]):
         ops[name] = ([a.c_bench], name, n_create, "region")
     # cr_add_entry into registries of 1k and 8k entries: 1,000 adds each (their row copies included).
+    # The same with one child registry (each add extends the child's view too).
     for existing in (1000, 8000):
         ops["c.cr.add_entry.%d" % existing] = ([a.c_bench], "c.cr.add_entry.%d" % existing, 1000, "region-alone")
+        ops["c.cr.add_entry_child.%d" % existing] = ([a.c_bench], "c.cr.add_entry_child.%d" % existing, 1000, "region-alone")
     for name in listed([a.swift_bench]):
         ops[name] = ([a.swift_bench], name, n_create // 10 if name.startswith("swinject") else n_create, "region")
     cpp = os.path.join(a.build, "Benchmarks", "cpp", "controllerreg-bench-cpp")
@@ -347,6 +349,13 @@ OTHER_TARGETS = [
     ("validation linear: binary plist 100k/10k <= 11x", "load.bin.100000", "load.bin.10000", "<=", 11),
     # One cr_add_entry costs the entry, not the registry: the same at 8k entries as at 1k.
     ("cr_add_entry linear: one add at 8k entries <= 1.5x one at 1k", "c.cr.add_entry.8000", "c.cr.add_entry.1000", "<=", 1.5),
+    (
+        "cr_add_entry with a child linear: one add at 8k entries <= 1.5x one at 1k",
+        "c.cr.add_entry_child.8000",
+        "c.cr.add_entry_child.1000",
+        "<=",
+        1.5,
+    ),
     ("2 threads >= 1.8x one thread (wall clock)", "c.threads.2", "c.threads.1", ">=", 1.8),
     ("2 threads >= 1.8x one thread (per-thread CPU time)", "c.threads_cpu.2", "c.threads_cpu.1", ">=", 1.8),
     # The control: the same thread blocks running hand-wired C (malloc + free, nothing shared), right

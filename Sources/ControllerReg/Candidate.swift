@@ -5,12 +5,19 @@ struct Candidate {
     /// This registry's own class records by slot (padded to every slot by `padRecords`).
     var ownRecords: [ClassRecord?]
     var templates: [String]
-    var own: [EntryDefinition]
+    var own: SharedTailList<EntryDefinition>
     var history: ReloadHistory
     var entries: EntryTable
     /// For a child: the parent's (candidate) snapshot its classes and entries fall back to.
     var parentSnapshot: Snapshot?
     var builtSnapshot: Snapshot?
+    /// How many changes of entries (`Registry.stage`) this candidate holds (a reload replays many).
+    var stagedChanges = 0
+    /// When the candidate holds one change that only added entries to a registry with children:
+    /// those entries as defined, so each child extends its table by them
+    /// (`Registry.candidate(parentSnapshot:adding:)`) instead of compiling every entry again.
+    /// nil after any other change (the children are compiled again over the new state).
+    var addedForChildren: [EntryDefinition]?
 
     init(registry: Registry, state: WriterState, current: Snapshot) {
         self.registry = registry
@@ -37,7 +44,7 @@ struct Candidate {
     /// Compiles a child's entries: the parent's, overridden and extended by `own`.
     /// `namesIncomplete` and `kept` are `Transaction.apply`'s.
     mutating func merge(
-        parent: Snapshot, own: [EntryDefinition], invalidNames: Set<String>, problems: [Diagnostic],
+        parent: Snapshot, own: SharedTailList<EntryDefinition>, invalidNames: Set<String>, problems: [Diagnostic],
         namesIncomplete: Bool = false, kept: [String: (cell: SingletonCell, owner: UnsafeMutableRawPointer?)] = [:]
     ) throws(ConfigError) {
         var definitions: [EntryDefinition] = []

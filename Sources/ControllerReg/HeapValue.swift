@@ -33,10 +33,14 @@ package enum HeapValue {
     /// args), or nil when `pointer` is NULL: an object value always holds an object, so a reader's
     /// NULL (`cr_value_object`) only ever means "not an object"; no object is a null value. The one
     /// rule of every door that sets an object: `cr_map_set_object`, `cr_list_push_object`, the
-    /// Swift API's `Value.object` in props, and the bindings (through the C ABI).
-    package static func object(_ pointer: UnsafeMutableRawPointer?, registryOwned: Bool = false) -> RawValue? {
+    /// Swift API's `Value.object` in props, and the bindings (through the C ABI). `swiftObject`:
+    /// the pointer is a Swift object (`ObjectReference.isSwiftObject`; `RawValue.swiftObject`).
+    package static func object(
+        _ pointer: UnsafeMutableRawPointer?, registryOwned: Bool = false, swiftObject: Bool = false
+    ) -> RawValue? {
         guard let pointer else { return nil }
-        return registryOwned ? .object(pointer, registryOwned: true) : .callerObject(pointer)
+        let tag = swiftObject ? RawValue.swiftObject : 0
+        return registryOwned ? .object(pointer, registryOwned: true, tag: tag) : .callerObject(pointer, tag: tag)
     }
 
     /// Why a NULL object was refused (`object` gave nil), for the message of `setter`, a door that

@@ -30,6 +30,10 @@ public struct HostClass: @unchecked Sendable {
     /// they keep). When false (C hosts), the callback owns each receiver-owned object it takes
     /// (`cr_value_object`); the library destroys the others when the callback returns.
     public var borrowsArguments: Bool
+    /// Whether `create` returns retained Swift objects (set only by `HostClass.swift`): the objects
+    /// of this class, and only they, are read as Swift objects by the typed reads
+    /// (`ValueRef.object(as:)`, `Registry.create(_:as:)`; `RawValue.swiftObject`).
+    package var makesSwiftObjects = false
 
     /// Describes a class by functions and a context pointer.
     public init(
@@ -60,10 +64,11 @@ extension HostClass {
     ) -> HostClass {
         let box = Unmanaged.passRetained(SwiftClassBox(create: create, setter: setter))
         nonisolated(unsafe) let context = box.toOpaque()
-        return HostClass(
+        var host = HostClass(
             create: { args, context in
                 // The box lives as long as the class (its record holds the context): no retain.
-                Unmanaged<SwiftClassBox>.fromOpaque(context!)._withUnsafeGuaranteedRef { box in
+                // The context is never nil (this class's own, set below): no test of it per create.
+                Unmanaged<SwiftClassBox>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { box in
                     do {
                         return Unmanaged.passRetained(try box.create(ValueRef(args.assumingMemoryBound(to: RawValue.self))))
                             .toOpaque()
@@ -90,6 +95,8 @@ extension HostClass {
             context: context,
             release: { Unmanaged<SwiftClassBox>.fromOpaque(context).release() },
             borrowsArguments: true)
+        host.makesSwiftObjects = true
+        return host
     }
 }
 

@@ -154,18 +154,23 @@ struct LifetimeRule {
 
     /// Whether a `graph` entry is reachable from `starts` (themselves included) by object edges.
     private func reachesGraph(from starts: [Int]) -> Bool {
-        var seen = [Bool](repeating: false, count: total)
+        // Entries seen: a flag per entry when the starts are many next to the table (a load), else
+        // a set (a few entries added: the walk costs what it reaches, not the registry's size).
+        var seenFlags = starts.count * 64 < total ? [] : [Bool](repeating: false, count: total)
+        var seenSet = Set<Int>()
+        func firstSight(_ i: Int) -> Bool {
+            if seenFlags.isEmpty { return seenSet.insert(i).inserted }
+            if seenFlags[i] { return false }
+            seenFlags[i] = true
+            return true
+        }
         var work: [Int] = []
-        for s in starts where !seen[s] {
-            seen[s] = true
+        for s in starts where firstSight(s) {
             work.append(s)
             while let u = work.popLast() {
                 if lifestyleOf(u) == .graph { return true }
                 guard expands(u) else { continue }
-                for t in edgesOf(u) where !seen[Int(t)] {
-                    seen[Int(t)] = true
-                    work.append(Int(t))
-                }
+                for t in edgesOf(u) where firstSight(Int(t)) { work.append(Int(t)) }
             }
         }
         return false

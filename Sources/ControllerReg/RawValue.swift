@@ -62,9 +62,12 @@ import Darwin
         @usableFromInline package static let moved: UInt8 = 128
     }
 
-    @inlinable init(kind: ValueKind, flags: UInt8 = 0, count: UInt32 = 0, a: UInt64 = 0, b: UInt64 = 0) {
+    @inlinable init(
+        kind: ValueKind, flags: UInt8 = 0, reserved: UInt16 = 0, count: UInt32 = 0, a: UInt64 = 0, b: UInt64 = 0
+    ) {
         self.kind = kind.rawValue
         self.flags = flags
+        self.reserved = reserved
         self.count = count
         self.a = a
         self.b = b
@@ -80,18 +83,52 @@ import Darwin
     @inlinable package static func int(_ v: Int64) -> RawValue { RawValue(kind: .int, a: UInt64(bitPattern: v)) }
     /// A floating-point number.
     @inlinable package static func double(_ v: Double) -> RawValue { RawValue(kind: .double, a: v.bitPattern) }
-    /// An object pointer built for the receiver (not owned by the value).
-    @inlinable package static func object(_ p: UnsafeMutableRawPointer?, registryOwned: Bool = false) -> RawValue {
-        RawValue(kind: .object, flags: registryOwned ? Flags.registryOwned : 0, a: UInt64(UInt(bitPattern: p)))
+    /// In `reserved` of an object value: the object is a Swift object, built by a class registered
+    /// with Swift closures (`HostClass.swift`, its `ClassFunctions.objectTag`) or given in Swift
+    /// props as one (`ObjectReference(_: AnyObject)`). Only such an object is read as a Swift object
+    /// by the Swift API's typed reads (`ValueRef.object(as:)`, `take(as:)`, `objects(as:)`,
+    /// `Registry.create(_:as:)`); any other (a C-function class's object, a pointer a C host or a
+    /// raw `ObjectReference` gave) has 0 there and reads as nil or a `.type` error, never as a
+    /// Swift object (which would be undefined behaviour). (Maps use `reserved` for other things.)
+    @usableFromInline package static let swiftObject: UInt16 = 1
+
+    /// An object pointer built for the receiver (not owned by the value); `tag` is
+    /// `RawValue.swiftObject` for a Swift object, else 0.
+    @inlinable package static func object(_ p: UnsafeMutableRawPointer?, registryOwned: Bool = false, tag: UInt16 = 0) -> RawValue
+    {
+        RawValue(kind: .object, flags: registryOwned ? Flags.registryOwned : 0, reserved: tag, a: UInt64(UInt(bitPattern: p)))
     }
+    /// The first 8 bytes (kind, flags, `reserved`, count) of a receiver's object value with `tag`
+    /// (`ClassFunctions.objectHeader`, computed once per class).
+    static func objectHeader(tag: UInt16) -> UInt64 {
+        withUnsafeBytes(of: RawValue.object(nil, tag: tag)) { $0.load(as: UInt64.self) }
+    }
+
+    /// The tag in an object header (`objectHeader(tag:)`).
+    @inlinable static func tag(ofHeader header: UInt64) -> UInt16 {
+        withUnsafeBytes(of: header) { $0.load(fromByteOffset: 2, as: UInt16.self) }
+    }
+
+    /// Initialises `dest` as `.object(p, tag:)` from the object's header (`objectHeader(tag:)`):
+    /// the header in one store, the pointer, and 0, so writing an object built for a receiver costs
+    /// its class's header load and no more.
+    @inlinable @inline(__always)
+    static func initializeObject(_ dest: UnsafeMutablePointer<RawValue>, _ p: UnsafeMutableRawPointer, header: UInt64) {
+        assert(MemoryLayout<RawValue>.offset(of: \RawValue.a) == 8, "RawValue layout changed")
+        let raw = UnsafeMutableRawPointer(dest)
+        raw.storeBytes(of: header, as: UInt64.self)
+        raw.storeBytes(of: UInt64(UInt(bitPattern: p)), toByteOffset: 8, as: UInt64.self)
+        raw.storeBytes(of: 0, toByteOffset: 16, as: UInt64.self)
+    }
+
     /// A `graph` object as its first receiver gets it (the receiver's unless it is taken: see
-    /// `Resolver`), marked so that `ValueRef.take(as:)` never hands it over.
-    @inlinable static func graphObject(_ p: UnsafeMutableRawPointer?) -> RawValue {
-        RawValue(kind: .object, a: UInt64(UInt(bitPattern: p)), b: 1)
+    /// `Resolver`), marked so that `ValueRef.take(as:)` never hands it over; `tag` as for `object`.
+    @inlinable static func graphObject(_ p: UnsafeMutableRawPointer?, tag: UInt16) -> RawValue {
+        RawValue(kind: .object, reserved: tag, a: UInt64(UInt(bitPattern: p)), b: 1)
     }
-    /// An object pointer the caller keeps (props).
-    @inlinable package static func callerObject(_ p: UnsafeMutableRawPointer?) -> RawValue {
-        RawValue(kind: .object, flags: Flags.callerOwned, a: UInt64(UInt(bitPattern: p)))
+    /// An object pointer the caller keeps (props); `tag` as for `object`.
+    @inlinable package static func callerObject(_ p: UnsafeMutableRawPointer?, tag: UInt16 = 0) -> RawValue {
+        RawValue(kind: .object, flags: Flags.callerOwned, reserved: tag, a: UInt64(UInt(bitPattern: p)))
     }
     /// A string view over NUL-terminated bytes that outlive the value (not copied).
     @inlinable package static func borrowedString(_ p: UnsafePointer<UInt8>, length: Int) -> RawValue {

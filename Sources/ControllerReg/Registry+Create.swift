@@ -38,59 +38,72 @@ extension Registry {
         // The outcome comes back as a value, so no variable is shared with the closure (a captured
         // `var` would cost a dynamic exclusivity check per create).
         let outcome =
-            name.utf8.withContiguousStorageIfAvailable { u in createOutcome(u, rawProps) }
-            ?? {
-                var copy = name
-                return copy.withUTF8 { u in createOutcome(u, rawProps) }
-            }()
+            name.utf8.withContiguousStorageIfAvailable { u in
+                createOutcome(
+                    bytes: u.baseAddress ?? emptyKey, length: u.count, props: rawProps, destroyer: nil, leafHere: true)
+            } ?? createOutcomeCopying(name, rawProps)
         switch outcome {
-        case .made(let object, let owned): return ObjectReference(object, registryOwned: owned)
+        case .made(let object, let owned, let tag):
+            return ObjectReference(object, registryOwned: owned, swiftObject: tag & RawValue.swiftObject != 0)
         case .failed(let error): throw error
         }
     }
 
-    /// One create by name bytes.
-    @inline(__always)
-    private func createOutcome(_ u: UnsafeBufferPointer<UInt8>, _ rawProps: UnsafePointer<RawValue>?) -> CreateOutcome {
-        createOutcome(
-            bytes: u.baseAddress ?? emptyKey, length: u.count,
-            props: rawProps,
-            destroyer: nil)
+    /// `createReference` of a name whose UTF-8 is not contiguous (a bridged string): made
+    /// contiguous first (out of line, so the create path is inlined once, in `createReference`).
+    @inline(never)
+    private func createOutcomeCopying(_ name: String, _ rawProps: UnsafePointer<RawValue>?) -> CreateOutcome {
+        var copy = name
+        return copy.withUTF8 { u in
+            createOutcome(bytes: u.baseAddress ?? emptyKey, length: u.count, props: rawProps, destroyer: nil)
+        }
     }
 
     /// Creates a Swift object of type `T` (a class registered with a Swift closure).
-    @inlinable
+    @inlinable @inline(__always)
     public func create<T: AnyObject>(_ name: String, props: [String: Value], as type: T.Type) throws(ConfigError) -> T {
-        try Registry.typed(createReference(name, props: props), name, as: type)
+        try Registry.typed(createReference(name, props: props), name, as: type, self)
     }
 
     /// Creates a Swift object of type `T` (a class registered with a Swift closure), without props.
-    @inlinable
+    /// (Always inlined: with the check that its object is a Swift object, the optimizer stopped
+    /// inlining it into the caller's code, a call and 30 instructions more per create.)
+    @inlinable @inline(__always)
     public func create<T: AnyObject>(_ name: String, as type: T.Type) throws(ConfigError) -> T {
-        try Registry.typed(createReference(name, rawProps: nil), name, as: type)
+        try Registry.typed(createReference(name, rawProps: nil), name, as: type, self)
     }
 
     /// The created object as a `T`: taken over (+1 from the class's create) unless the registry
-    /// owns it; another type is a `.type` error (the object is released with the reference).
-    /// Inlined: an object whose class is exactly `T` (one metadata compare) is returned here; a
-    /// subclass or another class takes `typedByCast`, out of line.
+    /// owns it; another type is a `.type` error (the object is released with the reference), and
+    /// so is an object that is not a Swift object (a class registered with C functions built it:
+    /// `notASwiftObject`, which destroys it unless the registry owns it).
+    /// Inlined: a Swift object whose class is exactly `T` (one metadata compare) is returned
+    /// here; a subclass, another class or an object that is not a Swift object takes
+    /// `typedByCast`, out of line. (`registry` made it: `notASwiftObject` destroys through it.)
     @inlinable @inline(__always)
-    static func typed<T: AnyObject>(_ ref: ObjectReference, _ name: String, as type: T.Type) throws(ConfigError) -> T {
+    static func typed<T: AnyObject>(
+        _ ref: ObjectReference, _ name: String, as type: T.Type, _ registry: Registry
+    ) throws(ConfigError) -> T {
         let p = ref.pointer.unsafelyUnwrapped
-        let exact = Unmanaged<AnyObject>.fromOpaque(p)._withUnsafeGuaranteedRef {
-            ObjectIdentifier(Swift.type(of: $0)) == ObjectIdentifier(T.self)
-        }
-        if exact {
+        if ref.isSwiftObject,
+            Unmanaged<AnyObject>.fromOpaque(p)._withUnsafeGuaranteedRef({
+                ObjectIdentifier(Swift.type(of: $0)) == ObjectIdentifier(T.self)
+            })
+        {
             let u = Unmanaged<T>.fromOpaque(p)
             return ref.isRegistryOwned ? u.takeUnretainedValue() : u.takeRetainedValue()
         }
-        return try typedByCast(ref, name, as: type)
+        return try Registry.typedByCast(ref, name, as: type, registry)
     }
 
-    /// `typed` of an object whose class is not exactly `T`: the runtime's cast (a subclass is a
-    /// `T`), else a `.type` error (the object released with the reference).
+    /// `typed` of anything but a Swift object whose class is exactly `T`: an object that is not a
+    /// Swift object is a `.type` error (`notASwiftObject`); else the runtime's cast (a subclass is
+    /// a `T`), else a `.type` error (the object released with the reference).
     @inlinable @inline(never)
-    static func typedByCast<T: AnyObject>(_ ref: ObjectReference, _ name: String, as type: T.Type) throws(ConfigError) -> T {
+    static func typedByCast<T: AnyObject>(
+        _ ref: ObjectReference, _ name: String, as type: T.Type, _ registry: Registry
+    ) throws(ConfigError) -> T {
+        guard ref.isSwiftObject else { throw registry.notASwiftObject(ref, name, T.self) }
         let unmanaged = Unmanaged<AnyObject>.fromOpaque(ref.pointer.unsafelyUnwrapped)
         let object = ref.isRegistryOwned ? unmanaged.takeUnretainedValue() : unmanaged.takeRetainedValue()
         guard let typed = object as? T else { throw wrongType(object, name, T.self) }
@@ -103,6 +116,44 @@ extension Registry {
         ConfigError(.type, "'\(name)' built a \(Swift.type(of: object)), not a \(type)")
     }
 
+    /// The error of `create(_:as:)` when `name` built an object that is not a Swift object (its
+    /// class was registered with C functions), which is never read as one (out of line). The
+    /// object is destroyed by its class's destroy unless the registry owns it (a singleton), as
+    /// an object of another Swift type is released.
+    @usableFromInline @inline(never)
+    func notASwiftObject(_ ref: ObjectReference, _ name: String, _ type: Any.Type) -> ConfigError {
+        var fate = "the registry keeps it (a singleton)"
+        if !ref.isRegistryOwned, let object = ref.pointer {
+            // Destroyed while the snapshot (and so its class) is held, as a create's own objects are.
+            let destroyed: Bool = cell.read { s in
+                let destroyer = Registry.destroyer(ofCreated: name, s)
+                guard let destroy = destroyer.destroy else { return false }
+                destroy(object, destroyer.context)
+                return true
+            }
+            fate = destroyed ? "it was destroyed" : "its class has no destroy, so it was left as it is"
+        }
+        return ConfigError(
+            .type,
+            "'\(name)' built an object of a class registered with C functions, not a Swift object, so it cannot be read as a \(type) (\(fate)): create it with create(_:), which returns its raw pointer, or register the class with a Swift closure"
+        )
+    }
+
+    /// How to destroy what a create of `name` built in `s`: its entry's class, else the class a
+    /// create by convention finds (of that name, else the first template's).
+    private static func destroyer(ofCreated name: String, _ s: Snapshot) -> Destroyer {
+        let index = s.entries.index(of: name)
+        if index >= 0 { return Destroyer(s.classes, slot: Int(s.entries.plans[index].classSlot)) }
+        var slot = s.classes.lookup.find(name)
+        if slot < 0 {
+            for template in s.templates {
+                slot = s.classes.lookup.find(template.replacingAll("{name}", with: name))
+                if slot >= 0 { break }
+            }
+        }
+        return Destroyer(s.classes, slot: slot)
+    }
+
     /// Creates by a NUL-terminated name (the C ABI); `props` (a map, or nil) is borrowed for the
     /// call. Returns the object and whether the registry owns it; when `destroyer` is given, it
     /// receives how to destroy the object (nothing for a singleton).
@@ -111,7 +162,7 @@ extension Registry {
         destroyer: UnsafeMutablePointer<Destroyer>? = nil
     ) throws(ConfigError) -> (UnsafeMutableRawPointer, Bool) {
         switch createOutcome(cName: cName, props: props, destroyer: destroyer) {
-        case .made(let object, let owned): return (object, owned)
+        case .made(let object, let owned, _): return (object, owned)
         case .failed(let error): throw error
         }
     }
@@ -139,7 +190,7 @@ extension Registry {
         destroyer: UnsafeMutablePointer<Destroyer>? = nil
     ) throws(ConfigError) -> (UnsafeMutableRawPointer, Bool) {
         switch createOutcome(bytes: bytes, length: length, props: props, destroyer: destroyer) {
-        case .made(let object, let owned): return (object, owned)
+        case .made(let object, let owned, _): return (object, owned)
         case .failed(let error): throw error
         }
     }
@@ -148,8 +199,11 @@ extension Registry {
     /// success path nothing is left to release (an optional error kept beside it cost a
     /// `swift_release` of nil per create).
     package enum CreateOutcome {
-        /// The object, and whether the registry owns it (a singleton).
-        case made(UnsafeMutableRawPointer, Bool)
+        /// The object, whether the registry owns it (a singleton), and its tag
+        /// (`RawValue.swiftObject` when the class that built it makes Swift objects, else 0).
+        /// The tag is computed for the Swift API's door only (`createOutcome` without
+        /// `inlineArguments`); the C ABI's door, which never reads it, gets 0.
+        case made(UnsafeMutableRawPointer, Bool, UInt16)
         /// Why there is none.
         case failed(ConfigError)
     }
@@ -163,14 +217,16 @@ extension Registry {
     /// only find what the table would (an index that is stale, from another registry or a
     /// replaced snapshot, holds other bytes or none and misses).
     ///
-    /// With `inlineArguments` (the C ABI's door, whose one call site this is), a leaf is built
-    /// with no resolver (`Resolver.createLeaf`) and an entry with arguments in this frame
-    /// (`Resolver.buildTop`): no call and no second frame per create. (The Swift API's door, which
-    /// inlines this twice, keeps the call: inlined there too, its closures were no longer.)
+    /// With `leafHere` (the Swift API's door, `createReference`) a leaf is built with no resolver
+    /// (`Resolver.createLeaf`). With `inlineArguments` (the C ABI's door, whose one call site this
+    /// is) so is a leaf, and an entry with arguments is built in this frame (`Resolver.buildTop`):
+    /// no call and no second frame per create. (The Swift API keeps the call for an entry with
+    /// arguments: built in its frame, the resolver's own always-inlined steps, `fill` and
+    /// `settle`, were no longer inlined: node5 cost 1,953 instructions, against 1,799 with the call.)
     @inline(__always)
     func createOutcome(
         bytes: UnsafePointer<UInt8>, length: Int, props: UnsafePointer<RawValue>?,
-        destroyer: UnsafeMutablePointer<Destroyer>?, inlineArguments: Bool = false
+        destroyer: UnsafeMutablePointer<Destroyer>?, leafHere: Bool = false, inlineArguments: Bool = false
     ) -> CreateOutcome {
         if let props, props.pointee.valueKind != .map { return .failed(propsNotAMap(props)) }
         return cell.read { s, thread in
@@ -186,15 +242,15 @@ extension Registry {
                 assert(plan.pointee.live, "the name table found a removed entry")
                 if plan.pointee.lifestyle == .singleton, props == nil || props!.pointee.count == 0,
                     let v = Unmanaged<SingletonCell>.fromOpaque(plan.pointee.singletonCell)._withUnsafeGuaranteedRef({
-                        $0.value
+                        inlineArguments ? $0.value.map { ($0, 0) } : $0.tagged
                     })
                 {
-                    return .made(v, true)
+                    return .made(v.0, true, v.1)
                 }
             }
             return createFound(
                 s, thread, index, bytes: bytes, length: length, props: props, destroyer: destroyer,
-                inlineArguments: inlineArguments)
+                leafHere: leafHere || inlineArguments, inlineArguments: inlineArguments)
         }
     }
 
@@ -203,17 +259,20 @@ extension Registry {
     @inline(__always)
     private func createFound(
         _ s: Snapshot, _ thread: UnsafeMutablePointer<CreateThread>, _ index: Int, bytes: UnsafePointer<UInt8>, length: Int,
-        props: UnsafePointer<RawValue>?, destroyer: UnsafeMutablePointer<Destroyer>?, inlineArguments: Bool
+        props: UnsafePointer<RawValue>?, destroyer: UnsafeMutablePointer<Destroyer>?, leafHere: Bool,
+        inlineArguments: Bool
     ) -> CreateOutcome {
         if index >= 0 {
-            if inlineArguments {
-                // A leaf (the C ABI's door): its callback called here, with no resolver.
+            if leafHere {
+                // A leaf: its callback called here, with no resolver.
                 switch Resolver.createLeaf(
                     index, s, props: props, maxDepth: maxCreateDepth.load(ordering: .relaxed), thread: thread)
                 {
                 case .built(let o):
-                    if let destroyer { destroyer.pointee = Destroyer(s.classes, slot: Int(s.entries.plans[index].classSlot)) }
-                    return .made(o, false)
+                    let slot = Int(s.entries.plans[index].classSlot)
+                    if let destroyer { destroyer.pointee = Destroyer(s.classes, slot: slot) }
+                    // The tag for the Swift API's door (the C ABI's, `inlineArguments`, reads none).
+                    return .made(o, false, inlineArguments ? 0 : s.classes.functions[slot].objectTag)
                 case .failed: return .failed(leafFailed(s, index, bytes: bytes, length: length))
                 case .refused: break
                 }
@@ -221,16 +280,16 @@ extension Registry {
             var resolver = Resolver(
                 snapshot: s, registry: self, maxDepth: maxCreateDepth.load(ordering: .relaxed), thread: thread)
             do throws(CreateFailure) {
-                let (o, owned) = try resolver.createEntry(index, props: props, inlineArguments: inlineArguments)
+                let (o, owned, tag) = try resolver.createEntry(index, props: props, inlineArguments: inlineArguments)
                 if let destroyer, !owned { destroyer.pointee = Destroyer(s.classes, slot: Int(s.entries.plans[index].classSlot)) }
-                return .made(o, owned)
+                return .made(o, owned, tag)
             } catch {
                 return .failed(
                     error.error(for: String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self)))
             }
         }
         switch createByConvention(s, bytes: bytes, length: length, props: props, destroyer: destroyer) {
-        case .success(let (o, owned)): return .made(o, owned)
+        case .success(let (o, tag)): return .made(o, false, tag)
         case .failure(let error): return .failed(error)
         }
     }
@@ -255,7 +314,7 @@ extension Registry {
         _ s: Snapshot, bytes: UnsafePointer<UInt8>, length: Int,
         props: UnsafePointer<RawValue>?,
         destroyer: UnsafeMutablePointer<Destroyer>?
-    ) -> Result<(UnsafeMutableRawPointer, Bool), ConfigError> {
+    ) -> Result<(UnsafeMutableRawPointer, UInt16), ConfigError> {
         // Names given as bytes (the C ABI) are checked here, off the hot path: a name that is an
         // entry was valid when the entry was added.
         let maxBytes = limits.config.maxStringBytes
@@ -296,21 +355,23 @@ extension Registry {
         do throws(CreateFailure) {
             let object = try resolver.createClass(slot, props: props)
             destroyer?.pointee = Destroyer(s.classes, slot: slot)
-            return .success((object, false))
+            return .success((object, s.classes.functions[slot].objectTag))
         } catch {
             return .failure(error.error(for: name))
         }
     }
 
-    /// The singleton entry `name` defines here, built here on first use.
-    func singleton(named name: String, depth: Int) throws(CreateFailure) -> UnsafeMutableRawPointer {
+    /// The singleton entry `name` defines here, built here on first use, with its tag
+    /// (`RawValue.swiftObject` for a Swift object).
+    func singleton(named name: String, depth: Int) throws(CreateFailure) -> (UnsafeMutableRawPointer, UInt16) {
         let maxDepth = maxCreateDepth.load(ordering: .relaxed)
-        let result: Result<UnsafeMutableRawPointer, CreateFailure> = cell.read { s, thread in
+        let result: Result<(UnsafeMutableRawPointer, UInt16), CreateFailure> = cell.read { s, thread in
             let index = s.entries.index(of: name)
             guard index >= 0 else { return .failure(CreateFailure(code: .notFound, message: "no entry named '\(name)'")) }
             var resolver = Resolver(snapshot: s, registry: self, maxDepth: maxDepth, thread: thread)
             do throws(CreateFailure) {
-                return .success(try resolver.createEntry(index, props: nil, depth: depth).0)
+                let (object, _, tag) = try resolver.createEntry(index, props: nil, depth: depth)
+                return .success((object, tag))
             } catch {
                 return .failure(error)
             }

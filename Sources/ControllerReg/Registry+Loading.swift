@@ -230,9 +230,10 @@ extension Registry {
             }
         }
         // One path for root and child: the same transaction checks the change over the
-        // registry's table. A child then recompiles its own definitions over its parent's.
+        // registry's table. A child then recompiles its own definitions over its parent's, unless
+        // the change only added names new to it (the transaction's table is then the same).
         let child = c.parentSnapshot.map { parent in
-            Transaction.ChildScope(own: Set(c.own.map(\.name)), parentDefines: { parent.entries.index(of: $0) >= 0 })
+            Transaction.ChildScope(own: Transaction.OwnNames(c.own), parentDefines: { parent.entries.index(of: $0) >= 0 })
         }
         var tx = Transaction(
             base: c.entries, classSlots: c.classSlots, environment: lookup, maxStringBytes: limits.config.maxStringBytes)
@@ -249,9 +250,30 @@ extension Registry {
         var history = c.history
         let step = Int32(history.steps.count)
         history.steps.append(ReloadHistory.Step(source: source, mode: mode, removals: removals, environment: environment))
-        if let parent = c.parentSnapshot {
+        // What the change only added, for this registry's children (`Candidate.addedForChildren`).
+        var addedForChildren: [EntryDefinition]?
+        if c.parentSnapshot != nil && removals.isEmpty && tx.onlyAdded && history.origins.count == c.own.count {
+            // A child's change that only adds names new to its view: the transaction's table is
+            // what compiling the parent's entries and its own again would give (the added ones
+            // last, as their own). Appended to its own definitions and their origins, so the
+            // cost is the change's, not the child's or its parent's.
+            var added: [EntryDefinition] = []
+            for k in 0..<staged.count {
+                var d = staged.definition(k)
+                // The child compiles its own entries again later (over a changed parent): they
+                // keep this change's environment.
+                d.environment = lookup
+                c.own.append(d)
+                history.origins.append(step)
+                if !state.children.isEmpty { added.append(d) }
+            }
+            if !state.children.isEmpty { addedForChildren = added }
+            c.classSlots = tx.classSlots
+            c.padRecords()
+            c.entries = table
+        } else if let parent = c.parentSnapshot {
             let gone = Set(removals)
-            var own: [EntryDefinition] = []
+            var own: SharedTailList<EntryDefinition> = []
             var origins: [Int32] = []
             for (i, d) in c.own.enumerated() {
                 let origin = i < history.origins.count ? history.origins[i] : -1
@@ -305,6 +327,13 @@ extension Registry {
             c.entries = table
         }
         c.history = history
+        c.stagedChanges += 1
+        // Children extend their tables by what a change only added (each added entry decoded once
+        // here; its cost is the entry's); after any other change they are compiled again.
+        if c.parentSnapshot == nil && tx.onlyAdded && !state.children.isEmpty {
+            addedForChildren = tx.changedIndices.compactMap { c.entries.definition(at: $0) }
+        }
+        c.addedForChildren = c.stagedChanges == 1 ? addedForChildren : nil
     }
 }
 

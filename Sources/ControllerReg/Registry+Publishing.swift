@@ -18,7 +18,8 @@ extension Registry {
         var locked: [Candidate] = []
         var problems: [Diagnostic] = []
         Registry.prepareChildren(
-            of: self, parentSnapshot: snapshot, keepingSingletons: reloading, into: &locked, problems: &problems)
+            of: self, parentSnapshot: snapshot, added: reloading ? nil : c.addedForChildren, keepingSingletons: reloading,
+            into: &locked, problems: &problems)
         defer { for child in locked { child.registry.lock.unlock() } }
         if !problems.isEmpty { throw ConfigError(problems) }
         let before = cell.snapshot
@@ -41,9 +42,11 @@ extension Registry {
     }
 
     /// Locks every descendant and computes its state over `parentSnapshot`, collecting problems.
+    /// `added`: the parent's change only added these entries, so each child's table is extended by
+    /// them (the cost of the change, not of the registry); nil: each child is compiled again.
     private static func prepareChildren(
-        of registry: Registry, parentSnapshot: Snapshot, keepingSingletons: Bool, into locked: inout [Candidate],
-        problems: inout [Diagnostic]
+        of registry: Registry, parentSnapshot: Snapshot, added: [EntryDefinition]?, keepingSingletons: Bool,
+        into locked: inout [Candidate], problems: inout [Diagnostic]
     ) {
         for weak in registry.state.children {
             guard let child = weak.registry, !child.isClosed else { continue }
@@ -53,18 +56,22 @@ extension Registry {
                 child.lock.unlock()
                 continue
             }
-            switch child.candidate(parentSnapshot: parentSnapshot, own: child.state.own, keepingSingletons: keepingSingletons) {
+            let result =
+                added.map { child.candidate(parentSnapshot: parentSnapshot, adding: $0) }
+                ?? child.candidate(parentSnapshot: parentSnapshot, own: child.state.own, keepingSingletons: keepingSingletons)
+                .map { ($0, nil) }
+            switch result {
             case .failure(let error):
                 locked.append(Candidate(registry: child, state: child.state, current: child.cell.snapshot))
                 problems += error.diagnostics.map {
                     Diagnostic($0.code, "the change would break a child registry: \($0.message)", at: $0.location)
                         .withPath($0.path)
                 }
-            case .success(let c):
+            case .success(let (c, childAdded)):
                 locked.append(c)
                 prepareChildren(
-                    of: child, parentSnapshot: c.builtSnapshot!, keepingSingletons: keepingSingletons, into: &locked,
-                    problems: &problems)
+                    of: child, parentSnapshot: c.builtSnapshot!, added: childAdded, keepingSingletons: keepingSingletons,
+                    into: &locked, problems: &problems)
             }
         }
     }
@@ -73,7 +80,7 @@ extension Registry {
     /// `keepingSingletons` (a reload): its own singletons whose definition and wiring are unchanged
     /// (`ReloadChanges`) keep their objects.
     func candidate(
-        parentSnapshot: Snapshot, own: [EntryDefinition], keepingSingletons: Bool = false
+        parentSnapshot: Snapshot, own: SharedTailList<EntryDefinition>, keepingSingletons: Bool = false
     ) -> Result<Candidate, ConfigError> {
         var c = Candidate(registry: self, state: state, current: cell.snapshot)
         c.parentSnapshot = parentSnapshot
@@ -89,6 +96,43 @@ extension Registry {
         }
         c.builtSnapshot = c.snapshot()
         return .success(c)
+    }
+
+    /// This child's state over `parentSnapshot` when the parent's change only added `added`: its
+    /// table extended by those it does not define itself (an own entry of that name overrides
+    /// it), validated as any change is (cycles and the lifetime rule through its overrides), the
+    /// parent's singletons staying the parent's. Returns the candidate and the entries its view
+    /// gained (its own children's grow by those). Call under this registry's lock.
+    func candidate(
+        parentSnapshot: Snapshot, adding added: [EntryDefinition]
+    ) -> Result<(Candidate, [EntryDefinition]?), ConfigError> {
+        var c = Candidate(registry: self, state: state, current: cell.snapshot)
+        c.parentSnapshot = parentSnapshot
+        let parentEntries = parentSnapshot.entries
+        // The parent's table is one change ahead of this child's: a name the parent added that the
+        // child's table has is one the child defines.
+        var visible: [EntryDefinition] = []
+        var inherited: [String: (cell: SingletonCell, owner: UnsafeMutableRawPointer?)] = [:]
+        for d in added where c.entries.index(of: d.name) < 0 {
+            visible.append(d)
+            if d.lifestyle == .singleton, let s = parentEntries.singleton(at: parentEntries.index(of: d.name)) {
+                inherited[d.name] = s
+            }
+        }
+        if !visible.isEmpty {
+            // No environment: each definition keeps the one it was committed with.
+            var tx = Transaction(base: c.entries, classSlots: c.classSlots, maxStringBytes: limits.config.maxStringBytes)
+            switch tx.apply(visible, inherited: inherited, owner: parent.map { Unmanaged.passUnretained($0) }) {
+            case .failure(let error):
+                return .failure(error)
+            case .success(let table):
+                c.classSlots = tx.classSlots
+                c.padRecords()
+                c.entries = table
+            }
+        }
+        c.builtSnapshot = c.snapshot()
+        return .success((c, visible))
     }
 
     /// Publishes `c`; returns the epoch the replaced snapshot was retired under.

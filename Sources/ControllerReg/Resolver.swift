@@ -82,7 +82,8 @@ struct Resolver {
     // MARK: Entry points
 
     /// Creates entry `index` for a caller: singletons come from their cell (and take no props),
-    /// everything else is built. Returns the object and whether the registry owns it. `depth`: where
+    /// everything else is built. Returns the object, whether the registry owns it, and its tag
+    /// (`RawValue.swiftObject` for a Swift object, else 0: `ClassFunctions.objectTag`). `depth`: where
     /// the create starts (by default, this thread's nesting in host callbacks).
     ///
     /// With `inlineArguments` (the create path's own call, `Registry.createOutcome`), an entry with
@@ -90,7 +91,7 @@ struct Resolver {
     @inline(__always)
     mutating func createEntry(
         _ index: Int, props: UnsafePointer<RawValue>?, depth: Int? = nil, inlineArguments: Bool = false
-    ) throws(CreateFailure) -> (UnsafeMutableRawPointer, Bool) {
+    ) throws(CreateFailure) -> (UnsafeMutableRawPointer, Bool, UInt16) {
         defer { finishGraph() }
         let depth = depth ?? thread.pointee.depth
         let plan = tables.plans[index]
@@ -101,11 +102,18 @@ struct Resolver {
                     message: "'\(entryName(index))' is a singleton, built once from its config: it takes no props",
                     path: [entryName(index)])
             }
-            return (try singleton(index, depth: depth), true)
+            let (object, tag) = try singleton(index, depth: depth)
+            return (object, true, tag)
         }
-        if inlineArguments { return (try buildTop(index, props: props, depth: depth), false) }
-        return (try build(index, props: props, depth: depth), false)
+        // The tag only for the Swift API's door (the C ABI's, with `inlineArguments`, reads none).
+        if inlineArguments { return (try buildTop(index, props: props, depth: depth).object, false, 0) }
+        let built = try build(index, props: props, depth: depth)
+        return (built.object, false, RawValue.tag(ofHeader: built.header))
     }
+
+    /// An object a build made, with its class's `ClassFunctions.objectHeader` (what an argument
+    /// holding it starts with: `RawValue.initializeObject`).
+    typealias Built = (object: UnsafeMutableRawPointer, header: UInt64)
 
     /// Creates an object of class `slot` with `props` (or nothing) as its arguments (convention
     /// over configuration: a name with no entry).
@@ -262,12 +270,13 @@ struct Resolver {
             code: .limit, message: "creates nested too deeply for this thread's stack (at depth \(depth))", path: [name])
     }
 
-    /// The singleton of entry `index`, built (in a call of its own) on first use.
-    private func singleton(_ index: Int, depth: Int) throws(CreateFailure) -> UnsafeMutableRawPointer {
+    /// The singleton of entry `index`, built (in a call of its own) on first use, with its tag
+    /// (`RawValue.swiftObject` when the class that built it makes Swift objects).
+    private func singleton(_ index: Int, depth: Int) throws(CreateFailure) -> (UnsafeMutableRawPointer, UInt16) {
         let plan = snapshot.entries.plans[index]
         let unmanagedCell = Unmanaged<SingletonCell>.fromOpaque(plan.singletonCell)
         // The hit: one atomic load, no reference counting.
-        if let v = unmanagedCell._withUnsafeGuaranteedRef({ $0.value }) { return v }
+        if let v = unmanagedCell._withUnsafeGuaranteedRef({ $0.tagged }) { return v }
         let cell = unmanagedCell.takeUnretainedValue()
         if let owner = snapshot.entries.owner(of: index) {
             // Inherited from a parent: built there, with the parent's names, and owned by it.
@@ -282,13 +291,13 @@ struct Resolver {
                 path: [entryName(index)])
         }
         let snapshot = self.snapshot, registry = self.registry, maxDepth = self.maxDepth, thread = self.thread
-        return try cell.obtain { () throws(CreateFailure) -> UnsafeMutableRawPointer in
+        return try cell.obtain { () throws(CreateFailure) -> (UnsafeMutableRawPointer, UInt16) in
             var own = Resolver(snapshot: snapshot, registry: registry, maxDepth: maxDepth, thread: thread)
             defer { own.finishGraph() }
-            let object = try own.build(index, props: nil, depth: depth)
+            let (object, header) = try own.build(index, props: nil, depth: depth)
             let slot = Int(plan.classSlot)
             if let record = snapshot.classes.records[slot] { registry.adoptSingleton(object, record, cell: cell) }
-            return object
+            return (object, RawValue.tag(ofHeader: header))
         }
     }
 
@@ -300,7 +309,7 @@ struct Resolver {
     @inline(__always)
     mutating func build(
         _ index: Int, props: UnsafePointer<RawValue>?, depth: Int
-    ) throws(CreateFailure) -> UnsafeMutableRawPointer {
+    ) throws(CreateFailure) -> Built {
         let functions = try registeredClass(index)
         try checkDepth(depth, entry: index)
         let propsCount = props.map { Int($0.pointee.count) } ?? 0
@@ -317,7 +326,7 @@ struct Resolver {
     @inline(__always)
     mutating func buildTop(
         _ index: Int, props: UnsafePointer<RawValue>?, depth: Int
-    ) throws(CreateFailure) -> UnsafeMutableRawPointer {
+    ) throws(CreateFailure) -> Built {
         let functions = try registeredClass(index)
         try checkDepth(depth, entry: index)
         let propsCount = props.map { Int($0.pointee.count) } ?? 0
@@ -332,7 +341,7 @@ struct Resolver {
     @inline(never)
     private func buildLeafOutOfLine(
         _ index: Int, _ functions: UnsafePointer<ClassFunctions>, depth: Int
-    ) throws(CreateFailure) -> UnsafeMutableRawPointer {
+    ) throws(CreateFailure) -> Built {
         try buildLeafHere(index, functions, depth: depth)
     }
 
@@ -340,7 +349,7 @@ struct Resolver {
     @inline(__always)
     private func buildLeafHere(
         _ index: Int, _ functions: UnsafePointer<ClassFunctions>, depth: Int
-    ) throws(CreateFailure) -> UnsafeMutableRawPointer {
+    ) throws(CreateFailure) -> Built {
         let create = functions.pointee.create.unsafelyUnwrapped
         HostFailure.clear()
         let empty = CreateThread.emptyArguments(thread)
@@ -350,7 +359,7 @@ struct Resolver {
             failure.path = [entryName(index)]
             throw failure
         }
-        return object
+        return (object, functions.pointee.objectHeader)
     }
 
     /// Bytes of scratch memory every `buildWithArguments` frame has (a fixed size, so no size is
@@ -363,7 +372,7 @@ struct Resolver {
     @inline(never)
     private mutating func buildWithArguments(
         _ index: Int, props: UnsafePointer<RawValue>?, propsCount: Int, _ f: UnsafePointer<ClassFunctions>, depth: Int
-    ) throws(CreateFailure) -> UnsafeMutableRawPointer {
+    ) throws(CreateFailure) -> Built {
         try buildWithArgumentsInline(index, props: props, propsCount: propsCount, f, depth: depth)
     }
 
@@ -371,7 +380,7 @@ struct Resolver {
     @inline(__always)
     private mutating func buildWithArgumentsInline(
         _ index: Int, props: UnsafePointer<RawValue>?, propsCount: Int, _ f: UnsafePointer<ClassFunctions>, depth: Int
-    ) throws(CreateFailure) -> UnsafeMutableRawPointer {
+    ) throws(CreateFailure) -> Built {
         let plan = tables.plans[index]
         // Sizes of a few slots: no overflow checks needed.
         let count = plan.shape.map { $0.count } ?? 0
@@ -379,14 +388,14 @@ struct Resolver {
         let slotBytes = (count &+ propsCount) &* MemoryLayout<RawMapSlot>.stride
         let total = MemoryLayout<RawValue>.stride &+ slotBytes &+ extra
         return try _withUnprotectedUnsafeTemporaryAllocation(byteCount: Resolver.argumentsOnStack, alignment: 16) {
-            (small) throws(CreateFailure) -> UnsafeMutableRawPointer in
+            (small) throws(CreateFailure) -> Built in
             if total <= Resolver.argumentsOnStack {
                 return try buildArguments(
                     in: small.baseAddress!, index, props: props, propsCount: propsCount, f, depth: depth, count: count,
                     slotBytes: slotBytes, total: total)
             }
             return try _withUnprotectedUnsafeTemporaryAllocation(byteCount: total, alignment: 16) {
-                (buffer) throws(CreateFailure) -> UnsafeMutableRawPointer in
+                (buffer) throws(CreateFailure) -> Built in
                 try buildArguments(
                     in: buffer.baseAddress!, index, props: props, propsCount: propsCount, f, depth: depth, count: count,
                     slotBytes: slotBytes, total: total)
@@ -401,7 +410,7 @@ struct Resolver {
     private mutating func buildArguments(
         in base: UnsafeMutableRawPointer, _ index: Int, props: UnsafePointer<RawValue>?, propsCount: Int,
         _ f: UnsafePointer<ClassFunctions>, depth: Int, count: Int, slotBytes: Int, total: Int
-    ) throws(CreateFailure) -> UnsafeMutableRawPointer {
+    ) throws(CreateFailure) -> Built {
         let plan = tables.plans[index]
         // The class table outlives the create (the snapshot does); its `create` was checked.
         let functions = f.pointee
@@ -464,7 +473,8 @@ struct Resolver {
             }
             thread.pointee.depth = savedDepth
             settle(&work, borrows: functions.borrowsArguments)
-            return object
+            // Read now, not with the copy above: kept across the callback it would cost a spill.
+            return (object, f.pointee.objectHeader)
         } catch {
             thread.pointee.depth = savedDepth
             settle(&work, borrows: functions.borrowsArguments)
@@ -542,7 +552,7 @@ struct Resolver {
         // once, when its arguments are settled.
         guard let object = CreateNesting.callingHostUnrestored(thread, at: depth, { create(emptyArgs, f.pointee.context) })
         else { return .failed }
-        dest.initialize(to: .object(object))
+        RawValue.initializeObject(dest, object, header: f.pointee.objectHeader)
         work.append(Held(kind: .object, object: object, slot: Int32(truncatingIfNeeded: slot), value: dest))
         return .built
     }
@@ -602,8 +612,8 @@ struct Resolver {
     private mutating func buildTransient(
         _ target: Int, into dest: UnsafeMutablePointer<RawValue>, _ work: inout Work, depth: Int
     ) throws(CreateFailure) {
-        let object = try build(target, props: nil, depth: depth &+ 1)
-        dest.initialize(to: .object(object))
+        let (object, header) = try build(target, props: nil, depth: depth &+ 1)
+        RawValue.initializeObject(dest, object, header: header)
         work.append(Held(kind: .object, object: object, slot: tables.plans[target].classSlot, value: dest))
     }
 
@@ -650,19 +660,20 @@ struct Resolver {
             let target = Int(s.target)
             switch tables.plans[target].lifestyle {
             case .singleton:
-                dest.initialize(to: .object(try singleton(target, depth: depth + 1), registryOwned: true))
+                let (object, tag) = try singleton(target, depth: depth + 1)
+                dest.initialize(to: .object(object, registryOwned: true, tag: tag))
             case .graph:
                 if let g = graph.firstIndex(ofEntry: Int32(target)) {
-                    var v = RawValue.object(graph[g].object)
+                    var v = RawValue.object(graph[g].object, tag: tables.functions[Int(graph[g].classSlot)].objectTag)
                     v.flags |= RawValue.Flags.shared
                     dest.initialize(to: v)
                     return
                 }
-                let object = try build(target, props: nil, depth: depth + 1)
+                let (object, header) = try build(target, props: nil, depth: depth + 1)
                 graph.append(
                     GraphObject(
                         index: Int32(target), object: object, classSlot: snapshot.entries.plans[target].classSlot, owned: false))
-                dest.initialize(to: .graphObject(object))
+                dest.initialize(to: .graphObject(object, tag: RawValue.tag(ofHeader: header)))
                 work.append(Held(kind: .graph, object: object, slot: Int32(graph.count - 1), value: dest))
             case .transient:
                 try buildTransient(target, into: dest, &work, depth: depth)

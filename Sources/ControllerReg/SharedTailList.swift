@@ -59,3 +59,8 @@ struct SharedTailList<Element>: RandomAccessCollection, MutableCollection {
         storage = Storage(Array(storage.values[0..<count]))
     }
 }
+
+extension SharedTailList: ExpressibleByArrayLiteral {
+    /// The values written.
+    init(arrayLiteral values: Element...) { self.init(values) }
+}

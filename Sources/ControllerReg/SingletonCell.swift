@@ -18,6 +18,10 @@ import Darwin
 // @unchecked: the object and builder are atomics; the builder changes under `WaitGraph`'s lock.
 final class SingletonCell: @unchecked Sendable {
     private let object = Atomic<UInt>(0)
+    /// The built object's tag (`RawValue.swiftObject` when its class makes Swift objects): written
+    /// before the object is published, read after it is seen (an atomic, relaxed: no exclusivity
+    /// check on the read; the object's releasing store orders it).
+    private let objectTag = Atomic<UInt16>(0)
     /// The thread building the singleton (`pthread_self`), 0 when none. Changed under `WaitGraph`'s lock.
     private let builder = Atomic<UInt>(0)
     /// The entry's name, for cycle messages.
@@ -30,19 +34,27 @@ final class SingletonCell: @unchecked Sendable {
         UnsafeMutableRawPointer(bitPattern: object.load(ordering: .acquiring))
     }
 
+    /// The object with its tag (`RawValue.swiftObject` for a Swift object, else 0), if built.
+    @inline(__always) var tagged: (UnsafeMutableRawPointer, UInt16)? {
+        guard let v = value else { return nil }
+        return (v, objectTag.load(ordering: .relaxed))
+    }
+
     /// Whether the calling thread is building this singleton right now.
     var isBeingBuiltByThisThread: Bool {
         builder.load(ordering: .relaxed) == UInt(pthread_self())
     }
 
-    /// Returns the object, building it with `build` if nobody has yet (exactly once). Waits while
-    /// another thread builds it, unless that wait would deadlock.
-    func obtain(_ build: () throws(CreateFailure) -> UnsafeMutableRawPointer) throws(CreateFailure) -> UnsafeMutableRawPointer {
-        if let v = value { return v }
+    /// Returns the object with its tag, building them with `build` if nobody has yet (exactly
+    /// once). Waits while another thread builds it, unless that wait would deadlock.
+    func obtain(
+        _ build: () throws(CreateFailure) -> (UnsafeMutableRawPointer, UInt16)
+    ) throws(CreateFailure) -> (UnsafeMutableRawPointer, UInt16) {
+        if let v = tagged { return v }
         let me = UInt(pthread_self())
         WaitGraph.lock()
         while true {
-            if let v = value {
+            if let v = tagged {
                 WaitGraph.unlock()
                 return v
             }
@@ -62,10 +74,13 @@ final class SingletonCell: @unchecked Sendable {
         }
         builder.store(me, ordering: .relaxed)
         WaitGraph.unlock()
-        let built: Result<UnsafeMutableRawPointer, CreateFailure>
+        let built: Result<(UnsafeMutableRawPointer, UInt16), CreateFailure>
         do throws(CreateFailure) { built = .success(try build()) } catch { built = .failure(error) }
         WaitGraph.lock()
-        if case .success(let p) = built { object.store(UInt(bitPattern: p), ordering: .releasing) }
+        if case .success(let (p, tag)) = built {
+            objectTag.store(tag, ordering: .relaxed)
+            object.store(UInt(bitPattern: p), ordering: .releasing)
+        }
         builder.store(0, ordering: .relaxed)
         WaitGraph.wakeAll()
         WaitGraph.unlock()

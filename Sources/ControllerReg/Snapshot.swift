@@ -285,9 +285,10 @@ struct EntryTableBuilder {
             cells.append(cell)
         }
         // Most rows have neither: a dictionary write (a hash, and a removal of nothing) per row
-        // is only made when there is something to write or remove.
-        if owner != nil || !owners.isEmpty { owners[Int32(i)] = owner }
-        if environment != nil || !environments.isEmpty { environments[Int32(i)] = environment }
+        // is only made when there is something to write, or a replaced row's to remove (a new
+        // row has none: writing nil would copy the base's dictionary, the size of the registry).
+        if owner != nil || (hadName && !owners.isEmpty) { owners[Int32(i)] = owner }
+        if environment != nil || (hadName && !environments.isEmpty) { environments[Int32(i)] = environment }
     }
 
     /// The table, keeping only the arenas and cells its live rows use.
@@ -358,6 +359,13 @@ struct ClassFunctions {
     var set: HostClass.SetFunction?
     var context: UnsafeMutableRawPointer?
     var borrowsArguments: Bool
+    /// The first 8 bytes of an object value this class built (`RawValue.objectHeader`): its tag,
+    /// `RawValue.swiftObject` when the class makes Swift objects (`HostClass.makesSwiftObjects`),
+    /// in `reserved`; written whole, one store per object (`RawValue.initializeObject`).
+    var objectHeader: UInt64
+
+    /// The tag of the objects this class builds (`RawValue.swiftObject` or 0).
+    var objectTag: UInt16 { RawValue.tag(ofHeader: objectHeader) }
 }
 
 /// Registered classes by slot (a slot per distinct class name seen), immutable once built.
@@ -382,7 +390,8 @@ final class ClassTable: @unchecked Sendable {
             (storage + i).initialize(
                 to: ClassFunctions(
                     create: r?.host.create, destroy: r?.host.destroy, set: r?.host.set,
-                    context: r?.host.context, borrowsArguments: r?.host.borrowsArguments ?? false))
+                    context: r?.host.context, borrowsArguments: r?.host.borrowsArguments ?? false,
+                    objectHeader: RawValue.objectHeader(tag: r?.host.makesSwiftObjects == true ? RawValue.swiftObject : 0)))
         }
         functions = CheckedPointer(storage, count: records.count)
         let arena = self.arena

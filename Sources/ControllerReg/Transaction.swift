@@ -14,14 +14,29 @@ struct Transaction {
     /// itself (the rest are its parent's: they may be overridden, not removed), and whether its
     /// parent defines a name (removing an override of it brings the parent's entry back).
     struct ChildScope {
-        let own: Set<String>
+        let own: OwnNames
         let parentDefines: (String) -> Bool
+    }
+
+    /// The names a child defines itself, hashed into a set at the first question: a change that
+    /// only adds names new to the child asks none (its cost stays the change's).
+    final class OwnNames {
+        private let definitions: SharedTailList<EntryDefinition>
+        private lazy var names = Set(definitions.map(\.name))
+
+        init(_ definitions: SharedTailList<EntryDefinition>) { self.definitions = definitions }
+
+        /// Whether the child defines `name`.
+        func contains(_ name: String) -> Bool { names.contains(name) }
     }
 
     let base: EntryTable
     /// After a successful `apply`: the indices it defined, and those it emptied.
     private(set) var changedIndices = ScratchArray<Int>()
     private(set) var removedIndices: [Int] = []
+    /// After a successful `apply`: whether the change only added entries (none replaced, removed
+    /// or compiled again for a changed tagged list or optional target).
+    private(set) var onlyAdded = false
     /// What the reads ahead of large name tables' insertions read (kept so the reads are made).
     private(set) var touchedCells: UInt32 = 0
     /// How many names' cells are read ahead at a time.
@@ -527,12 +542,12 @@ struct Transaction {
 
         // 5. Lifetimes: no singleton may reach a `graph` entry through object edges (the same
         // edges as cycles). Checked whatever else is wrong, like cycles.
-        var inheritedSingletons: [Bool] = []
+        // (The indices of the change's entries: a set, the size of the change, not of the table.)
+        var inheritedSingletons = Set<Int>()
         if !inherited.isEmpty {
-            inheritedSingletons = [Bool](repeating: false, count: nextIndex)
             for p in acceptedStaged.indices
             where staged.summary(acceptedStaged[p]).lifestyle == .singleton && inherited[staged.name(acceptedStaged[p])] != nil {
-                inheritedSingletons[acceptedIndex[p]] = true
+                inheritedSingletons.insert(acceptedIndex[p])
             }
         }
         let inheritedSingleton = inheritedSingletons
@@ -551,7 +566,7 @@ struct Transaction {
             },
             isInheritedSingleton: { i in
                 // A child's table holds its parent's singletons with the parent as their owner.
-                if changedAt[i] >= 0 { return inheritedSingleton.isEmpty ? false : inheritedSingleton[i] }
+                if changedAt[i] >= 0 { return inheritedSingleton.isEmpty ? false : inheritedSingleton.contains(i) }
                 return base.isLive(i) && base.owner(of: i) != nil
             },
             recordOf: recordOf, nameOf: nameOf,
@@ -679,6 +694,7 @@ struct Transaction {
         defined.removeLast(acceptedIndex.count - definedCount)
         changedIndices = defined
         removedIndices = removed.sorted()
+        onlyAdded = addsOnly
         return .success(table.build())
     }
 

@@ -48,24 +48,39 @@ extension Value: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Expres
     }
 }
 
-/// An object pointer carried in a value, with whether the registry owns it.
+/// An object pointer carried in a value, with whether the registry owns it and whether it is a
+/// Swift object.
 // @unchecked: an immutable pointer value; the object behind it is the host's, shared as the host decides.
 public struct ObjectReference: @unchecked Sendable, Hashable {
     /// The object (a host pointer, or an `Unmanaged` Swift object for classes registered in Swift).
     public let pointer: UnsafeMutableRawPointer?
     /// Whether the registry owns the object (a singleton).
     public let isRegistryOwned: Bool
+    /// Whether the object is a Swift object: built by a class registered with Swift closures
+    /// (`register(className:create:)`, `HostClass.swift`), or wrapped with `init(_ object:)`. Only
+    /// such an object is read as a Swift object by the typed reads (`ValueRef.object(as:)`,
+    /// `take(as:)`, `objects(as:)`, `Registry.create(_:as:)`); any other (a C-function class's,
+    /// a raw pointer) reads as nil or a `.type` error there.
+    public let isSwiftObject: Bool
 
     /// Wraps a pointer. In props it must be an object: a nil pointer there is refused with
     /// `.invalidArgument` (as `cr_map_set_object` refuses NULL); use `Value.null` for no object.
+    /// The typed reads do not read a raw pointer as a Swift object (`isSwiftObject` is false):
+    /// wrap a Swift object with `init(_ object:)`.
     public init(_ pointer: UnsafeMutableRawPointer?, registryOwned: Bool = false) {
+        self.init(pointer, registryOwned: registryOwned, swiftObject: false)
+    }
+
+    /// Wraps a pointer, with whether it is a Swift object.
+    package init(_ pointer: UnsafeMutableRawPointer?, registryOwned: Bool, swiftObject: Bool) {
         self.pointer = pointer
         self.isRegistryOwned = registryOwned
+        self.isSwiftObject = swiftObject
     }
 
     /// Wraps a Swift object (not retained: keep it alive while the value is in use).
     public init(_ object: AnyObject) {
-        self.init(Unmanaged.passUnretained(object).toOpaque())
+        self.init(Unmanaged.passUnretained(object).toOpaque(), registryOwned: false, swiftObject: true)
     }
 }
 
@@ -119,7 +134,7 @@ extension Value {
         case .int(let v): return .int(v)
         case .double(let v): return .double(v)
         case .object(let o):
-            guard let raw = HeapValue.object(o.pointer, registryOwned: o.isRegistryOwned) else {
+            guard let raw = HeapValue.object(o.pointer, registryOwned: o.isRegistryOwned, swiftObject: o.isSwiftObject) else {
                 throw .nullObject(reversedPath: [])
             }
             return raw

@@ -108,16 +108,17 @@ public struct ValueRef: @unchecked Sendable {
         }
     }
 
-    /// The Swift object registered through the Swift API, if this is one of type `T`.
+    /// The Swift object, if this is one of type `T`.
     ///
-    /// The pointer is read as a Swift object: use it only for objects of classes registered with
-    /// Swift closures (`register(className:create:)`, `HostClass.swift`) and Swift objects in props.
-    /// The library does not record which language built an object, so an object of a class
-    /// registered with C functions (`HostClass(create:)`, or from C, C++ or Python in a registry
-    /// they share) read this way is undefined behaviour, a crash at best; read its raw `object`.
-    /// The same holds for `take(as:)`, `objects(as:)` and `Registry.create(_:as:)`.
+    /// Only a Swift object is read: one built by a class registered with Swift closures
+    /// (`register(className:create:)`, `HostClass.swift`), or given in Swift props as one
+    /// (`ObjectReference(_: AnyObject)`). The library records which kind of class built each
+    /// object (`RawValue.swiftObject`), so an object of a class registered with C functions
+    /// (`HostClass(create:)`, or from C, C++ or Python in a registry they share), or a raw pointer
+    /// in props, reads as nil, as an object of another type does; read its raw `object`. The same
+    /// holds for `take(as:)` and `objects(as:)`; `Registry.create(_:as:)` throws `.type`.
     @_transparent public func object<T: AnyObject>(as type: T.Type) -> T? {
-        guard let p = object else { return nil }
+        guard let p = object, pointer.pointee.reserved & RawValue.swiftObject != 0 else { return nil }
         return ValueRef.cast(Unmanaged<AnyObject>.fromOpaque(p).takeUnretainedValue(), to: T.self)
     }
 
@@ -129,13 +130,14 @@ public struct ValueRef: @unchecked Sendable {
     /// reads as nothing: a second `take(as:)`, `object(as:)` or `object` of it returns nil, so
     /// keep the reference you got. Any other object (a singleton, one from the caller's props, a
     /// `graph` object other objects of the create may share) is only read, as `object(as:)` does.
-    /// An object of another type is left where it is (nil).
+    /// An object of another type, or one that is not a Swift object (see `object(as:)`), is left
+    /// where it is (nil).
     ///
     /// `take(as:)` is what a class keeping an object it was built with calls: it saves the
     /// retain of `object(as:)` and the release when the closure returns.
     @_transparent public func take<T: AnyObject>(as type: T.Type) -> T? {
         guard kind == .object, let p = pointer.pointee.pointerA,
-            pointer.pointee.flags & RawValue.Flags.moved == 0
+            pointer.pointee.flags & RawValue.Flags.moved == 0, pointer.pointee.reserved & RawValue.swiftObject != 0
         else { return nil }
         let unmanaged = Unmanaged<AnyObject>.fromOpaque(p)
         // Only an object built for this receiver, not yet taken, exactly of type T, is handed over.
@@ -423,7 +425,12 @@ public struct ValueRef: @unchecked Sendable {
         case .int: return .int(int!)
         case .double: return .double(Double(bitPattern: pointer.pointee.a))
         case .string: return .string(string!)
-        case .object: return object.map { .object(ObjectReference($0, registryOwned: isRegistryOwned)) } ?? .null
+        case .object:
+            return object.map {
+                .object(
+                    ObjectReference(
+                        $0, registryOwned: isRegistryOwned, swiftObject: pointer.pointee.reserved & RawValue.swiftObject != 0))
+            } ?? .null
         case .provider: return provider.map { .provider($0) } ?? .null
         case .list: return .list((0..<count).map { self[$0]!.value })
         case .map:
@@ -486,7 +493,14 @@ extension String {
             }
         }
         guard (low | high) & 0x8080_8080_8080_8080 == 0 else { return nil }
-        return unsafeBitCast((low, high | UInt64(0xE0 | count) &<< 56), to: String.self)
+        // Moved out of memory holding the two words, the string comes back owned: a bit cast
+        // would give a borrowed value, which the caller retains (`swift_bridgeObjectRetain`) to keep.
+        return withUnsafeTemporaryAllocation(of: String.self, capacity: 1) { s in
+            let raw = UnsafeMutableRawPointer(s.baseAddress.unsafelyUnwrapped)
+            raw.storeBytes(of: low, as: UInt64.self)
+            raw.storeBytes(of: high | UInt64(0xE0 | count) &<< 56, toByteOffset: 8, as: UInt64.self)
+            return s.baseAddress.unsafelyUnwrapped.move()
+        }
         #else
         return nil
         #endif

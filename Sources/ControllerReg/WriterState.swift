@@ -11,7 +11,8 @@ struct WriterState {
     var classRecords: [ClassRecord?] = []
     var templates: [String] = []
     /// A child's own definitions (a root registry keeps its entries in the snapshot).
-    var own: [EntryDefinition] = []
+    /// (Shared with a candidate while it only appends: a child's add appends, it does not copy.)
+    var own: SharedTailList<EntryDefinition> = []
     /// The changes made so far, for `reload()`.
     var history = ReloadHistory()
     var children: [WeakRegistry] = []

@@ -81,7 +81,7 @@ private func create(
     let propsValue = props.map { UnsafePointer<RawValue>($0) }
     return withRegistry(reg) { r in
         switch r.createOutcome(cName: name, props: propsValue, destroyer: destroyer) {
-        case .made(let object, let registryOwned):
+        case .made(let object, let registryOwned, _):
             owner?.pointee = registryOwned ? ownerRegistry : ownerReceiver
             return object
         case .failed(let error):

@@ -515,4 +515,34 @@ struct CreatePathTests {
         try r.setLimits(limits)
         #expect(try r.create("D", as: Widget.self).children["n"]?.children["a"]?.className == "W")
     }
+
+    /// A leaf asked for by name through the Swift API (built on the create path's shortcut, with
+    /// no resolver) is built, fails and is refused exactly as the resolver builds any entry: a new
+    /// object each create, props given to it, a singleton once, a failing callback's text with its
+    /// class and entry, a class that is not registered named.
+    @Test func leavesCreatedByNameThroughTheSwiftAPIBehaveAsAnyEntry() throws {
+        let r = Registry()
+        let log = CallLog()
+        try registerWidgets(r, ["W", "Bad"], log: log, failing: ["Bad"])
+        try r.load(
+            text: """
+                A: W
+                B: Bad
+                U: Unregistered
+                S: {ClassName: W, Lifestyle: singleton}
+                """)
+        let first = try r.create("A", as: Widget.self)
+        let second = try r.create("A", as: Widget.self)
+        #expect(first !== second && first.className == "W" && first.args.isEmpty)
+        #expect(try r.create("A", props: ["k": 1], as: Widget.self).args == ["k": 1])
+        #expect(try r.create("S", as: Widget.self) === r.create("S", as: Widget.self))
+        #expect(log.count("W") == 4)
+        let failed = expectError { _ = try r.create("B", as: Widget.self) }
+        #expect(failed?.code == .createFailed)
+        #expect(failed?.description == "cannot create 'B': create of class 'Bad' for entry 'B': Bad refuses")
+        let unregistered = expectError { _ = try r.create("U", as: Widget.self) }
+        #expect(unregistered?.code == .classNotRegistered)
+        #expect(unregistered?.description == "cannot create 'U': class 'Unregistered' of entry 'U' is not registered")
+        #expect(log.count("W") == 4 && log.count("Bad") == 1)
+    }
 }

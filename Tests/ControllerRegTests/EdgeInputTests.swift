@@ -1,12 +1,18 @@
 import ControllerReg
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Inputs an outside tester found accepted or misplaced, refused through the Swift API with a
 /// typed error that names the place, the thing and the fix (the C ABI's tests: host-tests/c
 /// test_edges.c; the same rules, the same functions).
 @Suite("Edge inputs refused")
 struct EdgeInputTests {
-    final class Thing {}
+    final class Thing: @unchecked Sendable {}
 
     private func registry() throws -> Registry {
         let r = Registry()
@@ -91,6 +97,93 @@ struct EdgeInputTests {
         try r.load(text: body, format: .plist, file: "p.plist")
         try r.load(text: "\u{FEFF}" + body + "", format: .plist, file: "p.plist")
         try r.load(text: body.replacingFirst("\n", with: "\n <?other x?>\n"), format: .plist, file: "p.plist")
+    }
+
+    /// Typed reads of an object a class registered with C functions built (a pointer that is not a
+    /// Swift object) give nil / a `.type` error, never read it as a Swift object (which crashed);
+    /// the receiver's object is destroyed by its class, as an object of another type is released.
+    @Test func typedReadsOfObjectsFromCFunctionClassesAreRefused() throws {
+        let r = Registry()
+        // A C-function class whose objects are small heap blocks, counted when destroyed. (The
+        // counter is never freed: the registry's singleton is destroyed, counting, whenever the
+        // registry goes, which may be after this function's last statement.)
+        nonisolated(unsafe) let destroyed = UnsafeMutablePointer<Int>.allocate(capacity: 1)
+        destroyed.initialize(to: 0)
+        try r.register(
+            className: "CThing",
+            HostClass(
+                create: { _, _ in
+                    let p = malloc(16)!
+                    p.storeBytes(of: 0x5EED, as: Int.self)
+                    return p
+                },
+                destroy: { object, counter in
+                    free(object)
+                    counter!.assumingMemoryBound(to: Int.self).pointee += 1
+                }, context: UnsafeMutableRawPointer(destroyed)))
+        nonisolated(unsafe) var reads: [String] = []
+        try r.register(className: "Reader") { args in
+            reads = [
+                args["c"]?.object(as: Thing.self) == nil ? "object nil" : "object read",
+                args["c"]?.take(as: Thing.self) == nil ? "take nil" : "take read",
+                args["s"]?.object(as: Thing.self) == nil ? "singleton nil" : "singleton read",
+                args["g"]?.object(as: Thing.self) == nil ? "graph nil" : "graph read",
+                args["all"]?.objects(as: Thing.self) == nil ? "tagged nil" : "tagged read",
+                args["c"]?.object == nil ? "raw nil" : "raw read",
+                {
+                    if case .object(let o)? = args["c"]?.value, !o.isSwiftObject { return "value not swift" } else { return "?" }
+                }(),
+            ]
+            return Thing()
+        }
+        try r.load(
+            text: """
+                C: {ClassName: CThing, Tag: t}
+                S: {ClassName: CThing, Lifestyle: singleton}
+                G: {ClassName: CThing, Lifestyle: graph}
+                R: {ClassName: Reader, Dependencies: {c: C, s: S, g: G, all: {Tagged: t}}}
+                """)
+        _ = try r.create("R", as: Thing.self)
+        #expect(
+            reads == [
+                "object nil", "take nil", "singleton nil", "graph nil", "tagged nil", "raw read", "value not swift",
+            ])
+        let before = destroyed.pointee
+        let e = expectError { _ = try r.create("C", as: Thing.self) }
+        #expect(e?.code == .type)
+        #expect(e?.description.contains("class registered with C functions, not a Swift object") == true)
+        #expect(e?.description.contains("it was destroyed") == true)
+        #expect(destroyed.pointee == before + 1)
+        let singleton = expectError { _ = try r.create("S", as: Thing.self) }
+        #expect(singleton?.code == .type)
+        #expect(singleton?.description.contains("the registry keeps it") == true)
+        // By convention (no entry): the class of that name.
+        let convention = expectError { _ = try r.create("CThing", as: Thing.self) }
+        #expect(convention?.code == .type)
+        #expect(destroyed.pointee == before + 2)
+        // A raw pointer in props is not read as a Swift object either; a wrapped Swift object is.
+        let thing = Thing()
+        nonisolated(unsafe) var props: [Bool] = []
+        try r.register(className: "PropsReader") { args in
+            props = [args["raw"]?.object(as: Thing.self) != nil, args["swift"]?.object(as: Thing.self) === thing]
+            return Thing()
+        }
+        try r.load(text: "P: PropsReader\n")
+        _ = try r.create(
+            "P",
+            props: [
+                "raw": .object(ObjectReference(Unmanaged.passUnretained(thing).toOpaque())),
+                "swift": .object(ObjectReference(thing)),
+            ], as: Thing.self)
+        #expect(props == [false, true])
+        // Swift classes' objects are still read (and created typed).
+        try r.register(className: "SwiftThing") { _ in Thing() }
+        try r.load(text: "W: SwiftThing\nWS: {ClassName: SwiftThing, Lifestyle: singleton}\n")
+        _ = try r.create("W", as: Thing.self)
+        _ = try r.create("WS", as: Thing.self)
+        let reference = try r.createReference("W")
+        #expect(reference.isSwiftObject)
+        Unmanaged<Thing>.fromOpaque(reference.pointer!).release()
     }
 }
 

@@ -495,6 +495,188 @@ static void adds_while_creating(void) {
     pthread_mutex_destroy(&st.lock);
 }
 
+/* Adds to a parent while other threads create through it, its child and its grandchild: each add
+ * extends the children's views too (entry by entry, not recompiled whole). The child overrides one
+ * name before the parent adds it (`E5`, two literal arguments): through the child and grandchild,
+ * E5 and the entries referring to it (E10, E11) reach the override; through the parent, its own.
+ * Every 16th step the parent tries to add `Broken`, reaching `G`, which the child redefines with
+ * {Optional: Broken}: the add is refused (a cycle in the child, CR_ERR_CYCLE) and no view ever
+ * finds it. Every 4th step the child adds one of its own (`C<i>`, referring to E<i/2>), which the
+ * grandchild finds and the parent does not. At the end each view creates every entry, and a
+ * singleton added to the parent is the parent's one object through all three. */
+enum { CHILD_OVERRIDE = 5 };
+
+typedef struct family_state {
+    adding_state adding;  /* the parent is adding.reg */
+    cr_registry *view[3]; /* parent, child, grandchild */
+} family_state;
+
+typedef struct family_reader {
+    family_state *st;
+    int view;
+} family_reader;
+
+/* The argument count entry E<pick> has through `view` (0: the parent's own entries). */
+static size_t family_args(int view, int pick) {
+    if (pick == CHILD_OVERRIDE && view > 0) return 2;
+    return pick > 0 ? 1 : 0;
+}
+
+/* Whether E<pick>, created through `view`, is whole: its argument count, and its parent's. */
+static int family_node_ok(const Node *e, int view, int pick) {
+    if (!e || e->magic != NODE_MAGIC || e->argCount != family_args(view, pick)) return 0;
+    if (pick == 0 || (pick == CHILD_OVERRIDE && view > 0)) return e->ownedCount == 0;
+    const Node *parent = e->ownedCount == 1 ? e->owned[0] : NULL;
+    return parent && parent->magic == NODE_MAGIC && parent->argCount == family_args(view, pick / 2);
+}
+
+static void *family_writer(void *arg) {
+    family_state *st = arg;
+    adding_state *a = &st->adding;
+    char name[32], parent[32];
+    for (int i = 1; i < a->total; i++) {
+        snprintf(name, sizeof name, "E%d", i);
+        snprintf(parent, sizeof parent, "E%d", i / 2);
+        cr_value *deps = cr_map_new();
+        cr_map_set_string(deps, "parent", parent);
+        int rc = cr_add_entry(a->reg, name, "Node", CR_LIFESTYLE_TRANSIENT, deps);
+        cr_value_free(deps);
+        if (rc != CR_OK) {
+            check_record(0, __FILE__, __LINE__, check_format("add %s: %s", name, cr_last_error_message()));
+            break;
+        }
+        pthread_mutex_lock(&a->lock);
+        a->added = i + 1;
+        pthread_mutex_unlock(&a->lock);
+        if (i % 4 == 0) {
+            snprintf(name, sizeof name, "C%d", i);
+            deps = cr_map_new();
+            cr_map_set_string(deps, "parent", parent);
+            rc = cr_add_entry(st->view[1], name, "Node", CR_LIFESTYLE_TRANSIENT, deps);
+            cr_value_free(deps);
+            if (rc != CR_OK) check_record(0, __FILE__, __LINE__, check_format("child add %s: %s", name, cr_last_error_message()));
+        }
+        if (i % 16 == 0) {
+            deps = cr_map_new();
+            cr_map_set_string(deps, "g", "G");
+            rc = cr_add_entry(a->reg, "Broken", "Node", CR_LIFESTYLE_TRANSIENT, deps);
+            cr_value_free(deps);
+            if (rc != CR_ERR_CYCLE || !strstr(cr_last_error_message(), "child registry")) {
+                check_record(0, __FILE__, __LINE__, check_format("an add closing a cycle in the child: %d", rc));
+            }
+        }
+    }
+    pthread_mutex_lock(&a->lock);
+    a->done = 1;
+    pthread_mutex_unlock(&a->lock);
+    return NULL;
+}
+
+static void *family_reading(void *arg) {
+    family_reader *r = arg;
+    adding_state *a = &r->st->adding;
+    cr_registry *reg = r->st->view[r->view];
+    int bad = 0, made = 0, done = 0;
+    char name[32];
+    for (unsigned i = 0; !done; i++) {
+        int n = adding_progress(a, &done);
+        for (int k = 0; k < 2; k++) {
+            int pick = k == 0 ? n - 1 : (int)(i * 2654435761u % (unsigned)n);
+            snprintf(name, sizeof name, "E%d", pick);
+            Node *e = cr_registry_create(reg, name, NULL);
+            if (!family_node_ok(e, r->view, pick)) {
+                if (bad++ < 5)
+                    check_record(0, __FILE__, __LINE__,
+                                 check_format("view %d, %s: %s", r->view, name, e ? "wrong arguments" : cr_last_error_message()));
+            } else {
+                made++;
+            }
+            if (e) node_destroy(e, &a->stats);
+        }
+        if (cr_registry_create(reg, "Broken", NULL) != NULL || cr_last_error_code() != CR_ERR_NOT_FOUND) {
+            if (bad++ < 5) check_record(0, __FILE__, __LINE__, check_format("view %d found a refused entry", r->view));
+        }
+    }
+    CHECK_INT(bad, 0);
+    CHECK(made > 0);
+    return NULL;
+}
+
+static void adds_to_a_parent_while_children_create(void) {
+    family_state st;
+    memset(&st, 0, sizeof st);
+    adding_state *a = &st.adding;
+    pthread_mutex_init(&a->lock, NULL);
+    stats_init(&a->stats);
+    a->total = quick_mode() ? 400 : 3000;
+    a->reg = cr_registry_new();
+    CHECK_STATUS(cr_register_class(a->reg, "Node", &node_class, &a->stats), CR_OK);
+    CHECK_STATUS(cr_add_entry(a->reg, "E0", "Node", CR_LIFESTYLE_TRANSIENT, NULL), CR_OK);
+    CHECK_STATUS(cr_add_entry(a->reg, "G", "Node", CR_LIFESTYLE_TRANSIENT, NULL), CR_OK);
+    a->added = 1;
+    cr_registry *child = cr_registry_new_child(a->reg);
+    CHECK(child != NULL);
+    cr_value *deps = cr_map_new();
+    cr_map_set_string(deps, "a", "@x");
+    cr_map_set_string(deps, "b", "@y");
+    CHECK_STATUS(cr_add_entry(child, "E5", "Node", CR_LIFESTYLE_TRANSIENT, deps), CR_OK);
+    cr_value_free(deps);
+    deps = cr_map_new();
+    cr_value *optional = cr_map_new();
+    cr_map_set_string(optional, "Optional", "Broken");
+    cr_map_set_value(deps, "o", optional);
+    CHECK_STATUS(cr_add_entry(child, "G", "Node", CR_LIFESTYLE_TRANSIENT, deps), CR_OK);
+    cr_value_free(deps);
+    cr_registry *grandchild = cr_registry_new_child(child);
+    CHECK(grandchild != NULL);
+    st.view[0] = a->reg;
+    st.view[1] = child;
+    st.view[2] = grandchild;
+    pthread_t readers[3], w;
+    family_reader r[3];
+    for (int i = 0; i < 3; i++) {
+        r[i] = (family_reader){&st, i};
+        CHECK_INT(pthread_create(&readers[i], NULL, family_reading, &r[i]), 0);
+    }
+    CHECK_INT(pthread_create(&w, NULL, family_writer, &st), 0);
+    pthread_join(w, NULL);
+    for (int i = 0; i < 3; i++) pthread_join(readers[i], NULL);
+    CHECK_INT(a->added, a->total);
+    /* Every entry through every view, once the adds are done. */
+    char name[32];
+    int bad = 0;
+    for (int view = 0; view < 3; view++) {
+        for (int i = 0; i < a->total; i++) {
+            snprintf(name, sizeof name, "E%d", i);
+            Node *e = cr_registry_create(st.view[view], name, NULL);
+            if (!family_node_ok(e, view, i) && bad++ < 5)
+                check_record(0, __FILE__, __LINE__, check_format("view %d, %s", view, name));
+            if (e) node_destroy(e, &a->stats);
+        }
+    }
+    /* The child's own entries: through it and the grandchild, not through the parent. */
+    for (int view = 0; view < 3; view++) {
+        for (int i = 4; i < a->total; i += 4) {
+            snprintf(name, sizeof name, "C%d", i);
+            Node *e = cr_registry_create(st.view[view], name, NULL);
+            int ok = view == 0 ? !e && cr_last_error_code() == CR_ERR_NOT_FOUND : e && family_node_ok(e, view, i);
+            if (!ok && bad++ < 5) check_record(0, __FILE__, __LINE__, check_format("view %d, %s", view, name));
+            if (e) node_destroy(e, &a->stats);
+        }
+    }
+    CHECK_INT(bad, 0);
+    /* A singleton the parent adds is the parent's one object through its children. */
+    CHECK_STATUS(cr_add_entry(a->reg, "Single", "Node", CR_LIFESTYLE_SINGLETON, NULL), CR_OK);
+    void *one = cr_registry_create(grandchild, "Single", NULL);
+    CHECK(one != NULL);
+    CHECK(cr_registry_create(child, "Single", NULL) == one);
+    CHECK(cr_registry_create(a->reg, "Single", NULL) == one);
+    cr_registry_free(grandchild);
+    cr_registry_free(child);
+    cr_registry_free(a->reg);
+    pthread_mutex_destroy(&a->lock);
+}
+
 void test_threads(void) {
     concurrent_creates_and_loads();
     reentrant_creates();
@@ -502,4 +684,5 @@ void test_threads(void) {
     reload_while_creating();
     free_while_another_thread_creates();
     adds_while_creating();
+    adds_to_a_parent_while_children_create();
 }

@@ -419,6 +419,9 @@ typedef struct cr_load_options {
 /** Reads and loads the config file at `path` (UTF-8: a path that is not is CR_ERR_INVALID_ARGUMENT
  *  and nothing is opened, since repairing it would name another file). All problems in the file are reported at once (one
  *  per line of the message); if any is found nothing is loaded and the registry is unchanged.
+ *  Messages and places show the path as given, except that a control character in it (C0, DEL,
+ *  C1, U+2028/U+2029: a newline could forge message lines) is shown as "\u{A}" (its code point in
+ *  hex); the file itself is opened, and reloaded, by its real path.
  *  A dependency key (or a key of a map inside a dependency) holding a NUL byte (JSON "\u0000",
  *  YAML "\0") is CR_ERR_SCHEMA at its place: cr_map_get could never find it.
  *  Entries may refer to entries loaded before; defining a name that already exists is

@@ -147,7 +147,9 @@ extension Registry {
         mutating func read(path: String, format: ConfigFormat, limits: ConfigLimits) throws(ConfigError) -> Int {
             let bytes = try ConfigLoader.readFile(path, limit: limits.maxInputBytes)
             return try withUnsafeBytesThrowing(bytes) { (raw) throws(ConfigError) in
-                try read(bytes: raw, format: ConfigLoader.format(of: path, given: format), file: path, limits: limits)
+                try read(
+                    bytes: raw, format: ConfigLoader.format(of: path, given: format), file: SourceLocation.shownPath(path),
+                    limits: limits)
             }
         }
 

@@ -69,7 +69,8 @@ public enum ConfigLoader {
     ) throws(ConfigError) -> ConfigDocument {
         let bytes = try readFile(path, limit: limits.maxInputBytes)
         return try parse(
-            bytes, format: self.format(of: path, given: format), file: path, limits: limits, keepingProblems: keepingProblems)
+            bytes, format: self.format(of: path, given: format), file: SourceLocation.shownPath(path), limits: limits,
+            keepingProblems: keepingProblems)
     }
 
     /// The format a file at `path` is read as: `given`, or for `.auto` the one its extension names
@@ -83,21 +84,23 @@ public enum ConfigLoader {
     public static func readFile(_ path: String, limit: Int = Int.max) throws(ConfigError) -> [UInt8] {
         if path.isEmpty { throw ConfigError(.io, "cannot read '': empty path") }
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        if fd < 0 { throw ConfigError(.io, "cannot open '\(path)': \(errnoText())") }
+        if fd < 0 { throw ConfigError(.io, "cannot open '\(SourceLocation.shownPath(path))': \(errnoText())") }
         defer { close(fd) }
         var info = stat()
-        if fstat(fd, &info) != 0 { throw ConfigError(.io, "cannot stat '\(path)': \(errnoText())") }
+        if fstat(fd, &info) != 0 { throw ConfigError(.io, "cannot stat '\(SourceLocation.shownPath(path))': \(errnoText())") }
         let type = info.st_mode & S_IFMT
-        if type == S_IFDIR { throw ConfigError(.io, "cannot read '\(path)': it is a directory") }
+        if type == S_IFDIR { throw ConfigError(.io, "cannot read '\(SourceLocation.shownPath(path))': it is a directory") }
         if type != S_IFREG {
             throw ConfigError(
-                .io, "cannot read '\(path)': not a regular file (a FIFO, socket or device); read it yourself and load the text")
+                .io,
+                "cannot read '\(SourceLocation.shownPath(path))': not a regular file (a FIFO, socket or device); read it yourself and load the text"
+            )
         }
         let size = Int(info.st_size)
         if size > limit {
             throw ConfigError(
                 .limit,
-                "cannot read '\(path)': \(size) bytes exceeds the input limit of \(limit) bytes"
+                "cannot read '\(SourceLocation.shownPath(path))': \(size) bytes exceeds the input limit of \(limit) bytes"
                     + ConfigLimits.fix("CR_LIMIT_INPUT_BYTES"))
         }
         if size == 0 { return try readUnsized(fd, path, limit: limit) }
@@ -107,7 +110,7 @@ public enum ConfigLoader {
             let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + done, size - done) }
             if n < 0 {
                 if errno == EINTR { continue }
-                throw ConfigError(.io, "cannot read '\(path)': \(errnoText())")
+                throw ConfigError(.io, "cannot read '\(SourceLocation.shownPath(path))': \(errnoText())")
             }
             if n == 0 { break }
             done += n
@@ -125,13 +128,13 @@ public enum ConfigLoader {
             let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
             if n < 0 {
                 if errno == EINTR { continue }
-                throw ConfigError(.io, "cannot read '\(path)': \(errnoText())")
+                throw ConfigError(.io, "cannot read '\(SourceLocation.shownPath(path))': \(errnoText())")
             }
             if n == 0 { return bytes }
             if bytes.count + n > limit {
                 throw ConfigError(
                     .limit,
-                    "cannot read '\(path)': more than the input limit of \(limit) bytes"
+                    "cannot read '\(SourceLocation.shownPath(path))': more than the input limit of \(limit) bytes"
                         + ConfigLimits.fix("CR_LIMIT_INPUT_BYTES"))
             }
             bytes += chunk[0..<n]

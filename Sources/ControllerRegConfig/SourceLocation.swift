@@ -36,15 +36,45 @@ public struct SourceLocation: Sendable, Hashable, Comparable, CustomStringConver
     public static func sourceNameProblem(_ name: String) -> String? {
         var offset = 0
         for scalar in name.unicodeScalars {
-            let v = scalar.value
-            if v < 0x20 || (v >= 0x7F && v <= 0x9F) || v == 0x2028 || v == 0x2029 {
-                let code = String(v, radix: 16, uppercase: true)
+            if breaksMessageLine(scalar) {
                 return
-                    "holds the control character U+\(String(repeating: "0", count: max(0, 4 - code.count)) + code) at byte \(offset): messages show a source name as name:line:column on one line, so it must be printable text; remove the character (e.g. name the text by its file name)"
+                    "holds the control character \(codePoint(scalar)) at byte \(offset): messages show a source name as name:line:column on one line, so it must be printable text; remove the character (e.g. name the text by its file name)"
             }
             offset += UTF8.width(scalar)
         }
         return nil
+    }
+
+    /// A file path as messages show it: as written, unless it holds a character that
+    /// `sourceNameProblem` refuses in a source name (a path may hold any byte but NUL, so a file's
+    /// path is not refused): each such character is shown as `\u{A}` (its code point in hex),
+    /// keeping every message one line per problem.
+    /// What the file loaders give locations and their own messages (the file is still opened by
+    /// its real path).
+    public static func shownPath(_ path: String) -> String {
+        guard path.unicodeScalars.contains(where: breaksMessageLine) else { return path }
+        var shown = ""
+        for scalar in path.unicodeScalars {
+            if breaksMessageLine(scalar) {
+                shown += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+            } else {
+                shown.unicodeScalars.append(scalar)
+            }
+        }
+        return shown
+    }
+
+    /// Whether `scalar` would end or hide a message line: a control character (C0, DEL, C1) or a
+    /// line or paragraph separator (U+2028, U+2029).
+    private static func breaksMessageLine(_ scalar: Unicode.Scalar) -> Bool {
+        let v = scalar.value
+        return v < 0x20 || (v >= 0x7F && v <= 0x9F) || v == 0x2028 || v == 0x2029
+    }
+
+    /// "U+000A" for a scalar.
+    private static func codePoint(_ scalar: Unicode.Scalar) -> String {
+        let code = String(scalar.value, radix: 16, uppercase: true)
+        return "U+" + String(repeating: "0", count: max(0, 4 - code.count)) + code
     }
 
     /// Orders by file, then line, then column.

@@ -60,6 +60,40 @@ struct EdgeInputTests {
         try r.load(text: "B: X\n", file: "écran.yaml")
     }
 
+    /// A file's path may hold a newline, so it is loaded (and reloaded by its real path), but
+    /// messages show such a character escaped: one line per problem (the C ABI's test:
+    /// `file_paths_that_would_forge_lines`).
+    @Test func filePathsWithControlCharactersAreShownEscaped() throws {
+        var template = Array("/tmp/cr-swift-edges-XXXXXX".utf8CString)
+        let dir = try #require(template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }.map { String(cString: $0) })
+        let path = dir + "/a.yaml\nerror: forged.yaml"
+        func write(_ text: String) throws {
+            let f = try #require(fopen(path, "w"))
+            fputs(text, f)
+            fclose(f)
+        }
+        defer {
+            remove(path)
+            rmdir(dir)
+        }
+        try write("B: {ClassName: X, Dependencies: {a: Missing}}\n")
+        let r = try registry()
+        for load in [{ try r.load(path: path) }, { try r.load(paths: [path]) }] {
+            let e = expectError(load)
+            #expect(e?.code == .missingReference)
+            #expect(e?.description.contains("a.yaml\\u{A}error: forged.yaml:1:") == true)
+            #expect(e?.description.contains("\n") == false)
+        }
+        let missing = expectError { try r.load(path: dir + "/no\nsuch.yaml") }
+        #expect(missing?.code == .io)
+        #expect(missing?.description.contains("no\\u{A}such.yaml") == true)
+        #expect(missing?.description.contains("\n") == false)
+        try write("C: {ClassName: X}\n")
+        try r.load(path: path)
+        _ = try r.reload()
+        #expect(r.entries.contains { $0.name == "C" })
+    }
+
     /// Environment names a config can never reference are refused in every door that takes a
     /// map, by the `${NAME}` / `{Env: NAME}` name rule.
     @Test func environmentNamesThatCannotBeReferencedAreRefused() throws {

@@ -5,8 +5,10 @@
 #include "hosts.h"
 #include "tests.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* A class whose create (or destroy) frees the registry given in its state, once. */
 typedef struct {
@@ -554,6 +556,38 @@ static void source_names_that_forge_lines(void) {
     cr_registry_free(reg);
 }
 
+/* A file's path may hold any byte but NUL, so one with a newline is loaded (and reloaded, by its
+ * real path), but messages show such characters escaped (\u{A}): one line per problem. */
+static void file_paths_that_would_forge_lines(void) {
+    char dir[] = "/tmp/cr-edges-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char path[128];
+    snprintf(path, sizeof path, "%s/a.yaml\nerror: forged.yaml", dir);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    fputs("A: {ClassName: X, Dependencies: {a: Missing}}\n", f);
+    fclose(f);
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(cr_load_file(reg, path, CR_FORMAT_AUTO), CR_ERR_MISSING_REFERENCE);
+    CHECK_CONTAINS(cr_last_error_message(), "a.yaml\\u{A}error: forged.yaml:1:");
+    CHECK(strchr(cr_last_error_message(), '\n') == NULL);
+    char missing[128];
+    snprintf(missing, sizeof missing, "%s/no\nsuch.yaml", dir);
+    CHECK_STATUS(cr_load_file(reg, missing, CR_FORMAT_AUTO), CR_ERR_IO);
+    CHECK_CONTAINS(cr_last_error_message(), "no\\u{A}such.yaml");
+    CHECK(strchr(cr_last_error_message(), '\n') == NULL);
+    /* The file is read by its real path: fixed, it loads, and a reload reads it again. */
+    f = fopen(path, "w");
+    CHECK(f != NULL);
+    fputs("A: {ClassName: X}\n", f);
+    fclose(f);
+    CHECK_STATUS(cr_load_file(reg, path, CR_FORMAT_AUTO), CR_OK);
+    CHECK_STATUS(cr_registry_reload(reg), CR_OK);
+    remove(path);
+    rmdir(dir);
+    cr_registry_free(reg);
+}
+
 /* Names a config can never reference (${NAME}: [A-Za-z_][A-Za-z0-9_]*) are refused in a load's
  * environment map, naming the name and the rule; nothing is loaded. */
 static void environment_names_that_cannot_be_referenced(void) {
@@ -634,6 +668,7 @@ void test_edges(void) {
     calls_on_a_registry_being_freed();
     null_objects_are_refused();
     source_names_that_forge_lines();
+    file_paths_that_would_forge_lines();
     environment_names_that_cannot_be_referenced();
     plist_headers();
 }

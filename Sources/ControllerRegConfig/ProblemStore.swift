@@ -295,10 +295,10 @@ package final class ProblemStore: @unchecked Sendable {
     }
 
     /// The high bit of each byte of a word.
-    private static let highBits: UInt64 = 0x8080_8080_8080_8080
+    fileprivate static let highBits: UInt64 = 0x8080_8080_8080_8080
 
     /// A word's bytes looked at: a byte with its high bit set, or one a subtraction borrows
-    /// through (a zero), sets that byte's high bit (`TextBuffer.isASCIIWithoutNul`'s test).
+    /// through (a zero), sets that byte's high bit.
     @inline(__always) private static func flags(_ w: UInt64) -> UInt64 {
         w | ((w &- 0x0101_0101_0101_0101) & ~w)
     }
@@ -308,8 +308,9 @@ package final class ProblemStore: @unchecked Sendable {
         UInt64(w | ((w &- 0x0101_0101) & ~w)) & 0x8080_8080
     }
 
-    /// `b`'s bytes looked at (into `flags`), a word at a time.
-    @inline(__always) private static func flag(_ b: UnsafeBufferPointer<UInt8>, _ flags: inout UInt64) {
+    /// `b`'s bytes looked at (into `flags`), a word at a time: none of them is a NUL or non-ASCII
+    /// when `flags & highBits` stays 0 (`TextBuffer.isKeepable` too).
+    @inline(__always) fileprivate static func flag(_ b: UnsafeBufferPointer<UInt8>, _ flags: inout UInt64) {
         guard let p = b.baseAddress, b.count > 0 else { return }
         let from = UnsafeRawPointer(p), n = b.count
         if n >= 8 {
@@ -433,25 +434,11 @@ extension TextBuffer {
     }
 
     /// Whether the `n` bytes at `p` are all ASCII and none is NUL (most messages), a word at a
-    /// time: a byte with its high bit set, or one a subtraction borrows through (a zero), sets a
-    /// high bit of `flags`.
+    /// time (`ProblemStore.flag`).
     private static func isASCIIWithoutNul(_ p: UnsafePointer<UInt8>, _ n: Int) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101
         var flags: UInt64 = 0
-        if n < 8 {
-            for i in 0..<n { flags |= UInt64(p[i]) | (p[i] == 0 ? 0x80 : 0) }
-            return flags & 0x80 == 0
-        }
-        var i = 0
-        while i < n - 8 {
-            let w = UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)
-            flags |= w | ((w &- ones) & ~w)
-            i += 8
-        }
-        // The last 8 bytes (overlapping the word before: read again, no byte loop).
-        let w = UnsafeRawPointer(p + n - 8).loadUnaligned(as: UInt64.self)
-        flags |= w | ((w &- ones) & ~w)
-        return flags & 0x8080_8080_8080_8080 == 0
+        ProblemStore.flag(UnsafeBufferPointer(start: p, count: n), &flags)
+        return flags & ProblemStore.highBits == 0
     }
 
     /// Whether the `n` bytes at `p` are well-formed UTF-8 (ASCII checked a word at a time).

@@ -66,6 +66,9 @@ public struct ValueRef: @unchecked Sendable {
     }
     /// Whether this object belongs to the registry (a singleton) rather than to the receiver.
     @inlinable public var isRegistryOwned: Bool { kind == .object && pointer.pointee.flags & RawValue.Flags.registryOwned != 0 }
+    /// Whether an object value's object is a Swift object (`RawValue.swiftObject`, read by the
+    /// typed reads; the caller has checked the kind).
+    @inlinable var holdsSwiftObject: Bool { pointer.pointee.reserved & RawValue.swiftObject != 0 }
     /// Whether this object came from the caller's props (the caller keeps it).
     @inlinable public var isCallerOwned: Bool { kind == .object && pointer.pointee.flags & RawValue.Flags.callerOwned != 0 }
     /// Whether this `graph` object was already given to another object of this create, which owns it.
@@ -118,7 +121,7 @@ public struct ValueRef: @unchecked Sendable {
     /// in props, reads as nil, as an object of another type does; read its raw `object`. The same
     /// holds for `take(as:)` and `objects(as:)`; `Registry.create(_:as:)` throws `.type`.
     @_transparent public func object<T: AnyObject>(as type: T.Type) -> T? {
-        guard let p = object, pointer.pointee.reserved & RawValue.swiftObject != 0 else { return nil }
+        guard let p = object, holdsSwiftObject else { return nil }
         return ValueRef.cast(Unmanaged<AnyObject>.fromOpaque(p).takeUnretainedValue(), to: T.self)
     }
 
@@ -137,7 +140,7 @@ public struct ValueRef: @unchecked Sendable {
     /// retain of `object(as:)` and the release when the closure returns.
     @_transparent public func take<T: AnyObject>(as type: T.Type) -> T? {
         guard kind == .object, let p = pointer.pointee.pointerA,
-            pointer.pointee.flags & RawValue.Flags.moved == 0, pointer.pointee.reserved & RawValue.swiftObject != 0
+            pointer.pointee.flags & RawValue.Flags.moved == 0, holdsSwiftObject
         else { return nil }
         let unmanaged = Unmanaged<AnyObject>.fromOpaque(p)
         // Only an object built for this receiver, not yet taken, exactly of type T, is handed over.
@@ -429,7 +432,7 @@ public struct ValueRef: @unchecked Sendable {
             return object.map {
                 .object(
                     ObjectReference(
-                        $0, registryOwned: isRegistryOwned, swiftObject: pointer.pointee.reserved & RawValue.swiftObject != 0))
+                        $0, registryOwned: isRegistryOwned, swiftObject: holdsSwiftObject))
             } ?? .null
         case .provider: return provider.map { .provider($0) } ?? .null
         case .list: return .list((0..<count).map { self[$0]!.value })

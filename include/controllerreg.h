@@ -528,10 +528,12 @@ int cr_registry_reload_with(cr_registry *reg, cr_value **changes);
  *  with CR_LOAD_OVERRIDE), and an add or a removal that changes the {"Tagged": t} lists or
  *  {"Optional": X} targets of existing entries (they are compiled again) rebuild the registry's
  *  table, and then compile each child registry again whole; so do a class registered on a parent
- *  and a reload. While the registry has entries with {"Tagged": t} or {"Optional": X} values,
- *  every add and removal reads each of them (to find those it changes); an added entry with an
- *  environment value or such a value copies the registry's list of those entries, and an added
- *  singleton each child's list of the singletons it takes from its parent.
+ *  and a reload. The entries with {"Tagged": t} or {"Optional": X} values that an add or a
+ *  removal changes are found through an index of those values by tag and name (built at the
+ *  first change that asks, in time in the number of such entries, and again after a change that
+ *  rebuilds the table), not by reading each; an added entry with an environment value or such a
+ *  value copies the registry's list of those entries, and an added singleton each child's list
+ *  of the singletons it takes from its parent.
  *  Loading many entries as one config (cr_load_string) is still cheaper per entry: one change for
  *  all. */
 int cr_add_entry(cr_registry *reg, const char *name, const char *class_name, cr_lifestyle lifestyle,

@@ -31,6 +31,9 @@ final class EntryRows: @unchecked Sendable {
     private(set) var cells: [SingletonCell] = []
     /// Which rows name which by reference or provider (built at the first removal that asks).
     private(set) lazy var referrers = EntryReferrers()
+    /// Which rows' tagged lists and optional references use which tag and name (built at the
+    /// first change that asks).
+    private(set) lazy var membershipUses = MembershipUses()
     /// The count of the newest table made over these rows: only a change to a table of this count
     /// may add rows above it (an older table, or one whose successor was made but not published,
     /// gets new rows).

@@ -715,7 +715,7 @@ struct Transaction {
     /// Entries of `base` that the change does not name (not accepted, not `removed`) but whose
     /// plans depend on it: a `{Tagged: t}` where an accepted or removed entry has (or had) tag `t`,
     /// or an `{Optional: Name}` where `Name` is accepted or removed. Only entries whose plans
-    /// have such values (`EntryTable.dynamic`) are looked at.
+    /// have such values (`EntryTable.dynamic`) can be, found by tag and name (`MembershipUses`).
     private func dependentsOfMembership(
         staged: StagedEntries, accepted: ScratchArray<Int>, indices: ScratchArray<Int>, removed: Set<Int>
     ) -> [Int] {
@@ -734,21 +734,10 @@ struct Transaction {
             if base.isLive(index) { note(base.name(at: index), base.tags(at: index)) }
         }
         for i in removed where base.isLive(i) { note(base.name(at: i), base.tags(at: i)) }
-        var out: [Int] = []
-        for d in dynamic {
-            let i = Int(d)
-            guard !named.contains(i), !removed.contains(i), let def = base.definition(at: i) else { continue }
-            var affected = false
-            for dep in def.dependencies where !affected {
-                dep.value.forEachEdge { e in
-                    if (e.kind == .tagged && tags.contains(e.name)) || (e.kind == .optional && names.contains(e.name)) {
-                        affected = true
-                    }
-                }
-            }
-            if affected { out.append(i) }
+        // Found through the rows' index of those values (`MembershipUses`), not by reading each.
+        return base.rows.membershipUses.users(ofTags: tags, orNames: names, in: base).filter {
+            !named.contains($0) && !removed.contains($0)
         }
-        return out
     }
 
     /// The checks an entry passes whichever door it came through (config, `Registry.add`,

@@ -203,6 +203,64 @@ static void membership_follows_changes(void) {
     CHECK_INT(stats_get(&s, &s.creates), stats_get(&s, &s.destroys));
 }
 
+/* Many entries with their own {Tagged: t<i>} and {Optional: O<i>}, added one at a time: each later
+ * add or removal of a member or target (found by tag and name, not by reading every such entry)
+ * reaches exactly its entry's list or reference, and no other's. */
+static void membership_of_many_follows_changes(void) {
+    host_stats s;
+    stats_init(&s);
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(cr_register_class(reg, "Node", &node_class, &s), CR_OK);
+    CHECK_STATUS(cr_register_class(reg, "Probe", &probe_class, NULL), CR_OK);
+    const int total = quick_mode() ? 150 : 900;
+    char name[32], tag[32], target[32];
+    for (int i = 0; i < total; i++) {
+        snprintf(name, sizeof name, "P%d", i);
+        snprintf(tag, sizeof tag, "t%d", i);
+        snprintf(target, sizeof target, "O%d", i);
+        cr_value *deps = cr_map_new();
+        cr_value *tagged = cr_map_new();
+        cr_map_set_string(tagged, "Tagged", tag);
+        cr_map_set_value(deps, "all", tagged);
+        cr_value *opt = cr_map_new();
+        cr_map_set_string(opt, "Optional", target);
+        cr_map_set_value(deps, "opt", opt);
+        CHECK_STATUS(cr_add_entry(reg, name, "Probe", CR_LIFESTYLE_TRANSIENT, deps), CR_OK);
+        cr_value_free(deps);
+        if (i % 3 != 0 || i == 0) continue;
+        /* A member of an earlier entry's tag, and an earlier entry's target. */
+        int k = i / 3;
+        snprintf(name, sizeof name, "M%d", k);
+        snprintf(tag, sizeof tag, "t%d", k);
+        cr_entry_options options = CR_ENTRY_OPTIONS_INIT;
+        cr_value *tags = cr_list_new();
+        cr_list_push_string(tags, tag);
+        options.tags = tags;
+        CHECK_STATUS(cr_add_entry_with(reg, name, "Node", &options), CR_OK);
+        cr_value_free(tags);
+        snprintf(target, sizeof target, "O%d", k);
+        CHECK_STATUS(cr_add_entry(reg, target, "Node", CR_LIFESTYLE_TRANSIENT, NULL), CR_OK);
+        if (k % 2 == 0) {
+            CHECK_STATUS(cr_remove_entry(reg, name), CR_OK);
+            CHECK_STATUS(cr_remove_entry(reg, target), CR_OK);
+        }
+    }
+    int bad = 0;
+    for (int i = 0; i < total; i++) {
+        /* P<k> has a member and a target when M<k> and O<k> were added and kept. */
+        int kept = i > 0 && i * 3 < total && i % 2 == 1;
+        snprintf(name, sizeof name, "P%d", i);
+        probe_take = 0;
+        Probe *p = cr_registry_create(reg, name, NULL);
+        int ok = p && p->allKind == CR_LIST && p->allCount == (kept ? 1u : 0u) && p->optKind == (kept ? CR_OBJECT : CR_NULL);
+        if (!ok && bad++ < 5) check_record(0, __FILE__, __LINE__, check_format("%s: kept %d", name, kept));
+        if (p) probe_destroy(p, NULL);
+    }
+    CHECK_INT(bad, 0);
+    cr_registry_free(reg);
+    CHECK_INT(stats_get(&s, &s.creates), stats_get(&s, &s.destroys));
+}
+
 /* Tagged and optional edges count for cycles, through every door; nothing changes on failure. */
 static void cycles_through_forms(void) {
     cr_registry *reg = cr_registry_new();
@@ -271,6 +329,7 @@ void test_forms(void) {
     graph_member_taken_from_the_list();
     failure_mid_list_destroys_the_built_members();
     membership_follows_changes();
+    membership_of_many_follows_changes();
     cycles_through_forms();
     child_union();
     entries_list_tags();

@@ -1,4 +1,5 @@
 import ControllerReg
+import ControllerRegConfig
 import Testing
 
 #if canImport(Glibc)
@@ -150,7 +151,8 @@ struct HostileInputTests {
         huge.config.maxDepth = .max
         huge.maxCreateDepth = .max
         try expectRejected(
-            Self.deepJSON(10_000), .json, .limit, limits: huge, containing: "deeper than \(DependencyValue.maxNesting) levels")
+            Self.deepJSON(10_000), .json, .limit, limits: huge,
+            containing: "deeper than \(DependencyValue.maxNesting) levels \(DependencyValue.tooDeepFix)")
         try expectRejected(Self.deepYAML(10_000), .yaml, .limit, limits: huge)
         try expectRejected(Self.deepPlist(10_000), .plist, .limit, limits: huge)
         // Just under the ceiling loads and creates.
@@ -187,7 +189,8 @@ struct HostileInputTests {
             }())
         let e = expectError { _ = try r.create("E0") }
         #expect(e?.code == .limit)
-        #expect(e?.description.contains("stack") == true)
+        #expect(e?.description.contains("stack (at depth ") == true)
+        #expect(e?.description.contains(StackGuard.fix("shorten the chain of references")) == true)
         _ = try r.create("E19900", as: Widget.self)
         _ = try r.create("Base2", as: Widget.self)
     }

@@ -199,6 +199,18 @@ struct HostileInputTests {
         var limits = RegistryLimits()
         limits.maxEntries = 3
         try expectRejected("X1: W\nX2: W\n", .yaml, .limit, limits: limits, containing: "3 entries")
+        // Lowered below what the registry holds: removals and overrides of defined names still
+        // work (the registry can be cut down), adds do not.
+        let r = try Self.baseline()
+        try r.load(text: "X1: W\nX2: W\n")
+        limits.maxEntries = 2
+        try r.setLimits(limits)
+        try r.load(text: "X1: C\n", mode: .override)
+        try r.remove(entriesNamed: ["X2"])
+        #expect(expectError { try r.load(text: "X3: W\n") }?.code == .limit)
+        try r.remove(entriesNamed: ["X1", "Base2"])
+        try r.load(text: "X3: W\n", mode: .override)
+        #expect(r.entries.map(\.name).sorted() == ["Base1", "X3"])
     }
 
     @Test func inputSizeLimit() throws {

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import collections
+import collections.abc
 import gc
 import importlib.util
 import os
@@ -11,7 +13,7 @@ import textwrap
 import threading
 import weakref
 from pathlib import Path
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, Iterator, List, Tuple
 
 import pytest
 
@@ -160,6 +162,30 @@ def test_props_errors(reg: cr.Registry) -> None:
         reg.create("E\0")
     with pytest.raises(TypeError):
         reg.create(42)  # type: ignore[arg-type]
+
+
+def test_any_mapping_is_a_map(reg: cr.Registry) -> None:
+    # The stub promises Mapping[str, Any] for props and dependencies: ChainMap, UserDict,
+    # os.environ and a host's own collections.abc.Mapping are maps (at the top and nested), not
+    # "props must be a mapping" errors or objects.
+    class Settings(collections.abc.Mapping):  # type: ignore[type-arg]
+        def __getitem__(self, key: str) -> Any:
+            return {"a": 1}[key]
+
+        def __iter__(self) -> Iterator[str]:
+            return iter(["a"])
+
+        def __len__(self) -> int:
+            return 1
+
+    reg.register_class("Echo", lambda args: dict(args))
+    reg.load_string("E: Echo")
+    for props in (collections.ChainMap({"a": 1}), collections.UserDict(a=1), Settings()):
+        assert reg.create("E", props) == {"a": 1}
+        assert reg.create("E", n=props) == {"n": {"a": 1}}
+        name = "F" + type(props).__name__
+        reg.add_entry(name, "Echo", dependencies=collections.ChainMap({"d": props}))
+        assert reg.create(name) == {"d": {"a": 1}}
 
 
 def test_self_containing_props_raise_recursion_error(reg: cr.Registry) -> None:

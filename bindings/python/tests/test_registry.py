@@ -406,6 +406,22 @@ def test_registry_in_a_cycle_through_its_factories_is_collected() -> None:
     assert destroyed == ["service"]
 
 
+def test_subclass_that_skips_init_is_never_opened_not_shared() -> None:
+    # A subclass whose __init__ forgets super().__init__() has no registry: it must not read as
+    # the shared one, and its calls say what to do.
+    class Forgetful(cr.Registry):
+        def __init__(self) -> None:
+            pass
+
+    reg = Forgetful()
+    assert not reg.is_shared
+    assert reg.closed
+    assert "never opened" in repr(reg)
+    with pytest.raises(cr.InvalidArgumentError, match=r"a subclass's __init__ must call super\(\)\.__init__\(\)"):
+        reg.register_class("C", lambda args: 1)
+    reg.close()  # nothing to close
+
+
 def test_context_manager() -> None:
     with cr.Registry() as reg:
         reg.register_class("A", lambda a: "a")

@@ -523,15 +523,15 @@ int cr_registry_reload_with(cr_registry *reg, cr_value **changes);
  *  rows creates on other threads are reading. The same holds with child registries: a parent's
  *  add extends each child's view by the entry (validated there too), and an add to a child that
  *  defines a name new to it costs that entry. A singleton added walks only what it reaches (the
- *  lifetime rule). What still costs the registry's size: cr_remove_entry, an add that replaces an
- *  entry (a child's override of its parent's, or a load with CR_LOAD_OVERRIDE), and an add that
- *  changes the {"Tagged": t} lists or {"Optional": X} targets of existing entries (they are
- *  compiled again) rebuild the registry's table, and then compile each child registry again
- *  whole; so do a class registered on a parent and a reload. While the registry has entries with
- *  {"Tagged": t} or {"Optional": X} values, every add reads each of them (to find those it
- *  changes); an added entry with an environment value or such a value copies the registry's list
- *  of those entries, and an added singleton each child's list of the singletons it takes from
- *  its parent.
+ *  lifetime rule). Removals cost about the same (see cr_remove_entry). What still costs the
+ *  registry's size: an add that replaces an entry (a child's override of its parent's, or a load
+ *  with CR_LOAD_OVERRIDE), and an add or a removal that changes the {"Tagged": t} lists or
+ *  {"Optional": X} targets of existing entries (they are compiled again) rebuild the registry's
+ *  table, and then compile each child registry again whole; so do a class registered on a parent
+ *  and a reload. While the registry has entries with {"Tagged": t} or {"Optional": X} values,
+ *  every add and removal reads each of them (to find those it changes); an added entry with an
+ *  environment value or such a value copies the registry's list of those entries, and an added
+ *  singleton each child's list of the singletons it takes from its parent.
  *  Loading many entries as one config (cr_load_string) is still cheaper per entry: one change for
  *  all. */
 int cr_add_entry(cr_registry *reg, const char *name, const char *class_name, cr_lifestyle lifestyle,
@@ -573,7 +573,19 @@ int cr_add_entry_with(cr_registry *reg, const char *name, const char *class_name
 
 /** Removes an entry. Fails, changing nothing, if another entry refers to it (the message names it)
  *  or it does not exist. A child cannot remove what its parent defines. A removed singleton's
- *  object is destroyed as a replaced one is (see CR_LOAD_OVERRIDE). */
+ *  object is destroyed as a replaced one is (see CR_LOAD_OVERRIDE).
+ *  Cost: removing an entry costs about that entry, whatever the size of the registry (amortized;
+ *  4,000 removals one at a time from a registry with a child: ~0.14 s, where they took ~19 s
+ *  when each rebuilt the registry and compiled the child again): the entries that refer to it
+ *  are found through an index of references (built at the first removal, in time in the
+ *  registry's size, and again after a change that rebuilds the table), and its row is hidden, not
+ *  copied away: creates that already found it finish with it. A parent's removal removes the entry
+ *  from each child's view the same way (refused if the child's own entries refer to it); a
+ *  child's removal of its own entry goes through the child's own definitions once. The rows of
+ *  removed entries are kept (their names found no more) until a change copies the table. What
+ *  still costs the registry's size is as for cr_add_entry: a removal that changes other
+ *  entries' {"Tagged": t} lists or {"Optional": X} targets (they are compiled again, and each
+ *  child whole), or that brings back a parent's entry a child had overridden. */
 int cr_remove_entry(cr_registry *reg, const char *name);
 
 /** Every entry, for tools: a new CR_LIST (the caller frees it with cr_value_free) of CR_MAPs with

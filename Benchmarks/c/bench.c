@@ -932,6 +932,48 @@ static void mode_adds(void) {
 }
 
 /* ---------------------------------------------------------------------------------------- */
+/* Entries removed one at a time                                                             */
+
+/* cr_remove_entry from a registry of `existing` leaf entries and the entries to remove (loaded as
+ * one config): what one removal costs at two registry sizes (`removes`: the pair
+ * c.cr.remove_entry.8000 / c.cr.remove_entry.1000; `cg c.cr.remove_entry.N K`: K removals from a
+ * registry of N + K entries). With `with_child` (c.cr.remove_entry_child.N) the registry has one
+ * child registry, whose view each removal changes too. Linear removals cost the same at both
+ * sizes. The entries removed are the last loaded (E<existing>, E<existing+1>, ...). */
+
+/* One cr_remove_entry of the next entry past x->existing. */
+static void op_remove_entry(void *c) {
+    add_ctx *x = c;
+    char name[32];
+    snprintf(name, sizeof name, "E%d", x->existing + x->next++);
+    if (cr_remove_entry(x->reg, name)) die("cr_remove_entry");
+}
+
+/* n removals from a registry of x->existing + n entries made for the block (not timed), in ns. */
+static double remove_block(void *c, long n) {
+    add_ctx *x = c;
+    x->reg = registry_with_leaves(x->existing + (int)n);
+    add_ctx_open_child(x);
+    x->next = 0;
+    double t0 = pb_now_ns();
+    for (long i = 0; i < n; i++) op_remove_entry(x);
+    double ns = pb_now_ns() - t0;
+    add_ctx_free(x);
+    return ns;
+}
+
+/* `removes`: ns per cr_remove_entry at 8,000 remaining entries over the same at 1,000 (500
+ * removals a block), without and with a child registry. */
+static void mode_removes(void) {
+    add_ctx small = {1000, 0, 0, NULL, NULL}, large = {8000, 0, 0, NULL, NULL};
+    pb_pair_blocks("c.cr.remove_entry.8000", remove_block, &large, 500, "c.cr.remove_entry.1000", remove_block, &small, 500,
+                   "ns/op", 1.0, NULL);
+    add_ctx small_child = {1000, 0, 1, NULL, NULL}, large_child = {8000, 0, 1, NULL, NULL};
+    pb_pair_blocks("c.cr.remove_entry_child.8000", remove_block, &large_child, 500, "c.cr.remove_entry_child.1000", remove_block,
+                   &small_child, 500, "ns/op", 1.0, NULL);
+}
+
+/* ---------------------------------------------------------------------------------------- */
 /* callgrind mode                                                                            */
 
 /* `cg SPEC N`: SPEC is a load spec, or create op names separated by commas (c.cr.leaf,c.hand.leaf);
@@ -945,6 +987,15 @@ static void mode_cg(const char *spec, long n) {
         x.reg = registry_with_leaves(x.existing);
         add_ctx_open_child(&x);
         pb_count(op_add_entry, &x, 0, n);
+        add_ctx_free(&x);
+        return;
+    }
+    if (!strncmp(spec, "c.cr.remove_entry.", 18) || !strncmp(spec, "c.cr.remove_entry_child.", 24)) {
+        int with_child = spec[17] == '_';
+        add_ctx x = {atoi(spec + (with_child ? 24 : 18)), 0, with_child, NULL, NULL};
+        x.reg = registry_with_leaves(x.existing + (int)n);
+        add_ctx_open_child(&x);
+        pb_count(op_remove_entry, &x, 0, n);
         add_ctx_free(&x);
         return;
     }
@@ -986,6 +1037,8 @@ int main(int argc, char **argv) {
         mode_threads(iters);
     else if (!strcmp(mode, "adds"))
         mode_adds();
+    else if (!strcmp(mode, "removes"))
+        mode_removes();
     else if (!strcmp(mode, "soak") && argc > 2)
         mode_soak(atol(argv[2]));
     else if (!strcmp(mode, "loadpair") && argc > 5)
@@ -997,17 +1050,20 @@ int main(int argc, char **argv) {
     else if (!strcmp(mode, "cg-list"))
         for (size_t i = 0; i < N_CREATE_OPS; i++) printf("%s\n", create_ops[i].name);
     else {
-        fprintf(stderr,
-                "usage: bench creates | threads | adds | soak N | loadpair NAME_A SPEC_A NAME_B SPEC_B |\n"
-                "             loadmem NAME FILE yaml|json|plist ENTRIES | cg OP|SPEC N | cg-list\n"
-                "  SPEC: cr:yaml|json|plist:FILE, crfail:FORMAT:FILE (a load that must fail; crfailall: and\n"
-                "        every problem record read), libyaml:FILE,\n"
-                "        rapidjson:FILE, libplist:FILE\n"
-                "  OP:   c.cr.leaf c.floor.leaf c.hand.leaf c.cr.node5 ... (see create_ops in bench.c), or\n"
-                "        c.cr.add_entry.N (N cr_add_entry calls into a registry of N leaf entries; alone),\n"
-                "        c.cr.add_entry_child.N (the same into a registry with one child registry)\n"
-                "  env BENCH_PAIRS (A/B pairs, default 21), BENCH_BLOCK_MS (block length, default 4),\n"
-                "      BENCH_ITERS (creates per thread per block in `threads`, default 200000), BENCH_CLOCK=wall\n");
+        fprintf(
+            stderr,
+            "usage: bench creates | threads | adds | removes | soak N | loadpair NAME_A SPEC_A NAME_B SPEC_B |\n"
+            "             loadmem NAME FILE yaml|json|plist ENTRIES | cg OP|SPEC N | cg-list\n"
+            "  SPEC: cr:yaml|json|plist:FILE, crfail:FORMAT:FILE (a load that must fail; crfailall: and\n"
+            "        every problem record read), libyaml:FILE,\n"
+            "        rapidjson:FILE, libplist:FILE\n"
+            "  OP:   c.cr.leaf c.floor.leaf c.hand.leaf c.cr.node5 ... (see create_ops in bench.c), or\n"
+            "        c.cr.add_entry.N (N cr_add_entry calls into a registry of N leaf entries; alone),\n"
+            "        c.cr.add_entry_child.N (the same into a registry with one child registry),\n"
+            "        c.cr.remove_entry.N (cr_remove_entry calls from a registry of N leaf entries and those removed; alone),\n"
+            "        c.cr.remove_entry_child.N (the same from a registry with one child registry)\n"
+            "  env BENCH_PAIRS (A/B pairs, default 21), BENCH_BLOCK_MS (block length, default 4),\n"
+            "      BENCH_ITERS (creates per thread per block in `threads`, default 200000), BENCH_CLOCK=wall\n");
         return 2;
     }
     return 0;

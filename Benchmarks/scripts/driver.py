@@ -110,6 +110,7 @@ def suites(a):
     )
     out.append(("soak", [a.c_bench, "soak", str(1_000_000 if a.quick else 10_000_000)], {}))
     out.append(("entries added one at a time (cr_add_entry at 8k vs 1k entries)", [a.c_bench, "adds"], {}))
+    out.append(("entries removed one at a time (cr_remove_entry at 8k vs 1k entries)", [a.c_bench, "removes"], {}))
     for n in sizes:
         big = {"BENCH_PAIRS": "3" if a.quick else "7"} if n >= 100000 else {}
         for tag, ext, fmt in FORMATS:
@@ -189,6 +190,16 @@ def callgrind_ops(a):
     for existing in (1000, 8000):
         ops["c.cr.add_entry.%d" % existing] = ([a.c_bench], "c.cr.add_entry.%d" % existing, 1000, "region-alone")
         ops["c.cr.add_entry_child.%d" % existing] = ([a.c_bench], "c.cr.add_entry_child.%d" % existing, 1000, "region-alone")
+    # cr_remove_entry from registries of 1k and 8k entries (and the 1,000 removed): 1,000 removals
+    # each, without and with one child registry.
+    for existing in (1000, 8000):
+        ops["c.cr.remove_entry.%d" % existing] = ([a.c_bench], "c.cr.remove_entry.%d" % existing, 1000, "region-alone")
+        ops["c.cr.remove_entry_child.%d" % existing] = (
+            [a.c_bench],
+            "c.cr.remove_entry_child.%d" % existing,
+            1000,
+            "region-alone",
+        )
     for name in listed([a.swift_bench]):
         ops[name] = ([a.swift_bench], name, n_create // 10 if name.startswith("swinject") else n_create, "region")
     cpp = os.path.join(a.build, "Benchmarks", "cpp", "controllerreg-bench-cpp")
@@ -353,6 +364,21 @@ OTHER_TARGETS = [
         "cr_add_entry with a child linear: one add at 8k entries <= 1.5x one at 1k",
         "c.cr.add_entry_child.8000",
         "c.cr.add_entry_child.1000",
+        "<=",
+        1.5,
+    ),
+    # One cr_remove_entry costs the entry removed, not the registry.
+    (
+        "cr_remove_entry linear: one removal at 8k entries <= 1.5x one at 1k",
+        "c.cr.remove_entry.8000",
+        "c.cr.remove_entry.1000",
+        "<=",
+        1.5,
+    ),
+    (
+        "cr_remove_entry with a child linear: one removal at 8k entries <= 1.5x one at 1k",
+        "c.cr.remove_entry_child.8000",
+        "c.cr.remove_entry_child.1000",
         "<=",
         1.5,
     ),

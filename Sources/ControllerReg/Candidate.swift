@@ -18,6 +18,10 @@ struct Candidate {
     /// (`Registry.candidate(parentSnapshot:adding:)`) instead of compiling every entry again.
     /// nil after any other change (the children are compiled again over the new state).
     var addedForChildren: [EntryDefinition]?
+    /// When the candidate holds one change that only removed entries from a registry with
+    /// children: their names, so each child removes them from its view the same way
+    /// (`Registry.candidate(parentSnapshot:removing:)`). nil after any other change.
+    var removedForChildren: [String]?
 
     init(registry: Registry, state: WriterState, current: Snapshot) {
         self.registry = registry

@@ -29,6 +29,8 @@ final class EntryRows: @unchecked Sendable {
     private(set) var arenaCount = 0
     /// The singleton cells the rows' plans point to (kept alive while any table uses the rows).
     private(set) var cells: [SingletonCell] = []
+    /// Which rows name which by reference or provider (built at the first removal that asks).
+    private(set) lazy var referrers = EntryReferrers()
     /// The count of the newest table made over these rows: only a change to a table of this count
     /// may add rows above it (an older table, or one whose successor was made but not published,
     /// gets new rows).

@@ -82,14 +82,35 @@ struct NameTable: @unchecked Sendable {
 
     /// Index `i`'s name, now kept at `p` (the same `n` bytes as before).
     func replace(_ i: Int, _ p: UnsafePointer<UInt8>, _ n: Int) {
-        assert(Int(lengths[i]) == n && starts[i].map { memcmp($0, p, n) == 0 } ?? false, "a name replaced by other bytes")
+        assert(Int(length(i)) == n && starts[i].map { memcmp($0, p, n) == 0 } ?? false, "a name replaced by other bytes")
         starts[i] = p
     }
 
-    /// Index `i` has no name any more (its cell stays and matches nothing).
+    /// Index `i` has no name any more (its cell stays and matches nothing). Only for a table no
+    /// reader can see yet (`markRemoved` is the one for shared tables).
     func clear(_ i: Int) {
         starts[i] = nil
         lengths[i] = 0
+    }
+
+    /// The length a removed index is marked with: no name has it (names are far shorter), so
+    /// `find` and `holds` pass over the index, and `bytes(at:)` gives nil.
+    static let removedLength = UInt32.max
+
+    /// Index `i`'s entry is removed, in every table sharing this storage (older ones included:
+    /// called when the table without it is published): its name is found no more. One relaxed
+    /// atomic store, which creates reading the storage see whole; its cell and bytes stay (a
+    /// create already past the lookup keeps reading the entry's row, which is not changed).
+    func markRemoved(_ i: Int) {
+        NameTable.atomic(lengths + i).pointee.store(NameTable.removedLength, ordering: .relaxed)
+    }
+
+    /// Whether index `i`'s entry was marked removed (`markRemoved`).
+    func isRemoved(_ i: Int) -> Bool { length(i) == NameTable.removedLength }
+
+    /// Index `i`'s name length, read as a relaxed atomic (`markRemoved` may be writing it).
+    @inline(__always) private func length(_ i: Int) -> UInt32 {
+        NameTable.atomic(lengths + i).pointee.load(ordering: .relaxed)
     }
 
     /// Frees the table's storage (the owner calls this once).
@@ -111,7 +132,31 @@ struct NameTable: @unchecked Sendable {
             // The high bits agree exactly when what differs lies in the index bits.
             if c ^ high <= low {
                 let i = Int(c & low) - 1
-                if i < limit && Int(lengths[i]) == length, let p = starts[i], RawMapSlot.equalBytes(p, key, length) { return i }
+                if i < limit && Int(self.length(i)) == length, let p = starts[i], RawMapSlot.equalBytes(p, key, length) {
+                    return i
+                }
+            }
+            s = (s + 1) & mask
+        }
+    }
+
+    /// The index of `length` bytes at `key` with precomputed `hash`, passing over the indices
+    /// `hidden` gives true for (a removed entry's row, whose name a later row may have again), or
+    /// -1.
+    func find(_ key: UnsafePointer<UInt8>, _ length: Int, hash: UInt64, passingOver hidden: (Int) -> Bool) -> Int {
+        var s = Int(truncatingIfNeeded: hash) & mask
+        let low = UInt32(truncatingIfNeeded: mask)
+        let high = UInt32(truncatingIfNeeded: hash)
+        while true {
+            let c = cell(s)
+            if c == 0 { return -1 }
+            if c ^ high <= low {
+                let i = Int(c & low) - 1
+                if i < limit && Int(self.length(i)) == length, let p = starts[i], RawMapSlot.equalBytes(p, key, length),
+                    !hidden(i)
+                {
+                    return i
+                }
             }
             s = (s + 1) & mask
         }
@@ -122,7 +167,7 @@ struct NameTable: @unchecked Sendable {
     /// once, and an index keeps its name until `clear`).
     @inline(__always)
     func holds(_ i: Int, _ key: UnsafePointer<UInt8>, _ length: Int) -> Bool {
-        Int(lengths[i]) == length && starts[i].map { RawMapSlot.equalBytes($0, key, length) } ?? false
+        Int(self.length(i)) == length && starts[i].map { RawMapSlot.equalBytes($0, key, length) } ?? false
     }
 
     /// The table's hash of `n` bytes at `p`: whole words (the last one overlapping the one before),
@@ -171,9 +216,11 @@ struct NameTable: @unchecked Sendable {
     /// where inserting into a large table one name at a time waited for each cell in turn).
     @inline(__always) func touch(hash: UInt64) -> UInt32 { cell(Int(truncatingIfNeeded: hash) & mask) }
 
-    /// The name bytes of index `i` (not NUL-terminated), or nil for an unused index.
+    /// The name bytes of index `i` (not NUL-terminated), or nil for an unused or removed index.
     func bytes(at i: Int) -> (UnsafePointer<UInt8>, Int)? {
-        i < limit ? starts[i].map { ($0, Int(lengths[i])) } : nil
+        guard i < limit, let p = starts[i] else { return nil }
+        let n = length(i)
+        return n == NameTable.removedLength ? nil : (p, Int(n))
     }
 
     /// The index of a String's bytes, or -1.

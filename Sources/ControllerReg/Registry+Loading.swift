@@ -251,6 +251,9 @@ extension Registry {
         }
         var history = c.history
         let step = Int32(history.steps.count)
+        // The names a change that only removed entries took from this registry's view (for its
+        // children).
+        var removedFromView: [String]?
         history.steps.append(ReloadHistory.Step(source: source, mode: mode, removals: removals, environment: environment))
         // What the change only added, for this registry's children (`Candidate.addedForChildren`).
         var addedForChildren: [EntryDefinition]?
@@ -275,6 +278,10 @@ extension Registry {
             c.entries = table
         } else if let parent = c.parentSnapshot {
             let gone = Set(removals)
+            // A child's change that only removed its own entries that its parent does not define
+            // (every removal emptied a row): the transaction's table is what compiling again
+            // would give, so only the own list (not the parent's entries) is gone through.
+            let onlyRemovedRows = tx.onlyRemoved && tx.removedIndices.count == gone.count
             var own: SharedTailList<EntryDefinition> = []
             var origins: [Int32] = []
             for (i, d) in c.own.enumerated() {
@@ -304,7 +311,15 @@ extension Registry {
                 }
             }
             history.origins = SharedTailList(origins)
-            try c.merge(parent: parent, own: own, invalidNames: invalidNames, problems: [], namesIncomplete: namesIncomplete)
+            if onlyRemovedRows {
+                c.own = own
+                c.classSlots = tx.classSlots
+                c.padRecords()
+                c.entries = table
+                removedFromView = removals
+            } else {
+                try c.merge(parent: parent, own: own, invalidNames: invalidNames, problems: [], namesIncomplete: namesIncomplete)
+            }
         } else {
             // Entries this change replaced or removed, and the ones it defined (the transaction
             // keeps every other entry as it was).
@@ -327,6 +342,7 @@ extension Registry {
             c.classSlots = tx.classSlots
             c.padRecords()
             c.entries = table
+            if tx.onlyRemoved { removedFromView = removals }
         }
         c.history = history
         c.stagedChanges += 1
@@ -336,6 +352,9 @@ extension Registry {
             addedForChildren = tx.changedIndices.compactMap { c.entries.definition(at: $0) }
         }
         c.addedForChildren = c.stagedChanges == 1 ? addedForChildren : nil
+        // Children remove what a change only removed from their views the same way.
+        c.removedForChildren =
+            c.stagedChanges == 1 && removedFromView != nil && !state.children.isEmpty ? removedFromView : nil
     }
 }
 

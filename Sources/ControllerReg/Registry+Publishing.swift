@@ -18,8 +18,8 @@ extension Registry {
         var locked: [Candidate] = []
         var problems: [Diagnostic] = []
         Registry.prepareChildren(
-            of: self, parentSnapshot: snapshot, added: reloading ? nil : c.addedForChildren, keepingSingletons: reloading,
-            into: &locked, problems: &problems)
+            of: self, parentSnapshot: snapshot, added: reloading ? nil : c.addedForChildren,
+            removed: reloading ? nil : c.removedForChildren, keepingSingletons: reloading, into: &locked, problems: &problems)
         defer { for child in locked { child.registry.lock.unlock() } }
         if !problems.isEmpty { throw ConfigError(problems) }
         let before = cell.snapshot
@@ -43,10 +43,12 @@ extension Registry {
 
     /// Locks every descendant and computes its state over `parentSnapshot`, collecting problems.
     /// `added`: the parent's change only added these entries, so each child's table is extended by
-    /// them (the cost of the change, not of the registry); nil: each child is compiled again.
+    /// them (the cost of the change, not of the registry); `removed`: it only removed entries of
+    /// these names, so each child removes those it does not define itself from its view (the
+    /// same); both nil: each child is compiled again.
     private static func prepareChildren(
-        of registry: Registry, parentSnapshot: Snapshot, added: [EntryDefinition]?, keepingSingletons: Bool,
-        into locked: inout [Candidate], problems: inout [Diagnostic]
+        of registry: Registry, parentSnapshot: Snapshot, added: [EntryDefinition]?, removed: [String]? = nil,
+        keepingSingletons: Bool, into locked: inout [Candidate], problems: inout [Diagnostic]
     ) {
         for weak in registry.state.children {
             guard let child = weak.registry, !child.isClosed else { continue }
@@ -56,10 +58,17 @@ extension Registry {
                 child.lock.unlock()
                 continue
             }
-            let result =
-                added.map { child.candidate(parentSnapshot: parentSnapshot, adding: $0) }
-                ?? child.candidate(parentSnapshot: parentSnapshot, own: child.state.own, keepingSingletons: keepingSingletons)
+            let result: Result<(Candidate, ChildChange?), ConfigError>
+            if let added {
+                result = child.candidate(parentSnapshot: parentSnapshot, adding: added).map { ($0.0, $0.1.map { .added($0) }) }
+            } else if let removed {
+                result = child.candidate(parentSnapshot: parentSnapshot, removing: removed).map { ($0.0, .removed($0.1)) }
+            } else {
+                result = child.candidate(
+                    parentSnapshot: parentSnapshot, own: child.state.own, keepingSingletons: keepingSingletons
+                )
                 .map { ($0, nil) }
+            }
             switch result {
             case .failure(let error):
                 locked.append(Candidate(registry: child, state: child.state, current: child.cell.snapshot))
@@ -67,11 +76,17 @@ extension Registry {
                     Diagnostic($0.code, "the change would break a child registry: \($0.message)", at: $0.location)
                         .withPath($0.path)
                 }
-            case .success(let (c, childAdded)):
+            case .success(let (c, childChange)):
                 locked.append(c)
+                var childAdded: [EntryDefinition]?, childRemoved: [String]?
+                switch childChange {
+                case .added(let definitions): childAdded = definitions
+                case .removed(let names): childRemoved = names
+                case nil: break
+                }
                 prepareChildren(
-                    of: child, parentSnapshot: c.builtSnapshot!, added: childAdded, keepingSingletons: keepingSingletons,
-                    into: &locked, problems: &problems)
+                    of: child, parentSnapshot: c.builtSnapshot!, added: childAdded, removed: childRemoved,
+                    keepingSingletons: keepingSingletons, into: &locked, problems: &problems)
             }
         }
     }
@@ -135,6 +150,35 @@ extension Registry {
         return .success((c, visible))
     }
 
+    /// This child's state over `parentSnapshot` when the parent's change only removed the entries
+    /// named `removed`: those it does not define itself removed from its view (validated as any
+    /// removal is: refused if one of its own entries refers to one), costing the entries removed,
+    /// not the child's table. Returns the candidate and the names its view lost (its own
+    /// children lose those). Call under this registry's lock.
+    func candidate(
+        parentSnapshot: Snapshot, removing removed: [String]
+    ) -> Result<(Candidate, [String]), ConfigError> {
+        var c = Candidate(registry: self, state: state, current: cell.snapshot)
+        c.parentSnapshot = parentSnapshot
+        // An own entry of a removed name overrides the parent's and stays. (The names this child
+        // defines, read once per change: the size of its own definitions, not of its view.)
+        let own = state.own.isEmpty ? [] : Set(state.own.map(\.name))
+        let gone = removed.filter { !own.contains($0) && c.entries.index(of: $0) >= 0 }
+        if !gone.isEmpty {
+            var tx = Transaction(base: c.entries, classSlots: c.classSlots, maxStringBytes: limits.config.maxStringBytes)
+            switch tx.apply([], removals: gone) {
+            case .failure(let error):
+                return .failure(error)
+            case .success(let table):
+                c.classSlots = tx.classSlots
+                c.padRecords()
+                c.entries = table
+            }
+        }
+        c.builtSnapshot = c.snapshot()
+        return .success((c, gone))
+    }
+
     /// Publishes `c`; returns the epoch the replaced snapshot was retired under.
     @discardableResult
     func install(_ c: Candidate, snapshot: Snapshot? = nil) -> UInt64 {
@@ -143,6 +187,18 @@ extension Registry {
         state.classSlots = c.classSlots
         state.classRecords = c.ownRecords
         state.templates = c.templates
-        return cell.publish(snapshot ?? c.snapshot())
+        let published = snapshot ?? c.snapshot()
+        // Rows the new table hides are marked removed before it is published: a create that
+        // enters after the swap cannot find them (their singletons are retired under its epoch).
+        published.entries.publishRemovals()
+        return cell.publish(published)
     }
+}
+
+/// How a child's view changed with its parent's change, for its own children.
+private enum ChildChange {
+    /// Entries added to its view.
+    case added([EntryDefinition])
+    /// Entries of these names removed from its view.
+    case removed([String])
 }

@@ -44,6 +44,7 @@ extension Registry {
         var given: [(staged: StagedEntries, problems: [Diagnostic], invalidNames: [String])] = []
         var unread = false
         var definedAnywhere = Set<String>()
+        let replacedByStep = history.replacedByStep()
         for (k, step) in history.steps.enumerated() {
             var item: (staged: StagedEntries, problems: [Diagnostic], invalidNames: [String])
             switch step.source {
@@ -57,7 +58,8 @@ extension Registry {
             case .given:
                 item = (
                     StagedEntries(
-                        step.replaced + Registry.liveDefinitions(ofStep: Int32(k), history: history, entries: old, own: c)),
+                        (replacedByStep[Int32(k)] ?? [])
+                            + Registry.liveDefinitions(ofStep: Int32(k), history: history, entries: old, own: c)),
                     [], []
                 )
             }

@@ -62,10 +62,22 @@ extension Registry {
     /// reaches through object edges in `old` is kept instead: that object may hold it (it stays
     /// until the registry is freed, or a reload rebuilds the holder and lets both go).
     func retireReplacedSingletons(replacing old: Snapshot, with new: Snapshot, epoch: UInt64) {
-        // Entries only added (their rows written past the old table's): nothing dropped, and no
-        // pass over the table.
-        if new.entries.onlyAdds(to: old.entries) { return }
+        // No change of entries (a class registered): nothing dropped.
+        if new.entries === old.entries { return }
         guard singletons.withLock({ !$0.built.isEmpty }) else { return }
+        if new.entries.shares(rowsOf: old.entries) {
+            // Entries added (their rows written past the old table's) or removed by hiding their
+            // rows: no pass over the table. Such a removal compiled no entry again, so no entry
+            // that stays has an object edge to a removed one (references to it are refused;
+            // tagged lists and optional references that held it are compiled again, which
+            // copies the rows): its singleton is reached by nothing that stays.
+            let dropped = new.entries.droppedSingletonCells()
+            if !dropped.isEmpty {
+                singletons.withLock { $0.retired.append((epoch, dropped)) }
+                reclaimRetiredSingletons()
+            }
+            return
+        }
         var inNew = Set<ObjectIdentifier>()
         var builtInNew: [Int] = []
         for i in 0..<new.entries.count {

@@ -10,7 +10,7 @@ import Darwin
 ///
 /// A file load is kept as its paths, format and mode: a reload reads the files again. Definitions
 /// given directly (config text or bytes, `Registry.add`, `cr_add_entry`) and removals are kept
-/// as they were: their definitions live in the registry, so a step keeps only the definitions a
+/// as they were: their definitions live in the registry, so the history keeps only the definitions a
 /// later step replaced or removed (`replaced`), and each entry records the step that defined it
 /// (`origins`). A registry loaded once from text keeps no second copy of its config.
 struct ReloadHistory {
@@ -30,8 +30,6 @@ struct ReloadHistory {
         /// The environment the step was resolved against: a map is given again by a reload, the
         /// process environment is read anew.
         var environment: ConfigEnvironment = .process
-        /// For a `.given` step: its definitions that a later step replaced or removed.
-        var replaced: [EntryDefinition] = []
     }
 
     /// Shared with the registry's state while a change appends to it (`SharedTailList`: adding
@@ -60,8 +58,20 @@ struct ReloadHistory {
         return false
     }
 
+    /// The definitions of `.given` steps that a later step replaced or removed, each with the step
+    /// that gave it, in the order they were replaced. Appended to (`SharedTailList`: a removal or
+    /// an override appends one, it does not copy the steps or this list).
+    var replaced = SharedTailList<(step: Int32, definition: EntryDefinition)>()
+
     /// Keeps `definition`, defined by step `origin`, for replay if that step gave it directly.
     mutating func keepReplaced(_ definition: EntryDefinition, origin: Int32) {
-        if isGiven(origin) { steps[Int(origin)].replaced.append(definition) }
+        if isGiven(origin) { replaced.append((origin, definition)) }
+    }
+
+    /// The kept definitions (`replaced`) by the step that gave them, in the order they were kept.
+    func replacedByStep() -> [Int32: [EntryDefinition]] {
+        var byStep: [Int32: [EntryDefinition]] = [:]
+        for (step, definition) in replaced { byStep[step, default: []].append(definition) }
+        return byStep
     }
 }

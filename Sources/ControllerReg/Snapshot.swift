@@ -30,6 +30,16 @@ final class EntryTable: @unchecked Sendable {
     let dynamic: [Int32]
     /// How many entries it holds.
     let liveCount: Int
+    /// Rows this table removed, or a table it was built from sharing its rows did, that are not
+    /// marked removed in the rows' name table yet: the first `removedCount` of `removedRows`
+    /// (`publishRemovals` marks them). The table hides them itself until then.
+    private let removedRows: RemovedRows?
+    private let removedCount: Int
+    /// The rows this table removed from the one it was built from, when it shares that table's
+    /// rows (the others are copied without them).
+    let dropped: [Int32]
+    /// Whether `publishRemovals` ran (the writer's, under the registry's lock).
+    private var removalsPublished = false
 
     /// An empty table.
     convenience init() {
@@ -42,8 +52,11 @@ final class EntryTable: @unchecked Sendable {
     /// `liveCount` its live ones.
     init(
         rows: EntryRows, count: Int, owners: [Int32: UnsafeMutableRawPointer], environments: [Int32: EnvironmentLookup],
-        dynamic: [Int32], liveCount: Int
+        dynamic: [Int32], liveCount: Int, removed: (rows: RemovedRows, count: Int)? = nil, dropped: [Int32] = []
     ) {
+        removedRows = removed?.rows
+        removedCount = removed?.count ?? 0
+        self.dropped = dropped
         self.rows = rows
         self.count = count
         arenaCount = rows.arenaCount
@@ -55,9 +68,46 @@ final class EntryTable: @unchecked Sendable {
         names = rows.names.limited(to: count)
     }
 
-    /// Whether this table is `older` with entries added: the same rows below its count (only a
-    /// change that adds entries shares an older table's rows), so it drops none of them.
-    func onlyAdds(to older: EntryTable) -> Bool { rows === older.rows && count >= older.count }
+    /// Whether this table was built from `older` by one change that kept its rows (entries
+    /// added above its count, entries removed by hiding their rows: `dropped`).
+    func shares(rowsOf older: EntryTable) -> Bool { rows === older.rows && count >= older.count }
+
+    /// The removed rows this table still hides itself and a table a change built from it, sharing
+    /// its rows, must hide too (none once they are marked in the name table): the list and how
+    /// many of it.
+    var unpublishedRemovals: (rows: RemovedRows, count: Int)? {
+        guard !removalsPublished, let removedRows, removedCount > 0 else { return nil }
+        return (removedRows, removedCount)
+    }
+
+    /// Marks the rows this table hides as removed in the name table it shares with older tables
+    /// (`NameTable.markRemoved`): called as the table is published, so creates reading an older
+    /// table find them no more from then on (a create already past the lookup reads rows that do
+    /// not change). Under the registry's lock.
+    func publishRemovals() {
+        guard let (list, n) = unpublishedRemovals else { return }
+        for row in list.rows(within: n) { names.markRemoved(Int(row)) }
+        removalsPublished = true
+    }
+
+    /// Whether row `i`'s entry is removed: marked in the name table, or hidden by this table.
+    @inline(__always) private func isHidden(_ i: Int) -> Bool {
+        names.isRemoved(i) || (removedCount > 0 && removedRows!.contains(i, within: removedCount))
+    }
+
+    /// The singleton cells of the rows this table dropped from the one it was built from
+    /// (`dropped`) that this registry builds (not a parent's), read from their plans.
+    func droppedSingletonCells() -> [SingletonCell] {
+        dropped.compactMap { r in
+            let plan = plans[Int(r)]
+            guard plan.lifestyle == .singleton, let p = plan.singleton, owners.isEmpty || owners[r] == nil else { return nil }
+            return Unmanaged<SingletonCell>.fromOpaque(p).takeUnretainedValue()
+        }
+    }
+
+    /// The live entries whose plans name live entry `i` by reference or provider, in index order
+    /// (what keeps it from being removed), found through the rows' `EntryReferrers`.
+    func referrers(of i: Int) -> [Int] { rows.referrers.referrers(of: i, in: self) }
 
     /// Whether `i` (any integer) is the index of the live entry named by the `length` bytes at
     /// `key`: what `names.find` of those bytes would return (`NameTable.holds`).
@@ -66,48 +116,64 @@ final class EntryTable: @unchecked Sendable {
         UInt(bitPattern: i) < UInt(bitPattern: count) && names.holds(i, key, length)
     }
 
-    /// The arena and offset of live entry `i`'s definition record (its name opens it).
-    func recordLocation(at i: Int) -> (arena: DefinitionArena, offset: Int) { record(at: i) }
+    /// The arena and offset of live entry `i`'s definition record (its name opens it). (The
+    /// writer's: on a table a create reads, a removal published meanwhile can take the name.)
+    func recordLocation(at i: Int) -> (arena: DefinitionArena, offset: Int) { record(at: i)! }
 
-    /// The arena and offset of live entry `i`'s definition record (its name opens it).
-    private func record(at i: Int) -> (DefinitionArena, Int) {
-        let (p, n) = names.bytes(at: i)!
+    /// The arena and offset of entry `i`'s definition record (its name opens it); nil when it has
+    /// no name: never live, or removed (on a table older than the newest, a removal published
+    /// after `isLive` was asked marks the name removed: readers of such a table check again here).
+    private func record(at i: Int) -> (DefinitionArena, Int)? {
+        guard let (p, n) = names.bytes(at: i) else { return nil }
         let arena = rows.arena(ofRow: i, name: p, arenas: arenaCount)
         return (arena, DefinitionCoding.recordOffset(name: p, length: n, in: arena))
     }
 
     /// The index of a live entry by name, or -1.
     func index(of name: String) -> Int {
-        let i = names.find(name)
-        return i >= 0 && plans[i].live ? i : -1
+        var name = name
+        return name.withUTF8 { u in
+            index(of: u, hash: NameTable.hash(u.baseAddress ?? emptyKey, u.count))
+        }
     }
 
     /// The index of a live entry by its name's bytes and their `NameTable.hash`, or -1.
     func index(of name: UnsafeBufferPointer<UInt8>, hash: UInt64) -> Int {
         guard count > 0 else { return -1 }
-        let i = names.find(name.baseAddress ?? emptyKey, name.count, hash: hash)
+        let key = name.baseAddress ?? emptyKey
+        if removedCount > 0 {
+            // A row this table hides may have the name of a later live row: passed over.
+            let removedRows = self.removedRows!, removedCount = self.removedCount
+            let i = names.find(key, name.count, hash: hash) { removedRows.contains($0, within: removedCount) }
+            return i >= 0 && plans[i].live ? i : -1
+        }
+        let i = names.find(key, name.count, hash: hash)
         return i >= 0 && plans[i].live ? i : -1
     }
 
     /// Whether index `i` holds an entry.
-    func isLive(_ i: Int) -> Bool { i >= 0 && i < count && plans[i].live }
+    func isLive(_ i: Int) -> Bool { i >= 0 && i < count && plans[i].live && !isHidden(i) }
 
     /// The definitions of all live entries, in index order.
     var definitions: [EntryDefinition] { (0..<count).compactMap { definition(at: $0) } }
 
     /// Names of all live entries, in index order.
-    var liveNames: [String] { (0..<count).compactMap { plans[$0].live ? name(at: $0) : nil } }
+    var liveNames: [String] {
+        (0..<count).compactMap { i in
+            guard isLive(i), let (p, n) = names.bytes(at: i) else { return nil }
+            return String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self)
+        }
+    }
 
-    /// The name of live entry `i`.
+    /// The name of live entry `i` ("#i" when a removal published meanwhile took it: see `record`).
     func name(at i: Int) -> String {
-        let (p, n) = names.bytes(at: i)!
+        guard let (p, n) = names.bytes(at: i) else { return "#\(i)" }
         return String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self)
     }
 
     /// The definition of entry `i` as committed, nil where none.
     func definition(at i: Int) -> EntryDefinition? {
-        guard isLive(i) else { return nil }
-        let (arena, offset) = record(at: i)
+        guard isLive(i), let (arena, offset) = record(at: i) else { return nil }
         var d = DefinitionCoding.decode(arena, at: offset)
         if !environments.isEmpty { d.environment = environments[Int32(i)] }
         return d
@@ -115,19 +181,19 @@ final class EntryTable: @unchecked Sendable {
 
     /// Where live entry `i` was defined (nil for entries added from code).
     func location(at i: Int) -> SourceLocation? {
-        let (arena, offset) = record(at: i)
+        guard let (arena, offset) = record(at: i) else { return nil }
         return DefinitionCoding.location(arena, at: offset)
     }
 
     /// The tags of live entry `i` (read from its record without decoding the rest).
     func tags(at i: Int) -> [EntryTag] {
-        let (arena, offset) = record(at: i)
+        guard let (arena, offset) = record(at: i) else { return [] }
         return DefinitionCoding.tags(arena, at: offset)
     }
 
     /// Whether live entry `i` is a singleton built by `Registry.start()`.
     func isEagerSingleton(at i: Int) -> Bool {
-        let (arena, offset) = record(at: i)
+        guard let (arena, offset) = record(at: i) else { return false }
         return DefinitionCoding.isEagerSingleton(arena, at: offset)
     }
 
@@ -156,10 +222,12 @@ final class EntryTable: @unchecked Sendable {
 /// keeps them (the plans, and the name table with its cells filled as rows are set): building
 /// copies nothing, so a load touches each row's memory once.
 ///
-/// A change that only adds rows (`addsOnly`) writes them into the base's own `EntryRows` above the
-/// base's count when they have room and the base is their newest table: nothing of the base is
-/// copied or read again, so the cost is that of the rows added. Otherwise the rows are new (the
-/// base's copied), with room for more additions when the change is small next to the base.
+/// A change that sets no row of the base (`keepsRows`: it adds rows, removes some, or both)
+/// writes the added ones into the base's own `EntryRows` above the base's count when they have
+/// room and the base is their newest table, and hides the removed ones (`RemovedRows`, marked in
+/// the name table when the table is published): nothing of the base is copied or read again, so
+/// the cost is that of the rows added and removed. Otherwise the rows are new (the base's live
+/// ones copied), with room for more changes when the change is small next to the base.
 struct EntryTableBuilder {
     /// The rows being written: the base's (`sharing`), or new ones the built table adopts.
     private let rows: EntryRows
@@ -185,10 +253,13 @@ struct EntryTableBuilder {
     private var setLive = 0
     /// The arena position the change's records got (sharing rows).
     private var sharedArena: UInt32 = 0
+    /// The rows removed (sharing rows: hidden, not written).
+    private var removedRows: [Int32] = []
 
-    /// `base`'s rows, then empty ones up to `count` rows (at least `base.count`). `addsOnly`: the
-    /// change sets only rows at or above `base.count` and removes none.
-    init(base: EntryTable, count: Int, addsOnly: Bool = false) {
+    /// `base`'s rows, then empty ones up to `count` rows (at least `base.count`). `keepsRows`: the
+    /// change sets only rows at or above `base.count` (it may remove rows below it); `changed`
+    /// is how many rows it sets and removes.
+    init(base: EntryTable, count: Int, keepsRows: Bool = false, changed: Int = 0) {
         self.base = base
         self.count = max(count, base.count)
         let added = self.count - base.count
@@ -197,7 +268,7 @@ struct EntryTableBuilder {
         owners = base.owners
         environments = base.environments
         mayHaveDynamic = !base.dynamic.isEmpty
-        if addsOnly && base.count > 0 && base.rows.mayAdd(to: base.count, upTo: self.count) {
+        if keepsRows && base.count > 0 && base.rows.mayAdd(to: base.count, upTo: self.count) {
             rows = base.rows
             rows.claimed = self.count
             sharing = true
@@ -206,9 +277,9 @@ struct EntryTableBuilder {
         }
         sharing = false
         onlySetRows = base.count == 0
-        // Room to add more when this change is small next to the table (entries added one at a
-        // time): half again as many rows. A large change gets rows of exactly its size.
-        let room = addsOnly && added * 4 <= max(base.count, 16)
+        // Room to add more when this change is small next to the table (entries added or removed
+        // one at a time): half again as many rows. A large change gets rows of exactly its size.
+        let room = keepsRows && max(added, changed) * 4 <= max(base.count, 16)
         rows = EntryRows(
             capacity: room ? self.count + max(self.count / 2, 16) : self.count, arenas: base.rows.arenaCount + 1,
             roomToAdd: room)
@@ -216,15 +287,26 @@ struct EntryTableBuilder {
         let plans = rows.plans
         if base.count > 0 { plans.update(from: base.plans.base, count: base.count) }
         for i in 0..<base.count where base.plans[i].live {
-            if let (p, n) = base.names.bytes(at: i) { rows.names.insert(i, p, n, hash: NameTable.hash(p, n)) }
+            if base.isLive(i), let (p, n) = base.names.bytes(at: i) {
+                rows.names.insert(i, p, n, hash: NameTable.hash(p, n))
+            } else {
+                // Removed by a table that kept its rows (hidden there): not copied.
+                plans[i] = EntryPlan()
+                if !owners.isEmpty { owners[Int32(i)] = nil }
+                if !environments.isEmpty { environments[Int32(i)] = nil }
+            }
         }
         arenas = (0..<base.rows.arenaCount).map { base.rows.arena($0) }
         cells = base.rows.cells
     }
 
     /// Empties row `i`. (Its name's cell stays: a cell whose row has no name matches nothing.)
+    /// Sharing the base's rows, the row is hidden instead (the base's readers still read it).
     mutating func remove(_ i: Int) {
-        precondition(!sharing, "EntryTableBuilder: a row removed from shared rows")
+        if sharing {
+            removedRows.append(Int32(i))
+            return
+        }
         onlySetRows = false
         rows.plans[i] = EntryPlan()
         rows.names.clear(i)
@@ -294,11 +376,19 @@ struct EntryTableBuilder {
     /// The table, keeping only the arenas and cells its live rows use.
     func build() -> EntryTable {
         if sharing {
-            // The base's rows and arenas are all still used; the change's were appended.
+            // The base's rows and arenas are all kept (removed rows hidden, their records and
+            // cells kept with the rows until they are copied); the change's were appended.
+            // (`dynamic` may list removed rows: its readers skip rows that are not live.)
+            let base = self.base
             return EntryTable(
                 rows: rows, count: count, owners: owners, environments: environments,
                 dynamic: setDynamic.isEmpty ? base.dynamic : base.dynamic + setDynamic.sorted(),
-                liveCount: base.liveCount + setLive)
+                liveCount: base.liveCount + setLive - removedRows.count,
+                removed: removedRows.isEmpty
+                    ? base.unpublishedRemovals
+                    : RemovedRows.extending(
+                        base.unpublishedRemovals?.rows, count: base.unpublishedRemovals?.count ?? 0, with: removedRows),
+                dropped: removedRows)
         }
         let plans = rows.plans
         let names = rows.names

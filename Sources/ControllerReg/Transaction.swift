@@ -37,6 +37,9 @@ struct Transaction {
     /// After a successful `apply`: whether the change only added entries (none replaced, removed
     /// or compiled again for a changed tagged list or optional target).
     private(set) var onlyAdded = false
+    /// After a successful `apply`: whether the change only removed entries (none defined, none
+    /// compiled again).
+    private(set) var onlyRemoved = false
     /// What the reads ahead of large name tables' insertions read (kept so the reads are made).
     private(set) var touchedCells: UInt32 = 0
     /// How many names' cells are read ahead at a time.
@@ -315,6 +318,10 @@ struct Transaction {
         // without them), which bounds the cycle and lifetime checks to the change, and the table
         // may be extended in place (`EntryTableBuilder`).
         let addsOnly = removed.isEmpty && !replacesBase && reresolved.isEmpty
+        // Whether the change sets no entry of the base (it adds entries, removes some, or both):
+        // then still no entry that stays refers to an accepted one, and the table keeps the
+        // base's rows (`EntryTableBuilder`), hiding the removed ones.
+        let keepsRows = !replacesBase && reresolved.isEmpty
 
         // 3. References: every name must resolve to an entry that stays.
         let base = self.base
@@ -329,7 +336,7 @@ struct Transaction {
         // (or -1). Arrays, not dictionaries: no hashing per entry; from the base's count on when
         // the change only adds entries (the size of the change, not of the table).
         var resolving = ResolvedEdges(entries: acceptedPositions.count, edges: staged.edges.count, in: scratch)
-        var changedAtList = ChangedPositions(from: addsOnly ? base.count : 0, to: nextIndex, in: scratch)
+        var changedAtList = ChangedPositions(from: keepsRows ? base.count : 0, to: nextIndex, in: scratch)
         // Members of each tag in the new state, built at the first tagged list.
         var members = TagMembers()
         // The last two names resolved (by their interned identity) and their indices: neighbouring
@@ -488,15 +495,15 @@ struct Transaction {
             resolving.end()
             if !mayHaveCycles { mayHaveCycles = resolving.hasEdge(of: p, atLeast: Int32(acceptedIndex[p])) }
         }
-        // Entries that stay must not refer to removed ones.
+        // Entries that stay must not refer to removed ones: those that name each removed entry,
+        // found through the rows' reverse index (`EntryReferrers`), not by reading every entry.
         if !removed.isEmpty {
             let replaced = Set(acceptedIndex)
-            for i in 0..<base.count where base.isLive(i) && !removed.contains(i) && !replaced.contains(i) {
-                for t in base.targets(at: i) where removed.contains(Int(t)) {
-                    let name = base.isLive(Int(t)) ? base.name(at: Int(t)) : "?"
+            for t in removed.sorted() {
+                for i in base.referrers(of: t) where !removed.contains(i) && !replaced.contains(i) {
                     diagnostics.append(
                         Diagnostic(
-                            .missingReference, "cannot remove '\(name)': entry '\(base.name(at: i))' refers to it",
+                            .missingReference, "cannot remove '\(base.name(at: t))': entry '\(base.name(at: i))' refers to it",
                             at: base.location(at: i)))
                 }
             }
@@ -522,9 +529,12 @@ struct Transaction {
         // 4. Cycles: a new cycle must pass through a changed entry, so search from those. Checked
         // whatever else is wrong: the graph holds every reference that resolved (none is possible
         // when step 3 found no edge to an entry at or above its own index in an empty table).
-        // When the change only adds entries, no entry of the base reaches one of them, so a cycle
-        // through them stays among them: only their edges to each other are walked.
-        if mayHaveCycles && addsOnly {
+        // When the change sets no entry of the base, no entry of the base reaches one of the
+        // accepted ones, so a cycle through them stays among them: only their edges to each
+        // other are walked (none when it only removes entries: no cycle can be new).
+        if acceptedIndex.isEmpty {
+            // Nothing defined or compiled again: no new cycle.
+        } else if mayHaveCycles && keepsRows {
             let first = base.count
             diagnostics += findCycles(
                 starts: acceptedIndex, first: first, total: nextIndex,
@@ -582,14 +592,15 @@ struct Transaction {
         if !graphEntries && acceptedStaged.count * 4 < base.count {
             graphEntries = true
         } else if !graphEntries {
-            for i in 0..<base.count where base.plans[i].live && base.plans[i].lifestyle == .graph && !removedBase.contains(i) {
+            for i in 0..<base.count where base.isLive(i) && base.plans[i].lifestyle == .graph && !removedBase.contains(i) {
                 graphEntries = true
                 break
             }
         }
-        if graphEntries && addsOnly && !acceptedStaged.contains(where: { staged.summary($0).lifestyle == .singleton }) {
+        if graphEntries && keepsRows && !acceptedStaged.contains(where: { staged.summary($0).lifestyle == .singleton }) {
             // Only a singleton can break the rule, and one of the base reaches no added entry (so
-            // nothing it did not reach before): with no singleton added there is nothing to walk.
+            // nothing it did not reach before; a removal takes edges away): with no singleton
+            // added there is nothing to walk.
             graphEntries = false
         }
         if graphEntries { diagnostics += lifetimes.problems(changed: Array(acceptedIndex)) }
@@ -610,9 +621,11 @@ struct Transaction {
         // Plans point at keys and literal strings in the records' arena, which stops moving here.
         records.freeze()
         let compiler = PlanCompiler(arena: records.plans, strings: records)
-        var table = EntryTableBuilder(base: base, count: nextIndex, addsOnly: addsOnly)
-        for i in removed { table.remove(i) }
-        let arenaIndex = table.index(of: records)
+        var table = EntryTableBuilder(
+            base: base, count: nextIndex, keepsRows: keepsRows, changed: acceptedStaged.count + removed.count)
+        for i in removed.sorted() { table.remove(i) }
+        // (A change that only removes entries adds no arena to the rows.)
+        let arenaIndex = acceptedStaged.isEmpty ? 0 : table.index(of: records)
         // Class slots by the class name's interned identity: one String per class, not per entry.
         var slotOfClass: [Int: Int] = [:]
         // The last two classes met (entries of a config mostly alternate between a few).
@@ -695,6 +708,7 @@ struct Transaction {
         changedIndices = defined
         removedIndices = removed.sorted()
         onlyAdded = addsOnly
+        onlyRemoved = !removed.isEmpty && acceptedIndex.isEmpty
         return .success(table.build())
     }
 

@@ -712,6 +712,108 @@ static void test_literal_shapes(void) {
     free(yaml);
 }
 
+/* Entries removed one cr_remove_entry at a time (each its own validated change) from a registry
+ * loaded as one config, with a child registry: every removal takes the entry from both views and
+ * destroys its singleton; removing an entry the child refers to, or one others refer to, is
+ * refused and changes nothing; a removed name can be added again; an entry with {Optional: X}
+ * follows X's removal; a reload rebuilds what is left. Sized so that a registry rebuilt per
+ * removal (quadratic) would take minutes (no timing is asserted: see Benchmarks,
+ * c.cr.remove_entry). */
+static void test_entries_removed_one_by_one(void) {
+    host_stats s, single;
+    stats_init(&s);
+    stats_init(&single);
+    cr_registry *reg = cr_registry_new();
+    cr_register_class(reg, "Node", &node_class, &s);
+    cr_register_class(reg, "Single", &node_class, &single);
+    const int total = quick_mode() ? 600 : 4000;
+    size_t cap = (size_t)total * 64 + 256, len = 0;
+    char *text = malloc(cap);
+    CHECK(text != NULL);
+    if (!text) return;
+    len += (size_t)snprintf(text + len, cap - len, "Base: Node\nOpt: {ClassName: Node, Dependencies: {o: {Optional: E1}}}\n");
+    int singletons = 0;
+    for (int i = 0; i < total; i++) {
+        if (i % 10 == 0) {
+            len += (size_t)snprintf(text + len, cap - len, "E%d: {ClassName: Single, Lifestyle: singleton}\n", i);
+            singletons++;
+        } else {
+            len += (size_t)snprintf(text + len, cap - len, "E%d: {ClassName: Node, Dependencies: {base: Base}}\n", i);
+        }
+    }
+    CHECK_STATUS(load_text(reg, text, CR_FORMAT_YAML), CR_OK);
+    free(text);
+    cr_registry *child = cr_registry_new_child(reg);
+    CHECK(child != NULL);
+    char name[32], own[96];
+    snprintf(own, sizeof own, "Own: {ClassName: Node, Dependencies: {e: E%d}}\n", total - 1);
+    CHECK_STATUS(load_yaml(child, own), CR_OK);
+    /* Every singleton built before its entry is removed. */
+    for (int i = 0; i < total; i += 10) {
+        snprintf(name, sizeof name, "E%d", i);
+        CHECK(cr_registry_create(reg, name, NULL) != NULL);
+    }
+    CHECK_INT(stats_get(&single, &single.creates), singletons);
+
+    int bad = 0;
+    for (int i = 0; i < total - 1; i++) {
+        snprintf(name, sizeof name, "E%d", i);
+        int status = cr_remove_entry(reg, name);
+        if (status != CR_OK && bad++ < 5) CHECK_STATUS(status, CR_OK);
+        if (i % 50 != 1) continue;
+        /* Gone from both views; the next one still whole in both. */
+        for (int view = 0; view < 2; view++) {
+            cr_registry *r = view == 0 ? reg : child;
+            if (cr_registry_create(r, name, NULL) != NULL || cr_last_error_code() != CR_ERR_NOT_FOUND) {
+                if (bad++ < 5) CHECK_INT(cr_last_error_code(), CR_ERR_NOT_FOUND);
+            }
+            char next[32];
+            snprintf(next, sizeof next, "E%d", i + 1);
+            Node *e = cr_registry_create(r, next, NULL);
+            int whole = e && e->magic == NODE_MAGIC && ((i + 1) % 10 == 0 || (e->argCount == 1 && e->ownedCount == 1));
+            if (!whole && bad++ < 5) CHECK(whole);
+            if (e && (i + 1) % 10 != 0) node_destroy(e, &s);
+        }
+        /* {Optional: E1} follows E1's removal (the first time round). */
+        Node *opt = cr_registry_create(child, "Opt", NULL);
+        CHECK(opt != NULL && opt->argCount == 1 && opt->ownedCount == 0);
+        if (opt) node_destroy(opt, &s);
+        /* A removed name can be defined again, and removed again. */
+        CHECK_STATUS(cr_add_entry(reg, name, "Node", CR_LIFESTYLE_TRANSIENT, NULL), CR_OK);
+        Node *again = cr_registry_create(child, name, NULL);
+        CHECK(again != NULL && again->argCount == 0);
+        if (again) node_destroy(again, &s);
+        CHECK_STATUS(cr_remove_entry(reg, name), CR_OK);
+    }
+    CHECK_INT(bad, 0);
+    /* Refused removals change nothing. */
+    snprintf(name, sizeof name, "E%d", total - 1);
+    CHECK_STATUS(cr_remove_entry(reg, name), CR_ERR_MISSING_REFERENCE);
+    CHECK_CONTAINS(cr_last_error_message(), "child registry");
+    CHECK_CONTAINS(cr_last_error_message(), "entry 'Own' refers to it");
+    CHECK_STATUS(cr_remove_entry(reg, "Base"), CR_ERR_MISSING_REFERENCE);
+    CHECK_CONTAINS(cr_last_error_message(), "refers to it");
+    CHECK_STATUS(cr_remove_entry(reg, "E0"), CR_ERR_NOT_FOUND);
+    /* Every removed singleton was destroyed (the last entry is not a singleton). */
+    CHECK_INT(stats_get(&single, &single.destroys), singletons);
+    CHECK_INT(entry_count(reg), 3);
+    CHECK_INT(entry_count(child), 4);
+    Node *o = cr_registry_create(child, "Own", NULL);
+    CHECK(o != NULL && o->ownedCount == 1);
+    if (o) node_destroy(o, &s);
+    /* A reload gives what is left again. */
+    CHECK_STATUS(cr_registry_reload(reg), CR_OK);
+    CHECK_INT(entry_count(reg), 3);
+    CHECK_INT(entry_count(child), 4);
+    CHECK(cr_registry_create(reg, "E5", NULL) == NULL && cr_last_error_code() == CR_ERR_NOT_FOUND);
+    o = cr_registry_create(child, "Own", NULL);
+    CHECK(o != NULL && o->ownedCount == 1);
+    if (o) node_destroy(o, &s);
+    cr_registry_free(child);
+    cr_registry_free(reg);
+    CHECK_INT(stats_get(&single, &single.destroys), singletons);
+}
+
 void test_features(void) {
     test_singletons();
     test_singleton_race();
@@ -722,6 +824,7 @@ void test_features(void) {
     test_conventions();
     test_dynamic_entries();
     test_entries_added_one_by_one();
+    test_entries_removed_one_by_one();
     test_child_registries();
     test_several_files();
     test_limits();

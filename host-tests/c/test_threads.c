@@ -677,6 +677,210 @@ static void adds_to_a_parent_while_children_create(void) {
     pthread_mutex_destroy(&a->lock);
 }
 
+/* Entries removed from a parent one cr_remove_entry at a time while other threads create through
+ * it, its child and its grandchild: a create either finds an entry whole or (once its removal has
+ * begun) does not find it; an entry whose removal ended is never found again. The child overrides
+ * R5 (two literal arguments): through the child and grandchild it stays. Every 8th step the parent
+ * builds and removes a singleton (destroyed once no create can reach it); every 16th it tries to
+ * remove `Keep`, which the child's own `Own` refers to (refused: no view loses it), and `Base`,
+ * which the entries left refer to. Every 4th step the child adds an entry of its own and removes
+ * its previous one. */
+typedef struct removing_state {
+    cr_registry *view[3]; /* parent, child, grandchild */
+    host_stats stats, single;
+    pthread_mutex_t lock;
+    int removing; /* R0..R<removing-1> have been asked to be removed */
+    int removed;  /* R0..R<removed-1> are removed */
+    int done;
+    int total;
+} removing_state;
+
+typedef struct removing_reader {
+    removing_state *st;
+    int view;
+} removing_reader;
+
+enum { REMOVAL_OVERRIDE = 5 };
+
+static void removal_progress(removing_state *st, int *removing, int *removed, int *done) {
+    pthread_mutex_lock(&st->lock);
+    if (removing) *removing = st->removing;
+    if (removed) *removed = st->removed;
+    if (done) *done = st->done;
+    pthread_mutex_unlock(&st->lock);
+}
+
+static void *removing_writer(void *arg) {
+    removing_state *st = arg;
+    cr_registry *parent = st->view[0], *child = st->view[1];
+    char name[32];
+    for (int i = 0; i < st->total; i++) {
+        pthread_mutex_lock(&st->lock);
+        st->removing = i + 1;
+        pthread_mutex_unlock(&st->lock);
+        snprintf(name, sizeof name, "R%d", i);
+        if (cr_remove_entry(parent, name) != CR_OK) {
+            check_record(0, __FILE__, __LINE__, check_format("remove %s: %s", name, cr_last_error_message()));
+            break;
+        }
+        pthread_mutex_lock(&st->lock);
+        st->removed = i + 1;
+        pthread_mutex_unlock(&st->lock);
+        if (i % 8 == 0) {
+            snprintf(name, sizeof name, "S%d", i / 8);
+            if (!cr_registry_create(parent, name, NULL) || cr_remove_entry(parent, name) != CR_OK)
+                check_record(0, __FILE__, __LINE__, check_format("singleton %s: %s", name, cr_last_error_message()));
+        }
+        if (i % 16 == 0) {
+            if (cr_remove_entry(parent, "Keep") != CR_ERR_MISSING_REFERENCE || !strstr(cr_last_error_message(), "child registry"))
+                check_record(0, __FILE__, __LINE__, "removing Keep, which the child refers to, must fail");
+            if (i + 1 < st->total && cr_remove_entry(parent, "Base") != CR_ERR_MISSING_REFERENCE)
+                check_record(0, __FILE__, __LINE__, "removing Base, which entries refer to, must fail");
+        }
+        if (i % 4 == 0) {
+            snprintf(name, sizeof name, "C%d", i);
+            cr_value *deps = cr_map_new();
+            cr_map_set_string(deps, "keep", "Keep");
+            int rc = cr_add_entry(child, name, "Node", CR_LIFESTYLE_TRANSIENT, deps);
+            cr_value_free(deps);
+            if (rc != CR_OK) check_record(0, __FILE__, __LINE__, check_format("child add %s: %s", name, cr_last_error_message()));
+            if (i >= 4) {
+                snprintf(name, sizeof name, "C%d", i - 4);
+                if (cr_remove_entry(child, name) != CR_OK)
+                    check_record(0, __FILE__, __LINE__, check_format("child remove %s: %s", name, cr_last_error_message()));
+            }
+        }
+    }
+    pthread_mutex_lock(&st->lock);
+    st->done = 1;
+    pthread_mutex_unlock(&st->lock);
+    return NULL;
+}
+
+/* Whether R<pick>, created through `view`, is whole: one argument, Base's leaf (the child's
+ * override: two literal arguments). */
+static int removal_node_ok(const Node *e, int view, int pick) {
+    if (!e || e->magic != NODE_MAGIC) return 0;
+    if (pick == REMOVAL_OVERRIDE && view > 0) return e->argCount == 2 && e->ownedCount == 0;
+    const Node *base = e->ownedCount == 1 ? e->owned[0] : NULL;
+    return e->argCount == 1 && base && base->magic == NODE_MAGIC && base->argCount == 0;
+}
+
+static void *removing_reading(void *arg) {
+    removing_reader *r = arg;
+    removing_state *st = r->st;
+    cr_registry *reg = st->view[r->view];
+    int bad = 0, made = 0, missed = 0, done = 0;
+    char name[32];
+    for (unsigned i = 0; !done; i++) {
+        int removed_before, removing_after;
+        removal_progress(st, NULL, &removed_before, &done);
+        /* The next one to go, and any other. */
+        int pick = i % 2 == 0 ? removed_before : (int)(i * 2654435761u % (unsigned)st->total);
+        if (pick >= st->total) pick = st->total - 1;
+        snprintf(name, sizeof name, "R%d", pick);
+        Node *e = cr_registry_create(reg, name, NULL);
+        int code = e ? CR_OK : cr_last_error_code();
+        removal_progress(st, &removing_after, NULL, NULL);
+        int stays = pick == REMOVAL_OVERRIDE && r->view > 0;
+        if (e) {
+            /* Found: whole, and not removed before the create began. */
+            if ((!removal_node_ok(e, r->view, pick) || (!stays && pick < removed_before)) && bad++ < 5)
+                check_record(0, __FILE__, __LINE__, check_format("view %d, %s found wrong or after its removal", r->view, name));
+            made++;
+            node_destroy(e, &st->stats);
+        } else {
+            /* Not found: only once its removal had begun. */
+            if ((code != CR_ERR_NOT_FOUND || stays || pick >= removing_after) && bad++ < 5)
+                check_record(0, __FILE__, __LINE__, check_format("view %d, %s: %s", r->view, name, cr_last_error_message()));
+            missed++;
+        }
+        Node *k = cr_registry_create(reg, "Keep", NULL);
+        if (!k && bad++ < 5) check_record(0, __FILE__, __LINE__, check_format("view %d lost Keep", r->view));
+        if (k) node_destroy(k, &st->stats);
+    }
+    CHECK_INT(bad, 0);
+    CHECK(made + missed > 0);
+    return NULL;
+}
+
+static void removals_from_a_parent_while_children_create(void) {
+    removing_state st;
+    memset(&st, 0, sizeof st);
+    pthread_mutex_init(&st.lock, NULL);
+    stats_init(&st.stats);
+    stats_init(&st.single);
+    st.total = quick_mode() ? 400 : 4000;
+    cr_registry *parent = cr_registry_new();
+    CHECK_STATUS(cr_register_class(parent, "Node", &node_class, &st.stats), CR_OK);
+    CHECK_STATUS(cr_register_class(parent, "Single", &node_class, &st.single), CR_OK);
+    size_t cap = (size_t)st.total * 64 + 256, len = 0;
+    char *text = malloc(cap);
+    CHECK(text != NULL);
+    if (!text) return;
+    len += (size_t)snprintf(text + len, cap - len, "Base: Node\nKeep: Node\n");
+    for (int i = 0; i < st.total; i++) {
+        len += (size_t)snprintf(text + len, cap - len, "R%d: {ClassName: Node, Dependencies: {base: Base}}\n", i);
+        if (i % 8 == 0) len += (size_t)snprintf(text + len, cap - len, "S%d: {ClassName: Single, Lifestyle: singleton}\n", i / 8);
+    }
+    CHECK_STATUS(load_text(parent, text, CR_FORMAT_YAML), CR_OK);
+    free(text);
+    cr_registry *child = cr_registry_new_child(parent);
+    CHECK(child != NULL);
+    CHECK_STATUS(load_yaml(child,
+                           "Own: {ClassName: Node, Dependencies: {keep: Keep}}\n"
+                           "R5: {ClassName: Node, Dependencies: {a: '@x', b: '@y'}}\n"),
+                 CR_OK);
+    cr_registry *grandchild = cr_registry_new_child(child);
+    CHECK(grandchild != NULL);
+    st.view[0] = parent;
+    st.view[1] = child;
+    st.view[2] = grandchild;
+    pthread_t readers[3], w;
+    removing_reader r[3];
+    for (int i = 0; i < 3; i++) {
+        r[i] = (removing_reader){&st, i};
+        CHECK_INT(pthread_create(&readers[i], NULL, removing_reading, &r[i]), 0);
+    }
+    CHECK_INT(pthread_create(&w, NULL, removing_writer, &st), 0);
+    pthread_join(w, NULL);
+    for (int i = 0; i < 3; i++) pthread_join(readers[i], NULL);
+    CHECK_INT(st.removed, st.total);
+    /* Once done: every R gone from every view (but the child's override), the rest whole. */
+    char name[32];
+    int bad = 0;
+    for (int view = 0; view < 3; view++) {
+        for (int i = 0; i < st.total; i++) {
+            snprintf(name, sizeof name, "R%d", i);
+            Node *e = cr_registry_create(st.view[view], name, NULL);
+            int ok =
+                i == REMOVAL_OVERRIDE && view > 0 ? removal_node_ok(e, view, i) : !e && cr_last_error_code() == CR_ERR_NOT_FOUND;
+            if (!ok && bad++ < 5) check_record(0, __FILE__, __LINE__, check_format("view %d, %s", view, name));
+            if (e) node_destroy(e, &st.stats);
+        }
+        Node *own = cr_registry_create(st.view[view], "Own", NULL);
+        CHECK(view == 0 ? own == NULL : own != NULL && own->ownedCount == 1);
+        if (own) node_destroy(own, &st.stats);
+    }
+    CHECK_INT(bad, 0);
+    /* The child's last own entry stays; the earlier ones are gone. */
+    snprintf(name, sizeof name, "C%d", (st.total - 1) / 4 * 4);
+    Node *c = cr_registry_create(grandchild, name, NULL);
+    CHECK(c != NULL);
+    if (c) node_destroy(c, &st.stats);
+    CHECK(cr_registry_create(grandchild, "C0", NULL) == NULL);
+    /* One more change destroys the removed singletons a running create kept alive. */
+    CHECK_STATUS(cr_add_entry(parent, "Last", "Node", CR_LIFESTYLE_TRANSIENT, NULL), CR_OK);
+    const int singletons = (st.total + 7) / 8;
+    CHECK_INT(stats_get(&st.single, &st.single.creates), singletons);
+    CHECK_INT(stats_get(&st.single, &st.single.destroys), singletons);
+    cr_registry_free(grandchild);
+    cr_registry_free(child);
+    cr_registry_free(parent);
+    CHECK_INT(stats_get(&st.single, &st.single.destroys), singletons);
+    pthread_mutex_destroy(&st.lock);
+}
+
 void test_threads(void) {
     concurrent_creates_and_loads();
     reentrant_creates();
@@ -685,4 +889,5 @@ void test_threads(void) {
     free_while_another_thread_creates();
     adds_while_creating();
     adds_to_a_parent_while_children_create();
+    removals_from_a_parent_while_children_create();
 }

@@ -11,7 +11,7 @@ import textwrap
 import threading
 import weakref
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Tuple
 
 import pytest
 
@@ -344,6 +344,40 @@ def test_garbage_collected_registry_releases_factories() -> None:
     del factory, reg
     gc.collect()
     assert ref() is None
+
+
+def test_registry_in_a_cycle_through_its_factories_is_collected() -> None:
+    # A factory that refers to its own registry (a closure, a bound method of an object that
+    # keeps the registry) is a cycle through the library: the collector must see it, close the
+    # registry (on_destroy of its singletons runs, with everything it refers to intact) and free
+    # it all.
+    destroyed: List[str] = []
+
+    class App:
+        def __init__(self) -> None:
+            self.reg = cr.Registry()
+            self.reg.register_class("Service", self.make_service, on_destroy=lambda o: destroyed.append(o.name))
+            self.reg.load_string("Service: {ClassName: Service, Lifestyle: singleton}")
+
+        def make_service(self, args: Args) -> Any:
+            service = Test2ViewController()
+            service.name = "service"  # type: ignore[attr-defined]
+            return service
+
+    def build() -> Tuple["weakref.ReferenceType[cr.Registry]", "weakref.ReferenceType[cr.Registry]"]:
+        app = App()
+        app.reg.create("Service")
+        closure = cr.Registry()
+        closure.register_class("C", lambda args: (closure, Test2ViewController())[1])
+        closure.load_string("C: C")
+        closure.create("C")
+        return weakref.ref(app.reg), weakref.ref(closure)
+
+    app_ref, closure_ref = build()
+    gc.collect()
+    assert app_ref() is None
+    assert closure_ref() is None
+    assert destroyed == ["service"]
 
 
 def test_context_manager() -> None:

@@ -5,6 +5,7 @@
 
 /** One registered Python class: the cr_class user_data (freed by release). */
 typedef struct {
+    crpy_class_link link; /* in the Registry's list while the library holds the record */
     PyObject *name;       /* str */
     PyObject *factory;    /* callable(args: dict) -> object */
     PyObject *on_destroy; /* callable(object) or NULL */
@@ -93,9 +94,16 @@ static int set_cb(void *object, const char *key, const cr_value *value, void *us
     return status;
 }
 
+static void link_remove(crpy_class_link *link) {
+    link->prev->next = link->next;
+    link->next->prev = link->prev;
+    link->prev = link->next = link;
+}
+
 static void release_cb(void *user_data) {
     class_record *record = user_data;
     PyGILState_STATE gil = PyGILState_Ensure();
+    link_remove(&record->link);
     Py_XDECREF(record->name);
     Py_XDECREF(record->factory);
     Py_XDECREF(record->on_destroy);
@@ -104,13 +112,28 @@ static void release_cb(void *user_data) {
     PyGILState_Release(gil);
 }
 
-int crpy_register_class(cr_registry *reg, const char *name, PyObject *factory, PyObject *on_destroy, PyObject *setter,
-                        int replace) {
+int crpy_classes_traverse(crpy_class_link *classes, visitproc visit, void *arg) {
+    for (crpy_class_link *link = classes->next; link != classes; link = link->next) {
+        class_record *record = (class_record *)link;
+        Py_VISIT(record->factory);
+        Py_VISIT(record->on_destroy);
+        Py_VISIT(record->setter);
+    }
+    return 0;
+}
+
+void crpy_classes_detach(crpy_class_link *classes) {
+    while (classes->next != classes) link_remove(classes->next);
+}
+
+int crpy_register_class(cr_registry *reg, crpy_class_link *classes, const char *name, PyObject *factory, PyObject *on_destroy,
+                        PyObject *setter, int replace) {
     class_record *record = PyMem_RawCalloc(1, sizeof *record);
     if (record == NULL) {
         PyErr_NoMemory();
         return -1;
     }
+    record->link.prev = record->link.next = &record->link;
     record->name = PyUnicode_FromString(name);
     if (record->name == NULL) {
         PyMem_RawFree(record);
@@ -126,7 +149,11 @@ int crpy_register_class(cr_registry *reg, const char *name, PyObject *factory, P
     cls.set = set_cb;
     cls.release = release_cb;
     cls.version = CR_CLASS_VERSION;
-    /* The library calls release on failure too (it owns user_data from here on). */
+    /* Linked first: the library calls release on failure too (it owns user_data from here on). */
+    record->link.next = classes;
+    record->link.prev = classes->prev;
+    classes->prev->next = &record->link;
+    classes->prev = &record->link;
     int status = replace ? cr_replace_class(reg, name, &cls, record) : cr_register_class(reg, name, &cls, record);
     return status;
 }

@@ -90,9 +90,23 @@ int crpy_values_init(PyObject *module);
 
 /* -- class callbacks (callbacks.c) ----------------------------------------------------------- */
 
-/** Registers (or replaces) a Python class on `reg`. Returns the cr status. */
-int crpy_register_class(cr_registry *reg, const char *name, PyObject *factory, PyObject *on_destroy, PyObject *setter,
-                        int replace);
+/** A link in a Registry's list of the Python classes its cr_registry holds (the garbage collector
+ *  must see what they reference: a factory that refers to its own registry forms a cycle). The
+ *  list head is a link too; an empty list, or a link in none, points to itself. Changed and read
+ *  only with the GIL held. */
+typedef struct crpy_class_link {
+    struct crpy_class_link *prev, *next;
+} crpy_class_link;
+
+/** Registers (or replaces) a Python class on `reg`, its record linked into `classes` (the
+ *  Registry's list) until the library releases it. Returns the cr status, -1 with an exception. */
+int crpy_register_class(cr_registry *reg, crpy_class_link *classes, const char *name, PyObject *factory, PyObject *on_destroy,
+                        PyObject *setter, int replace);
+/** Visits the callables of every class record linked into `classes` (a Registry's tp_traverse). */
+int crpy_classes_traverse(crpy_class_link *classes, visitproc visit, void *arg);
+/** Unlinks every record from `classes` (the Registry is closed or gone: records the library still
+ *  holds are no longer its to report). */
+void crpy_classes_detach(crpy_class_link *classes);
 
 /* -- types ----------------------------------------------------------------------------------- */
 

@@ -10,6 +10,7 @@ typedef struct {
     PyObject *children;             /* list of weakrefs to child Registries */
     PyObject *singletons;           /* dict name -> object, or NULL when not cached (the shared registry) */
     PyObject *weakrefs;
+    crpy_class_link classes; /* the Python classes the cr_registry holds (visited by the collector) */
 } RegistryObject;
 
 static PyObject *shared_instance;
@@ -216,7 +217,7 @@ static PyObject *register_impl(RegistryObject *self, PyObject *args, PyObject *k
     if (cname == NULL) return NULL;
     cr_registry *reg = enter(self);
     if (reg == NULL) return NULL;
-    int status = crpy_register_class(reg, cname, factory, on_destroy, setter, replace || force_replace);
+    int status = crpy_register_class(reg, &self->classes, cname, factory, on_destroy, setter, replace || force_replace);
     leave(self);
     if (status < 0) return NULL;
     invalidate(self);
@@ -635,6 +636,7 @@ static RegistryObject *wrap(PyTypeObject *type, cr_registry *reg, int owned, PyO
     }
     self->reg = reg;
     self->owned = owned;
+    self->classes.prev = self->classes.next = &self->classes;
     self->children = PyList_New(0);
     self->singletons = owned ? PyDict_New() : NULL; /* the shared registry may change behind us */
     Py_XINCREF(parent);
@@ -670,6 +672,7 @@ static int Registry_init(RegistryObject *self, PyObject *args, PyObject *kwds) {
         return -1;
     }
     self->owned = 1;
+    self->classes.prev = self->classes.next = &self->classes;
     self->children = PyList_New(0);
     self->singletons = PyDict_New();
     return (self->children && self->singletons) ? 0 : -1;
@@ -692,7 +695,8 @@ static int close_impl(RegistryObject *self) {
     cr_registry *reg = self->reg;
     self->reg = NULL;
     if (self->singletons) PyDict_Clear(self->singletons);
-    cr_registry_free(reg); /* destroy and release callbacks run here (they take the GIL we hold) */
+    cr_registry_free(reg);               /* destroy and release callbacks run here (they take the GIL we hold) */
+    crpy_classes_detach(&self->classes); /* released later, if a create on another thread still runs */
     return 0;
 }
 
@@ -755,18 +759,33 @@ static void Registry_dealloc(RegistryObject *self) {
     if (self->owned && self->reg != NULL && !self->active) {
         if (close_impl(self) < 0) PyErr_WriteUnraisable((PyObject *)self);
     }
+    if (self->classes.next != NULL) crpy_classes_detach(&self->classes);
     Py_CLEAR(self->singletons);
     Py_CLEAR(self->children);
     Py_CLEAR(self->parent);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
+/* The collector sees the callables of the registry's Python classes (the library holds them for
+ * this registry), so a factory, on_destroy or setter that refers to its registry (a closure, a
+ * bound method of an object that keeps the registry) is a cycle it can collect. */
 static int Registry_traverse(RegistryObject *self, visitproc visit, void *arg) {
     Py_VISIT(self->parent);
     Py_VISIT(self->children);
     Py_VISIT(self->singletons);
     Py_VISIT(Py_TYPE(self));
+    if (self->classes.next != NULL) return crpy_classes_traverse(&self->classes, visit, arg);
     return 0;
+}
+
+/* A registry found unreachable (in a cycle) is closed before the collector clears anything, so
+ * its singletons' on_destroy and its factories still see every object they refer to. */
+static void Registry_finalize(RegistryObject *self) {
+    if (!self->owned || self->reg == NULL || self->active) return;
+    PyObject *type, *value, *traceback;
+    PyErr_Fetch(&type, &value, &traceback);
+    if (close_impl(self) < 0) PyErr_WriteUnraisable((PyObject *)self);
+    PyErr_Restore(type, value, traceback);
 }
 
 static int Registry_clear(RegistryObject *self) {
@@ -830,6 +849,7 @@ PyTypeObject crpy_RegistryType = {
     .tp_dealloc = (destructor)Registry_dealloc,
     .tp_traverse = (traverseproc)Registry_traverse,
     .tp_clear = (inquiry)Registry_clear,
+    .tp_finalize = (destructor)Registry_finalize,
     .tp_repr = (reprfunc)Registry_repr,
     .tp_methods = Registry_methods,
     .tp_getset = Registry_getset,

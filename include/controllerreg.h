@@ -329,7 +329,9 @@ typedef enum {
     CR_LIMIT_ALIAS_EXPANSION = 4, /**< most values YAML aliases, or the copies of a binary plist's shared
                                        containers (objects referenced more than once), may add
                                        (default 100,000) */
-    CR_LIMIT_ENTRIES = 5,         /**< most entries in the registry (default 10,000,000) */
+    CR_LIMIT_ENTRIES = 5,         /**< most entries in the registry (default 10,000,000); only a change
+                                       that adds names is refused by it, so a registry over a lowered
+                                       limit can still remove and replace entries */
     CR_LIMIT_CREATE_DEPTH = 6     /**< deepest chain of references one create builds (default 256) */
 } cr_limit;
 

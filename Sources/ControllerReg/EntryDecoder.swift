@@ -580,13 +580,19 @@ public enum EntryDecoder {
                 // creating): a fixed ceiling and the stack guard keep any input from overflowing
                 // the stack, whatever the document's depth limit is set to.
                 if depth > DependencyValue.maxNesting {
-                    fail(.limit, "a dependency value nests deeper than \(DependencyValue.maxNesting) levels", node)
+                    fail(
+                        .limit,
+                        "a dependency value nests deeper than \(DependencyValue.maxNesting) levels \(DependencyValue.tooDeepFix)",
+                        node)
                     ok = false
                     writer.null()
                     return
                 }
                 if !StackGuard.hasRoom() {
-                    fail(.limit, "a dependency value nests too deeply for this thread's stack", node)
+                    fail(
+                        .limit,
+                        "a dependency value nests too deeply for this thread's stack" + StackGuard.fix("flatten the value"),
+                        node)
                     ok = false
                     writer.null()
                     return

@@ -224,7 +224,10 @@ extension Registry {
                 let name = staged.name(k)
                 return c.entries.index(of: name) < 0 && seen.insert(name).inserted ? n + 1 : n
             }
-            if current + added > limits.maxEntries {
+            // A change that adds no name (a removal, an override of names already defined) never
+            // grows the registry: it is not refused, even when the limit was lowered below the
+            // count, so a registry over its limit can still be cut down.
+            if added > 0 && current + added > limits.maxEntries {
                 throw ConfigError(
                     .limit,
                     "the registry would hold more than its limit of \(limits.maxEntries) entries"

@@ -267,7 +267,10 @@ struct Resolver {
                 path: [name])
         }
         return CreateFailure(
-            code: .limit, message: "creates nested too deeply for this thread's stack (at depth \(depth))", path: [name])
+            code: .limit,
+            message: "creates nested too deeply for this thread's stack (at depth \(depth))"
+                + StackGuard.fix("shorten the chain of references"),
+            path: [name])
     }
 
     /// The singleton of entry `index`, built (in a call of its own) on first use, with its tag

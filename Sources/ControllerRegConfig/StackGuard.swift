@@ -13,6 +13,12 @@ import Darwin
 /// The bounds of each thread's stack are looked up once per thread (pthread_getattr_np) and
 /// cached in a pthread key, so a check is a key lookup and a comparison.
 public enum StackGuard {
+    /// What a "too deeply for this thread's stack" message adds, whichever walk ran out of room:
+    /// the bound is the calling thread's stack, not a limit, so the fix is the thread or the input.
+    public static func fix(_ shorten: String) -> String {
+        " (the calling thread's stack is the bound, not a cr_limit: call from a thread with a larger stack, or \(shorten))"
+    }
+
     /// Room kept free for the frames below the check (the rest of the walk's own level, host
     /// callbacks, the C library): 64 KiB.
     public static var defaultReserve: Int { 64 << 10 }

@@ -1,4 +1,5 @@
 import ControllerReg
+import ControllerRegConfig
 import Testing
 
 #if canImport(Glibc)
@@ -150,7 +151,8 @@ struct HostileInputTests {
         huge.config.maxDepth = .max
         huge.maxCreateDepth = .max
         try expectRejected(
-            Self.deepJSON(10_000), .json, .limit, limits: huge, containing: "deeper than \(DependencyValue.maxNesting) levels")
+            Self.deepJSON(10_000), .json, .limit, limits: huge,
+            containing: "deeper than \(DependencyValue.maxNesting) levels \(DependencyValue.tooDeepFix)")
         try expectRejected(Self.deepYAML(10_000), .yaml, .limit, limits: huge)
         try expectRejected(Self.deepPlist(10_000), .plist, .limit, limits: huge)
         // Just under the ceiling loads and creates.
@@ -187,7 +189,8 @@ struct HostileInputTests {
             }())
         let e = expectError { _ = try r.create("E0") }
         #expect(e?.code == .limit)
-        #expect(e?.description.contains("stack") == true)
+        #expect(e?.description.contains("stack (at depth ") == true)
+        #expect(e?.description.contains(StackGuard.fix("shorten the chain of references")) == true)
         _ = try r.create("E19900", as: Widget.self)
         _ = try r.create("Base2", as: Widget.self)
     }
@@ -196,6 +199,18 @@ struct HostileInputTests {
         var limits = RegistryLimits()
         limits.maxEntries = 3
         try expectRejected("X1: W\nX2: W\n", .yaml, .limit, limits: limits, containing: "3 entries")
+        // Lowered below what the registry holds: removals and overrides of defined names still
+        // work (the registry can be cut down), adds do not.
+        let r = try Self.baseline()
+        try r.load(text: "X1: W\nX2: W\n")
+        limits.maxEntries = 2
+        try r.setLimits(limits)
+        try r.load(text: "X1: C\n", mode: .override)
+        try r.remove(entriesNamed: ["X2"])
+        #expect(expectError { try r.load(text: "X3: W\n") }?.code == .limit)
+        try r.remove(entriesNamed: ["X1", "Base2"])
+        try r.load(text: "X3: W\n", mode: .override)
+        #expect(r.entries.map(\.name).sorted() == ["Base1", "X3"])
     }
 
     @Test func inputSizeLimit() throws {

@@ -706,6 +706,7 @@ private:
     }
     [[noreturn]] CONTROLLERREG_COLD void missing(const char *key) const {
         expect(Kind::Map, key);
+        if (!key) throw std::out_of_range("missing key: the key is a null pointer (pass the key's name)");
         throw std::out_of_range(std::string("missing key '") + key + "'");
     }
     [[noreturn]] CONTROLLERREG_COLD void fail_type(const char *key, const char *expected) const {

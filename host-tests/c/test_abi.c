@@ -559,6 +559,17 @@ static void entries_limit_counts_overrides_once(void) {
     const char *over = "A: X\nF: X\n";
     CHECK_STATUS(cr_load_string_with(reg, over, strlen(over), &o), CR_ERR_LIMIT);
     CHECK_CONTAINS(cr_last_error_message(), "limit of 5 entries");
+    /* The limit lowered below the 5 entries held: what adds no name still works (an override of
+     * names defined, a removal), so the registry can be cut down; an add is refused. */
+    CHECK_STATUS(cr_registry_set_limit(reg, CR_LIMIT_ENTRIES, 2), CR_OK);
+    CHECK_STATUS(cr_load_string_with(reg, three, strlen(three), &o), CR_OK);
+    CHECK_STATUS(cr_remove_entry(reg, "E"), CR_OK);
+    CHECK_STATUS(cr_add_entry(reg, "F", "X", CR_LIFESTYLE_TRANSIENT, NULL), CR_ERR_LIMIT);
+    CHECK_CONTAINS(cr_last_error_message(), "limit of 2 entries");
+    CHECK_STATUS(cr_remove_entry(reg, "D"), CR_OK);
+    CHECK_STATUS(cr_remove_entry(reg, "C"), CR_OK);
+    CHECK_STATUS(cr_remove_entry(reg, "B"), CR_OK);
+    CHECK_STATUS(cr_add_entry(reg, "F", "X", CR_LIFESTYLE_TRANSIENT, NULL), CR_OK);
     cr_registry_free(reg);
 }
 

@@ -743,8 +743,8 @@ static void a_provider_is_read_once(void) {
     cr_registry_free(reg);
 }
 
-/* Dependencies from code nested past the fixed bound of 256 levels are CR_ERR_LIMIT, and the
- * message says the bound is not a setting and what to do instead. */
+/* Dependencies from code or a config nested past the fixed bound of 256 levels are CR_ERR_LIMIT,
+ * and the message says the bound is not a setting and what to do instead. */
 static void too_deep_dependencies_say_the_bound_is_fixed(void) {
     cr_registry *reg = cr_registry_new();
     CHECK_STATUS(cr_register_class(reg, "C", &plain_class, NULL), CR_OK);
@@ -759,6 +759,16 @@ static void too_deep_dependencies_say_the_bound_is_fixed(void) {
     CHECK_STATUS(cr_add_entry(reg, "A", "C", CR_LIFESTYLE_TRANSIENT, deps), CR_ERR_LIMIT);
     CHECK_CONTAINS(cr_last_error_message(), "nest deeper than 256 levels (a fixed bound, not a cr_limit: flatten the value");
     cr_value_free(deps);
+    /* A config's value past the bound, with CR_LIMIT_DEPTH raised above it: the same fix, at its place. */
+    CHECK_STATUS(cr_registry_set_limit(reg, CR_LIMIT_DEPTH, 1000), CR_OK);
+    char text[700];
+    int n = snprintf(text, sizeof text, "A: {ClassName: C, Dependencies: {deep: ");
+    for (int i = 0; i < 300; i++) text[n++] = '[';
+    for (int i = 0; i < 300; i++) text[n++] = ']';
+    n += snprintf(text + n, sizeof text - (size_t)n, "}}\n");
+    CHECK_STATUS(cr_load_string(reg, text, (size_t)n, CR_FORMAT_YAML), CR_ERR_LIMIT);
+    CHECK_CONTAINS(cr_last_error_message(), "<string>:1:");
+    CHECK_CONTAINS(cr_last_error_message(), "nests deeper than 256 levels (a fixed bound, not a cr_limit: flatten the value");
     cr_registry_free(reg);
 }
 

@@ -125,7 +125,10 @@ static void deep_case(const char *fmt, int depth, int small_stack) {
         if (small_stack || !o) {
             CHECK(o == NULL);
             CHECK_LAST_ERROR(CR_ERR_LIMIT);
-            CHECK_CONTAINS(cr_last_error_message(), "stack");
+            CHECK_CONTAINS(cr_last_error_message(), "for this thread's stack (at depth ");
+            CHECK_CONTAINS(cr_last_error_message(),
+                           "(the calling thread's stack is the bound, not a cr_limit: call from a "
+                           "thread with a larger stack, or shorten the chain of references)");
         }
         free(o);
         /* A shorter chain still works afterwards. */
@@ -134,6 +137,8 @@ static void deep_case(const char *fmt, int depth, int small_stack) {
         free(o);
     } else {
         CHECK_STATUS(cr_load_string(reg, text, n, f), CR_ERR_LIMIT);
+        /* The fixed bound on dependency values, or this thread's stack: either way, says the fix. */
+        CHECK_CONTAINS(cr_last_error_message(), "not a cr_limit: ");
         cr_value *entries = cr_registry_entries(reg);
         CHECK_INT(cr_value_count(entries), 0);
         cr_value_free(entries);

@@ -696,6 +696,28 @@ TEST_CASE(args_wrong_type_and_missing) {
     CHECK(contains(messages[16], "'s': expected a number, got string"));
 }
 
+TEST_CASE(null_pointer_keys_are_missing_keys) {
+    // A key given as a null `const char *` names no key: std::out_of_range saying so, never a
+    // crash building the message (the C API answers NULL keys with CR_ERR_INVALID_ARGUMENT).
+    cr::Registry reg;
+    std::vector<std::string> messages;
+    reg.register_class("NullKeys", [&](cr::Args args) {
+        const char *none = nullptr;
+        messages.push_back(EXPECT_THROW(std::out_of_range, args.get<int64_t>(none)));
+        messages.push_back(EXPECT_THROW(std::out_of_range, args[none]));
+        messages.push_back(EXPECT_THROW(std::out_of_range, args.take<int>(none)));
+        messages.push_back(EXPECT_THROW(std::out_of_range, args.provider(none)));
+        CHECK(!args.has(none));
+        CHECK(!args.find<int64_t>(none).has_value());
+        CHECK_EQ(args.get_or<int64_t>(none, 7), int64_t(7));
+        return new int(0);
+    });
+    reg.load_string("N: {ClassName: NullKeys, Dependencies: {i: 1}}");
+    reg.create<int>("N");
+    CHECK_EQ(messages.size(), std::size_t(4));
+    for (const std::string &m : messages) CHECK(contains(m, "missing key: the key is a null pointer (pass the key's name)"));
+}
+
 TEST_CASE(nested_values) {
     cr::Registry reg;
     bool ran = false;

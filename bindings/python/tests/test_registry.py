@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import collections
+import collections.abc
 import gc
 import importlib.util
 import os
@@ -11,7 +13,7 @@ import textwrap
 import threading
 import weakref
 from pathlib import Path
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, Iterator, List, Tuple
 
 import pytest
 
@@ -160,6 +162,30 @@ def test_props_errors(reg: cr.Registry) -> None:
         reg.create("E\0")
     with pytest.raises(TypeError):
         reg.create(42)  # type: ignore[arg-type]
+
+
+def test_any_mapping_is_a_map(reg: cr.Registry) -> None:
+    # The stub promises Mapping[str, Any] for props and dependencies: ChainMap, UserDict,
+    # os.environ and a host's own collections.abc.Mapping are maps (at the top and nested), not
+    # "props must be a mapping" errors or objects.
+    class Settings(collections.abc.Mapping):  # type: ignore[type-arg]
+        def __getitem__(self, key: str) -> Any:
+            return {"a": 1}[key]
+
+        def __iter__(self) -> Iterator[str]:
+            return iter(["a"])
+
+        def __len__(self) -> int:
+            return 1
+
+    reg.register_class("Echo", lambda args: dict(args))
+    reg.load_string("E: Echo")
+    for props in (collections.ChainMap({"a": 1}), collections.UserDict(a=1), Settings()):
+        assert reg.create("E", props) == {"a": 1}
+        assert reg.create("E", n=props) == {"n": {"a": 1}}
+        name = "F" + type(props).__name__
+        reg.add_entry(name, "Echo", dependencies=collections.ChainMap({"d": props}))
+        assert reg.create(name) == {"d": {"a": 1}}
 
 
 def test_self_containing_props_raise_recursion_error(reg: cr.Registry) -> None:
@@ -378,6 +404,22 @@ def test_registry_in_a_cycle_through_its_factories_is_collected() -> None:
     assert app_ref() is None
     assert closure_ref() is None
     assert destroyed == ["service"]
+
+
+def test_subclass_that_skips_init_is_never_opened_not_shared() -> None:
+    # A subclass whose __init__ forgets super().__init__() has no registry: it must not read as
+    # the shared one, and its calls say what to do.
+    class Forgetful(cr.Registry):
+        def __init__(self) -> None:
+            pass
+
+    reg = Forgetful()
+    assert not reg.is_shared
+    assert reg.closed
+    assert "never opened" in repr(reg)
+    with pytest.raises(cr.InvalidArgumentError, match=r"a subclass's __init__ must call super\(\)\.__init__\(\)"):
+        reg.register_class("C", lambda args: 1)
+    reg.close()  # nothing to close
 
 
 def test_context_manager() -> None:

@@ -17,7 +17,15 @@ static PyObject *shared_instance;
 
 /* -- helpers --------------------------------------------------------------------------------- */
 
+/* Registry.__init__ (or wrap) ran: a subclass whose __init__ does not call super().__init__()
+ * leaves a registry that was never opened (no list of children), which is not the shared one. */
+static int initialised(RegistryObject *self) { return self->children != NULL; }
+
 static cr_registry *enter(RegistryObject *self) {
+    if (self->reg == NULL && !initialised(self))
+        return (cr_registry *)crpy_raise_invalid(
+            "the registry was never opened: Registry.__init__ did not run (a subclass's __init__ must call "
+            "super().__init__())");
     if (self->reg == NULL) return (cr_registry *)crpy_raise_invalid("the registry is closed");
     self->active++;
     return self->reg;
@@ -746,7 +754,9 @@ static PyObject *Registry_shared(PyObject *type, PyObject *unused) {
 }
 
 static PyObject *Registry_get_closed(RegistryObject *self, void *unused) { return PyBool_FromLong(self->reg == NULL); }
-static PyObject *Registry_get_is_shared(RegistryObject *self, void *unused) { return PyBool_FromLong(!self->owned); }
+static PyObject *Registry_get_is_shared(RegistryObject *self, void *unused) {
+    return PyBool_FromLong(!self->owned && initialised(self));
+}
 static PyObject *Registry_get_parent(RegistryObject *self, void *unused) {
     PyObject *p = self->parent ? self->parent : Py_None;
     Py_INCREF(p);
@@ -795,7 +805,7 @@ static int Registry_clear(RegistryObject *self) {
 }
 
 static PyObject *Registry_repr(RegistryObject *self) {
-    const char *state = !self->owned ? "shared" : (self->reg == NULL ? "closed" : "open");
+    const char *state = !initialised(self) ? "never opened" : !self->owned ? "shared" : (self->reg == NULL ? "closed" : "open");
     return PyUnicode_FromFormat("<controllerreg.Registry %s at %p>", state, self);
 }
 

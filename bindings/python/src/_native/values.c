@@ -2,13 +2,19 @@
 #include "native.h"
 
 static PyObject *foreign_type; /* controllerreg._types.ForeignObject */
+static PyObject *mapping_abc;  /* collections.abc.Mapping */
 
 int crpy_values_init(PyObject *module) {
     PyObject *types = PyImport_ImportModule("controllerreg._types");
     if (types == NULL) return -1;
     foreign_type = PyObject_GetAttrString(types, "ForeignObject");
     Py_DECREF(types);
-    return foreign_type ? 0 : -1;
+    if (foreign_type == NULL) return -1;
+    PyObject *abc = PyImport_ImportModule("collections.abc");
+    if (abc == NULL) return -1;
+    mapping_abc = PyObject_GetAttrString(abc, "Mapping");
+    Py_DECREF(abc);
+    return mapping_abc ? 0 : -1;
 }
 
 PyObject *crpy_foreign(void *object, int owner) {
@@ -175,9 +181,17 @@ static void *object_pointer(PyObject *value) {
     return crpy_tag(value);
 }
 
+/* A list (list, tuple) or a map: a dict, or any other mapping, which the stub's Mapping[str, Any]
+ * promises (os.environ, ChainMap, UserDict, a collections.abc.Mapping of the host's: Python
+ * classes with __getitem__ also pass PySequence_Check, so the ABC decides for them). Only types
+ * with a subscript are asked the ABC, so plain objects cost no isinstance. */
 static int is_container(PyObject *value) {
-    return PyDict_Check(value) || PyList_Check(value) || PyTuple_Check(value) ||
-        (!PyUnicode_Check(value) && PyMapping_Check(value) && !PySequence_Check(value) && PyObject_HasAttrString(value, "items"));
+    if (PyDict_Check(value) || PyList_Check(value) || PyTuple_Check(value)) return 1;
+    if (PyUnicode_Check(value) || !PyMapping_Check(value)) return 0;
+    if (!PySequence_Check(value) && PyObject_HasAttrString(value, "items")) return 1;
+    int is_mapping = PyObject_IsInstance(value, mapping_abc);
+    if (is_mapping < 0) PyErr_Clear();
+    return is_mapping == 1;
 }
 
 static int map_set(cr_value *map, const char *key, PyObject *value) {

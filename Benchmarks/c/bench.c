@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <yaml.h>
@@ -834,6 +835,96 @@ static void mode_loadpair(const char *a, const char *aspec, const char *b, const
     free(y.text);
 }
 
+/* What one load costs the system besides its instructions, per load (`loadfaults SPEC N`): minor
+ * page faults of the process (getrusage), transparent huge pages the system faulted in meanwhile
+ * (/proc/vmstat thp_fault_alloc: machine-wide, so read it on a quiet host), the allocator's bytes in
+ * use after the load, and the thread's CPU time. Each of N loads is measured in both states of
+ * `loadpair`: after-self (an untimed load of the same side first) and fresh-process (a forked
+ * child's first load, its parent's heap trimmed). One LOADFAULTS line per state, the medians. */
+typedef struct {
+    double minflt, thp, heap, ms;
+} load_cost;
+
+static long thp_faults(void) {
+    FILE *f = fopen("/proc/vmstat", "r");
+    char line[128];
+    long n = 0;
+    if (!f) return 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "thp_fault_alloc %ld", &n) == 1) break;
+    fclose(f);
+    return n;
+}
+
+static long minor_faults(void) {
+    struct rusage r;
+    getrusage(RUSAGE_SELF, &r);
+    return r.ru_minflt;
+}
+
+/* One load of s measured (the result freed afterwards, not measured). */
+static load_cost measured_load(load_spec *s) {
+    long f0 = minor_faults(), t0 = thp_faults();
+    double c0 = pb_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+    op_load(s);
+    load_cost c = {(double)(minor_faults() - f0), (double)(thp_faults() - t0), 0,
+                   (pb_clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0) / 1e6};
+    c.heap = (double)heap_in_use();
+    free_result(s);
+    return c;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median_of(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static void mode_loadfaults(const char *spec, int n) {
+    load_spec s;
+    parse_spec(spec, &s);
+    if (n < 1 || n > 64) n = 5;
+    op_load(&s); /* warm-up, as loadpair */
+    free_result(&s);
+    for (int fresh = 0; fresh < 2; fresh++) {
+        double flt[64], thp[64], heap[64], ms[64];
+        for (int i = 0; i < n; i++) {
+            load_cost c;
+            if (fresh) {
+                int fd[2];
+                malloc_trim(0);
+                if (pipe(fd)) die("pipe");
+                pid_t pid = fork();
+                if (pid < 0) die("fork");
+                if (pid == 0) {
+                    close(fd[0]);
+                    c = measured_load(&s);
+                    if (write(fd[1], &c, sizeof c) != (ssize_t)sizeof c) _exit(1);
+                    _exit(0);
+                }
+                close(fd[1]);
+                if (read(fd[0], &c, sizeof c) != (ssize_t)sizeof c) die("child load");
+                close(fd[0]);
+                waitpid(pid, NULL, 0);
+            } else {
+                op_load(&s);
+                free_result(&s);
+                c = measured_load(&s);
+            }
+            flt[i] = c.minflt, thp[i] = c.thp, heap[i] = c.heap, ms[i] = c.ms;
+        }
+        printf("LOADFAULTS {\"spec\": \"%s\", \"state\": \"%s\", \"loads\": %d, \"minor_faults\": %.0f, "
+               "\"thp_faults\": %.0f, \"heap_in_use\": %.0f, \"cpu_ms\": %.2f}\n",
+               spec, fresh ? "fresh-process" : "after-self", n, median_of(flt, n), median_of(thp, n), median_of(heap, n),
+               median_of(ms, n));
+    }
+    free(s.text);
+}
+
 /* Memory of one load in a fresh process, per entry: RSS growth, the allocator's bytes in use
  * (mallinfo2) and the peak RSS growth while loading (VmHWM). */
 static void mode_loadmem(const char *name, const char *path, const char *fmt, long entries) {
@@ -1045,6 +1136,8 @@ int main(int argc, char **argv) {
         mode_loadpair(argv[2], argv[3], argv[4], argv[5]);
     else if (!strcmp(mode, "loadmem") && argc > 5)
         mode_loadmem(argv[2], argv[3], argv[4], atol(argv[5]));
+    else if (!strcmp(mode, "loadfaults") && argc > 2)
+        mode_loadfaults(argv[2], argc > 3 ? atoi(argv[3]) : 5);
     else if (!strcmp(mode, "cg") && argc > 3)
         mode_cg(argv[2], atol(argv[3]));
     else if (!strcmp(mode, "cg-list"))
@@ -1053,7 +1146,7 @@ int main(int argc, char **argv) {
         fprintf(
             stderr,
             "usage: bench creates | threads | adds | removes | soak N | loadpair NAME_A SPEC_A NAME_B SPEC_B |\n"
-            "             loadmem NAME FILE yaml|json|plist ENTRIES | cg OP|SPEC N | cg-list\n"
+            "             loadmem NAME FILE yaml|json|plist ENTRIES | loadfaults SPEC [N] | cg OP|SPEC N | cg-list\n"
             "  SPEC: cr:yaml|json|plist:FILE, crfail:FORMAT:FILE (a load that must fail; crfailall: and\n"
             "        every problem record read), libyaml:FILE,\n"
             "        rapidjson:FILE, libplist:FILE\n"

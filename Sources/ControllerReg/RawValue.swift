@@ -105,8 +105,14 @@ import Darwin
     }
 
     /// The tag in an object header (`objectHeader(tag:)`).
+    /// (A shift where the bytes are little-endian: taking the header's address would make every
+    /// create path that reads a tag check a stack protector.)
     @inlinable static func tag(ofHeader header: UInt64) -> UInt16 {
-        withUnsafeBytes(of: header) { $0.load(fromByteOffset: 2, as: UInt16.self) }
+        #if _endian(little)
+        return UInt16(truncatingIfNeeded: header &>> 16)
+        #else
+        return withUnsafeBytes(of: header) { $0.load(fromByteOffset: 2, as: UInt16.self) }
+        #endif
     }
 
     /// Initialises `dest` as `.object(p, tag:)` from the object's header (`objectHeader(tag:)`):

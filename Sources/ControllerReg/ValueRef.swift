@@ -139,22 +139,48 @@ public struct ValueRef: @unchecked Sendable {
     /// `take(as:)` is what a class keeping an object it was built with calls: it saves the
     /// retain of `object(as:)` and the release when the closure returns.
     @_transparent public func take<T: AnyObject>(as type: T.Type) -> T? {
+        // Inlined: a Swift object built for this receiver, not yet taken, exactly of type T, is
+        // handed over here (its kind, flags and tag tested in one compare: `isReceiversSwiftObject`);
+        // anything else takes `takeOther`.
+        if isReceiversSwiftObject, pointer.pointee.b == 0, let p = pointer.pointee.pointerA,
+            Unmanaged<AnyObject>.fromOpaque(p)._withUnsafeGuaranteedRef({
+                ObjectIdentifier(Swift.type(of: $0)) == ObjectIdentifier(T.self)
+            })
+        {
+            UnsafeMutablePointer(mutating: pointer).pointee.flags |= RawValue.Flags.moved | RawValue.Flags.taken
+            return unsafeDowncast(Unmanaged<AnyObject>.fromOpaque(p).takeRetainedValue(), to: T.self)
+        }
+        return takeOther(as: T.self)
+    }
+
+    /// Whether this is an object value of a Swift object (`RawValue.swiftObject`) built for the
+    /// receiver that nobody took yet: kind `.object`, none of the flags `notReceivers`, `taken`
+    /// and `moved`. The value's first four bytes (kind, flags, `reserved`) are tested together.
+    @inlinable @inline(__always) var isReceiversSwiftObject: Bool {
+        #if _endian(little)
+        let flags = UInt32(RawValue.Flags.notReceivers | RawValue.Flags.taken | RawValue.Flags.moved)
+        let mask = 0xFF | flags << 8 | UInt32(RawValue.swiftObject) << 16
+        let expected = UInt32(ValueKind.object.rawValue) | UInt32(RawValue.swiftObject) << 16
+        return UnsafeRawPointer(pointer).load(as: UInt32.self) & mask == expected
+        #else
+        return kind == .object
+            && pointer.pointee.flags & (RawValue.Flags.notReceivers | RawValue.Flags.taken | RawValue.Flags.moved) == 0
+            && holdsSwiftObject
+        #endif
+    }
+
+    /// `take(as:)` past its inlined case: a Swift object of type `T` (a subclass of it too) built
+    /// for this receiver is handed over; any other Swift object of type `T` is read as
+    /// `object(as:)` does; anything else is nil.
+    @inlinable @inline(never) func takeOther<T: AnyObject>(as type: T.Type) -> T? {
         guard kind == .object, let p = pointer.pointee.pointerA,
             pointer.pointee.flags & RawValue.Flags.moved == 0, holdsSwiftObject
         else { return nil }
-        let unmanaged = Unmanaged<AnyObject>.fromOpaque(p)
-        // Only an object built for this receiver, not yet taken, exactly of type T, is handed over.
-        if pointer.pointee.flags & (RawValue.Flags.notReceivers | RawValue.Flags.taken) == 0, pointer.pointee.b == 0,
-            unmanaged._withUnsafeGuaranteedRef({ ObjectIdentifier(Swift.type(of: $0)) == ObjectIdentifier(T.self) })
-        {
-            UnsafeMutablePointer(mutating: pointer).pointee.flags |= RawValue.Flags.moved | RawValue.Flags.taken
-            return unsafeDowncast(unmanaged.takeRetainedValue(), to: T.self)
-        }
-        return takeSlow(unmanaged, as: T.self)
+        return takeSlow(Unmanaged<AnyObject>.fromOpaque(p), as: T.self)
     }
 
-    /// `take(as:)` of anything but this receiver's own object of exactly type `T`: a subclass of
-    /// `T` built for it is handed over too; everything else is read as `object(as:)` does.
+    /// `take(as:)` of a Swift object not yet moved: one of type `T` (or a subclass) built for this
+    /// receiver is handed over; any other is read as `object(as:)` does.
     @inlinable func takeSlow<T: AnyObject>(_ unmanaged: Unmanaged<AnyObject>, as type: T.Type) -> T? {
         guard let typed = ValueRef.cast(unmanaged.takeUnretainedValue(), to: T.self) else { return nil }
         if pointer.pointee.flags & (RawValue.Flags.notReceivers | RawValue.Flags.taken) == 0, pointer.pointee.b == 0 {
@@ -206,35 +232,44 @@ public struct ValueRef: @unchecked Sendable {
     /// strings: no copy, no call), so a host's `args["title"]` costs less than a C lookup.
     public subscript(key: String) -> ValueRef? {
         @_transparent get {
-            // One inlined lookup (in the host's closure a literal key's bytes and length are then
-            // constants); a string without contiguous UTF-8 takes the out-of-line copy.
-            if let found = key.utf8.withContiguousStorageIfAvailable({ k in lookupHinted(k.baseAddress ?? emptyKey, k.count) }) {
+            // Inlined: only the hinted slot (in the host's closure a literal key's bytes and length
+            // are then constants, compared as immediates, and never stored). Anything else (another
+            // slot, a map without a hint, a string without contiguous UTF-8) takes `lookupOutOfLine`,
+            // given the string itself: passing its bytes' address would make every read store the
+            // literal's bytes on the stack first, hit or miss.
+            if let found = key.utf8.withContiguousStorageIfAvailable({ k in valueAtHint(k.baseAddress ?? emptyKey, k.count) })
+                ?? nil
+            {
                 return found
             }
-            return lookupCopying(key)
+            return lookupOutOfLine(key)
         }
     }
 
-    /// `lookup` for a callback's arguments: a map with a lookup hint (`RawValue.Flags.lookupHint`)
-    /// is tried at the hinted slot first, as `cr_map_get` does, so keys read in the order they
-    /// were declared compare one key each; anything else takes `searchBytes`.
-    @inlinable @inline(__always) func lookupHinted(_ key: UnsafePointer<UInt8>, _ length: Int) -> ValueRef? {
-        if isArgumentsMap {
-            let hint = RawValue.lookupHint(pointer)
-            let h = Int(hint.pointee.load(ordering: .relaxed))
-            if h < Int(pointer.pointee.count) {
-                let slot = pointer.pointee.mapSlots.unsafelyUnwrapped + h
-                if slot.pointee.keyEquals(key, length) {
-                    hint.pointee.store(UInt16(truncatingIfNeeded: h &+ 1), ordering: .relaxed)
-                    return ValueRef.valueOf(slot)
-                }
-            }
-        }
-        return searchBytes(key, length)
+    /// The hinted slot of a callback's arguments map (`RawValue.Flags.lookupHint`), if its key is
+    /// the `length` bytes at `key` (the hint then moves past it); nil for anything else (the
+    /// subscript then takes `lookupOutOfLine`).
+    @inlinable @inline(__always) func valueAtHint(_ key: UnsafePointer<UInt8>, _ length: Int) -> ValueRef? {
+        guard isArgumentsMap else { return nil }
+        let hint = RawValue.lookupHint(pointer)
+        let h = Int(hint.pointee.load(ordering: .relaxed))
+        guard h < Int(pointer.pointee.count) else { return nil }
+        let slot = pointer.pointee.mapSlots.unsafelyUnwrapped + h
+        guard slot.pointee.keyEquals(key, length) else { return nil }
+        hint.pointee.store(UInt16(truncatingIfNeeded: h &+ 1), ordering: .relaxed)
+        return ValueRef.valueOf(slot)
     }
 
-    /// `lookupHinted` past its hint: `lookup`, updating the hint (if the map has one) to the slot
-    /// after the one found.
+    /// `subscript(key:)` past its inlined try of the hinted slot: a search of every slot
+    /// (`searchBytes`, which moves the hint past the slot found), the key's UTF-8 made contiguous
+    /// first when it is not.
+    @usableFromInline @inline(never) func lookupOutOfLine(_ key: String) -> ValueRef? {
+        var key = key
+        return key.withUTF8 { k in searchBytes(k.baseAddress ?? emptyKey, k.count) }
+    }
+
+    /// The value under `length` key bytes, searched slot by slot (`lookup`), updating the hint (if
+    /// the map has one) to the slot after the one found.
     @usableFromInline @inline(never) func searchBytes(_ key: UnsafePointer<UInt8>, _ length: Int) -> ValueRef? {
         guard kind == .map, let slots = pointer.pointee.mapSlots else { return nil }
         for i in 0..<Int(pointer.pointee.count) where slots[i].keyEquals(key, length) {
@@ -244,12 +279,6 @@ public struct ValueRef: @unchecked Sendable {
             return ValueRef.valueOf(slots + i)
         }
         return nil
-    }
-
-    /// The value under a key whose UTF-8 is not contiguous (a bridged string): made contiguous first.
-    @usableFromInline @inline(never) func lookupCopying(_ key: String) -> ValueRef? {
-        var key = key
-        return key.withUTF8 { k in lookupHinted(k.baseAddress ?? emptyKey, k.count) }
     }
 
     /// The value under the NUL-terminated `key`, or nil (what `cr_map_get` returns): the hinted
@@ -498,7 +527,9 @@ extension String {
         guard (low | high) & 0x8080_8080_8080_8080 == 0 else { return nil }
         // Moved out of memory holding the two words, the string comes back owned: a bit cast
         // would give a borrowed value, which the caller retains (`swift_bridgeObjectRetain`) to keep.
-        return withUnsafeTemporaryAllocation(of: String.self, capacity: 1) { s in
+        // (Unprotected: the memory never holds more than the two words stored right here, and a
+        // protected allocation made every closure reading a string check a stack protector.)
+        return _withUnprotectedUnsafeTemporaryAllocation(of: String.self, capacity: 1) { s in
             let raw = UnsafeMutableRawPointer(s.baseAddress.unsafelyUnwrapped)
             raw.storeBytes(of: low, as: UInt64.self)
             raw.storeBytes(of: high | UInt64(0xE0 | count) &<< 56, toByteOffset: 8, as: UInt64.self)

@@ -82,14 +82,21 @@ public enum ConfigLoader {
     /// Reads a whole regular file with the C library. Directories, FIFOs, devices, missing and
     /// unreadable files, and files over `limit` bytes are errors (`.io`, or `.limit` for size).
     public static func readFile(_ path: String, limit: Int = Int.max) throws(ConfigError) -> [UInt8] {
-        if path.isEmpty { throw ConfigError(.io, "cannot read '': empty path") }
+        if path.isEmpty { throw ConfigError(.io, "cannot read '': empty path; give the config file's path") }
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        if fd < 0 { throw ConfigError(.io, "cannot open '\(SourceLocation.shownPath(path))': \(errnoText())") }
+        if fd < 0 {
+            let code = errno
+            throw ConfigError(.io, "cannot open '\(SourceLocation.shownPath(path))': \(errnoText())" + openFix(code, path))
+        }
         defer { close(fd) }
         var info = stat()
         if fstat(fd, &info) != 0 { throw ConfigError(.io, "cannot stat '\(SourceLocation.shownPath(path))': \(errnoText())") }
         let type = info.st_mode & S_IFMT
-        if type == S_IFDIR { throw ConfigError(.io, "cannot read '\(SourceLocation.shownPath(path))': it is a directory") }
+        if type == S_IFDIR {
+            throw ConfigError(
+                .io,
+                "cannot read '\(SourceLocation.shownPath(path))': it is a directory; give the path of a config file inside it")
+        }
         if type != S_IFREG {
             throw ConfigError(
                 .io,
@@ -138,6 +145,23 @@ public enum ConfigLoader {
                         + ConfigLimits.fix("CR_LIMIT_INPUT_BYTES"))
             }
             bytes += chunk[0..<n]
+        }
+    }
+
+    /// What to do about a file `open` refused with `code`: the fix half of the message.
+    static func openFix(_ code: Int32, _ path: String) -> String {
+        switch code {
+        case ENOENT, ENOTDIR:
+            guard !path.hasPrefix("/") else { return "; check the path" }
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            guard getcwd(&buffer, buffer.count) != nil else { return "; check the path" }
+            let cwd = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+            return "; check the path: a relative path is read from the current directory, '\(SourceLocation.shownPath(cwd))'"
+        case EACCES, EPERM: return "; make the file readable by this process, or load a copy from a readable place"
+        case ELOOP: return "; the path's symbolic links loop: fix the links"
+        case ENAMETOOLONG: return "; shorten the path"
+        case EMFILE, ENFILE: return "; the process has too many files open: close some, or raise the limit (ulimit -n)"
+        default: return "; check the path and that this process can read the file"
         }
     }
 

@@ -170,7 +170,7 @@ struct Check: ParsableCommand {
     var envFile: String?
 
     mutating func validate() throws {
-        if files.isEmpty { throw ValidationError("give at least one config file") }
+        try ConfigFileArguments.validate(files)
     }
 
     func run() throws {
@@ -191,6 +191,20 @@ struct Check: ParsableCommand {
             Output.writeAll(1, Array(report.json().utf8))
         }
         if !report.isClean { throw ExitWith(status: .failure) }
+    }
+}
+
+/// The rule every command's config file arguments share.
+enum ConfigFileArguments {
+    /// At least one file, and no `-`: the commands read files, not standard input, and a file
+    /// named `-` would be a surprise (give it as `./-`).
+    static func validate<Files: Collection<String>>(_ files: Files) throws {
+        if files.isEmpty { throw ValidationError("give at least one config file") }
+        if files.contains("-") {
+            throw ValidationError(
+                "'-' would be standard input, which the commands do not read: save the text to a file and give its path (a file named '-' as ./-)"
+            )
+        }
     }
 }
 
@@ -226,7 +240,7 @@ struct Gen: ParsableCommand {
     var typeName: String = "EntryNames"
 
     mutating func validate() throws {
-        if files.isEmpty { throw ValidationError("give at least one config file") }
+        try ConfigFileArguments.validate(files)
     }
 
     func run() throws {
@@ -284,7 +298,7 @@ struct Graph: ParsableCommand {
     var envFile: String?
 
     mutating func validate() throws {
-        if files.isEmpty { throw ValidationError("give at least one config file") }
+        try ConfigFileArguments.validate(files)
     }
 
     func run() throws {
@@ -334,6 +348,7 @@ struct Convert: ParsableCommand {
 
     mutating func validate() throws {
         if binary && to != .plist { throw ValidationError("--binary applies to --to plist only") }
+        try ConfigFileArguments.validate([input])
     }
 
     func run() throws {
@@ -375,6 +390,7 @@ struct Explain: ParsableCommand {
 
     mutating func validate() throws {
         if arguments.count < 2 { throw ValidationError("give one or more config files and then an entry name") }
+        try ConfigFileArguments.validate(arguments.dropLast())
     }
 
     func run() throws {
@@ -429,6 +445,7 @@ struct Diff: ParsableCommand {
         } else if files.isEmpty {
             throw ValidationError("give the OLD files before --to")
         }
+        try ConfigFileArguments.validate(files + to)
     }
 
     func run() throws {

@@ -2,6 +2,12 @@ import ControllerReg
 import ControllerRegTool
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 @Suite struct CheckTests {
     @Test func cleanFixtureIsClean() {
         let report = CheckReport.run(files: [Paths.example])
@@ -109,7 +115,16 @@ import Testing
         #expect(bad.status == 1)
         #expect(bad.stdout.contains("bad.yaml:3:21: error:"))
         #expect(try runTool(["check", dir + "/syntax.json"]).status == 1)
-        #expect(try runTool(["check", dir + "/missing.yaml"]).status == 1)
+        // A missing file's message says where a relative path was looked for (the tool runs in
+        // this process's current directory).
+        let missing = try runTool(["check", "no-such-config-file.yaml"])
+        #expect(missing.status == 1)
+        #expect(missing.stdout.contains("cannot open 'no-such-config-file.yaml': No such file or directory; check the path"))
+        var cwd = [CChar](repeating: 0, count: 4096)
+        #expect(missing.stdout.contains("read from the current directory, '\(String(cString: getcwd(&cwd, cwd.count)!))'"))
+        #expect(
+            try runTool(["check", dir + "/missing.yaml"]).stdout.contains(
+                "missing.yaml': No such file or directory; check the path ["))
         #expect(try runTool(["check", Paths.example, "--classes", "Test1ViewController"]).status == 1)
         #expect(try runTool(["check", Paths.example, "--classes-file", dir + "/classes.txt"]).status == 0)
         #expect(try runTool(["check", Paths.example, "--format", "json"]).status == 0)
@@ -119,6 +134,15 @@ import Testing
         #expect(usage.stderr.hasPrefix("error: "))
         #expect(try runTool(["check", Paths.example, "--format", "xml"]).status == 2)
         #expect(try runTool(["frobnicate"]).status == 2)
+        // `-` is refused by every command that reads config files, with the fix.
+        for args in [
+            ["check", "-"], ["gen", "--lang", "c", "-"], ["graph", "-"], ["convert", "-", "--to", "json"],
+            ["explain", "-", "A"], ["diff", Paths.example, "-"], ["diff", Paths.example, "--to", "-"],
+        ] {
+            let stdin = try runTool(args)
+            #expect(stdin.status == 2, "\(args)")
+            #expect(stdin.stderr.contains("'-' would be standard input"), "\(args)")
+        }
         #expect(try runTool(["check", "--help"]).status == 0)
         #expect(try runTool(["--version"]).stdout == ToolVersion.string + "\n")
         for sub in ["check", "gen", "graph", "convert", "explain"] {

@@ -76,7 +76,7 @@ func expectGolden(_ actual: String, _ name: String, sourceLocation: SourceLocati
 typealias SourceLocation_ = Testing.SourceLocation
 
 /// Runs the built tool; nil when it is not built (the test records that).
-func runTool(_ args: [String], cwd: String? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
+func runTool(_ args: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
     guard let tool = Paths.tool else {
         Issue.record("controllerreg-cli was not found next to the test bundle")
         return (-1, "", "")

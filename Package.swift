@@ -47,7 +47,7 @@ let package = Package(
         ),
         .target(
             name: "ControllerRegC",
-            dependencies: ["ControllerReg", "CControllerRegHeader"]
+            dependencies: ["ControllerReg", "CControllerRegHeader", "CThreadRecord"]
         ),
         .target(
             name: "ControllerRegTool",

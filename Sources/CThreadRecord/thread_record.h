@@ -18,6 +18,19 @@ static inline void *controllerreg_thread_record_get(void) { return controllerreg
 /* Caches (or, with NULL, forgets) this thread's record. */
 static inline void controllerreg_thread_record_set(void *record) { controllerreg_thread_record = record; }
 
+/* The calling thread's last-error record (LastError.swift), cached the same way: a host reading every
+ * problem of a failure calls cr_last_error_problem once per problem, and each call found the record
+ * through a lazily created pthread key and pthread_getspecific (about 40 of its 60 instructions).
+ * The pthread key stays the owner (its destructor frees the record at thread exit and clears this);
+ * the out-of-memory marker is never cached. */
+__attribute__((weak, visibility("hidden"), tls_model("initial-exec"))) __thread void *controllerreg_last_error = 0;
+
+/* This thread's last-error record, or NULL when it has none cached. */
+static inline void *controllerreg_last_error_get(void) { return controllerreg_last_error; }
+
+/* Caches (or, with NULL, forgets) this thread's last-error record. */
+static inline void controllerreg_last_error_set(void *record) { controllerreg_last_error = record; }
+
 /* Whether registries closed while creates were inside them wait to be torn down
  * (ClosedRegistries.swift). Read by every outermost create as it leaves (one relaxed load of a plain
  * hidden global: a Swift global would be reached through its lazy-initialisation accessor), written

@@ -119,6 +119,7 @@ struct LifetimeRule {
         // Where the problems found are recorded (one store for all of them, made at the first).
         var store: ProblemStore?
         var text: TextBuffer?
+        var pathNames: PathNames?
         for s in starts where next[Int(position[s])] >= 0 {
             if diagnostics.count >= LifetimeRule.maxReported {
                 unreported += 1
@@ -133,8 +134,9 @@ struct LifetimeRule {
             if store == nil {
                 store = ProblemStore()
                 text = TextBuffer(capacity: 512)
+                pathNames = PathNames(names: 16)
             }
-            diagnostics.append(diagnostic(path, in: store!, text: text!))
+            diagnostics.append(diagnostic(path, in: store!, text: text!, keeping: &pathNames!))
         }
         if unreported > 0 {
             diagnostics.append(
@@ -178,9 +180,11 @@ struct LifetimeRule {
 
     /// "singleton 'Cart' would keep graph object 'RequestContext': Cart -> Pricing ->
     /// RequestContext", at the singleton's place, with the key of the last step and the fixes.
-    /// Written into `text` (cleared first) from the entries' names' bytes; only the record of the
+    /// Written into `text` (cleared first) from the entries' names' bytes, the path's names packed
+    /// into `names` in the same pass (`PathText.write`); only the record of the
     /// entry before the last step is read (its dependencies, in place).
-    private func diagnostic(_ path: [Int], in store: ProblemStore, text: TextBuffer) -> Diagnostic {
+    private func diagnostic(_ path: [Int], in store: ProblemStore, text: TextBuffer, keeping names: inout PathNames) -> Diagnostic
+    {
         let singleton = path[0], graph = path[path.count - 1], before = path[path.count - 2]
         // (The closures read into locals: a closure below that captured `self` copied the whole
         // rule, seven closures retained and released, at each call.)
@@ -192,7 +196,7 @@ struct LifetimeRule {
         text.append("' would keep graph object '")
         name(graph)
         text.append("': ")
-        PathText.write(count: path.count, at: { path[$0] }, name: nameOf, into: text)
+        PathText.write(count: path.count, at: { path[$0] }, name: nameOf, into: text, keeping: &names)
         // The dependency of the last step, and what to write there instead: a provider for a
         // reference or an optional one; a tagged list has no provider form, so the member leaves
         // the tag.
@@ -241,6 +245,6 @@ struct LifetimeRule {
         text.append("' not graph)")
         return Diagnostic(
             .lifetime, written: text, at: locationOf(singleton),
-            path: PathText.names(count: path.count, at: { path[$0] }, name: nameOf), in: store)
+            path: names, in: store)
     }
 }

@@ -91,9 +91,24 @@ package enum Suggestions {
 
     /// One bit per byte value a word holds (ASCII letters folded to lower case, values folded
     /// modulo 64). The bytes one word has and another lacks each need an edit, so the larger of
-    /// the two counts of bits set in one signature only is a lower bound of their distance.
+    /// the two counts of bits set in one signature only is a lower bound of their distance
+    /// (`exceeds(_:_:)` tells whether it rules a candidate out).
     static func signature(of bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
         signatureBits.withUnsafeBufferPointer { signature(of: bytes, $0) }
+    }
+
+    /// Whether `bits` has more than `cap` bits set (`cap` >= 0): its lowest `cap` set bits cleared,
+    /// one step each, and something left. What a signature's bound is asked (a cut-off is at most
+    /// `maxDistance`, mostly 0 to 2 once a close candidate is found); a population count, which
+    /// this target computes in software (~20 instructions, two per candidate), cost more than the
+    /// rest of a scan's step.
+    @inline(__always) static func exceeds(_ bits: UInt64, _ cap: Int) -> Bool {
+        var bits = bits, left = cap
+        while left > 0 && bits != 0 {
+            bits &= bits &- 1
+            left -= 1
+        }
+        return bits != 0
     }
 
     /// `signature(of:)` with `signatureBits` at hand (one load a byte).
@@ -116,14 +131,21 @@ package enum Suggestions {
             let wordBits = signature(of: search.word)
             candidates.names.withUnsafeBufferPointer { names in
                 candidates.signatures.withUnsafeBufferPointer { signatures in
-                    for i in names.indices {
+                    // The most edits any candidate may still be from the word (`Search.widestCap`),
+                    // read again only when the best changes: most candidates are ruled out by
+                    // their signature against it, before their length or the best is looked at.
+                    var widest = search.widestCap
+                    for i in signatures.indices {
                         let bits = signatures[i]
-                        let bound = max((wordBits & ~bits).nonzeroBitCount, (bits & ~wordBits).nonzeroBitCount)
-                        guard let near = search.nearer(names[i], atLeast: bound) else { continue }
+                        let wordOnly = wordBits & ~bits, candidateOnly = bits & ~wordBits
+                        if exceeds(wordOnly, widest) || exceeds(candidateOnly, widest) { continue }
+                        guard let near = search.nearer(names[i], differing: wordOnly, candidateOnly) else { continue }
                         let text = String(decoding: names[i], as: UTF8.self)
                         if text == word || text == excluding { continue }
                         search.accept(near)
                         best = text
+                        widest = search.widestCap
+                        if widest < 0 { break }
                     }
                 }
             }
@@ -223,14 +245,19 @@ package enum Suggestions {
 
         /// The candidate's distance and length gap when it would be the best so far (within the
         /// cut-off, nearer than the best, or as near with a nearer length; ties go to the first).
-        /// `atLeast` is a lower bound of the distance known beforehand (0: none).
+        /// `differing` are the signature bits only the word has and only the candidate has (0, 0:
+        /// none known): each bit set is an edit (`signature(of:)`).
         @inline(__always)
-        mutating func nearer(_ candidate: UnsafeBufferPointer<UInt8>, atLeast bound: Int = 0) -> (distance: Int, gap: Int)? {
+        mutating func nearer(
+            _ candidate: UnsafeBufferPointer<UInt8>, differing wordOnly: UInt64 = 0, _ candidateOnly: UInt64 = 0
+        ) -> (distance: Int, gap: Int)? {
             let gap = abs(candidate.count - word.count)
             if gap > limit { return nil }
             // What this candidate must reach to win.
             let cap = bestDistance >= 0 ? min(gap >= bestGap ? bestDistance - 1 : bestDistance, limit) : limit
-            if cap < 0 || gap > cap || bound > cap { return nil }
+            if cap < 0 || gap > cap || Suggestions.exceeds(wordOnly, cap) || Suggestions.exceeds(candidateOnly, cap) {
+                return nil
+            }
             let d = distance(to: candidate, cap: cap)
             if d > cap || (bestDistance >= 0 && d == bestDistance && gap >= bestGap) { return nil }
             return (d, gap)
@@ -240,6 +267,13 @@ package enum Suggestions {
         mutating func distance(to candidate: UnsafeBufferPointer<UInt8>, cap: Int) -> Int {
             pattern.map { $0.distance(to: candidate, cap: cap) }
                 ?? Suggestions.distance(word, candidate, cap: cap, scratch: &scratch)
+        }
+
+        /// The largest cap `nearer` may give any candidate now (whatever its length): the cut-off
+        /// before a best is found; after, the best's distance, less one when its length is the
+        /// word's (no candidate's gap is smaller); -1 when none can win.
+        var widestCap: Int {
+            bestDistance < 0 ? limit : min(bestGap == 0 ? bestDistance - 1 : bestDistance, limit)
         }
 
         /// Makes the candidate `nearer` returned the best so far.

@@ -823,6 +823,7 @@ struct Transaction {
         // first).
         var store: ProblemStore?
         var text: TextBuffer?
+        var pathNames: PathNames?
         var unreported = 0
         // For each node, the node whose frame last closed a cycle at it (made at the first cycle,
         // so a load without one pays nothing). A node is pushed once, so while it is on top the
@@ -864,10 +865,12 @@ struct Transaction {
                             if store == nil {
                                 store = ProblemStore()
                                 text = TextBuffer(capacity: 512)
+                                pathNames = PathNames(names: 64)
                             }
                             let members = (Int(depthOf[target])..<depth).map { Int(stack[$0].node) }
                             diagnostics.append(
-                                cycleDiagnostic(members, recordOf: recordOf, nameOf: nameOf, in: store!, text: text!))
+                                cycleDiagnostic(
+                                    members, recordOf: recordOf, nameOf: nameOf, in: store!, text: text!, path: &pathNames!))
                         } else {
                             unreported += 1
                         }
@@ -893,7 +896,7 @@ struct Transaction {
     /// bytes.
     private func cycleDiagnostic(
         _ members: [Int], recordOf: (Int) -> (arena: DefinitionArena, offset: Int)?,
-        nameOf: (Int) -> UnsafeBufferPointer<UInt8>?, in store: ProblemStore, text: TextBuffer
+        nameOf: (Int) -> UnsafeBufferPointer<UInt8>?, in store: ProblemStore, text: TextBuffer, path: inout PathNames
     ) -> Diagnostic {
         // The cycle rotated to start at its earliest entry and closed on it, read in place: entry
         // `j` of the closed path is `at(j)` (no copies of a path that may be thousands long).
@@ -904,7 +907,7 @@ struct Transaction {
         let closedCount = m + 1
         text.clear()
         text.append("dependency cycle: ")
-        PathText.write(count: closedCount, at: at, name: nameOf, into: text)
+        PathText.write(count: closedCount, at: at, name: nameOf, into: text, keeping: &path)
         let first = at(0)
         let nextIndex = m > 1 ? at(1) : first
         // The first entry's dependency that reaches the next one, read from its record.
@@ -943,7 +946,7 @@ struct Transaction {
             }
         }
         return Diagnostic(
-            .cycle, written: text, at: location, path: PathText.names(count: closedCount, at: at, name: nameOf), in: store)
+            .cycle, written: text, at: location, path: path, in: store)
     }
 }
 

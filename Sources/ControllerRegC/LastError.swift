@@ -1,3 +1,4 @@
+import CThreadRecord
 import ControllerReg
 
 import struct CControllerRegHeader.cr_problem
@@ -50,6 +51,7 @@ enum LastError {
         var k = pthread_key_t()
         let rc = pthread_key_create(&k) { raw in
             guard let raw, raw != LastError.outOfMemoryMarker else { return }
+            controllerreg_last_error_set(nil)
             LastError.reset(raw.assumingMemoryBound(to: LastError.Record.self))
             free(raw)
         }
@@ -71,9 +73,17 @@ enum LastError {
         inline(r).pointee = 0
     }
 
-    /// This thread's record, if it has one (not the out-of-memory marker).
-    static var existing: UnsafeMutablePointer<Record>? {
+    /// This thread's record, if it has one (not the out-of-memory marker): from the thread-local
+    /// cache (`CThreadRecord`), else from the key (and cached then).
+    @inline(__always) static var existing: UnsafeMutablePointer<Record>? {
+        if let cached = controllerreg_last_error_get() { return cached.assumingMemoryBound(to: Record.self) }
+        return keyed
+    }
+
+    /// `existing` read from the key.
+    private static var keyed: UnsafeMutablePointer<Record>? {
         guard let raw = pthread_getspecific(key), raw != outOfMemoryMarker else { return nil }
+        controllerreg_last_error_set(raw)
         return raw.assumingMemoryBound(to: Record.self)
     }
 
@@ -88,6 +98,7 @@ enum LastError {
         r.initialize(to: Record())
         inline(r).pointee = 0
         pthread_setspecific(key, raw)
+        controllerreg_last_error_set(raw)
         return r
     }
 

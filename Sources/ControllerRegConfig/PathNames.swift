@@ -22,6 +22,12 @@ package struct PathNames {
         buffer = TextBuffer(capacity: min(names, Diagnostic.maxPathNames) * (bytesEach + 4) + 16)
     }
 
+    /// Empties the path, its buffer kept for the next one (a check writes one path per problem).
+    package mutating func removeAll() {
+        buffer.clear()
+        count = 0
+    }
+
     /// Appends a name (ignored past `Diagnostic.maxPathNames`, the most a path keeps).
     @inline(__always)
     package mutating func append(_ name: UnsafeBufferPointer<UInt8>) {

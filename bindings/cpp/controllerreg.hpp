@@ -166,6 +166,10 @@ public:
     /// problems() is first called.
     Error(detail::FromKept, int code, const std::string &message, detail::KeptError kept)
         : std::runtime_error(message), code_(code), problems_(std::make_shared<const detail::ProblemList>(std::move(kept))) {}
+    /// The same with the message as the library's C string (copied once, into what(): a load's
+    /// message lists 100 problems, and a std::string in between copied it twice).
+    Error(detail::FromKept, int code, const char *message, detail::KeptError kept)
+        : std::runtime_error(message), code_(code), problems_(std::make_shared<const detail::ProblemList>(std::move(kept))) {}
     /// The cr_status code (never CR_OK).
     int code() const noexcept { return code_; }
     /// A short fixed name for code() ("cycle", "not found", ...).
@@ -301,7 +305,9 @@ template <typename... Args> [[noreturn]] void raise_as(int code, Args &&...args)
     int code = cr_last_error_code();
     if (code == CR_OK) code = CR_ERR_INVALID_ARGUMENT; // a call failed without a record: never expected
     if (KeptError kept{cr_last_error_keep()}) {
-        std::string message = cr_error_message(kept.get());
+        // The kept error's own message (it lives as long as `kept`, which the Error takes after
+        // copying it).
+        const char *message = cr_error_message(kept.get());
         raise_as(code, FromKept{}, code, message, std::move(kept));
     }
     // No record could be kept (memory ran out): the problems read now, as they are.

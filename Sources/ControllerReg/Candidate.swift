@@ -40,6 +40,14 @@ struct Candidate {
         return classSlots.slot(for: name)
     }
 
+    /// Takes the table a transaction `tx` built over this candidate, and the class slots it
+    /// allocated (each given a record).
+    mutating func adopt(_ table: EntryTable, from tx: Transaction) {
+        classSlots = tx.classSlots
+        padRecords()
+        entries = table
+    }
+
     /// Gives every class slot a (possibly empty) record.
     mutating func padRecords() {
         while ownRecords.count < classSlots.count { ownRecords.append(nil) }
@@ -82,9 +90,7 @@ struct Candidate {
         case .failure(let error):
             throw error
         case .success(let table):
-            classSlots = tx.classSlots
-            padRecords()
-            entries = table
+            adopt(table, from: tx)
             self.own = own
             parentSnapshot = parent
         }

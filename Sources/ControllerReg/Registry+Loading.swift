@@ -276,9 +276,7 @@ extension Registry {
                 if !state.children.isEmpty { added.append(d) }
             }
             if !state.children.isEmpty { addedForChildren = added }
-            c.classSlots = tx.classSlots
-            c.padRecords()
-            c.entries = table
+            c.adopt(table, from: tx)
         } else if let parent = c.parentSnapshot {
             let gone = Set(removals)
             // A child's change that only removed its own entries that its parent does not define
@@ -316,9 +314,7 @@ extension Registry {
             history.origins = SharedTailList(origins)
             if onlyRemovedRows {
                 c.own = own
-                c.classSlots = tx.classSlots
-                c.padRecords()
-                c.entries = table
+                c.adopt(table, from: tx)
                 removedFromView = removals
             } else {
                 try c.merge(parent: parent, own: own, invalidNames: invalidNames, problems: [], namesIncomplete: namesIncomplete)
@@ -342,9 +338,7 @@ extension Registry {
                 history.origins.append(contentsOf: added)
             }
             for i in tx.changedIndices where i < known { history.origins[i] = step }
-            c.classSlots = tx.classSlots
-            c.padRecords()
-            c.entries = table
+            c.adopt(table, from: tx)
             if tx.onlyRemoved { removedFromView = removals }
         }
         c.history = history

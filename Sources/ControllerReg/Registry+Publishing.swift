@@ -141,9 +141,7 @@ extension Registry {
             case .failure(let error):
                 return .failure(error)
             case .success(let table):
-                c.classSlots = tx.classSlots
-                c.padRecords()
-                c.entries = table
+                c.adopt(table, from: tx)
             }
         }
         c.builtSnapshot = c.snapshot()
@@ -170,9 +168,7 @@ extension Registry {
             case .failure(let error):
                 return .failure(error)
             case .success(let table):
-                c.classSlots = tx.classSlots
-                c.padRecords()
-                c.entries = table
+                c.adopt(table, from: tx)
             }
         }
         c.builtSnapshot = c.snapshot()

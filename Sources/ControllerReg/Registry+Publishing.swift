@@ -18,8 +18,9 @@ extension Registry {
         var locked: [Candidate] = []
         var problems: [Diagnostic] = []
         Registry.prepareChildren(
-            of: self, parentSnapshot: snapshot, added: reloading ? nil : c.addedForChildren,
-            removed: reloading ? nil : c.removedForChildren, keepingSingletons: reloading, into: &locked, problems: &problems)
+            of: self, parentSnapshot: snapshot,
+            change: reloading ? nil : c.addedForChildren.map { .added($0) } ?? c.removedForChildren.map { .removed($0) },
+            keepingSingletons: reloading, into: &locked, problems: &problems)
         defer { for child in locked { child.registry.lock.unlock() } }
         if !problems.isEmpty { throw ConfigError(problems) }
         let before = cell.snapshot
@@ -42,12 +43,12 @@ extension Registry {
     }
 
     /// Locks every descendant and computes its state over `parentSnapshot`, collecting problems.
-    /// `added`: the parent's change only added these entries, so each child's table is extended by
-    /// them (the cost of the change, not of the registry); `removed`: it only removed entries of
-    /// these names, so each child removes those it does not define itself from its view (the
-    /// same); both nil: each child is compiled again.
+    /// `change`: `.added` when the parent's change only added these entries, so each child's table
+    /// is extended by them (the cost of the change, not of the registry); `.removed` when it only
+    /// removed entries of these names, so each child removes those it does not define itself from
+    /// its view (the same); nil: each child is compiled again.
     private static func prepareChildren(
-        of registry: Registry, parentSnapshot: Snapshot, added: [EntryDefinition]?, removed: [String]? = nil,
+        of registry: Registry, parentSnapshot: Snapshot, change: ChildChange?,
         keepingSingletons: Bool, into locked: inout [Candidate], problems: inout [Diagnostic]
     ) {
         for weak in registry.state.children {
@@ -59,11 +60,12 @@ extension Registry {
                 continue
             }
             let result: Result<(Candidate, ChildChange?), ConfigError>
-            if let added {
+            switch change {
+            case .added(let added)?:
                 result = child.candidate(parentSnapshot: parentSnapshot, adding: added).map { ($0.0, $0.1.map { .added($0) }) }
-            } else if let removed {
+            case .removed(let removed)?:
                 result = child.candidate(parentSnapshot: parentSnapshot, removing: removed).map { ($0.0, .removed($0.1)) }
-            } else {
+            case nil:
                 result = child.candidate(
                     parentSnapshot: parentSnapshot, own: child.state.own, keepingSingletons: keepingSingletons
                 )
@@ -78,15 +80,9 @@ extension Registry {
                 }
             case .success(let (c, childChange)):
                 locked.append(c)
-                var childAdded: [EntryDefinition]?, childRemoved: [String]?
-                switch childChange {
-                case .added(let definitions): childAdded = definitions
-                case .removed(let names): childRemoved = names
-                case nil: break
-                }
                 prepareChildren(
-                    of: child, parentSnapshot: c.builtSnapshot!, added: childAdded, removed: childRemoved,
-                    keepingSingletons: keepingSingletons, into: &locked, problems: &problems)
+                    of: child, parentSnapshot: c.builtSnapshot!, change: childChange, keepingSingletons: keepingSingletons,
+                    into: &locked, problems: &problems)
             }
         }
     }

@@ -25,6 +25,35 @@ import Testing
         #expect(NameConstantsGenerator(language: .python).sanitise("None", prefix: "") == "None_")
     }
 
+    /// A Python constant named after a builtin or a `__dunder__` imports without error and then
+    /// breaks its importer (`from names import *` hides `print`; `__name__` renames the module),
+    /// so those get a `_` as keywords do. Other languages keep the names.
+    @Test func pythonBuiltinsAndDundersAreSuffixed() throws {
+        let py = NameConstantsGenerator(language: .python)
+        #expect(py.sanitise("print", prefix: "") == "print_")
+        #expect(py.sanitise("list", prefix: "") == "list_")
+        #expect(py.sanitise("__name__", prefix: "") == "__name___")
+        #expect(py.sanitise("__builtins__", prefix: "") == "__builtins___")
+        #expect(py.sanitise("__", prefix: "") == "__")
+        #expect(py.sanitise("_list", prefix: "") == "_list")
+        #expect(NameConstantsGenerator(language: .swift).sanitise("print", prefix: "") == "print")
+        #expect(NameConstantsGenerator(language: .c).sanitise("list", prefix: "") == "list")
+        if let python = Subprocess.find("python3") {
+            let dir = temporaryDirectory()
+            let names = ["print", "list", "str", "__name__", "__builtins__", "__file__", "Home"]
+            writeFile(dir + "/screens.py", try py.generate(names: names, sources: []))
+            let r = try Subprocess.run(
+                python,
+                [
+                    "-c",
+                    "import sys; sys.path.insert(0, '\(dir)'); import screens; from screens import *; "
+                        + "assert screens.__name__ == 'screens'; assert str(len(list('ab'))) == '2'; "
+                        + "assert (print_, list_, __name___, Home) == ('print', 'list', '__name__', 'Home'); print('ok')",
+                ], input: [])
+            #expect(r.status == 0, "\(String(decoding: r.stderr, as: UTF8.self))")
+        }
+    }
+
     @Test func collisionsAreErrors() {
         let g = NameConstantsGenerator(language: .c)
         #expect(throws: ToolError.self) { try g.generate(names: ["a-b", "a_b", "ok"], sources: []) }

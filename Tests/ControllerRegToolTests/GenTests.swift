@@ -127,5 +127,18 @@ import Testing
         #expect(clash.stderr.contains("'a-b' and 'a_b' both become the identifier 'a_b'"))
         #expect(readText(dir + "/clash.swift") == nil, "no output is left behind on error")
         #expect(try runTool(["gen", "--lang", "rust", Paths.example]).status == 2)
+        // An output that is one of the configs (by another path too) is refused before anything is
+        // written: the config is not replaced by the generated code (or the graph's drawing).
+        writeFile(dir + "/screens.yaml", "Home: HomeVC\n")
+        for args in [
+            ["gen", "--lang", "c", dir + "/screens.yaml", "-o", dir + "/screens.yaml"],
+            ["gen", "--lang", "python", Paths.example, dir + "/screens.yaml", "-o", dir + "/./screens.yaml"],
+            ["graph", dir + "/screens.yaml", "-o", dir + "/screens.yaml"],
+        ] {
+            let r = try runTool(args)
+            #expect(r.status == 2, "\(args)")
+            #expect(r.stderr.contains("is the config file"), "\(args): \(r.stderr)")
+            #expect(readText(dir + "/screens.yaml") == "Home: HomeVC\n", "\(args)")
+        }
     }
 }

@@ -29,87 +29,123 @@ struct LifetimeRule {
     /// the entries and edges walked, plus the paths reported.
     func problems(changed: [Int]) -> [Diagnostic] {
         guard total > 0, reachesGraph(from: changed) else { return [] }
+        // The walk's lists in plain memory (an array checks it is unique at every write, and each
+        // step writes several), indexed by entry (`role`, `position`) or by node, the position
+        // an entry reached got: at most `total` nodes.
+        let role = UnsafeMutablePointer<UInt8>.allocate(capacity: total)
+        let perEntry = UnsafeMutablePointer<Int32>.allocate(capacity: 8 * total + 2)
+        var edges = PlainInt32List(capacity: 2 * total)
+        defer {
+            role.deallocate()
+            perEntry.deallocate()
+            edges.free()
+        }
         // Each entry's part in the walk, read once (each question is a closure call): 0 not
         // walked past (an inherited singleton), 1 walked, 2 a start (a singleton, walked), 3 a
         // `graph` entry (paths end there); as `expands` answers.
-        var role = [UInt8](repeating: 0, count: total)
         // Singletons that may break the rule, in index order (the order entries were declared).
-        var starts: [Int] = []
+        let starts = perEntry
+        var startCount = 0
         for i in 0..<total {
             switch lifestyleOf(i) {
             case .graph: role[i] = 3
             case .singleton:
-                if isInheritedSingleton(i) { continue }
+                if isInheritedSingleton(i) {
+                    role[i] = 0
+                    continue
+                }
                 role[i] = 2
-                starts.append(i)
+                starts[startCount] = Int32(i)
+                startCount += 1
             case .transient, nil: role[i] = isInheritedSingleton(i) ? 0 : 1
             }
         }
-        if starts.isEmpty { return [] }
+        if startCount == 0 { return [] }
         // Whether an entry's own object edges are walked (`expands`).
-        func walked(_ i: Int) -> Bool { role[i] == 1 || role[i] == 2 }
+        @inline(__always) func walked(_ i: Int) -> Bool { role[i] == 1 || role[i] == 2 }
 
         // Nodes reachable from the starts; successors of `graph` entries and inherited singletons
         // do not matter (paths end at the first `graph` entry; inherited singletons are built by
-        // the parent).
-        var position = [Int32](repeating: -1, count: total)
-        var nodes: [Int] = []
-        var work: [Int] = []
-        // The edges of each walked entry, asked for once: `edges[edgeRange[u]]` once `edgesRead[u]`.
-        var edges: [Int32] = []
-        var edgesRead = [Bool](repeating: false, count: total)
-        var edgeRange = [(Int32, Int32)](repeating: (0, 0), count: total)
-        for s in starts where position[s] < 0 {
-            position[s] = Int32(nodes.count)
-            nodes.append(s)
-            work.append(s)
-            while let u = work.popLast() {
-                guard walked(u) else { continue }
-                let from = Int32(edges.count)
-                edges += edgesOf(u)
-                edgeRange[u] = (from, Int32(edges.count))
-                edgesRead[u] = true
-                for e in Int(from)..<edges.count where position[Int(edges[e])] < 0 {
+        // the parent). Each node is put on `work` once, when it is reached, and its edges (when
+        // it is walked) are asked for once, when it is taken off: `edges[edgeFrom[p]..<edgeTo[p]]`
+        // for node `p`.
+        let position = perEntry + total
+        position.initialize(repeating: -1, count: total)
+        let nodes = perEntry + 2 * total, work = perEntry + 3 * total
+        let edgeFrom = perEntry + 4 * total, edgeTo = perEntry + 5 * total
+        var n = 0, pending = 0
+        for k in 0..<startCount {
+            let s = Int(starts[k])
+            guard position[s] < 0 else { continue }
+            position[s] = Int32(n)
+            nodes[n] = Int32(s)
+            n += 1
+            work[pending] = Int32(s)
+            pending += 1
+            while pending > 0 {
+                pending -= 1
+                let u = Int(work[pending])
+                let pu = Int(position[u])
+                guard walked(u) else {
+                    edgeFrom[pu] = 0
+                    edgeTo[pu] = 0
+                    continue
+                }
+                let from = edges.count
+                edges.append(edgesOf(u))
+                edgeFrom[pu] = Int32(from)
+                edgeTo[pu] = Int32(edges.count)
+                for e in from..<edges.count {
                     let t = Int(edges[e])
-                    position[t] = Int32(nodes.count)
-                    nodes.append(t)
-                    work.append(t)
+                    guard position[t] < 0 else { continue }
+                    position[t] = Int32(n)
+                    nodes[n] = Int32(t)
+                    n += 1
+                    work[pending] = Int32(t)
+                    pending += 1
                 }
             }
         }
 
         // Reverse edges among those nodes (compressed rows), then a breadth-first search back from
         // every `graph` entry: `next[p]` is p's successor on a shortest path to the nearest one.
-        let n = nodes.count
-        var rowStart = [Int32](repeating: 0, count: n + 1)
-        for u in nodes where edgesRead[u] {
-            for e in Int(edgeRange[u].0)..<Int(edgeRange[u].1) { rowStart[Int(position[Int(edges[e])]) + 1] += 1 }
+        let rowStart = perEntry + 6 * total  // (n + 1 of them)
+        let next = UnsafeMutablePointer<Int32>.allocate(capacity: 2 * n + 1)
+        let queue = next + n, fill = work  // (the work list is empty now)
+        defer { next.deallocate() }
+        rowStart.initialize(repeating: 0, count: n + 1)
+        for pu in 0..<n {
+            for e in Int(edgeFrom[pu])..<Int(edgeTo[pu]) { rowStart[Int(position[Int(edges[e])]) + 1] += 1 }
         }
         for p in 0..<n { rowStart[p + 1] += rowStart[p] }
-        var fill = rowStart
-        var predecessors = [Int32](repeating: 0, count: Int(rowStart[n]))
-        for (pu, u) in nodes.enumerated() where edgesRead[u] {
-            for e in Int(edgeRange[u].0)..<Int(edgeRange[u].1) {
+        fill.update(from: rowStart, count: n)
+        // (Every edge of a walked node leads to a node: as many predecessors as edges read.)
+        let predecessor = UnsafeMutablePointer<Int32>.allocate(capacity: max(Int(rowStart[n]), 1))
+        defer { predecessor.deallocate() }
+        for pu in 0..<n {
+            for e in Int(edgeFrom[pu])..<Int(edgeTo[pu]) {
                 let pt = Int(position[Int(edges[e])])
-                predecessors[Int(fill[pt])] = Int32(pu)
+                predecessor[Int(fill[pt])] = Int32(pu)
                 fill[pt] += 1
             }
         }
-        var next = [Int32](repeating: -1, count: n)  // -1 unreached, -2 a graph entry itself
-        var queue: [Int32] = []
-        for (p, u) in nodes.enumerated() where role[u] == 3 {
+        next.initialize(repeating: -1, count: n)  // -1 unreached, -2 a graph entry itself
+        var queued = 0
+        for p in 0..<n where role[Int(nodes[p])] == 3 {
             next[p] = -2
-            queue.append(Int32(p))
+            queue[queued] = Int32(p)
+            queued += 1
         }
         var head = 0
-        while head < queue.count {
+        while head < queued {
             let v = Int(queue[head])
             head += 1
             for r in Int(rowStart[v])..<Int(rowStart[v + 1]) {
-                let p = Int(predecessors[r])
+                let p = Int(predecessor[r])
                 if next[p] == -1 {
                     next[p] = Int32(v)
-                    queue.append(Int32(p))
+                    queue[queued] = Int32(p)
+                    queued += 1
                 }
             }
         }
@@ -120,7 +156,9 @@ struct LifetimeRule {
         var store: ProblemStore?
         var text: TextBuffer?
         var pathNames: PathNames?
-        for s in starts where next[Int(position[s])] >= 0 {
+        for k in 0..<startCount {
+            let s = Int(starts[k])
+            guard next[Int(position[s])] >= 0 else { continue }
             if diagnostics.count >= LifetimeRule.maxReported {
                 unreported += 1
                 continue
@@ -128,7 +166,7 @@ struct LifetimeRule {
             var path = [s]
             var p = Int(next[Int(position[s])])
             while p >= 0 {
-                path.append(nodes[p])
+                path.append(Int(nodes[p]))
                 p = Int(next[p])
             }
             if store == nil {

@@ -832,14 +832,15 @@ struct Transaction {
         var closedFrom: UnsafeMutablePointer<Int32>?
         defer { (closedFrom.map { $0 + first })?.deallocate() }
         // Each node's edges are asked for once, when it is pushed, and copied onto `pending`; a
-        // frame walks its own stretch of it (plain integers: no reference counting per step), which
-        // is dropped when the frame is.
-        var pending: [Int32] = []
+        // frame walks its own stretch of it (plain memory: no reference counting, uniqueness or
+        // bounds check per step), which is dropped when the frame is.
+        var pending = PlainInt32List(capacity: 256)
+        defer { pending.free() }
         func push(_ node: Int) {
             color[node] = 1
             depthOf[node] = Int32(depth)
             let begin = Int32(pending.count)
-            pending += edgesOf(node)
+            pending.append(edgesOf(node))
             (stack + depth).initialize(to: (Int32(node), begin, begin, Int32(pending.count)))
             depth += 1
         }
@@ -878,7 +879,7 @@ struct Transaction {
                 } else {
                     color[Int(top.node)] = 2
                     depth -= 1
-                    pending.removeLast(pending.count - Int(top.begin))
+                    pending.truncate(to: Int(top.begin))
                 }
             }
         }

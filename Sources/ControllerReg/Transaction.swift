@@ -1113,18 +1113,6 @@ struct StagedNameIndex {
     /// Where the cells are allocated (nil: `malloc`).
     private var region: ScratchRegion?
 
-    /// Whether the index is large enough (256 KB) that reading the cells of a batch of names ahead
-    /// of inserting them pays (`touch`).
-    var readsAhead: Bool { capacity >= 1 << 16 }
-
-    /// Reads the cell where the probe of a name with `hash` starts, and returns it (for nothing but
-    /// the read: a batch's cells read one after another are fetched from memory together, where
-    /// inserting into a large index one name at a time waited for each cell in turn).
-    @inline(__always) func touch(hash: UInt64) -> UInt32 {
-        guard let cells else { return 0 }
-        return cells[Int(truncatingIfNeeded: hash) & (capacity - 1)]
-    }
-
     /// An empty index with room for `capacity` names at staged positions below `capacity`, its
     /// cells in `region` when given.
     init(capacity: Int = 0, in region: ScratchRegion? = nil) {

@@ -583,7 +583,9 @@ int cr_add_entry_with(cr_registry *reg, const char *name, const char *class_name
  *  when each rebuilt the registry and compiled the child again): the entries that refer to it
  *  are found through an index of references (built at the first removal, in time in the
  *  registry's size, and again after a change that rebuilds the table), and its row is hidden, not
- *  copied away: creates that already found it finish with it. A parent's removal removes the entry
+ *  copied away: creates that already found it finish with it, and one that reaches it later
+ *  through an {"Optional": X} value or a {"Tagged": t} list (on any thread, or in the create's
+ *  own callbacks; through a child too) gets null or one member fewer, never an error. A parent's removal removes the entry
  *  from each child's view the same way (refused if the child's own entries refer to it); a
  *  child's removal of its own entry goes through the child's own definitions once. The rows of
  *  removed entries are kept (their names found no more) until a change copies the table. What

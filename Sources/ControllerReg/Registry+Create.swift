@@ -376,12 +376,13 @@ extension Registry {
     }
 
     /// The singleton entry `name` defines here, built here on first use, with its tag
-    /// (`RawValue.swiftObject` for a Swift object).
+    /// (`RawValue.swiftObject` for a Swift object). A child inheriting the entry asks for it by
+    /// name; when the entry is no longer here, the failure is `CreateFailure.noLongerIn`.
     func singleton(named name: String, depth: Int) throws(CreateFailure) -> (UnsafeMutableRawPointer, UInt16) {
         let maxDepth = maxCreateDepth.load(ordering: .relaxed)
         let result: Result<(UnsafeMutableRawPointer, UInt16), CreateFailure> = cell.read { s, thread in
             let index = s.entries.index(of: name)
-            guard index >= 0 else { return .failure(CreateFailure(code: .notFound, message: "no entry named '\(name)'")) }
+            guard index >= 0 else { return .failure(CreateFailure.noLongerIn(parentNamed: name)) }
             var resolver = Resolver(snapshot: s, registry: self, maxDepth: maxDepth, thread: thread)
             do throws(CreateFailure) {
                 let (object, _, tag) = try resolver.createEntry(index, props: nil, depth: depth)

@@ -4,6 +4,20 @@ struct CreateFailure: Error {
     var message: String
     var path: [String] = []
 
+    /// A parent's answer when a child's view asks it by name for an inherited singleton entry it
+    /// no longer has: a removal the parent published before the child published its own new
+    /// view. An `{Optional: ...}` slot or a tagged list of that older view takes it as the entry's
+    /// absence (null, or one member fewer), as the new view would (`isNoLongerIn`).
+    static func noLongerIn(parentNamed name: String) -> CreateFailure {
+        CreateFailure(code: .notFound, message: "no entry named '\(name)'")
+    }
+
+    /// Whether this is `noLongerIn(parentNamed: name)` itself, not a failure of a create nested in
+    /// it (those name their entries in `path`).
+    func isNoLongerIn(parentNamed name: String) -> Bool {
+        code == .notFound && path.isEmpty && message == CreateFailure.noLongerIn(parentNamed: name).message
+    }
+
     /// The error hosts see: "cannot create 'A' (A -> B): message".
     func error(for name: String) -> ConfigError {
         let chain = path.count > 1 ? " (\(path.joined(separator: " -> ")))" : ""
@@ -656,9 +670,8 @@ struct Resolver {
         switch s.op {
         case .literal:
             s.storeLiteral(at: UnsafeMutableRawPointer(dest))
-        case .optional:
-            // Its one child: a reference like any other when the entry exists, a null literal when not.
-            try evaluate(s.children.unsafelyUnwrapped[0], into: dest, &work, depth: depth)
+        case .optional, .tagged:
+            try evaluateOptionalOrTagged(s, into: dest, &work, depth: depth)
         case .reference:
             let target = Int(s.target)
             switch tables.plans[target].lifestyle {
@@ -689,14 +702,14 @@ struct Resolver {
             let p = Unmanaged.passRetained(provider).toOpaque()
             dest.initialize(to: RawValue(kind: .provider, a: UInt64(UInt(bitPattern: p))))
             work.append(Held(kind: .provider, object: p, slot: -1, value: dest))
-        case .list, .tagged:
-            // A tagged list is a list of references to its members (each by its own lifestyle).
+        case .list:
             let count = Int(s.childCount)
             let elements = work.take(count * MemoryLayout<RawValue>.stride).bindMemory(to: RawValue.self, capacity: count)
             for i in 0..<count {
                 try evaluate(s.children![i], into: elements + i, &work, depth: depth)
             }
             dest.initialize(to: .borrowedList(UnsafePointer(elements), count: count))
+
         case .map:
             let count = Int(s.childCount)
             let slots = work.take(count * MemoryLayout<RawMapSlot>.stride).bindMemory(to: RawMapSlot.self, capacity: count)
@@ -707,6 +720,49 @@ struct Resolver {
             }
             dest.initialize(to: .borrowedMap(UnsafePointer(slots), count: count))
         }
+    }
+
+    /// `evaluate` of an `{Optional: ...}` slot (its one child: a reference like any other when the
+    /// entry exists, a null literal when not) or a `{Tagged: t}` slot (a list of references to its
+    /// members, each by its own lifestyle). An entry that left the parent this view inherits it
+    /// from while the create ran (`CreateFailure.noLongerIn`) is absent, as in the parent's
+    /// new view: null, or one member fewer. Out of line, so `evaluate`'s other cases do not pay
+    /// for its catch.
+    @inline(never)
+    private mutating func evaluateOptionalOrTagged(
+        _ s: PlanSlot, into dest: UnsafeMutablePointer<RawValue>, _ work: inout Work, depth: Int
+    ) throws(CreateFailure) {
+        if s.op == .optional {
+            let child = s.children.unsafelyUnwrapped[0]
+            do throws(CreateFailure) {
+                try evaluate(child, into: dest, &work, depth: depth)
+            } catch {
+                guard isRemovedFromParent(error, child) else { throw error }
+                dest.initialize(to: .null)
+            }
+            return
+        }
+        let count = Int(s.childCount)
+        let elements = work.take(count * MemoryLayout<RawValue>.stride).bindMemory(to: RawValue.self, capacity: count)
+        var built = 0
+        for i in 0..<count {
+            let child = s.children![i]
+            do throws(CreateFailure) {
+                try evaluate(child, into: elements + built, &work, depth: depth)
+            } catch {
+                guard isRemovedFromParent(error, child) else { throw error }
+                continue
+            }
+            built += 1
+        }
+        dest.initialize(to: .borrowedList(UnsafePointer(elements), count: built))
+    }
+
+    /// Whether `error` says the entry `slot` refers to was removed from the parent this view
+    /// inherits it from, after this view was published (`CreateFailure.noLongerIn`).
+    private func isRemovedFromParent(_ error: CreateFailure, _ slot: PlanSlot) -> Bool {
+        slot.op == .reference && snapshot.entries.owner(of: Int(slot.target)) != nil
+            && error.isNoLongerIn(parentNamed: entryName(Int(slot.target)))
     }
 
     /// Settles what a consumer's arguments held, once its callback returned (success or failure)

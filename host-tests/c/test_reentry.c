@@ -395,6 +395,86 @@ static void stack_guard_follows_the_thread(void) {
     cr_registry_free(s.reg);
 }
 
+/* --- A parent's removal published while a create through its child is half-way --- */
+
+/* A create through a child reads the child's view as it was when the create began. When the
+ * parent removes an inherited singleton the create has not reached yet (here the create's first
+ * argument removes it; another thread could do the same between the parent's swap and the
+ * child's), the rest of the create treats it as that view's {Optional:} and {Tagged:} rules say
+ * an absent entry is: null, or one member fewer. It used to fail with "no entry named 'S'". */
+typedef struct {
+    cr_registry *parent;
+    int removals;
+} removing_state;
+
+static void *removing_create(const cr_value *args, void *user_data) {
+    (void)args;
+    removing_state *st = user_data;
+    if (cr_remove_entry(st->parent, "S") == CR_OK) st->removals++;
+    return malloc(1);
+}
+
+typedef struct {
+    int optional_kind;    /* the kind of args["s"] */
+    int64_t tagged_count; /* the count of args["all"] */
+} seen_args;
+
+static void *seeing_create(const cr_value *args, void *user_data) {
+    seen_args *seen = user_data;
+    const cr_value *s = cr_map_get(args, "s");
+    seen->optional_kind = s ? (int)cr_value_kind(s) : -1;
+    seen->tagged_count = cr_value_count(cr_map_get(args, "all"));
+    return malloc(1);
+}
+
+static void removal_inside_a_childs_create(void) {
+    removing_state st = {0};
+    seen_args seen = {-2, -2};
+    st.parent = cr_registry_new();
+    cr_class remover = {.create = removing_create, .destroy = plain_destroy};
+    cr_class user = {.create = seeing_create, .destroy = plain_destroy};
+    CHECK_STATUS(cr_register_class(st.parent, "Remover", &remover, &st), CR_OK);
+    CHECK_STATUS(cr_register_class(st.parent, "UserClass", &user, &seen), CR_OK);
+    CHECK_STATUS(cr_register_class(st.parent, "Plain", &plain_class, NULL), CR_OK);
+    CHECK_STATUS(load_yaml(st.parent,
+                           "S: {ClassName: Plain, Lifestyle: singleton, Tag: t}\n"
+                           "T: {ClassName: Plain, Lifestyle: singleton, Tag: t}\n"
+                           "R: Remover\n"
+                           "User: {ClassName: UserClass, Dependencies: {first: R, s: {Optional: S}, all: {Tagged: t}}}\n"
+                           "Members: {ClassName: UserClass, Dependencies: {first: R, all: {Tagged: t}}}\n"),
+                 CR_OK);
+    cr_registry *child = cr_registry_new_child(st.parent);
+    CHECK(child != NULL);
+    /* S has never been built, so the child's view asks the parent for it by name. */
+    void *u = cr_registry_create(child, "User", NULL);
+    CHECK(u != NULL);
+    if (!u) CHECK_STR(cr_last_error_message(), "");
+    CHECK_INT(st.removals, 1);
+    CHECK_INT(seen.optional_kind, CR_NULL);
+    CHECK_INT(seen.tagged_count, 1); /* T only */
+    free(u);
+    /* The next create reads the new view: S is gone from it too, and R removes nothing more. */
+    seen.optional_kind = -2;
+    seen.tagged_count = -2;
+    u = cr_registry_create(child, "User", NULL);
+    CHECK(u != NULL);
+    if (!u) CHECK_STR(cr_last_error_message(), "");
+    CHECK_INT(seen.optional_kind, CR_NULL);
+    CHECK_INT(seen.tagged_count, 1);
+    free(u);
+    /* The same for a tagged list alone: S back (never built), then removed half-way again. */
+    CHECK_STATUS(load_yaml(st.parent, "S: {ClassName: Plain, Lifestyle: singleton, Tag: t}\n"), CR_OK);
+    seen.tagged_count = -2;
+    u = cr_registry_create(child, "Members", NULL);
+    CHECK(u != NULL);
+    if (!u) CHECK_STR(cr_last_error_message(), "");
+    CHECK_INT(st.removals, 2);
+    CHECK_INT(seen.tagged_count, 1);
+    free(u);
+    cr_registry_free(child);
+    cr_registry_free(st.parent);
+}
+
 void test_reentry(void) {
     singletons_waiting_on_each_other();
     release_inside_replace();
@@ -403,4 +483,5 @@ void test_reentry(void) {
     nested_creates_hit_the_depth_limit();
     nested_creates_hit_the_stack_guard();
     stack_guard_follows_the_thread();
+    removal_inside_a_childs_create();
 }

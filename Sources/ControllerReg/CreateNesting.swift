@@ -51,19 +51,23 @@ enum CreateNesting {
 
     /// Runs a host callback made at `depth` on `thread`: creates it starts begin at `depth + 1`.
     @inline(__always)
-    static func callingHost<R>(_ thread: UnsafeMutablePointer<CreateThread>, at depth: Int, _ body: () -> R) -> R {
+    static func callingHost<R>(
+        _ thread: UnsafeMutablePointer<CreateThread>, at depth: Int, _ body: () throws -> R
+    ) rethrows -> R {
         let saved = thread.pointee.depth
         thread.pointee.depth = depth &+ 1  // depth < the create depth limit here
         defer { thread.pointee.depth = saved }
-        return body()
+        return try body()
     }
 
     /// `callingHost` that leaves the depth as set: for the callbacks an arguments map's builder
     /// makes one after another, which puts the depth back once when it is done (the depth is read
     /// only by creates that callbacks start, and each callback gets its own set first).
     @inline(__always)
-    static func callingHostUnrestored<R>(_ thread: UnsafeMutablePointer<CreateThread>, at depth: Int, _ body: () -> R) -> R {
+    static func callingHostUnrestored<R>(
+        _ thread: UnsafeMutablePointer<CreateThread>, at depth: Int, _ body: () throws -> R
+    ) rethrows -> R {
         thread.pointee.depth = depth &+ 1  // depth < the create depth limit here
-        return body()
+        return try body()
     }
 }

@@ -15,14 +15,19 @@ public struct HostClass: @unchecked Sendable {
             _ context: UnsafeMutableRawPointer?
         ) -> Int32
 
-    /// Required constructor.
-    public var create: CreateFunction
+    /// Required constructor. (Replacing it, or `context`, on a class made by `HostClass.swift`
+    /// makes it a class of C functions: its objects are no longer taken for Swift objects.)
+    public var create: CreateFunction {
+        didSet { makesSwiftObjects = false }
+    }
     /// Optional destructor; without it the registry never frees objects of this class.
     public var destroy: DestroyFunction?
     /// Optional setter, used to inject into objects made elsewhere.
     public var set: SetFunction?
     /// Passed as the last argument of every function.
-    public var context: UnsafeMutableRawPointer?
+    public var context: UnsafeMutableRawPointer? {
+        didSet { makesSwiftObjects = false }
+    }
     /// Called once when the registry lets go of the class (registry freed), to release `context`.
     public var release: (@Sendable () -> Void)?
     /// When true, objects passed in `args` stay owned by the registry's call and are destroyed
@@ -30,9 +35,11 @@ public struct HostClass: @unchecked Sendable {
     /// they keep). When false (C hosts), the callback owns each receiver-owned object it takes
     /// (`cr_value_object`); the library destroys the others when the callback returns.
     public var borrowsArguments: Bool
-    /// Whether `create` returns retained Swift objects (set only by `HostClass.swift`): the objects
-    /// of this class, and only they, are read as Swift objects by the typed reads
-    /// (`ValueRef.object(as:)`, `Registry.create(_:as:)`; `RawValue.swiftObject`).
+    /// Whether `create` returns retained Swift objects (set only by `HostClass.swift`, cleared when
+    /// `create` or `context` is replaced): the objects of this class, and only they, are read as
+    /// Swift objects by the typed reads (`ValueRef.object(as:)`, `Registry.create(_:as:)`;
+    /// `RawValue.swiftObject`), and only this class's closures are called directly by the Swift
+    /// API's create (`SwiftClassCreate`, which finds them in `context`).
     package var makesSwiftObjects = false
 
     /// Describes a class by functions and a context pointer.
@@ -104,13 +111,13 @@ extension HostClass {
 /// of every Swift-class create sets up no frame for the message).
 @inline(never)
 @discardableResult
-private func reportFailure(_ error: any Error) -> UnsafeMutableRawPointer? {
+func reportFailure(_ error: any Error) -> UnsafeMutableRawPointer? {
     HostFailure.report("\(error)")
     return nil
 }
 
 /// Holds a Swift class's closures behind the context pointer.
-private final class SwiftClassBox: Sendable {
+final class SwiftClassBox: Sendable {
     let create: @Sendable (ValueRef) throws -> AnyObject
     let setter: (@Sendable (AnyObject, String, ValueRef) throws -> Void)?
     init(
@@ -119,6 +126,18 @@ private final class SwiftClassBox: Sendable {
     ) {
         self.create = create
         self.setter = setter
+    }
+
+    /// Calls the create closure of the Swift class whose context is `context` (a class whose
+    /// functions have `RawValue.swiftObject` in their header: `HostClass.swift` made it), with no
+    /// C trampoline: the object comes back retained (+1), as the trampoline returns it; an error
+    /// the closure throws is rethrown. (`SwiftClassCreate`, the Swift API's own create path.)
+    @inline(__always)
+    static func create(context: UnsafeMutableRawPointer?, _ args: UnsafeRawPointer) throws -> UnsafeMutableRawPointer {
+        // The box lives as long as the class (its record, kept by the snapshot, holds it): no retain.
+        try Unmanaged<SwiftClassBox>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { box in
+            Unmanaged.passRetained(try box.create(ValueRef(args.assumingMemoryBound(to: RawValue.self)))).toOpaque()
+        }
     }
 }
 

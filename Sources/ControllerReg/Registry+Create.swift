@@ -263,6 +263,14 @@ extension Registry {
         inlineArguments: Bool
     ) -> CreateOutcome {
         if index >= 0 {
+            if leafHere, !inlineArguments, props == nil, destroyer == nil {
+                // The Swift API's door: an entry of a Swift class built by its closures directly.
+                switch SwiftClassCreate.create(index, s, maxDepth: maxCreateDepth.load(ordering: .relaxed), thread: thread) {
+                case .built(let o): return .made(o, false, RawValue.swiftObject)
+                case .failed(let failure): return .failed(swiftClassFailed(failure, bytes: bytes, length: length))
+                case .refused: break
+                }
+            }
             if leafHere {
                 // A leaf: its callback called here, with no resolver.
                 switch Resolver.createLeaf(
@@ -299,6 +307,12 @@ extension Registry {
     private func leafFailed(_ s: Snapshot, _ index: Int, bytes: UnsafePointer<UInt8>, length: Int) -> ConfigError {
         Resolver.leafFailed(index, s).error(
             for: String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self))
+    }
+
+    /// The error of a `SwiftClassCreate` whose closure threw (out of line).
+    @inline(never)
+    private func swiftClassFailed(_ failure: CreateFailure, bytes: UnsafePointer<UInt8>, length: Int) -> ConfigError {
+        failure.error(for: String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self))
     }
 
     /// The error for props that are not a map (out of line).

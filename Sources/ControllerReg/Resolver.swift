@@ -201,7 +201,7 @@ struct Resolver {
 
     private func entryName(_ index: Int) -> String { Resolver.entryName(index, snapshot) }
 
-    private static func entryName(_ index: Int, _ snapshot: Snapshot) -> String {
+    static func entryName(_ index: Int, _ snapshot: Snapshot) -> String {
         snapshot.entries.isLive(index) ? snapshot.entries.name(at: index) : "#\(index)"
     }
 
@@ -765,7 +765,7 @@ struct Resolver {
 
     private func createFailed(_ index: Int) -> CreateFailure { Resolver.createFailed(index, snapshot) }
 
-    private static func createFailed(_ index: Int, _ snapshot: Snapshot) -> CreateFailure {
+    static func createFailed(_ index: Int, _ snapshot: Snapshot) -> CreateFailure {
         let reason = HostFailure.take().map { ": \($0)" } ?? " returned NULL"
         return CreateFailure(
             code: .createFailed,

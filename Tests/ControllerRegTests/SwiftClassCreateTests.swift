@@ -1,0 +1,280 @@
+import Synchronization
+import Testing
+
+@testable import ControllerReg
+
+/// The Swift API's own create of Swift classes (`SwiftClassCreate`: closures called directly, no
+/// resolver) against the resolver's path for the same entries of the same registry (the C ABI's
+/// door, `createOutcome(cName:)`, which calls the same closures through their C trampolines): the
+/// same closures run in the same order at the same depths, the same objects are released at the
+/// same moments, the caller gets the same object or the same error (code and message).
+@Suite("Swift class create path")
+struct SwiftClassCreateTests {
+    /// What happened during one create, in order.
+    final class Events: Sendable {
+        private let lines = Mutex<[String]>([])
+        func add(_ line: String) { lines.withLock { $0.append(line) } }
+        func take() -> [String] {
+            lines.withLock {
+                let all = $0
+                $0 = []
+                return all
+            }
+        }
+    }
+
+    /// An object the test classes build, logging its end.
+    final class Made: Sendable {
+        let name: String
+        let parts: [Made]
+        let facts: String
+        let events: Events
+        init(_ name: String, parts: [Made] = [], facts: String = "", _ events: Events) {
+            self.name = name
+            self.parts = parts
+            self.facts = facts
+            self.events = events
+        }
+        deinit { events.add("deinit \(name)") }
+        var description: String { "\(name)(\(facts))[\(parts.map(\.description).joined(separator: ","))]" }
+    }
+
+    /// An error whose text is empty (the failure then reads "returned NULL" on both paths).
+    struct Silent: Error, CustomStringConvertible { var description: String { "" } }
+
+    /// The depth a closure runs at (creates it starts begin there).
+    static var depth: Int { CreateNesting.current.pointee.depth }
+
+    static let config = """
+        Leaf: Leaf
+        LeafB: Leaf
+        Bad: FailingLeaf
+        Quiet: SilentLeaf
+        Single: {ClassName: Leaf, Lifestyle: singleton}
+        Shared: {ClassName: Leaf, Lifestyle: graph}
+        C: CLeaf
+        Keeps: {ClassName: Keeper, Dependencies: {a: Leaf, title: "@Home", b: LeafB, count: 3, ratio: 0.5}}
+        Literals: {ClassName: Keeper, Dependencies: {title: "@only", count: 2}}
+        Reads: {ClassName: Reader, Dependencies: {a: Leaf, b: LeafB}}
+        TakesOne: {ClassName: TakerOfA, Dependencies: {b: LeafB, x: 1, a: Leaf}}
+        LeafFails: {ClassName: Keeper, Dependencies: {a: Leaf, b: Bad, c: LeafB}}
+        LeafSilent: {ClassName: Keeper, Dependencies: {a: Leaf, b: Quiet}}
+        TopFails: {ClassName: Failing, Dependencies: {a: Leaf, b: LeafB}}
+        TopSilent: {ClassName: SilentFailing, Dependencies: {a: Leaf}}
+        Nests: {ClassName: Nester, Dependencies: {a: Leaf}}
+        WithSingleton: {ClassName: Reader, Dependencies: {a: Single, b: Leaf}}
+        WithGraph: {ClassName: Reader, Dependencies: {a: Shared, b: Shared}}
+        WithC: {ClassName: Reader, Dependencies: {a: Leaf, b: C}}
+        WithNode: {ClassName: Keeper, Dependencies: {a: Keeps, b: Leaf}}
+        WithList: {ClassName: Reader, Dependencies: {a: Leaf, b: [Leaf, LeafB]}}
+        WithProvider: {ClassName: Reader, Dependencies: {a: Leaf, b: {Provider: LeafB}}}
+        WithOptional: {ClassName: Reader, Dependencies: {a: {Optional: Leaf}, b: Leaf}}
+
+        """
+
+    /// A registry with the test classes (Swift closures, and one C class) and `config`.
+    static func makeRegistry(_ events: Events, limits: RegistryLimits = RegistryLimits()) throws -> Registry {
+        let registry = Registry(limits: limits)
+        try registry.register(className: "Leaf") { _ in
+            events.add("Leaf at \(depth)")
+            return Made("leaf", events)
+        }
+        try registry.register(className: "FailingLeaf") { _ in
+            events.add("FailingLeaf at \(depth)")
+            throw TestFailure(message: "no leaf today")
+        }
+        try registry.register(className: "SilentLeaf") { _ in
+            events.add("SilentLeaf at \(depth)")
+            throw Silent()
+        }
+        try registry.register(className: "Keeper") { args in
+            events.add("Keeper at \(depth)")
+            let parts = ["a", "b", "c"].compactMap { args[$0]?.take(as: Made.self) }
+            let facts = "\(args["title"]?.string ?? "-") \(args["count"]?.int ?? -1) \(args["ratio"]?.double ?? -1)"
+            return Made("keeper", parts: parts, facts: facts, events)
+        }
+        try registry.register(className: "Reader") { args in
+            events.add("Reader at \(depth)")
+            let a = args["a"]?.object(as: Made.self)?.name ?? "nil"
+            let b = args["b"]?.object(as: Made.self)?.name ?? args["b"].map { "\($0.kind)" } ?? "absent"
+            return Made("reader", facts: "\(a) \(b)", events)
+        }
+        try registry.register(className: "TakerOfA") { args in
+            events.add("TakerOfA at \(depth)")
+            let a = args["a"]!.take(as: Made.self)!
+            return Made("taker", parts: [a], facts: "\(args["x"]?.int ?? -1)", events)
+        }
+        try registry.register(className: "Failing") { args in
+            events.add("Failing at \(depth)")
+            let kept = args["a"]!.take(as: Made.self)!
+            events.add("Failing took \(kept.name)")
+            throw TestFailure(message: "failing on purpose")
+        }
+        try registry.register(className: "SilentFailing") { _ in
+            events.add("SilentFailing at \(depth)")
+            throw Silent()
+        }
+        let inner = Mutex<Registry?>(nil)
+        try registry.register(className: "Nester") { args in
+            events.add("Nester at \(depth)")
+            let nested = try inner.withLock { $0 }!.create("Leaf", as: Made.self)
+            return Made("nester", parts: [args["a"]!.take(as: Made.self)!, nested], events)
+        }
+        inner.withLock { $0 = registry }
+        try registry.register(
+            className: "CLeaf",
+            HostClass(
+                create: { _, _ in
+                    let p = UnsafeMutableRawPointer.allocate(byteCount: 8, alignment: 8)
+                    p.storeBytes(of: 42, as: Int.self)
+                    return p
+                }, destroy: { p, _ in p.deallocate() }))
+        try registry.load(text: config, format: .yaml)
+        return registry
+    }
+
+    /// What a create gave: the object (described, then released) or the error, and every event.
+    static func outcome(_ events: Events, _ create: () -> Result<ObjectReference, ConfigError>) -> [String] {
+        var lines: [String]
+        switch create() {
+        case .success(let reference):
+            lines = events.take()
+            let p = reference.pointer!
+            if reference.isRegistryOwned {
+                lines.append("registry's \(Unmanaged<Made>.fromOpaque(p).takeUnretainedValue().description)")
+            } else {
+                lines.append("got \(Unmanaged<Made>.fromOpaque(p).takeRetainedValue().description)")
+            }
+        case .failure(let error):
+            lines = events.take()
+            lines.append("error \(error.code): \(error)")
+        }
+        return lines + events.take()
+    }
+
+    /// One entry through both doors: the Swift API's and the resolver's.
+    static func bothDoors(_ registry: Registry, _ events: Events, _ name: String) -> (swift: [String], resolver: [String]) {
+        let swift = outcome(events) {
+            do throws(ConfigError) { return .success(try registry.createReference(name)) } catch { return .failure(error) }
+        }
+        let resolver = outcome(events) {
+            name.withCString { cName in
+                switch registry.createOutcome(cName: cName, props: nil, destroyer: nil) {
+                case .made(let p, let owned, _): return .success(ObjectReference(p, registryOwned: owned, swiftObject: true))
+                case .failed(let error): return .failure(error)
+                }
+            }
+        }
+        return (swift, resolver)
+    }
+
+    /// Whether `SwiftClassCreate` builds entry `name` itself (the object is released) rather than
+    /// refusing it to the resolver.
+    static func takesDirectPath(_ registry: Registry, _ name: String) -> Bool {
+        let maxDepth = registry.maxCreateDepth.load(ordering: .relaxed)
+        return registry.cell.read { s, thread in
+            switch SwiftClassCreate.create(s.entries.index(of: name), s, maxDepth: maxDepth, thread: thread) {
+            case .built(let p):
+                Unmanaged<AnyObject>.fromOpaque(p).release()
+                return true
+            case .failed: return true
+            case .refused: return false
+            }
+        }
+    }
+
+    static let direct = [
+        "Leaf", "Bad", "Quiet", "Keeps", "Literals", "Reads", "TakesOne", "LeafFails", "LeafSilent", "TopFails",
+        "TopSilent", "Nests",
+    ]
+    static let refused = [
+        "Single", "Shared", "WithSingleton", "WithGraph", "WithC", "WithNode", "WithList", "WithProvider", "WithOptional",
+    ]
+
+    /// Every entry: the same events and outcome through both doors; the direct path takes exactly
+    /// the entries it covers (so each of its branches is compared above).
+    @Test(arguments: direct + refused)
+    func sameAsTheResolver(_ name: String) throws {
+        let events = Events()
+        let registry = try Self.makeRegistry(events)
+        _ = Self.bothDoors(registry, events, name)  // a singleton is built by the first create only
+        let (swift, resolver) = Self.bothDoors(registry, events, name)
+        #expect(swift == resolver, "\(name)")
+        #expect(!swift.isEmpty)
+        #expect(Self.takesDirectPath(registry, name) == Self.direct.contains(name), "\(name)")
+        _ = events.take()
+    }
+
+    /// A few outcomes spelled out (the comparison above would pass if both doors were wrong alike).
+    @Test func outcomesAsDocumented() throws {
+        let events = Events()
+        let registry = try Self.makeRegistry(events)
+        #expect(
+            Self.bothDoors(registry, events, "Keeps").swift == [
+                "Leaf at 2", "Leaf at 2", "Keeper at 1", "got keeper(Home 3 0.5)[leaf()[],leaf()[]]", "deinit keeper",
+                "deinit leaf", "deinit leaf",
+            ])
+        #expect(
+            Self.bothDoors(registry, events, "Reads").swift == [
+                "Leaf at 2", "Leaf at 2", "Reader at 1", "deinit leaf", "deinit leaf", "got reader(leaf leaf)[]",
+                "deinit reader",
+            ])
+        let leafFails = Self.bothDoors(registry, events, "LeafFails").swift
+        #expect(leafFails.dropLast() == ["Leaf at 2", "FailingLeaf at 2", "deinit leaf"])
+        #expect(
+            leafFails.last?.hasSuffix(
+                ": cannot create 'LeafFails' (LeafFails -> Bad): create of class 'FailingLeaf' for entry 'Bad': no leaf today")
+                == true)
+        let topFails = Self.bothDoors(registry, events, "TopFails").swift
+        #expect(
+            topFails.dropLast() == ["Leaf at 2", "Leaf at 2", "Failing at 1", "Failing took leaf", "deinit leaf", "deinit leaf"])
+        #expect(
+            topFails.last?.hasSuffix(
+                ": cannot create 'TopFails': create of class 'Failing' for entry 'TopFails': failing on purpose") == true)
+        #expect(
+            Self.bothDoors(registry, events, "TopSilent").swift.last?.hasSuffix(
+                ": cannot create 'TopSilent': create of class 'SilentFailing' for entry 'TopSilent' returned NULL") == true)
+        #expect(
+            Self.bothDoors(registry, events, "Nests").swift == [
+                "Leaf at 2", "Nester at 1", "Leaf at 2", "got nester()[leaf()[],leaf()[]]", "deinit nester", "deinit leaf",
+                "deinit leaf",
+            ])
+    }
+
+    /// Depth limits: an entry whose leaves would pass the limit, or that is itself at it, is
+    /// refused to the resolver, which reports it the same way through both doors.
+    @Test(arguments: [1, 2])
+    func depthLimits(_ limit: Int) throws {
+        let events = Events()
+        var limits = RegistryLimits()
+        limits.maxCreateDepth = limit
+        let registry = try Self.makeRegistry(events, limits: limits)
+        for name in ["Keeps", "Leaf", "Nests"] {
+            let (swift, resolver) = Self.bothDoors(registry, events, name)
+            #expect(swift == resolver, "\(name) at limit \(limit)")
+        }
+        #expect(Self.takesDirectPath(registry, "Keeps") == (limit > 1))
+        #expect(Self.bothDoors(registry, events, "Keeps").swift.last?.contains("create depth limit of 1") == (limit == 1))
+    }
+    /// A class made by `HostClass.swift` whose `create` was then replaced by a C function builds
+    /// with that function through every door (its closure is never called) and its objects are not
+    /// read as Swift objects.
+    @Test func replacedCreateIsCalled() throws {
+        let events = Events()
+        var host = HostClass.swift { _ in
+            events.add("closure")
+            return Made("made", events)
+        }
+        host.create = { _, _ in UnsafeMutableRawPointer.allocate(byteCount: 8, alignment: 8) }
+        host.destroy = { p, _ in p.deallocate() }
+        let registry = Registry()
+        try registry.register(className: "Replaced", host)
+        try registry.load(text: "R: Replaced\nN: {ClassName: Replaced, Dependencies: {a: R, n: 1}}\n", format: .yaml)
+        for name in ["R", "N"] {
+            let error = expectError { _ = try registry.create(name, as: Made.self) }
+            #expect(error?.code == .type && "\(error!)".contains("not a Swift object"), "\(name)")
+            #expect(!Self.takesDirectPath(registry, name))
+        }
+        #expect(events.take().isEmpty)
+    }
+}

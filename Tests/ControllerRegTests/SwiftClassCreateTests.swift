@@ -10,10 +10,23 @@ import Testing
 /// same moments, the caller gets the same object or the same error (code and message).
 @Suite("Swift class create path")
 struct SwiftClassCreateTests {
-    /// What happened during one create, in order.
+    /// What happened during one create, in order; leaves are numbered in the order they are built.
     final class Events: Sendable {
         private let lines = Mutex<[String]>([])
+        private let leaves = Mutex(0)
         func add(_ line: String) { lines.withLock { $0.append(line) } }
+        /// The name of the next leaf built.
+        func nextLeaf() -> String {
+            leaves.withLock {
+                $0 += 1
+                return "leaf\($0)"
+            }
+        }
+        /// Forgets every event and restarts the leaf numbers (before each door's create).
+        func restart() {
+            lines.withLock { $0 = [] }
+            leaves.withLock { $0 = 0 }
+        }
         func take() -> [String] {
             lines.withLock {
                 let all = $0
@@ -77,7 +90,7 @@ struct SwiftClassCreateTests {
         let registry = Registry(limits: limits)
         try registry.register(className: "Leaf") { _ in
             events.add("Leaf at \(depth)")
-            return Made("leaf", events)
+            return Made(events.nextLeaf(), events)
         }
         try registry.register(className: "FailingLeaf") { _ in
             events.add("FailingLeaf at \(depth)")
@@ -154,9 +167,11 @@ struct SwiftClassCreateTests {
 
     /// One entry through both doors: the Swift API's and the resolver's.
     static func bothDoors(_ registry: Registry, _ events: Events, _ name: String) -> (swift: [String], resolver: [String]) {
+        events.restart()
         let swift = outcome(events) {
             do throws(ConfigError) { return .success(try registry.createReference(name)) } catch { return .failure(error) }
         }
+        events.restart()
         let resolver = outcome(events) {
             name.withCString { cName in
                 switch registry.createOutcome(cName: cName, props: nil, destroyer: nil) {
@@ -211,23 +226,25 @@ struct SwiftClassCreateTests {
         let registry = try Self.makeRegistry(events)
         #expect(
             Self.bothDoors(registry, events, "Keeps").swift == [
-                "Leaf at 2", "Leaf at 2", "Keeper at 1", "got keeper(Home 3 0.5)[leaf()[],leaf()[]]", "deinit keeper",
-                "deinit leaf", "deinit leaf",
+                "Leaf at 2", "Leaf at 2", "Keeper at 1", "got keeper(Home 3 0.5)[leaf1()[],leaf2()[]]", "deinit keeper",
+                "deinit leaf1", "deinit leaf2",
             ])
         #expect(
             Self.bothDoors(registry, events, "Reads").swift == [
-                "Leaf at 2", "Leaf at 2", "Reader at 1", "deinit leaf", "deinit leaf", "got reader(leaf leaf)[]",
+                "Leaf at 2", "Leaf at 2", "Reader at 1", "deinit leaf2", "deinit leaf1", "got reader(leaf1 leaf2)[]",
                 "deinit reader",
             ])
         let leafFails = Self.bothDoors(registry, events, "LeafFails").swift
-        #expect(leafFails.dropLast() == ["Leaf at 2", "FailingLeaf at 2", "deinit leaf"])
+        #expect(leafFails.dropLast() == ["Leaf at 2", "FailingLeaf at 2", "deinit leaf1"])
         #expect(
             leafFails.last?.hasSuffix(
                 ": cannot create 'LeafFails' (LeafFails -> Bad): create of class 'FailingLeaf' for entry 'Bad': no leaf today")
                 == true)
         let topFails = Self.bothDoors(registry, events, "TopFails").swift
         #expect(
-            topFails.dropLast() == ["Leaf at 2", "Leaf at 2", "Failing at 1", "Failing took leaf", "deinit leaf", "deinit leaf"])
+            topFails.dropLast() == [
+                "Leaf at 2", "Leaf at 2", "Failing at 1", "Failing took leaf1", "deinit leaf1", "deinit leaf2",
+            ])
         #expect(
             topFails.last?.hasSuffix(
                 ": cannot create 'TopFails': create of class 'Failing' for entry 'TopFails': failing on purpose") == true)
@@ -236,8 +253,8 @@ struct SwiftClassCreateTests {
                 ": cannot create 'TopSilent': create of class 'SilentFailing' for entry 'TopSilent' returned NULL") == true)
         #expect(
             Self.bothDoors(registry, events, "Nests").swift == [
-                "Leaf at 2", "Nester at 1", "Leaf at 2", "got nester()[leaf()[],leaf()[]]", "deinit nester", "deinit leaf",
-                "deinit leaf",
+                "Leaf at 2", "Nester at 1", "Leaf at 2", "got nester()[leaf1()[],leaf2()[]]", "deinit nester",
+                "deinit leaf1", "deinit leaf2",
             ])
     }
 

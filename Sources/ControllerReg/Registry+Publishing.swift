@@ -23,23 +23,30 @@ extension Registry {
             keepingSingletons: reloading, into: &locked, problems: &problems)
         defer { for child in locked { child.registry.lock.unlock() } }
         if !problems.isEmpty { throw ConfigError(problems) }
+        // Every registry of the change is published before any singleton is retired, and all are
+        // retired under the epoch of the last swap: until a child's new state is published, a
+        // create through the child still reads its old view, which holds the parent's dropped
+        // singletons too (an inherited entry's cell is the parent's). Retired under the parent's
+        // own swap, such an object was destroyed while a create that entered the child after that
+        // swap, and found it in the child's old view, still used it.
         let before = cell.snapshot
-        let epoch = install(c, snapshot: snapshot)
+        var epoch = install(c, snapshot: snapshot)
+        var childrenBefore: [Snapshot] = []
+        childrenBefore.reserveCapacity(locked.count)
+        for child in locked {
+            childrenBefore.append(child.registry.cell.snapshot)
+            epoch = child.registry.install(child, snapshot: child.builtSnapshot!)
+        }
         if reloading {
             retireSingletons(replacing: before, with: snapshot, epoch: epoch)
+            for (child, childBefore) in zip(locked, childrenBefore) {
+                child.registry.retireSingletons(replacing: childBefore, with: child.builtSnapshot!, epoch: epoch)
+                child.registry.reclaimRetiredSingletons()
+            }
+            reclaimRetiredSingletons()
         } else {
             retireReplacedSingletons(replacing: before, with: snapshot, epoch: epoch)
         }
-        for child in locked {
-            let registry = child.registry
-            let childBefore = registry.cell.snapshot
-            let childEpoch = registry.install(child, snapshot: child.builtSnapshot!)
-            if reloading {
-                registry.retireSingletons(replacing: childBefore, with: child.builtSnapshot!, epoch: childEpoch)
-                registry.reclaimRetiredSingletons()
-            }
-        }
-        if reloading { reclaimRetiredSingletons() }
     }
 
     /// Locks every descendant and computes its state over `parentSnapshot`, collecting problems.

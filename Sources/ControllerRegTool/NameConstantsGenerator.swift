@@ -4,8 +4,10 @@ import ControllerReg
 /// compiler catches misspelt names.
 ///
 /// Identifiers: `prefix` + the name with every character that is not an ASCII letter, digit or
-/// `_` replaced by `_`, a leading digit prefixed with `_`, and a language keyword suffixed with
-/// `_`. Constants are sorted by identifier (bytewise), so the output is deterministic. Two
+/// `_` replaced by `_`, a leading digit prefixed with `_`, and a name the language reserves
+/// suffixed with `_` (a keyword; in Python also a builtin such as `print` or `list`, which
+/// `from names import *` would otherwise hide, and a `__dunder__` name such as `__name__`, which
+/// would overwrite the module's own attribute). Constants are sorted by identifier (bytewise), so the output is deterministic. Two
 /// names that end up as the same identifier are an error naming both.
 public struct NameConstantsGenerator: Sendable {
     /// The languages `gen --lang` writes.
@@ -77,8 +79,17 @@ public struct NameConstantsGenerator: Sendable {
         }
         if id.isEmpty || id == "_" { id = "__" }
         if let f = id.unicodeScalars.first, f >= "0" && f <= "9" { id = "_" + id }
-        if keywords.contains(id) { id += "_" }
+        if isReserved(id) { id += "_" }
         return id
+    }
+
+    /// Whether `id` cannot be a constant's name in the generated module: a keyword, or in Python a
+    /// builtin or a `__dunder__` name (the language reserves those for itself; a module-level
+    /// `print = "print"` or `__name__ = "__name__"` imports without error and breaks the importer).
+    func isReserved(_ id: String) -> Bool {
+        if keywords.contains(id) { return true }
+        guard language == .python else { return false }
+        return Keywords.pythonBuiltins.contains(id) || (id.count > 4 && id.hasPrefix("__") && id.hasSuffix("__"))
     }
 
     var keywords: Set<String> {
@@ -214,5 +225,30 @@ enum Keywords {
         "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del",
         "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda",
         "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield", "__all__",
+    ]
+    /// Python's builtins (`dir(builtins)` of 3.8 to 3.13, without the private ones): a generated
+    /// constant of that name would hide the builtin wherever the module is star-imported.
+    static let pythonBuiltins: Set<String> = [
+        "ArithmeticError", "AssertionError", "AttributeError", "BaseException", "BaseExceptionGroup",
+        "BlockingIOError", "BrokenPipeError", "BufferError", "BytesWarning", "ChildProcessError",
+        "ConnectionAbortedError", "ConnectionError", "ConnectionRefusedError", "ConnectionResetError",
+        "DeprecationWarning", "EOFError", "Ellipsis", "EncodingWarning", "EnvironmentError", "Exception",
+        "ExceptionGroup", "FileExistsError", "FileNotFoundError", "FloatingPointError", "FutureWarning",
+        "GeneratorExit", "IOError", "ImportError", "ImportWarning", "IndentationError", "IndexError",
+        "InterruptedError", "IsADirectoryError", "KeyError", "KeyboardInterrupt", "LookupError", "MemoryError",
+        "ModuleNotFoundError", "NameError", "NotADirectoryError", "NotImplemented", "NotImplementedError",
+        "OSError", "OverflowError", "PendingDeprecationWarning", "PermissionError", "ProcessLookupError",
+        "PythonFinalizationError", "RecursionError", "ReferenceError", "ResourceWarning", "RuntimeError",
+        "RuntimeWarning", "StopAsyncIteration", "StopIteration", "SyntaxError", "SyntaxWarning", "SystemError",
+        "SystemExit", "TabError", "TimeoutError", "TypeError", "UnboundLocalError", "UnicodeDecodeError",
+        "UnicodeEncodeError", "UnicodeError", "UnicodeTranslateError", "UnicodeWarning", "UserWarning",
+        "ValueError", "Warning", "ZeroDivisionError", "abs", "aiter", "all", "anext", "any", "ascii", "bin",
+        "bool", "breakpoint", "bytearray", "bytes", "callable", "chr", "classmethod", "compile", "complex",
+        "copyright", "credits", "delattr", "dict", "dir", "divmod", "enumerate", "eval", "exec", "exit",
+        "filter", "float", "format", "frozenset", "getattr", "globals", "hasattr", "hash", "help", "hex", "id",
+        "input", "int", "isinstance", "issubclass", "iter", "len", "license", "list", "locals", "map", "max",
+        "memoryview", "min", "next", "object", "oct", "open", "ord", "pow", "print", "property", "quit",
+        "range", "repr", "reversed", "round", "set", "setattr", "slice", "sorted", "staticmethod", "str", "sum",
+        "super", "tuple", "type", "vars", "zip",
     ]
 }

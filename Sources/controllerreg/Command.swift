@@ -206,6 +206,25 @@ enum ConfigFileArguments {
             )
         }
     }
+
+    /// `validate(files)`, and an output that is none of them. gen and graph write code or a
+    /// drawing, so `-o` naming one of their configs (by any path: files are compared by device
+    /// and inode) would replace that config with their output. (convert may write over its input:
+    /// that is a conversion in place.)
+    static func validate(_ files: [String], output: String?) throws {
+        try validate(files)
+        guard let output, output != "-" else { return }
+        var written = stat()
+        guard stat(output, &written) == 0 else { return }
+        for file in files {
+            var read = stat()
+            if stat(file, &read) == 0, read.st_dev == written.st_dev, read.st_ino == written.st_ino {
+                throw ValidationError(
+                    "-o '\(output)' is the config file '\(file)': writing there would replace the config; give another output path"
+                )
+            }
+        }
+    }
 }
 
 // MARK: gen
@@ -240,7 +259,7 @@ struct Gen: ParsableCommand {
     var typeName: String = "EntryNames"
 
     mutating func validate() throws {
-        try ConfigFileArguments.validate(files)
+        try ConfigFileArguments.validate(files, output: output)
     }
 
     func run() throws {
@@ -298,7 +317,7 @@ struct Graph: ParsableCommand {
     var envFile: String?
 
     mutating func validate() throws {
-        try ConfigFileArguments.validate(files)
+        try ConfigFileArguments.validate(files, output: output)
     }
 
     func run() throws {

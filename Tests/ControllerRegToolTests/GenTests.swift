@@ -25,6 +25,35 @@ import Testing
         #expect(NameConstantsGenerator(language: .python).sanitise("None", prefix: "") == "None_")
     }
 
+    /// A Python constant named after a builtin or a `__dunder__` imports without error and then
+    /// breaks its importer (`from names import *` hides `print`; `__name__` renames the module),
+    /// so those get a `_` as keywords do. Other languages keep the names.
+    @Test func pythonBuiltinsAndDundersAreSuffixed() throws {
+        let py = NameConstantsGenerator(language: .python)
+        #expect(py.sanitise("print", prefix: "") == "print_")
+        #expect(py.sanitise("list", prefix: "") == "list_")
+        #expect(py.sanitise("__name__", prefix: "") == "__name___")
+        #expect(py.sanitise("__builtins__", prefix: "") == "__builtins___")
+        #expect(py.sanitise("__", prefix: "") == "__")
+        #expect(py.sanitise("_list", prefix: "") == "_list")
+        #expect(NameConstantsGenerator(language: .swift).sanitise("print", prefix: "") == "print")
+        #expect(NameConstantsGenerator(language: .c).sanitise("list", prefix: "") == "list")
+        if let python = Subprocess.find("python3") {
+            let dir = temporaryDirectory()
+            let names = ["print", "list", "str", "__name__", "__builtins__", "__file__", "Home"]
+            writeFile(dir + "/screens.py", try py.generate(names: names, sources: []))
+            let r = try Subprocess.run(
+                python,
+                [
+                    "-c",
+                    "import sys; sys.path.insert(0, '\(dir)'); import screens; from screens import *; "
+                        + "assert screens.__name__ == 'screens'; assert str(len(list('ab'))) == '2'; "
+                        + "assert (print_, list_, __name___, Home) == ('print', 'list', '__name__', 'Home'); print('ok')",
+                ], input: [])
+            #expect(r.status == 0, "\(String(decoding: r.stderr, as: UTF8.self))")
+        }
+    }
+
     @Test func collisionsAreErrors() {
         let g = NameConstantsGenerator(language: .c)
         #expect(throws: ToolError.self) { try g.generate(names: ["a-b", "a_b", "ok"], sources: []) }
@@ -98,5 +127,18 @@ import Testing
         #expect(clash.stderr.contains("'a-b' and 'a_b' both become the identifier 'a_b'"))
         #expect(readText(dir + "/clash.swift") == nil, "no output is left behind on error")
         #expect(try runTool(["gen", "--lang", "rust", Paths.example]).status == 2)
+        // An output that is one of the configs (by another path too) is refused before anything is
+        // written: the config is not replaced by the generated code (or the graph's drawing).
+        writeFile(dir + "/screens.yaml", "Home: HomeVC\n")
+        for args in [
+            ["gen", "--lang", "c", dir + "/screens.yaml", "-o", dir + "/screens.yaml"],
+            ["gen", "--lang", "python", Paths.example, dir + "/screens.yaml", "-o", dir + "/./screens.yaml"],
+            ["graph", dir + "/screens.yaml", "-o", dir + "/screens.yaml"],
+        ] {
+            let r = try runTool(args)
+            #expect(r.status == 2, "\(args)")
+            #expect(r.stderr.contains("is the config file"), "\(args): \(r.stderr)")
+            #expect(readText(dir + "/screens.yaml") == "Home: HomeVC\n", "\(args)")
+        }
     }
 }

@@ -958,10 +958,10 @@ public:
     }
     ~Props() { cr_value_free(map_); }
 
-    /// Sets `key` (replacing an existing one). Returns *this for chaining. Throws Error.
+    /// Sets `key` (replacing an existing one). Returns *this for chaining. Throws Error, and
+    /// std::logic_error on a moved-from Props.
     Props &set(const std::string &key, const PropValue &value) & {
-        if (!map_) throw std::logic_error("controllerreg::Props used after move");
-        value.set_in(map_, detail::c_text(key, "a prop key"));
+        value.set_in(live(), detail::c_text(key, "a prop key"));
         return *this;
     }
     Props &&set(const std::string &key, const PropValue &value) && { return std::move(set(key, value)); }
@@ -970,12 +970,20 @@ public:
     std::size_t size() const noexcept { return map_ ? cr_value_count(map_) : 0; }
     /// A read-only view of the map.
     Value view() const noexcept { return Value(map_); }
-    /// The underlying map (still owned by this Props).
+    /// The underlying map (still owned by this Props); NULL after a move.
     const cr_value *get() const noexcept { return map_; }
+    /// The map for a call that reads it (create, Provider::create, add_entry): throws
+    /// std::logic_error on a moved-from Props, which holds no map, so such a call fails instead of
+    /// running as if it had been given no props.
+    const cr_value *checked() const { return live(); }
     /// Gives up ownership of the map (free it with cr_value_free).
     cr_value *release() noexcept { return std::exchange(map_, nullptr); }
 
 private:
+    cr_value *live() const {
+        if (!map_) throw std::logic_error("controllerreg::Props used after move");
+        return map_;
+    }
     cr_value *map_ = nullptr;
 };
 
@@ -1183,7 +1191,7 @@ public:
     void add_entry(const std::string &name, const std::string &class_name, Lifestyle lifestyle = Lifestyle::Transient,
                    const Props &dependencies = Props()) {
         detail::check(cr_add_entry(handle(), detail::c_text(name, "an entry name"), detail::c_text(class_name, "a class name"),
-                                   static_cast<cr_lifestyle>(lifestyle), dependencies.get()));
+                                   static_cast<cr_lifestyle>(lifestyle), dependencies.checked()));
     }
     /// Removes an entry (fails if another entry refers to it). Throws NotFound, ...
     void remove_entry(const std::string &name) {
@@ -1288,7 +1296,7 @@ public:
         return create<T>(detail::c_text(name, "an entry name"), nullptr);
     }
     template <class T> Ptr<T> create(const std::string &name, const Props &props) {
-        return create<T>(detail::c_text(name, "an entry name"), props.get());
+        return create<T>(detail::c_text(name, "an entry name"), props.checked());
     }
     template <class T> Ptr<T> create(const std::string &name, std::initializer_list<std::pair<std::string, PropValue>> props) {
         const char *n = detail::c_text(name, "an entry name");
@@ -1413,7 +1421,7 @@ public:
         if (!object) detail::throw_last_error();
         return detail::adopt<T>(object, owner, destroyer, cr_provider_name(p_));
     }
-    template <class T> Ptr<T> create(const Props &props) { return create<T>(props.get()); }
+    template <class T> Ptr<T> create(const Props &props) { return create<T>(props.checked()); }
     template <class T> Ptr<T> create(std::initializer_list<std::pair<std::string, PropValue>> props) {
         Props p(props);
         return create<T>(p.get());

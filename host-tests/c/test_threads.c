@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define READERS 4
@@ -881,6 +882,169 @@ static void removals_from_a_parent_while_children_create(void) {
     pthread_mutex_destroy(&st.lock);
 }
 
+/* Singletons a parent drops (removed, overridden, or changed by a reload) while other threads
+ * create through its children and use them. Until a child's new view is published, a create
+ * through the child still finds the parent's old singleton in its old view, so the object must
+ * live until every such create has ended, not only those that began before the parent's own
+ * swap. Many children make the time between the parent's swap and the last child's long; a
+ * destroyed singleton is marked dead (and freed at the end), and a create that sees its
+ * singleton die while it holds it counts. */
+enum { DROPPING_CHILDREN = 48, DROPPING_READERS = 2 };
+#define DROPPED_ALIVE 0x5AFE5AFEu
+#define DROPPED_DEAD 0xDEADDEADu
+
+static void pause_microseconds(long us) {
+    struct timespec t = {0, us * 1000};
+    nanosleep(&t, NULL);
+}
+
+typedef struct dropped_single {
+    unsigned state; /* DROPPED_ALIVE, then DROPPED_DEAD; read and written with __atomic */
+    struct dropped_single *next_dead;
+} dropped_single;
+
+typedef struct dropping_state {
+    cr_registry *parent, *children[DROPPING_CHILDREN];
+    pthread_mutex_t lock;
+    dropped_single *dead; /* destroyed singletons, freed at the end */
+    int made, destroyed, used_dead, creates, done;
+} dropping_state;
+
+static void *dropped_create(const cr_value *args, void *user_data) {
+    (void)args;
+    dropping_state *st = user_data;
+    dropped_single *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    __atomic_store_n(&s->state, DROPPED_ALIVE, __ATOMIC_RELEASE);
+    pthread_mutex_lock(&st->lock);
+    st->made++;
+    pthread_mutex_unlock(&st->lock);
+    return s;
+}
+
+static void dropped_destroy(void *object, void *user_data) {
+    dropping_state *st = user_data;
+    dropped_single *s = object;
+    __atomic_store_n(&s->state, DROPPED_DEAD, __ATOMIC_RELEASE);
+    pthread_mutex_lock(&st->lock);
+    s->next_dead = st->dead;
+    st->dead = s;
+    st->destroyed++;
+    pthread_mutex_unlock(&st->lock);
+}
+
+static void *dropping_user_create(const cr_value *args, void *user_data) {
+    dropping_state *st = user_data;
+    const cr_value *v = cr_map_get(args, "s");
+    dropped_single *s = v && cr_value_kind(v) == CR_OBJECT ? cr_value_object(v) : NULL;
+    if (s) {
+        /* Hold it a while, as an object that keeps its singleton would. */
+        pause_microseconds(100);
+        if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != DROPPED_ALIVE) {
+            pthread_mutex_lock(&st->lock);
+            st->used_dead++;
+            pthread_mutex_unlock(&st->lock);
+        }
+    }
+    return malloc(1);
+}
+
+static void *dropping_reader(void *arg) {
+    dropping_state *st = arg;
+    unsigned pick = 0;
+    for (;;) {
+        pthread_mutex_lock(&st->lock);
+        int done = st->done;
+        pthread_mutex_unlock(&st->lock);
+        if (done) break;
+        pick = pick * 1103515245u + 12345u;
+        void *u = cr_registry_create(st->children[(pick >> 8) % DROPPING_CHILDREN], "User", NULL);
+        if (!u) {
+            check_record(0, __FILE__, __LINE__, check_format("User: %s", cr_last_error_message()));
+            break;
+        }
+        free(u);
+        pthread_mutex_lock(&st->lock);
+        st->creates++;
+        pthread_mutex_unlock(&st->lock);
+    }
+    return NULL;
+}
+
+static void write_dropped(const char *path, int version) {
+    FILE *f = fopen(path, "w");
+    if (!f) return;
+    fprintf(f, "S: {ClassName: Single, Lifestyle: singleton, Description: v%d}\n", version);
+    fclose(f);
+}
+
+/* `how`: 0 removes S and adds it again, 1 overrides it (CR_LOAD_OVERRIDE), 2 reloads it changed. */
+static void parent_drops_singletons_children_use(int how) {
+    static const char *const hows[] = {"removal", "override", "reload"};
+    dropping_state st;
+    memset(&st, 0, sizeof st);
+    pthread_mutex_init(&st.lock, NULL);
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/cr-dropped-%ld-%d.yaml", (long)getpid(), how);
+    st.parent = cr_registry_new();
+    cr_class single = {.create = dropped_create, .destroy = dropped_destroy};
+    cr_class user = {.create = dropping_user_create, .destroy = holder_destroy};
+    CHECK_STATUS(cr_register_class(st.parent, "Single", &single, &st), CR_OK);
+    CHECK_STATUS(cr_register_class(st.parent, "UserClass", &user, &st), CR_OK);
+    CHECK_STATUS(load_yaml(st.parent, "User: {ClassName: UserClass, Dependencies: {s: {Optional: S}}}\n"), CR_OK);
+    write_dropped(path, 0);
+    CHECK_STATUS(cr_load_file(st.parent, path, CR_FORMAT_AUTO), CR_OK);
+    for (int i = 0; i < DROPPING_CHILDREN; i++) st.children[i] = cr_registry_new_child(st.parent);
+    pthread_t readers[DROPPING_READERS];
+    for (int i = 0; i < DROPPING_READERS; i++) CHECK_INT(pthread_create(&readers[i], NULL, dropping_reader, &st), 0);
+    int rounds = quick_mode() ? 60 : 300;
+    for (int r = 1; r <= rounds; r++) {
+        pause_microseconds(500); /* let the readers build the singleton through the children */
+        int rc;
+        if (how == 0) {
+            rc = cr_remove_entry(st.parent, "S");
+            if (rc == CR_OK) rc = cr_add_entry(st.parent, "S", "Single", CR_LIFESTYLE_SINGLETON, NULL);
+        } else if (how == 1) {
+            char text[96];
+            snprintf(text, sizeof text, "S: {ClassName: Single, Lifestyle: singleton, Description: v%d}\n", r);
+            cr_load_options o = CR_LOAD_OPTIONS_INIT;
+            o.format = CR_FORMAT_YAML;
+            o.flags = CR_LOAD_OVERRIDE;
+            rc = cr_load_string_with(st.parent, text, strlen(text), &o);
+        } else {
+            write_dropped(path, r);
+            rc = cr_registry_reload(st.parent);
+        }
+        if (rc != CR_OK) {
+            check_record(0, __FILE__, __LINE__, check_format("%s %d: %s", hows[how], r, cr_last_error_message()));
+            break;
+        }
+    }
+    pthread_mutex_lock(&st.lock);
+    st.done = 1;
+    pthread_mutex_unlock(&st.lock);
+    for (int i = 0; i < DROPPING_READERS; i++) pthread_join(readers[i], NULL);
+    if (st.used_dead != 0)
+        check_record(0, __FILE__, __LINE__,
+                     check_format("%s: %d creates through a child used the parent's singleton after it was destroyed", hows[how],
+                                  st.used_dead));
+    CHECK(st.creates > 0);
+    for (int i = 0; i < DROPPING_CHILDREN; i++) cr_registry_free(st.children[i]);
+    cr_registry_free(st.parent);
+    CHECK_INT(st.destroyed, st.made);
+    while (st.dead) {
+        dropped_single *next = st.dead->next_dead;
+        free(st.dead);
+        st.dead = next;
+    }
+    unlink(path);
+    pthread_mutex_destroy(&st.lock);
+}
+
+static void parents_drop_singletons_children_use(void) {
+    for (int how = 0; how < 3; how++) parent_drops_singletons_children_use(how);
+}
+
 void test_threads(void) {
     concurrent_creates_and_loads();
     reentrant_creates();
@@ -890,4 +1054,5 @@ void test_threads(void) {
     adds_while_creating();
     adds_to_a_parent_while_children_create();
     removals_from_a_parent_while_children_create();
+    parents_drop_singletons_children_use();
 }

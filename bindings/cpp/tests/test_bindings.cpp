@@ -599,6 +599,20 @@ TEST_CASE(props_builder) {
     CHECK_EQ(target.size(), std::size_t(2));
     reg.create<int>("E", target);
     CHECK_EQ(seen, std::string("a:int b:int "));
+    // A moved-from Props holds no map: a call given one throws as set() does, rather than
+    // running as if it had no props (the props the caller meant are in the moved-to object).
+    seen.clear();
+    CHECK(contains(EXPECT_THROW(std::logic_error, reg.create<int>("E", moved)), "controllerreg::Props used after move"));
+    CHECK_EQ(seen, std::string()); // the factory never ran
+    EXPECT_THROW(std::logic_error, reg.add_entry("F", "Echo", cr::Lifestyle::Transient, moved));
+    EXPECT_ERROR(cr::NotFound, CR_ERR_NOT_FOUND, reg.create<int>("F")); // nothing was added
+    reg.register_class("Holder", [](cr::Args args) { return new cr::Provider(args.provider("p")); });
+    reg.load_string("H: {ClassName: Holder, Dependencies: {p: {Provider: E}}}");
+    auto holder = reg.create<cr::Provider>("H");
+    EXPECT_THROW(std::logic_error, holder->create<int>(moved));
+    CHECK_EQ(seen, std::string());
+    holder->create<int>(target);
+    CHECK_EQ(seen, std::string("a:int b:int "));
 }
 
 TEST_CASE(args_typed_access) {

@@ -76,7 +76,13 @@ public enum EntryDecoder {
 
         init(into staged: StagedEntries) {
             self.staged = staged
+            // The names are indexed as they are staged: the table the document's repeated entry
+            // names are found in is the transaction's.
+            self.staged.indexNames()
         }
+
+        /// Repeated entry names are found here, in the staged names' index (`Decoder.isRepeated`).
+        var checksTopLevelKeys: Bool { true }
 
         /// The load's region for temporaries (the staged entries').
         var scratch: ScratchRegion? { staged.scratch }
@@ -98,6 +104,8 @@ public enum EntryDecoder {
                 to: Decoder(
                     doc: part, strings: part.strings, nodes: part.nodes,
                     writer: DefinitionCoding.RecordWriter(staged.arena, file: part.file)))
+            d.pointee.checksNames = true
+            d.pointee.documentStart = staged.count
             decoder = d
             d.pointee.decodePairs(range, into: &staged)
         }
@@ -113,7 +121,10 @@ public enum EntryDecoder {
             }
             // The decoder's list as it is when the document has no problems of its own (a copy
             // of thousands of diagnostics retains each one's strings).
-            let problems = doc.problems.isEmpty ? d.pointee.diagnostics : doc.problems + d.pointee.diagnostics
+            // The document's problems: its repeated keys inside entries, then its repeated entry names.
+            let repeated = d.pointee.repeatedNames
+            let own = doc.problems.isEmpty ? repeated : repeated.isEmpty ? doc.problems : doc.problems + repeated
+            let problems = own.isEmpty ? d.pointee.diagnostics : own + d.pointee.diagnostics
             return (problems, d.pointee.invalidNames)
         }
     }
@@ -126,6 +137,17 @@ public enum EntryDecoder {
         var writer: DefinitionCoding.RecordWriter
         var diagnostics: [Diagnostic] = []
         var invalidNames = InvalidEntryNames()
+        /// Whether repeated entry names are found here (a stream: the loader does not), from the
+        /// staged names' index and, for names it does not answer for, `otherPlaces`.
+        var checksNames = false
+        /// The staged position of the document's first entry (earlier ones are other documents').
+        var documentStart = 0
+        /// The document's repeated entry names, reported as the loader reports repeated keys.
+        var repeatedNames: [Diagnostic] = []
+        /// Where the document names each entry whose name the staged names' index does not place
+        /// in the document (an invalid entry: not staged; a name an earlier document staged
+        /// first), by its name's bytes. Few or none.
+        var otherPlaces: [[UInt8]: (line: Int, column: Int)] = [:]
         /// The entry name and dependency key nodes being decoded: a dependency problem names them,
         /// in the words the transaction uses for the same problem from another door.
         var currentEntryNode = 0, currentKeyNode = 0
@@ -252,14 +274,48 @@ public enum EntryDecoder {
             while next < end {
                 let key = next, value = next + 1
                 next = self.next(after: value)
-                // A repeated entry name is already reported (the document's problems); the first stays.
-                if doc.isDuplicateKey(key) { continue }
+                // A repeated entry name is reported with the document's problems; the first stays.
+                var looked: (hash: UInt64, firstStaged: Int?)? = nil
+                if checksNames {
+                    let name = bytes(key)
+                    let hash = NameTable.hash(name.baseAddress ?? emptyKey, name.count)
+                    let first = staged.firstPosition(named: name, hash: hash)
+                    if isRepeated(key, name, firstStaged: first, in: staged) { continue }
+                    looked = (hash, first)
+                } else if doc.isDuplicateKey(key) {
+                    continue
+                }
                 if let record = writeEntry(nameNode: key, valueNode: value) {
-                    staged.add(record: record, writtenBy: writer)
+                    staged.add(record: record, writtenBy: writer, name: looked)
+                    if looked?.firstStaged != nil {
+                        otherPlaces[Array(bytes(key))] = (Int(nodes[key].line), Int(nodes[key].column))
+                    }
                 } else {
                     invalidNames.append(bytes(key))
+                    if checksNames { otherPlaces[Array(bytes(key))] = (Int(nodes[key].line), Int(nodes[key].column)) }
                 }
             }
+        }
+
+        /// Whether entry name `name` (key node `key`; first staged at `firstStaged`, if at all)
+        /// repeats an earlier top-level key of the document, staged or not; reported then
+        /// (`Diagnostic.duplicateKey`, the message of every repeated key).
+        mutating func isRepeated(
+            _ key: Int, _ name: UnsafeBufferPointer<UInt8>, firstStaged: Int?, in staged: StagedEntries
+        ) -> Bool {
+            let first: (line: Int, column: Int)
+            if let p = firstStaged, p >= documentStart {
+                let place = DefinitionCoding.location(staged.arena, at: staged.record(p))
+                first = (place?.line ?? 0, place?.column ?? 0)
+            } else if !otherPlaces.isEmpty, let place = otherPlaces[Array(name)] {
+                first = place
+            } else {
+                return false
+            }
+            repeatedNames.append(
+                Diagnostic.duplicateKey(
+                    name, at: doc.location(of: key), firstLine: first.line, firstColumn: first.column, text: text()))
+            return true
         }
 
         /// Writes the entry's record; its offset, or nil (reported) when the entry is invalid.

@@ -38,12 +38,18 @@ struct StagedEntries {
     /// The environment a definition from code was committed with (a child recompiling its
     /// parent's entries), by position; empty for loads.
     private(set) var environments: [Int: EnvironmentLookup] = [:]
+    /// The staged names, indexed as they are staged once `indexNames()` was called (a load);
+    /// nil otherwise (the transaction indexes them).
+    private(set) var names: StagedNames?
+    /// How many entries the lists were sized for (what the name index is sized for).
+    private let expectedEntries: Int
 
     /// Room for about `entries` entries holding about `textBytes` bytes of text (0: unknown);
     /// the lists (and the arena's interning table) in `scratch` when given (a large load's).
     init(entries: Int, textBytes: Int = 0, scratch: ScratchRegion? = nil) {
         arena = DefinitionArena(entries: entries, textBytes: textBytes, scratch: scratch)
         self.scratch = scratch
+        expectedEntries = entries
         rows = ScratchArray(capacity: entries, in: scratch)
         edges = ScratchArray(capacity: entries * 2, in: scratch)
     }
@@ -68,16 +74,20 @@ struct StagedEntries {
         let distance = StagedEntries.distance(DefinitionCoding.dependenciesPosition(arena, at: offset), from: offset)
         let summary = DefinitionCoding.summarize(arena, at: offset, edges: &edges)
         let name = DefinitionCoding.nameBytes(arena, at: offset)
+        let hash = NameTable.hash(name.baseAddress ?? emptyKey, name.count)
         rows.append(
-            Row(
-                record: offset, summary: summary, nameHash: NameTable.hash(name.baseAddress ?? emptyKey, name.count),
-                dependencyDistance: distance, edgeEnd: Int32(edges.count)))
+            Row(record: offset, summary: summary, nameHash: hash, dependencyDistance: distance, edgeEnd: Int32(edges.count)))
+        names?.add(rows.count - 1, hash: hash, staged: self)
     }
 
     /// Stages the record `writer` just wrote at `offset`, with the summary and edges it gathered
     /// while writing (the entry decoder: the record is not read again). Debug builds check them
-    /// against `DefinitionCoding.summarize`, the one reading every other door gets.
-    mutating func add(record offset: Int, writtenBy writer: DefinitionCoding.RecordWriter) {
+    /// against `DefinitionCoding.summarize`, the one reading every other door gets. `name`: when
+    /// the caller looked its name up already (`firstPosition`), its `NameTable.hash` and where it
+    /// is first staged (nil: nowhere).
+    mutating func add(
+        record offset: Int, writtenBy writer: DefinitionCoding.RecordWriter, name: (hash: UInt64, firstStaged: Int?)? = nil
+    ) {
         assert(
             {
                 var read: [StagedEdge] = []
@@ -88,12 +98,52 @@ struct StagedEntries {
         // One at a time: an entry has a few (the generic `append(contentsOf:)` cost ~90
         // instructions an entry, the loop a dozen an edge).
         for e in writer.edges { edges.append(e) }
-        let name = DefinitionCoding.nameBytes(arena, at: offset)
+        let hash: UInt64
+        if let name {
+            assert(
+                name.hash
+                    == NameTable.hash(
+                        DefinitionCoding.nameBytes(arena, at: offset).baseAddress ?? emptyKey,
+                        DefinitionCoding.nameBytes(arena, at: offset).count),
+                "the name's hash given differs")
+            assert(
+                name.firstStaged == firstPosition(named: DefinitionCoding.nameBytes(arena, at: offset), hash: name.hash),
+                "the name's first position given differs")
+            hash = name.hash
+        } else {
+            let name = DefinitionCoding.nameBytes(arena, at: offset)
+            hash = NameTable.hash(name.baseAddress ?? emptyKey, name.count)
+        }
         rows.append(
             Row(
-                record: offset, summary: writer.summary, nameHash: NameTable.hash(name.baseAddress ?? emptyKey, name.count),
+                record: offset, summary: writer.summary, nameHash: hash,
                 dependencyDistance: StagedEntries.distance(writer.dependenciesPosition, from: offset),
                 edgeEnd: Int32(edges.count)))
+        if let name {
+            names?.add(rows.count - 1, hash: hash, firstStaged: name.firstStaged, staged: self)
+        } else {
+            names?.add(rows.count - 1, hash: hash, staged: self)
+        }
+    }
+
+    /// Indexes the names staged so far and every one staged from now on (`names`). The table has
+    /// room for half the entries expected (the estimate from the input's size errs on the large
+    /// side: a sparser table is more memory touched at random), and grows once if there are more.
+    mutating func indexNames() {
+        if names == nil { names = StagedNames(indexing: self, count: count, capacity: expectedEntries / 2, in: scratch) }
+    }
+
+    /// The names indexed (`indexNames`), or an index of them made now (in the change's region).
+    func nameIndex() -> StagedNames { names ?? StagedNames(indexing: self, count: count, in: scratch) }
+
+    /// Stops indexing the names staged from now on (entries a transaction stages again: not the
+    /// change's own names).
+    mutating func stopIndexingNames() { names = nil }
+
+    /// The first staged position whose name is `bytes` (hash `hash`); nil if none or the names are
+    /// not indexed.
+    func firstPosition(named bytes: UnsafeBufferPointer<UInt8>, hash: UInt64) -> Int? {
+        names?.first(of: bytes, hash: hash, staged: self)
     }
 
     /// Notes that the entries staged from now on are written from the document `file` (with the
@@ -128,6 +178,8 @@ struct StagedEntries {
         edges.removeLast(edges.count - (n == 0 ? 0 : Int(rows[n - 1].edgeEnd)))
         environments = environments.filter { $0.key < n }
         documentFiles.removeAll { $0.from >= n }
+        // Indexed again without them (a failed document: rare).
+        if names != nil { names = StagedNames(indexing: self, count: n, in: scratch) }
     }
 
     /// The arena offset of position `k`'s record.

@@ -138,12 +138,18 @@ struct Transaction {
         }
         // The change's working lists are temporaries of the load (its region, when it has one).
         let scratch = input.scratch
-        var names = StagedNameIndex(capacity: stagedCount, in: scratch)
-        var firstStaged: StagedNameIndex?
-        defer {
-            names.free()
-            firstStaged?.free()
-        }
+        // Where each name is first staged: the load's index, made as its documents were read
+        // (where their repeated entry names were found), or one made now. Entries staged again
+        // in 2b are not indexed (they are not the change's).
+        let names = input.nameIndex()
+        growing.stopIndexingNames()
+        // The positions that repeat a name staged before them (`names.repeated`, ascending): the
+        // next one not passed yet.
+        let repeated = names.repeated
+        var nextRepeated = 0
+        // A name whose first staged entry was rejected: the next of its entries that was not, by
+        // the first's position (a name's entries are then found at that one).
+        var standIn: [Int: Int] = [:]
         // The entry index each staged position got; -1 not accepted, -2 refused as already defined
         // (a reference to the name reaches the existing entry).
         // (32-bit: entry indices are; half the pages of a large load's list.)
@@ -174,12 +180,6 @@ struct Transaction {
         var checkText: TextBuffer?
         var checkFile = DefinitionCoding.FileName()
         for k in 0..<stagedCount {
-            if k & (Transaction.readAheadBatch - 1) == 0 && names.readsAhead {
-                // The index's cells for the next batch of names, all of them (see `touch`).
-                for j in k..<min(k + Transaction.readAheadBatch, stagedCount) {
-                    touchedCells |= names.touch(hash: growing.nameHash(j))
-                }
-            }
             let summary = growing.summary(k)
             var checkedQuickly = false
             if summary.mayHaveProblems && !summary.headMayHaveProblems && !summary.usesEnvironment {
@@ -237,26 +237,21 @@ struct Transaction {
             // look in, a name staged twice): not once more per entry.
             let hash = growing.nameHash(k)
             var index = base.count > 0 ? base.index(of: growing.nameBytes(k), hash: hash) : -1
-            if let prior = names.insert(k, hash: hash, staged: growing), indexOfStaged[prior] != -2 {
-                let nameBytes = growing.nameBytes(k)
-                let name = growing.name(k)
-                // Where each name is first staged (refused ones too), built at the first duplicate
-                // (none in the common case): one pass, not one per duplicate.
-                if firstStaged == nil {
-                    var index = StagedNameIndex(capacity: stagedCount)
-                    for j in 0..<stagedCount {
-                        _ = index.find(growing.nameBytes(j), hash: growing.nameHash(j), staged: growing, orInsert: j)
-                    }
-                    firstStaged = index
+            while nextRepeated < repeated.count && repeated[nextRepeated] < k { nextRepeated += 1 }
+            if nextRepeated < repeated.count && repeated[nextRepeated] == k {
+                // A name staged before (rare): the first of its entries not rejected holds it.
+                let firstAt = names.first(of: growing.nameBytes(k), hash: hash, staged: growing)!
+                let holder = indexOfStaged[firstAt] == -1 ? standIn[firstAt] : firstAt
+                if let prior = holder, indexOfStaged[prior] != -2 {
+                    let first = DefinitionCoding.location(growing.arena, at: growing.record(firstAt))
+                    diagnostics.append(
+                        Diagnostic(
+                            .duplicate,
+                            "entry '\(growing.name(k))' is defined twice\(first.map { " (first at \($0))" } ?? ""); rename or remove one of them",
+                            at: DefinitionCoding.location(growing.arena, at: growing.record(k))))
+                    continue
                 }
-                let firstAt = firstStaged!.find(nameBytes, hash: hash, staged: growing) ?? prior
-                let first = DefinitionCoding.location(growing.arena, at: growing.record(firstAt))
-                diagnostics.append(
-                    Diagnostic(
-                        .duplicate,
-                        "entry '\(name)' is defined twice\(first.map { " (first at \($0))" } ?? ""); rename or remove one of them",
-                        at: DefinitionCoding.location(growing.arena, at: growing.record(k))))
-                continue
+                if holder == nil { standIn[firstAt] = k }
             }
             if index >= 0 && !removed.contains(index) && mode == .add && (child.map { $0.own.contains(growing.name(k)) } ?? true)
             {
@@ -400,7 +395,9 @@ struct Transaction {
                     let bytes = staged.internedBytes(id)
                     let hash = NameTable.hash(bytes.baseAddress ?? emptyKey, bytes.count)
                     var f: Int?
-                    if let j = names.find(bytes, hash: hash, staged: staged), indexOfStaged[j] >= 0 {
+                    if let p = names.first(of: bytes, hash: hash, staged: staged),
+                        let j = indexOfStaged[p] == -1 ? standIn[p] : p, indexOfStaged[j] >= 0
+                    {
                         f = Int(indexOfStaged[j])
                     } else {
                         let i = base.index(of: bytes, hash: hash)
@@ -1176,6 +1173,17 @@ struct StagedNameIndex {
     /// the same hash.
     mutating func insert(_ k: Int, hash: UInt64, staged: StagedEntries) -> Int? {
         probe(nil, hash: hash, staged: staged, orInsert: k)
+    }
+
+    /// Records staged position `k` (hash `hash`), whose name the index does not hold.
+    mutating func insertNew(_ k: Int, hash: UInt64, staged: StagedEntries) {
+        if (used + 1) * 2 > capacity || (k + 1) * 2 > capacity { grow(toHold: max(used + 1, k + 1), staged) }
+        let mask = capacity - 1
+        var i = Int(truncatingIfNeeded: hash) & mask
+        while cells.unsafelyUnwrapped[i] != 0 { i = (i + 1) & mask }
+        cells.unsafelyUnwrapped[i] =
+            UInt32(truncatingIfNeeded: hash) & ~UInt32(truncatingIfNeeded: mask) | UInt32(truncatingIfNeeded: k + 1)
+        used += 1
     }
 
     /// `find` of `bytes`, or when nil of the name of staged position `newValue`.

@@ -109,6 +109,25 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
         index = Diagnostic.record(code, written: text, in: store, file: file, line: line, column: column, suggestion: suggestion)
     }
 
+    /// The problem of a map key equal to an earlier key of the same map (`key` its bytes, at
+    /// `location`; the earlier one at `firstLine`, `firstColumn` of the same file): the one rule of
+    /// a repeated key, whoever finds it (`DocumentBuilder` for every map, or a pair sink that
+    /// checks the top-level keys itself). Written into `text` (reused) and kept as bytes: a
+    /// document that repeats its names reports every repetition.
+    package static func duplicateKey(
+        _ key: UnsafeBufferPointer<UInt8>, at location: SourceLocation, firstLine: Int, firstColumn: Int, text: TextBuffer
+    ) -> Diagnostic {
+        text.clear()
+        text.append("duplicate key '")
+        text.append(key)
+        text.append("' (first defined at line ")
+        text.append(firstLine)
+        text.append(", column ")
+        text.append(firstColumn)
+        text.append("); remove one of them")
+        return Diagnostic(.duplicate, written: text, at: location)
+    }
+
     /// Records in `store` a problem whose message is what `text` holds: its bytes kept as they are
     /// when they are short, well-formed and hold no NUL, else the `String` made of them (capped,
     /// NULs replaced). Its index.

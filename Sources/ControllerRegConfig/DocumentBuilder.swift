@@ -24,7 +24,8 @@ import Darwin
 /// data cache, which a batch of 2,048 nodes overran), and then reuses
 /// their nodes and string bytes for the pairs read next (unless a loader called `keepNodes()`):
 /// the document in memory is a dozen or so entries, not all of them. Every limit and check stays the document's: the node limit counts the nodes reused,
-/// and top-level keys are checked for duplicates against all earlier ones (`TopLevelNames`).
+/// and top-level keys are checked for duplicates against all earlier ones (`TopLevelNames`), unless
+/// the sink `checksTopLevelKeys` (the entry decoder: one table of the names, its own).
 public struct DocumentBuilder {
     /// The file name every location will carry.
     public let file: String
@@ -65,6 +66,9 @@ public struct DocumentBuilder {
     /// there is one (tested where every container closes).
     let sink: UnsafeMutablePointer<TopLevelPairSink?>
     let hasSink: Bool
+    /// Whether the keys of pairs handed on are checked here for repeats (`topLevelNames`): a
+    /// sink that `checksTopLevelKeys` does it itself.
+    let checksHandedKeys: Bool
     /// The first node of the root map's pairs not yet handed to `sink`.
     var handFrom = 1
     /// Whether nodes handed on stay (a loader may still look back at them: `keepNodes()`).
@@ -121,7 +125,7 @@ public struct DocumentBuilder {
                     file: file, limits: limits, nodes: nodeBuffer.baseAddress!, nodeCapacity: nodeCapacity,
                     strings: stringBuffer.baseAddress!, stringCapacity: stringCapacity, sink: sink)
                 // A root map's keys (entries) run to about one per 128 bytes of input.
-                if sink != nil {
+                if builder.checksHandedKeys {
                     builder.topLevelNames = TopLevelNames(
                         expectedKeys: expectedBytes / 128, expectedBytes: expectedBytes / 8, in: (sink as? ScratchHolder)?.scratch
                     )
@@ -159,6 +163,7 @@ public struct DocumentBuilder {
         storage = DocumentStorage(open: 16, file: file, sink: sink)
         self.sink = storage.sink
         hasSink = sink != nil
+        checksHandedKeys = sink.map { !$0.checksTopLevelKeys } ?? false
         nodeBase = nodes
         nodeAllocated = nodeCapacity
         nodeLimit = max(limits.maxNodes, 0)
@@ -413,7 +418,7 @@ public struct DocumentBuilder {
     @inline(never) mutating func handPairs() {
         let from = handFrom, to = nodeCount
         var k = from
-        if topLevelNames.readsAhead {
+        if checksHandedKeys && topLevelNames.readsAhead {
             // The names' table cells first, all of them (see `TopLevelNames.touch`).
             var touched: UInt32 = 0
             while k < to {
@@ -426,7 +431,7 @@ public struct DocumentBuilder {
             k = from
         }
         // The duplicates inside these pairs (found as their maps closed), and repeated names.
-        while k < to {
+        while checksHandedKeys && k < to {
             let key = nodeBase[k]
             let name = UnsafeBufferPointer(start: stringBase + Int(key.payload), count: Int(key.extent))
             if let first = topLevelNames.insert(name, line: key.line, column: key.column) {
@@ -683,18 +688,10 @@ public struct DocumentBuilder {
     /// The problem of key node `dup`, whose text a key written at `firstLine`, `firstColumn` has.
     func duplicateDiagnostic(_ dup: Int, firstLine: UInt32, firstColumn: UInt32) -> Diagnostic {
         let d = node(at: dup)
-        // Written from the key's bytes into one reused buffer and kept as bytes (a document that
-        // repeats its names reports every repetition).
-        let text = storage.messageText()
-        text.clear()
-        text.append("duplicate key '")
-        text.append(UnsafeBufferPointer(start: stringBase + Int(d.payload), count: Int(d.extent)))
-        text.append("' (first defined at line ")
-        text.append(Int(firstLine))
-        text.append(", column ")
-        text.append(Int(firstColumn))
-        text.append("); remove one of them")
-        return Diagnostic(.duplicate, written: text, at: location(line: Int(d.line), column: Int(d.column)))
+        return Diagnostic.duplicateKey(
+            UnsafeBufferPointer(start: stringBase + Int(d.payload), count: Int(d.extent)),
+            at: location(line: Int(d.line), column: Int(d.column)), firstLine: Int(firstLine), firstColumn: Int(firstColumn),
+            text: storage.messageText())
     }
 }
 

@@ -146,6 +146,17 @@ public struct DocumentView {
 public protocol TopLevelPairSink: AnyObject {
     /// Takes the pairs whose nodes are `range` of `part` (keys at `range.lowerBound`, and then at
     /// each next sibling). A key whose name repeats an earlier top-level key is reported among the
-    /// document's problems and is a duplicate key in `part` (`DocumentView.isDuplicateKey`).
+    /// document's problems and is a duplicate key in `part` (`DocumentView.isDuplicateKey`), unless
+    /// the sink `checksTopLevelKeys`.
     func take(_ part: DocumentView, pairs range: Range<Int>)
+
+    /// Whether the sink finds repeated top-level keys itself (with the document's message,
+    /// `Diagnostic.duplicateKey`, and its own table of the names it keeps anyway): then the loader
+    /// does not, and no key in `part` is a duplicate key for that reason. false unless a sink says.
+    var checksTopLevelKeys: Bool { get }
+}
+
+extension TopLevelPairSink {
+    /// The loader finds repeated top-level keys (see the requirement).
+    public var checksTopLevelKeys: Bool { false }
 }

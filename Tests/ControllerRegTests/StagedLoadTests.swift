@@ -132,6 +132,37 @@ struct StagedLoadTests {
             ])
     }
 
+    @Test func aNameRepeatedInsideALaterFileIsARepeatedKeyOfThatFile() {
+        // "A" is first staged from the first file; the second file writes it twice: its second
+        // "A" is that file's repeated key (skipped, its own problem not reported), its first is
+        // the name defined twice.
+        let dir = FileManagerless.temporaryDirectory()
+        FileManagerless.write(dir + "/one.yaml", "A: C\n")
+        FileManagerless.write(dir + "/two.yaml", "B: C\nA: C\nA: 5\n")
+        let error = expectError { try Registry().load(paths: [dir + "/one.yaml", dir + "/two.yaml"]) }
+        // (Reported in the order of their places.)
+        let messages = error?.diagnostics.map(\.message) ?? []
+        #expect(
+            messages == [
+                "entry 'A' is defined twice (first at \(dir)/one.yaml:1:1); rename or remove one of them",
+                "duplicate key 'A' (first defined at line 2, column 1); remove one of them",
+            ])
+        let place = error?.diagnostics.last?.location
+        #expect(place?.file.hasSuffix("two.yaml") == true && place?.line == 3 && place?.column == 1)
+    }
+
+    @Test func anInvalidEntryRepeatedIsARepeatedKeyAndReportedOnce() {
+        // Invalid entries are not staged: their repeats are still found, in either order.
+        let error = expectError { try Registry().load(text: "A: 5\nB: C\nA: [1]\nB: 7\n", format: .yaml, file: "t.yaml") }
+        let messages = error?.diagnostics.map(\.message) ?? []
+        #expect(
+            messages == [
+                "entry 'A' must be a class name (a string) or a map with ClassName, found an integer",
+                "duplicate key 'A' (first defined at line 1, column 1); remove one of them",
+                "duplicate key 'B' (first defined at line 2, column 1); remove one of them",
+            ])
+    }
+
     @Test func missingReferencesAtAnyDepthNameTheirKeyAndPlace() {
         let yaml = """
             A:

@@ -82,6 +82,59 @@ struct StreamedLoadTests {
         #expect(error?.diagnostics.filter { $0.location?.line == 1_001 }.map(\.code) == [.duplicate])
     }
 
+    /// A document of `names` in `format`: each entry a map with `ClassName` (an integer for names
+    /// in `invalid`: not staged), and a repeated key inside entry `E2`.
+    static func document(_ names: [String], invalid: Set<String>, format: ConfigFormat) -> String {
+        func value(_ name: String) -> [(String, String)] {
+            let cls = invalid.contains(name) ? ("ClassName", "1") : ("ClassName", "C")
+            return name == "E2" ? [cls, ("Description", "a"), ("Description", "b")] : [cls]
+        }
+        switch format {
+        case .json:
+            let entries = names.map { name in
+                "\"\(name)\": {" + value(name).map { "\"\($0.0)\": \($0.1 == "1" ? "1" : "\"\($0.1)\"")" }.joined(separator: ", ")
+                    + "}"
+            }
+            return "{\n" + entries.joined(separator: ",\n") + "\n}\n"
+        case .plist:
+            let entries = names.map { name in
+                "<key>\(name)</key><dict>"
+                    + value(name).map {
+                        "<key>\($0.0)</key>" + ($0.1 == "1" ? "<integer>1</integer>" : "<string>\($0.1)</string>")
+                    }
+                    .joined() + "</dict>"
+            }
+            return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<plist version=\"1.0\"><dict>\n" + entries.joined(separator: "\n")
+                + "\n</dict></plist>\n"
+        default:
+            return names.map { name in "\(name): {" + value(name).map { "\($0.0): \($0.1)" }.joined(separator: ", ") + "}\n" }
+                .joined()
+        }
+    }
+
+    @Test(arguments: [ConfigFormat.yaml, .json, .plist])
+    func repeatedNamesAreReportedAsTheWholeDocumentsCheckReportsThem(format: ConfigFormat) throws {
+        // Names repeated near and far (past several hand-overs), a repeat of a repeat, an invalid
+        // entry repeated, beside a repeated key inside an entry: what the load reports is what
+        // the loader's check of the whole document (no entries decoded while it reads) reports.
+        var names = (0..<600).map { "E\($0)" }
+        names.insert("E1", at: 3)
+        names += ["E5", "E599", "E5", "E9", "E2"]
+        let text = Self.document(names, invalid: ["E9"], format: format)
+        let whole = try ConfigLoader.parse(text, format: format, file: "t", keepingProblems: true)
+        let error = expectError { try Registry().load(text: text, format: format, file: "t") }
+        func places(_ problems: [Diagnostic]) -> [String] {
+            problems.filter { $0.message.hasPrefix("duplicate key") }.map {
+                "\($0.location.map { "\($0)" } ?? "-") \($0.message)"
+            }
+            .sorted()
+        }
+        #expect(places(whole.problems).count == 8)  // six repeated names, two repeated keys in E2s
+        #expect(places(error?.diagnostics ?? []) == places(whole.problems))
+        // The repeats are skipped: E9's one problem (its first, invalid definition), none from E2's repeat.
+        #expect(error?.diagnostics.filter { $0.message.contains("'E9'") }.count == 2)
+    }
+
     @Test func theNodeLimitCountsEveryEntryNotOneAtATime() throws {
         // 1,000 entries of 4 values each (name, map, ClassName, C), and the root.
         let text = (0..<1_000).map { "E\($0): {ClassName: C}\n" }.joined()

@@ -2,9 +2,12 @@
 /// descendant's), then installed.
 extension Registry {
     /// Runs `body` on a candidate state under the writer lock, validates every child against it,
-    /// and publishes it (and the children's new states) only if all of that succeeds. When
-    /// `reloading`, children keep their unchanged singletons and every registry published retires
-    /// the singleton cells its new state dropped (`Registry+Singletons.swift`).
+    /// and publishes it (and the children's new states) only if all of that succeeds. A child
+    /// compiled again whole keeps its own unchanged singletons, whatever the change (a reload, an
+    /// override, a class registered on the parent): building it again would leave two objects of
+    /// one singleton, the old one still held by whoever created it. When `reloading`, every
+    /// registry published retires the singleton cells its new state dropped
+    /// (`Registry+Singletons.swift`).
     func change(reloading: Bool = false, _ body: (inout Candidate) throws(ConfigError) -> Void) throws(ConfigError) {
         if isClosed { throw ConfigError(.invalidArgument, closedText) }
         lock.lock()
@@ -20,7 +23,7 @@ extension Registry {
         Registry.prepareChildren(
             of: self, parentSnapshot: snapshot,
             change: reloading ? nil : c.addedForChildren.map { .added($0) } ?? c.removedForChildren.map { .removed($0) },
-            keepingSingletons: reloading, into: &locked, problems: &problems)
+            keepingSingletons: true, into: &locked, problems: &problems)
         defer { for child in locked { child.registry.lock.unlock() } }
         if !problems.isEmpty { throw ConfigError(problems) }
         // Every registry of the change is published before any singleton is retired, and all are

@@ -563,6 +563,39 @@ static void test_child_registries(void) {
     if (h) node_destroy(h, &screens);
     cr_registry_free(app);
     CHECK_INT(stats_get(&cache, &cache.destroys), 1);
+
+    /* A child's own singleton is one object across every change of its parent that leaves it as it
+     * was: an override of an entry it does not reach and a class registered on the parent compile
+     * the child again, and must not build it a second time. One that reaches the overridden entry
+     * is built again (it holds the old entry's object). */
+    host_stats own;
+    stats_init(&own);
+    app = cr_registry_new();
+    cr_register_class(app, "Screen", &node_class, &screens);
+    cr_register_class(app, "Own", &node_class, &own);
+    CHECK_INT(load_yaml(app, "Other: Screen\nUsed: Screen\n"), CR_OK);
+    test = cr_registry_new_child(app);
+    CHECK_INT(load_yaml(test,
+                        "Mine: {ClassName: Own, Lifestyle: singleton}\n"
+                        "Reaching: {ClassName: Own, Lifestyle: singleton, Dependencies: {used: Used}}\n"),
+              CR_OK);
+    void *mine = cr_registry_create(test, "Mine", NULL), *reaching = cr_registry_create(test, "Reaching", NULL);
+    CHECK(mine != NULL && reaching != NULL);
+    cr_load_options o = CR_LOAD_OPTIONS_INIT;
+    o.format = CR_FORMAT_YAML;
+    o.flags = CR_LOAD_OVERRIDE;
+    CHECK_STATUS(cr_load_string_with(app, "Other: Own\n", 11, &o), CR_OK);
+    CHECK(cr_registry_create(test, "Mine", NULL) == mine);
+    CHECK(cr_registry_create(test, "Reaching", NULL) == reaching);
+    CHECK_STATUS(cr_register_class(app, "Late", &node_class, &screens), CR_OK);
+    CHECK(cr_registry_create(test, "Mine", NULL) == mine);
+    CHECK_STATUS(cr_load_string_with(app, "Used: Own\n", 10, &o), CR_OK);
+    CHECK(cr_registry_create(test, "Mine", NULL) == mine);
+    CHECK(cr_registry_create(test, "Reaching", NULL) != reaching);
+    CHECK_INT(stats_get(&own, &own.creates), 4); /* Mine, Reaching twice, Used's override inside it */
+    cr_registry_free(test);
+    cr_registry_free(app);
+    CHECK_INT(stats_get(&own, &own.destroys), 4); /* each once: the kept old Reaching too */
 }
 
 static void test_several_files(void) {

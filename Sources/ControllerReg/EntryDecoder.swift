@@ -31,7 +31,7 @@ public enum EntryDecoder {
         let found = stage(doc, into: &staged)
         return Result(
             entries: (0..<staged.count).map { staged.definition($0) }, diagnostics: found.diagnostics,
-            invalidNames: found.invalidNames)
+            invalidNames: found.invalidNames.strings())
     }
 
     /// How many entries the document's top level holds (0 when it is not a map).
@@ -50,7 +50,7 @@ public enum EntryDecoder {
     static func stage(
         _ doc: ConfigDocument, into staged: inout StagedEntries
     ) -> (
-        diagnostics: [Diagnostic], invalidNames: [String]
+        diagnostics: [Diagnostic], invalidNames: InvalidEntryNames
     ) {
         staged.beginDocument(file: doc.file)
         return doc.withView { view in
@@ -113,7 +113,7 @@ public enum EntryDecoder {
         /// The problems (the document's first) and invalid names, once the loader has returned
         /// `doc` (its root alone when its pairs came here; a document whose root is not a map, or
         /// that is empty, is checked here).
-        func finish(_ doc: ConfigDocument) -> (diagnostics: [Diagnostic], invalidNames: [String]) {
+        func finish(_ doc: ConfigDocument) -> (diagnostics: [Diagnostic], invalidNames: InvalidEntryNames) {
             guard let d = decoder else { return EntryDecoder.stage(doc, into: &staged) }
             doc.withView { view in
                 d.pointee.read(view)
@@ -136,7 +136,7 @@ public enum EntryDecoder {
         var nodes: UnsafeBufferPointer<ConfigNode>
         var writer: DefinitionCoding.RecordWriter
         var diagnostics: [Diagnostic] = []
-        var invalidNames: [String] = []
+        var invalidNames = InvalidEntryNames()
         /// Whether repeated entry names are found here (a stream: the loader does not), from the
         /// staged names' index and, for names it does not answer for, `otherPlaces`.
         var checksNames = false
@@ -291,7 +291,7 @@ public enum EntryDecoder {
                         otherPlaces[Array(bytes(key))] = (Int(nodes[key].line), Int(nodes[key].column))
                     }
                 } else {
-                    invalidNames.append(doc.string(at: key))
+                    invalidNames.append(bytes(key))
                     if checksNames { otherPlaces[Array(bytes(key))] = (Int(nodes[key].line), Int(nodes[key].column)) }
                 }
             }

@@ -110,7 +110,7 @@ extension Registry {
     struct StagedLoad {
         var staged: StagedEntries?
         var diagnostics: [Diagnostic] = []
-        var invalidNames: [String] = []
+        var invalidNames = InvalidEntryNames()
 
         /// Reads config bytes and decodes their entries into the load while the parser reads them
         /// (`EntryDecoder.Stream`: the parsed document is never whole in memory); returns their
@@ -139,7 +139,7 @@ extension Registry {
             staged = stream.staged
             // Taken as they are into empty lists (appending copies each diagnostic).
             if diagnostics.isEmpty { diagnostics = found.diagnostics } else { diagnostics += found.diagnostics }
-            if invalidNames.isEmpty { invalidNames = found.invalidNames } else { invalidNames += found.invalidNames }
+            invalidNames += found.invalidNames
             return bytes.count
         }
 
@@ -184,7 +184,7 @@ extension Registry {
                 // Invalid names only keep references to them from being reported as missing: none
                 // to look for when no entry is staged.
                 // (A list: hashed into a set only if a reference to no entry is found.)
-                invalidNames: [], invalidNameList: (load.staged?.count ?? 0) > 0 ? load.invalidNames : [],
+                invalidNames: [], invalidNameList: (load.staged?.count ?? 0) > 0 ? load.invalidNames : InvalidEntryNames(),
                 decodeProblems: unreadProblems.isEmpty ? load.diagnostics : unreadProblems + load.diagnostics,
                 namesIncomplete: !unreadProblems.isEmpty, environment: environment)
         }
@@ -211,7 +211,8 @@ extension Registry {
     /// keeps it, so a reload gives a map again and reads the process environment anew).
     func stage(
         _ c: inout Candidate, _ staged: StagedEntries, mode: LoadMode, removals: [String],
-        source: ReloadHistory.Source, invalidNames: Set<String>, invalidNameList: [String] = [], decodeProblems: [Diagnostic],
+        source: ReloadHistory.Source, invalidNames: Set<String>, invalidNameList: InvalidEntryNames = InvalidEntryNames(),
+        decodeProblems: [Diagnostic],
         namesIncomplete: Bool, environment: ConfigEnvironment, lookup given: EnvironmentLookup? = nil,
         kept: [String: (cell: SingletonCell, owner: UnsafeMutableRawPointer?)] = [:]
     ) throws(ConfigError) {

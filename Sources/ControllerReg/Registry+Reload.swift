@@ -54,7 +54,7 @@ extension Registry {
                 let (bytesRead, unreadProblems) = load.read(paths: paths, format: format, limits: limits.config)
                 textBytes += bytesRead
                 if !unreadProblems.isEmpty { unread = true }
-                item = (load.staged ?? StagedEntries(entries: 0), unreadProblems + load.diagnostics, load.invalidNames)
+                item = (load.staged ?? StagedEntries(entries: 0), unreadProblems + load.diagnostics, load.invalidNames.strings())
             case .given:
                 item = (
                     StagedEntries(

@@ -158,6 +158,17 @@ struct StagedEntries {
         return nil
     }
 
+    /// `documentFile(of:)`, with the positions staged from that document (`from..<upTo`; the last
+    /// document's run on to `Int.max`).
+    func document(of k: Int) -> (file: String, positions: Range<Int>)? {
+        var upTo = Int.max
+        for d in documentFiles.reversed() {
+            if d.from <= k { return (d.file, d.from..<upTo) }
+            upTo = d.from
+        }
+        return nil
+    }
+
     /// Unstages the last `k` entries (a document that failed to read after some of its entries
     /// were staged). Their records stay in the arena, unreferenced, as an invalid entry's do.
     mutating func removeLast(_ k: Int) {

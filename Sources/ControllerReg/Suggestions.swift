@@ -74,19 +74,55 @@ package enum Suggestions {
         return best
     }
 
-    /// Names to suggest among, read in place, each with its letters as bits (`signature`): made
-    /// once for all the problems of one call, so a search skips most names by two bit counts.
+    /// Names to suggest among, read in place, each with its letters as bits (`signature`), worked
+    /// out when a search first needs them and kept for all the problems of one call, so a search
+    /// skips most names by two bit counts. Once a search has a candidate one edit away, only a
+    /// name equal to the word but for case can win: the rest are ruled out by their length and
+    /// last byte (`tails`, made for every name at once, a few instructions each), and their
+    /// signatures are never needed.
     package struct Candidates {
         let names: [UnsafeBufferPointer<UInt8>]
-        let signatures: [UInt64]
+        /// Each name's length and last byte (`tail(of:)`).
+        let tails: [UInt64]
+        private let signatures: Signatures
 
         /// The candidates `names` (bytes that stay valid while these are used).
         package init(_ names: [UnsafeBufferPointer<UInt8>]) {
             self.names = names
-            signatures = Suggestions.signatureBits.withUnsafeBufferPointer { table in
-                names.map { Suggestions.signature(of: $0, table) }
-            }
+            tails = names.map { Candidates.tail(of: $0) }
+            signatures = Signatures(count: names.count)
         }
+
+        /// A name's length and its last byte in lower case (0 for an empty name): equal for two
+        /// names equal but for case.
+        @inline(__always) static func tail(of name: UnsafeBufferPointer<UInt8>) -> UInt64 {
+            guard let p = name.baseAddress, name.count > 0 else { return 0 }
+            return UInt64(name.count) << 8 | UInt64(Suggestions.lower(p[name.count - 1]))
+        }
+
+        /// Name `i`'s signature (`signatureBits` in `table`), worked out now if it is not known.
+        @inline(__always) func signature(_ i: Int, _ table: UnsafeBufferPointer<UInt64>) -> UInt64 {
+            let known = signatures.memory[i]
+            if known != Signatures.unknown { return known }
+            let bits = Suggestions.signature(of: names[i], table)
+            signatures.memory[i] = bits
+            return bits
+        }
+    }
+
+    /// The candidates' signatures, `unknown` until one is worked out (a signature with every bit
+    /// set, which a name of 64 distinct byte values could have, is worked out again each time:
+    /// the same answer).
+    private final class Signatures {
+        static let unknown = ~UInt64(0)
+        let memory: UnsafeMutablePointer<UInt64>
+
+        init(count: Int) {
+            memory = .allocate(capacity: max(count, 1))
+            memory.initialize(repeating: Signatures.unknown, count: count)
+        }
+
+        deinit { memory.deallocate() }
     }
 
     /// One bit per byte value a word holds (ASCII letters folded to lower case, values folded
@@ -129,23 +165,44 @@ package enum Suggestions {
         var best: String?
         withSearch(for: word) { search in
             let wordBits = signature(of: search.word)
+            let wordTail = Candidates.tail(of: search.word)
             candidates.names.withUnsafeBufferPointer { names in
-                candidates.signatures.withUnsafeBufferPointer { signatures in
-                    // The most edits any candidate may still be from the word (`Search.widestCap`),
-                    // read again only when the best changes: most candidates are ruled out by
-                    // their signature against it, before their length or the best is looked at.
-                    var widest = search.widestCap
-                    for i in signatures.indices {
-                        let bits = signatures[i]
-                        let wordOnly = wordBits & ~bits, candidateOnly = bits & ~wordBits
-                        if exceeds(wordOnly, widest) || exceeds(candidateOnly, widest) { continue }
-                        guard let near = search.nearer(names[i], differing: wordOnly, candidateOnly) else { continue }
-                        let text = String(decoding: names[i], as: UTF8.self)
-                        if text == word || text == excluding { continue }
-                        search.accept(near)
-                        best = text
-                        widest = search.widestCap
-                        if widest < 0 { break }
+                candidates.tails.withUnsafeBufferPointer { tails in
+                    signatureBits.withUnsafeBufferPointer { table in
+                        // The most edits any candidate may still be from the word (`Search.widestCap`),
+                        // read again only when the best changes: most candidates are ruled out by
+                        // their signature against it, before their length or the best is looked at.
+                        var widest = search.widestCap
+                        var next = 0
+                        while next < names.count {
+                            let i = next
+                            next += 1
+                            var wordOnly: UInt64 = 0, candidateOnly: UInt64 = 0
+                            if widest == 0 {
+                                // Only a candidate equal to the word but for case can win now (no
+                                // edit, no length gap): ruled out by its length and last byte (the
+                                // names up to the next with the word's skipped in one tight loop),
+                                // then its bytes from the end (names alike share their beginnings),
+                                // without its signature (the word's, as equal).
+                                if tails[i] != wordTail {
+                                    while next < names.count && tails[next] != wordTail { next += 1 }
+                                    continue
+                                }
+                                if !equalIgnoringCaseFromEnd(names[i], search.word) { continue }
+                            } else {
+                                let bits = candidates.signature(i, table)
+                                wordOnly = wordBits & ~bits
+                                candidateOnly = bits & ~wordBits
+                                if exceeds(wordOnly, widest) || exceeds(candidateOnly, widest) { continue }
+                            }
+                            guard let near = search.nearer(names[i], differing: wordOnly, candidateOnly) else { continue }
+                            let text = String(decoding: names[i], as: UTF8.self)
+                            if text == word || text == excluding { continue }
+                            search.accept(near)
+                            best = text
+                            widest = search.widestCap
+                            if widest < 0 { break }
+                        }
                     }
                 }
             }
@@ -354,17 +411,34 @@ package enum Suggestions {
         /// `Suggestions.distance(word, other, cap:)`: the distance when it is at most `cap`, else
         /// `cap + 1`.
         func distance(to other: UnsafeBufferPointer<UInt8>, cap: Int) -> Int {
-            let n = length, m = other.count
-            if abs(n - m) > cap { return cap + 1 }
-            if n == 0 || m == 0 { return max(n, m) }
+            let wordCount = length, otherCount = other.count
+            if abs(wordCount - otherCount) > cap { return cap + 1 }
+            if wordCount == 0 || otherCount == 0 { return max(wordCount, otherCount) }
             if cap == 0 { return Suggestions.equalIgnoringCase(word, other) ? 0 : 1 }
+            // The bytes both begin with, and those both end with (case aside), take no edit: an
+            // alignment that matches them is as short as any (a transposition swaps two bytes that
+            // differ), so only what lies between is compared (names alike share long beginnings).
+            // The word's part starts `head` positions in: its bits are the table's shifted down
+            // (bits past its end never reach lower ones: carries and shifts only go up).
+            let shorter = min(wordCount, otherCount)
+            var head = 0
+            while head < shorter && Suggestions.sameIgnoringCase(word[head], other[head]) { head += 1 }
+            var tail = 0
+            while tail < shorter - head
+                && Suggestions.sameIgnoringCase(word[wordCount - 1 - tail], other[otherCount - 1 - tail])
+            {
+                tail += 1
+            }
+            let n = wordCount - head - tail, m = otherCount - head - tail
+            if n == 0 || m == 0 { return min(max(n, m), cap + 1) }
             var vp = ~UInt64(0), vn = UInt64(0), d0 = UInt64(0), previousMatch = UInt64(0)
             var current = n
             let last = UInt64(1) << UInt64(n - 1)
             let table = positions
+            let shift = UInt64(head)
             do {
-                for j in 0..<m {
-                    let match = table[Int(Suggestions.lower(other[j]))]
+                for j in head..<head + m {
+                    let match = table[Int(Suggestions.lower(other[j]))] >> shift
                     let transposed = ((~d0 & match) << 1) & previousMatch
                     d0 = ((((match & vp) &+ vp) ^ vp) | match | vn) | transposed
                     var hp = vn | ~(d0 | vp)
@@ -380,6 +454,21 @@ package enum Suggestions {
             }
             return min(current, cap + 1)
         }
+    }
+
+    /// Whether two bytes are equal but for the case of an ASCII letter.
+    @inline(__always) static func sameIgnoringCase(_ a: UInt8, _ b: UInt8) -> Bool { a == b || lower(a) == lower(b) }
+
+    /// `equalIgnoringCase`, compared from the last byte to the first.
+    @inline(__always) static func equalIgnoringCaseFromEnd(
+        _ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>
+    ) -> Bool {
+        var i = a.count
+        while i > 0 {
+            i -= 1
+            if a[i] != b[i] && lower(a[i]) != lower(b[i]) { return false }
+        }
+        return true
     }
 
     /// Whether two byte strings of the same length are equal but for the case of ASCII letters

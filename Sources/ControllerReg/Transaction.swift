@@ -91,7 +91,8 @@ struct Transaction {
     /// it emptied. The staged records become the new entries' records (the arena is the table's).
     mutating func apply(
         staged input: StagedEntries, mode: Mode = .add, removals: [String] = [],
-        invalidNames: Set<String> = [], invalidNameList: [String] = [], decodeProblems: [Diagnostic] = [],
+        invalidNames: Set<String> = [], invalidNameList: InvalidEntryNames = InvalidEntryNames(),
+        decodeProblems: [Diagnostic] = [],
         namesIncomplete: Bool = false,
         inherited: [String: (cell: SingletonCell, owner: UnsafeMutableRawPointer?)] = [:], owner: Unmanaged<Registry>? = nil,
         child: ChildScope? = nil, kept: [String: (cell: SingletonCell, owner: UnsafeMutableRawPointer?)] = [:]
@@ -340,6 +341,9 @@ struct Transaction {
         var messageText: TextBuffer?
         // Where they are recorded (`messageText`'s store, read once).
         var missingStore: ProblemStore?
+        // The staged positions of the document the last such problem came from, and its file's
+        // index in `missingStore` (asked once per document, not per problem).
+        var missingDocument = (positions: 0..<0, file: UInt32(0))
         var fileName = DefinitionCoding.FileName()
         var recentName0 = -1, recentName1 = -1
         var recentTarget0 = -1, recentTarget1 = -1
@@ -434,8 +438,8 @@ struct Transaction {
                 // The name's bytes (a `String` only where one is compared or suggested for).
                 let nameBytes = staged.internedBytes(id)
                 if !rejectedLater.isEmpty {
-                    rejected.formUnion(rejectedLater)
-                    rejectedLater = []
+                    rejected.formUnion(rejectedLater.strings())
+                    rejectedLater = InvalidEntryNames()
                 }
                 if !removals.isEmpty && removals.contains(String(decoding: nameBytes, as: UTF8.self)) {
                     let name = String(decoding: nameBytes, as: UTF8.self)
@@ -450,18 +454,6 @@ struct Transaction {
                             nameBytes, hash: NameTable.hash(nameBytes.baseAddress ?? emptyKey, nameBytes.count), staged: staged)
                             == nil)
                 {
-                    // The key and place read from the record (the definition is not decoded), the
-                    // message written from their bytes.
-                    // Kept with the edge when the entry decoder wrote it (no walk through the record).
-                    let key: UnsafeBufferPointer<UInt8>
-                    let location: SourceLocation?
-                    if let place = edge.place, let file = staged.documentFile(of: k) {
-                        key = staged.internedBytes(place.key)
-                        location = SourceLocation(file: file, line: place.line, column: place.column)
-                    } else {
-                        (key, location) = DefinitionCoding.place(
-                            ofEdge: e - first, in: staged.arena, at: staged.record(k), file: &fileName)
-                    }
                     var suggestion: String?
                     if suggestionsLeft > 0 {
                         if allNames == nil {
@@ -482,11 +474,9 @@ struct Transaction {
                     // The message written when it is read (`MessageForm`).
                     if missingStore == nil { missingStore = ProblemText.buffer(&messageText).problemStore }
                     diagnostics.append(
-                        Diagnostic(
-                            .missingReference, form: edge.kind == .provider ? .missingProvider : .missingReference,
-                            entry: staged.nameBytes(k), key: key, name: nameBytes,
-                            at: location ?? DefinitionCoding.location(staged.arena, at: staged.record(k)),
-                            suggestion: suggestion, in: missingStore!))
+                        Transaction.missingReference(
+                            nameBytes, edge: edge, ofEdge: e - first, at: k, in: staged, suggestion: suggestion,
+                            store: missingStore!, document: &missingDocument, fileName: &fileName))
                 }
             }
             resolving.end()
@@ -794,6 +784,34 @@ struct Transaction {
     /// counted once), each with its path. The nodes are the indices from `first` to `total` (and
     /// `edgesOf` gives only edges between them). Linear in the entries and references walked, plus
     /// the cycles reported.
+    /// The problem of staged position `k`'s reference `edge` (its `index`th) to `name`, which
+    /// names no entry, recorded in `store`. The key and place are those kept with the edge when
+    /// the entry decoder wrote it (no walk through the record), the document's file by its index
+    /// in `store` (`document`: the positions of the document the last one came from, and that
+    /// index: asked once per document, not per problem); else read from the record (the
+    /// definition is not decoded). The message is written from their bytes when it is read
+    /// (`MessageForm`). Out of line: the loop that resolves every reference stays small.
+    @inline(never)
+    private static func missingReference(
+        _ name: UnsafeBufferPointer<UInt8>, edge: StagedEdge, ofEdge index: Int, at k: Int, in staged: StagedEntries,
+        suggestion: String?, store: ProblemStore, document: inout (positions: Range<Int>, file: UInt32),
+        fileName: inout DefinitionCoding.FileName
+    ) -> Diagnostic {
+        let form: MessageForm = edge.kind == .provider ? .missingProvider : .missingReference
+        if edge.place != nil && !document.positions.contains(k), let d = staged.document(of: k) {
+            document = (d.positions, store.fileIndex(of: d.file))
+        }
+        if let place = edge.place, document.positions.contains(k) {
+            return Diagnostic(
+                .missingReference, form: form, entry: staged.nameBytes(k), key: staged.internedBytes(place.key), name: name,
+                file: document.file, line: place.line, column: place.column, suggestion: suggestion, in: store)
+        }
+        let (key, location) = DefinitionCoding.place(ofEdge: index, in: staged.arena, at: staged.record(k), file: &fileName)
+        return Diagnostic(
+            .missingReference, form: form, entry: staged.nameBytes(k), key: key, name: name,
+            at: location ?? DefinitionCoding.location(staged.arena, at: staged.record(k)), suggestion: suggestion, in: store)
+    }
+
     private func findCycles(
         starts: ScratchArray<Int>, first: Int = 0, total: Int, edgesOf: (Int) -> ArraySlice<Int32>,
         recordOf: (Int) -> (arena: DefinitionArena, offset: Int)?, nameOf: (Int) -> UnsafeBufferPointer<UInt8>?

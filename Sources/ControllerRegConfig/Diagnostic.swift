@@ -170,6 +170,21 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
             column: location?.column ?? 0, suggestion: suggestion)
     }
 
+    /// `init(_:form:entry:key:name:at:suggestion:in:)` at `line` and `column` of the file `store`
+    /// records by `file` (`ProblemStore.fileIndex(of:)`: asked once for a file's many problems).
+    package init(
+        _ code: ErrorCode, form: MessageForm, entry: UnsafeBufferPointer<UInt8>, key: UnsafeBufferPointer<UInt8>,
+        name: UnsafeBufferPointer<UInt8>, file: UInt32, line: Int, column: Int, suggestion: borrowing String? = nil,
+        in store: borrowing ProblemStore
+    ) {
+        // (Borrowed: a caller adding thousands passes its own, neither retained nor released per
+        // problem; the suggestion's bytes are copied into the store.)
+        self.store = copy store
+        index = store.add(
+            code, form: form, entry: entry, key: key, name: name, file: file, line: line, column: column,
+            suggestion: suggestion)
+    }
+
     /// Whether this problem is recorded in `store` (compared without taking a reference).
     @inline(__always) func isIn(_ store: ProblemStore) -> Bool { self.store === store }
 

@@ -244,9 +244,24 @@ package final class ProblemStore: @unchecked Sendable {
         }
     }
 
+    /// The index problems of `file` record it by (`add(_:form:entry:key:name:file:line:column:suggestion:)`:
+    /// a caller adding many problems of one file asks once, not once per problem).
+    package func fileIndex(of file: String) -> UInt32 { fileIndex(file) }
+
     /// Adds a problem whose message is the `count` bytes at `kept` (kept in this store); its index.
     func add(
         _ code: ErrorCode, kept: UnsafePointer<UInt8>, count: Int, file: String?, line: Int, column: Int,
+        suggestion: String?
+    ) -> Int {
+        add(
+            code, kept: kept, count: count, file: file.map { fileIndex($0) } ?? ProblemStore.none, line: line, column: column,
+            suggestion: suggestion)
+    }
+
+    /// `add(_:kept:count:file:line:column:suggestion:)` with the file's index (`fileIndex(of:)`;
+    /// `none`: no place).
+    private func add(
+        _ code: ErrorCode, kept: UnsafePointer<UInt8>, count: Int, file: UInt32, line: Int, column: Int,
         suggestion: String?
     ) -> Int {
         let i = state.pointee.count
@@ -255,8 +270,8 @@ package final class ProblemStore: @unchecked Sendable {
             code: code.rawValue, file: ProblemStore.none, line: 0, column: 0, message: kept,
             messageCount: UInt32(truncatingIfNeeded: count), suggestionCount: ProblemStore.none, suggestion: nil,
             form: MessageForm.text.rawValue)
-        if let file {
-            r.file = fileIndex(file)
+        if file != ProblemStore.none {
+            r.file = file
             if line >= 0 && line < Int(ProblemStore.wideMark) && column >= 0 && column <= Int(UInt32.max) {
                 r.line = UInt32(truncatingIfNeeded: line)
                 r.column = UInt32(truncatingIfNeeded: column)
@@ -280,6 +295,17 @@ package final class ProblemStore: @unchecked Sendable {
     package func add(
         _ code: ErrorCode, form: MessageForm, entry: UnsafeBufferPointer<UInt8>, key: UnsafeBufferPointer<UInt8>,
         name: UnsafeBufferPointer<UInt8>, file: String?, line: Int, column: Int, suggestion: String?
+    ) -> Int {
+        add(
+            code, form: form, entry: entry, key: key, name: name, file: file.map { fileIndex($0) } ?? ProblemStore.none,
+            line: line, column: column, suggestion: suggestion)
+    }
+
+    /// `add(_:form:entry:key:name:file:line:column:suggestion:)` with the file's index
+    /// (`fileIndex(of:)`; `none`: no place).
+    package func add(
+        _ code: ErrorCode, form: MessageForm, entry: UnsafeBufferPointer<UInt8>, key: UnsafeBufferPointer<UInt8>,
+        name: UnsafeBufferPointer<UInt8>, file: UInt32, line: Int, column: Int, suggestion: String?
     ) -> Int {
         let header = 3 * MemoryLayout<UInt32>.size
         let n = header + entry.count + key.count + name.count

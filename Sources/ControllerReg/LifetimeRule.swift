@@ -74,14 +74,18 @@ struct LifetimeRule {
         let nodes = perEntry + 2 * total, work = perEntry + 3 * total
         let edgeFrom = perEntry + 4 * total, edgeTo = perEntry + 5 * total
         var n = 0, pending = 0
+        /// Numbers node `v` (met for the first time) and queues it to be walked.
+        func discover(_ v: Int) {
+            position[v] = Int32(n)
+            nodes[n] = Int32(v)
+            n += 1
+            work[pending] = Int32(v)
+            pending += 1
+        }
         for k in 0..<startCount {
             let s = Int(starts[k])
             guard position[s] < 0 else { continue }
-            position[s] = Int32(n)
-            nodes[n] = Int32(s)
-            n += 1
-            work[pending] = Int32(s)
-            pending += 1
+            discover(s)
             while pending > 0 {
                 pending -= 1
                 let u = Int(work[pending])
@@ -98,11 +102,7 @@ struct LifetimeRule {
                 for e in from..<edges.count {
                     let t = Int(edges[e])
                     guard position[t] < 0 else { continue }
-                    position[t] = Int32(n)
-                    nodes[n] = Int32(t)
-                    n += 1
-                    work[pending] = Int32(t)
-                    pending += 1
+                    discover(t)
                 }
             }
         }

@@ -129,6 +129,57 @@ public enum EntryDecoder {
         }
     }
 
+    /// Where a document names entries, by their names' bytes and `NameTable.hash`: the names
+    /// packed in one byte array, found through an open-addressing table of place numbers probed
+    /// by the hash itself. No array and no SipHash per name (a dictionary keyed by `[UInt8]` cost
+    /// ~2,600 instructions an invalid entry, and every later entry's lookup paid one more).
+    struct NamePlaces {
+        /// Place number + 1 per cell, 0 when empty; at most half full.
+        private var cells: [Int32] = []
+        private var names: [UInt8] = []
+        private var places: [(hash: UInt64, start: Int32, count: Int32, line: Int32, column: Int32)] = []
+
+        var isEmpty: Bool { places.isEmpty }
+
+        /// Records that `name` (its `NameTable.hash` is `hash`) is named at `line`, `column`.
+        mutating func insert(_ name: UnsafeBufferPointer<UInt8>, hash: UInt64, line: Int, column: Int) {
+            if (places.count + 1) * 2 > cells.count {
+                cells = [Int32](repeating: 0, count: max(16, cells.count * 2))
+                for i in places.indices { place(Int32(i), hash: places[i].hash) }
+            }
+            places.append(
+                (hash, Int32(names.count), Int32(name.count), Int32(truncatingIfNeeded: line), Int32(truncatingIfNeeded: column)))
+            names.append(contentsOf: name)
+            place(Int32(places.count - 1), hash: hash)
+        }
+
+        private mutating func place(_ index: Int32, hash: UInt64) {
+            let mask = cells.count - 1
+            var i = Int(truncatingIfNeeded: hash) & mask
+            while cells[i] != 0 { i = (i + 1) & mask }
+            cells[i] = index + 1
+        }
+
+        /// The place recorded first for `name` (its `NameTable.hash` is `hash`), if any.
+        func place(of name: UnsafeBufferPointer<UInt8>, hash: UInt64) -> (line: Int, column: Int)? {
+            guard !cells.isEmpty else { return nil }
+            let mask = cells.count - 1
+            var i = Int(truncatingIfNeeded: hash) & mask
+            while cells[i] != 0 {
+                let p = places[Int(cells[i] - 1)]
+                if p.hash == hash && Int(p.count) == name.count
+                    && names.withUnsafeBufferPointer({ all in
+                        name.isEmpty || memcmp(all.baseAddress! + Int(p.start), name.baseAddress!, name.count) == 0
+                    })
+                {
+                    return (Int(p.line), Int(p.column))
+                }
+                i = (i + 1) & mask
+            }
+            return nil
+        }
+    }
+
     private struct Decoder {
         var doc: DocumentView
         /// The document's string bytes and nodes, read in place (`doc`'s).
@@ -146,8 +197,8 @@ public enum EntryDecoder {
         var repeatedNames: [Diagnostic] = []
         /// Where the document names each entry whose name the staged names' index does not place
         /// in the document (an invalid entry: not staged; a name an earlier document staged
-        /// first), by its name's bytes. Few or none.
-        var otherPlaces: [[UInt8]: (line: Int, column: Int)] = [:]
+        /// first), by its name's bytes: every entry of a config whose entries are all invalid.
+        var otherPlaces = NamePlaces()
         /// The entry name and dependency key nodes being decoded: a dependency problem names them,
         /// in the words the transaction uses for the same problem from another door.
         var currentEntryNode = 0, currentKeyNode = 0
@@ -280,19 +331,23 @@ public enum EntryDecoder {
                     let name = bytes(key)
                     let hash = NameTable.hash(name.baseAddress ?? emptyKey, name.count)
                     let first = staged.firstPosition(named: name, hash: hash)
-                    if isRepeated(key, name, firstStaged: first, in: staged) { continue }
+                    if isRepeated(key, name, hash: hash, firstStaged: first, in: staged) { continue }
                     looked = (hash, first)
                 } else if doc.isDuplicateKey(key) {
                     continue
                 }
                 if let record = writeEntry(nameNode: key, valueNode: value) {
                     staged.add(record: record, writtenBy: writer, name: looked)
-                    if looked?.firstStaged != nil {
-                        otherPlaces[Array(bytes(key))] = (Int(nodes[key].line), Int(nodes[key].column))
+                    if let looked, looked.firstStaged != nil {
+                        otherPlaces.insert(
+                            bytes(key), hash: looked.hash, line: Int(nodes[key].line), column: Int(nodes[key].column))
                     }
                 } else {
                     invalidNames.append(bytes(key))
-                    if checksNames { otherPlaces[Array(bytes(key))] = (Int(nodes[key].line), Int(nodes[key].column)) }
+                    if let looked {
+                        otherPlaces.insert(
+                            bytes(key), hash: looked.hash, line: Int(nodes[key].line), column: Int(nodes[key].column))
+                    }
                 }
             }
         }
@@ -301,13 +356,13 @@ public enum EntryDecoder {
         /// repeats an earlier top-level key of the document, staged or not; reported then
         /// (`Diagnostic.duplicateKey`, the message of every repeated key).
         mutating func isRepeated(
-            _ key: Int, _ name: UnsafeBufferPointer<UInt8>, firstStaged: Int?, in staged: StagedEntries
+            _ key: Int, _ name: UnsafeBufferPointer<UInt8>, hash: UInt64, firstStaged: Int?, in staged: StagedEntries
         ) -> Bool {
             let first: (line: Int, column: Int)
             if let p = firstStaged, p >= documentStart {
                 let place = DefinitionCoding.location(staged.arena, at: staged.record(p))
                 first = (place?.line ?? 0, place?.column ?? 0)
-            } else if !otherPlaces.isEmpty, let place = otherPlaces[Array(name)] {
+            } else if !otherPlaces.isEmpty, let place = otherPlaces.place(of: name, hash: hash) {
                 first = place
             } else {
                 return false

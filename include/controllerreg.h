@@ -311,7 +311,10 @@ cr_registry *cr_shared(void);
 /** A new child of `parent`: names, classes and name templates fall back to the parent, and what
  *  the child defines (entries, classes) overrides the parent's for creates made through the child
  *  (the test-override pattern). A singleton lives in the registry whose entry defines it. A change
- *  to the parent that would break a child (e.g. removing an entry the child refers to) fails.
+ *  to the parent that would break a child (e.g. removing an entry the child refers to) fails. A
+ *  child's own singleton stays one object across every change of its parent (load, override,
+ *  removal, class registered, reload) that does not reach it; one that reaches a changed entry is
+ *  built again.
  *  Freeing the child never disturbs the parent; free children before their parent. A child still
  *  open when its parent is freed is closed with it, before the parent's singletons are destroyed
  *  (its own singletons, which may hold the parent's, are destroyed first; grandchildren too): every
@@ -490,7 +493,9 @@ int cr_load_string_with(cr_registry *reg, const char *text, size_t length, const
  *
  *  Children: a parent's reload is a change of the parent: each child is revalidated (a reload
  *  that would break a child is refused, changing nothing) and recompiled over the new parent,
- *  keeping its own unchanged singletons by the same rule. A child's reload reads the child's own
+ *  keeping its own unchanged singletons by the same rule. The singletons it drops are destroyed
+ *  deepest registry first (a grandchild's, which may hold its parent's, before the child's; the
+ *  reloaded registry's last), as when the parent is freed. A child's reload reads the child's own
  *  files again, not its parent's.
  *
  *  Thread-safety: may be called while other threads create from `reg` or its children; each

@@ -42,6 +42,13 @@ final class StagedNames {
         }
     }
 
+    /// Whether the index is large enough that a batch of names is best looked up after reading
+    /// their cells (`touch`).
+    var readsAhead: Bool { index.readsAhead }
+
+    /// Reads the cell where the lookup of a name with `hash` starts (`StagedNameIndex.touch`).
+    @inline(__always) func touch(hash: UInt64) -> UInt32 { index.touch(hash: hash) }
+
     /// The first staged position whose name is `bytes` (hash `hash`), or nil.
     @inline(__always) func first(of bytes: UnsafeBufferPointer<UInt8>, hash: UInt64, staged: StagedEntries) -> Int? {
         index.find(bytes, hash: hash, staged: staged)

@@ -1176,9 +1176,15 @@ struct StagedNameIndex {
         probe(nil, hash: hash, staged: staged, orInsert: k)
     }
 
-    /// Records staged position `k` (hash `hash`), whose name the index does not hold.
-    mutating func insertNew(_ k: Int, hash: UInt64, staged: StagedEntries) {
-        if (used + 1) * 2 > capacity || (k + 1) * 2 > capacity { grow(toHold: max(used + 1, k + 1), staged) }
+    /// Whether recording staged position `k` needs a larger table first (`makeRoom`).
+    @inline(__always) func needsRoom(toInsert k: Int) -> Bool { (used + 1) * 2 > capacity || (k + 1) * 2 > capacity }
+
+    /// Grows the table so that staged position `k` can be recorded (`needsRoom`).
+    mutating func makeRoom(toInsert k: Int, staged: StagedEntries) { grow(toHold: max(used + 1, k + 1), staged) }
+
+    /// Records staged position `k` (hash `hash`), whose name the index does not hold, in a table
+    /// with room for it (`needsRoom`, `makeRoom`).
+    @inline(__always) mutating func insertNew(_ k: Int, hash: UInt64) {
         let mask = capacity - 1
         var i = Int(truncatingIfNeeded: hash) & mask
         while cells.unsafelyUnwrapped[i] != 0 { i = (i + 1) & mask }

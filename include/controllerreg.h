@@ -311,7 +311,10 @@ cr_registry *cr_shared(void);
 /** A new child of `parent`: names, classes and name templates fall back to the parent, and what
  *  the child defines (entries, classes) overrides the parent's for creates made through the child
  *  (the test-override pattern). A singleton lives in the registry whose entry defines it. A change
- *  to the parent that would break a child (e.g. removing an entry the child refers to) fails.
+ *  to the parent that would break a child (e.g. removing an entry the child refers to) fails. A
+ *  child's own singleton stays one object across every change of its parent (load, override,
+ *  removal, class registered, reload) that does not reach it; one that reaches a changed entry is
+ *  built again.
  *  Freeing the child never disturbs the parent; free children before their parent. A child still
  *  open when its parent is freed is closed with it, before the parent's singletons are destroyed
  *  (its own singletons, which may hold the parent's, are destroyed first; grandchildren too): every

@@ -145,15 +145,16 @@ public enum EntryDecoder {
         mutating func insert(_ name: UnsafeBufferPointer<UInt8>, hash: UInt64, line: Int, column: Int) {
             if (places.count + 1) * 2 > cells.count {
                 cells = [Int32](repeating: 0, count: max(16, cells.count * 2))
-                for i in places.indices { place(Int32(i), hash: places[i].hash) }
+                for i in places.indices { addCell(Int32(i), hash: places[i].hash) }
             }
             places.append(
                 (hash, Int32(names.count), Int32(name.count), Int32(truncatingIfNeeded: line), Int32(truncatingIfNeeded: column)))
             names.append(contentsOf: name)
-            place(Int32(places.count - 1), hash: hash)
+            addCell(Int32(places.count - 1), hash: hash)
         }
 
-        private mutating func place(_ index: Int32, hash: UInt64) {
+        /// Points the first free cell of `hash`'s probe sequence at place number `index`.
+        private mutating func addCell(_ index: Int32, hash: UInt64) {
             let mask = cells.count - 1
             var i = Int(truncatingIfNeeded: hash) & mask
             while cells[i] != 0 { i = (i + 1) & mask }

@@ -737,7 +737,7 @@ struct Resolver {
             do throws(CreateFailure) {
                 try evaluate(child, into: dest, &work, depth: depth)
             } catch {
-                guard isRemovedFromParent(error, child) else { throw error }
+                guard isNoLongerInParent(error, child) else { throw error }
                 dest.initialize(to: .null)
             }
             return
@@ -750,7 +750,7 @@ struct Resolver {
             do throws(CreateFailure) {
                 try evaluate(child, into: elements + built, &work, depth: depth)
             } catch {
-                guard isRemovedFromParent(error, child) else { throw error }
+                guard isNoLongerInParent(error, child) else { throw error }
                 continue
             }
             built += 1
@@ -760,7 +760,7 @@ struct Resolver {
 
     /// Whether `error` says the entry `slot` refers to was removed from the parent this view
     /// inherits it from, after this view was published (`CreateFailure.noLongerIn`).
-    private func isRemovedFromParent(_ error: CreateFailure, _ slot: PlanSlot) -> Bool {
+    private func isNoLongerInParent(_ error: CreateFailure, _ slot: PlanSlot) -> Bool {
         slot.op == .reference && snapshot.entries.owner(of: Int(slot.target)) != nil
             && error.isNoLongerIn(parentNamed: entryName(Int(slot.target)))
     }

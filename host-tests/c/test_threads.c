@@ -43,8 +43,12 @@ static int writer_done(shared_state *st) {
  * writer has finished, so creates overlap every load and class swap. */
 static void *reader(void *arg) {
     shared_state *st = arg;
-    int bad = 0, made = 0, extra_made = 0, i;
-    for (i = 0; i < st->iterations || !writer_done(st); i++) {
+    int bad = 0, made = 0, extra_made = 0, i, done = 0;
+    /* `done` is read at the start of an iteration, so the last iteration runs after the writer
+     * finished and always sees every Extra entry: extra_made > 0 however the threads are
+     * scheduled. */
+    for (i = 0; i < st->iterations || !done; i++) {
+        done = writer_done(st);
         Test1ViewController *t = cr_registry_create(st->reg, "Test1", NULL);
         if (!t || t->magic != TEST1_MAGIC || !t->test2ViewController || t->test2ViewController->magic != TEST2_MAGIC ||
             t->dependentInt != 1000 || !t->dependentString || t->test2Owner != CR_OWNER_RECEIVER ||

@@ -514,6 +514,8 @@ final class Snapshot: Sendable {
     }
 
     deinit {
-        SwiftArgumentImages.freeTable(argumentImages.load(ordering: .acquiring), count: entries.count)
+        // Most snapshots never had one (every snapshot a change replaces, through any door).
+        let table = argumentImages.load(ordering: .acquiring)
+        if table != 0 { SwiftArgumentImages.freeTable(table, count: entries.count) }
     }
 }

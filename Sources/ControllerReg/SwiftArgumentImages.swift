@@ -79,10 +79,9 @@ enum SwiftArgumentImages {
             byteCount: slotsOffset + count * MemoryLayout<RawMapSlot>.stride, alignment: 16)
     }
 
-    /// Frees the table `table` (0 for none) of an entry table of `count` indices and its images
-    /// (the snapshot's end: nothing reads them any more).
+    /// Frees the table `table` of an entry table of `count` indices and its images (the
+    /// snapshot's end: nothing reads them any more).
     static func freeTable(_ table: UInt, count: Int) {
-        guard table != 0 else { return }
         for i in 0..<count { release(cell(table, i).pointee.load(ordering: .relaxed)) }
         free(UnsafeMutableRawPointer(bitPattern: table))
     }

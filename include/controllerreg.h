@@ -493,7 +493,9 @@ int cr_load_string_with(cr_registry *reg, const char *text, size_t length, const
  *
  *  Children: a parent's reload is a change of the parent: each child is revalidated (a reload
  *  that would break a child is refused, changing nothing) and recompiled over the new parent,
- *  keeping its own unchanged singletons by the same rule. A child's reload reads the child's own
+ *  keeping its own unchanged singletons by the same rule. The singletons it drops are destroyed
+ *  deepest registry first (a grandchild's, which may hold its parent's, before the child's; the
+ *  reloaded registry's last), as when the parent is freed. A child's reload reads the child's own
  *  files again, not its parent's.
  *
  *  Thread-safety: may be called while other threads create from `reg` or its children; each

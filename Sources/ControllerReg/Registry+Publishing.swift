@@ -44,8 +44,12 @@ extension Registry {
             retireSingletons(replacing: before, with: snapshot, epoch: epoch)
             for (child, childBefore) in zip(locked, childrenBefore) {
                 child.registry.retireSingletons(replacing: childBefore, with: child.builtSnapshot!, epoch: epoch)
-                child.registry.reclaimRetiredSingletons()
             }
+            // Destroyed deepest registry first, this one last: `locked` lists each registry before
+            // its children, and a child's singleton may hold its parent's (a grandchild's its
+            // child's), whose destroy must come after the holder's, as in one registry's reverse
+            // order of creation and as when the parent is freed.
+            for child in locked.reversed() { child.registry.reclaimRetiredSingletons() }
             reclaimRetiredSingletons()
         } else {
             retireReplacedSingletons(replacing: before, with: snapshot, epoch: epoch)

@@ -7,8 +7,11 @@ import ControllerReg
 /// `_` replaced by `_`, a leading digit prefixed with `_`, and a name the language reserves
 /// suffixed with `_` (a keyword; in Python also a builtin such as `print` or `list`, which
 /// `from names import *` would otherwise hide, and a `__dunder__` name such as `__name__`, which
-/// would overwrite the module's own attribute). Constants are sorted by identifier (bytewise), so the output is deterministic. Two
-/// names that end up as the same identifier are an error naming both.
+/// would overwrite the module's own attribute). C and C++ reserve identifiers that begin with
+/// `__` or `_` and a capital letter (C++ also any `__`): there, runs of `_` become one `_` (C: a
+/// leading run only) and a `_` before a leading capital is dropped. Constants are sorted by
+/// identifier (bytewise), so the output is deterministic. Two names that end up as the same
+/// identifier are an error naming both, at the second one's place in the config.
 public struct NameConstantsGenerator: Sendable {
     /// The languages `gen --lang` writes.
     public enum Language: String, Sendable, CaseIterable {
@@ -35,12 +38,15 @@ public struct NameConstantsGenerator: Sendable {
     }
 
     /// The generated source for `names` (entry names), read from `sources` (named in the header).
-    public func generate(names: [String], sources: [String]) throws(ToolError) -> String {
+    /// `locations` gives where each name was written, for the places of collision errors.
+    public func generate(
+        names: [String], sources: [String], locations: [String: SourceLocation] = [:]
+    ) throws(ToolError) -> String {
         let typeID = sanitise(typeName, prefix: "")
         if typeID != typeName, language == .cpp || language == .swift {
             throw ToolError("--type-name '\(typeName)' is not a valid identifier (try '\(typeID)')", status: .usage)
         }
-        let constants = try identifiers(for: names)
+        let constants = try identifiers(for: names, locations: locations)
         let from = sources.map(baseName).joined(separator: ", ")
         switch language {
         case .c: return c(constants, from: from)
@@ -50,20 +56,29 @@ public struct NameConstantsGenerator: Sendable {
         }
     }
 
-    /// (identifier, entry name) pairs, sorted by identifier; throws on a collision.
-    public func identifiers(for names: [String]) throws(ToolError) -> [(id: String, name: String)] {
+    /// (identifier, entry name) pairs, sorted by identifier; throws on a collision, placed at the
+    /// second name's location when `locations` has it (the first's is named in the message).
+    public func identifiers(
+        for names: [String], locations: [String: SourceLocation] = [:]
+    ) throws(ToolError) -> [(id: String, name: String)] {
         var byID: [String: String] = [:]
-        var problems: [String] = []
+        var problems: [Diagnostic] = []
         for name in Set(names).sorted(by: Self.bytewise) {
             let id = sanitise(name, prefix: prefix)
             if let other = byID[id] {
-                problems.append("entry names '\(other)' and '\(name)' both become the identifier '\(id)'; rename one of them")
+                let otherPlace = locations[other].map { " (\($0))" } ?? ""
+                problems.append(
+                    Diagnostic(
+                        .duplicate,
+                        "entry names '\(other)'\(otherPlace) and '\(name)' both become the identifier '\(id)' "
+                            + "(characters other than ASCII letters, digits and _ become _); rename one of them",
+                        at: locations[name]))
             } else {
                 byID[id] = name
             }
         }
         if !problems.isEmpty {
-            throw ToolError(ToolErrorList(problems.map { Diagnostic(.duplicate, $0) }))
+            throw ToolError(ToolErrorList(problems))
         }
         return byID.map { (id: $0.key, name: $0.value) }.sorted { Self.bytewise($0.id, $1.id) }
     }
@@ -77,10 +92,33 @@ public struct NameConstantsGenerator: Sendable {
             let ok = (u >= "a" && u <= "z") || (u >= "A" && u <= "Z") || (u >= "0" && u <= "9") || u == "_"
             id.unicodeScalars.append(ok ? u : "_")
         }
-        if id.isEmpty || id == "_" { id = "__" }
+        if language == .c || language == .cpp { id = withoutReservedUnderscores(id) }
+        if id.isEmpty || id == "_" { id = language == .c || language == .cpp ? "_" : "__" }
         if let f = id.unicodeScalars.first, f >= "0" && f <= "9" { id = "_" + id }
         if isReserved(id) { id += "_" }
         return id
+    }
+
+    /// `id` without what C and C++ reserve for the implementation: a leading `__` or `_` and a
+    /// capital letter, and in C++ a `__` anywhere. Runs of `_` become one (C: a leading run only),
+    /// then a `_` before a leading capital is dropped (`-Home` -> `Home`, `a--b` -> `a_b` in C++).
+    func withoutReservedUnderscores(_ id: String) -> String {
+        var out = ""
+        var previousUnderscore = false
+        var leading = true
+        for u in id.unicodeScalars {
+            if u == "_" {
+                if previousUnderscore && (language == .cpp || leading) { continue }
+                previousUnderscore = true
+            } else {
+                previousUnderscore = false
+                leading = false
+            }
+            out.unicodeScalars.append(u)
+        }
+        let scalars = Array(out.unicodeScalars)
+        if scalars.count > 1, scalars[0] == "_", scalars[1] >= "A" && scalars[1] <= "Z" { out.removeFirst() }
+        return out
     }
 
     /// Whether `id` cannot be a constant's name in the generated module: a keyword, or in Python a

@@ -207,10 +207,10 @@ enum ConfigFileArguments {
         }
     }
 
-    /// `validate(files)`, and an output that is none of them. gen and graph write code or a
-    /// drawing, so `-o` naming one of their configs (by any path: files are compared by device
-    /// and inode) would replace that config with their output. (convert may write over its input:
-    /// that is a conversion in place.)
+    /// `validate(files)`, and an output that is none of them. gen, graph and convert write code,
+    /// a drawing or another format, so `-o` naming one of their configs (by any path: files are
+    /// compared by device and inode) would replace that config with their output (for convert, a
+    /// file whose name says one format holding another, and the original gone).
     static func validate(_ files: [String], output: String?) throws {
         try validate(files)
         guard let output, output != "-" else { return }
@@ -236,8 +236,10 @@ struct Gen: ParsableCommand {
             C: #define PREFIX<Name> "Name" (default prefix CR_ENTRY_). C++: inline constexpr char arrays \
             in a namespace. Swift: an enum with a static let per name (and `all`). Python: a module of \
             string constants with __all__. Names are made into identifiers (characters other than \
-            letters, digits and _ become _, a leading digit gets a _, keywords get a trailing _), \
-            sorted, and two names that become the same identifier are an error.
+            letters, digits and _ become _, a leading digit gets a _, keywords get a trailing _; in C and \
+            C++ no reserved __ or _Capital: runs of _ become one, a _ before a leading capital is \
+            dropped), sorted, and two names that become the same identifier are an error at the \
+            second one's place.
 
             \(exitCodesHelp)
             """
@@ -265,7 +267,9 @@ struct Gen: ParsableCommand {
     func run() throws {
         let entries = try ConfigSet.entries(paths: files)
         let generator = NameConstantsGenerator(language: lang, prefix: prefix, typeName: typeName)
-        let text = try generator.generate(names: entries.map(\.name), sources: files)
+        var locations: [String: SourceLocation] = [:]
+        for entry in entries { locations[entry.name] = entry.location }
+        let text = try generator.generate(names: entries.map(\.name), sources: files, locations: locations)
         try Output.emit(Array(text.utf8), to: output)
     }
 }
@@ -347,7 +351,8 @@ struct Convert: ParsableCommand {
         discussion: """
             Values keep their kinds and keys their order, so the output loads as the same registry. \
             A value the target cannot hold is an error at its place: null in a plist, NaN or infinity \
-            in JSON, control characters in an XML plist (use --binary).
+            in JSON, control characters in an XML plist (use --binary). -o may not be the input file \
+            (exit 2).
 
             \(exitCodesHelp)
             """
@@ -367,7 +372,7 @@ struct Convert: ParsableCommand {
 
     mutating func validate() throws {
         if binary && to != .plist { throw ValidationError("--binary applies to --to plist only") }
-        try ConfigFileArguments.validate([input])
+        try ConfigFileArguments.validate([input], output: output)
     }
 
     func run() throws {

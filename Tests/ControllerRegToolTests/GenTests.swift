@@ -25,6 +25,41 @@ import Testing
         #expect(NameConstantsGenerator(language: .python).sanitise("None", prefix: "") == "None_")
     }
 
+    /// C++ reserves every identifier with `__` and those starting with `_` and a capital (C: `__`
+    /// or `_` and a capital at the start): the generated names avoid them, and a compiler that
+    /// checks reserved identifiers accepts the header.
+    @Test func cAndCppAvoidReservedIdentifiers() throws {
+        let cpp = NameConstantsGenerator(language: .cpp)
+        #expect(cpp.sanitise("a--b", prefix: "") == "a_b")
+        #expect(cpp.sanitise("a__b", prefix: "") == "a_b")
+        #expect(cpp.sanitise("web::view", prefix: "") == "web_view")
+        #expect(cpp.sanitise("-Home", prefix: "") == "Home")
+        #expect(cpp.sanitise("__init", prefix: "") == "_init")
+        #expect(cpp.sanitise("x.", prefix: "") == "x_")
+        #expect(cpp.sanitise("-", prefix: "") == "_")
+        #expect(cpp.sanitise("2fa", prefix: "") == "_2fa")
+        let c = NameConstantsGenerator(language: .c)
+        #expect(c.sanitise("a__b", prefix: "CR_ENTRY_") == "CR_ENTRY_a__b", "C reserves only a leading __")
+        #expect(c.sanitise("__Home", prefix: "") == "Home")
+        #expect(c.sanitise("__x", prefix: "") == "_x")
+        #expect(NameConstantsGenerator(language: .swift).sanitise("a--b", prefix: "") == "a__b")
+        let names = ["a--b", "web::view", "-Home", "--init", "x.", "Ok"]
+        let header = try cpp.generate(names: names, sources: [])
+        #expect(!header.contains("__"), "\(header)")
+        if let clang = Subprocess.find("clang++") {
+            let dir = temporaryDirectory()
+            writeFile(dir + "/names.hpp", header)
+            let r = try Subprocess.run(
+                clang,
+                [
+                    "-std=c++17", "-Wreserved-identifier", "-Werror", "-fsyntax-only", "-x", "c++", "-include",
+                    dir + "/names.hpp", "-",
+                ],
+                input: Array("int main() { return EntryNames::a_b[0] == 'a' ? 0 : 1; }\n".utf8))
+            #expect(r.status == 0, "\(String(decoding: r.stderr, as: UTF8.self))")
+        }
+    }
+
     /// A Python constant named after a builtin or a `__dunder__` imports without error and then
     /// breaks its importer (`from names import *` hides `print`; `__name__` renames the module),
     /// so those get a `_` as keywords do. Other languages keep the names.
@@ -63,7 +98,8 @@ import Testing
             #expect(error.diagnostics.count == 2)
             #expect(
                 error.diagnostics[0].message
-                    == "entry names 'a-b' and 'a_b' both become the identifier 'CR_ENTRY_a_b'; rename one of them")
+                    == "entry names 'a-b' and 'a_b' both become the identifier 'CR_ENTRY_a_b' "
+                    + "(characters other than ASCII letters, digits and _ become _); rename one of them")
         }
     }
 
@@ -124,7 +160,18 @@ import Testing
         writeFile(dir + "/clash.yaml", "a-b: X\na_b: Y\n")
         let clash = try runTool(["gen", "--lang", "swift", dir + "/clash.yaml", "-o", dir + "/clash.swift"])
         #expect(clash.status == 1)
-        #expect(clash.stderr.contains("'a-b' and 'a_b' both become the identifier 'a_b'"))
+        #expect(
+            clash.stderr.contains(
+                "clash.yaml:2:1: error: entry names 'a-b' (\(dir)/clash.yaml:1:1) and 'a_b' both become the identifier 'a_b'"),
+            "\(clash.stderr)")
+        // Names that differ only in characters other than ASCII are placed too, and say why.
+        writeFile(dir + "/accents.yaml", "Home: X\n\u{E9}cran: Y\n\u{E8}cran: Z\n")
+        let accents = try runTool(["gen", "--lang", "python", dir + "/accents.yaml"])
+        #expect(accents.status == 1)
+        #expect(
+            accents.stderr.contains(
+                "accents.yaml:2:1: error: entry names '\u{E8}cran' (\(dir)/accents.yaml:3:1) and '\u{E9}cran' both become the identifier '_cran' (characters other than ASCII letters, digits and _ become _)"
+            ), "\(accents.stderr)")
         #expect(readText(dir + "/clash.swift") == nil, "no output is left behind on error")
         #expect(try runTool(["gen", "--lang", "rust", Paths.example]).status == 2)
         // An output that is one of the configs (by another path too) is refused before anything is
@@ -134,6 +181,11 @@ import Testing
             ["gen", "--lang", "c", dir + "/screens.yaml", "-o", dir + "/screens.yaml"],
             ["gen", "--lang", "python", Paths.example, dir + "/screens.yaml", "-o", dir + "/./screens.yaml"],
             ["graph", dir + "/screens.yaml", "-o", dir + "/screens.yaml"],
+            ["convert", dir + "/screens.yaml", "--to", "json", "-o", dir + "/screens.yaml"],
+            [
+                "convert", dir + "/screens.yaml", "--to", "yaml", "-o",
+                dir + "/../" + String(dir.split(separator: "/").last!) + "/screens.yaml",
+            ],
         ] {
             let r = try runTool(args)
             #expect(r.status == 2, "\(args)")

@@ -223,6 +223,66 @@ static void text_code_and_children(void) {
     unlink(file_path("c.yaml"));
 }
 
+/* Destroys record their label in order, so a test can compare which went first. */
+typedef struct {
+    char label[16];
+} labelled;
+static char destroy_order[128];
+static int labelled_creates;
+
+static void *labelled_create(const cr_value *args, void *user_data) {
+    (void)user_data;
+    labelled *o = calloc(1, sizeof *o);
+    if (!o) return NULL;
+    labelled_creates++;
+    const char *label = cr_value_string(cr_map_get(args, "label"));
+    snprintf(o->label, sizeof o->label, "%s", label ? label : "?");
+    return o;
+}
+
+static void labelled_destroy(void *object, void *user_data) {
+    (void)user_data;
+    labelled *o = object;
+    if (destroy_order[0]) strncat(destroy_order, ",", sizeof destroy_order - strlen(destroy_order) - 1);
+    strncat(destroy_order, o->label, sizeof destroy_order - strlen(destroy_order) - 1);
+    free(o);
+}
+
+/* A parent's reload that changes what a child's and a grandchild's singletons are wired to
+ * destroys them in reverse order of creation, as a reload of one registry does: the grandchild's
+ * (which may hold the child's: its destroy may still use it) before the child's, the parent's
+ * last. It destroyed the child's first. */
+static void children_destroyed_before_what_they_hold(void) {
+    destroy_order[0] = 0;
+    cr_registry *reg = cr_registry_new();
+    static const cr_class labelled_class = {.create = labelled_create, .destroy = labelled_destroy};
+    CHECK_STATUS(cr_register_class(reg, "Labelled", &labelled_class, NULL), CR_OK);
+    write_file("order.yaml", "A: {ClassName: Labelled, Lifestyle: singleton, Dependencies: {label: '@A', n: 1}}\n");
+    CHECK_STATUS(cr_load_file(reg, file_path("order.yaml"), CR_FORMAT_AUTO), CR_OK);
+    cr_registry *child = cr_registry_new_child(reg);
+    static const char child_text[] = "S: {ClassName: Labelled, Lifestyle: singleton, Dependencies: {label: '@S', a: A}}\n";
+    CHECK_STATUS(cr_load_string(child, child_text, strlen(child_text), CR_FORMAT_YAML), CR_OK);
+    cr_registry *grandchild = cr_registry_new_child(child);
+    static const char grandchild_text[] = "T: {ClassName: Labelled, Lifestyle: singleton, Dependencies: {label: '@T', s: S}}\n";
+    CHECK_STATUS(cr_load_string(grandchild, grandchild_text, strlen(grandchild_text), CR_FORMAT_YAML), CR_OK);
+    labelled_creates = 0;
+    CHECK(cr_registry_create(grandchild, "T", NULL) != NULL);
+    CHECK_INT(labelled_creates, 3);
+
+    write_file("order.yaml", "A: {ClassName: Labelled, Lifestyle: singleton, Dependencies: {label: '@A', n: 2}}\n");
+    CHECK_STATUS(cr_registry_reload(reg), CR_OK);
+    CHECK_STR(destroy_order, "T,S,A");
+    CHECK(cr_registry_create(grandchild, "T", NULL) != NULL);
+    CHECK_INT(labelled_creates, 6); /* T, S and A built again */
+
+    destroy_order[0] = 0;
+    cr_registry_free(grandchild);
+    cr_registry_free(child);
+    cr_registry_free(reg);
+    CHECK_STR(destroy_order, "T,S,A");
+    unlink(file_path("order.yaml"));
+}
+
 static void environment_values(void) {
     host_stats st;
     stats_init(&st);
@@ -504,6 +564,7 @@ void test_reload(void) {
     edited_files_and_changes();
     failures_change_nothing();
     text_code_and_children();
+    children_destroyed_before_what_they_hold();
     environment_values();
     tagged_and_optional_wiring();
     code_adds_that_rewire_others_reload();

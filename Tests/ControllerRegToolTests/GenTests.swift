@@ -60,6 +60,30 @@ import Testing
         }
     }
 
+    /// An entry whose C identifier would be the header's include guard (`NAMES_H` with the
+    /// default prefix) gets a `_`: defined again as a string, the guard was a redefinition that
+    /// `-Werror` refuses.
+    @Test func cIncludeGuardIsNotAnEntryConstant() throws {
+        let c = NameConstantsGenerator(language: .c)
+        #expect(c.sanitise("NAMES_H", prefix: "CR_ENTRY_") == "CR_ENTRY_NAMES_H_")
+        #expect(
+            NameConstantsGenerator(language: .c, prefix: "SCREEN_").sanitise("NAMES_H", prefix: "SCREEN_") == "SCREEN_NAMES_H_")
+        #expect(
+            NameConstantsGenerator(language: .c, prefix: "").sanitise("CONTROLLERREG_ENTRY_NAMES_H", prefix: "")
+                == "CONTROLLERREG_ENTRY_NAMES_H_")
+        #expect(c.sanitise("names_h", prefix: "CR_ENTRY_") == "CR_ENTRY_names_h")
+        let header = try c.generate(names: ["NAMES_H", "Home"], sources: [])
+        #expect(header.contains("#define CR_ENTRY_NAMES_H_ \"NAMES_H\""), "\(header)")
+        if let cc = Subprocess.find("cc") {
+            let dir = temporaryDirectory()
+            writeFile(dir + "/names.h", header)
+            let r = try Subprocess.run(
+                cc, ["-std=c99", "-Wall", "-Werror", "-fsyntax-only", "-x", "c", "-include", dir + "/names.h", "-"],
+                input: Array("int main(void) { return CR_ENTRY_NAMES_H_[0] == 'N' ? 0 : 1; }\n".utf8))
+            #expect(r.status == 0, "\(String(decoding: r.stderr, as: UTF8.self))")
+        }
+    }
+
     /// A Python constant named after a builtin or a `__dunder__` imports without error and then
     /// breaks its importer (`from names import *` hides `print`; `__name__` renames the module),
     /// so those get a `_` as keywords do. Other languages keep the names.

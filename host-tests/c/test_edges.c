@@ -1,6 +1,7 @@
 /* Misuse a hostile host may try, each detected or made safe: freeing a registry from its own
  * callbacks, a singleton replaced by an override load, dependency keys C cannot name, a source name
  * left empty, tags on entries added from code. Under valgrind: a use after free or a leak fails. */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp */
 #include "check.h"
 #include "hosts.h"
 #include "tests.h"

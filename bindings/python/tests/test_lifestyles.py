@@ -161,6 +161,14 @@ def test_child_registry_overrides() -> None:
     assert names["Dep"]["class"] == "Fake" and names["U"]["lifestyle"] == "transient"
     parent.close()  # closes the child first
     assert child.closed and parent.closed
+    # A child closed with its parent says so when it is used, not only that it is closed.
+    with pytest.raises(cr.InvalidArgumentError, match="its parent registry was closed, which closes its children"):
+        child.create("U")
+    own = cr.Registry().new_child()
+    own.close()
+    with pytest.raises(cr.InvalidArgumentError) as closed:
+        own.create("U")
+    assert "parent" not in str(closed.value)
 
 
 def test_override_load_and_name_template() -> None:

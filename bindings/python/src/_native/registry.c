@@ -7,6 +7,7 @@ typedef struct {
     int owned;                      /* 0 for the shared registry (never freed) */
     int active;                     /* calls in progress (close() is refused meanwhile) */
     PyObject *parent;               /* the parent Registry of a child (kept alive by the child) */
+    int closed_with_parent;         /* closed because its parent was closed (said when it is used) */
     PyObject *children;             /* list of weakrefs to child Registries */
     PyObject *singletons;           /* dict name -> object, or NULL when not cached (the shared registry) */
     PyObject *weakrefs;
@@ -26,6 +27,10 @@ static cr_registry *enter(RegistryObject *self) {
         return (cr_registry *)crpy_raise_invalid(
             "the registry was never opened: Registry.__init__ did not run (a subclass's __init__ must call "
             "super().__init__())");
+    if (self->reg == NULL && self->closed_with_parent)
+        return (cr_registry *)crpy_raise_invalid(
+            "the registry is closed: its parent registry was closed, which closes its children (keep the parent "
+            "open while a child is used)");
     if (self->reg == NULL) return (cr_registry *)crpy_raise_invalid("the registry is closed");
     self->active++;
     return self->reg;
@@ -686,12 +691,12 @@ static int Registry_init(RegistryObject *self, PyObject *args, PyObject *kwds) {
     return (self->children && self->singletons) ? 0 : -1;
 }
 
-static int close_impl(RegistryObject *self) {
+static int close_impl(RegistryObject *self, int by_parent) {
     if (self->children != NULL) {
         Py_ssize_t n = PyList_GET_SIZE(self->children);
         for (Py_ssize_t i = 0; i < n; i++) {
             PyObject *child = PyWeakref_GetObject(PyList_GET_ITEM(self->children, i));
-            if (child != NULL && child != Py_None && close_impl((RegistryObject *)child) < 0) return -1;
+            if (child != NULL && child != Py_None && close_impl((RegistryObject *)child, 1) < 0) return -1;
         }
     }
     if (!self->owned || self->reg == NULL) return 0;
@@ -702,6 +707,7 @@ static int close_impl(RegistryObject *self) {
     }
     cr_registry *reg = self->reg;
     self->reg = NULL;
+    self->closed_with_parent = by_parent;
     if (self->singletons) PyDict_Clear(self->singletons);
     cr_registry_free(reg);               /* destroy and release callbacks run here (they take the GIL we hold) */
     crpy_classes_detach(&self->classes); /* released later, if a create on another thread still runs */
@@ -709,7 +715,7 @@ static int close_impl(RegistryObject *self) {
 }
 
 static PyObject *Registry_close(RegistryObject *self, PyObject *unused) {
-    if (close_impl(self) < 0) return NULL;
+    if (close_impl(self, 0) < 0) return NULL;
     Py_RETURN_NONE;
 }
 
@@ -719,7 +725,7 @@ static PyObject *Registry_enter(RegistryObject *self, PyObject *unused) {
 }
 
 static PyObject *Registry_exit(RegistryObject *self, PyObject *args) {
-    if (close_impl(self) < 0) return NULL;
+    if (close_impl(self, 0) < 0) return NULL;
     Py_RETURN_NONE;
 }
 
@@ -767,7 +773,7 @@ static void Registry_dealloc(RegistryObject *self) {
     PyObject_GC_UnTrack(self);
     if (self->weakrefs) PyObject_ClearWeakRefs((PyObject *)self);
     if (self->owned && self->reg != NULL && !self->active) {
-        if (close_impl(self) < 0) PyErr_WriteUnraisable((PyObject *)self);
+        if (close_impl(self, 0) < 0) PyErr_WriteUnraisable((PyObject *)self);
     }
     if (self->classes.next != NULL) crpy_classes_detach(&self->classes);
     Py_CLEAR(self->singletons);
@@ -794,7 +800,7 @@ static void Registry_finalize(RegistryObject *self) {
     if (!self->owned || self->reg == NULL || self->active) return;
     PyObject *type, *value, *traceback;
     PyErr_Fetch(&type, &value, &traceback);
-    if (close_impl(self) < 0) PyErr_WriteUnraisable((PyObject *)self);
+    if (close_impl(self, 0) < 0) PyErr_WriteUnraisable((PyObject *)self);
     PyErr_Restore(type, value, traceback);
 }
 

@@ -9,8 +9,10 @@
 /// forms); names are checked by
 /// the registry's transaction, as for entries from every other door.
 public enum EntryDecoder {
-    /// The keys an entry map may have.
-    public static let entryKeys = ["ClassName", "Description", "Tag", "Dependencies", "Lifestyle", "Eager"]
+    /// The keys an entry map may have (the list messages quote, `MessageForm.allowedEntryKeys`).
+    public static let entryKeys = MessageForm.allowedEntryKeys.description.split(separator: ",").map {
+        String($0.drop { $0 == " " })
+    }
 
     /// What decoding a document found.
     public struct Result: Sendable {
@@ -479,8 +481,12 @@ public enum EntryDecoder {
                         suggestion = Suggestions.closest(to: doc.string(at: k), in: EntryDecoder.entryKeys)
                         lastUnknownKey = (Array(key), suggestion)
                     }
-                    ProblemText.unknownEntryKey(bytes(k), in: bytes(currentEntryNode), suggestion: suggestion, into: text())
-                    failWritten(.schema, k, suggestion: suggestion)
+                    // Recorded as its pieces: the words are written when the message is read.
+                    diagnostics.append(
+                        Diagnostic(
+                            .schema, form: .unknownEntryKey, entry: bytes(currentEntryNode), key: key,
+                            name: UnsafeBufferPointer(start: nil, count: 0), at: doc.location(of: k), suggestion: suggestion,
+                            in: text().problemStore))
                     ok = false
                 }
             }

@@ -29,14 +29,6 @@ enum ProblemText {
         text.append("entry '", entry, "', key '", key, "': ")
     }
 
-    /// ` (did you mean 'S'?)`: `Suggestions.hint` written in place.
-    static func writeHint(_ suggestion: String?, into text: TextBuffer) {
-        guard let suggestion else { return }
-        text.append(Suggestions.hintOpening)
-        text.append(suggestion)
-        text.append(Suggestions.hintClosing)
-    }
-
     /// `Field of entry 'E' must be ..., found K` (a key of an entry map holding the wrong kind).
     @inline(never)
     static func entryField(
@@ -51,21 +43,6 @@ enum ProblemText {
         text.append(", found ")
         text.append(found)
     }
-
-    /// `unknown key 'K' in entry 'E' (did you mean 'S'?); allowed keys are ...`.
-    @inline(never)
-    static func unknownEntryKey(
-        _ key: UnsafeBufferPointer<UInt8>, in entry: UnsafeBufferPointer<UInt8>, suggestion: String?, into text: TextBuffer
-    ) {
-        text.clear()
-        text.append("unknown key '", key, "' in entry '", entry, "'")
-        writeHint(suggestion, into: text)
-        text.append("; allowed keys are ")
-        text.append(allowedEntryKeys)
-    }
-
-    /// The keys an entry map may have, as messages list them.
-    static let allowedEntryKeys = EntryDecoder.entryKeys.joined(separator: ", ")
 
     /// `entry 'E', key 'K': problem` (a problem inside a dependency value, in the words the
     /// transaction uses for the same problem from another door).

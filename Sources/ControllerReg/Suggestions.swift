@@ -341,7 +341,7 @@ package enum Suggestions {
     }
 
     /// The words before and after the name in a hint, `" (did you mean 'X'?)"`: the one wording
-    /// `hint`, `ProblemText.writeHint` and `MessageForm` write (its literals).
+    /// `hint` and `MessageForm` write (its literals).
     package static let hintOpening = MessageForm.hintOpening.description
     package static let hintClosing = MessageForm.hintClosing.description
 

@@ -13,10 +13,10 @@ import Darwin
 /// first `ConfigError.maxListedProblems`; the C ABI's records, `Diagnostic.message` and the
 /// tool's `check` write each one they read).
 ///
-/// The words here are the only ones for these problems (`Transaction` records them, nothing else
-/// writes them), and a message written from its pieces gets the checks a message written at once
-/// gets (`ProblemStore.writeMessage`): well-formed UTF-8, NUL written `\0`, capped at
-/// `Diagnostic.maxMessageBytes`.
+/// The words here are the only ones for these problems (`Transaction` and the entry decoder record
+/// them, nothing else writes them), and a message written from its pieces gets the checks a
+/// message written at once gets (`ProblemStore.writeMessage`): well-formed UTF-8, NUL written
+/// `\0`, capped at `Diagnostic.maxMessageBytes`.
 package enum MessageForm: UInt8 {
     /// The message's bytes as they are.
     case text = 0
@@ -32,6 +32,13 @@ package enum MessageForm: UInt8 {
     case flawedProvider
     /// `{Optional: N}` whose name is empty, a literal or holds a NUL byte (pieces: entry, key, name).
     case flawedOptional
+    /// `unknown key 'K' in entry 'E' (did you mean 'S'?); allowed keys are ...` (pieces: entry,
+    /// key; the record's suggestion): a config that misspells a key in each of its entries.
+    case unknownEntryKey
+
+    /// The keys an entry map may have, as the unknown-key message lists them: the one list of
+    /// them (the entry decoder reads its keys from it).
+    package static let allowedEntryKeys: StaticString = "ClassName, Description, Tag, Dependencies, Lifestyle, Eager"
 
     /// ` (did you mean '`: how a suggestion opens in every message that offers one.
     package static let hintOpening: StaticString = " (did you mean '"
@@ -60,10 +67,20 @@ package enum MessageForm: UInt8 {
         let bound = MessageForm.wordsBound + entry.count + key.count + 3 * name.count + (suggestion?.count ?? 0)
         var out = Pieces(to: text.claim(bound))
         let base = out.to
+        if self == .unknownEntryKey {
+            out.put("unknown key '", key, "' in entry '")
+            out.put(entry)
+            out.put("'")
+            if let suggestion { out.put(MessageForm.hintOpening, suggestion, MessageForm.hintClosing) }
+            out.put("; allowed keys are ")
+            out.put(MessageForm.allowedEntryKeys)
+            text.truncate(to: start + (out.to - base))
+            return bound
+        }
         out.put("entry '", entry, "', key '")
         // (The words after the key start each form's: one copy where two would do.)
         switch self {
-        case .text:
+        case .text, .unknownEntryKey:  // (an unknown key's words are written above)
             out.put(key)
             out.put("': ")
             out.put(name)
@@ -102,7 +119,7 @@ package enum MessageForm: UInt8 {
         return bound
     }
 
-    /// More than the fixed words of any form take (the longest, a provider of no entry's, are 100 bytes).
+    /// More than the fixed words of any form take (the longest, an unknown key's, are 123 bytes).
     private static let wordsBound = 160
 
     /// Where the next byte of a message goes, in room already claimed.

@@ -196,6 +196,11 @@ public enum EntryDecoder {
         var checksNames = false
         /// The staged position of the document's first entry (earlier ones are other documents').
         var documentStart = 0
+        /// The hashes of the entry names of the pairs being decoded, when their index's cells
+        /// were read ahead of looking them up (`decodePairs`); kept for its capacity.
+        var pairHashes: [UInt64] = []
+        /// The cells read ahead, combined (kept, so the reads are not optimised away).
+        private(set) var touchedCells: UInt32 = 0
         /// The document's repeated entry names, reported as the loader reports repeated keys.
         var repeatedNames: [Diagnostic] = []
         /// Where the document names each entry whose name the staged names' index does not place
@@ -325,6 +330,25 @@ public enum EntryDecoder {
         mutating func decodePairs(_ range: Range<Int>, into staged: inout StagedEntries) {
             var next = range.lowerBound
             let end = range.upperBound
+            // With a large index of staged names (a large load), each name's lookup waited for
+            // its cell to come from memory: the pairs' names are hashed first, then their cells
+            // read in a loop of nothing else (so fetched together), then the names looked up.
+            let readsAhead = checksNames && staged.names?.readsAhead == true
+            if readsAhead, let names = staged.names {
+                pairHashes.removeAll(keepingCapacity: true)
+                var key = next
+                while key < end {
+                    let name = bytes(key)
+                    pairHashes.append(NameTable.hash(name.baseAddress ?? emptyKey, name.count))
+                    key = self.next(after: key + 1)
+                }
+                touchedCells |= pairHashes.withUnsafeBufferPointer { hashes in
+                    var touched: UInt32 = 0
+                    for hash in hashes { touched |= names.touch(hash: hash) }
+                    return touched
+                }
+            }
+            var pair = 0
             while next < end {
                 let key = next, value = next + 1
                 next = self.next(after: value)
@@ -332,7 +356,13 @@ public enum EntryDecoder {
                 var looked: (hash: UInt64, firstStaged: Int?)? = nil
                 if checksNames {
                     let name = bytes(key)
-                    let hash = NameTable.hash(name.baseAddress ?? emptyKey, name.count)
+                    let hash: UInt64
+                    if readsAhead {
+                        hash = pairHashes[pair]
+                        pair += 1
+                    } else {
+                        hash = NameTable.hash(name.baseAddress ?? emptyKey, name.count)
+                    }
                     let first = staged.firstPosition(named: name, hash: hash)
                     if isRepeated(key, name, hash: hash, firstStaged: first, in: staged) { continue }
                     looked = (hash, first)

@@ -31,16 +31,31 @@ final class StagedNames {
         if index.insert(k, hash: hash, staged: staged) != nil { repeated.append(k) }
     }
 
-    /// Indexes staged position `k` (the last staged, its name's hash `hash`) whose name the
-    /// caller just looked up (`first`): `firstStaged`, the position found, or nil (new: placed
-    /// without comparing it with any name).
-    @inline(__always) func add(_ k: Int, hash: UInt64, firstStaged: Int?, staged: StagedEntries) {
+    /// Whether indexing staged position `k` as a new name needs a larger table first
+    /// (`makeRoom`, which reads the staged names' hashes).
+    @inline(__always) func needsRoom(toAdd k: Int) -> Bool { index.needsRoom(toInsert: k) }
+
+    /// Grows the table so that staged position `k` can be indexed (`needsRoom`).
+    func makeRoom(toAdd k: Int, staged: StagedEntries) { index.makeRoom(toInsert: k, staged: staged) }
+
+    /// Indexes staged position `k` (its name's hash `hash`) whose name the caller just looked up
+    /// (`first`): `firstStaged`, the position found, or nil (new: placed without comparing it with
+    /// any name, in a table with room for it: `needsRoom`). Takes no staged entries: the caller,
+    /// which is staging `k`, does not copy them for each entry.
+    @inline(__always) func add(_ k: Int, hash: UInt64, firstStaged: Int?) {
         if firstStaged != nil {
             repeated.append(k)
         } else {
-            index.insertNew(k, hash: hash, staged: staged)
+            index.insertNew(k, hash: hash)
         }
     }
+
+    /// Whether the index is large enough that a batch of names is best looked up after reading
+    /// their cells (`touch`).
+    var readsAhead: Bool { index.readsAhead }
+
+    /// Reads the cell where the lookup of a name with `hash` starts (`StagedNameIndex.touch`).
+    @inline(__always) func touch(hash: UInt64) -> UInt32 { index.touch(hash: hash) }
 
     /// The first staged position whose name is `bytes` (hash `hash`), or nil.
     @inline(__always) func first(of bytes: UnsafeBufferPointer<UInt8>, hash: UInt64, staged: StagedEntries) -> Int? {

@@ -112,14 +112,17 @@ struct StreamedLoadTests {
         }
     }
 
-    @Test(arguments: [ConfigFormat.yaml, .json, .plist])
-    func repeatedNamesAreReportedAsTheWholeDocumentsCheckReportsThem(format: ConfigFormat) throws {
+    @Test(arguments: zip([ConfigFormat.yaml, .json, .plist, .json, .yaml], [600, 600, 600, 40_000, 40_000]))
+    func repeatedNamesAreReportedAsTheWholeDocumentsCheckReportsThem(format: ConfigFormat, count: Int) throws {
         // Names repeated near and far (past several hand-overs), a repeat of a repeat, an invalid
         // entry repeated, beside a repeated key inside an entry: what the load reports is what
         // the loader's check of the whole document (no entries decoded while it reads) reports.
-        var names = (0..<600).map { "E\($0)" }
+        // With 40,000 names the staged names' index is large enough that the decoder reads the
+        // cells of each hand-over's names before looking them up (a repeat among them too).
+        var names = (0..<count).map { "E\($0)" }
         names.insert("E1", at: 3)
-        names += ["E5", "E599", "E5", "E9", "E2"]
+        names.insert("E\(count / 2)", at: count - count / 8)
+        names += ["E5", "E\(count - 1)", "E5", "E9", "E2"]
         let text = Self.document(names, invalid: ["E9"], format: format)
         let whole = try ConfigLoader.parse(text, format: format, file: "t", keepingProblems: true)
         let error = expectError { try Registry().load(text: text, format: format, file: "t") }
@@ -129,7 +132,7 @@ struct StreamedLoadTests {
             }
             .sorted()
         }
-        #expect(places(whole.problems).count == 8)  // six repeated names, two repeated keys in E2s
+        #expect(places(whole.problems).count == 9)  // seven repeated names, two repeated keys in E2s
         #expect(places(error?.diagnostics ?? []) == places(whole.problems))
         // The repeats are skipped: E9's one problem (its first, invalid definition), none from E2's repeat.
         #expect(error?.diagnostics.filter { $0.message.contains("'E9'") }.count == 2)

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Name bytes as the name table keeps them (in an entry's arena).
 typealias NameBytes = (UnsafePointer<UInt8>, Int)
 
@@ -501,10 +503,19 @@ final class Snapshot: Sendable {
     let classes: ClassTable
     /// Class-name templates tried, in order, for a name that is neither an entry nor a class.
     let templates: [String]
+    /// The table of `SwiftArgumentImages` of this snapshot's entries (its address; 0 until the
+    /// Swift API's first create of an entry with dependencies).
+    let argumentImages = Atomic<UInt>(0)
 
     init(entries: EntryTable, classes: ClassTable, templates: [String]) {
         self.entries = entries
         self.classes = classes
         self.templates = templates
+    }
+
+    deinit {
+        // Most snapshots never had one (every snapshot a change replaces, through any door).
+        let table = argumentImages.load(ordering: .acquiring)
+        if table != 0 { SwiftArgumentImages.freeTable(table, count: entries.count) }
     }
 }

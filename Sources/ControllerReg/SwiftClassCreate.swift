@@ -55,10 +55,12 @@ enum SwiftClassCreate {
         }
     }
 
-    /// `create` of an entry with slots (`plan`'s; its class's functions `f`): first every slot is
-    /// checked and each literal written (nothing called yet, so a refusal costs nothing but the
-    /// reads), then each leaf's closure is called in slot order, then the entry's own; what its
-    /// closure did not take over (`ValueRef.take(as:)`) is released, last built first.
+    /// `create` of an entry with slots (`plan`'s; its class's functions `f`): first its arguments
+    /// map is copied from the entry's image (`SwiftArgumentImages`, built by its first create in
+    /// this snapshot: every slot checked, each literal written; nothing called yet, so a refusal
+    /// costs nothing but the reads), then each leaf's closure is called in slot order, then the
+    /// entry's own; what its closure did not take over (`ValueRef.take(as:)`) is released, last
+    /// built first.
     @inline(never)
     private static func withArguments(
         _ index: Int, _ snapshot: Snapshot, _ plan: UnsafePointer<EntryPlan>, _ f: UnsafePointer<ClassFunctions>,
@@ -76,11 +78,15 @@ enum SwiftClassCreate {
             let base = buffer.baseAddress.unsafelyUnwrapped
             let args = base.bindMemory(to: RawValue.self, capacity: 1)
             let slots = (base + MemoryLayout<RawValue>.stride).bindMemory(to: RawMapSlot.self, capacity: count)
-            guard
-                let leaves = writeSlots(
-                    slots, shape, plan.pointee.payloads.unsafelyUnwrapped, tables, count: count,
-                    leafDepth: depth &+ 1, maxDepth: maxDepth)
-            else { return .refused }
+            var image = SwiftArgumentImages.image(snapshot, index)
+            if image == 0 { image = buildImage(index, snapshot, plan, tables, count: count) }
+            guard image != SwiftArgumentImages.refused else { return .refused }
+            let imageBase = UnsafeRawPointer(bitPattern: image).unsafelyUnwrapped
+            let leaves = imageBase.load(as: UInt64.self)
+            // A leaf is built one level down: refused at the depth limit (nothing called yet).
+            guard leaves == 0 || depth &+ 1 < maxDepth else { return .refused }
+            UnsafeMutableRawPointer(slots).copyMemory(
+                from: imageBase + SwiftArgumentImages.slotsOffset, byteCount: count &* MemoryLayout<RawMapSlot>.stride)
             let savedDepth = depth
             if leaves != 0 {
                 let empty = CreateThread.emptyArguments(thread)
@@ -128,6 +134,29 @@ enum SwiftClassCreate {
             release(slots, leaves)
             return .built(object)
         }
+    }
+
+    /// Builds and publishes the `SwiftArgumentImages` image of entry `index` (`plan`, with
+    /// `count` slots) of `snapshot`: `writeSlots` into fresh memory, or `refused` when a slot is
+    /// neither a literal nor a transient leaf of a Swift class (out of line: once per entry and
+    /// snapshot).
+    @inline(never)
+    private static func buildImage(
+        _ index: Int, _ snapshot: Snapshot, _ plan: UnsafePointer<EntryPlan>, _ tables: Resolver.Tables, count: Int
+    ) -> UInt {
+        let memory = SwiftArgumentImages.allocate(slots: count)
+        let slots = (memory + SwiftArgumentImages.slotsOffset).bindMemory(to: RawMapSlot.self, capacity: count)
+        // The depth limit is checked by each create (it may change); here only what the snapshot fixes.
+        guard
+            let leaves = writeSlots(
+                slots, plan.pointee.shape.unsafelyUnwrapped, plan.pointee.payloads.unsafelyUnwrapped, tables,
+                count: count, leafDepth: 0, maxDepth: 1)
+        else {
+            memory.deallocate()
+            return SwiftArgumentImages.publish(SwiftArgumentImages.refused, snapshot, index)
+        }
+        memory.storeBytes(of: leaves, as: UInt64.self)
+        return SwiftArgumentImages.publish(UInt(bitPattern: memory), snapshot, index)
     }
 
     /// The functions of class `slot` when it is registered and makes Swift objects, else nil.

@@ -273,6 +273,44 @@ struct SwiftClassCreateTests {
         #expect(Self.takesDirectPath(registry, "Keeps") == (limit > 1))
         #expect(Self.bothDoors(registry, events, "Keeps").swift.last?.contains("create depth limit of 1") == (limit == 1))
     }
+    /// Each create starts from its entry's arguments map as the snapshot it reads fixes it
+    /// (`SwiftArgumentImages`, built by the entry's first create there): after an entry is
+    /// overridden, the depth limit lowered or a leaf's class replaced by C functions, the next
+    /// create sees the change, the same through both doors.
+    @Test func changesReachTheNextCreate() throws {
+        let events = Events()
+        let registry = try Self.makeRegistry(events)
+        #expect(Self.bothDoors(registry, events, "Literals").swift.contains("got keeper(only 2 -1.0)[]"))
+        try registry.load(
+            text: "Literals: {ClassName: Keeper, Dependencies: {title: \"@again\", a: Leaf, count: 5}}\n", format: .yaml,
+            mode: .override)
+        let overridden = Self.bothDoors(registry, events, "Literals")
+        #expect(overridden.swift == overridden.resolver)
+        #expect(overridden.swift.contains("got keeper(again 5 -1.0)[leaf1()[]]"))
+        #expect(Self.takesDirectPath(registry, "Literals"))
+
+        #expect(Self.takesDirectPath(registry, "Keeps"))
+        var limits = RegistryLimits()
+        limits.maxCreateDepth = 1
+        try registry.setLimits(limits)
+        #expect(!Self.takesDirectPath(registry, "Keeps"))
+        let limited = Self.bothDoors(registry, events, "Keeps")
+        #expect(limited.swift == limited.resolver)
+        #expect(limited.swift.last?.contains("create depth limit of 1") == true)
+        try registry.setLimits(RegistryLimits())
+        #expect(Self.takesDirectPath(registry, "Keeps"))
+
+        try registry.replaceClass(
+            "Leaf",
+            HostClass(
+                create: { _, _ in UnsafeMutableRawPointer.allocate(byteCount: 8, alignment: 8) },
+                destroy: { p, _ in p.deallocate() }))
+        #expect(!Self.takesDirectPath(registry, "Keeps"))
+        let replaced = Self.bothDoors(registry, events, "Keeps")
+        #expect(replaced.swift == replaced.resolver)
+        #expect(replaced.swift.contains("got keeper(Home 3 0.5)[]"))
+    }
+
     /// A class made by `HostClass.swift` whose `create` was then replaced by a C function builds
     /// with that function through every door (its closure is never called) and its objects are not
     /// read as Swift objects.

@@ -1,0 +1,100 @@
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The arguments maps `SwiftClassCreate` starts its creates from, one per entry of one snapshot,
+/// built on the entry's first such create and kept until the snapshot is freed.
+///
+/// An image is an entry's arguments map as far as it is the same for every create: a word with a
+/// bit per leaf slot, then the map's slots, each with its key, each literal with its value, each
+/// leaf with its class's functions in its value's payload (what `SwiftClassCreate.writeSlots`
+/// writes). A create copies it into its own frame and builds only the leaves. An entry the path
+/// does not take (a slot that is neither a literal nor a transient leaf of a Swift class) has the
+/// image `refused`.
+///
+/// An image reads only its snapshot (the entry's plan and the class table), which never changes:
+/// any change (an entry added, removed or overridden, a class registered or replaced, a reload, a
+/// parent's change seen by a child) publishes another snapshot, whose images are built again. So
+/// no image can be stale, and its pointers (keys and literals in the plan, class functions) live
+/// as long as it does.
+///
+/// The table (a word per entry index) is allocated on first use; images and table are published
+/// with a compare-and-exchange, so threads building the same one at once keep one and free the
+/// others.
+enum SwiftArgumentImages {
+    /// Where an image's slots begin (after its leaf bits, 16-byte aligned).
+    static var slotsOffset: Int { 16 }
+
+    /// The image of an entry `SwiftClassCreate` does not build.
+    static var refused: UInt { 1 }
+
+    /// The image of entry `index` of `snapshot` (an address, or `refused`), or 0 when none was
+    /// built yet.
+    @inline(__always)
+    static func image(_ snapshot: Snapshot, _ index: Int) -> UInt {
+        let table = snapshot.argumentImages.load(ordering: .acquiring)
+        guard table != 0 else { return 0 }
+        return cell(table, index).pointee.load(ordering: .acquiring)
+    }
+
+    /// Publishes `image` (an address from `allocate`, or `refused`) for entry `index` of
+    /// `snapshot`, allocating the table on first use. Returns the image that entry keeps: `image`,
+    /// or the one another thread published first (then `image` is freed). When the table cannot
+    /// be allocated, `image` is freed and the entry reads as `refused` for this create (the
+    /// resolver builds it).
+    @inline(never)
+    static func publish(_ image: UInt, _ snapshot: Snapshot, _ index: Int) -> UInt {
+        var table = snapshot.argumentImages.load(ordering: .acquiring)
+        if table == 0 {
+            let count = max(1, snapshot.entries.count)
+            guard let fresh = calloc(count, MemoryLayout<UInt>.stride) else {
+                release(image)
+                return refused
+            }
+            let (stored, original) = snapshot.argumentImages.compareExchange(
+                expected: 0, desired: UInt(bitPattern: fresh), ordering: .acquiringAndReleasing)
+            if stored {
+                table = UInt(bitPattern: fresh)
+            } else {
+                free(fresh)
+                table = original
+            }
+        }
+        let (stored, original) = cell(table, index).pointee.compareExchange(
+            expected: 0, desired: image, ordering: .acquiringAndReleasing)
+        if stored { return image }
+        release(image)
+        return original
+    }
+
+    /// Memory for an image of `count` slots (its leaf bits at offset 0, its slots at `slotsOffset`).
+    static func allocate(slots count: Int) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer.allocate(
+            byteCount: slotsOffset + count * MemoryLayout<RawMapSlot>.stride, alignment: 16)
+    }
+
+    /// Frees the table `table` of an entry table of `count` indices and its images (the
+    /// snapshot's end: nothing reads them any more).
+    static func freeTable(_ table: UInt, count: Int) {
+        for i in 0..<count { release(cell(table, i).pointee.load(ordering: .relaxed)) }
+        free(UnsafeMutableRawPointer(bitPattern: table))
+    }
+
+    /// Frees an image (nothing for 0 or `refused`).
+    private static func release(_ image: UInt) {
+        guard image > refused else { return }
+        UnsafeMutableRawPointer(bitPattern: image).unsafelyUnwrapped.deallocate()
+    }
+
+    /// The table's word for entry `index`.
+    @inline(__always)
+    private static func cell(_ table: UInt, _ index: Int) -> UnsafeMutablePointer<Atomic<UInt>> {
+        UnsafeMutablePointer<Atomic<UInt>>(bitPattern: table).unsafelyUnwrapped + index
+    }
+}

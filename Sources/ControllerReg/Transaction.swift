@@ -501,16 +501,19 @@ struct Transaction {
         let changedAt = changedAtList
         let graph = resolving
         let acceptedStaged = acceptedPositions
+        // One reference to the staged entries for those closures: each closure that captured
+        // `staged` itself would copy it (a retain and a release of each of its fields).
+        let stagedRef = StagedEntriesReference(staged)
         // Where each entry's definition record is (nil for an index with no entry), and its
         // name's bytes: what the cycle and lifetime messages read, in place (no definition
         // decoded, no `String` per name of a path that may name a thousand entries).
         let recordOf: (Int) -> (arena: DefinitionArena, offset: Int)? = { i in
             changedAt[i] >= 0
-                ? (staged.arena, staged.record(acceptedStaged[Int(changedAt[i])]))
+                ? (stagedRef.staged.arena, stagedRef.staged.record(acceptedStaged[Int(changedAt[i])]))
                 : base.isLive(i) ? base.recordLocation(at: i) : nil
         }
         let nameOf: (Int) -> UnsafeBufferPointer<UInt8>? = { i in
-            changedAt[i] >= 0 ? staged.nameBytes(acceptedStaged[Int(changedAt[i])]) : base.entryName(at: i)
+            changedAt[i] >= 0 ? stagedRef.staged.nameBytes(acceptedStaged[Int(changedAt[i])]) : base.entryName(at: i)
         }
 
         // 4. Cycles: a new cycle must pass through a changed entry, so search from those. Checked
@@ -557,7 +560,7 @@ struct Transaction {
                 return e.contains { $0 < 0 } ? ArraySlice(e.filter { $0 >= 0 }) : e
             },
             lifestyleOf: { i in
-                if changedAt[i] >= 0 { return staged.summary(acceptedStaged[Int(changedAt[i])]).lifestyle }
+                if changedAt[i] >= 0 { return stagedRef.staged.summary(acceptedStaged[Int(changedAt[i])]).lifestyle }
                 if !removedBase.isEmpty && removedBase.contains(i) { return nil }
                 return base.isLive(i) ? base.plans[i].lifestyle : nil
             },
@@ -569,7 +572,8 @@ struct Transaction {
             recordOf: recordOf, nameOf: nameOf,
             locationOf: { i in
                 changedAt[i] >= 0
-                    ? DefinitionCoding.location(staged.arena, at: staged.record(acceptedStaged[Int(changedAt[i])]))
+                    ? DefinitionCoding.location(
+                        stagedRef.staged.arena, at: stagedRef.staged.record(acceptedStaged[Int(changedAt[i])]))
                     : base.isLive(i) ? base.location(at: i) : nil
             })
         // Nothing to walk when no entry of the new state is a `graph` entry (most loads): known
@@ -1257,4 +1261,12 @@ struct StagedNameIndex {
         capacity = 0
         used = 0
     }
+}
+
+/// The staged entries of a change behind one reference, for the escaping closures of its cycle and
+/// lifetime checks: a closure context holding `StagedEntries` itself is a copy of it (a retain of
+/// each of its fields, ~190 instructions, and as many releases), and a change made seven.
+private final class StagedEntriesReference {
+    let staged: StagedEntries
+    init(_ staged: StagedEntries) { self.staged = staged }
 }

@@ -336,7 +336,8 @@ extension Registry {
             return .failure(
                 ConfigError(
                     .limit,
-                    "cannot create a name of \(length) bytes: longer than the string limit of \(maxBytes) bytes (CR_LIMIT_STRING_BYTES)"
+                    "cannot create a name of \(length) bytes: longer than the string limit of \(maxBytes) bytes"
+                        + ConfigLimits.fix("CR_LIMIT_STRING_BYTES")
                 ))
         }
         if let reason = invalidUTF8Reason(bytes, length) {

@@ -35,7 +35,8 @@ func cName(_ p: UnsafePointer<CChar>?, _ what: StaticString, _ function: StaticS
     if length > maxBytes {
         _ = fail(
             .limit,
-            "\(function): \(what) is \(length) bytes, longer than the string limit of \(maxBytes) bytes (CR_LIMIT_STRING_BYTES)")
+            "\(function): \(what) is \(length) bytes, longer than the string limit of \(maxBytes) bytes"
+                + ConfigLimits.fix("CR_LIMIT_STRING_BYTES"))
         return nil
     }
     guard utf8Text(p, length, "\(what)", function) else { return nil }

@@ -525,14 +525,21 @@ static void string_limit_applies_to_names(void) {
     big[n] = '\0';
     CHECK_STATUS(cr_add_entry(reg, big, "X", CR_LIFESTYLE_TRANSIENT, NULL), CR_ERR_LIMIT);
     CHECK_CONTAINS(cr_last_error_message(), "string limit of 1024 bytes");
+    /* Every limit's message names its setting and how to raise it (the README's Limits). */
+    CHECK_CONTAINS(cr_last_error_message(), "(CR_LIMIT_STRING_BYTES: raise it with cr_registry_set_limit");
     CHECK_STATUS(cr_add_entry(reg, "Ok", big, CR_LIFESTYLE_TRANSIENT, NULL), CR_ERR_LIMIT);
     CHECK_STATUS(cr_register_class(reg, big, &cls, NULL), CR_ERR_LIMIT);
     CHECK(cr_registry_create(reg, big, NULL) == NULL);
     CHECK_LAST_ERROR(CR_ERR_LIMIT);
+    CHECK_CONTAINS(cr_last_error_message(), "(CR_LIMIT_STRING_BYTES: raise it with cr_registry_set_limit");
     CHECK_STATUS(cr_remove_entry(reg, big), CR_ERR_LIMIT);
     CHECK_STATUS(cr_inject(reg, big, (void *)&cls), CR_ERR_LIMIT);
     CHECK_STATUS(cr_add_name_template(reg, big), CR_ERR_LIMIT);
-    /* At the limit: accepted. */
+    /* One past the limit: refused; at the limit: accepted. */
+    big[1025] = '\0';
+    CHECK_STATUS(cr_add_entry(reg, big, "X", CR_LIFESTYLE_TRANSIENT, NULL), CR_ERR_LIMIT);
+    CHECK(cr_registry_create(reg, big, NULL) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_LIMIT);
     big[1024] = '\0';
     CHECK_STATUS(cr_add_entry(reg, big, "X", CR_LIFESTYLE_TRANSIENT, NULL), CR_OK);
     void *o = cr_registry_create(reg, big, NULL);

@@ -781,13 +781,6 @@ struct Transaction {
         return true
     }
 
-    /// The most cycles one change reports in full; further ones are counted in one more problem.
-    static let maxReportedCycles = 100
-
-    /// Every cycle reachable from `starts` (one per back edge of a depth-first search, parallel edges
-    /// counted once), each with its path. The nodes are the indices from `first` to `total` (and
-    /// `edgesOf` gives only edges between them). Linear in the entries and references walked, plus
-    /// the cycles reported.
     /// The problem of staged position `k`'s reference `edge` (its `index`th) to `name`, which
     /// names no entry, recorded in `store`. The key and place are those kept with the edge when
     /// the entry decoder wrote it (no walk through the record), the document's file by its index
@@ -816,6 +809,13 @@ struct Transaction {
             at: location ?? DefinitionCoding.location(staged.arena, at: staged.record(k)), suggestion: suggestion, in: store)
     }
 
+    /// The most cycles one change reports in full; further ones are counted in one more problem.
+    static let maxReportedCycles = 100
+
+    /// Every cycle reachable from `starts` (one per back edge of a depth-first search, parallel edges
+    /// counted once), each with its path. The nodes are the indices from `first` to `total` (and
+    /// `edgesOf` gives only edges between them). Linear in the entries and references walked, plus
+    /// the cycles reported.
     private func findCycles(
         starts: ScratchArray<Int>, first: Int = 0, total: Int, edgesOf: (Int) -> ArraySlice<Int32>,
         recordOf: (Int) -> (arena: DefinitionArena, offset: Int)?, nameOf: (Int) -> UnsafeBufferPointer<UInt8>?

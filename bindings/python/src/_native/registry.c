@@ -408,7 +408,10 @@ static PyObject *Registry_load_string(RegistryObject *self, PyObject *args, PyOb
     PyObject *holder = NULL;
     if (PyUnicode_Check(text)) {
         data = PyUnicode_AsUTF8AndSize(text, &length);
-        if (data == NULL) return NULL;
+        if (data == NULL) {
+            crpy_explain_not_utf8(text, "the config text", NULL);
+            return NULL;
+        }
     } else {
         holder = PyBytes_FromObject(text);
         if (holder == NULL) return NULL;

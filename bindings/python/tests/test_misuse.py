@@ -115,3 +115,35 @@ def test_load_string_given_no_text_says_what_it_takes(reg: cr.Registry, tmp_path
     reg.load_string("B: S\n")
     assert sorted(e["name"] for e in reg.entries()) == ["A", "B"]
 
+
+def test_an_on_destroy_that_raises_goes_to_the_unraisable_hook_and_fails_nothing() -> None:
+    """A raising on_destroy (a singleton's, at close and at a reload that drops it) is reported to
+    sys.unraisablehook with the callback as its object; the close or reload still succeeds and every
+    other object is still destroyed."""
+    import sys
+
+    seen: List[Any] = []
+    destroyed: List[str] = []
+
+    def on_destroy(obj: Dict[str, Any]) -> None:
+        destroyed.append(obj["n"])
+        raise RuntimeError("cannot let go of " + obj["n"])
+
+    previous = sys.unraisablehook
+    sys.unraisablehook = lambda report: seen.append((report.exc_type, str(report.exc_value), report.object))
+    try:
+        reg = cr.Registry()
+        reg.register_class("D", lambda args: dict(args), on_destroy=on_destroy)
+        reg.load_string(
+            "A: {ClassName: D, Lifestyle: singleton, Dependencies: {n: '@a'}}\nB: {ClassName: D, Lifestyle: singleton, Dependencies: {n: '@b'}}\n"
+        )
+        reg.create("A")
+        reg.create("B")
+        reg.remove_entry("A")
+        reg.create("B")
+        reg.close()
+    finally:
+        sys.unraisablehook = previous
+    assert sorted(destroyed) == ["a", "b"]
+    assert sorted(text for _, text, _ in seen) == ["cannot let go of a", "cannot let go of b"]
+    assert all(kind is RuntimeError and obj is on_destroy for kind, _, obj in seen)

@@ -63,9 +63,10 @@ enum SwiftClassCreate {
         _ index: Int, _ snapshot: Snapshot, _ plan: UnsafePointer<EntryPlan>, _ f: UnsafePointer<ClassFunctions>,
         maxDepth: Int, thread: UnsafeMutablePointer<CreateThread>
     ) -> Outcome {
-        var image = SwiftArgumentImages.image(snapshot, index)
-        if image == 0 { image = buildImage(index, snapshot, plan) }
-        guard image != SwiftArgumentImages.refused else { return .refused }
+        let image = SwiftArgumentImages.image(snapshot, index)
+        guard image > SwiftArgumentImages.refused else {
+            return image == 0 ? withNewImage(index, snapshot, plan, f, maxDepth: maxDepth, thread: thread) : .refused
+        }
         let header = UnsafeRawPointer(bitPattern: image).unsafelyUnwrapped
         // The entry and, one level down, its leaves: refused at the depth limit (nothing called yet).
         let depth = thread.pointee.depth
@@ -84,6 +85,17 @@ enum SwiftClassCreate {
             depth: depth, thread: thread)
         thread.pointee.argumentsSerial = serial
         return outcome
+    }
+
+    /// `withArguments` of an entry with no image yet in `snapshot`: its image built, then
+    /// `withArguments` (out of line: once per entry and snapshot).
+    @inline(never)
+    private static func withNewImage(
+        _ index: Int, _ snapshot: Snapshot, _ plan: UnsafePointer<EntryPlan>, _ f: UnsafePointer<ClassFunctions>,
+        maxDepth: Int, thread: UnsafeMutablePointer<CreateThread>
+    ) -> Outcome {
+        guard buildImage(index, snapshot, plan) != SwiftArgumentImages.refused else { return .refused }
+        return withArguments(index, snapshot, plan, f, maxDepth: maxDepth, thread: thread)
     }
 
     /// `withArguments` while the thread's arguments buffer is in use: the arguments map in this
@@ -129,6 +141,9 @@ enum SwiftClassCreate {
             let imageSlots = UnsafeMutablePointer<RawMapSlot>(
                 mutating: (image + SwiftArgumentImages.slotsOffset).assumingMemoryBound(to: RawMapSlot.self))
             var rest = leaves
+            // Each leaf's closure runs one level below the entry's (set once: a create a closure
+            // starts puts the depth back before it returns).
+            thread.pointee.depth = depth &+ 2
             repeat {
                 let i = rest.trailingZeroBitCount
                 rest &= rest &- 1
@@ -137,10 +152,7 @@ enum SwiftClassCreate {
                     .unsafelyUnwrapped
                 HostFailure.clear()
                 do {
-                    let object = try CreateNesting.callingHostUnrestored(thread, at: depth &+ 1) {
-                        () throws -> UnsafeMutableRawPointer in
-                        try SwiftClassBox.create(context: leaf.pointee.context, empty)
-                    }
+                    let object = try SwiftClassBox.create(context: leaf.pointee.context, empty)
                     RawValue.initializeObject(valueOf(slots + i), object, header: leaf.pointee.objectHeader)
                 } catch {
                     reportFailure(error)

@@ -142,7 +142,9 @@ public struct ValueRef: @unchecked Sendable {
         // Inlined: a Swift object built for this receiver, not yet taken, exactly of type T, is
         // handed over here (its kind, flags and tag tested in one compare: `isReceiversSwiftObject`);
         // anything else takes `takeOther`.
-        if isReceiversSwiftObject, pointer.pointee.b == 0, let p = pointer.pointee.pointerA,
+        // (The object of such a value is never nil: a Swift class's closure returns an object.)
+        if isReceiversSwiftObject, pointer.pointee.b == 0,
+            case let p = pointer.pointee.pointerA.unsafelyUnwrapped,
             Unmanaged<AnyObject>.fromOpaque(p)._withUnsafeGuaranteedRef({
                 ObjectIdentifier(Swift.type(of: $0)) == ObjectIdentifier(T.self)
             })

@@ -75,6 +75,8 @@ struct SwiftClassCreateTests {
         TopFails: {ClassName: Failing, Dependencies: {a: Leaf, b: LeafB}}
         TopSilent: {ClassName: SilentFailing, Dependencies: {a: Leaf}}
         Nests: {ClassName: Nester, Dependencies: {a: Leaf}}
+        LeafNester: LeafNester
+        LeafNests: {ClassName: Keeper, Dependencies: {a: LeafNester, b: Leaf}}
         NestsSelf: {ClassName: NestingKeeper, Dependencies: {a: Leaf, title: "@outer", inner: "@NestsSelf", count: 1}}
         NestsOther: {ClassName: NestingKeeper, Dependencies: {a: Leaf, inner: "@Keeps", title: "@outer", count: 2}}
         WithSingleton: {ClassName: Reader, Dependencies: {a: Single, b: Leaf}}
@@ -134,6 +136,11 @@ struct SwiftClassCreateTests {
             events.add("Nester at \(depth)")
             let nested = try inner.withLock { $0 }!.create("Leaf", as: Made.self)
             return Made("nester", parts: [args["a"]!.take(as: Made.self)!, nested], events)
+        }
+        // A leaf whose closure creates another: the leaf built after it runs at the same depth.
+        try registry.register(className: "LeafNester") { _ in
+            events.add("LeafNester at \(depth)")
+            return Made("leafnester", parts: [try inner.withLock { $0 }!.create("Leaf", as: Made.self)], events)
         }
         // Creates the entry its `inner` names from inside its closure (once: at depth 1), then
         // reads its own arguments: what it reads must be its own, not the nested create's.
@@ -215,6 +222,7 @@ struct SwiftClassCreateTests {
     static let direct = [
         "Leaf", "Bad", "Quiet", "Keeps", "Literals", "Reads", "TakesOne", "LeafFails", "LeafSilent", "TopFails",
         "TopSilent", "Nests", "NestsSelf", "NestsOther",
+        "LeafNester", "LeafNests",
     ]
     static let refused = [
         "Single", "Shared", "WithSingleton", "WithGraph", "WithC", "WithNode", "WithList", "WithProvider", "WithOptional",
@@ -294,6 +302,13 @@ struct SwiftClassCreateTests {
                     "deinit leaf1", "deinit keeper", "deinit leaf2", "deinit leaf3",
                 ])
         }
+        // A leaf's closure that creates: the next leaf runs where it would have (depth 2).
+        #expect(
+            Self.bothDoors(registry, events, "LeafNests").swift == [
+                "LeafNester at 2", "Leaf at 3", "Leaf at 2", "Keeper at 1",
+                "got keeper(- -1 -1.0)[leafnester()[leaf1()[]],leaf2()[]]", "deinit keeper", "deinit leafnester",
+                "deinit leaf1", "deinit leaf2",
+            ])
         // Entries with slots one after another on one thread: each create reads its own arguments.
         for name in ["Keeps", "Literals", "Reads", "Keeps", "TakesOne", "Literals"] {
             let (swift, resolver) = Self.bothDoors(registry, events, name)

@@ -614,8 +614,11 @@ cr_value *cr_registry_entries(cr_registry *reg);
  *  the dependencies merged with `props` (a CR_MAP or NULL; borrowed; props win on the same key).
  *  Returns the new object, owned by the caller, or NULL: CR_ERR_NOT_FOUND (unknown name),
  *  CR_ERR_CLASS_NOT_REGISTERED (message names class and entry), CR_ERR_CREATE_FAILED (a create
- *  returned NULL), CR_ERR_LIMIT (nesting too deep), CR_ERR_INVALID_ARGUMENT. On failure every
- *  object already built for the call has been destroyed. */
+ *  returned NULL: "cannot create 'A' (A -> B): create of class 'C' for entry 'B' (defined at
+ *  app.yaml:3:1): <what its callback reported with cr_report_error>"; the place only for an entry
+ *  loaded from a config, in the message, not in cr_problem's file, line and column), CR_ERR_LIMIT
+ *  (nesting too deep), CR_ERR_INVALID_ARGUMENT. On failure every object already built for the call
+ *  has been destroyed. */
 void *cr_registry_create(cr_registry *reg, const char *name, const cr_value *props);
 
 /** cr_registry_create on the shared registry (cr_shared()). */

@@ -821,11 +821,18 @@ struct Resolver {
 
     private func createFailed(_ index: Int) -> CreateFailure { Resolver.createFailed(index, snapshot) }
 
+    /// The one failure of an entry's create callback, for every door (C ABI, bindings, Swift API):
+    /// the class, the entry and where the entry is defined (its config's `file:line:column`, for
+    /// an entry loaded from a config), then what the callback reported (a host's
+    /// `cr_report_error`, an exception's text through a binding, a Swift error), else "returned
+    /// NULL".
     static func createFailed(_ index: Int, _ snapshot: Snapshot) -> CreateFailure {
         let reason = HostFailure.take().map { ": \($0)" } ?? " returned NULL"
+        let place = snapshot.entries.location(at: index).map { " (defined at \($0))" } ?? ""
         return CreateFailure(
             code: .createFailed,
-            message: "create of class '\(className(index, snapshot))' for entry '\(entryName(index, snapshot))'\(reason)")
+            message:
+                "create of class '\(className(index, snapshot))' for entry '\(entryName(index, snapshot))'\(place)\(reason)")
     }
 
     /// `build`'s failure for a leaf whose callback returned NULL (out of line).

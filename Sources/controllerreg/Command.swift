@@ -76,7 +76,7 @@ enum Output {
     }
 
     static func stderr(_ text: String) {
-        writeAll(2, Array(text.utf8))
+        _ = writeAll(2, Array(text.utf8))
     }
 
     static func report(_ error: ToolError) {
@@ -88,45 +88,77 @@ enum Output {
         stderr(text)
     }
 
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
+    /// Writes every byte to `fd`; the errno of a failed write, or 0.
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Int32 {
         var done = 0
         while done < bytes.count {
             let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + done, bytes.count - done) }
             if n < 0 {
                 if errno == EINTR { continue }
-                return
+                return errno
             }
             done += n
+        }
+        return 0
+    }
+
+    /// Writes a command's output to stdout; a failed write (a full disk, a closed pipe) is the
+    /// command's failure, never a success with the output lost.
+    static func stdout(_ bytes: [UInt8]) throws(ToolError) {
+        let failure = writeAll(1, bytes)
+        if failure != 0 {
+            throw ToolError(
+                "cannot write to standard output: \(String(cString: strerror(failure))); free space where it goes, or give -o FILE where the command has it"
+            )
         }
     }
 
-    /// Writes to `path`, or stdout for nil or `-`. Writes a temporary file and renames it, so a
-    /// failure never leaves half a header behind for a build to pick up.
+    /// Writes to `path`, or stdout for nil or `-`. A regular file (or a new one) is written as a
+    /// temporary file and renamed over it, so a failure never leaves half a header behind for a
+    /// build to pick up; through a symbolic link, the file it names is replaced and the link kept.
+    /// Anything else that exists (a device such as /dev/stdout, a FIFO) is written in place: a
+    /// rename would replace the device or FIFO itself with a regular file. A directory is refused.
     static func emit(_ bytes: [UInt8], to path: String?) throws(ToolError) {
         guard let path, path != "-" else {
-            writeAll(1, bytes)
+            try stdout(bytes)
             return
         }
-        let temp = path + ".tmp\(getpid())"
+        var target = path
+        var info = stat()
+        if stat(path, &info) == 0 {
+            let type = info.st_mode & S_IFMT
+            if type == S_IFDIR {
+                throw ToolError("cannot write '\(path)': it is a directory; give the path of the file to write inside it")
+            }
+            if type != S_IFREG { return try writeInPlace(bytes, to: path) }
+            if let resolved = realpath(path, nil) {
+                target = String(cString: resolved)
+                free(resolved)
+            }
+        }
+        let temp = target + ".tmp\(getpid())"
         let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         if fd < 0 { throw ToolError("cannot write '\(path)': \(String(cString: strerror(errno)))") }
-        var done = 0
-        while done < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + done, bytes.count - done) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                let reason = String(cString: strerror(errno))
-                close(fd)
-                unlink(temp)
-                throw ToolError("cannot write '\(path)': \(reason)")
-            }
-            done += n
+        let failure = writeAll(fd, bytes)
+        if failure != 0 {
+            close(fd)
+            unlink(temp)
+            throw ToolError("cannot write '\(path)': \(String(cString: strerror(failure)))")
         }
-        if close(fd) != 0 || rename(temp, path) != 0 {
+        if close(fd) != 0 || rename(temp, target) != 0 {
             let reason = String(cString: strerror(errno))
             unlink(temp)
             throw ToolError("cannot write '\(path)': \(reason)")
         }
+    }
+
+    /// Writes to an existing file that is not a regular file (a device, a FIFO), as a shell's `>`.
+    private static func writeInPlace(_ bytes: [UInt8], to path: String) throws(ToolError) {
+        let fd = open(path, O_WRONLY | O_CLOEXEC)
+        if fd < 0 { throw ToolError("cannot write '\(path)': \(String(cString: strerror(errno)))") }
+        let failure = writeAll(fd, bytes)
+        if close(fd) != 0 && failure == 0 { throw ToolError("cannot write '\(path)': \(String(cString: strerror(errno)))") }
+        if failure != 0 { throw ToolError("cannot write '\(path)': \(String(cString: strerror(failure)))") }
     }
 }
 
@@ -186,9 +218,9 @@ struct Check: ParsableCommand {
         switch format {
         case .text:
             // Problems go to stdout (they are the command's output); the summary too.
-            Output.writeAll(1, Array(report.text(colour: Output.isTTY(1)).utf8))
+            try Output.stdout(Array(report.text(colour: Output.isTTY(1)).utf8))
         case .json:
-            Output.writeAll(1, Array(report.json().utf8))
+            try Output.stdout(Array(report.json().utf8))
         }
         if !report.isClean { throw ExitWith(status: .failure) }
     }
@@ -422,7 +454,7 @@ struct Explain: ParsableCommand {
         let environment = try envFile.map { path throws(ToolError) in try EnvFile.read(path) }
         let text = try PlanExplainer(registry: ConfigSet.registry(paths: files, environment: environment)).explain(
             arguments.last!, colour: Output.isTTY(1))
-        Output.writeAll(1, Array(text.utf8))
+        try Output.stdout(Array(text.utf8))
     }
 }
 
@@ -478,7 +510,7 @@ struct Diff: ParsableCommand {
         let environment = try envFile.map { path throws(ToolError) in try EnvFile.read(path) }
         let report = try DiffReport.run(old: old, new: new, environment: environment)
         let text = format == .json ? report.json() : report.text(colour: Output.isTTY(1))
-        Output.writeAll(1, Array(text.utf8))
+        try Output.stdout(Array(text.utf8))
         if exitCode && !report.changes.isEmpty { throw ExitWith(status: .failure) }
     }
 }

@@ -491,7 +491,9 @@ struct CreatePathTests {
                 """)
         let failed = expectError { _ = try r.create("N") }
         #expect(failed?.code == .createFailed)
-        #expect(failed?.description == "cannot create 'N' (N -> B): create of class 'Bad' for entry 'B': Bad refuses")
+        #expect(
+            failed?.description
+                == "cannot create 'N' (N -> B): create of class 'Bad' for entry 'B' (defined at <string>:2:1): Bad refuses")
         #expect(log.all == ["W", "Bad", "~W"])
         let unregistered = expectError { _ = try r.create("M") }
         #expect(unregistered?.code == .classNotRegistered)
@@ -539,7 +541,9 @@ struct CreatePathTests {
         #expect(log.count("W") == 4)
         let failed = expectError { _ = try r.create("B", as: Widget.self) }
         #expect(failed?.code == .createFailed)
-        #expect(failed?.description == "cannot create 'B': create of class 'Bad' for entry 'B': Bad refuses")
+        #expect(
+            failed?.description == "cannot create 'B': create of class 'Bad' for entry 'B' (defined at <string>:2:1): Bad refuses"
+        )
         let unregistered = expectError { _ = try r.create("U", as: Widget.self) }
         #expect(unregistered?.code == .classNotRegistered)
         #expect(unregistered?.description == "cannot create 'U': class 'Unregistered' of entry 'U' is not registered")

@@ -238,7 +238,8 @@ struct SwiftClassCreateTests {
         #expect(leafFails.dropLast() == ["Leaf at 2", "FailingLeaf at 2", "deinit leaf1"])
         #expect(
             leafFails.last?.hasSuffix(
-                ": cannot create 'LeafFails' (LeafFails -> Bad): create of class 'FailingLeaf' for entry 'Bad': no leaf today")
+                ": cannot create 'LeafFails' (LeafFails -> Bad): create of class 'FailingLeaf' for entry 'Bad' (defined at <string>:3:1): no leaf today"
+            )
                 == true)
         let topFails = Self.bothDoors(registry, events, "TopFails").swift
         #expect(
@@ -247,10 +248,12 @@ struct SwiftClassCreateTests {
             ])
         #expect(
             topFails.last?.hasSuffix(
-                ": cannot create 'TopFails': create of class 'Failing' for entry 'TopFails': failing on purpose") == true)
+                ": cannot create 'TopFails': create of class 'Failing' for entry 'TopFails' (defined at <string>:14:1): failing on purpose"
+            ) == true)
         #expect(
             Self.bothDoors(registry, events, "TopSilent").swift.last?.hasSuffix(
-                ": cannot create 'TopSilent': create of class 'SilentFailing' for entry 'TopSilent' returned NULL") == true)
+                ": cannot create 'TopSilent': create of class 'SilentFailing' for entry 'TopSilent' (defined at <string>:15:1) returned NULL"
+            ) == true)
         #expect(
             Self.bothDoors(registry, events, "Nests").swift == [
                 "Leaf at 2", "Nester at 1", "Leaf at 2", "got nester()[leaf1()[],leaf2()[]]", "deinit nester",

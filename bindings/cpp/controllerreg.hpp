@@ -400,6 +400,23 @@ inline const char *kind_name(Kind k) noexcept {
     return "unknown";
 }
 
+namespace detail {
+/// The one text of every cr::TypeError for a value read as a kind it does not have: the place
+/// (the argument's key, or which part of a value; "" for a value read by itself), the thing (the
+/// kind expected and the kind found) and the fix. A factory that lets it escape fails its create,
+/// and the library's message adds the class, the entry and where its config defines it ("cannot
+/// create 'S': create of class 'Strict' for entry 'S' (defined at app.yaml:3:1): 's': expected
+/// string, got int; ...").
+inline std::string mismatch_text(const std::string &place, const char *expected, Kind got) {
+    std::string text = place.empty() ? std::string() : place + ": ";
+    text += std::string("expected ") + expected + ", got " + kind_name(got);
+    text += std::string("; read it as the ") + kind_name(got) +
+        " it is (check kind() first where it may vary), or change the value the config or props give "
+        "there (in a config, \"@text\" is a string, any other string names an entry)";
+    return text;
+}
+} // namespace detail
+
 // ---------------------------------------------------------------------------------------------
 // Owned objects
 
@@ -730,14 +747,13 @@ private:
         return Ptr<T>(static_cast<T *>(object), deleter);
     }
     TypeError type_error(const char *key, const char *expected) const {
-        std::string where = key ? std::string("'") + key + "': " : std::string();
-        return TypeError(where + "expected " + expected + ", got " + kind_name(kind()));
+        return TypeError(detail::mismatch_text(key ? std::string("'") + key + "'" : std::string(), expected, kind()));
     }
     void expect(Kind k, const char *what) const {
         if (kind() != k) fail_expect(k, what);
     }
     [[noreturn]] CONTROLLERREG_COLD void fail_expect(Kind k, const char *what) const {
-        throw TypeError(std::string(what ? what : "value") + ": expected " + kind_name(k) + ", got " + kind_name(kind()));
+        throw TypeError(detail::mismatch_text(what ? what : "value", kind_name(k), kind()));
     }
 
     [[noreturn]] CONTROLLERREG_COLD static void fail_range(const char *key, int64_t n) {

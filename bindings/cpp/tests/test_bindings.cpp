@@ -815,6 +815,32 @@ TEST_CASE(factory_exception_fails_create) {
     EXPECT_ERROR(cr::CreateFailed, CR_ERR_CREATE_FAILED, reg.create<int>("T"));
 }
 
+TEST_CASE(a_wrong_kind_read_says_place_thing_and_fix) {
+    // Read inside the factory: the TypeError names the argument, the kinds and the fix. Let escape:
+    // the create's error adds the class, the entry and where the config defines it.
+    cr::Registry reg;
+    std::string inside;
+    reg.register_class("Screen", [&inside](cr::Args args) {
+        inside = EXPECT_THROW(cr::TypeError, args.get<std::string>("count"));
+        return new std::string(args.get<std::string>("count"));
+    });
+    cr::LoadOptions options;
+    options.source_name = "screens.yaml";
+    reg.load_string("Other: Screen\nHome:\n  ClassName: Screen\n  Dependencies: {count: 3}\n", options);
+    auto e = EXPECT_ERROR(cr::CreateFailed, CR_ERR_CREATE_FAILED, reg.create<std::string>("Home"));
+    const char *fix = "; read it as the int it is (check kind() first where it may vary), or change the value the "
+                      "config or props give there (in a config, \"@text\" is a string, any other string names an entry)";
+    CHECK(contains(inside, std::string("'count': expected string, got int") + fix));
+    CHECK(contains(e.what(),
+                   std::string("cannot create 'Home': create of class 'Screen' for entry 'Home' (defined at "
+                               "screens.yaml:2:1): 'count': expected string, got int") +
+                       fix));
+    // An entry added from code has no place in a config: the message says the rest.
+    reg.add_entry("Coded", "Screen", cr::Lifestyle::Transient, cr::Props{{"count", 4}});
+    auto coded = EXPECT_ERROR(cr::CreateFailed, CR_ERR_CREATE_FAILED, reg.create<std::string>("Coded"));
+    CHECK(contains(coded.what(), "create of class 'Screen' for entry 'Coded': 'count': expected string, got int"));
+}
+
 // The three shapes of a failing factory under the ownership rule: each argument is destroyed
 // exactly once, by whoever owns it (the library for what was not taken, the Ptr for what was).
 TEST_CASE(failing_factory_takes_nothing) {

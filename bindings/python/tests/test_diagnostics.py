@@ -12,7 +12,7 @@ import gc
 import pickle
 import threading
 from pathlib import Path
-from typing import List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import pytest
 
@@ -153,3 +153,28 @@ def test_a_subclass_is_raised_with_a_message_alone() -> None:
         cr.Error("Error itself has no code")
     with pytest.raises(TypeError, match="code must be an int"):
         cr.SchemaError(1.5, "m")  # type: ignore[arg-type]
+
+
+def test_a_failing_factory_is_named_with_its_entry_and_where_the_config_defines_it() -> None:
+    """A factory that raises (a value of the wrong type, say) fails the create with the class, the
+    entry, the entry's place in its config and the factory's own text; an entry added from code
+    has no place to name."""
+    reg = cr.Registry()
+
+    def screen(args: Dict[str, Any]) -> object:
+        return "screen " + args["count"]  # an int read as a str: TypeError
+
+    reg.register_class("Screen", screen)
+    reg.load_string("Other: Screen\nHome:\n  ClassName: Screen\n  Dependencies: {count: 3}\n", source_name="screens.yaml")
+    with pytest.raises(cr.CreateFailedError) as caught:
+        reg.create("Home")
+    assert str(caught.value).startswith(
+        "cannot create 'Home': create of class 'Screen' for entry 'Home' (defined at screens.yaml:2:1): TypeError: "
+    )
+    assert isinstance(caught.value.__cause__, TypeError)
+    reg.add_entry("Coded", "Screen", dependencies={"count": 4})
+    with pytest.raises(
+        cr.CreateFailedError, match=r"^cannot create 'Coded': create of class 'Screen' for entry 'Coded': TypeError: "
+    ):
+        reg.create("Coded")
+    reg.close()

@@ -3,6 +3,7 @@ an empty source name, and a singleton replaced by an override load."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
@@ -90,3 +91,59 @@ def test_limit_numbers_are_never_wrapped_or_cut(reg: cr.Registry) -> None:
         with pytest.raises(cr.InvalidArgumentError, match=f"unknown limit {bad}"):
             reg.set_limit(bad, 1)
     assert reg.get_limit(cr.Limit.DEPTH) == 128
+
+
+def test_a_limit_value_past_64_bits_is_out_of_range_not_an_overflow(reg: cr.Registry) -> None:
+    """The library's range error (the type 0 and -1 get), naming the range and the value given."""
+    for bad in (2**63, 10**30, -(2**64)):
+        with pytest.raises(cr.InvalidArgumentError, match=rf"a limit must be at least 1 and at most {2**63 - 1}, got {bad}"):
+            reg.set_limit(cr.Limit.CREATE_DEPTH, bad)
+    reg.set_limit(cr.Limit.CREATE_DEPTH, 2**63 - 1)
+    assert reg.get_limit(cr.Limit.CREATE_DEPTH) == 2**63 - 1
+
+
+def test_load_string_given_no_text_says_what_it_takes(reg: cr.Registry, tmp_path: Path) -> None:
+    """A path or None given to load_string is a TypeError naming what it takes and load_file."""
+    for bad in (None, tmp_path / "app.yaml", 5):
+        with pytest.raises(
+            TypeError,
+            match=r"load_string: text must be a str or bytes \(the config's text\), not \w+; to read a file, use load_file",
+        ):
+            reg.load_string(bad)  # type: ignore[arg-type]
+    reg.register_class("S", lambda args: args)
+    reg.load_string(b"A: S\n")
+    reg.load_string("B: S\n")
+    assert sorted(e["name"] for e in reg.entries()) == ["A", "B"]
+
+
+def test_an_on_destroy_that_raises_goes_to_the_unraisable_hook_and_fails_nothing() -> None:
+    """A raising on_destroy (a singleton's, at close and at a reload that drops it) is reported to
+    sys.unraisablehook with the callback as its object; the close or reload still succeeds and every
+    other object is still destroyed."""
+    import sys
+
+    seen: List[Any] = []
+    destroyed: List[str] = []
+
+    def on_destroy(obj: Dict[str, Any]) -> None:
+        destroyed.append(obj["n"])
+        raise RuntimeError("cannot let go of " + obj["n"])
+
+    previous = sys.unraisablehook
+    sys.unraisablehook = lambda report: seen.append((report.exc_type, str(report.exc_value), report.object))
+    try:
+        reg = cr.Registry()
+        reg.register_class("D", lambda args: dict(args), on_destroy=on_destroy)
+        reg.load_string(
+            "A: {ClassName: D, Lifestyle: singleton, Dependencies: {n: '@a'}}\nB: {ClassName: D, Lifestyle: singleton, Dependencies: {n: '@b'}}\n"
+        )
+        reg.create("A")
+        reg.create("B")
+        reg.remove_entry("A")
+        reg.create("B")
+        reg.close()
+    finally:
+        sys.unraisablehook = previous
+    assert sorted(destroyed) == ["a", "b"]
+    assert sorted(text for _, text, _ in seen) == ["cannot let go of a", "cannot let go of b"]
+    assert all(kind is RuntimeError and obj is on_destroy for kind, _, obj in seen)

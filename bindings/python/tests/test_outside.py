@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Dict
+from typing import Any, Callable, Dict, List, Tuple
 
 import pytest
 
@@ -66,6 +66,36 @@ def test_text_that_cannot_be_utf8_is_refused_before_the_library(reg: cr.Registry
         reg.create("T", {bad: 1})
     with pytest.raises(UnicodeEncodeError):
         reg.load_string("E: {ClassName: C, Dependencies: {x: '@${X}'}}", environment={"X": bad})
+    assert [e["name"] for e in reg.entries()] == ["T"]
+
+
+def test_text_that_cannot_be_utf8_says_where_and_what_to_do(reg: cr.Registry) -> None:
+    """The UnicodeEncodeError keeps its type and its codec fields (object, start, end) but its
+    message names the argument (the place), the lone surrogate (the thing) and how to decode the
+    bytes instead (the fix), for names, props (with their key), config text and environments."""
+    reg.register_class("C", lambda args: args)
+    reg.load_string("T: C\n")
+    bad = b"caf\xe9".decode("utf-8", "surrogateescape")
+    cases: List[Tuple[Callable[[], object], str]] = [
+        (lambda: reg.create(bad), "an entry name"),
+        (lambda: reg.create("T", text=bad), "the props string under key 'text'"),
+        (lambda: reg.create("T", {"items": [bad]}), "a props list's string"),
+        (lambda: reg.create("T", {bad: 1}), "a props key"),
+        (lambda: reg.register_class(bad, lambda args: args), "a class name"),
+        (lambda: reg.load_string("X: " + bad + "\n"), "the config text"),
+        (lambda: reg.load_string("X: C\n", source_name=bad), "source_name"),
+        (lambda: reg.load_string("X: C\n", environment={"X": bad}), "an environment value"),
+    ]
+    for call, place in cases:
+        with pytest.raises(UnicodeEncodeError) as caught:
+            call()
+        error = caught.value
+        assert error.encoding == "utf-8"
+        assert error.object[error.start : error.end] == "\udce9"
+        text = str(error)
+        assert place + " holds a lone surrogate" in text, text
+        assert "decode the bytes in their real encoding, or with errors='replace'" in text, text
+        assert isinstance(error.__cause__, UnicodeEncodeError)
     assert [e["name"] for e in reg.entries()] == ["T"]
 
 

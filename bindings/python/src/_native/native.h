@@ -83,8 +83,14 @@ PyObject *crpy_value_to_python(const cr_value *value, crpy_frame *frame);
 int crpy_props_build(PyObject *props, PyObject *const *kwvalues, PyObject *kwnames, cr_value **out);
 /** A new CR_MAP from a mapping (dependencies of add_entry). */
 cr_value *crpy_map_from_python(PyObject *mapping, const char *what);
-/** UTF-8 of a str without NUL characters, or NULL with ValueError/TypeError naming `what`. */
+/** UTF-8 of a str without NUL characters, or NULL with ValueError/TypeError naming `what`, or a
+ *  UnicodeEncodeError (see crpy_explain_not_utf8) for a str holding a lone surrogate. */
 const char *crpy_utf8(PyObject *text, const char *what);
+/** The one rule for text with no UTF-8 form: when the exception being raised is the codec's
+ *  UnicodeEncodeError for `text`, replaces it with a UnicodeEncodeError (the same type, encoding,
+ *  object, start and end) whose reason names `what` (the place; followed by `key` in quotes
+ *  unless it is NULL) and the fix; the codec's error becomes its __cause__. Any other exception is left as it is. */
+void crpy_explain_not_utf8(PyObject *text, const char *what, const char *key);
 
 int crpy_values_init(PyObject *module);
 

@@ -408,8 +408,18 @@ static PyObject *Registry_load_string(RegistryObject *self, PyObject *args, PyOb
     PyObject *holder = NULL;
     if (PyUnicode_Check(text)) {
         data = PyUnicode_AsUTF8AndSize(text, &length);
-        if (data == NULL) return NULL;
+        if (data == NULL) {
+            crpy_explain_not_utf8(text, "the config text", NULL);
+            return NULL;
+        }
     } else {
+        if (!PyObject_CheckBuffer(text)) {
+            PyErr_Format(PyExc_TypeError,
+                         "load_string: text must be a str or bytes (the config's text), not %.100s; to read a file, "
+                         "use load_file",
+                         Py_TYPE(text)->tp_name);
+            return NULL;
+        }
         holder = PyBytes_FromObject(text);
         if (holder == NULL) return NULL;
         data = PyBytes_AS_STRING(holder);
@@ -570,11 +580,23 @@ static int parse_limit(PyObject *arg, cr_limit *out) {
 }
 
 static PyObject *Registry_set_limit(RegistryObject *self, PyObject *args) {
-    PyObject *limit_arg;
-    long long value;
-    if (!PyArg_ParseTuple(args, "O!L:set_limit", &PyLong_Type, &limit_arg, &value)) return NULL;
+    PyObject *limit_arg, *value_arg;
+    if (!PyArg_ParseTuple(args, "O!O!:set_limit", &PyLong_Type, &limit_arg, &PyLong_Type, &value_arg)) return NULL;
     cr_limit limit;
     if (parse_limit(limit_arg, &limit) < 0) return NULL;
+    /* A value past 64 bits is the library's "out of range" error, as 0 or -1 are: never an
+     * OverflowError that names neither the limit nor the range. */
+    int overflow = 0;
+    long long value = PyLong_AsLongLongAndOverflow(value_arg, &overflow);
+    if (value == -1 && PyErr_Occurred()) return NULL;
+    if (overflow != 0) {
+        PyObject *text = PyUnicode_FromFormat("cr_registry_set_limit: a limit must be at least 1 and at most %lld, got %R",
+                                              (long long)INT64_MAX, value_arg);
+        if (text == NULL) return NULL;
+        crpy_raise_invalid(PyUnicode_AsUTF8(text));
+        Py_DECREF(text);
+        return NULL;
+    }
     cr_registry *reg = enter(self);
     if (reg == NULL) return NULL;
     int status = cr_registry_set_limit(reg, limit, (int64_t)value);

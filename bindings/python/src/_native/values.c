@@ -21,19 +21,61 @@ PyObject *crpy_foreign(void *object, int owner) {
     return PyObject_CallFunction(foreign_type, "Ki", (unsigned long long)(uintptr_t)object, owner);
 }
 
+void crpy_explain_not_utf8(PyObject *text, const char *what, const char *key) {
+    if (!PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) return;
+    PyObject *type, *value, *traceback;
+    PyErr_Fetch(&type, &value, &traceback);
+    PyErr_NormalizeException(&type, &value, &traceback);
+    Py_ssize_t start = 0, end = 0;
+    if (value == NULL || PyUnicodeEncodeError_GetStart(value, &start) < 0 || PyUnicodeEncodeError_GetEnd(value, &end) < 0) {
+        PyErr_Clear();
+        PyErr_Restore(type, value, traceback);
+        return;
+    }
+    PyObject *reason =
+        PyUnicode_FromFormat("%s%s%.200s%s holds a lone surrogate, which has no UTF-8 form (os.fsdecode and "
+                             "errors='surrogateescape' leave one for each byte that is not UTF-8); decode the bytes in their "
+                             "real encoding, or with errors='replace'",
+                             what, key ? " '" : "", key ? key : "", key ? "'" : "");
+    PyObject *explained =
+        reason ? PyObject_CallFunction(PyExc_UnicodeEncodeError, "sOnnO", "utf-8", text, start, end, reason) : NULL;
+    Py_XDECREF(reason);
+    if (explained == NULL) {
+        PyErr_Clear();
+        PyErr_Restore(type, value, traceback);
+        return;
+    }
+    Py_DECREF(type);
+    Py_XDECREF(traceback);
+    PyException_SetCause(explained, value); /* steals value: the codec's own error, for the record */
+    PyErr_SetObject(PyExc_UnicodeEncodeError, explained);
+    Py_DECREF(explained);
+}
+
+/* crpy_utf8 for the value of props key `key` (named in the errors; NULL for a list element). */
+static const char *utf8_under(PyObject *text, const char *what, const char *key) {
+    Py_ssize_t n;
+    const char *s = PyUnicode_AsUTF8AndSize(text, &n);
+    if (s == NULL) {
+        crpy_explain_not_utf8(text, what, key);
+        return NULL;
+    }
+    if ((size_t)n != strlen(s)) {
+        if (key)
+            PyErr_Format(PyExc_ValueError, "%s '%.200s' cannot contain NUL characters: %R", what, key, text);
+        else
+            PyErr_Format(PyExc_ValueError, "%s cannot contain NUL characters: %R", what, text);
+        return NULL;
+    }
+    return s;
+}
+
 const char *crpy_utf8(PyObject *text, const char *what) {
     if (!PyUnicode_Check(text)) {
         PyErr_Format(PyExc_TypeError, "%s must be a str, not %.100s", what, Py_TYPE(text)->tp_name);
         return NULL;
     }
-    Py_ssize_t n;
-    const char *s = PyUnicode_AsUTF8AndSize(text, &n);
-    if (s == NULL) return NULL;
-    if ((size_t)n != strlen(s)) {
-        PyErr_Format(PyExc_ValueError, "%s cannot contain NUL characters: %R", what, text);
-        return NULL;
-    }
-    return s;
+    return utf8_under(text, what, NULL);
 }
 
 /* -- args: cr_value -> Python ---------------------------------------------------------------- */
@@ -204,7 +246,7 @@ static int map_set(cr_value *map, const char *key, PyObject *value) {
     }
     if (PyFloat_Check(value)) return check(cr_map_set_double(map, key, PyFloat_AS_DOUBLE(value)));
     if (PyUnicode_Check(value)) {
-        const char *s = crpy_utf8(value, "a props string");
+        const char *s = utf8_under(value, "the props string under key", key);
         return s ? check(cr_map_set_string(map, key, s)) : -1;
     }
     if (is_container(value)) {
@@ -226,7 +268,7 @@ static int list_push(cr_value *list, PyObject *value) {
     }
     if (PyFloat_Check(value)) return check(cr_list_push_double(list, PyFloat_AS_DOUBLE(value)));
     if (PyUnicode_Check(value)) {
-        const char *s = crpy_utf8(value, "a props string");
+        const char *s = crpy_utf8(value, "a props list's string");
         return s ? check(cr_list_push_string(list, s)) : -1;
     }
     if (is_container(value)) {

@@ -18,6 +18,32 @@ struct CreateThread {
     /// first by the next one (`Registry.createOutcome`); -1 for none. Only a hint: the next create
     /// compares its name with the entry's before using it.
     var lastEntry = -1
+    /// The serial of the `SwiftArgumentImages` image the thread's arguments buffer holds a copy
+    /// of (`argumentsBuffer`), `noArguments` when it holds none, 0 while a create uses it.
+    var argumentsSerial = CreateThread.noArguments
+
+    /// `argumentsSerial` of a buffer that holds no image's copy (no image has this serial).
+    static var noArguments: UInt64 { 1 }
+
+    /// Where the thread's arguments buffer begins in its record's block (after the record,
+    /// 16-byte aligned).
+    static var argumentsBufferOffset: Int { (MemoryLayout<CreateThread>.stride + 15) & ~15 }
+
+    /// The bytes of the arguments buffer: an arguments map's value, then room for its slots.
+    static var argumentsBufferBytes: Int {
+        argumentsSlotsOffset + SwiftArgumentImages.maxSlots * MemoryLayout<RawMapSlot>.stride
+    }
+
+    /// Where the slots begin in the arguments buffer (after the map's value, 16-byte aligned).
+    static var argumentsSlotsOffset: Int { (MemoryLayout<RawValue>.stride + 15) & ~15 }
+
+    /// The arguments buffer of the record at `thread` (`SwiftClassCreate` builds a Swift class's
+    /// arguments map there; `SwiftArgumentImages` tells how it is reused): in the record's block,
+    /// which only its thread writes.
+    @inline(__always)
+    static func argumentsBuffer(_ thread: UnsafeMutablePointer<CreateThread>) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(thread) + argumentsBufferOffset
+    }
 
     /// A record for the calling thread: depth 0 and its stack's bound.
     init(stackLow: UInt = StackGuard.lowBound()) {

@@ -40,10 +40,12 @@ enum Epoch {
         /// Bytes of the block a `CreateThread` lives in, and its alignment.
         static let threadBlockLine = 128
 
-        /// Uninitialised room for one `CreateThread`, alone on its cache lines.
+        /// Uninitialised room for one `CreateThread` and its arguments buffer
+        /// (`CreateThread.argumentsBuffer`), alone on their cache lines.
         private static func allocateThreadBlock() -> UnsafeMutablePointer<CreateThread> {
             let line = threadBlockLine
-            let size = (MemoryLayout<CreateThread>.stride + line - 1) / line * line
+            let bytes = CreateThread.argumentsBufferOffset + CreateThread.argumentsBufferBytes
+            let size = (bytes + line - 1) / line * line
             return UnsafeMutableRawPointer.allocate(byteCount: size, alignment: line)
                 .bindMemory(to: CreateThread.self, capacity: 1)
         }

@@ -11,12 +11,19 @@ import Darwin
 /// The arguments maps `SwiftClassCreate` starts its creates from, one per entry of one snapshot,
 /// built on the entry's first such create and kept until the snapshot is freed.
 ///
-/// An image is an entry's arguments map as far as it is the same for every create: a word with a
-/// bit per leaf slot, then the map's slots, each with its key, each literal with its value, each
-/// leaf with its class's functions in its value's payload (what `SwiftClassCreate.writeSlots`
-/// writes). A create copies it into its own frame and builds only the leaves. An entry the path
-/// does not take (a slot that is neither a literal nor a transient leaf of a Swift class) has the
-/// image `refused`.
+/// An image is an entry's arguments map as far as it is the same for every create: a header (a
+/// word with a bit per leaf slot, the image's serial, the first word of the map's value with its
+/// slot count, and the depth its leaves need below the entry's: 1 with leaves, else 0), then the
+/// map's slots, each with its key, each literal with its value, each leaf with its class's
+/// functions in its value's payload (what `SwiftClassCreate.writeSlots` writes). A create copies
+/// the slots into its thread's arguments buffer (`CreateThread.argumentsBuffer`; into its own
+/// frame when a create of this thread is using the buffer already: a closure's nested create) and
+/// builds only the leaves. The buffer keeps the serial of the image it holds, so the thread's
+/// next create of the same entry in the same snapshot copies nothing: each create writes every
+/// leaf slot's value before a closure reads it, and writes nothing else of the slots (a closure
+/// only marks an object value it takes; a literal is never written). An entry the path does not
+/// take (a slot that is neither a literal nor a transient leaf of a Swift class, or more than
+/// `maxSlots` slots) has the image `refused`.
 ///
 /// An image reads only its snapshot (the entry's plan and the class table), which never changes:
 /// any change (an entry added, removed or overridden, a class registered or replaced, a reload, a
@@ -28,8 +35,25 @@ import Darwin
 /// with a compare-and-exchange, so threads building the same one at once keep one and free the
 /// others.
 enum SwiftArgumentImages {
-    /// Where an image's slots begin (after its leaf bits, 16-byte aligned).
-    static var slotsOffset: Int { 16 }
+    /// Where an image's slots begin (after its header, 16-byte aligned).
+    static var slotsOffset: Int { 32 }
+    /// Where an image's serial is: a number no other image of the process has (never 0 or
+    /// `CreateThread.noArguments`), naming the copy a thread's arguments buffer holds.
+    static var serialOffset: Int { 8 }
+    /// Where the first word of its arguments map's value is (kind, flags, hint 0 and, in its high
+    /// half, its slot count: 1 to `maxSlots`).
+    static var mapHeadOffset: Int { 16 }
+    /// Where the depth its leaves need below the entry's is (an `Int`: 1 with leaves, else 0).
+    static var leafDepthOffset: Int { 24 }
+    /// The most slots an image has (the arguments buffer's size; its leaves are one bit each of a
+    /// word).
+    static var maxSlots: Int { 16 }
+
+    /// The serial of the last image built (images take the next one).
+    private static let lastSerial = Atomic<UInt64>(16)
+
+    /// A serial for a new image.
+    static func nextSerial() -> UInt64 { lastSerial.wrappingAdd(1, ordering: .relaxed).newValue }
 
     /// The image of an entry `SwiftClassCreate` does not build.
     static var refused: UInt { 1 }
@@ -73,7 +97,7 @@ enum SwiftArgumentImages {
         return original
     }
 
-    /// Memory for an image of `count` slots (its leaf bits at offset 0, its slots at `slotsOffset`).
+    /// Memory for an image of `count` slots (its header at offset 0, its slots at `slotsOffset`).
     static func allocate(slots count: Int) -> UnsafeMutableRawPointer {
         UnsafeMutableRawPointer.allocate(
             byteCount: slotsOffset + count * MemoryLayout<RawMapSlot>.stride, alignment: 16)

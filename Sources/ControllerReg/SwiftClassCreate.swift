@@ -1,8 +1,9 @@
 /// The Swift API's create of an entry whose class was registered with a Swift closure
 /// (`Registry.register(className:create:)`), when its every dependency is a literal or a
 /// transient leaf of such a class: the closures are called directly (no C trampoline, no
-/// resolver, no ownership records), the arguments map is built in this frame, and what the
-/// receiver did not take over is released when its closure returns.
+/// resolver, no ownership records), the arguments map is built in the thread's arguments buffer
+/// (`SwiftArgumentImages` says how), and what the receiver did not take over is released when its
+/// closure returns.
 ///
 /// It does what `Resolver.build` does for the same entry, in the same order, with the same
 /// depth accounting, failures and messages: anything it does not cover is `.refused` before a
@@ -18,10 +19,6 @@ enum SwiftClassCreate {
         /// A closure threw: the failure as the resolver reports it.
         case failed(CreateFailure)
     }
-
-    /// The most dependency slots this path builds (its arguments map lives in a fixed frame; its
-    /// leaves are one bit each of a word).
-    private static var maxSlots: Int { 16 }
 
     /// Creates entry `index` of `snapshot` at this thread's depth, without props, when it is a
     /// transient entry of a Swift class whose slots are literals or transient leaves of Swift
@@ -55,107 +52,163 @@ enum SwiftClassCreate {
         }
     }
 
-    /// `create` of an entry with slots (`plan`'s; its class's functions `f`): first its arguments
-    /// map is copied from the entry's image (`SwiftArgumentImages`, built by its first create in
-    /// this snapshot: every slot checked, each literal written; nothing called yet, so a refusal
-    /// costs nothing but the reads), then each leaf's closure is called in slot order, then the
-    /// entry's own; what its closure did not take over (`ValueRef.take(as:)`) is released, last
-    /// built first.
+    /// `create` of an entry with slots (`plan`'s; its class's functions `f`): its arguments map is
+    /// the entry's image (`SwiftArgumentImages`, built by its first create in this snapshot: every
+    /// slot checked, each literal written; nothing called yet, so a refusal costs nothing but the
+    /// reads) in the thread's arguments buffer, copied there unless the buffer holds it already
+    /// (in this frame when a create of this thread is using the buffer: a closure's nested
+    /// create); then `build`.
     @inline(never)
     private static func withArguments(
         _ index: Int, _ snapshot: Snapshot, _ plan: UnsafePointer<EntryPlan>, _ f: UnsafePointer<ClassFunctions>,
         maxDepth: Int, thread: UnsafeMutablePointer<CreateThread>
     ) -> Outcome {
-        let tables = Resolver.Tables(snapshot)
-        let shape = plan.pointee.shape.unsafelyUnwrapped
+        var image = SwiftArgumentImages.image(snapshot, index)
+        if image == 0 { image = buildImage(index, snapshot, plan) }
+        guard image != SwiftArgumentImages.refused else { return .refused }
+        let header = UnsafeRawPointer(bitPattern: image).unsafelyUnwrapped
+        // The entry and, one level down, its leaves: refused at the depth limit (nothing called yet).
         let depth = thread.pointee.depth
-        guard depth < maxDepth, thread.pointee.hasStackRoom() else { return .refused }
-        let count = shape.count
-        guard count > 0, count <= maxSlots else { return .refused }
-        // The arguments map's value, then its slots.
-        let bytes = MemoryLayout<RawValue>.stride &+ maxSlots &* MemoryLayout<RawMapSlot>.stride
-        return _withUnprotectedUnsafeTemporaryAllocation(byteCount: bytes, alignment: 16) { buffer -> Outcome in
+        guard depth &+ header.load(fromByteOffset: SwiftArgumentImages.leafDepthOffset, as: Int.self) < maxDepth,
+            thread.pointee.hasStackRoom()
+        else { return .refused }
+        let serial = header.load(fromByteOffset: SwiftArgumentImages.serialOffset, as: UInt64.self)
+        let held = thread.pointee.argumentsSerial
+        guard held != 0 else { return withArgumentsInFrame(index, snapshot, plan, f, header, depth: depth, thread: thread) }
+        thread.pointee.argumentsSerial = 0
+        let buffer = CreateThread.argumentsBuffer(thread)
+        let slots = (buffer + CreateThread.argumentsSlotsOffset).assumingMemoryBound(to: RawMapSlot.self)
+        if held != serial { copySlots(slots, header) }
+        let outcome = build(
+            index, snapshot, plan, f, args: buffer.assumingMemoryBound(to: RawValue.self), slots: slots, image: header,
+            depth: depth, thread: thread)
+        thread.pointee.argumentsSerial = serial
+        return outcome
+    }
+
+    /// `withArguments` while the thread's arguments buffer is in use: the arguments map in this
+    /// frame (out of line: only a create nested in a closure of a create with slots comes here).
+    @inline(never)
+    private static func withArgumentsInFrame(
+        _ index: Int, _ snapshot: Snapshot, _ plan: UnsafePointer<EntryPlan>, _ f: UnsafePointer<ClassFunctions>,
+        _ image: UnsafeRawPointer, depth: Int, thread: UnsafeMutablePointer<CreateThread>
+    ) -> Outcome {
+        _withUnprotectedUnsafeTemporaryAllocation(byteCount: CreateThread.argumentsBufferBytes, alignment: 16) {
+            buffer -> Outcome in
             let base = buffer.baseAddress.unsafelyUnwrapped
-            let args = base.bindMemory(to: RawValue.self, capacity: 1)
-            let slots = (base + MemoryLayout<RawValue>.stride).bindMemory(to: RawMapSlot.self, capacity: count)
-            var image = SwiftArgumentImages.image(snapshot, index)
-            if image == 0 { image = buildImage(index, snapshot, plan, tables, count: count) }
-            guard image != SwiftArgumentImages.refused else { return .refused }
-            let imageBase = UnsafeRawPointer(bitPattern: image).unsafelyUnwrapped
-            let leaves = imageBase.load(as: UInt64.self)
-            // A leaf is built one level down: refused at the depth limit (nothing called yet).
-            guard leaves == 0 || depth &+ 1 < maxDepth else { return .refused }
-            UnsafeMutableRawPointer(slots).copyMemory(
-                from: imageBase + SwiftArgumentImages.slotsOffset, byteCount: count &* MemoryLayout<RawMapSlot>.stride)
-            let savedDepth = depth
-            if leaves != 0 {
-                let empty = CreateThread.emptyArguments(thread)
-                var rest = leaves
-                repeat {
-                    let i = rest.trailingZeroBitCount
-                    rest &= rest &- 1
-                    let value = valueOf(slots + i)
-                    // `writeSlots` left the leaf's class functions in its value's payload.
-                    let leaf = UnsafePointer<ClassFunctions>(bitPattern: UInt(value.pointee.a)).unsafelyUnwrapped
-                    HostFailure.clear()
-                    do {
-                        let object = try CreateNesting.callingHostUnrestored(thread, at: depth &+ 1) {
-                            () throws -> UnsafeMutableRawPointer in
-                            try SwiftClassBox.create(context: leaf.pointee.context, empty)
-                        }
-                        RawValue.initializeObject(value, object, header: leaf.pointee.objectHeader)
-                    } catch {
-                        reportFailure(error)
-                        let target = Int(
-                            PlanSlot(head: shape.heads[i], payload: plan.pointee.payloads.unsafelyUnwrapped[i]).target)
-                        let failure = within(index, snapshot, Resolver.leafFailed(target, snapshot))
-                        thread.pointee.depth = savedDepth
-                        release(slots, leaves & (1 &<< i &- 1))
-                        return .failed(failure)
-                    }
-                } while rest != 0
-            }
-            args.initialize(to: .argumentsMap(UnsafePointer(slots), count: count))
-            HostFailure.clear()
-            let object: UnsafeMutableRawPointer
-            do {
-                object = try CreateNesting.callingHostUnrestored(thread, at: depth) {
-                    () throws -> UnsafeMutableRawPointer in
-                    try SwiftClassBox.create(context: f.pointee.context, UnsafeRawPointer(args))
-                }
-            } catch {
-                reportFailure(error)
-                let failure = within(index, snapshot, Resolver.createFailed(index, snapshot))
-                thread.pointee.depth = savedDepth
-                release(slots, leaves)
-                return .failed(failure)
-            }
-            thread.pointee.depth = savedDepth
-            release(slots, leaves)
-            return .built(object)
+            let slots = (base + CreateThread.argumentsSlotsOffset).assumingMemoryBound(to: RawMapSlot.self)
+            copySlots(slots, image)
+            return build(
+                index, snapshot, plan, f, args: base.assumingMemoryBound(to: RawValue.self), slots: slots, image: image,
+                depth: depth, thread: thread)
         }
     }
 
-    /// Builds and publishes the `SwiftArgumentImages` image of entry `index` (`plan`, with
-    /// `count` slots) of `snapshot`: `writeSlots` into fresh memory, or `refused` when a slot is
-    /// neither a literal nor a transient leaf of a Swift class (out of line: once per entry and
-    /// snapshot).
+    /// Copies the slots of `image` to `slots`.
+    @inline(__always)
+    private static func copySlots(_ slots: UnsafeMutablePointer<RawMapSlot>, _ image: UnsafeRawPointer) {
+        let count = Int(truncatingIfNeeded: image.load(fromByteOffset: SwiftArgumentImages.mapHeadOffset, as: UInt64.self) >> 32)
+        UnsafeMutableRawPointer(slots).copyMemory(
+            from: image + SwiftArgumentImages.slotsOffset, byteCount: count &* MemoryLayout<RawMapSlot>.stride)
+    }
+
+    /// Builds entry `index` from `slots`, a copy of its `image`'s (each leaf slot rewritten here
+    /// before any closure reads it): each leaf's closure is called in slot order (its class's
+    /// functions read from the image), then the entry's own with `args`, the map of `slots`; what
+    /// its closure did not take over (`ValueRef.take(as:)`) is released, last built first.
+    @inline(__always)
+    private static func build(
+        _ index: Int, _ snapshot: Snapshot, _ plan: UnsafePointer<EntryPlan>, _ f: UnsafePointer<ClassFunctions>,
+        args: UnsafeMutablePointer<RawValue>, slots: UnsafeMutablePointer<RawMapSlot>, image: UnsafeRawPointer,
+        depth: Int, thread: UnsafeMutablePointer<CreateThread>
+    ) -> Outcome {
+        let leaves = image.load(as: UInt64.self)
+        let savedDepth = depth
+        if leaves != 0 {
+            let empty = CreateThread.emptyArguments(thread)
+            let imageSlots = UnsafeMutablePointer<RawMapSlot>(
+                mutating: (image + SwiftArgumentImages.slotsOffset).assumingMemoryBound(to: RawMapSlot.self))
+            var rest = leaves
+            repeat {
+                let i = rest.trailingZeroBitCount
+                rest &= rest &- 1
+                // `writeSlots` left the leaf's class functions in its value's payload in the image.
+                let leaf = UnsafePointer<ClassFunctions>(bitPattern: UInt(valueOf(imageSlots + i).pointee.a))
+                    .unsafelyUnwrapped
+                HostFailure.clear()
+                do {
+                    let object = try CreateNesting.callingHostUnrestored(thread, at: depth &+ 1) {
+                        () throws -> UnsafeMutableRawPointer in
+                        try SwiftClassBox.create(context: leaf.pointee.context, empty)
+                    }
+                    RawValue.initializeObject(valueOf(slots + i), object, header: leaf.pointee.objectHeader)
+                } catch {
+                    reportFailure(error)
+                    let shape = plan.pointee.shape.unsafelyUnwrapped
+                    let target = Int(
+                        PlanSlot(head: shape.heads[i], payload: plan.pointee.payloads.unsafelyUnwrapped[i]).target)
+                    let failure = within(index, snapshot, Resolver.leafFailed(target, snapshot))
+                    thread.pointee.depth = savedDepth
+                    release(slots, leaves & (1 &<< i &- 1))
+                    return .failed(failure)
+                }
+            } while rest != 0
+        }
+        // The map's value: its first word (kind, flags, hint, count) from the image, its slots, 0.
+        let map = UnsafeMutableRawPointer(args)
+        map.storeBytes(
+            of: image.load(fromByteOffset: SwiftArgumentImages.mapHeadOffset, as: UInt64.self), as: UInt64.self)
+        map.storeBytes(of: UInt64(UInt(bitPattern: slots)), toByteOffset: 8, as: UInt64.self)
+        map.storeBytes(of: 0, toByteOffset: 16, as: UInt64.self)
+        HostFailure.clear()
+        let object: UnsafeMutableRawPointer
+        do {
+            object = try CreateNesting.callingHostUnrestored(thread, at: depth) {
+                () throws -> UnsafeMutableRawPointer in
+                try SwiftClassBox.create(context: f.pointee.context, UnsafeRawPointer(args))
+            }
+        } catch {
+            reportFailure(error)
+            let failure = within(index, snapshot, Resolver.createFailed(index, snapshot))
+            thread.pointee.depth = savedDepth
+            release(slots, leaves)
+            return .failed(failure)
+        }
+        thread.pointee.depth = savedDepth
+        release(slots, leaves)
+        return .built(object)
+    }
+
+    /// Builds and publishes the `SwiftArgumentImages` image of entry `index` (`plan`) of
+    /// `snapshot`: its header and `writeSlots` into fresh memory, or `refused` when it has more
+    /// than `SwiftArgumentImages.maxSlots` slots or a slot is neither a literal nor a transient
+    /// leaf of a Swift class (out of line: once per entry and snapshot).
     @inline(never)
-    private static func buildImage(
-        _ index: Int, _ snapshot: Snapshot, _ plan: UnsafePointer<EntryPlan>, _ tables: Resolver.Tables, count: Int
-    ) -> UInt {
+    private static func buildImage(_ index: Int, _ snapshot: Snapshot, _ plan: UnsafePointer<EntryPlan>) -> UInt {
+        let count = plan.pointee.shape.unsafelyUnwrapped.count
+        guard count > 0, count <= SwiftArgumentImages.maxSlots else {
+            return SwiftArgumentImages.publish(SwiftArgumentImages.refused, snapshot, index)
+        }
         let memory = SwiftArgumentImages.allocate(slots: count)
         let slots = (memory + SwiftArgumentImages.slotsOffset).bindMemory(to: RawMapSlot.self, capacity: count)
         // The depth limit is checked by each create (it may change); here only what the snapshot fixes.
         guard
             let leaves = writeSlots(
-                slots, plan.pointee.shape.unsafelyUnwrapped, plan.pointee.payloads.unsafelyUnwrapped, tables,
-                count: count, leafDepth: 0, maxDepth: 1)
+                slots, plan.pointee.shape.unsafelyUnwrapped, plan.pointee.payloads.unsafelyUnwrapped,
+                Resolver.Tables(snapshot), count: count, leafDepth: 0, maxDepth: 1)
         else {
             memory.deallocate()
             return SwiftArgumentImages.publish(SwiftArgumentImages.refused, snapshot, index)
         }
         memory.storeBytes(of: leaves, as: UInt64.self)
+        memory.storeBytes(
+            of: SwiftArgumentImages.nextSerial(), toByteOffset: SwiftArgumentImages.serialOffset, as: UInt64.self)
+        var map = RawValue.argumentsMap(nil, count: count)
+        assert(MemoryLayout<RawValue>.offset(of: \RawValue.count) == 4, "RawValue layout changed")
+        memory.storeBytes(
+            of: withUnsafeBytes(of: &map) { $0.load(as: UInt64.self) }, toByteOffset: SwiftArgumentImages.mapHeadOffset,
+            as: UInt64.self)
+        memory.storeBytes(of: leaves != 0 ? 1 : 0, toByteOffset: SwiftArgumentImages.leafDepthOffset, as: Int.self)
         return SwiftArgumentImages.publish(UInt(bitPattern: memory), snapshot, index)
     }
 

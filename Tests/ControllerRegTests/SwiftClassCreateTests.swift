@@ -75,6 +75,8 @@ struct SwiftClassCreateTests {
         TopFails: {ClassName: Failing, Dependencies: {a: Leaf, b: LeafB}}
         TopSilent: {ClassName: SilentFailing, Dependencies: {a: Leaf}}
         Nests: {ClassName: Nester, Dependencies: {a: Leaf}}
+        NestsSelf: {ClassName: NestingKeeper, Dependencies: {a: Leaf, title: "@outer", inner: "@NestsSelf", count: 1}}
+        NestsOther: {ClassName: NestingKeeper, Dependencies: {a: Leaf, inner: "@Keeps", title: "@outer", count: 2}}
         WithSingleton: {ClassName: Reader, Dependencies: {a: Single, b: Leaf}}
         WithGraph: {ClassName: Reader, Dependencies: {a: Shared, b: Shared}}
         WithC: {ClassName: Reader, Dependencies: {a: Leaf, b: C}}
@@ -132,6 +134,18 @@ struct SwiftClassCreateTests {
             events.add("Nester at \(depth)")
             let nested = try inner.withLock { $0 }!.create("Leaf", as: Made.self)
             return Made("nester", parts: [args["a"]!.take(as: Made.self)!, nested], events)
+        }
+        // Creates the entry its `inner` names from inside its closure (once: at depth 1), then
+        // reads its own arguments: what it reads must be its own, not the nested create's.
+        try registry.register(className: "NestingKeeper") { args in
+            events.add("NestingKeeper at \(depth)")
+            var nested: [Made] = []
+            if depth == 1, let name = args["inner"]?.string {
+                nested.append(try inner.withLock { $0 }!.create(name, as: Made.self))
+            }
+            let a = args["a"]?.take(as: Made.self)
+            let facts = "\(args["title"]?.string ?? "-") \(args["count"]?.int ?? -1) \(a?.name ?? "nil")"
+            return Made("nesting", parts: (a.map { [$0] } ?? []) + nested, facts: facts, events)
         }
         inner.withLock { $0 = registry }
         try registry.register(
@@ -200,7 +214,7 @@ struct SwiftClassCreateTests {
 
     static let direct = [
         "Leaf", "Bad", "Quiet", "Keeps", "Literals", "Reads", "TakesOne", "LeafFails", "LeafSilent", "TopFails",
-        "TopSilent", "Nests",
+        "TopSilent", "Nests", "NestsSelf", "NestsOther",
     ]
     static let refused = [
         "Single", "Shared", "WithSingleton", "WithGraph", "WithC", "WithNode", "WithList", "WithProvider", "WithOptional",
@@ -259,6 +273,32 @@ struct SwiftClassCreateTests {
                 "Leaf at 2", "Nester at 1", "Leaf at 2", "got nester()[leaf1()[],leaf2()[]]", "deinit nester",
                 "deinit leaf1", "deinit leaf2",
             ])
+    }
+
+    /// A create started by a closure of a create with slots (its arguments in use) builds its own
+    /// arguments elsewhere: the outer closure reads its own afterwards, the same entry or another.
+    @Test func nestedCreatesKeepTheirArguments() throws {
+        let events = Events()
+        let registry = try Self.makeRegistry(events)
+        for _ in 0..<2 {  // the second time from the images the first built
+            #expect(
+                Self.bothDoors(registry, events, "NestsSelf").swift == [
+                    "Leaf at 2", "NestingKeeper at 1", "Leaf at 3", "NestingKeeper at 2",
+                    "got nesting(outer 1 leaf1)[leaf1()[],nesting(outer 1 leaf2)[leaf2()[]]]", "deinit nesting",
+                    "deinit leaf1", "deinit nesting", "deinit leaf2",
+                ])
+            #expect(
+                Self.bothDoors(registry, events, "NestsOther").swift == [
+                    "Leaf at 2", "NestingKeeper at 1", "Leaf at 3", "Leaf at 3", "Keeper at 2",
+                    "got nesting(outer 2 leaf1)[leaf1()[],keeper(Home 3 0.5)[leaf2()[],leaf3()[]]]", "deinit nesting",
+                    "deinit leaf1", "deinit keeper", "deinit leaf2", "deinit leaf3",
+                ])
+        }
+        // Entries with slots one after another on one thread: each create reads its own arguments.
+        for name in ["Keeps", "Literals", "Reads", "Keeps", "TakesOne", "Literals"] {
+            let (swift, resolver) = Self.bothDoors(registry, events, name)
+            #expect(swift == resolver, "\(name)")
+        }
     }
 
     /// Depth limits: an entry whose leaves would pass the limit, or that is itself at it, is

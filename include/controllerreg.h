@@ -668,7 +668,9 @@ void *cr_registry_create_with(cr_registry *reg, const char *name, const cr_creat
  *  built by a storyboard), calling its class's set callback once per key in written order. Objects
  *  set reads are taken as in create (see OWNERSHIP); the rest are destroyed. A class without set is
  *  CR_ERR_INVALID_ARGUMENT; a set that fails stops the injection with CR_ERR_CREATE_FAILED naming
- *  the key, and what was built for the keys not yet set is destroyed. */
+ *  the key, the class, the entry and where its config defines it ("set of key 'k' of class 'C' for
+ *  entry 'E' (defined at app.yaml:3:1) failed: <what set reported>"), and what was built for the
+ *  keys not yet set is destroyed. */
 int cr_inject(cr_registry *reg, const char *name, void *object);
 
 /** Creates the provider's entry now (any time, also after the create that injected it), with

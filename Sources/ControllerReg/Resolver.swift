@@ -204,7 +204,10 @@ struct Resolver {
                     let key = String(decoding: UnsafeBufferPointer(start: s.key, count: s.keyLength), as: UTF8.self)
                     let reason = HostFailure.take().map { ": \($0)" } ?? ""
                     throw CreateFailure(
-                        code: .createFailed, message: "set of key '\(key)' failed\(reason)", path: [entryName(index)])
+                        code: .createFailed,
+                        message:
+                            "set of key '\(key)' of class '\(className(index))' for entry '\(entryName(index))'\(Resolver.definedAt(index, snapshot)) failed\(reason)",
+                        path: [entryName(index)])
                 }
             }
             settle(&work, borrows: functions.borrowsArguments)
@@ -828,11 +831,17 @@ struct Resolver {
     /// NULL".
     static func createFailed(_ index: Int, _ snapshot: Snapshot) -> CreateFailure {
         let reason = HostFailure.take().map { ": \($0)" } ?? " returned NULL"
-        let place = snapshot.entries.location(at: index).map { " (defined at \($0))" } ?? ""
         return CreateFailure(
             code: .createFailed,
             message:
-                "create of class '\(className(index, snapshot))' for entry '\(entryName(index, snapshot))'\(place)\(reason)")
+                "create of class '\(className(index, snapshot))' for entry '\(entryName(index, snapshot))'\(definedAt(index, snapshot))\(reason)"
+        )
+    }
+
+    /// Where entry `index` is defined, as failures of its callbacks (create, set) name it:
+    /// " (defined at file:line:column)" for an entry loaded from a config, "" for one added from code.
+    static func definedAt(_ index: Int, _ snapshot: Snapshot) -> String {
+        snapshot.entries.location(at: index).map { " (defined at \($0))" } ?? ""
     }
 
     /// `build`'s failure for a leaf whose callback returned NULL (out of line).

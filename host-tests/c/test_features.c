@@ -302,7 +302,10 @@ static void test_inject(void) {
     if (v.service) node_destroy(v.service, &svc); /* the view owns what it received */
     View b = {{0}, 0, NULL, 0};
     CHECK_INT(cr_inject(reg, "Broken", &b), CR_ERR_CREATE_FAILED);
-    CHECK(strstr(cr_last_error_message(), "key 'bogus'") != NULL);
+    /* The key, the class, the entry and where its config defines it, then the set's own reason. */
+    CHECK_CONTAINS(cr_last_error_message(),
+                   "cannot inject 'Broken': set of key 'bogus' of class 'ViewClass' for entry "
+                   "'Broken' (defined at <string>:2:1) failed: ");
     CHECK(strstr(cr_last_error_message(), "unknown property") != NULL);
     CHECK_INT(b.sets, 2);
     CHECK_INT(stats_get(&svc, &svc.creates), 2);

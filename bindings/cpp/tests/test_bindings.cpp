@@ -1535,7 +1535,9 @@ TEST_CASE(injection_with_setter) {
         // A setter that throws stops the injection; what was built for later keys is destroyed.
         Test1 other;
         auto e = EXPECT_ERROR(cr::CreateFailed, CR_ERR_CREATE_FAILED, reg.inject("Bad", &other));
-        CHECK(contains(e.what(), "oops"));
+        CHECK(contains(e.what(),
+                       "cannot inject 'Bad': set of key 'oops' of class 'Screen' for entry 'Bad' (defined at "
+                       "<string>:3:1) failed: unknown key oops"));
         CHECK(other.test2 == nullptr);
         CHECK_EQ(g_live.load(), 3);
         Test2 plain;

@@ -761,7 +761,7 @@ static int load_state = LOAD_AFTER_SELF;
  *      its own previous load left (what a host that loads again sees), not the other library's.
  *  fresh-process: the load runs in a forked child, its first load there (a host's start-up).
  *  after-other: no priming (the old harness): the heap is whatever the other side's block left. */
-static double load_once(load_spec *s) {
+static double load_once(load_spec *s, int prime) {
     if (load_state == LOAD_FRESH_PROCESS) {
         int fd[2];
         malloc_trim(0); /* the child starts without free heap pages, as a new process does */
@@ -785,7 +785,7 @@ static double load_once(load_spec *s) {
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) die("child load");
         return ns;
     }
-    if (load_state == LOAD_AFTER_SELF) {
+    if (load_state == LOAD_AFTER_SELF && prime) {
         op_load(s);
         free_result(s);
     }
@@ -796,15 +796,32 @@ static double load_once(load_spec *s) {
     return ns;
 }
 
-/* n loads, each timed alone (in ms). */
+/* n loads, each timed alone (in ms). After-self primes the first only: the others follow the
+ * block's previous load, of the same side. */
 static double load_block(void *c, long n) {
     load_spec *s = c;
     double total = 0;
-    for (long i = 0; i < n; i++) total += load_once(s);
+    for (long i = 0; i < n; i++) total += load_once(s, i == 0);
     return total;
 }
 
-/* An A/B pair of two loads, one load per block, in ms per load. */
+/* Loads of `len` bytes a block does so that it reads about as many bytes as one load of `other_len`
+ * bytes: 1 for the smaller input or inputs of one size (a load against its peer on the same file),
+ * the size ratio for the smaller side of a 100k / 10k pair. Each load is timed alone as before
+ * (after an untimed load of its side: the block's previous one, or its priming); a block's sample
+ * is their mean. Why: the host's speed changes in phases of tens of milliseconds to seconds (the
+ * same 10k JSON load reads ~9 or ~16 ms from one phase to the next, every function of it slowed),
+ * and a 100k load spans several phases while a single 10k load sits in one, so a pair of one load
+ * each divided a mix of phases by one phase's sample: its ratio moved with the host, not the
+ * library (pair ratios 6.5-14.4 for a median of ~10). Blocks of equal bytes take both sides'
+ * samples over the same stretch of phases. */
+static long loads_per_block(size_t len, size_t other_len) {
+    if (len == 0 || other_len <= len) return 1;
+    return (long)((other_len + len / 2) / len);
+}
+
+/* An A/B pair of two loads, each block the loads of about the same bytes (one load per block when
+ * both read one file), in ms per load. */
 static void mode_loadpair(const char *a, const char *aspec, const char *b, const char *bspec) {
     load_spec x, y;
     parse_spec(aspec, &x);
@@ -828,9 +845,10 @@ static void mode_loadpair(const char *a, const char *aspec, const char *b, const
     free_result(&x);
     op_load(&y);
     free_result(&y);
-    char extra[96];
-    snprintf(extra, sizeof extra, "\"a_bytes\": %zu, \"b_bytes\": %zu", x.len, y.len);
-    pb_pair_blocks(a, load_block, &x, 1, b, load_block, &y, 1, "ms", 1e-6, extra);
+    long na = loads_per_block(x.len, y.len), nb = loads_per_block(y.len, x.len);
+    char extra[128];
+    snprintf(extra, sizeof extra, "\"a_bytes\": %zu, \"b_bytes\": %zu, \"a_loads\": %ld, \"b_loads\": %ld", x.len, y.len, na, nb);
+    pb_pair_blocks(a, load_block, &x, na, b, load_block, &y, nb, "ms", 1e-6, extra);
     free(x.text);
     free(y.text);
 }

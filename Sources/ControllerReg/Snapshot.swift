@@ -40,8 +40,9 @@ final class EntryTable: @unchecked Sendable {
     /// The rows this table removed from the one it was built from, when it shares that table's
     /// rows (the others are copied without them).
     let dropped: [Int32]
-    /// Whether `publishRemovals` ran (the writer's, under the registry's lock).
-    private var removalsPublished = false
+    /// Whether `publishRemovals` ran (the writer's, under the registry's lock: not checked for
+    /// exclusive access at each use).
+    @exclusivity(unchecked) private var removalsPublished = false
 
     /// An empty table.
     convenience init() {

@@ -147,3 +147,33 @@ def test_an_on_destroy_that_raises_goes_to_the_unraisable_hook_and_fails_nothing
     assert sorted(destroyed) == ["a", "b"]
     assert sorted(text for _, text, _ in seen) == ["cannot let go of a", "cannot let go of b"]
     assert all(kind is RuntimeError and obj is on_destroy for kind, _, obj in seen)
+
+
+def test_registry_and_provider_refuse_pickle_and_copy_with_the_fix(reg: cr.Registry) -> None:
+    """A registry and a provider hold native state no pickle can carry. pickle, copy.copy and
+    copy.deepcopy must fail at once with a TypeError that says what to do instead (Python's own
+    message, "cannot pickle 'Registry' object", says neither)."""
+    import copy
+    import pickle
+
+    providers: List[Any] = []
+    reg.register_class("Next", lambda args: object())
+
+    def make_owner(args: Args) -> object:
+        providers.append(args["next"])
+        return object()
+
+    reg.register_class("Owner", make_owner)
+    reg.load_string("Next: Next\nO: {ClassName: Owner, Dependencies: {next: {Provider: Next}}}\n")
+    reg.create("O")
+    provider = providers[0]
+    assert isinstance(provider, cr.Provider)
+    for obj, fix in ((reg, "load the same config"), (provider, "provider.name")):
+        for attempt in (pickle.dumps, copy.copy, copy.deepcopy):
+            with pytest.raises(TypeError) as info:
+                attempt(obj)
+            assert "cannot be pickled or copied" in str(info.value)
+            assert fix in str(info.value)
+    # Both still work afterwards.
+    assert provider.create() is not None
+    assert reg.create("Next") is not None

@@ -64,6 +64,18 @@ static PyObject *Provider_close(ProviderObject *self, PyObject *unused) {
     Py_RETURN_NONE;
 }
 
+/* __reduce__ (pickle, copy.copy, copy.deepcopy): refused with what to do instead. A provider belongs
+ * to its registry in this process. */
+static PyObject *Provider_reduce(PyObject *self, PyObject *unused) {
+    (void)self;
+    (void)unused;
+    PyErr_SetString(PyExc_TypeError,
+                    "a controllerreg Provider cannot be pickled or copied: it belongs to its registry in this "
+                    "process; pass its entry's name (provider.name) instead and create from a registry where it is "
+                    "needed, or share the provider itself within this process");
+    return NULL;
+}
+
 static PyObject *Provider_get_closed(ProviderObject *self, void *unused) { return PyBool_FromLong(self->provider == NULL); }
 
 static void Provider_dealloc(ProviderObject *self) {
@@ -80,6 +92,7 @@ static PyMethodDef Provider_methods[] = {
     {"create", (PyCFunction)(void (*)(void))Provider_create, METH_FASTCALL | METH_KEYWORDS,
      "create(props=None, /, **kwargs): creates the provider's entry now."},
     {"close", (PyCFunction)Provider_close, METH_NOARGS, "close(): frees the provider (idempotent)."},
+    {"__reduce__", (PyCFunction)Provider_reduce, METH_NOARGS, "Refused: a provider cannot be pickled or copied."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -741,6 +741,18 @@ static PyObject *Registry_close(RegistryObject *self, PyObject *unused) {
     Py_RETURN_NONE;
 }
 
+/* __reduce__ (pickle, copy.copy, copy.deepcopy): refused with what to do instead. A registry is the
+ * library's native state plus this process's factories, which no pickle can carry. */
+static PyObject *Registry_reduce(PyObject *self, PyObject *unused) {
+    (void)self;
+    (void)unused;
+    PyErr_SetString(PyExc_TypeError,
+                    "a controllerreg Registry cannot be pickled or copied: it holds the library's native state and "
+                    "this process's factories; where another registry is needed (another process, a copy), make a "
+                    "Registry there, register the same classes and load the same config files or text");
+    return NULL;
+}
+
 static PyObject *Registry_enter(RegistryObject *self, PyObject *unused) {
     Py_INCREF(self);
     return (PyObject *)self;
@@ -865,6 +877,7 @@ static PyMethodDef Registry_methods[] = {
     {"new_child", (PyCFunction)Registry_new_child, METH_NOARGS, "new_child(): a child registry."},
     {"close", (PyCFunction)Registry_close, METH_NOARGS, "close(): frees the registry (idempotent)."},
     {"shared", (PyCFunction)Registry_shared, METH_NOARGS | METH_CLASS, "shared(): the process-wide registry."},
+    {"__reduce__", (PyCFunction)Registry_reduce, METH_NOARGS, "Refused: a registry cannot be pickled or copied."},
     {"__enter__", (PyCFunction)Registry_enter, METH_NOARGS, NULL},
     {"__exit__", (PyCFunction)Registry_exit, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL},

@@ -60,7 +60,7 @@ import Darwin
                     "cannot write '\(output)': it is a directory; give the path of the file to write inside it"),
                 "\(r.stderr)")
         }
-        #expect(try FileManagerless.entries(dir).isEmpty)
+        #expect(try directoryEntries(dir).isEmpty)
     }
 
     /// Output that cannot be written to stdout (here a full device) fails the command, with the
@@ -75,19 +75,5 @@ import Darwin
             #expect(r.status == 1, "\(args): \(stderr)")
             #expect(stderr.contains("cannot write to standard output: No space left on device"), "\(args): \(stderr)")
         }
-    }
-}
-
-/// The names in a directory (without `.` and `..`).
-enum FileManagerless {
-    static func entries(_ dir: String) throws -> [String] {
-        guard let d = opendir(dir) else { return ["<cannot open \(dir)>"] }
-        defer { closedir(d) }
-        var names: [String] = []
-        while let e = readdir(d) {
-            let name = withUnsafeBytes(of: e.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
     }
 }

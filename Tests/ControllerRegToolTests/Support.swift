@@ -43,6 +43,18 @@ func temporaryDirectory() -> String {
     return String(cString: p!)
 }
 
+/// The names in a directory (without `.` and `..`).
+func directoryEntries(_ dir: String) throws -> [String] {
+    guard let d = opendir(dir) else { return ["<cannot open \(dir)>"] }
+    defer { closedir(d) }
+    var names: [String] = []
+    while let e = readdir(d) {
+        let name = withUnsafeBytes(of: e.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        if name != "." && name != ".." { names.append(name) }
+    }
+    return names
+}
+
 func writeFile(_ path: String, _ text: String) {
     writeBytes(path, Array(text.utf8))
 }

@@ -43,8 +43,8 @@ extension Registry {
                     bytes: u.baseAddress ?? emptyKey, length: u.count, props: rawProps, destroyer: nil, leafHere: true)
             } ?? createOutcomeCopying(name, rawProps)
         switch outcome {
-        case .made(let object, let owned, let tag):
-            return ObjectReference(object, registryOwned: owned, swiftObject: tag & RawValue.swiftObject != 0)
+        case .made(let object, let owned, let swiftObject):
+            return ObjectReference(object, registryOwned: owned, swiftObject: swiftObject)
         case .failed(let error): throw error
         }
     }
@@ -199,11 +199,12 @@ extension Registry {
     /// success path nothing is left to release (an optional error kept beside it cost a
     /// `swift_release` of nil per create).
     package enum CreateOutcome {
-        /// The object, whether the registry owns it (a singleton), and its tag
-        /// (`RawValue.swiftObject` when the class that built it makes Swift objects, else 0).
-        /// The tag is computed for the Swift API's door only (`createOutcome` without
-        /// `inlineArguments`); the C ABI's door, which never reads it, gets 0.
-        case made(UnsafeMutableRawPointer, Bool, UInt16)
+        /// The object, whether the registry owns it (a singleton), and whether it is a Swift object
+        /// (its tag has `RawValue.swiftObject`: the class that built it makes Swift objects; the
+        /// `ObjectReference` flags as they are, so the Swift API's door converts nothing).
+        /// Computed for the Swift API's door only (`createOutcome` without `inlineArguments`); the
+        /// C ABI's door, which never reads it, gets false.
+        case made(UnsafeMutableRawPointer, Bool, Bool)
         /// Why there is none.
         case failed(ConfigError)
     }
@@ -245,7 +246,7 @@ extension Registry {
                         inlineArguments ? $0.value.map { ($0, 0) } : $0.tagged
                     })
                 {
-                    return .made(v.0, true, v.1)
+                    return .made(v.0, true, v.1 & RawValue.swiftObject != 0)
                 }
             }
             return createFound(
@@ -266,7 +267,7 @@ extension Registry {
             if leafHere, !inlineArguments, props == nil, destroyer == nil {
                 // The Swift API's door: an entry of a Swift class built by its closures directly.
                 switch SwiftClassCreate.create(index, s, maxDepth: maxCreateDepth.load(ordering: .relaxed), thread: thread) {
-                case .built(let o): return .made(o, false, RawValue.swiftObject)
+                case .built(let o): return .made(o, false, true)
                 case .failed(let failure): return .failed(swiftClassFailed(failure, bytes: bytes, length: length))
                 case .refused: break
                 }
@@ -279,8 +280,10 @@ extension Registry {
                 case .built(let o):
                     let slot = Int(s.entries.plans[index].classSlot)
                     if let destroyer { destroyer.pointee = Destroyer(s.classes, slot: slot) }
-                    // The tag for the Swift API's door (the C ABI's, `inlineArguments`, reads none).
-                    return .made(o, false, inlineArguments ? 0 : s.classes.functions[slot].objectTag)
+                    // Whether a Swift object, for the Swift API's door (the C ABI's, `inlineArguments`,
+                    // reads none).
+                    return .made(
+                        o, false, !inlineArguments && s.classes.functions[slot].objectTag & RawValue.swiftObject != 0)
                 case .failed: return .failed(leafFailed(s, index, bytes: bytes, length: length))
                 case .refused: break
                 }
@@ -290,14 +293,15 @@ extension Registry {
             do throws(CreateFailure) {
                 let (o, owned, tag) = try resolver.createEntry(index, props: props, inlineArguments: inlineArguments)
                 if let destroyer, !owned { destroyer.pointee = Destroyer(s.classes, slot: Int(s.entries.plans[index].classSlot)) }
-                return .made(o, owned, tag)
+                // The C ABI's door (`inlineArguments`) reads no flag: none computed for it.
+                return .made(o, owned, !inlineArguments && tag & RawValue.swiftObject != 0)
             } catch {
                 return .failed(
                     error.error(for: String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self)))
             }
         }
         switch createByConvention(s, bytes: bytes, length: length, props: props, destroyer: destroyer) {
-        case .success(let (o, tag)): return .made(o, false, tag)
+        case .success(let (o, tag)): return .made(o, false, tag & RawValue.swiftObject != 0)
         case .failure(let error): return .failed(error)
         }
     }

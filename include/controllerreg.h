@@ -78,7 +78,10 @@
  *   clean-up: what was built for that create leaks, and the thread stays marked as inside a
  *   create for good, so objects the library defers until no create can reach them (singletons
  *   replaced by a load, reload or cr_remove_entry, and those of a registry freed later on that
- *   thread) are never destroyed, and retired configs are never freed. Catch inside the callback,
+ *   thread) are never destroyed, and retired configs are never freed. Each escape also leaves
+ *   one level of create nesting counted on that thread: after CR_LIMIT_CREATE_DEPTH of them (256
+ *   by default) every create on that thread, in any registry, fails with CR_ERR_LIMIT ("creates
+ *   nested deeper than the create depth limit"). Catch inside the callback,
  *   call cr_report_error with why, and return NULL (create) or non-zero (set). The C++ binding's
  *   register_class does exactly this for every callable it wraps.
  *

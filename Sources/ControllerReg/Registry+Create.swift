@@ -172,7 +172,25 @@ extension Registry {
     package func createOutcome(
         cName: UnsafePointer<CChar>, props: UnsafePointer<RawValue>?, destroyer: UnsafeMutablePointer<Destroyer>?
     ) -> CreateOutcome {
-        return createOutcome(
+        guard let destroyer else { return createOutcome(cName: cName, props: props) }
+        return createOutcome(cName: cName, props: props, reportingTo: destroyer)
+    }
+
+    /// `createOutcome(cName:props:destroyer:)` without a destroyer (`cr_registry_create`): a copy of
+    /// the create path of its own, which carries no destroyer (kept across the callbacks, one cost
+    /// the plain C create registers and spills).
+    package func createOutcome(cName: UnsafePointer<CChar>, props: UnsafePointer<RawValue>?) -> CreateOutcome {
+        createOutcome(
+            bytes: UnsafeRawPointer(cName).assumingMemoryBound(to: UInt8.self), length: strlen(cName),
+            props: props, destroyer: nil, inlineArguments: true)
+    }
+
+    /// `createOutcome(cName:props:destroyer:)` with a destroyer to write (`cr_registry_create_with`
+    /// asked for it, as the C++ binding does): the create path's other copy.
+    package func createOutcome(
+        cName: UnsafePointer<CChar>, props: UnsafePointer<RawValue>?, reportingTo destroyer: UnsafeMutablePointer<Destroyer>
+    ) -> CreateOutcome {
+        createOutcome(
             bytes: UnsafeRawPointer(cName).assumingMemoryBound(to: UInt8.self), length: strlen(cName),
             props: props, destroyer: destroyer, inlineArguments: true)
     }
@@ -276,11 +294,10 @@ extension Registry {
                 switch Resolver.createLeaf(
                     index, s, props: props, maxDepth: maxCreateDepth.load(ordering: .relaxed), thread: thread)
                 {
-                case .built(let o):
-                    let slot = Int(s.entries.plans[index].classSlot)
-                    if let destroyer { destroyer.pointee = Destroyer(s.classes, slot: slot) }
+                case .built(let o, let f):
+                    if let destroyer { destroyer.pointee = Destroyer(f) }
                     // The tag for the Swift API's door (the C ABI's, `inlineArguments`, reads none).
-                    return .made(o, false, inlineArguments ? 0 : s.classes.functions[slot].objectTag)
+                    return .made(o, false, inlineArguments ? 0 : f.pointee.objectTag)
                 case .failed: return .failed(leafFailed(s, index, bytes: bytes, length: length))
                 case .refused: break
                 }
@@ -288,8 +305,13 @@ extension Registry {
             var resolver = Resolver(
                 snapshot: s, registry: self, maxDepth: maxCreateDepth.load(ordering: .relaxed), thread: thread)
             do throws(CreateFailure) {
-                let (o, owned, tag) = try resolver.createEntry(index, props: props, inlineArguments: inlineArguments)
-                if let destroyer, !owned { destroyer.pointee = Destroyer(s.classes, slot: Int(s.entries.plans[index].classSlot)) }
+                // The C ABI's door (`inlineArguments`) has its destroyer written by the build, from the
+                // class functions it holds; any other door here.
+                let (o, owned, tag) = try resolver.createEntry(
+                    index, props: props, inlineArguments: inlineArguments, destroyer: inlineArguments ? destroyer : nil)
+                if !inlineArguments, let destroyer, !owned {
+                    destroyer.pointee = Destroyer(s.classes, slot: Int(s.entries.plans[index].classSlot))
+                }
                 return .made(o, owned, tag)
             } catch {
                 return .failed(
@@ -454,6 +476,13 @@ package struct Destroyer {
 
     /// Nothing to call.
     package init() {}
+
+    /// The destroy function of the class whose functions are at `f` (a registered class's).
+    @inline(__always)
+    init(_ f: UnsafePointer<ClassFunctions>) {
+        destroy = f.pointee.destroy
+        context = f.pointee.context
+    }
 
     /// The destroy function of class `slot`.
     init(_ classes: ClassTable, slot: Int) {

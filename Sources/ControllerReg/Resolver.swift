@@ -101,10 +101,13 @@ struct Resolver {
     /// the create starts (by default, this thread's nesting in host callbacks).
     ///
     /// With `inlineArguments` (the create path's own call, `Registry.createOutcome`), an entry with
-    /// arguments is built in the caller's frame (`build`).
+    /// arguments is built in the caller's frame (`build`), and `destroyer` (given only with it)
+    /// receives how to destroy an object that is not a singleton, from the class functions the
+    /// build holds (`buildTop`).
     @inline(__always)
     mutating func createEntry(
-        _ index: Int, props: UnsafePointer<RawValue>?, depth: Int? = nil, inlineArguments: Bool = false
+        _ index: Int, props: UnsafePointer<RawValue>?, depth: Int? = nil, inlineArguments: Bool = false,
+        destroyer: UnsafeMutablePointer<Destroyer>? = nil
     ) throws(CreateFailure) -> (UnsafeMutableRawPointer, Bool, UInt16) {
         defer { finishGraph() }
         let depth = depth ?? thread.pointee.depth
@@ -120,7 +123,7 @@ struct Resolver {
             return (object, true, tag)
         }
         // The tag only for the Swift API's door (the C ABI's, with `inlineArguments`, reads none).
-        if inlineArguments { return (try buildTop(index, props: props, depth: depth).object, false, 0) }
+        if inlineArguments { return (try buildTop(index, props: props, depth: depth, destroyer: destroyer), false, 0) }
         let built = try build(index, props: props, depth: depth)
         return (built.object, false, RawValue.tag(ofHeader: built.header))
     }
@@ -342,19 +345,25 @@ struct Resolver {
     /// `build` of a create's top entry (`createEntry` with `inlineArguments`): an entry with
     /// arguments is built right here too (`buildWithArgumentsInline`), saving a call and a frame's
     /// set-up per create. (A function of its own, not a flag of `build`: `build` is reached again
-    /// from the arguments' slots, and always-inlined functions must not form a cycle.)
+    /// from the arguments' slots, and always-inlined functions must not form a cycle.) Returns the
+    /// object; `destroyer`, when given, receives its class's destroy once it is built (from the
+    /// class functions in hand: no second look-up of the entry's class).
     @inline(__always)
     mutating func buildTop(
-        _ index: Int, props: UnsafePointer<RawValue>?, depth: Int
-    ) throws(CreateFailure) -> Built {
+        _ index: Int, props: UnsafePointer<RawValue>?, depth: Int, destroyer: UnsafeMutablePointer<Destroyer>?
+    ) throws(CreateFailure) -> UnsafeMutableRawPointer {
         let functions = try registeredClass(index)
         try checkDepth(depth, entry: index)
         let propsCount = props.map { Int($0.pointee.count) } ?? 0
         if tables.plans[index].shape != nil || propsCount != 0 {
-            return try buildWithArgumentsInline(index, props: props, propsCount: propsCount, functions, depth: depth)
+            return try buildWithArgumentsInline(
+                index, props: props, propsCount: propsCount, functions, depth: depth, destroyer: destroyer
+            ).object
         }
         // A leaf reaches this only when `createLeaf` refused it (its caller's first try).
-        return try buildLeafOutOfLine(index, functions, depth: depth)
+        let object = try buildLeafOutOfLine(index, functions, depth: depth).object
+        if let destroyer { destroyer.pointee = Destroyer(functions) }
+        return object
     }
 
     /// `buildLeafHere`, out of line (`buildTop`'s rare leaf).
@@ -393,13 +402,14 @@ struct Resolver {
     private mutating func buildWithArguments(
         _ index: Int, props: UnsafePointer<RawValue>?, propsCount: Int, _ f: UnsafePointer<ClassFunctions>, depth: Int
     ) throws(CreateFailure) -> Built {
-        try buildWithArgumentsInline(index, props: props, propsCount: propsCount, f, depth: depth)
+        try buildWithArgumentsInline(index, props: props, propsCount: propsCount, f, depth: depth, destroyer: nil)
     }
 
-    /// `buildWithArguments`, inlined into its caller.
+    /// `buildWithArguments`, inlined into its caller (`destroyer`: see `buildArguments`).
     @inline(__always)
     private mutating func buildWithArgumentsInline(
-        _ index: Int, props: UnsafePointer<RawValue>?, propsCount: Int, _ f: UnsafePointer<ClassFunctions>, depth: Int
+        _ index: Int, props: UnsafePointer<RawValue>?, propsCount: Int, _ f: UnsafePointer<ClassFunctions>, depth: Int,
+        destroyer: UnsafeMutablePointer<Destroyer>?
     ) throws(CreateFailure) -> Built {
         let plan = tables.plans[index]
         // Sizes of a few slots: no overflow checks needed.
@@ -412,24 +422,26 @@ struct Resolver {
             if total <= Resolver.argumentsOnStack {
                 return try buildArguments(
                     in: small.baseAddress!, index, props: props, propsCount: propsCount, f, depth: depth, count: count,
-                    slotBytes: slotBytes, total: total)
+                    slotBytes: slotBytes, total: total, destroyer: destroyer)
             }
             return try _withUnprotectedUnsafeTemporaryAllocation(byteCount: total, alignment: 16) {
                 (buffer) throws(CreateFailure) -> Built in
                 try buildArguments(
                     in: buffer.baseAddress!, index, props: props, propsCount: propsCount, f, depth: depth, count: count,
-                    slotBytes: slotBytes, total: total)
+                    slotBytes: slotBytes, total: total, destroyer: destroyer)
             }
         }
     }
 
     /// `buildWithArguments` in `total` bytes of scratch memory at `base`: the arguments map (its
     /// value, then `count` plan slots and the props' slots, `slotBytes` in all), then the
-    /// ownership records and per-call lists and maps.
+    /// ownership records and per-call lists and maps. `destroyer`, when given, receives the class's
+    /// destroy once the object is built.
     @inline(__always)
     private mutating func buildArguments(
         in base: UnsafeMutableRawPointer, _ index: Int, props: UnsafePointer<RawValue>?, propsCount: Int,
-        _ f: UnsafePointer<ClassFunctions>, depth: Int, count: Int, slotBytes: Int, total: Int
+        _ f: UnsafePointer<ClassFunctions>, depth: Int, count: Int, slotBytes: Int, total: Int,
+        destroyer: UnsafeMutablePointer<Destroyer>?
     ) throws(CreateFailure) -> Built {
         let plan = tables.plans[index]
         // The class table outlives the create (the snapshot does); its `create` was checked.
@@ -493,6 +505,7 @@ struct Resolver {
             }
             thread.pointee.depth = savedDepth
             settle(&work, borrows: functions.borrowsArguments)
+            if let destroyer { destroyer.pointee = Destroyer(f) }
             // Read now, not with the copy above: kept across the callback it would cost a spill.
             return (object, f.pointee.objectHeader)
         } catch {
@@ -579,8 +592,8 @@ struct Resolver {
 
     /// What `createLeaf` did.
     enum TopLeafOutcome {
-        /// Built: the receiver's.
-        case built(UnsafeMutableRawPointer)
+        /// Built: the receiver's, with its class's functions (valid as long as the snapshot).
+        case built(UnsafeMutableRawPointer, UnsafePointer<ClassFunctions>)
         /// Not attempted: the general path (`createEntry`) builds it or says why.
         case refused
         /// Its callback returned NULL (`leafFailed` says so).
@@ -612,7 +625,7 @@ struct Resolver {
         let empty = CreateThread.emptyArguments(thread)
         let context = f.pointee.context
         guard let object = CreateNesting.callingHost(thread, at: depth, { create(empty, context) }) else { return .failed }
-        return .built(object)
+        return .built(object, f)
     }
 
     /// What `buildLeaf` did: the caller throws a failure itself (with what it has at hand: the

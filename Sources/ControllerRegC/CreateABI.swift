@@ -80,7 +80,12 @@ private func create(
     }
     let propsValue = props.map { UnsafePointer<RawValue>($0) }
     return withRegistry(reg) { r in
-        switch r.createOutcome(cName: name, props: propsValue, destroyer: destroyer) {
+        // Two copies of the create path: with a destroyer to write (known here: `cr_registry_create`
+        // passes none), and without.
+        let outcome =
+            destroyer.map { r.createOutcome(cName: name, props: propsValue, reportingTo: $0) }
+            ?? r.createOutcome(cName: name, props: propsValue)
+        switch outcome {
         case .made(let object, let registryOwned, _):
             owner?.pointee = registryOwned ? ownerRegistry : ownerReceiver
             return object

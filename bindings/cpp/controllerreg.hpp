@@ -512,31 +512,29 @@ CONTROLLERREG_COLD inline std::string readable_type_name(const char *name) {
 #endif
 }
 
-/// create<T>() of an object whose class makes another type: destroys it if the caller owned it,
-/// then throws TypeError naming both types.
-[[noreturn]] CONTROLLERREG_COLD inline void wrong_create_type(void *object, cr_owner owner, const cr_destroyer &destroyer,
-                                                              const char *name, const char *requested) {
+/// create<T>() of an object whose class makes another type (the caller's: it has a destroyer):
+/// destroys it, then throws TypeError naming both types.
+[[noreturn]] CONTROLLERREG_COLD inline void wrong_create_type(void *object, const cr_destroyer &destroyer, const char *name,
+                                                              const char *requested) {
     auto *box = static_cast<const ClassBoxBase *>(destroyer.user_data);
-    if (owner == CR_OWNER_RECEIVER) destroyer.destroy(object, destroyer.user_data);
+    destroyer.destroy(object, destroyer.user_data);
     throw TypeError(std::string("create<T>(\"") + name + "\"): the entry's class makes " + readable_type_name(box->type_name) +
                     ", not " + readable_type_name(requested) + " (create the factory's type; ptr_cast converts to a base)");
 }
 
-/// Wraps the result of a create (object, owner and destroyer from the library) as Ptr<T>.
-/// Objects of C++ classes are type-checked by tag; a mismatch destroys an owned object and throws.
-template <class T> Ptr<T> adopt(void *object, cr_owner owner, const cr_destroyer &destroyer, const char *name) {
-    Deleter<T> deleter;
-    if (owner == CR_OWNER_RECEIVER) {
-        deleter.destroy = destroyer.destroy;
-        deleter.user_data = destroyer.user_data;
-    }
+/// Wraps the result of a create (object and destroyer from the library) as Ptr<T>. The destroyer
+/// alone says whether the caller owns the object: the library reports one only for an object that
+/// is now the caller's ({NULL, NULL} for a singleton, which the registry keeps, and for a class
+/// without destroy, which leaves nothing to call), so no owner needs asking for.
+/// Objects of C++ classes are type-checked by tag; a mismatch destroys the object and throws.
+template <class T> Ptr<T> adopt(void *object, const cr_destroyer &destroyer, const char *name) {
     if (destroyer.destroy == &destroy_cpp_object) {
         auto *box = static_cast<const ClassBoxBase *>(destroyer.user_data);
-        if (box->tag != type_tag<T>()) wrong_create_type(object, owner, destroyer, name, typeid(T).name());
+        if (box->tag != type_tag<T>()) wrong_create_type(object, destroyer, name, typeid(T).name());
         // T is the factory's type: delete it as T, so the Ptr may outlive the class and registry.
-        if (owner == CR_OWNER_RECEIVER) deleter = Deleter<T>{&delete_as<std::remove_cv_t<T>>, nullptr, 0};
+        return Ptr<T>(static_cast<T *>(object), Deleter<T>{&delete_as<std::remove_cv_t<T>>, nullptr, 0});
     }
-    return Ptr<T>(static_cast<T *>(object), deleter);
+    return Ptr<T>(static_cast<T *>(object), Deleter<T>{destroyer.destroy, destroyer.user_data, 0});
 }
 
 template <class T> struct is_optional : std::false_type {};
@@ -1319,17 +1317,15 @@ public:
     /// singleton, for which the library reports no destroyer, is not checked).
     /// Throws NotFound, ClassNotRegistered, CreateFailed, Limit, InvalidArgument, TypeError.
     template <class T> Ptr<T> create(const char *name, const cr_value *props = nullptr) {
-        // The library writes both out-values on every call it accepts the options of (success
-        // or failure), so they need no initial value.
-        cr_owner owner;
+        // The library writes the destroyer on every call it accepts the options of (success or
+        // failure), so it needs no initial value; the owner is not asked for (`adopt`).
         cr_destroyer destroyer;
         cr_create_options o = CR_CREATE_OPTIONS_INIT;
         o.props = props;
-        o.owner = &owner;
         o.destroyer = &destroyer;
         void *object = cr_registry_create_with(handle(), name, &o);
         if (!object) detail::throw_last_error();
-        return detail::adopt<T>(object, owner, destroyer, name);
+        return detail::adopt<T>(object, destroyer, name);
     }
     template <class T> Ptr<T> create(const std::string &name) {
         return create<T>(detail::c_text(name, "an entry name"), nullptr);
@@ -1450,15 +1446,13 @@ public:
     /// Registry::create<T>.
     template <class T> Ptr<T> create(const cr_value *props = nullptr) {
         if (!p_) empty_provider();
-        cr_owner owner = CR_OWNER_NONE;
         cr_destroyer destroyer{nullptr, nullptr};
         cr_create_options o = CR_CREATE_OPTIONS_INIT;
         o.props = props;
-        o.owner = &owner;
         o.destroyer = &destroyer;
         void *object = cr_provider_create_with(p_, &o);
         if (!object) detail::throw_last_error();
-        return detail::adopt<T>(object, owner, destroyer, cr_provider_name(p_));
+        return detail::adopt<T>(object, destroyer, cr_provider_name(p_));
     }
     template <class T> Ptr<T> create(const Props &props) { return create<T>(props.checked()); }
     template <class T> Ptr<T> create(std::initializer_list<std::pair<std::string, PropValue>> props) {

@@ -60,7 +60,8 @@ public func cr_create(_ name: UnsafePointer<CChar>?, _ props: OpaquePointer?) ->
     create(cr_shared(), name, props, nil, nil, "cr_create")
 }
 
-@_cdecl("cr_registry_create_with")
+// Inlined into its C entry point, as cr_registry_create.
+@_cdecl("cr_registry_create_with") @inline(__always)
 public func cr_registry_create_with(
     _ reg: OpaquePointer?, _ name: UnsafePointer<CChar>?,
     _ options: UnsafePointer<cr_create_options>?

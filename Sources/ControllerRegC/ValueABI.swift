@@ -364,7 +364,7 @@ public func cr_value_string(_ value: OpaquePointer?) -> UnsafePointer<CChar>? {
     return s
 }
 
-@_cdecl("cr_value_string_with_length")
+@_cdecl("cr_value_string_with_length") @inline(__always)
 public func cr_value_string_with_length(
     _ value: OpaquePointer?, _ length: UnsafeMutablePointer<Int>?
 ) -> UnsafePointer<CChar>? {
@@ -418,7 +418,7 @@ private func alreadyTaken(_ function: StaticString) {
     )
 }
 
-@_cdecl("cr_value_take_object_with_owner")
+@_cdecl("cr_value_take_object_with_owner") @inline(__always)
 public func cr_value_take_object_with_owner(
     _ value: OpaquePointer?, _ owner: UnsafeMutablePointer<cr_owner>?
 ) -> UnsafeMutableRawPointer? {
@@ -468,7 +468,7 @@ private func ownerOf(_ raw: RawValue) -> cr_owner {
     return ownerReceiver
 }
 
-@_cdecl("cr_value_owner")
+@_cdecl("cr_value_owner") @inline(__always)
 public func cr_value_owner(_ value: OpaquePointer?) -> cr_owner {
     guard let value else { return cr_owner(rawValue: 0) }
     let raw = UnsafePointer<RawValue>(value).pointee

@@ -60,13 +60,28 @@
  *   with calls other threads start on the same registry after it.
  *   Values (cr_value) are not synchronised: do not modify one from two threads at once.
  *
+ * FORK
+ *   A child of fork() may use the library as its parent does (the registries it inherited, new
+ *   ones, cr_shared()) when no other thread was inside a call of the library at the fork: fork
+ *   before starting the threads that use it, or while they are idle (threads that used it and
+ *   are parked or gone are fine). If another thread was inside a call (a create, a load, a
+ *   registration, a free) when the process forked, the child inherits the locks that thread held
+ *   but not the thread, and its first call may wait for them forever, as POSIX warns for any
+ *   library with locks: in such a child call only async-signal-safe functions until it execs, or
+ *   start the process with posix_spawn (Python: the multiprocessing start methods "spawn" or
+ *   "forkserver"). The parent is never affected. Objects and singletons in a child are copies:
+ *   destroying one in either process does not touch the other's.
+ *
  * CALLBACKS MUST RETURN
  *   Every callback (create, destroy, set, release) must return to the library. A C++ exception,
  *   a longjmp or any other unwinding out of a callback skips the library's frames without their
  *   clean-up: what was built for that create leaks, and the thread stays marked as inside a
  *   create for good, so objects the library defers until no create can reach them (singletons
  *   replaced by a load, reload or cr_remove_entry, and those of a registry freed later on that
- *   thread) are never destroyed, and retired configs are never freed. Catch inside the callback,
+ *   thread) are never destroyed, and retired configs are never freed. Each escape also leaves
+ *   one level of create nesting counted on that thread: after CR_LIMIT_CREATE_DEPTH of them (256
+ *   by default) every create on that thread, in any registry, fails with CR_ERR_LIMIT ("creates
+ *   nested deeper than the create depth limit"). Catch inside the callback,
  *   call cr_report_error with why, and return NULL (create) or non-zero (set). The C++ binding's
  *   register_class does exactly this for every callable it wraps.
  *

@@ -490,7 +490,7 @@ struct BinaryPlistParser {
 
     @inline(never) static func unsupported(_ file: String, _ kind: String, at off: Int) -> ConfigError {
         ConfigError(
-            .schema, "plist \(kind) values are not supported in configs", at: SourceLocation(file: file, line: 0, column: off))
+            .schema, PlistUnsupportedValue.message(kind), at: SourceLocation(file: file, line: 0, column: off))
     }
 
     @inline(never) static func fail(_ file: String, _ message: String, at off: Int) -> ConfigError {

@@ -254,7 +254,7 @@ struct XMLPlistParser {
                 try builder.addBool(kind == .true, line: line, column: column)
             case .date, .data:
                 throw ConfigError(
-                    .schema, "plist <\(name(tag.name, tag.length))> values are not supported in configs",
+                    .schema, PlistUnsupportedValue.message("<\(name(tag.name, tag.length))>"),
                     at: builder.location(line: line, column: column))
             case .plist:
                 throw syntax("unexpected <plist> inside <plist>", at: tagPos)

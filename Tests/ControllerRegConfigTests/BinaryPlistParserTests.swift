@@ -239,10 +239,21 @@ func arrayObject(_ refs: [UInt8]) -> [UInt8] {
 
     @Test func unsupportedAndMalformedObjects() {
         check(
-            bplist([[0x33] + [UInt8](repeating: 0, count: 8)]), .schema, "plist date values are not supported in configs", at: 8)
-        check(bplist([[0x42, 0x01, 0x02]]), .schema, "plist data values are not supported in configs", at: 8)
-        check(bplist([[0x80, 0x01]]), .schema, "plist UID values are not supported in configs")
-        check(bplist([[0xC0]]), .schema, "plist set values are not supported in configs")
+            bplist([[0x33] + [UInt8](repeating: 0, count: 8)]), .schema,
+            "plist date values are not supported in configs: write the date as a literal string (<string>@2001-12-14T00:00:00Z</string>) and parse it in the class",
+            at: 8)
+        check(
+            bplist([[0x42, 0x01, 0x02]]), .schema,
+            "plist data values are not supported in configs: write the bytes as a literal string (<string>@aGVsbG8=</string>, base64) and decode them in the class",
+            at: 8)
+        check(
+            bplist([[0x80, 0x01]]), .schema,
+            "plist UID values are not supported in configs: a config holds strings, numbers, booleans, arrays and dictionaries only (an NSKeyedArchiver archive is not a config)"
+        )
+        check(
+            bplist([[0xC0]]), .schema,
+            "plist set values are not supported in configs: a config holds strings, numbers, booleans, arrays and dictionaries only (an NSKeyedArchiver archive is not a config)"
+        )
         check(bplist([[0x70]]), .syntax, "binary plist: unknown object marker 0x70")
         check(bplist([[0x0F]]), .syntax, "binary plist: unknown object marker 0x0F")
         check(bplist([[0x21, 0, 0]]), .syntax, "binary plist: real of unsupported size (marker 0x21)")

@@ -273,12 +273,15 @@ func plistError(
         check("<plist><array><!ENTITY x \"y\"></array></plist>", .syntax, msg, line: 1, column: 15)
     }
 
+    /// The place, the value and the fix: a literal string the class converts.
     @Test func dataAndDateRejected() {
         check(
-            "<plist>\n<array>\n  <data>AAAA</data></array></plist>", .schema, "plist <data> values are not supported in configs",
+            "<plist>\n<array>\n  <data>AAAA</data></array></plist>", .schema,
+            "plist <data> values are not supported in configs: write the bytes as a literal string (<string>@aGVsbG8=</string>, base64) and decode them in the class",
             line: 3, column: 3)
         check(
-            "<plist><date>2020-01-01T00:00:00Z</date></plist>", .schema, "plist <date> values are not supported in configs",
+            "<plist><date>2020-01-01T00:00:00Z</date></plist>", .schema,
+            "plist <date> values are not supported in configs: write the date as a literal string (<string>@2001-12-14T00:00:00Z</string>) and parse it in the class",
             line: 1, column: 8)
     }
 

@@ -20,7 +20,11 @@
 //   key or index (or an integer that does not fit the requested type), cr::TypeError (a
 //   std::invalid_argument) for a value read as the wrong type or create<T> with the wrong T.
 //   An exception thrown by a factory or setter never crosses the C boundary: the trampoline hands
-//   e.what() to cr_report_error, so the create throws cr::CreateFailed with that text.
+//   e.what() to cr_report_error, so the create throws cr::CreateFailed with that text (a thrown
+//   `const char *` or std::string gives its text; any other type, which has no message, is named
+//   with the fix: throw a std::exception). A destructor that throws ends the program with
+//   std::terminate, as in std::unique_ptr or a std container: objects are destroyed from
+//   noexcept callbacks, so catch inside the destructor.
 //
 // OWNERSHIP (the header's rules, made RAII)
 //   - Registry owns its cr_registry; Registry::shared() is a non-owning view of cr_shared().
@@ -1020,12 +1024,31 @@ template <class U> struct factory_result<std::unique_ptr<U>> {
 /// A class registered without a setter.
 struct NoSetter {};
 
-/// Reports the message of the exception being handled to the library (inside a callback).
-inline void report_current_exception() noexcept {
+/// The type of the exception being handled as a person writes it ("int", "MyError"), or "" where
+/// the ABI cannot tell (not GCC or Clang).
+CONTROLLERREG_COLD inline std::string current_exception_type_name() {
+#if defined(__GNUG__)
+    if (const std::type_info *type = abi::__cxa_current_exception_type()) return readable_type_name(type->name());
+#endif
+    return "";
+}
+
+/// Reports the exception being handled to the library (inside a callback): a std::exception's
+/// what(); a thrown `const char *` or std::string as that text; anything else by its type and the
+/// fix, since it carries no message the library can read.
+CONTROLLERREG_COLD inline void report_current_exception() noexcept {
     try {
         throw;
-    } catch (const std::exception &e) { cr_report_error(e.what()); } catch (...) {
-        cr_report_error("unknown C++ exception");
+    } catch (const std::exception &e) { cr_report_error(e.what()); } catch (const char *text) {
+        cr_report_error(text != nullptr ? text : "a C++ exception of type 'const char *' (a null pointer)");
+    } catch (const std::string &text) { cr_report_error(text.c_str()); } catch (...) {
+        try {
+            std::string type = current_exception_type_name();
+            std::string message = "a C++ exception of type '" + (type.empty() ? std::string("unknown") : type) +
+                "', not a std::exception, so it has no message: throw a std::exception (such as "
+                "std::runtime_error(\"why\")) to say why";
+            cr_report_error(message.c_str());
+        } catch (...) { cr_report_error("a C++ exception that is not a std::exception: throw a std::exception to say why"); }
     }
 }
 

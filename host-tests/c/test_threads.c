@@ -6,10 +6,12 @@
 #include "tests.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define READERS 4
@@ -1049,6 +1051,110 @@ static void parents_drop_singletons_children_use(void) {
     for (int how = 0; how < 3; how++) parent_drops_singletons_children_use(how);
 }
 
+/* fork (the header's FORK): threads that used the library, one now idle (alive, parked) and one
+ * gone, leave a child that may use every registry, new ones and cr_shared(), as the parent may. */
+typedef struct forking_state {
+    cr_registry *reg, *other;
+    host_stats stats;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    int parked, released;
+} forking_state;
+
+static void *forking_worker(void *arg) {
+    forking_state *st = arg;
+    for (int i = 0; i < 200; i++) {
+        void *a = cr_registry_create(st->reg, "A", NULL);
+        if (a) node_destroy(a, NULL);
+        if (i % 20 == 0) {
+            char text[64];
+            snprintf(text, sizeof text, "W%p_%d: N\n", (void *)pthread_self(), i);
+            if (load_yaml(st->other, text) != CR_OK) return NULL;
+        }
+    }
+    return st;
+}
+
+static void *forking_parked_worker(void *arg) {
+    forking_state *st = arg;
+    if (forking_worker(st) == NULL) return NULL;
+    pthread_mutex_lock(&st->lock);
+    st->parked = 1;
+    pthread_cond_broadcast(&st->wake);
+    while (!st->released) pthread_cond_wait(&st->wake, &st->lock);
+    pthread_mutex_unlock(&st->lock);
+    return st;
+}
+
+/* The child's work; 0 when every call did what it does in a process that never forked. */
+static int forked_child_uses_the_library(forking_state *st, void *singleton) {
+    alarm(60); /* a call waiting for a lock a vanished thread held would hang: fail instead */
+    Node *a = cr_registry_create(st->reg, "A", NULL);
+    if (a == NULL || a->ownedCount != 0 || cr_registry_create(st->reg, "S", NULL) != singleton) return 1;
+    node_destroy(a, NULL);
+    if (load_yaml(st->reg, "InChild: N\n") != CR_OK || load_yaml(st->other, "InChildToo: N\n") != CR_OK) return 2;
+    void *b = cr_registry_create(st->reg, "InChild", NULL);
+    if (b == NULL) return 3;
+    node_destroy(b, NULL);
+    cr_registry *fresh = cr_registry_new();
+    if (cr_register_class(fresh, "N", &node_class, &st->stats) != CR_OK || load_yaml(fresh, "F: N\n") != CR_OK) return 4;
+    void *f = cr_registry_create(fresh, "F", NULL);
+    if (f == NULL) return 5;
+    node_destroy(f, NULL);
+    cr_registry_free(fresh);
+    if (cr_registry_create(cr_shared(), "NoSuchEntryInChild", NULL) != NULL || cr_last_error_code() != CR_ERR_NOT_FOUND) return 6;
+    cr_registry_free(st->other);
+    cr_registry_free(st->reg);
+    return 0;
+}
+
+static void fork_after_threads_used_the_library(void) {
+    forking_state st = {.reg = cr_registry_new(), .other = cr_registry_new()};
+    pthread_mutex_init(&st.lock, NULL);
+    pthread_cond_init(&st.wake, NULL);
+    stats_init(&st.stats);
+    CHECK_STATUS(cr_register_class(st.reg, "N", &node_class, &st.stats), CR_OK);
+    CHECK_STATUS(cr_register_class(st.other, "N", &node_class, &st.stats), CR_OK);
+    CHECK_STATUS(load_yaml(st.reg, "S: {ClassName: N, Lifestyle: singleton}\nA: {ClassName: N, Dependencies: {s: S}}\n"), CR_OK);
+    void *singleton = cr_registry_create(st.reg, "S", NULL);
+    CHECK(singleton != NULL);
+    pthread_t parked, gone;
+    CHECK(pthread_create(&parked, NULL, forking_parked_worker, &st) == 0);
+    CHECK(pthread_create(&gone, NULL, forking_worker, &st) == 0);
+    void *gone_result = NULL;
+    pthread_join(gone, &gone_result);
+    CHECK(gone_result == &st);
+    pthread_mutex_lock(&st.lock);
+    while (!st.parked) pthread_cond_wait(&st.wake, &st.lock);
+    pthread_mutex_unlock(&st.lock);
+    fflush(NULL);
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) _exit(forked_child_uses_the_library(&st, singleton));
+    int status = -1;
+    if (pid > 0) waitpid(pid, &status, 0);
+    if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+        fprintf(stderr, "  forked child: %s %d\n", WIFSIGNALED(status) ? "signal" : "exit status",
+                WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+    CHECK(pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    /* The parent is untouched: what the child loaded is not here, and its registries still work. */
+    pthread_mutex_lock(&st.lock);
+    st.released = 1;
+    pthread_cond_broadcast(&st.wake);
+    pthread_mutex_unlock(&st.lock);
+    void *parked_result = NULL;
+    pthread_join(parked, &parked_result);
+    CHECK(parked_result == &st);
+    CHECK(cr_registry_create(st.reg, "InChild", NULL) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_NOT_FOUND);
+    CHECK(cr_registry_create(st.reg, "S", NULL) == singleton);
+    CHECK_STATUS(load_yaml(st.other, "InParent: N\n"), CR_OK);
+    cr_registry_free(st.other);
+    cr_registry_free(st.reg);
+    pthread_cond_destroy(&st.wake);
+    pthread_mutex_destroy(&st.lock);
+}
+
 void test_threads(void) {
     concurrent_creates_and_loads();
     reentrant_creates();
@@ -1059,4 +1165,5 @@ void test_threads(void) {
     adds_to_a_parent_while_children_create();
     removals_from_a_parent_while_children_create();
     parents_drop_singletons_children_use();
+    fork_after_threads_used_the_library();
 }

@@ -803,12 +803,20 @@ TEST_CASE(factory_exception_fails_create) {
     cr::Registry reg;
     reg.register_class("Throws", [](cr::Args) -> int * { throw std::runtime_error("the screen could not be built"); });
     reg.register_class("ThrowsInt", [](cr::Args) -> int * { throw 42; });
+    reg.register_class("ThrowsText", [](cr::Args) -> int * { throw "the disk is full"; });
+    reg.register_class("ThrowsString", [](cr::Args) -> int * { throw std::string("no network"); });
     reg.register_class("NullFactory", [](cr::Args) -> int * { return nullptr; });
     reg.register_class("NullUnique", [](cr::Args) { return std::unique_ptr<int>(); });
-    reg.load_string("T: Throws\nU: ThrowsInt\nNil: NullFactory\nNu: NullUnique");
+    reg.load_string("T: Throws\nU: ThrowsInt\nTx: ThrowsText\nTs: ThrowsString\nNil: NullFactory\nNu: NullUnique");
     auto e = EXPECT_ERROR(cr::CreateFailed, CR_ERR_CREATE_FAILED, reg.create<int>("T"));
     CHECK(contains(e.what(), "the screen could not be built"));
-    CHECK(contains(EXPECT_ERROR(cr::CreateFailed, CR_ERR_CREATE_FAILED, reg.create<int>("U")).what(), "unknown C++ exception"));
+    // Not a std::exception: the type and the fix, or the text of a thrown string.
+    std::string thrown_int = EXPECT_ERROR(cr::CreateFailed, CR_ERR_CREATE_FAILED, reg.create<int>("U")).what();
+    CHECK(contains(thrown_int, "create of class 'ThrowsInt' for entry 'U'"));
+    CHECK(contains(thrown_int, "a C++ exception of type 'int', not a std::exception"));
+    CHECK(contains(thrown_int, "throw a std::exception (such as std::runtime_error(\"why\")) to say why"));
+    CHECK(contains(EXPECT_ERROR(cr::CreateFailed, CR_ERR_CREATE_FAILED, reg.create<int>("Tx")).what(), "the disk is full"));
+    CHECK(contains(EXPECT_ERROR(cr::CreateFailed, CR_ERR_CREATE_FAILED, reg.create<int>("Ts")).what(), "no network"));
     CHECK(contains(EXPECT_ERROR(cr::CreateFailed, CR_ERR_CREATE_FAILED, reg.create<int>("Nil")).what(), "null"));
     EXPECT_ERROR(cr::CreateFailed, CR_ERR_CREATE_FAILED, reg.create<int>("Nu"));
     // The registry is still usable.

@@ -102,6 +102,38 @@ def test_a_limit_value_past_64_bits_is_out_of_range_not_an_overflow(reg: cr.Regi
     assert reg.get_limit(cr.Limit.CREATE_DEPTH) == 2**63 - 1
 
 
+def test_a_bool_is_never_taken_as_a_limit_or_an_enum_number(reg: cr.Registry) -> None:
+    """True is an int to Python, but set_limit(limit, True) or lifestyle=True is a mistake: a
+    TypeError naming the method, the argument and the fix, and nothing changes."""
+    for call, argument in (
+        (lambda: reg.set_limit(cr.Limit.DEPTH, True), "set_limit\\(\\) value"),
+        (lambda: reg.set_limit(True, 5), "set_limit\\(\\) limit"),
+        (lambda: reg.get_limit(False), "get_limit\\(\\) limit"),
+    ):
+        with pytest.raises(TypeError, match=argument + r" must be an int, not bool \((True|False)\): pass the number itself"):
+            call()
+    assert reg.get_limit(cr.Limit.DEPTH) == 128
+    reg.register_class("S", lambda args: object())
+    with pytest.raises(ValueError, match="unknown lifestyle True"):
+        reg.add_entry("A", "S", lifestyle=True)
+    with pytest.raises(ValueError, match="unknown format True"):
+        reg.load_string("B: S\n", format=True)
+    with pytest.raises(TypeError, match="a tag must be a str or an int"):
+        reg.add_entry("C", "S", tags=[True])
+    assert reg.entries() == []
+
+
+def test_a_closed_registry_says_it_is_closed_whatever_the_limit_value(reg: cr.Registry) -> None:
+    """The order of every method: argument types, then closed, then the values the library checks;
+    a value past 64 bits is one of those, as 0 is."""
+    reg.close()
+    for bad in (0, -1, 2**70, 5):
+        with pytest.raises(cr.InvalidArgumentError, match="the registry is closed"):
+            reg.set_limit(cr.Limit.DEPTH, bad)
+    with pytest.raises(cr.InvalidArgumentError, match="the registry is closed"):
+        reg.get_limit(cr.Limit.DEPTH)
+
+
 def test_load_string_given_no_text_says_what_it_takes(reg: cr.Registry, tmp_path: Path) -> None:
     """A path or None given to load_string is a TypeError naming what it takes and load_file."""
     for bad in (None, tmp_path / "app.yaml", 5):

@@ -83,3 +83,73 @@ def test_thread_started_by_a_factory_during_a_create() -> None:
         for t in threads:
             t.join(10)
         assert a == "spawned" and b is reg.create("S")
+
+
+def _child_uses(reg: cr.Registry, singleton: object) -> int:
+    """In a forked child: 0 when the inherited registry, a new one and a load work as they do in
+    the parent (the singleton is the inherited object), else which step failed."""
+    try:
+        if reg.create("A")["s"] is not singleton:
+            return 1
+        reg.load_string("InChild: N\n")
+        reg.create("InChild")
+        fresh = cr.Registry()
+        fresh.register_class("N", lambda args: dict(args))
+        fresh.load_string("F: N\n")
+        fresh.create("F")
+        fresh.close()
+        reg.close()
+        return 0
+    except BaseException:  # noqa: BLE001 - any failure is the child's exit status
+        return 2
+
+
+def _fork_child_target(reg: cr.Registry, singleton: object) -> None:
+    import sys
+
+    sys.exit(_child_uses(reg, singleton))
+
+
+def test_a_forked_child_uses_the_registries_after_threads_used_them() -> None:
+    """docs/python.md: a child forked when no other thread is inside the library (threads that
+    created and loaded, now gone) uses every registry; the parent is untouched. os.fork and
+    multiprocessing's fork start method alike."""
+    import multiprocessing
+    import os
+    import signal
+    import warnings
+
+    reg = cr.Registry()
+    reg.register_class("N", lambda args: dict(args))
+    reg.load_string("S: {ClassName: N, Lifestyle: singleton}\nA: {ClassName: N, Dependencies: {s: S}}\n")
+    singleton = reg.create("S")
+
+    def work(i: int) -> None:
+        for _ in range(50):
+            reg.create("A")
+        reg.load_string(f"T{i}: N\n")
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    with warnings.catch_warnings():
+        # Python 3.12 warns at any fork while the faulthandler watchdog (a C thread) runs.
+        warnings.simplefilter("ignore", DeprecationWarning)
+        pid = os.fork()
+    if pid == 0:
+        signal.alarm(60)  # a hang in the child fails the test instead of the run
+        os._exit(_child_uses(reg, singleton))
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
+    process = multiprocessing.get_context("fork").Process(target=_fork_child_target, args=(reg, singleton))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        process.start()
+    process.join(60)
+    assert process.exitcode == 0
+    with pytest.raises(cr.NotFoundError):
+        reg.create("InChild")
+    assert reg.create("A")["s"] is singleton
+    reg.close()

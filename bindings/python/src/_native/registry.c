@@ -49,6 +49,23 @@ static void invalidate(RegistryObject *self) {
     }
 }
 
+/* An int argument that is not a bool: True and False are ints to Python, but a bool given for a
+ * number or an enum (set_limit(limit, True), lifestyle=True) is a mistake, never the 1 or 0 it
+ * would silently become. The one check every int argument of Registry goes through. */
+static int is_plain_int(PyObject *arg) { return PyLong_Check(arg) && !PyBool_Check(arg); }
+
+/* 0 if `arg` is a plain int (is_plain_int); -1 with a TypeError naming the method, the argument and
+ * the fix otherwise. */
+static int require_int(PyObject *arg, const char *method, const char *argument) {
+    if (is_plain_int(arg)) return 0;
+    if (PyBool_Check(arg))
+        PyErr_Format(PyExc_TypeError, "%s() %s must be an int, not bool (%R): pass the number itself, such as 1", method,
+                     argument, arg);
+    else
+        PyErr_Format(PyExc_TypeError, "%s() %s must be an int, not %.100s", method, argument, Py_TYPE(arg)->tp_name);
+    return -1;
+}
+
 static int parse_format(PyObject *format, cr_format *out) {
     if (format == NULL) {
         *out = CR_FORMAT_AUTO;
@@ -73,7 +90,7 @@ static int parse_format(PyObject *format, cr_format *out) {
             }
         }
         Py_DECREF(lower);
-    } else if (PyLong_Check(format)) {
+    } else if (is_plain_int(format)) {
         long v = PyLong_AsLong(format);
         if (v >= CR_FORMAT_AUTO && v <= CR_FORMAT_PLIST) {
             *out = (cr_format)v;
@@ -98,7 +115,7 @@ static int parse_lifestyle(PyObject *lifestyle, cr_lifestyle *out) {
                 return 0;
             }
         }
-    } else if (PyLong_Check(lifestyle)) {
+    } else if (is_plain_int(lifestyle)) {
         long v = PyLong_AsLong(lifestyle);
         if (v >= 0 && v <= 2) {
             *out = (cr_lifestyle)v;
@@ -476,7 +493,7 @@ static int tags_from_python(PyObject *tags, cr_value **out) {
             const char *s = crpy_utf8(t, "a tag");
             if (s == NULL) goto fail;
             rc = cr_list_push_string(list, s);
-        } else if (PyLong_Check(t) && !PyBool_Check(t)) {
+        } else if (is_plain_int(t)) {
             long long v = PyLong_AsLongLong(t);
             if (v == -1 && PyErr_Occurred()) goto fail;
             rc = cr_list_push_int(list, (int64_t)v);
@@ -581,15 +598,20 @@ static int parse_limit(PyObject *arg, cr_limit *out) {
 
 static PyObject *Registry_set_limit(RegistryObject *self, PyObject *args) {
     PyObject *limit_arg, *value_arg;
-    if (!PyArg_ParseTuple(args, "O!O!:set_limit", &PyLong_Type, &limit_arg, &PyLong_Type, &value_arg)) return NULL;
+    if (!PyArg_ParseTuple(args, "OO:set_limit", &limit_arg, &value_arg)) return NULL;
+    if (require_int(limit_arg, "set_limit", "limit") < 0 || require_int(value_arg, "set_limit", "value") < 0) return NULL;
     cr_limit limit;
     if (parse_limit(limit_arg, &limit) < 0) return NULL;
-    /* A value past 64 bits is the library's "out of range" error, as 0 or -1 are: never an
-     * OverflowError that names neither the limit nor the range. */
+    /* The order of every method: the arguments' Python types and enums, then whether the registry
+     * is open, then the values the library checks. A value past 64 bits is the library's "out of
+     * range" error, as 0 or -1 are (never an OverflowError that names neither the limit nor the
+     * range), so it is checked after the registry is known to be open, as they are. */
+    cr_registry *reg = enter(self);
+    if (reg == NULL) return NULL;
     int overflow = 0;
     long long value = PyLong_AsLongLongAndOverflow(value_arg, &overflow);
-    if (value == -1 && PyErr_Occurred()) return NULL;
     if (overflow != 0) {
+        leave(self);
         PyObject *text = PyUnicode_FromFormat("cr_registry_set_limit: a limit must be at least 1 and at most %lld, got %R",
                                               (long long)INT64_MAX, value_arg);
         if (text == NULL) return NULL;
@@ -597,8 +619,6 @@ static PyObject *Registry_set_limit(RegistryObject *self, PyObject *args) {
         Py_DECREF(text);
         return NULL;
     }
-    cr_registry *reg = enter(self);
-    if (reg == NULL) return NULL;
     int status = cr_registry_set_limit(reg, limit, (int64_t)value);
     leave(self);
     if (status != 0) return crpy_raise_status(status);
@@ -606,10 +626,7 @@ static PyObject *Registry_set_limit(RegistryObject *self, PyObject *args) {
 }
 
 static PyObject *Registry_get_limit(RegistryObject *self, PyObject *arg) {
-    if (!PyLong_Check(arg)) {
-        PyErr_Format(PyExc_TypeError, "get_limit() argument must be int, not %.100s", Py_TYPE(arg)->tp_name);
-        return NULL;
-    }
+    if (require_int(arg, "get_limit", "limit") < 0) return NULL;
     cr_limit limit;
     if (parse_limit(arg, &limit) < 0) return NULL;
     cr_registry *reg = enter(self);

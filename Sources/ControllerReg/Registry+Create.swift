@@ -480,17 +480,20 @@ package struct Destroyer {
     /// Nothing to call.
     package init() {}
 
-    /// The destroy function of the class whose functions are at `f` (a registered class's).
+    /// The destroy function of the class whose functions are at `f` (a registered class's), and
+    /// its context; both nil for a class without destroy (the header promises {NULL, NULL}).
     @inline(__always)
     init(_ f: UnsafePointer<ClassFunctions>) {
         destroy = f.pointee.destroy
-        context = f.pointee.context
+        context = destroy == nil ? nil : f.pointee.context
     }
 
-    /// The destroy function of class `slot`.
+    /// The destroy function of class `slot` (as `init(_:)`).
     init(_ classes: ClassTable, slot: Int) {
-        guard slot >= 0, slot < classes.count else { return }
-        destroy = classes.functions[slot].destroy
-        context = classes.functions[slot].context
+        guard slot >= 0, slot < classes.count else {
+            self.init()
+            return
+        }
+        self.init(classes.functions + slot)
     }
 }

@@ -177,17 +177,24 @@ static void *plain_create(const cr_value *args, void *user_data) {
 static void class_without_destroy_has_no_destroyer(void) {
     cr_registry *reg = cr_registry_new();
     static const cr_class cls = {.create = plain_create};
-    CHECK_STATUS(cr_register_class(reg, "Plain", &cls, NULL), CR_OK);
-    cr_destroyer d = {noop_destroy, &d};
-    cr_owner owner = CR_OWNER_NONE;
-    cr_create_options o = CR_CREATE_OPTIONS_INIT;
-    o.owner = &owner;
-    o.destroyer = &d;
-    void *p = cr_registry_create_with(reg, "Plain", &o);
-    CHECK(p != NULL);
-    CHECK_INT(owner, CR_OWNER_RECEIVER);
-    CHECK(d.destroy == NULL && d.user_data == NULL);
-    free(p);
+    static int context;
+    /* With user_data: the destroyer is still {NULL, NULL}, as the header says. */
+    CHECK_STATUS(cr_register_class(reg, "Plain", &cls, &context), CR_OK);
+    CHECK_STATUS(load_yaml(reg, "WithDependency: {ClassName: Plain, Dependencies: {n: 1, s: \"@text\"}}\n"), CR_OK);
+    /* A class name (a leaf) and an entry with arguments take different paths. */
+    const char *names[] = {"Plain", "WithDependency"};
+    for (int i = 0; i < 2; i++) {
+        cr_destroyer d = {noop_destroy, &d};
+        cr_owner owner = CR_OWNER_NONE;
+        cr_create_options o = CR_CREATE_OPTIONS_INIT;
+        o.owner = &owner;
+        o.destroyer = &d;
+        void *p = cr_registry_create_with(reg, names[i], &o);
+        CHECK(p != NULL);
+        CHECK_INT(owner, CR_OWNER_RECEIVER);
+        CHECK(d.destroy == NULL && d.user_data == NULL);
+        free(p);
+    }
     cr_registry_free(reg);
 }
 

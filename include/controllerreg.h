@@ -353,7 +353,9 @@ typedef enum {
     CR_LIMIT_CREATE_DEPTH = 6     /**< deepest chain of references one create builds (default 256) */
 } cr_limit;
 
-/** Sets a limit (value >= 1) for later loads and creates on `reg`. A child starts with its parent's. */
+/** Sets a limit (value >= 1) for later loads and creates on `reg`. A child starts with its parent's.
+ *  A `limit` that is not a cr_limit is CR_ERR_INVALID_ARGUMENT, the message showing it as a signed
+ *  number and naming the range (CR_LIMIT_INPUT_BYTES to CR_LIMIT_CREATE_DEPTH). */
 int cr_registry_set_limit(cr_registry *reg, cr_limit limit, int64_t value);
 
 /** The current value of a limit, or -1 (with an error) for a bad argument or a closed registry. */

@@ -714,7 +714,8 @@ cr_value *cr_map_new(void);
 cr_value *cr_list_new(void);
 
 /** Set `key` in a map you own to a value (strings are copied; an existing key is replaced).
- *  CR_ERR_INVALID_ARGUMENT for NULL arguments, a key or string that is not valid UTF-8 (nothing is
+ *  CR_ERR_INVALID_ARGUMENT for NULL arguments (the message names which: "map is NULL", "key is
+ *  NULL", ...; the list functions below say "list is NULL"), a key or string that is not valid UTF-8 (nothing is
  *  set), or a value that is not a map you own (arguments are read-only). */
 int cr_map_set_null(cr_value *map, const char *key);
 int cr_map_set_bool(cr_value *map, const char *key, int value);

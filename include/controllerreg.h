@@ -629,6 +629,10 @@ cr_value *cr_registry_entries(cr_registry *reg);
 
 /** Builds the entry `name` on `reg`: dependencies first (depth-first), then the class's create with
  *  the dependencies merged with `props` (a CR_MAP or NULL; borrowed; props win on the same key).
+ *  Props are a map the caller built with cr_map_new (or a map inside one): a callback's `args`, or
+ *  a map inside them, handed on as props is CR_ERR_INVALID_ARGUMENT (its objects are that
+ *  callback's receiver's, and a second receiver would own them too): copy the values to pass on
+ *  into a new map.
  *  Returns the new object, owned by the caller, or NULL: CR_ERR_NOT_FOUND (unknown name),
  *  CR_ERR_CLASS_NOT_REGISTERED (message names class and entry), CR_ERR_CREATE_FAILED (a create
  *  returned NULL: "cannot create 'A' (A -> B): create of class 'C' for entry 'B' (defined at
@@ -660,7 +664,8 @@ typedef struct cr_create_options {
     /** CR_CREATE_OPTIONS_VERSION. 0, or a version newer than the library knows, is
      *  CR_ERR_INVALID_ARGUMENT (the message names the version the library supports). */
     unsigned int version;
-    /** Props (a CR_MAP, borrowed for the call), or NULL for none. A singleton takes no props:
+    /** Props (a CR_MAP from cr_map_new, as cr_registry_create's; borrowed for the call), or NULL
+     *  for none. A singleton takes no props:
      *  non-empty props for one are CR_ERR_INVALID_ARGUMENT. */
     const cr_value *props;
     /** Out, optional: CR_OWNER_REGISTRY for a singleton (never destroy it), CR_OWNER_RECEIVER for an

@@ -250,9 +250,7 @@ extension Registry {
         // Props are a map the caller built (cr_map_new, a Swift props dictionary): its objects are
         // the caller's. A callback's arguments map (or a map inside them) handed on as props would
         // give its receiver's objects to a second receiver, and both would own them.
-        if let props, props.pointee.kind != ValueKind.map.rawValue || props.pointee.flags & RawValue.Flags.owned == 0 {
-            return .failed(propsNotAMap(props))
-        }
+        if let props, !RawValue.isCallersMap(props) { return .failed(propsNotAMap(props)) }
         return cell.read { s, thread in
             var index = thread.pointee.lastEntry
             if !s.entries.holds(index, bytes, length) {

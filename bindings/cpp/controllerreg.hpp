@@ -53,12 +53,14 @@
 #include <cstdint>
 #include <cstdlib>
 #include <exception>
+#include <functional>
 #include <initializer_list>
 #include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -424,9 +426,9 @@ inline std::string mismatch_text(const std::string &place, const char *expected,
 // ---------------------------------------------------------------------------------------------
 // Owned objects
 
-/// Destroys an object the caller owns with the function its class gave (a cr_destroyer), after
-/// undoing a base-class adjustment made by ptr_cast. A Deleter without a function does nothing:
-/// the Ptr then only views an object someone else owns (a singleton, a shared graph object, ...).
+/// Destroys an object the caller owns with the function its class gave (a cr_destroyer). A
+/// Deleter without a function does nothing: the Ptr then only views an object someone else owns
+/// (a singleton, a shared graph object, ...).
 namespace detail {
 template <class U> void delete_as(void *object, void *) noexcept;
 /// True when `delete (U *)p` is what delete_as<U> does and compiles cleanly: a complete,
@@ -439,27 +441,27 @@ struct deletable<U, std::void_t<decltype(sizeof(U))>>
                          (!std::is_polymorphic_v<U> || std::has_virtual_destructor_v<U>)> {};
 } // namespace detail
 
+/// Two words (a Ptr is three): the destroyer itself. A Ptr converted by ptr_cast to a base at
+/// another address gets a destroyer that undoes the adjustment first (see ptr_cast), so the
+/// common Ptr carries no offset to store, copy and test.
 template <class T> struct Deleter {
     void (*destroy)(void *object, void *user_data) = nullptr;
     void *user_data = nullptr;
-    /// (char *)T* - (char *)the pointer the class made; non-zero only after ptr_cast to a base.
-    std::ptrdiff_t offset = 0;
 
     /// True if deleting the Ptr destroys the object.
     bool owns() const noexcept { return destroy != nullptr; }
     void operator()(T *object) const noexcept {
-        if (!destroy || !object) return;
+        if (!object) return;
         using U = std::remove_cv_t<T>;
         // An object of a C++ class held as its own type (the usual create<T>()): a delete the
         // compiler sees, instead of a call through the pointer to the same delete.
         if constexpr (detail::deletable<U>::value) {
-            if (destroy == &detail::delete_as<U> && offset == 0) {
+            if (destroy == &detail::delete_as<U>) {
                 delete const_cast<U *>(object);
                 return;
             }
         }
-        auto *bytes = reinterpret_cast<char *>(const_cast<U *>(object));
-        destroy(static_cast<void *>(bytes - offset), user_data);
+        if (destroy) destroy(static_cast<void *>(const_cast<U *>(object)), user_data);
     }
 };
 
@@ -467,16 +469,65 @@ template <class T> struct Deleter {
 /// view of one someone else owns (get_deleter().owns() is false).
 template <class T> using Ptr = std::unique_ptr<T, Deleter<T>>;
 
+namespace detail {
+/// `delete` of a D reached through its base B (a base at another address than D's: ptr_cast).
+template <class D, class B> void delete_through_base(void *object, void *) noexcept {
+    delete static_cast<D *>(static_cast<B *>(object));
+}
+/// True when a B * converts back to a D * with static_cast (B a non-virtual, unambiguous base).
+template <class D, class B, class = void> struct downcastable : std::false_type {};
+template <class D, class B>
+struct downcastable<D, B, std::void_t<decltype(static_cast<D *>(std::declval<B *>()))>> : std::true_type {};
+
+/// A destroyer applied at an address `offset` bytes before the one it is given: what ptr_cast
+/// keeps for a base at another address when the destroyer is not a delete it can name (a C
+/// class's destroy, a virtual base, a Ptr converted twice).
+struct ShiftedDestroyer {
+    void (*destroy)(void *object, void *user_data);
+    void *user_data;
+    std::ptrdiff_t offset;
+    bool operator<(const ShiftedDestroyer &o) const noexcept {
+        if (destroy != o.destroy) return std::less<void (*)(void *, void *)>()(destroy, o.destroy);
+        if (user_data != o.user_data) return std::less<void *>()(user_data, o.user_data);
+        return offset < o.offset;
+    }
+};
+inline void destroy_shifted(void *object, void *record) noexcept {
+    auto *r = static_cast<const ShiftedDestroyer *>(record);
+    r->destroy(static_cast<void *>(static_cast<char *>(object) - r->offset), r->user_data);
+}
+/// The one record of `d` for the process (made on first use, never freed: a Ptr may outlive
+/// anything, and there is one record per distinct destroyer and offset, not per object).
+inline const ShiftedDestroyer *shifted_destroyer(const ShiftedDestroyer &d) {
+    static std::mutex *lock = new std::mutex;
+    static auto *records = new std::set<ShiftedDestroyer>;
+    std::lock_guard<std::mutex> hold(*lock);
+    return &*records->insert(d).first;
+}
+} // namespace detail
+
 /// Converts Ptr<Derived> to Ptr<Base> keeping the right destroyer (a plain unique_ptr conversion
-/// is not allowed: it would lose a base-class offset).
+/// is not allowed: for a base at another address it would destroy the wrong address). A base at
+/// the object's address keeps the destroyer as it is; one at another address gets a delete of
+/// Derived through Base, or (a C class's destroyer, a virtual base, a second conversion) a
+/// destroyer that undoes the adjustment first: one record per distinct destroyer and offset,
+/// made once for the process (if that allocation fails, std::terminate, as in any noexcept code).
 template <class Base, class Derived> Ptr<Base> ptr_cast(Ptr<Derived> &&p) noexcept {
     static_assert(std::is_convertible_v<Derived *, Base *>, "ptr_cast: Base must be a base of Derived");
     Deleter<Derived> d = p.get_deleter();
     Derived *raw = p.release();
     Base *base = raw;
-    Deleter<Base> out{d.destroy, d.user_data, d.offset};
-    if (raw) out.offset += reinterpret_cast<const char *>(base) - reinterpret_cast<const char *>(raw);
-    return Ptr<Base>(base, out);
+    auto *from = reinterpret_cast<const volatile char *>(raw);
+    auto *to = reinterpret_cast<const volatile char *>(base);
+    if (!raw || !d.destroy || from == to) return Ptr<Base>(base, Deleter<Base>{d.destroy, d.user_data});
+    using D = std::remove_cv_t<Derived>;
+    using B = std::remove_cv_t<Base>;
+    if constexpr (detail::deletable<D>::value && detail::downcastable<D, B>::value) {
+        if (d.destroy == &detail::delete_as<D>)
+            return Ptr<Base>(base, Deleter<Base>{&detail::delete_through_base<D, B>, nullptr});
+    }
+    const detail::ShiftedDestroyer *record = detail::shifted_destroyer({d.destroy, d.user_data, to - from});
+    return Ptr<Base>(base, Deleter<Base>{&detail::destroy_shifted, const_cast<detail::ShiftedDestroyer *>(record)});
 }
 
 namespace detail {
@@ -532,9 +583,9 @@ template <class T> Ptr<T> adopt(void *object, const cr_destroyer &destroyer, con
         auto *box = static_cast<const ClassBoxBase *>(destroyer.user_data);
         if (box->tag != type_tag<T>()) wrong_create_type(object, destroyer, name, typeid(T).name());
         // T is the factory's type: delete it as T, so the Ptr may outlive the class and registry.
-        return Ptr<T>(static_cast<T *>(object), Deleter<T>{&delete_as<std::remove_cv_t<T>>, nullptr, 0});
+        return Ptr<T>(static_cast<T *>(object), Deleter<T>{&delete_as<std::remove_cv_t<T>>, nullptr});
     }
-    return Ptr<T>(static_cast<T *>(object), Deleter<T>{destroyer.destroy, destroyer.user_data, 0});
+    return Ptr<T>(static_cast<T *>(object), Deleter<T>{destroyer.destroy, destroyer.user_data});
 }
 
 template <class T> struct is_optional : std::false_type {};
@@ -741,12 +792,8 @@ private:
             if (owner == CR_OWNER_RECEIVER && kind() == Kind::Object) fail_taken(key);
             fail_type(key, "an object");
         }
-        Deleter<T> deleter;
-        if (owner == CR_OWNER_RECEIVER) {
-            deleter.destroy = destroyer.destroy;
-            deleter.user_data = destroyer.user_data;
-        }
-        return Ptr<T>(static_cast<T *>(object), deleter);
+        if (owner != CR_OWNER_RECEIVER) return Ptr<T>(static_cast<T *>(object));
+        return Ptr<T>(static_cast<T *>(object), Deleter<T>{destroyer.destroy, destroyer.user_data});
     }
     TypeError type_error(const char *key, const char *expected) const {
         return TypeError(detail::mismatch_text(key ? std::string("'") + key + "'" : std::string(), expected, kind()));

@@ -1187,6 +1187,41 @@ TEST_CASE(deleter_forms) {
     }
 }
 
+// A C class whose objects are a C++ type with a base at another address: ptr_cast keeps the
+// class's destroy, applied to the address the class made (the base's is another), once.
+void *c_nv_create(const cr_value *, void *) { return static_cast<void *>(new NvDerived()); }
+void c_nv_destroy(void *object, void *made_by_class) {
+    ++g_c_destroys;
+    *static_cast<void **>(made_by_class) = object;
+    delete static_cast<NvDerived *>(object);
+}
+
+TEST_CASE(ptr_cast_keeps_a_c_destroyer_at_another_address) {
+    g_live = 0;
+    g_c_destroys = 0;
+    void *destroyed_at = nullptr;
+    cr::Registry reg;
+    cr_class cls{};
+    cls.create = &c_nv_create;
+    cls.destroy = &c_nv_destroy;
+    reg.register_class("CNv", cls, &destroyed_at);
+    reg.load_string("N: CNv");
+    for (int round = 0; round < 2; ++round) { // the second conversion reuses the first's record
+        auto n = reg.create<NvDerived>("N");
+        void *made = n.get();
+        cr::Ptr<NvBase> base = cr::ptr_cast<NvBase>(std::move(n));
+        CHECK(static_cast<void *>(base.get()) != made);
+        CHECK(base.get_deleter().owns());
+        CHECK_EQ(base->kind(), 2);
+        cr::Ptr<const NvBase> constant = cr::ptr_cast<const NvBase>(std::move(base)); // same address
+        CHECK_EQ(g_live.load(), 1);
+        constant.reset();
+        CHECK_EQ(g_c_destroys, round + 1);
+        CHECK(destroyed_at == made);
+        CHECK_EQ(g_live.load(), 0);
+    }
+}
+
 TEST_CASE(replace_class) {
     cr::Registry reg;
     reg.register_class("A", [](cr::Args) { return new int(1); });

@@ -615,9 +615,15 @@ struct Adopted {
     const DestroyRecord *record;
 };
 /// `adopt` of an object with a C class's destroyer: the look-up out of line, handing the object
-/// back (kept across the call, it would take a saved register in every create's frame).
+/// back (kept across the call, it would take a saved register in every create's frame). If the
+/// look-up cannot allocate its record, the object is destroyed before std::bad_alloc propagates.
 CONTROLLERREG_NOINLINE inline Adopted adopt_with_record(void *object, const cr_destroyer &destroyer) {
-    return Adopted{object, destroy_record(destroyer.destroy, destroyer.user_data, 0)};
+    try {
+        return Adopted{object, destroy_record(destroyer.destroy, destroyer.user_data, 0)};
+    } catch (...) {
+        destroyer.destroy(object, destroyer.user_data);
+        throw;
+    }
 }
 
 /// Wraps the result of a create (object and destroyer from the library) as Ptr<T>. The destroyer
@@ -834,6 +840,9 @@ private:
     template <class T> Ptr<T> take_impl(const char *key, cr_destroyer destroyer) const {
         // One call takes a receiver-owned object (refusing a second take: the first Ptr owns it,
         // so that is a TypeError, never a second owner) and only reads any other, with its owner.
+        // How the Ptr will destroy an object it owns, found before the take (a look-up that could
+        // not allocate would otherwise leave the taken object to nobody); a constant for the default.
+        const detail::DestroyRecord *how = detail::record_of<std::remove_cv_t<T>>(destroyer);
         cr_owner owner = CR_OWNER_NONE;
         void *object = v_ ? cr_value_take_object_with_owner(v_, &owner) : nullptr;
         if (!object) {
@@ -842,7 +851,7 @@ private:
             fail_type(key, "an object");
         }
         if (owner != CR_OWNER_RECEIVER) return Ptr<T>(static_cast<T *>(object));
-        return Ptr<T>(static_cast<T *>(object), Deleter<T>(detail::record_of<std::remove_cv_t<T>>(destroyer)));
+        return Ptr<T>(static_cast<T *>(object), Deleter<T>(how));
     }
     TypeError type_error(const char *key, const char *expected) const {
         return TypeError(detail::mismatch_text(key ? std::string("'") + key + "'" : std::string(), expected, kind()));

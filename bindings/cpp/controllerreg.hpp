@@ -478,16 +478,21 @@ CONTROLLERREG_COLD inline const DestroyRecord *intern_destroy_record(const Destr
     std::lock_guard<std::mutex> hold(*lock);
     return &*records->insert(d).first;
 }
-/// The record of a destroyer (null for none): the one this thread used last if it is the same
-/// (a host creating objects of one C class again), else the process's. Out of line: a create
-/// of a C++ class's object, which needs none, keeps a frame without it.
+/// The record of a destroyer (null for none): from this thread's small cache of the records it
+/// used (a host creating objects of a few C classes again and again takes no lock, from any
+/// number of threads), else the process's, then cached. Out of line: a create of a C++ class's
+/// object, which needs none, keeps a frame without it.
 CONTROLLERREG_NOINLINE inline const DestroyRecord *destroy_record(void (*destroy)(void *, void *), void *user_data,
                                                                   std::ptrdiff_t offset) {
     if (!destroy) return nullptr;
-    static thread_local const DestroyRecord *last = nullptr;
-    if (last && last->destroy == destroy && last->user_data == user_data && last->offset == offset) return last;
-    last = intern_destroy_record(DestroyRecord{destroy, user_data, offset});
-    return last;
+    constexpr std::size_t slots = 16; // direct-mapped: a record's slot is a hash of what it holds
+    static thread_local const DestroyRecord *cache[slots] = {};
+    std::size_t mix = reinterpret_cast<std::uintptr_t>(destroy) ^ (reinterpret_cast<std::uintptr_t>(user_data) >> 3) ^
+        static_cast<std::size_t>(offset);
+    const DestroyRecord *&slot = cache[(mix ^ (mix >> 4) ^ (mix >> 9)) % slots];
+    if (slot && slot->destroy == destroy && slot->user_data == user_data && slot->offset == offset) return slot;
+    slot = intern_destroy_record(DestroyRecord{destroy, user_data, offset});
+    return slot;
 }
 /// The record of `destroyer` for objects of type U: the constant of `delete (U *)` for the
 /// taker's default destroyer, else the process's.

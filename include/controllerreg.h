@@ -799,7 +799,8 @@ void *cr_value_object(const cr_value *value);
  *  owners are never taken: as cr_value_object. CR_ERR_TYPE for a value that is not an object. */
 void *cr_value_take_object(const cr_value *value);
 
-/** Who owns the object of a CR_OBJECT or the provider of a CR_PROVIDER (CR_OWNER_NONE for other kinds). */
+/** Who owns the object of a CR_OBJECT or the provider of a CR_PROVIDER: CR_OWNER_NONE for other
+ *  kinds and, like cr_value_kind, for NULL (a question, not a read: no error is recorded). */
 cr_owner cr_value_owner(const cr_value *value);
 
 /** cr_value_take_object and cr_value_owner in one call, for a wrapper that owns the objects built

@@ -53,12 +53,14 @@
 #include <cstdint>
 #include <cstdlib>
 #include <exception>
+#include <functional>
 #include <initializer_list>
 #include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -79,6 +81,17 @@
 #define CONTROLLERREG_COLD __declspec(noinline)
 #else
 #define CONTROLLERREG_COLD
+#endif
+// Paths out of line that are not failures (a C class's destroyer): the caller's frame stays
+// as small as without them.
+#if defined(__clang__)
+#define CONTROLLERREG_NOINLINE __attribute__((noinline))
+#elif defined(__GNUC__) // noipa: not even what the function returns is assumed by its callers
+#define CONTROLLERREG_NOINLINE __attribute__((noipa))
+#elif defined(_MSC_VER)
+#define CONTROLLERREG_NOINLINE __declspec(noinline)
+#else
+#define CONTROLLERREG_NOINLINE
 #endif
 
 namespace controllerreg {
@@ -424,9 +437,9 @@ inline std::string mismatch_text(const std::string &place, const char *expected,
 // ---------------------------------------------------------------------------------------------
 // Owned objects
 
-/// Destroys an object the caller owns with the function its class gave (a cr_destroyer), after
-/// undoing a base-class adjustment made by ptr_cast. A Deleter without a function does nothing:
-/// the Ptr then only views an object someone else owns (a singleton, a shared graph object, ...).
+/// Destroys an object the caller owns with the function its class gave (a cr_destroyer). A
+/// Deleter without one does nothing: the Ptr then only views an object someone else owns (a
+/// singleton, a shared graph object, ...).
 namespace detail {
 template <class U> void delete_as(void *object, void *) noexcept;
 /// True when `delete (U *)p` is what delete_as<U> does and compiles cleanly: a complete,
@@ -437,29 +450,84 @@ template <class U>
 struct deletable<U, std::void_t<decltype(sizeof(U))>>
     : std::bool_constant<std::is_object_v<U> && !std::is_array_v<U> && std::is_destructible_v<U> &&
                          (!std::is_polymorphic_v<U> || std::has_virtual_destructor_v<U>)> {};
+
+/// How a Deleter destroys its object: `destroy(held address - offset, user_data)` (`offset` is
+/// non-zero only for a base ptr_cast reached at another address than the object's). Immutable and
+/// never freed, so a Ptr may outlive anything: a constant per C++ type (`delete_record`), else one
+/// per distinct destroyer and offset for the process (`destroy_record`).
+struct DestroyRecord {
+    void (*destroy)(void *object, void *user_data);
+    void *user_data;
+    std::ptrdiff_t offset;
+};
+/// The record of `delete (U *)`: a constant, so a Ptr to a C++ class's object needs no look-up.
+template <class U> inline constexpr DestroyRecord delete_record{&delete_as<U>, nullptr, 0};
+
+/// The process's record of a destroyer (a C class's destroy, a taker's, a shifted one), made on
+/// first use under a lock.
+CONTROLLERREG_COLD inline const DestroyRecord *intern_destroy_record(const DestroyRecord &d) {
+    struct Less {
+        bool operator()(const DestroyRecord &a, const DestroyRecord &b) const noexcept {
+            if (a.destroy != b.destroy) return std::less<void (*)(void *, void *)>()(a.destroy, b.destroy);
+            if (a.user_data != b.user_data) return std::less<void *>()(a.user_data, b.user_data);
+            return a.offset < b.offset;
+        }
+    };
+    static std::mutex *lock = new std::mutex;                 // never destroyed: a Ptr may be
+    static auto *records = new std::set<DestroyRecord, Less>; // destroyed after static destructors
+    std::lock_guard<std::mutex> hold(*lock);
+    return &*records->insert(d).first;
+}
+/// The record of a destroyer (null for none): from this thread's small cache of the records it
+/// used (a host creating objects of a few C classes again and again takes no lock, from any
+/// number of threads), else the process's, then cached. Out of line: a create of a C++ class's
+/// object, which needs none, keeps a frame without it.
+CONTROLLERREG_NOINLINE inline const DestroyRecord *destroy_record(void (*destroy)(void *, void *), void *user_data,
+                                                                  std::ptrdiff_t offset) {
+    if (!destroy) return nullptr;
+    constexpr std::size_t slots = 16; // direct-mapped: a record's slot is a hash of what it holds
+    static thread_local const DestroyRecord *cache[slots] = {};
+    std::size_t mix = reinterpret_cast<std::uintptr_t>(destroy) ^ (reinterpret_cast<std::uintptr_t>(user_data) >> 3) ^
+        static_cast<std::size_t>(offset);
+    const DestroyRecord *&slot = cache[(mix ^ (mix >> 4) ^ (mix >> 9)) % slots];
+    if (slot && slot->destroy == destroy && slot->user_data == user_data && slot->offset == offset) return slot;
+    slot = intern_destroy_record(DestroyRecord{destroy, user_data, offset});
+    return slot;
+}
+/// The record of `destroyer` for objects of type U: the constant of `delete (U *)` for the
+/// taker's default destroyer, else the process's.
+template <class U> const DestroyRecord *record_of(const cr_destroyer &destroyer) {
+    if constexpr (deletable<U>::value) {
+        if (destroyer.destroy == &delete_as<U> && !destroyer.user_data) return &delete_record<U>;
+    }
+    return destroy_record(destroyer.destroy, destroyer.user_data, 0);
+}
 } // namespace detail
 
+/// One word (a Ptr is two): a pointer to how to destroy the object, or null for a view.
 template <class T> struct Deleter {
-    void (*destroy)(void *object, void *user_data) = nullptr;
-    void *user_data = nullptr;
-    /// (char *)T* - (char *)the pointer the class made; non-zero only after ptr_cast to a base.
-    std::ptrdiff_t offset = 0;
+    /// How to destroy the object (null: the Ptr only views it).
+    const detail::DestroyRecord *record = nullptr;
+
+    Deleter() noexcept = default;
+    explicit Deleter(const detail::DestroyRecord *how) noexcept : record(how) {}
 
     /// True if deleting the Ptr destroys the object.
-    bool owns() const noexcept { return destroy != nullptr; }
+    bool owns() const noexcept { return record != nullptr; }
     void operator()(T *object) const noexcept {
-        if (!destroy || !object) return;
+        if (!object) return;
         using U = std::remove_cv_t<T>;
         // An object of a C++ class held as its own type (the usual create<T>()): a delete the
-        // compiler sees, instead of a call through the pointer to the same delete.
+        // compiler sees, instead of a call through the record to the same delete.
         if constexpr (detail::deletable<U>::value) {
-            if (destroy == &detail::delete_as<U> && offset == 0) {
+            if (record == &detail::delete_record<U>) {
                 delete const_cast<U *>(object);
                 return;
             }
         }
-        auto *bytes = reinterpret_cast<char *>(const_cast<U *>(object));
-        destroy(static_cast<void *>(bytes - offset), user_data);
+        if (!record) return;
+        auto *bytes = static_cast<char *>(static_cast<void *>(const_cast<U *>(object)));
+        record->destroy(static_cast<void *>(bytes - record->offset), record->user_data);
     }
 };
 
@@ -467,16 +535,40 @@ template <class T> struct Deleter {
 /// view of one someone else owns (get_deleter().owns() is false).
 template <class T> using Ptr = std::unique_ptr<T, Deleter<T>>;
 
+namespace detail {
+/// `delete` of a D reached through its base B (a base at another address than D's: ptr_cast).
+template <class D, class B> void delete_through_base(void *object, void *) noexcept {
+    delete static_cast<D *>(static_cast<B *>(object));
+}
+/// Its record, a constant.
+template <class D, class B> inline constexpr DestroyRecord through_base_record{&delete_through_base<D, B>, nullptr, 0};
+/// True when a B * converts back to a D * with static_cast (B a non-virtual, unambiguous base).
+template <class D, class B, class = void> struct downcastable : std::false_type {};
+template <class D, class B>
+struct downcastable<D, B, std::void_t<decltype(static_cast<D *>(std::declval<B *>()))>> : std::true_type {};
+} // namespace detail
+
 /// Converts Ptr<Derived> to Ptr<Base> keeping the right destroyer (a plain unique_ptr conversion
-/// is not allowed: it would lose a base-class offset).
+/// is not allowed: for a base at another address it would destroy the wrong address). A base at
+/// the object's address keeps the destroyer as it is; one at another address gets a delete of
+/// Derived through Base, or (a C class's destroyer, a virtual base, a second conversion) the
+/// destroyer shifted back by the base's offset: one record per distinct destroyer and offset, made
+/// once for the process (if that allocation fails, std::terminate, as in any noexcept code).
 template <class Base, class Derived> Ptr<Base> ptr_cast(Ptr<Derived> &&p) noexcept {
     static_assert(std::is_convertible_v<Derived *, Base *>, "ptr_cast: Base must be a base of Derived");
-    Deleter<Derived> d = p.get_deleter();
+    const detail::DestroyRecord *record = p.get_deleter().record;
     Derived *raw = p.release();
     Base *base = raw;
-    Deleter<Base> out{d.destroy, d.user_data, d.offset};
-    if (raw) out.offset += reinterpret_cast<const char *>(base) - reinterpret_cast<const char *>(raw);
-    return Ptr<Base>(base, out);
+    auto *from = reinterpret_cast<const volatile char *>(raw);
+    auto *to = reinterpret_cast<const volatile char *>(base);
+    if (!raw || !record || from == to) return Ptr<Base>(base, Deleter<Base>(record));
+    using D = std::remove_cv_t<Derived>;
+    using B = std::remove_cv_t<Base>;
+    if constexpr (detail::deletable<D>::value && detail::downcastable<D, B>::value) {
+        if (record == &detail::delete_record<D>) return Ptr<Base>(base, Deleter<Base>(&detail::through_base_record<D, B>));
+    }
+    return Ptr<Base>(base,
+                     Deleter<Base>(detail::destroy_record(record->destroy, record->user_data, record->offset + (to - from))));
 }
 
 namespace detail {
@@ -522,6 +614,23 @@ CONTROLLERREG_COLD inline std::string readable_type_name(const char *name) {
                     ", not " + readable_type_name(requested) + " (create the factory's type; ptr_cast converts to a base)");
 }
 
+/// An object and the record of its destroyer, returned together in two registers.
+struct Adopted {
+    void *object;
+    const DestroyRecord *record;
+};
+/// `adopt` of an object with a C class's destroyer: the look-up out of line, handing the object
+/// back (kept across the call, it would take a saved register in every create's frame). If the
+/// look-up cannot allocate its record, the object is destroyed before std::bad_alloc propagates.
+CONTROLLERREG_NOINLINE inline Adopted adopt_with_record(void *object, const cr_destroyer &destroyer) {
+    try {
+        return Adopted{object, destroy_record(destroyer.destroy, destroyer.user_data, 0)};
+    } catch (...) {
+        destroyer.destroy(object, destroyer.user_data);
+        throw;
+    }
+}
+
 /// Wraps the result of a create (object and destroyer from the library) as Ptr<T>. The destroyer
 /// alone says whether the caller owns the object: the library reports one only for an object that
 /// is now the caller's ({NULL, NULL} for a singleton, which the registry keeps, and for a class
@@ -532,9 +641,11 @@ template <class T> Ptr<T> adopt(void *object, const cr_destroyer &destroyer, con
         auto *box = static_cast<const ClassBoxBase *>(destroyer.user_data);
         if (box->tag != type_tag<T>()) wrong_create_type(object, destroyer, name, typeid(T).name());
         // T is the factory's type: delete it as T, so the Ptr may outlive the class and registry.
-        return Ptr<T>(static_cast<T *>(object), Deleter<T>{&delete_as<std::remove_cv_t<T>>, nullptr, 0});
+        return Ptr<T>(static_cast<T *>(object), Deleter<T>(&delete_record<std::remove_cv_t<T>>));
     }
-    return Ptr<T>(static_cast<T *>(object), Deleter<T>{destroyer.destroy, destroyer.user_data, 0});
+    if (!destroyer.destroy) return Ptr<T>(static_cast<T *>(object)); // the registry's, or nothing to call
+    Adopted adopted = adopt_with_record(object, destroyer);
+    return Ptr<T>(static_cast<T *>(adopted.object), Deleter<T>(adopted.record));
 }
 
 template <class T> struct is_optional : std::false_type {};
@@ -734,6 +845,9 @@ private:
     template <class T> Ptr<T> take_impl(const char *key, cr_destroyer destroyer) const {
         // One call takes a receiver-owned object (refusing a second take: the first Ptr owns it,
         // so that is a TypeError, never a second owner) and only reads any other, with its owner.
+        // How the Ptr will destroy an object it owns, found before the take (a look-up that could
+        // not allocate would otherwise leave the taken object to nobody); a constant for the default.
+        const detail::DestroyRecord *how = detail::record_of<std::remove_cv_t<T>>(destroyer);
         cr_owner owner = CR_OWNER_NONE;
         void *object = v_ ? cr_value_take_object_with_owner(v_, &owner) : nullptr;
         if (!object) {
@@ -741,12 +855,8 @@ private:
             if (owner == CR_OWNER_RECEIVER && kind() == Kind::Object) fail_taken(key);
             fail_type(key, "an object");
         }
-        Deleter<T> deleter;
-        if (owner == CR_OWNER_RECEIVER) {
-            deleter.destroy = destroyer.destroy;
-            deleter.user_data = destroyer.user_data;
-        }
-        return Ptr<T>(static_cast<T *>(object), deleter);
+        if (owner != CR_OWNER_RECEIVER) return Ptr<T>(static_cast<T *>(object));
+        return Ptr<T>(static_cast<T *>(object), Deleter<T>(how));
     }
     TypeError type_error(const char *key, const char *expected) const {
         return TypeError(detail::mismatch_text(key ? std::string("'") + key + "'" : std::string(), expected, kind()));

@@ -1097,6 +1097,56 @@ TEST_CASE(raw_class_overload_uses_its_destroy) {
     CHECK_EQ(g_c_destroys, 3); // the singleton, by the registry
 }
 
+/// A C class whose user_data counts the objects its destroy was given (each class its own).
+struct CountingClass {
+    int64_t x = 0;
+    std::atomic<int> destroyed{0};
+};
+void *counting_create(const cr_value *, void *user_data) {
+    auto *p = static_cast<CPoint *>(std::malloc(sizeof(CPoint)));
+    p->x = static_cast<CountingClass *>(user_data)->x;
+    return p;
+}
+void counting_destroy(void *object, void *user_data) {
+    static_cast<CountingClass *>(user_data)->destroyed.fetch_add(1);
+    std::free(object);
+}
+
+TEST_CASE(many_c_classes_from_threads_each_destroyed_by_its_own) {
+    // More C classes (one destroy function, each its own user_data) than a thread remembers
+    // destroyers for, created from C++ in turn by several threads: every object must be
+    // destroyed by its own class's destroyer, with its own user_data.
+    constexpr int kClasses = 40, kThreads = 4, kRounds = 50;
+    std::vector<std::unique_ptr<CountingClass>> classes;
+    cr::Registry reg;
+    std::string yaml;
+    for (int c = 0; c < kClasses; ++c) {
+        classes.push_back(std::make_unique<CountingClass>());
+        classes.back()->x = c;
+        cr_class cls{};
+        cls.create = &counting_create;
+        cls.destroy = &counting_destroy;
+        std::string name = "Counting" + std::to_string(c);
+        reg.register_class(name, cls, classes.back().get());
+        yaml += "E" + std::to_string(c) + ": " + name + "\n";
+    }
+    reg.load_string(yaml);
+    std::atomic<int> right{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t)
+        threads.emplace_back([&reg, &right, t] {
+            for (int r = 0; r < kRounds; ++r)
+                for (int c = 0; c < kClasses; ++c) {
+                    int k = (c * 7 + t) % kClasses; // each thread its own order
+                    auto p = reg.create<CPoint>("E" + std::to_string(k));
+                    if (p->x == k && p.get_deleter().owns()) ++right;
+                }
+        });
+    for (auto &th : threads) th.join();
+    CHECK_EQ(right.load(), kThreads * kRounds * kClasses);
+    for (int c = 0; c < kClasses; ++c) CHECK_EQ(classes[c]->destroyed.load(), kThreads * kRounds);
+}
+
 TEST_CASE(raw_class_object_taken_as_arg) {
     g_c_destroys = 0;
     int64_t fallback = 1;
@@ -1183,6 +1233,41 @@ TEST_CASE(deleter_forms) {
         }
         reg.create<Test2>("H");
         CHECK_EQ(g_c_destroys, 1);
+        CHECK_EQ(g_live.load(), 0);
+    }
+}
+
+// A C class whose objects are a C++ type with a base at another address: ptr_cast keeps the
+// class's destroy, applied to the address the class made (the base's is another), once.
+void *c_nv_create(const cr_value *, void *) { return static_cast<void *>(new NvDerived()); }
+void c_nv_destroy(void *object, void *made_by_class) {
+    ++g_c_destroys;
+    *static_cast<void **>(made_by_class) = object;
+    delete static_cast<NvDerived *>(object);
+}
+
+TEST_CASE(ptr_cast_keeps_a_c_destroyer_at_another_address) {
+    g_live = 0;
+    g_c_destroys = 0;
+    void *destroyed_at = nullptr;
+    cr::Registry reg;
+    cr_class cls{};
+    cls.create = &c_nv_create;
+    cls.destroy = &c_nv_destroy;
+    reg.register_class("CNv", cls, &destroyed_at);
+    reg.load_string("N: CNv");
+    for (int round = 0; round < 2; ++round) { // the second conversion reuses the first's record
+        auto n = reg.create<NvDerived>("N");
+        void *made = n.get();
+        cr::Ptr<NvBase> base = cr::ptr_cast<NvBase>(std::move(n));
+        CHECK(static_cast<void *>(base.get()) != made);
+        CHECK(base.get_deleter().owns());
+        CHECK_EQ(base->kind(), 2);
+        cr::Ptr<const NvBase> constant = cr::ptr_cast<const NvBase>(std::move(base)); // same address
+        CHECK_EQ(g_live.load(), 1);
+        constant.reset();
+        CHECK_EQ(g_c_destroys, round + 1);
+        CHECK(destroyed_at == made);
         CHECK_EQ(g_live.load(), 0);
     }
 }

@@ -353,7 +353,9 @@ typedef enum {
     CR_LIMIT_CREATE_DEPTH = 6     /**< deepest chain of references one create builds (default 256) */
 } cr_limit;
 
-/** Sets a limit (value >= 1) for later loads and creates on `reg`. A child starts with its parent's. */
+/** Sets a limit (value >= 1) for later loads and creates on `reg`. A child starts with its parent's.
+ *  A `limit` that is not a cr_limit is CR_ERR_INVALID_ARGUMENT, the message showing it as a signed
+ *  number and naming the range (CR_LIMIT_INPUT_BYTES to CR_LIMIT_CREATE_DEPTH). */
 int cr_registry_set_limit(cr_registry *reg, cr_limit limit, int64_t value);
 
 /** The current value of a limit, or -1 (with an error) for a bad argument or a closed registry. */
@@ -627,6 +629,10 @@ cr_value *cr_registry_entries(cr_registry *reg);
 
 /** Builds the entry `name` on `reg`: dependencies first (depth-first), then the class's create with
  *  the dependencies merged with `props` (a CR_MAP or NULL; borrowed; props win on the same key).
+ *  Props are a map the caller built with cr_map_new (or a map inside one): a callback's `args`, or
+ *  a map inside them, handed on as props is CR_ERR_INVALID_ARGUMENT (its objects are that
+ *  callback's receiver's, and a second receiver would own them too): copy the values to pass on
+ *  into a new map.
  *  Returns the new object, owned by the caller, or NULL: CR_ERR_NOT_FOUND (unknown name),
  *  CR_ERR_CLASS_NOT_REGISTERED (message names class and entry), CR_ERR_CREATE_FAILED (a create
  *  returned NULL: "cannot create 'A' (A -> B): create of class 'C' for entry 'B' (defined at
@@ -658,7 +664,8 @@ typedef struct cr_create_options {
     /** CR_CREATE_OPTIONS_VERSION. 0, or a version newer than the library knows, is
      *  CR_ERR_INVALID_ARGUMENT (the message names the version the library supports). */
     unsigned int version;
-    /** Props (a CR_MAP, borrowed for the call), or NULL for none. A singleton takes no props:
+    /** Props (a CR_MAP from cr_map_new, as cr_registry_create's; borrowed for the call), or NULL
+     *  for none. A singleton takes no props:
      *  non-empty props for one are CR_ERR_INVALID_ARGUMENT. */
     const cr_value *props;
     /** Out, optional: CR_OWNER_REGISTRY for a singleton (never destroy it), CR_OWNER_RECEIVER for an
@@ -712,7 +719,8 @@ cr_value *cr_map_new(void);
 cr_value *cr_list_new(void);
 
 /** Set `key` in a map you own to a value (strings are copied; an existing key is replaced).
- *  CR_ERR_INVALID_ARGUMENT for NULL arguments, a key or string that is not valid UTF-8 (nothing is
+ *  CR_ERR_INVALID_ARGUMENT for NULL arguments (the message names which: "map is NULL", "key is
+ *  NULL", ...; the list functions below say "list is NULL"), a key or string that is not valid UTF-8 (nothing is
  *  set), or a value that is not a map you own (arguments are read-only). */
 int cr_map_set_null(cr_value *map, const char *key);
 int cr_map_set_bool(cr_value *map, const char *key, int value);

@@ -154,6 +154,16 @@ import Darwin
     @inlinable static func argumentsMap(_ p: UnsafePointer<RawMapSlot>?, count: Int, hinted: Bool = true) -> RawValue {
         RawValue(kind: .map, flags: hinted ? Flags.lookupHint : 0, count: UInt32(count), a: UInt64(UInt(bitPattern: p)))
     }
+    /// Whether `v` is a map built by the heap API (`HeapValue`: cr_map_new, a Swift props
+    /// dictionary), whose objects are the caller's: kind `.map` and `Flags.owned`, read as the one
+    /// 16-bit word `kind` and `flags` make (a create's props check: one load and one compare).
+    @inlinable static func isCallersMap(_ v: UnsafePointer<RawValue>) -> Bool {
+        assert(MemoryLayout<RawValue>.offset(of: \RawValue.flags) == 1, "RawValue layout changed")
+        let head = UInt16(littleEndian: UnsafeRawPointer(v).load(as: UInt16.self))
+        let mask = UInt16(0x00FF) | UInt16(Flags.owned) << 8
+        return head & mask == UInt16(ValueKind.map.rawValue) | UInt16(Flags.owned) << 8
+    }
+
     /// In `reserved` of an owned map (props built from Swift `String` keys): one of its keys holds a
     /// NUL byte, so an arguments map merging it gets no `Flags.lookupHint` (whose C-key reads
     /// assume keys without NUL: `RawMapSlot.nulFreeKeyEquals`). Keys set through the C ABI are

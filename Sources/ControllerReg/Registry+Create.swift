@@ -247,7 +247,10 @@ extension Registry {
         bytes: UnsafePointer<UInt8>, length: Int, props: UnsafePointer<RawValue>?,
         destroyer: UnsafeMutablePointer<Destroyer>?, leafHere: Bool = false, inlineArguments: Bool = false
     ) -> CreateOutcome {
-        if let props, props.pointee.valueKind != .map { return .failed(propsNotAMap(props)) }
+        // Props are a map the caller built (cr_map_new, a Swift props dictionary): its objects are
+        // the caller's. A callback's arguments map (or a map inside them) handed on as props would
+        // give its receiver's objects to a second receiver, and both would own them.
+        if let props, !RawValue.isCallersMap(props) { return .failed(propsNotAMap(props)) }
         return cell.read { s, thread in
             var index = thread.pointee.lastEntry
             if !s.entries.holds(index, bytes, length) {
@@ -353,10 +356,16 @@ extension Registry {
         failure.error(for: String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self))
     }
 
-    /// The error for props that are not a map (out of line).
+    /// The error for props that are not a map the caller built (out of line).
     @inline(never)
     private func propsNotAMap(_ props: UnsafePointer<RawValue>) -> ConfigError {
-        ConfigError(.invalidArgument, "props must be a map (cr_map_new), not a \(props.pointee.valueKind)")
+        guard props.pointee.valueKind == .map else {
+            return ConfigError(.invalidArgument, "props must be a map (cr_map_new), not a \(props.pointee.valueKind)")
+        }
+        return ConfigError(
+            .invalidArgument,
+            "props must be a map built with cr_map_new, not a callback's arguments or a map inside them: the objects in those are its receiver's, and a second receiver would own them too; copy the values to pass on into a new map (cr_map_set_*; an object set with cr_map_set_object stays yours)"
+        )
     }
 
     /// A name with no entry: a registered class of that name, else the first template that names

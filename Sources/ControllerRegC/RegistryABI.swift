@@ -346,10 +346,19 @@ private nonisolated(unsafe) let limitPaths: [WritableKeyPath<RegistryLimits, Int
     \.config.maxAliasExpansion, \.maxEntries, \.maxCreateDepth,
 ]
 
+/// Why `function` refuses a `cr_limit` it does not know, with the values it knows (as signed: a
+/// host that passed -1 reads -1).
+private func unknownLimit(_ function: StaticString, _ limit: UInt32) -> Int32 {
+    fail(
+        .invalidArgument,
+        "\(function): unknown limit \(Int32(bitPattern: limit)); use a cr_limit, CR_LIMIT_INPUT_BYTES (0) to CR_LIMIT_CREATE_DEPTH (\(limitPaths.count - 1))"
+    )
+}
+
 @_cdecl("cr_registry_set_limit")
 public func cr_registry_set_limit(_ reg: OpaquePointer?, _ cLimit: cr_limit, _ value: Int64) -> Int32 {
     let limit = cLimit.rawValue
-    guard Int(limit) < limitPaths.count else { return fail(.invalidArgument, "cr_registry_set_limit: unknown limit \(limit)") }
+    guard Int(limit) < limitPaths.count else { return unknownLimit("cr_registry_set_limit", limit) }
     guard value >= 1 else { return fail(.invalidArgument, "cr_registry_set_limit: a limit must be at least 1, got \(value)") }
     return withRegistry(reg) { r in
         status { () throws(ConfigError) in
@@ -364,7 +373,7 @@ public func cr_registry_set_limit(_ reg: OpaquePointer?, _ cLimit: cr_limit, _ v
 public func cr_registry_get_limit(_ reg: OpaquePointer?, _ cLimit: cr_limit) -> Int64 {
     let limit = cLimit.rawValue
     guard Int(limit) < limitPaths.count else {
-        _ = fail(.invalidArgument, "cr_registry_get_limit: unknown limit \(limit)")
+        _ = unknownLimit("cr_registry_get_limit", limit)
         return -1
     }
     guard let registry = withRegistry(reg, { $0 }) else {

@@ -15,10 +15,11 @@ import Darwin
 
 @inline(__always) private func raw(_ v: OpaquePointer) -> UnsafeMutablePointer<RawValue> { UnsafeMutablePointer(v) }
 
-/// A map or list the caller owns and may modify, or nil after recording why not.
+/// A map or list the caller owns and may modify, or nil after recording why not. A NULL one is
+/// named as the header names the parameter (`map` or `list`), not as the value being set.
 private func ownedContainer(_ v: OpaquePointer?, _ kind: ValueKind, _ function: StaticString) -> UnsafeMutablePointer<RawValue>? {
     guard let v else {
-        _ = fail(.invalidArgument, "\(function): value is NULL")
+        nullArgument(kind == .map ? "map" : "list", function)
         return nil
     }
     let p = raw(v)
@@ -216,11 +217,12 @@ public func cr_value_free(_ value: OpaquePointer?) {
 
 // MARK: Reading
 
-/// A readable value, or nil after recording that it was NULL.
+/// A readable value, or nil after recording that it was NULL, naming it `parameter` (as the
+/// header names the function's parameter: `value`, `map` or `list`).
 @inline(__always)
-private func read(_ v: OpaquePointer?, _ function: StaticString) -> ValueRef? {
+private func read(_ v: OpaquePointer?, _ function: StaticString, parameter: StaticString = "value") -> ValueRef? {
     guard let v else {
-        nullArgument("value", function)
+        nullArgument(parameter, function)
         return nil
     }
     return ValueRef(UnsafePointer<RawValue>(v))
@@ -298,7 +300,7 @@ public func cr_map_get(_ map: OpaquePointer?, _ key: UnsafePointer<CChar>?) -> O
 /// slots searched.
 @inline(never)
 private func mapGet(_ map: OpaquePointer?, _ key: UnsafePointer<CChar>?) -> OpaquePointer? {
-    guard let r = read(map, "cr_map_get") else { return nil }
+    guard let r = read(map, "cr_map_get", parameter: "map") else { return nil }
     guard let key else {
         nullArgument("key", "cr_map_get")
         return nil
@@ -312,7 +314,7 @@ private func mapGet(_ map: OpaquePointer?, _ key: UnsafePointer<CChar>?) -> Opaq
 
 @_cdecl("cr_map_key_at")
 public func cr_map_key_at(_ map: OpaquePointer?, _ index: Int) -> UnsafePointer<CChar>? {
-    guard let r = read(map, "cr_map_key_at") else { return nil }
+    guard let r = read(map, "cr_map_key_at", parameter: "map") else { return nil }
     guard r.kind == .map else {
         wrongKind(r, .map, "cr_map_key_at")
         return nil
@@ -322,7 +324,7 @@ public func cr_map_key_at(_ map: OpaquePointer?, _ index: Int) -> UnsafePointer<
 
 @_cdecl("cr_map_value_at")
 public func cr_map_value_at(_ map: OpaquePointer?, _ index: Int) -> OpaquePointer? {
-    guard let r = read(map, "cr_map_value_at") else { return nil }
+    guard let r = read(map, "cr_map_value_at", parameter: "map") else { return nil }
     guard r.kind == .map else {
         wrongKind(r, .map, "cr_map_value_at")
         return nil
@@ -503,7 +505,7 @@ public func cr_value_count(_ value: OpaquePointer?) -> Int {
 
 @_cdecl("cr_list_at")
 public func cr_list_at(_ list: OpaquePointer?, _ index: Int) -> OpaquePointer? {
-    guard let r = read(list, "cr_list_at") else { return nil }
+    guard let r = read(list, "cr_list_at", parameter: "list") else { return nil }
     guard r.kind == .list else {
         wrongKind(r, .list, "cr_list_at")
         return nil

@@ -675,6 +675,32 @@ static void map_get_in_any_order(void) {
     cr_registry_free(reg);
 }
 
+/* A NULL map or list is named as the header names the parameter ("map is NULL", "list is
+ * NULL"), not "value is NULL": a host reading that looks at its value argument, which is fine. */
+static void null_container_named_as_its_parameter(void) {
+    cr_value *m = cr_map_new();
+    CHECK_STATUS(cr_map_set_string(NULL, "k", "v"), CR_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cr_last_error_message(), "cr_map_set_string: map is NULL");
+    CHECK_STATUS(cr_map_set_null(NULL, "k"), CR_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cr_last_error_message(), "cr_map_set_null: map is NULL");
+    CHECK_STATUS(cr_map_set_value(NULL, "k", cr_list_new()), CR_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cr_last_error_message(), "cr_map_set_value: map is NULL");
+    CHECK_STATUS(cr_list_push_string(NULL, "v"), CR_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cr_last_error_message(), "cr_list_push_string: list is NULL");
+    CHECK_STATUS(cr_list_push_value(NULL, cr_map_new()), CR_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cr_last_error_message(), "cr_list_push_value: list is NULL");
+    CHECK(cr_map_key_at(NULL, 0) == NULL);
+    CHECK_CONTAINS(cr_last_error_message(), "cr_map_key_at: map is NULL");
+    CHECK(cr_map_value_at(NULL, 0) == NULL);
+    CHECK_CONTAINS(cr_last_error_message(), "cr_map_value_at: map is NULL");
+    CHECK(cr_list_at(NULL, 0) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cr_last_error_message(), "cr_list_at: list is NULL");
+    CHECK(cr_value_count(NULL) == 0);
+    CHECK_CONTAINS(cr_last_error_message(), "cr_value_count: value is NULL");
+    cr_value_free(m);
+}
+
 /* Every reader refuses NULL and a value of another kind with its own name in the message, the
  * codes the header gives, and 0 / NULL. */
 static void readers_refuse_by_name(void) {
@@ -685,7 +711,7 @@ static void readers_refuse_by_name(void) {
     cr_clear_error();
     CHECK(cr_map_get(NULL, "s") == NULL);
     CHECK_LAST_ERROR(CR_ERR_INVALID_ARGUMENT);
-    CHECK_CONTAINS(cr_last_error_message(), "cr_map_get: value is NULL");
+    CHECK_CONTAINS(cr_last_error_message(), "cr_map_get: map is NULL");
     CHECK(cr_map_get(m, NULL) == NULL);
     CHECK_LAST_ERROR(CR_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(cr_last_error_message(), "cr_map_get: key is NULL");
@@ -739,4 +765,5 @@ void test_abi(void) {
     map_get_matches_whole_keys();
     map_get_in_any_order();
     readers_refuse_by_name();
+    null_container_named_as_its_parameter();
 }

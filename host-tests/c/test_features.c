@@ -647,6 +647,13 @@ static void test_limits(void) {
     CHECK_INT(load_yaml(reg, "A: N\nB: N\n"), CR_ERR_LIMIT);
     CHECK_INT(cr_registry_set_limit(reg, CR_LIMIT_CREATE_DEPTH, 0), CR_ERR_INVALID_ARGUMENT);
     CHECK_INT(cr_registry_set_limit(reg, (cr_limit)99, 5), CR_ERR_INVALID_ARGUMENT);
+    /* An unknown limit is shown as the host wrote it (-1, not 4294967295) with the ones known. */
+    CHECK_INT(cr_registry_set_limit(reg, (cr_limit)-1, 5), CR_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(cr_last_error_message(),
+                 "cr_registry_set_limit: unknown limit -1; use a cr_limit, CR_LIMIT_INPUT_BYTES (0) to "
+                 "CR_LIMIT_CREATE_DEPTH (6)") != NULL);
+    CHECK_INT(cr_registry_get_limit(reg, (cr_limit)7), -1);
+    CHECK(strstr(cr_last_error_message(), "cr_registry_get_limit: unknown limit 7; use a cr_limit") != NULL);
     CHECK_INT(cr_registry_get_limit(NULL, CR_LIMIT_DEPTH), -1);
     cr_registry_free(reg);
 }

@@ -321,6 +321,76 @@ static void inject_takes_per_key(void) {
     }
 }
 
+/* A factory that hands its own arguments on as props of a nested create (to this registry or
+ * another): the objects in them are its receiver's, so a second receiver would take them too and
+ * both would own one object (a double free). Such props are refused, naming the fix; a map the
+ * caller built (and a map inside it) is accepted, its objects the caller's. */
+typedef struct {
+    cr_registry *other;
+    int refused_args, refused_inner_map, accepted_own_map;
+    char message[512];
+} forwarder;
+static void *forward_create(const cr_value *args, void *user_data) {
+    forwarder *f = user_data;
+    void *o = cr_registry_create(f->other, "Leaf", args);
+    if (o == NULL && cr_last_error_code() == CR_ERR_INVALID_ARGUMENT) f->refused_args++;
+    snprintf(f->message, sizeof f->message, "%s", cr_last_error_message());
+    if (o) free(o);
+    cr_create_options options = CR_CREATE_OPTIONS_INIT;
+    options.props = cr_map_get(args, "m"); /* a map inside the arguments */
+    o = cr_registry_create_with(f->other, "Leaf", &options);
+    if (o == NULL && cr_last_error_code() == CR_ERR_INVALID_ARGUMENT) f->refused_inner_map++;
+    if (o) free(o);
+    cr_value *own = cr_map_new();
+    cr_value *inner = cr_map_new();
+    cr_map_set_object(inner, "x", f);
+    cr_map_set_value(own, "inner", inner);
+    o = cr_registry_create(f->other, "Leaf", cr_map_get(own, "inner")); /* ours: accepted */
+    if (o) {
+        f->accepted_own_map++;
+        free(o);
+    }
+    cr_value_free(own);
+    return malloc(8);
+}
+static void *args_owner_create(const cr_value *args, void *user_data) {
+    /* Takes what a receiver may take: it must never be offered an object of another receiver. */
+    for (size_t i = 0; i < cr_value_count(args); i++) {
+        const cr_value *v = cr_map_value_at(args, i);
+        if (cr_value_kind(v) == CR_OBJECT && cr_value_owner(v) == CR_OWNER_RECEIVER) ++*(int *)user_data;
+    }
+    return malloc(8);
+}
+static void props_are_never_a_callbacks_arguments(void) {
+    leaf_stats leaves = {0, 0};
+    int foreign_taken = 0;
+    forwarder f = {0};
+    cr_registry *other = cr_registry_new();
+    CHECK_STATUS(
+        cr_register_class(other, "LeafClass", &(cr_class){.create = args_owner_create, .destroy = plain_destroy}, &foreign_taken),
+        CR_OK);
+    CHECK_STATUS(load_yaml(other, "Leaf: LeafClass\n"), CR_OK);
+    f.other = other;
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(cr_register_class(reg, "Leaf", &(cr_class){.create = leaf_create, .destroy = leaf_destroy}, &leaves), CR_OK);
+    CHECK_STATUS(cr_register_class(reg, "Fwd", &(cr_class){.create = forward_create, .destroy = plain_destroy}, &f), CR_OK);
+    CHECK_STATUS(load_yaml(reg, "L: Leaf\nF: {ClassName: Fwd, Dependencies: {a: L, m: {b: L}}}\n"), CR_OK);
+    void *made = cr_registry_create(reg, "F", NULL);
+    CHECK(made != NULL);
+    CHECK_INT(f.refused_args, 1);
+    CHECK_INT(f.refused_inner_map, 1);
+    CHECK_INT(f.accepted_own_map, 1);
+    CHECK_INT(foreign_taken, 0);
+    CHECK_CONTAINS(f.message, "props must be a map built with cr_map_new, not a callback's arguments");
+    CHECK_CONTAINS(f.message, "copy the values to pass on into a new map");
+    /* The factory took neither leaf: the library destroyed both, once each. */
+    CHECK_INT(leaves.created, 2);
+    CHECK_INT(leaves.destroyed, 2);
+    free(made);
+    cr_registry_free(reg);
+    cr_registry_free(other);
+}
+
 void test_ownership(void) {
     owners_in_args();
     release_once();
@@ -332,4 +402,5 @@ void test_ownership(void) {
     graph_objects();
     providers();
     inject_takes_per_key();
+    props_are_never_a_callbacks_arguments();
 }

@@ -1316,6 +1316,41 @@ TEST_CASE(objects_in_props) {
     CHECK_EQ(g_live.load(), 1);
 }
 
+// A factory handing its own Args on as a nested create's props: the objects in them are its
+// receiver's, so the nested receiver would own them too (a double delete). Refused with the fix.
+TEST_CASE(args_are_not_props_of_a_nested_create) {
+    g_live = 0;
+    {
+        cr::Registry reg;
+        cr::Registry *self = &reg;
+        int nested_took = 0;
+        std::string refused;
+        reg.register_class("Test2ViewController", [](cr::Args) { return new Test2(); });
+        reg.register_class("Nested", [&nested_took](cr::Args args) {
+            if (args.has("t2") && args.owner("t2") == cr::Owner::Receiver) {
+                ++nested_took;
+                args.take<Test2>("t2"); // deleted at once: would be the outer receiver's object
+            }
+            return new int(0);
+        });
+        reg.register_class("Outer", [self, &refused](cr::Args args) {
+            try {
+                self->create<int>("N", args.get());
+            } catch (const cr::InvalidArgument &e) { refused = e.what(); }
+            auto t = std::make_unique<Test1>();
+            t->test2 = args.take<Test2>("t2");
+            return t;
+        });
+        reg.load_string("T2: Test2ViewController\nN: Nested\nO: {ClassName: Outer, Dependencies: {t2: T2}}");
+        auto outer = reg.create<Test1>("O");
+        CHECK(outer->test2 != nullptr);
+        CHECK_EQ(nested_took, 0);
+        CHECK(contains(refused, "props must be a map built with cr_map_new, not a callback's arguments"));
+        CHECK_EQ(g_live.load(), 2);
+    }
+    CHECK_EQ(g_live.load(), 0);
+}
+
 TEST_CASE(reentrant_create) {
     g_live = 0;
     {

@@ -263,6 +263,24 @@ def test_keyboard_interrupt_is_not_wrapped(reg: cr.Registry) -> None:
         reg.create("I")
 
 
+def test_every_base_exception_that_is_not_an_exception_is_not_wrapped(reg: cr.Registry) -> None:
+    # docs/python.md: only Exception subclasses become CreateFailedError; SystemExit, GeneratorExit
+    # and a BaseException subclass of the host's own go up as they are.
+    class Shutdown(BaseException):
+        pass
+
+    for raised in (SystemExit(3), GeneratorExit(), Shutdown("stop")):
+
+        def failing(args: Args, raised: BaseException = raised) -> object:
+            raise raised
+
+        reg.register_class("Stops", failing, replace=True)
+        reg.load_string("S: Stops", override=True)
+        with pytest.raises(type(raised)) as info:
+            reg.create("S")
+        assert info.value is raised
+
+
 def test_failed_create_releases_dependencies(reg: cr.Registry) -> None:
     refs: List["weakref.ref[Test2ViewController]"] = []
 

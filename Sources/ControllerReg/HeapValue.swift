@@ -69,12 +69,10 @@ package enum HeapValue {
         value.flags &= ~RawValue.Flags.heapRoot
         let keyBytes = key.assumingMemoryBound(to: UInt8.self)
         let count = Int(map.pointee.count)
-        if let slots = map.pointee.mapSlots {
-            for i in 0..<count where slots[i].keyEquals(keyBytes, keyLength) {
-                freeContents(&slots[i].value)
-                slots[i].value = value
-                return true
-            }
+        if let slots = map.pointee.mapSlots, let i = slot(of: map, slots, count, keyBytes, keyLength) {
+            freeContents(&slots[i].value)
+            slots[i].value = value
+            return true
         }
         guard let keyCopy = malloc(keyLength + 1) else {
             freeContents(&value)
@@ -82,7 +80,7 @@ package enum HeapValue {
         }
         memcpy(keyCopy, key, keyLength)
         keyCopy.storeBytes(of: 0, toByteOffset: keyLength, as: UInt8.self)
-        guard let slots = grow(map, elementSize: MemoryLayout<RawMapSlot>.stride) else {
+        guard let slots = grow(map, elementSize: MemoryLayout<RawMapSlot>.stride, isMap: true) else {
             libcFree(keyCopy)
             freeContents(&value)
             return false
@@ -91,7 +89,19 @@ package enum HeapValue {
             to: RawMapSlot(
                 key: UnsafePointer(keyCopy.assumingMemoryBound(to: UInt8.self)), keyLength: keyLength, value: value))
         map.pointee.count += 1
+        if map.pointee.b >= HeapMapIndex.minimumCapacity { HeapMapIndex.insert(map, slot: count) }
         return true
+    }
+
+    /// The slot of an owned map holding this key, or nil: through the map's index when it has one
+    /// (`HeapMapIndex`), else by comparing each of its few slots.
+    private static func slot(
+        of map: UnsafeMutablePointer<RawValue>, _ slots: UnsafeMutablePointer<RawMapSlot>, _ count: Int,
+        _ key: UnsafePointer<UInt8>, _ length: Int
+    ) -> Int? {
+        if map.pointee.b >= HeapMapIndex.minimumCapacity { return HeapMapIndex.find(map, slots, key, length) }
+        for i in 0..<count where slots[i].keyEquals(key, length) { return i }
+        return nil
     }
 
     /// Appends `value` to an owned list, taking ownership of its owned memory. False when out of memory.
@@ -178,16 +188,22 @@ package enum HeapValue {
         }
     }
 
-    /// Ensures room for one more element; returns the (possibly moved) element buffer.
-    private static func grow(_ container: UnsafeMutablePointer<RawValue>, elementSize: Int) -> UnsafeMutableRawPointer? {
+    /// Ensures room for one more element; returns the (possibly moved) element buffer. A map's
+    /// buffer (`isMap`) also holds its index after the slots (`HeapMapIndex`), written afresh when
+    /// the buffer grows.
+    private static func grow(
+        _ container: UnsafeMutablePointer<RawValue>, elementSize: Int, isMap: Bool = false
+    ) -> UnsafeMutableRawPointer? {
         let count = Int(container.pointee.count)
         let capacity = Int(container.pointee.b)
         if count < capacity, let p = container.pointee.pointerA { return p }
         if count >= Int(UInt32.max) - 1 { return nil }
         let newCapacity = max(4, capacity * 2)
-        guard let p = realloc(container.pointee.pointerA, newCapacity * elementSize) else { return nil }
+        let indexBytes = isMap ? HeapMapIndex.bytes(capacity: newCapacity) : 0
+        guard let p = realloc(container.pointee.pointerA, newCapacity * elementSize + indexBytes) else { return nil }
         container.pointee.a = UInt64(UInt(bitPattern: p))
         container.pointee.b = UInt64(newCapacity)
+        if indexBytes > 0 { HeapMapIndex.rebuild(container) }
         return p
     }
 }

@@ -479,6 +479,22 @@ def test_shared_registry() -> None:
     assert s.create("PySharedEntry") == "shared!"
 
 
+def test_shared_registry_is_a_registry_whichever_class_asks_first() -> None:
+    # The process-wide registry used to take the type of the first class that asked: a subclass
+    # asking first made cr.shared() an instance of it whose __init__ never ran.
+    script = (
+        "import controllerreg as cr\n"
+        "class App(cr.Registry):\n"
+        "    def __init__(self) -> None:\n"
+        "        super().__init__()\n"
+        "        self.name = 'app'\n"
+        "a = App.shared()\n"
+        "print(type(a).__name__, type(cr.shared()).__name__, a is cr.shared(), a.is_shared)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["Registry", "Registry", "True", "True"]
+
+
 def test_reentrant_create(reg: cr.Registry) -> None:
     reg.register_class("Inner", lambda a: Test2ViewController())
     reg.register_class("Outer", lambda a: ("outer", reg.create("In")))

@@ -112,6 +112,13 @@ class Registry(_native.Registry):
 
         return decorate
 
+    @classmethod
+    def shared(cls) -> "Registry":
+        """The process-wide registry (``cr_shared()``), never freed: always this
+        ``controllerreg.Registry``, whichever class asks (a subclass's ``__init__`` never runs for
+        it, so it is never an instance of one)."""
+        return super(Registry, Registry).shared()
+
     def reload(self) -> ReloadChanges:
         """Reads again every file loaded into the registry and rebuilds it from its history (text
         and code changes applied again), validated whole, in one atomic swap.

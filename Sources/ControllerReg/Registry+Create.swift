@@ -254,7 +254,12 @@ extension Registry {
         return cell.read { s, thread in
             var index = thread.pointee.lastEntry
             if !s.entries.holds(index, bytes, length) {
-                index = s.entries.names.find(bytes, length, hash: NameTable.hash(bytes, length))
+                // The Swift API's door hashes out of line (`findEntry`); the C ABI's inline (its
+                // creates of alternating names hash every time).
+                index =
+                    leafHere && !inlineArguments
+                    ? Registry.findEntry(s, bytes, length)
+                    : s.entries.names.find(bytes, length, hash: NameTable.hash(bytes, length))
                 if index >= 0 { thread.pointee.lastEntry = index }
             }
             if index >= 0 {
@@ -274,6 +279,14 @@ extension Registry {
                 s, thread, index, bytes: bytes, length: length, props: props, destroyer: destroyer,
                 leafHere: leafHere || inlineArguments, inlineArguments: inlineArguments)
         }
+    }
+
+    /// The entry named by `length` bytes at `bytes` in `s`, or -1: the name table's `find`, out
+    /// of line for the Swift API's door, whose creates mostly repeat the thread's last name
+    /// (`CreateThread.lastEntry`): the hash's code and constants then stay out of its path.
+    @inline(never)
+    static func findEntry(_ s: Snapshot, _ bytes: UnsafePointer<UInt8>, _ length: Int) -> Int {
+        s.entries.names.find(bytes, length, hash: NameTable.hash(bytes, length))
     }
 
     /// The rest of `createOutcome` once the name was looked up (`index`, or -1): an entry built by

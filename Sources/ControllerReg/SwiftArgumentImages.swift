@@ -13,8 +13,8 @@ import Darwin
 ///
 /// An image is an entry's arguments map as far as it is the same for every create: a header (a
 /// word with a bit per leaf slot, the image's serial, the first word of the map's value with its
-/// slot count, and the depth its leaves need below the entry's: 1 with leaves, else 0), then the
-/// map's slots, each with its key, each literal with its value, each leaf with its class's
+/// slot count, the depth its leaves need below the entry's: 1 with leaves, else 0, the entry's
+/// class's functions, and 0: not a leaf), then the map's slots, each with its key, each literal with its value, each leaf with its class's
 /// functions in its value's payload (what `SwiftClassCreate.writeSlots` writes). A create copies
 /// the slots into its thread's arguments buffer (`CreateThread.argumentsBuffer`; into its own
 /// frame when a create of this thread is using the buffer already: a closure's nested create) and
@@ -23,7 +23,10 @@ import Darwin
 /// leaf slot's value before a closure reads it, and writes nothing else of the slots (a closure
 /// only marks an object value it takes; a literal is never written). An entry the path does not
 /// take (a slot that is neither a literal nor a transient leaf of a Swift class, or more than
-/// `maxSlots` slots) has the image `refused`.
+/// `maxSlots` slots, an entry that is not transient or whose class is not a Swift class) has the
+/// image `refused`. A transient leaf of a Swift class (no slots) has an image too: a header only,
+/// with its class's functions and 1 in the leaf word (its other words 0), so its create reads no
+/// plan either.
 ///
 /// An image reads only its snapshot (the entry's plan and the class table), which never changes:
 /// any change (an entry added, removed or overridden, a class registered or replaced, a reload, a
@@ -36,7 +39,7 @@ import Darwin
 /// others.
 enum SwiftArgumentImages {
     /// Where an image's slots begin (after its header, 16-byte aligned).
-    static var slotsOffset: Int { 32 }
+    static var slotsOffset: Int { 48 }
     /// Where an image's serial is: a number no other image of the process has (never 0 or
     /// `CreateThread.noArguments`), naming the copy a thread's arguments buffer holds.
     static var serialOffset: Int { 8 }
@@ -45,6 +48,11 @@ enum SwiftArgumentImages {
     static var mapHeadOffset: Int { 16 }
     /// Where the depth its leaves need below the entry's is (an `Int`: 1 with leaves, else 0).
     static var leafDepthOffset: Int { 24 }
+    /// Where the entry's class's functions are (an `UnsafePointer<ClassFunctions>` into the
+    /// snapshot's class table).
+    static var functionsOffset: Int { 32 }
+    /// Where the leaf word is (an `Int`: 1 for a leaf's image, which has no slots, else 0).
+    static var leafOffset: Int { 40 }
     /// The most slots an image has (the arguments buffer's size; its leaves are one bit each of a
     /// word).
     static var maxSlots: Int { 16 }

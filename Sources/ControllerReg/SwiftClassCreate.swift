@@ -22,20 +22,35 @@ enum SwiftClassCreate {
 
     /// Creates entry `index` of `snapshot` at this thread's depth, without props, when it is a
     /// transient entry of a Swift class whose slots are literals or transient leaves of Swift
-    /// classes (see the type's comment); `.refused` otherwise. Inlined into the Swift API's create
-    /// path, a leaf built here and an entry with slots by `withArguments` (inlined too: its call
-    /// and frame cost more than the code it adds to a leaf's create).
+    /// classes (see the type's comment); `.refused` otherwise. Its image is read first
+    /// (`SwiftArgumentImages`): an entry's first create checks its plan and builds the image
+    /// (`createFirst`); every later one starts from the image, which holds what the checks found
+    /// (its class's functions, whether it is a leaf), so it reads no plan and no class table. An
+    /// entry the path does not take has the image `refused`: one compare. Inlined into the Swift
+    /// API's create path.
     @inline(__always)
     static func create(
         _ index: Int, _ snapshot: Snapshot, maxDepth: Int, thread: UnsafeMutablePointer<CreateThread>
     ) -> Outcome {
-        let tables = Resolver.Tables(snapshot)
-        let plan = tables.plans + index
-        guard plan.pointee.lifestyle == .transient, let f = swiftClass(plan.pointee.classSlot, tables) else {
-            return .refused
+        let image = SwiftArgumentImages.image(snapshot, index)
+        guard image > SwiftArgumentImages.refused else {
+            return image == 0 ? createFirst(index, snapshot, maxDepth: maxDepth, thread: thread) : .refused
         }
-        if plan.pointee.shape != nil {
-            return withArguments(index, snapshot, UnsafePointer(plan), f, maxDepth: maxDepth, thread: thread)
+        return create(
+            index, snapshot, image: UnsafeRawPointer(bitPattern: image).unsafelyUnwrapped, maxDepth: maxDepth, thread: thread)
+    }
+
+    /// `create` of an entry with an image (`header`): a leaf built here (its closure with the
+    /// thread's empty arguments), an entry with slots by `withArguments` (inlined too: its call
+    /// and frame cost more than the code it adds to a leaf's create).
+    @inline(__always)
+    private static func create(
+        _ index: Int, _ snapshot: Snapshot, image header: UnsafeRawPointer, maxDepth: Int,
+        thread: UnsafeMutablePointer<CreateThread>
+    ) -> Outcome {
+        let f = header.load(fromByteOffset: SwiftArgumentImages.functionsOffset, as: UnsafePointer<ClassFunctions>.self)
+        if header.load(fromByteOffset: SwiftArgumentImages.leafOffset, as: Int.self) == 0 {
+            return withArguments(index, snapshot, header, f, maxDepth: maxDepth, thread: thread)
         }
         // A leaf: its closure with the thread's empty arguments.
         let depth = thread.pointee.depth
@@ -53,22 +68,37 @@ enum SwiftClassCreate {
         }
     }
 
-    /// `create` of an entry with slots (`plan`'s; its class's functions `f`): its arguments map is
-    /// the entry's image (`SwiftArgumentImages`, built by its first create in this snapshot: every
-    /// slot checked, each literal written; nothing called yet, so a refusal costs nothing but the
-    /// reads) in the thread's arguments buffer, copied there unless the buffer holds it already
+    /// `create` of an entry with no image yet in `snapshot`: its plan checked, its image built
+    /// and published (`buildImage`, `buildLeafImage`; `refused` when the path does not take it),
+    /// then `create` from the image (out of line: once per entry and snapshot).
+    @inline(never)
+    private static func createFirst(
+        _ index: Int, _ snapshot: Snapshot, maxDepth: Int, thread: UnsafeMutablePointer<CreateThread>
+    ) -> Outcome {
+        let tables = Resolver.Tables(snapshot)
+        let plan = tables.plans + index
+        let image: UInt
+        if plan.pointee.lifestyle == .transient, let f = swiftClass(plan.pointee.classSlot, tables) {
+            image = plan.pointee.shape != nil ? buildImage(index, snapshot, plan, f) : buildLeafImage(index, snapshot, f)
+        } else {
+            image = SwiftArgumentImages.publish(SwiftArgumentImages.refused, snapshot, index)
+        }
+        guard image > SwiftArgumentImages.refused else { return .refused }
+        return create(
+            index, snapshot, image: UnsafeRawPointer(bitPattern: image).unsafelyUnwrapped, maxDepth: maxDepth, thread: thread)
+    }
+
+    /// `create` of an entry with slots (its image `header`; its class's functions `f`): its
+    /// arguments map is the image's slots (`SwiftArgumentImages`: every slot checked, each literal
+    /// written when the image was built; nothing called yet, so a refusal costs nothing but the
+    /// reads) in the thread's arguments buffer, copied there unless the buffer holds them already
     /// (in this frame when a create of this thread is using the buffer: a closure's nested
     /// create); then `build`. (Always inlined: node5 1,500 -> 1,491 instructions, leaf 527 -> 526.)
     @inline(__always)
     private static func withArguments(
-        _ index: Int, _ snapshot: Snapshot, _ plan: UnsafePointer<EntryPlan>, _ f: UnsafePointer<ClassFunctions>,
+        _ index: Int, _ snapshot: Snapshot, _ header: UnsafeRawPointer, _ f: UnsafePointer<ClassFunctions>,
         maxDepth: Int, thread: UnsafeMutablePointer<CreateThread>
     ) -> Outcome {
-        let image = SwiftArgumentImages.image(snapshot, index)
-        guard image > SwiftArgumentImages.refused else {
-            return image == 0 ? withNewImage(index, snapshot, plan, f, maxDepth: maxDepth, thread: thread) : .refused
-        }
-        let header = UnsafeRawPointer(bitPattern: image).unsafelyUnwrapped
         // The entry and, one level down, its leaves: refused at the depth limit (nothing called yet).
         let depth = thread.pointee.depth
         guard depth &+ header.load(fromByteOffset: SwiftArgumentImages.leafDepthOffset, as: Int.self) < maxDepth,
@@ -76,34 +106,23 @@ enum SwiftClassCreate {
         else { return .refused }
         let serial = header.load(fromByteOffset: SwiftArgumentImages.serialOffset, as: UInt64.self)
         let held = thread.pointee.argumentsSerial
-        guard held != 0 else { return withArgumentsInFrame(index, snapshot, plan, f, header, depth: depth, thread: thread) }
+        guard held != 0 else { return withArgumentsInFrame(index, snapshot, f, header, depth: depth, thread: thread) }
         thread.pointee.argumentsSerial = 0
         let buffer = CreateThread.argumentsBuffer(thread)
         let slots = (buffer + CreateThread.argumentsSlotsOffset).assumingMemoryBound(to: RawMapSlot.self)
         if held != serial { copySlots(slots, header) }
         let outcome = build(
-            index, snapshot, plan, f, args: buffer.assumingMemoryBound(to: RawValue.self), slots: slots, image: header,
+            index, snapshot, f, args: buffer.assumingMemoryBound(to: RawValue.self), slots: slots, image: header,
             depth: depth, thread: thread)
         thread.pointee.argumentsSerial = serial
         return outcome
-    }
-
-    /// `withArguments` of an entry with no image yet in `snapshot`: its image built, then
-    /// `withArguments` (out of line: once per entry and snapshot).
-    @inline(never)
-    private static func withNewImage(
-        _ index: Int, _ snapshot: Snapshot, _ plan: UnsafePointer<EntryPlan>, _ f: UnsafePointer<ClassFunctions>,
-        maxDepth: Int, thread: UnsafeMutablePointer<CreateThread>
-    ) -> Outcome {
-        guard buildImage(index, snapshot, plan) != SwiftArgumentImages.refused else { return .refused }
-        return withArguments(index, snapshot, plan, f, maxDepth: maxDepth, thread: thread)
     }
 
     /// `withArguments` while the thread's arguments buffer is in use: the arguments map in this
     /// frame (out of line: only a create nested in a closure of a create with slots comes here).
     @inline(never)
     private static func withArgumentsInFrame(
-        _ index: Int, _ snapshot: Snapshot, _ plan: UnsafePointer<EntryPlan>, _ f: UnsafePointer<ClassFunctions>,
+        _ index: Int, _ snapshot: Snapshot, _ f: UnsafePointer<ClassFunctions>,
         _ image: UnsafeRawPointer, depth: Int, thread: UnsafeMutablePointer<CreateThread>
     ) -> Outcome {
         _withUnprotectedUnsafeTemporaryAllocation(byteCount: CreateThread.argumentsBufferBytes, alignment: 16) {
@@ -112,7 +131,7 @@ enum SwiftClassCreate {
             let slots = (base + CreateThread.argumentsSlotsOffset).assumingMemoryBound(to: RawMapSlot.self)
             copySlots(slots, image)
             return build(
-                index, snapshot, plan, f, args: base.assumingMemoryBound(to: RawValue.self), slots: slots, image: image,
+                index, snapshot, f, args: base.assumingMemoryBound(to: RawValue.self), slots: slots, image: image,
                 depth: depth, thread: thread)
         }
     }
@@ -131,7 +150,7 @@ enum SwiftClassCreate {
     /// its closure did not take over (`ValueRef.take(as:)`) is released, last built first.
     @inline(__always)
     private static func build(
-        _ index: Int, _ snapshot: Snapshot, _ plan: UnsafePointer<EntryPlan>, _ f: UnsafePointer<ClassFunctions>,
+        _ index: Int, _ snapshot: Snapshot, _ f: UnsafePointer<ClassFunctions>,
         args: UnsafeMutablePointer<RawValue>, slots: UnsafeMutablePointer<RawMapSlot>, image: UnsafeRawPointer,
         depth: Int, thread: UnsafeMutablePointer<CreateThread>
     ) -> Outcome {
@@ -162,7 +181,7 @@ enum SwiftClassCreate {
                 } catch {
                     return .failed(
                         leafFailed(
-                            error, index, snapshot, plan, slots, leaves: leaves, failed: rest, thread: thread,
+                            error, index, snapshot, slots, leaves: leaves, failed: rest, thread: thread,
                             depth: savedDepth))
                 }
                 rest &= rest &- 1
@@ -198,11 +217,11 @@ enum SwiftClassCreate {
     /// built before it released (out of line: the leaf loop keeps nothing across its calls for it).
     @inline(never)
     private static func leafFailed(
-        _ error: any Error, _ index: Int, _ snapshot: Snapshot, _ plan: UnsafePointer<EntryPlan>,
-        _ slots: UnsafeMutablePointer<RawMapSlot>, leaves: UInt64, failed: UInt64,
-        thread: UnsafeMutablePointer<CreateThread>, depth: Int
+        _ error: any Error, _ index: Int, _ snapshot: Snapshot, _ slots: UnsafeMutablePointer<RawMapSlot>,
+        leaves: UInt64, failed: UInt64, thread: UnsafeMutablePointer<CreateThread>, depth: Int
     ) -> CreateFailure {
         reportFailure(error)
+        let plan = Resolver.Tables(snapshot).plans + index
         let i = failed.trailingZeroBitCount
         let shape = plan.pointee.shape.unsafelyUnwrapped
         let target = Int(PlanSlot(head: shape.heads[i], payload: plan.pointee.payloads.unsafelyUnwrapped[i]).target)
@@ -212,12 +231,15 @@ enum SwiftClassCreate {
         return failure
     }
 
-    /// Builds and publishes the `SwiftArgumentImages` image of entry `index` (`plan`) of
-    /// `snapshot`: its header and `writeSlots` into fresh memory, or `refused` when it has more
-    /// than `SwiftArgumentImages.maxSlots` slots or a slot is neither a literal nor a transient
-    /// leaf of a Swift class (out of line: once per entry and snapshot).
+    /// Builds and publishes the `SwiftArgumentImages` image of entry `index` (`plan`, a transient
+    /// entry with slots of the Swift class whose functions are `f`) of `snapshot`: its header and
+    /// `writeSlots` into fresh memory, or `refused` when it has more than
+    /// `SwiftArgumentImages.maxSlots` slots or a slot is neither a literal nor a transient leaf of
+    /// a Swift class (out of line: once per entry and snapshot).
     @inline(never)
-    private static func buildImage(_ index: Int, _ snapshot: Snapshot, _ plan: UnsafePointer<EntryPlan>) -> UInt {
+    private static func buildImage(
+        _ index: Int, _ snapshot: Snapshot, _ plan: UnsafePointer<EntryPlan>, _ f: UnsafePointer<ClassFunctions>
+    ) -> UInt {
         let count = plan.pointee.shape.unsafelyUnwrapped.count
         guard count > 0, count <= SwiftArgumentImages.maxSlots else {
             return SwiftArgumentImages.publish(SwiftArgumentImages.refused, snapshot, index)
@@ -242,6 +264,20 @@ enum SwiftClassCreate {
             of: withUnsafeBytes(of: &map) { $0.load(as: UInt64.self) }, toByteOffset: SwiftArgumentImages.mapHeadOffset,
             as: UInt64.self)
         memory.storeBytes(of: leaves != 0 ? 1 : 0, toByteOffset: SwiftArgumentImages.leafDepthOffset, as: Int.self)
+        memory.storeBytes(of: f, toByteOffset: SwiftArgumentImages.functionsOffset, as: UnsafePointer<ClassFunctions>.self)
+        memory.storeBytes(of: 0, toByteOffset: SwiftArgumentImages.leafOffset, as: Int.self)
+        return SwiftArgumentImages.publish(UInt(bitPattern: memory), snapshot, index)
+    }
+
+    /// Builds and publishes the `SwiftArgumentImages` image of entry `index` of `snapshot`, a
+    /// transient leaf (no slots) of the Swift class whose functions are `f`: a header only, with
+    /// `f` and the leaf mark (out of line: once per entry and snapshot).
+    @inline(never)
+    private static func buildLeafImage(_ index: Int, _ snapshot: Snapshot, _ f: UnsafePointer<ClassFunctions>) -> UInt {
+        let memory = SwiftArgumentImages.allocate(slots: 0)
+        memory.initializeMemory(as: UInt8.self, repeating: 0, count: SwiftArgumentImages.slotsOffset)
+        memory.storeBytes(of: f, toByteOffset: SwiftArgumentImages.functionsOffset, as: UnsafePointer<ClassFunctions>.self)
+        memory.storeBytes(of: 1, toByteOffset: SwiftArgumentImages.leafOffset, as: Int.self)
         return SwiftArgumentImages.publish(UInt(bitPattern: memory), snapshot, index)
     }
 

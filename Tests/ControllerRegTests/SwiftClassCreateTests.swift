@@ -242,6 +242,46 @@ struct SwiftClassCreateTests {
         _ = events.take()
     }
 
+    /// The image of entry `name` in the registry's snapshot: 0 before its first direct create, then
+    /// `SwiftArgumentImages.refused` or an address (with whether it is marked a leaf's).
+    static func image(_ registry: Registry, _ name: String) -> (image: UInt, leaf: Bool) {
+        registry.cell.read { s, _ in
+            let image = SwiftArgumentImages.image(s, s.entries.index(of: name))
+            guard image > SwiftArgumentImages.refused else { return (image, false) }
+            let leaf = UnsafeRawPointer(bitPattern: image)!.load(
+                fromByteOffset: SwiftArgumentImages.leafOffset, as: Int.self)
+            return (image, leaf != 0)
+        }
+    }
+
+    /// An entry's first create checks its plan and keeps what it found in its image: a transient
+    /// leaf of a Swift class gets one marked a leaf, an entry with slots one with its slots, any
+    /// other entry (another lifestyle, a class that is not a Swift class, a slot the path does not
+    /// build) `refused`; later creates start from that image and take the path the first took.
+    @Test(arguments: direct + refused + ["C"])
+    func imagesKeepWhatTheFirstCreateFound(_ name: String) throws {
+        let events = Events()
+        let registry = try Self.makeRegistry(events)
+        #expect(Self.image(registry, name).image == 0)
+        let direct = Self.takesDirectPath(registry, name)
+        #expect(direct == Self.direct.contains(name), "\(name)")
+        let first = Self.image(registry, name)
+        if direct {
+            #expect(first.image > SwiftArgumentImages.refused, "\(name)")
+            #expect(first.leaf == ["Leaf", "Bad", "Quiet", "LeafNester"].contains(name), "\(name)")
+        } else {
+            #expect(first.image == SwiftArgumentImages.refused, "\(name)")
+        }
+        #expect(Self.takesDirectPath(registry, name) == direct, "\(name)")
+        #expect(Self.image(registry, name) == first, "\(name)")
+        // (`bothDoors` reads what it gets as a Swift object: not for the C class's entry.)
+        guard name != "C" else { return }
+        _ = Self.bothDoors(registry, events, name)  // a singleton is built by the first create only
+        let (swift, resolver) = Self.bothDoors(registry, events, name)
+        #expect(swift == resolver, "\(name)")
+        _ = events.take()
+    }
+
     /// A few outcomes spelled out (the comparison above would pass if both doors were wrong alike).
     @Test func outcomesAsDocumented() throws {
         let events = Events()

@@ -14,8 +14,9 @@ import Darwin
 /// An image is an entry's arguments map as far as it is the same for every create: a header (a
 /// word with a bit per leaf slot, the image's serial, the first word of the map's value with its
 /// slot count, the depth its leaves need below the entry's: 1 with leaves, else 0, the entry's
-/// class's functions, and 0: not a leaf), then the map's slots, each with its key, each literal with its value, each leaf with its class's
-/// functions in its value's payload (what `SwiftClassCreate.writeSlots` writes). A create copies
+/// class's functions, and 0: not a leaf), then the map's slots, each with its key, each literal
+/// with its value, each leaf with its class's functions in its value's payload (what
+/// `SwiftClassCreate.writeSlots` writes). A create copies
 /// the slots into its thread's arguments buffer (`CreateThread.argumentsBuffer`; into its own
 /// frame when a create of this thread is using the buffer already: a closure's nested create) and
 /// builds only the leaves. The buffer keeps the serial of the image it holds, so the thread's

@@ -11,7 +11,7 @@ python=${PYTHON:-python3}
 wheels=$build/bench-python-wheel
 venv=$build/bench-python-venv
 rm -rf "$wheels"
-"$python" -m pip wheel -q --disable-pip-version-check --no-deps -w "$wheels" "$root/bindings/python" \
+"$python" -m pip wheel -q --disable-pip-version-check --no-deps -w "$wheels" "$root" \
     -C cmake.define.CONTROLLERREG_PREBUILT_LIBRARY="$lib" -C build-dir="$build/python-build"
 [ -x "$venv/bin/python" ] || "$python" -m venv --without-pip "$venv"
 "$python" -m pip --python "$venv/bin/python" install -q --disable-pip-version-check --force-reinstall --no-deps \

@@ -2,6 +2,7 @@
 # Runs the Python benchmark (bench.py) in its own venv: the controllerreg wheel built around the
 # CMake build's library, plus dependency-injector and PyYAML from PyPI.
 #   Benchmarks/python/run.sh [bench.py options]      (needs build/libcontrollerreg.so: cmake --build build)
+#   Benchmarks/python/run.sh --instructions [ROW...]  instructions per operation under callgrind (instructions.py)
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD:-$root/build}
@@ -17,4 +18,8 @@ rm -rf "$wheels"
 "$python" -m pip --python "$venv/bin/python" install -q --disable-pip-version-check --force-reinstall --no-deps \
     "$wheels"/controllerreg-*.whl
 "$python" -m pip --python "$venv/bin/python" install -q --disable-pip-version-check dependency-injector pyyaml
+if [ "${1:-}" = "--instructions" ]; then
+    shift
+    exec "$venv/bin/python" "$root/Benchmarks/python/instructions.py" "$@"
+fi
 exec "$venv/bin/python" "$root/Benchmarks/python/bench.py" "$@"

@@ -38,7 +38,7 @@ rm -rf "$dist" "$venv"
 # sdist. The wheel packages the library built above (CONTROLLERREG_PREBUILT_LIBRARY) and compiles
 # only the extension; the check below covers the Swift sources the sdist must hold for a build
 # without it (pip install controllerreg-X.tar.gz).
-"$venv/bin/python" -m build -q --no-isolation -o "$dist" "$root" \
+"$venv/bin/python" -m build --no-isolation -o "$dist" "$root" \
     -C cmake.define.CONTROLLERREG_PREBUILT_LIBRARY="$lib"
 sh "$root/bindings/python/check-sdist.sh" "$dist"/controllerreg-*.tar.gz "$build/python-sdist-check"
 "$python" -m pip --python "$venv/bin/python" install -q --disable-pip-version-check --no-deps \

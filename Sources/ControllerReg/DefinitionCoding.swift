@@ -43,6 +43,16 @@ enum DefinitionCoding {
         case taggedString, taggedInt
         /// `{Optional: Name}`: the name (interned), then a place.
         case optional
+
+        /// The tag written as `byte`, or `.null` for a byte no tag has: inline, where
+        /// `init(rawValue:)` was a call per value read (the plan compiler reads one per dependency).
+        @inline(__always)
+        static func read(_ byte: UInt8) -> ValueTag {
+            // The cases are 0 ... `optional` in order, so a byte in that range is one of them.
+            let tag = byte <= ValueTag.optional.rawValue ? unsafeBitCast(byte, to: ValueTag.self) : .null
+            assert(tag == ValueTag(rawValue: byte) ?? .null, "ValueTag's cases are no longer numbered in order")
+            return tag
+        }
     }
 
     /// The `Default` of an `Env` value: a byte, then its payload.
@@ -930,13 +940,14 @@ enum DefinitionCoding {
             place.write(line: line, column: column, file: file, fileID: &fileID, into: arena)
         }
 
-        func null() { arena.append(ValueTag.null.rawValue) }
-        func bool(_ b: Bool) { arena.append(b ? ValueTag.true.rawValue : ValueTag.false.rawValue) }
-        func int(_ i: Int64) {
+        // The scalars: inline (a call each cost more than the bytes written).
+        @inline(__always) func null() { arena.append(ValueTag.null.rawValue) }
+        @inline(__always) func bool(_ b: Bool) { arena.append(b ? ValueTag.true.rawValue : ValueTag.false.rawValue) }
+        @inline(__always) func int(_ i: Int64) {
             arena.append(ValueTag.int.rawValue)
             arena.appendSigned(i)
         }
-        func double(_ d: Double) {
+        @inline(__always) func double(_ d: Double) {
             arena.append(ValueTag.double.rawValue)
             arena.appendFixed64(d.bitPattern)
         }

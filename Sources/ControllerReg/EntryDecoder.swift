@@ -777,20 +777,11 @@ public enum EntryDecoder {
         }
 
         /// Writes the dependency value at `node`; on a problem (reported) a null, with `ok` set
-        /// to false.
+        /// to false. Inline: the scalars (most values) are written where a map's or list's loop
+        /// reads them, without a call each; lists and maps go to `writeContainer`.
+        @inline(__always)
         mutating func writeValue(_ node: Int, depth: Int, ok: inout Bool) {
             let n = nodes[node]
-            if n.kind == .list || n.kind == .map {
-                // Values are walked recursively from here on (decoding, compiling, comparing,
-                // creating): a fixed ceiling and the stack guard keep any input from overflowing
-                // the stack, whatever the document's depth limit is set to.
-                if depth > DependencyValue.maxNesting || !StackGuard.hasRoom() {
-                    failNesting(node, depth: depth)
-                    ok = false
-                    writer.null()
-                    return
-                }
-            }
             switch n.kind {
             case .null: writer.null()
             case .bool: writer.bool(n.bool)
@@ -803,7 +794,25 @@ public enum EntryDecoder {
                 } else {
                     writer.reference(bytes(node), line: Int(n.line), column: Int(n.column))
                 }
-            case .list:
+            case .list, .map:
+                writeContainer(node, depth: depth, ok: &ok)
+            }
+        }
+
+        /// `writeValue` of a list or map at `node`.
+        @inline(never)
+        mutating func writeContainer(_ node: Int, depth: Int, ok: inout Bool) {
+            let n = nodes[node]
+            // Values are walked recursively from here on (decoding, compiling, comparing,
+            // creating): a fixed ceiling and the stack guard keep any input from overflowing
+            // the stack, whatever the document's depth limit is set to.
+            if depth > DependencyValue.maxNesting || !StackGuard.hasRoom() {
+                failNesting(node, depth: depth)
+                ok = false
+                writer.null()
+                return
+            }
+            if n.kind == .list {
                 writer.list(n.count, depth: depth)
                 var itemsOK = true
                 var next = node + 1
@@ -813,20 +822,21 @@ public enum EntryDecoder {
                     next = self.next(after: next)
                 }
                 if !itemsOK { ok = false }
-            case .map:
-                if n.count == 1 && writeOneKeyForm(node, ok: &ok) { return }
-                if let form = decodeForm(node) {
-                    guard let form else {
-                        ok = false
-                        writer.null()
-                        return
-                    }
-                    writer.value(form)
+                return
+            }
+            // A map.
+            if n.count == 1 && writeOneKeyForm(node, ok: &ok) { return }
+            if let form = decodeForm(node) {
+                guard let form else {
+                    ok = false
+                    writer.null()
                     return
                 }
-                writer.map(n.count, depth: depth)
-                if !writeMap(node, depth: depth + 1) { ok = false }
+                writer.value(form)
+                return
             }
+            writer.map(n.count, depth: depth)
+            if !writeMap(node, depth: depth + 1) { ok = false }
         }
     }
 }

@@ -131,7 +131,9 @@ enum DefinitionCoding {
 
     /// Writes a record's tags as its flags announce them: one tag alone (`single`) as an inline
     /// string or zigzag integer; otherwise, when `list` holds more than one, its count and each as
-    /// a value.
+    /// a value. Inline: most records have one tag or none (a call per record cost more than
+    /// writing it); a list goes to `writeTagList`.
+    @inline(__always)
     static func writeTags(single: EntryTag?, list: [EntryTag], into arena: DefinitionArena) {
         if let single {
             switch single {
@@ -139,16 +141,22 @@ enum DefinitionCoding {
             case .int(let i): arena.appendSigned(i)
             }
         } else if list.count > 1 {
-            arena.appendVarint(UInt64(list.count))
-            for t in list {
-                switch t {
-                case .string(let s):
-                    arena.append(ValueTag.string.rawValue)
-                    arena.appendInline(s)
-                case .int(let i):
-                    arena.append(ValueTag.int.rawValue)
-                    arena.appendSigned(i)
-                }
+            writeTagList(list, into: arena)
+        }
+    }
+
+    /// `writeTags` of a list of more than one tag: its count, then each as a value.
+    @inline(never)
+    private static func writeTagList(_ list: [EntryTag], into arena: DefinitionArena) {
+        arena.appendVarint(UInt64(list.count))
+        for t in list {
+            switch t {
+            case .string(let s):
+                arena.append(ValueTag.string.rawValue)
+                arena.appendInline(s)
+            case .int(let i):
+                arena.append(ValueTag.int.rawValue)
+                arena.appendSigned(i)
             }
         }
     }
@@ -925,7 +933,7 @@ enum DefinitionCoding {
         }
 
         /// How many dependencies follow (or entries of a list, pairs of a map).
-        func count(_ n: Int) { arena.appendVarint(UInt64(n)) }
+        @inline(__always) func count(_ n: Int) { arena.appendVarint(UInt64(n)) }
 
         /// A dependency's (or map pair's) key, and where it was written; `position` is the
         /// dependency's (-1 for a key of a nested map).

@@ -82,8 +82,12 @@ final class DefinitionArena: @unchecked Sendable {
     }
 
     /// Makes room for `n` more bytes.
+    ///
+    /// The writes below add to `count` with wrapping arithmetic: `count` never passes `capacity`,
+    /// a size `malloc` gave, and `n` is a string's length or a few bytes, so no sum comes near
+    /// `Int.max` (the overflow checks were a branch per byte count, some 30 a record).
     @inline(__always) private func reserve(_ n: Int) {
-        if count + n <= capacity { return }
+        if count &+ n <= capacity { return }
         var c = capacity
         while c < count + n { c *= 2 }
         guard let p = realloc(base, c) else { fatalError("controllerreg: out of memory allocating \(c) bytes") }
@@ -141,14 +145,14 @@ final class DefinitionArena: @unchecked Sendable {
     func append(_ byte: UInt8) {
         reserve(1)
         base[count] = byte
-        count += 1
+        count &+= 1
     }
 
     /// An unsigned LEB128 varint.
     @inline(__always)
     func appendVarint(_ value: UInt64) {
         reserve(10)
-        count += DefinitionArena.writeVarint(value, at: base + count)
+        count &+= DefinitionArena.writeVarint(value, at: base + count)
     }
 
     /// Two varints (room made once).
@@ -157,7 +161,7 @@ final class DefinitionArena: @unchecked Sendable {
         reserve(20)
         let p = base + count
         let n = DefinitionArena.writeVarint(a, at: p)
-        count += n + DefinitionArena.writeVarint(b, at: p + n)
+        count &+= n &+ DefinitionArena.writeVarint(b, at: p + n)
     }
 
     /// Writes `value` as an unsigned LEB128 varint at `p`; returns its length. Through a local
@@ -198,11 +202,12 @@ final class DefinitionArena: @unchecked Sendable {
     }
 
     /// 8 bytes, little-endian.
+    @inline(__always)
     func appendFixed64(_ value: UInt64) {
         reserve(8)
-        var v = value.littleEndian
-        withUnsafeBytes(of: &v) { UnsafeMutableRawPointer(base + count).copyMemory(from: $0.baseAddress!, byteCount: 8) }
-        count += 8
+        let v = value.littleEndian
+        UnsafeMutableRawPointer(base + count).storeBytes(of: v, as: UInt64.self)
+        count &+= 8
     }
 
     /// `bytes` preceded by a varint `header` and followed by a NUL (plans pass them to C as is).
@@ -225,12 +230,12 @@ final class DefinitionArena: @unchecked Sendable {
 
     /// `appendInline` of bytes.
     func appendInline(bytes u: UnsafeBufferPointer<UInt8>) {
-        reserve(u.count + 11)
+        reserve(u.count &+ 11)
         let p = base + count
         let h = DefinitionArena.writeVarint(UInt64(u.count) << 1, at: p)
         if let b = u.baseAddress { (p + h).update(from: b, count: u.count) }
-        p[h + u.count] = 0
-        count += h + u.count + 1
+        p[h &+ u.count] = 0
+        count &+= h &+ u.count &+ 1
     }
 
     /// A string many entries share (keys, class names, referenced names, files): written in
@@ -324,12 +329,12 @@ final class DefinitionArena: @unchecked Sendable {
             }
         }
         let header = count
-        reserve(n + 11)
+        reserve(n &+ 11)
         let p = base + header
         let h = DefinitionArena.writeVarint(UInt64(n) << 1, at: p)
         if let b = u.baseAddress { (p + h).update(from: b, count: n) }
-        p[h + n] = 0
-        count = header + h + n + 1
+        p[h &+ n] = 0
+        count = header &+ h &+ n &+ 1
         slot.pointee = RecentString(
             header: header, bytes: header + h, length: n, first: first, last: last, interned: isInterned)
         return header
@@ -472,5 +477,5 @@ struct DefinitionReader {
 
     /// A value's tag byte (an unknown byte reads as null).
     @inline(__always)
-    mutating func tag() -> DefinitionCoding.ValueTag { DefinitionCoding.ValueTag(rawValue: byte()) ?? .null }
+    mutating func tag() -> DefinitionCoding.ValueTag { DefinitionCoding.ValueTag.read(byte()) }
 }

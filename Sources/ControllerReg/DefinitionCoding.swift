@@ -43,6 +43,16 @@ enum DefinitionCoding {
         case taggedString, taggedInt
         /// `{Optional: Name}`: the name (interned), then a place.
         case optional
+
+        /// The tag written as `byte`, or `.null` for a byte no tag has: inline, where
+        /// `init(rawValue:)` was a call per value read (the plan compiler reads one per dependency).
+        @inline(__always)
+        static func read(_ byte: UInt8) -> ValueTag {
+            // The cases are 0 ... `optional` in order, so a byte in that range is one of them.
+            let tag = byte <= ValueTag.optional.rawValue ? unsafeBitCast(byte, to: ValueTag.self) : .null
+            assert(tag == ValueTag(rawValue: byte) ?? .null, "ValueTag's cases are no longer numbered in order")
+            return tag
+        }
     }
 
     /// The `Default` of an `Env` value: a byte, then its payload.
@@ -121,7 +131,9 @@ enum DefinitionCoding {
 
     /// Writes a record's tags as its flags announce them: one tag alone (`single`) as an inline
     /// string or zigzag integer; otherwise, when `list` holds more than one, its count and each as
-    /// a value.
+    /// a value. Inline: most records have one tag or none (a call per record cost more than
+    /// writing it); a list goes to `writeTagList`.
+    @inline(__always)
     static func writeTags(single: EntryTag?, list: [EntryTag], into arena: DefinitionArena) {
         if let single {
             switch single {
@@ -129,16 +141,22 @@ enum DefinitionCoding {
             case .int(let i): arena.appendSigned(i)
             }
         } else if list.count > 1 {
-            arena.appendVarint(UInt64(list.count))
-            for t in list {
-                switch t {
-                case .string(let s):
-                    arena.append(ValueTag.string.rawValue)
-                    arena.appendInline(s)
-                case .int(let i):
-                    arena.append(ValueTag.int.rawValue)
-                    arena.appendSigned(i)
-                }
+            writeTagList(list, into: arena)
+        }
+    }
+
+    /// `writeTags` of a list of more than one tag: its count, then each as a value.
+    @inline(never)
+    private static func writeTagList(_ list: [EntryTag], into arena: DefinitionArena) {
+        arena.appendVarint(UInt64(list.count))
+        for t in list {
+            switch t {
+            case .string(let s):
+                arena.append(ValueTag.string.rawValue)
+                arena.appendInline(s)
+            case .int(let i):
+                arena.append(ValueTag.int.rawValue)
+                arena.appendSigned(i)
             }
         }
     }
@@ -834,7 +852,9 @@ enum DefinitionCoding {
         /// `summarize` reads back from the record (checked to agree in debug builds).
         private(set) var summary = Summary(
             lifestyle: .transient, classID: 0, tagged: false, usesEnvironment: false, headMayHaveProblems: false)
-        private(set) var edges: [StagedEdge] = []
+        /// (A `ScratchArray`: emptied per record by setting its count, where an `Array`'s
+        /// `removeLast(_:)` went through the generic `replaceSubrange`, ~70 instructions a record.)
+        private(set) var edges = ScratchArray<StagedEdge>(capacity: 16)
         /// Where the record's dependencies start (`DefinitionCoding.dependenciesPosition`).
         private(set) var dependenciesPosition = 0
         /// The keys and referenced names last written at each position of a record's dependencies.
@@ -889,7 +909,7 @@ enum DefinitionCoding {
         ) -> Int {
             place.startRecord()
             position = -1
-            if !edges.isEmpty { edges.removeLast(edges.count) }
+            edges.removeAll()
             let offset = arena.count
             var flags = code(lifestyle) | Flag.location
             if eager { flags |= Flag.eager }
@@ -913,7 +933,7 @@ enum DefinitionCoding {
         }
 
         /// How many dependencies follow (or entries of a list, pairs of a map).
-        func count(_ n: Int) { arena.appendVarint(UInt64(n)) }
+        @inline(__always) func count(_ n: Int) { arena.appendVarint(UInt64(n)) }
 
         /// A dependency's (or map pair's) key, and where it was written; `position` is the
         /// dependency's (-1 for a key of a nested map).
@@ -928,13 +948,14 @@ enum DefinitionCoding {
             place.write(line: line, column: column, file: file, fileID: &fileID, into: arena)
         }
 
-        func null() { arena.append(ValueTag.null.rawValue) }
-        func bool(_ b: Bool) { arena.append(b ? ValueTag.true.rawValue : ValueTag.false.rawValue) }
-        func int(_ i: Int64) {
+        // The scalars: inline (a call each cost more than the bytes written).
+        @inline(__always) func null() { arena.append(ValueTag.null.rawValue) }
+        @inline(__always) func bool(_ b: Bool) { arena.append(b ? ValueTag.true.rawValue : ValueTag.false.rawValue) }
+        @inline(__always) func int(_ i: Int64) {
             arena.append(ValueTag.int.rawValue)
             arena.appendSigned(i)
         }
-        func double(_ d: Double) {
+        @inline(__always) func double(_ d: Double) {
             arena.append(ValueTag.double.rawValue)
             arena.appendFixed64(d.bitPattern)
         }

@@ -240,6 +240,8 @@ public enum EntryDecoder {
         mutating func text() -> TextBuffer { ProblemText.buffer(&messageText) }
 
         /// `Field of entry 'E' must be ..., found K` for the entry being decoded, `node` the value.
+        /// Out of line, as every problem's path here: the per-entry code stays small.
+        @inline(never)
         mutating func failField(_ field: StaticString, _ rule: StaticString, _ node: Int) {
             ProblemText.entryField(field, of: bytes(currentEntryNode), rule, found: kindName(node), into: text())
             failWritten(.schema, node)
@@ -424,10 +426,7 @@ public enum EntryDecoder {
             case .map:
                 break
             default:
-                fail(
-                    .schema,
-                    "entry '\(currentEntry)' must be a class name (a string) or a map with ClassName, found \(kindName(valueNode))",
-                    valueNode)
+                failEntryKind(valueNode)
                 return nil
             }
             var classNode = -1, descriptionNode = -1, dependenciesNode = -1
@@ -481,15 +480,7 @@ public enum EntryDecoder {
                     if nodes[v].kind == .string, let l = lifestyleNamed(v) {
                         lifestyle = l
                     } else {
-                        let text = nodes[v].kind == .string ? "'\(doc.string(at: v))'" : kindName(v)
-                        let suggestion =
-                            nodes[v].kind == .string
-                            ? Suggestions.closest(to: doc.string(at: v), in: Lifestyle.allCases.map(\.rawValue)) : nil
-                        fail(
-                            .schema,
-                            "Lifestyle of entry '\(currentEntry)' must be transient, singleton or graph, found \(text)\(Suggestions.hint(suggestion))",
-                            v,
-                            suggestion: suggestion)
+                        failLifestyle(v)
                         ok = false
                     }
                 case .eager:
@@ -500,23 +491,7 @@ public enum EntryDecoder {
                         ok = false
                     }
                 case .unknown:
-                    let key = bytes(k)
-                    let suggestion: String?
-                    if let last = lastUnknownKey, last.key.count == key.count,
-                        key.count == 0
-                            || last.key.withUnsafeBufferPointer({ memcmp($0.baseAddress!, key.baseAddress!, key.count) == 0 })
-                    {
-                        suggestion = last.suggestion
-                    } else {
-                        suggestion = Suggestions.closest(to: doc.string(at: k), in: EntryDecoder.entryKeys)
-                        lastUnknownKey = (Array(key), suggestion)
-                    }
-                    // Recorded as its pieces: the words are written when the message is read.
-                    diagnostics.append(
-                        Diagnostic(
-                            .schema, form: .unknownEntryKey, entry: bytes(currentEntryNode), key: key,
-                            name: UnsafeBufferPointer(start: nil, count: 0), at: doc.location(of: k), suggestion: suggestion,
-                            in: text().problemStore))
+                    failUnknownKey(k)
                     ok = false
                 }
             }
@@ -534,24 +509,89 @@ public enum EntryDecoder {
                 writer.count(nodes[dependenciesNode].count)
                 if !writeMap(dependenciesNode, depth: 1) { ok = false }
                 if diagnostics.count > before && dependencyProblemsAt < before {
-                    // Reported where the Dependencies key was written among the entry's keys.
-                    let moved = diagnostics[before...]
-                    diagnostics.removeSubrange(before...)
-                    diagnostics.insert(contentsOf: moved, at: dependencyProblemsAt)
+                    moveDependencyProblems(from: before, to: dependencyProblemsAt)
                 }
             } else {
                 writer.count(0)
             }
             guard record != nil else {
-                if ok { fail(.schema, "entry '\(currentEntry)' has no ClassName", valueNode) }
+                if ok { failNoClassName(valueNode) }
                 return nil
             }
             if let (isEager, node) = eager, isEager, lifestyle != .singleton {
-                fail(.schema, "entry '\(currentEntry)' is Eager but not a singleton (add Lifestyle: singleton)", node)
+                failEagerNotSingleton(node)
                 ok = false
             }
             guard ok, !doc.hasDuplicateKey(inside: valueNode) else { return nil }
             return record
+        }
+
+        // The problems of `writeEntry`, out of line: its per-entry code stays small.
+
+        /// An entry's value that is neither a class name nor a map (`node`).
+        @inline(never)
+        mutating func failEntryKind(_ node: Int) {
+            fail(
+                .schema,
+                "entry '\(currentEntry)' must be a class name (a string) or a map with ClassName, found \(kindName(node))",
+                node)
+        }
+
+        /// A `Lifestyle` value (`node`) that names none.
+        @inline(never)
+        mutating func failLifestyle(_ v: Int) {
+            let text = nodes[v].kind == .string ? "'\(doc.string(at: v))'" : kindName(v)
+            let suggestion =
+                nodes[v].kind == .string
+                ? Suggestions.closest(to: doc.string(at: v), in: Lifestyle.allCases.map(\.rawValue)) : nil
+            fail(
+                .schema,
+                "Lifestyle of entry '\(currentEntry)' must be transient, singleton or graph, found \(text)\(Suggestions.hint(suggestion))",
+                v,
+                suggestion: suggestion)
+        }
+
+        /// An entry key (`k`) the schema does not know, with the closest known one.
+        @inline(never)
+        mutating func failUnknownKey(_ k: Int) {
+            let key = bytes(k)
+            let suggestion: String?
+            if let last = lastUnknownKey, last.key.count == key.count,
+                key.count == 0
+                    || last.key.withUnsafeBufferPointer({ memcmp($0.baseAddress!, key.baseAddress!, key.count) == 0 })
+            {
+                suggestion = last.suggestion
+            } else {
+                suggestion = Suggestions.closest(to: doc.string(at: k), in: EntryDecoder.entryKeys)
+                lastUnknownKey = (Array(key), suggestion)
+            }
+            // Recorded as its pieces: the words are written when the message is read.
+            diagnostics.append(
+                Diagnostic(
+                    .schema, form: .unknownEntryKey, entry: bytes(currentEntryNode), key: key,
+                    name: UnsafeBufferPointer(start: nil, count: 0), at: doc.location(of: k), suggestion: suggestion,
+                    in: text().problemStore))
+        }
+
+        /// Moves the problems found in the dependencies (from `before` on) to where the
+        /// Dependencies key was written among the entry's keys (`at`).
+        @inline(never)
+        mutating func moveDependencyProblems(from before: Int, to at: Int) {
+            let moved = diagnostics[before...]
+            diagnostics.removeSubrange(before...)
+            diagnostics.insert(contentsOf: moved, at: at)
+        }
+
+        /// An entry map (`node`) without a `ClassName`.
+        @inline(never)
+        mutating func failNoClassName(_ node: Int) {
+            fail(.schema, "entry '\(currentEntry)' has no ClassName", node)
+        }
+
+        /// An `Eager: true` (`node`) on an entry that is not a singleton.
+        @inline(never)
+        mutating func failEagerNotSingleton(_ node: Int) {
+            fail(.schema, "entry '\(currentEntry)' is Eager but not a singleton (add Lifestyle: singleton)", node)
         }
 
         /// The lifestyle string node `node` names, by its bytes; nil for any other text. Inline:
@@ -719,33 +759,29 @@ public enum EntryDecoder {
             }
         }
 
+        /// A list or map value (`node`, at `depth`) nested past `DependencyValue.maxNesting`, or past
+        /// what the thread's stack holds (out of line: `writeValue` stays small).
+        @inline(never)
+        mutating func failNesting(_ node: Int, depth: Int) {
+            if depth > DependencyValue.maxNesting {
+                fail(
+                    .limit,
+                    "a dependency value nests deeper than \(DependencyValue.maxNesting) levels \(DependencyValue.tooDeepFix)",
+                    node)
+            } else {
+                fail(
+                    .limit,
+                    "a dependency value nests too deeply for this thread's stack" + StackGuard.fix("flatten the value"),
+                    node)
+            }
+        }
+
         /// Writes the dependency value at `node`; on a problem (reported) a null, with `ok` set
-        /// to false.
+        /// to false. Inline: the scalars (most values) are written where a map's or list's loop
+        /// reads them, without a call each; lists and maps go to `writeContainer`.
+        @inline(__always)
         mutating func writeValue(_ node: Int, depth: Int, ok: inout Bool) {
             let n = nodes[node]
-            if n.kind == .list || n.kind == .map {
-                // Values are walked recursively from here on (decoding, compiling, comparing,
-                // creating): a fixed ceiling and the stack guard keep any input from overflowing
-                // the stack, whatever the document's depth limit is set to.
-                if depth > DependencyValue.maxNesting {
-                    fail(
-                        .limit,
-                        "a dependency value nests deeper than \(DependencyValue.maxNesting) levels \(DependencyValue.tooDeepFix)",
-                        node)
-                    ok = false
-                    writer.null()
-                    return
-                }
-                if !StackGuard.hasRoom() {
-                    fail(
-                        .limit,
-                        "a dependency value nests too deeply for this thread's stack" + StackGuard.fix("flatten the value"),
-                        node)
-                    ok = false
-                    writer.null()
-                    return
-                }
-            }
             switch n.kind {
             case .null: writer.null()
             case .bool: writer.bool(n.bool)
@@ -758,7 +794,25 @@ public enum EntryDecoder {
                 } else {
                     writer.reference(bytes(node), line: Int(n.line), column: Int(n.column))
                 }
-            case .list:
+            case .list, .map:
+                writeContainer(node, depth: depth, ok: &ok)
+            }
+        }
+
+        /// `writeValue` of a list or map at `node`.
+        @inline(never)
+        mutating func writeContainer(_ node: Int, depth: Int, ok: inout Bool) {
+            let n = nodes[node]
+            // Values are walked recursively from here on (decoding, compiling, comparing,
+            // creating): a fixed ceiling and the stack guard keep any input from overflowing
+            // the stack, whatever the document's depth limit is set to.
+            if depth > DependencyValue.maxNesting || !StackGuard.hasRoom() {
+                failNesting(node, depth: depth)
+                ok = false
+                writer.null()
+                return
+            }
+            if n.kind == .list {
                 writer.list(n.count, depth: depth)
                 var itemsOK = true
                 var next = node + 1
@@ -768,20 +822,21 @@ public enum EntryDecoder {
                     next = self.next(after: next)
                 }
                 if !itemsOK { ok = false }
-            case .map:
-                if n.count == 1 && writeOneKeyForm(node, ok: &ok) { return }
-                if let form = decodeForm(node) {
-                    guard let form else {
-                        ok = false
-                        writer.null()
-                        return
-                    }
-                    writer.value(form)
+                return
+            }
+            // A map.
+            if n.count == 1 && writeOneKeyForm(node, ok: &ok) { return }
+            if let form = decodeForm(node) {
+                guard let form else {
+                    ok = false
+                    writer.null()
                     return
                 }
-                writer.map(n.count, depth: depth)
-                if !writeMap(node, depth: depth + 1) { ok = false }
+                writer.value(form)
+                return
             }
+            writer.map(n.count, depth: depth)
+            if !writeMap(node, depth: depth + 1) { ok = false }
         }
     }
 }

@@ -92,7 +92,7 @@ struct StagedEntries {
             {
                 var read: [StagedEdge] = []
                 let summary = DefinitionCoding.summarize(arena, at: offset, edges: &read)
-                return summary == writer.summary && read == writer.edges
+                return summary == writer.summary && read == Array(writer.edges)
                     && DefinitionCoding.dependenciesPosition(arena, at: offset) == writer.dependenciesPosition
             }(), "the record writer's summary differs from the record's")
         // One at a time: an entry has a few (the generic `append(contentsOf:)` cost ~90

@@ -87,6 +87,26 @@ struct HostileInputTests {
         #expect(e.first?.dependencies.first?.value == .string("a\u{0}b"))
     }
 
+    /// Names and keys of up to 16 bytes are checked for a NUL byte a word at a time
+    /// (`DependencyRule.hasNul`), longer ones by `memchr`: one at the start, middle or end of a
+    /// name of any length is found, for every kind of name.
+    @Test func nulByteAtEveryPlaceOfEveryLength() throws {
+        for length in [1, 2, 3, 4, 5, 7, 8, 9, 12, 15, 16, 17, 24] {
+            for at in Set([0, length / 2, length - 1]) {
+                let name = (0..<length).map { $0 == at ? "\\u0000" : "n" }.joined()
+                try expectRejected("{\"\(name)\": \"W\"}", .json, .schema, containing: "contains a NUL byte")
+                try expectRejected(
+                    "{\"A\": \"\(name)\"}", .json, .schema, containing: "class name of entry 'A' contains a NUL byte")
+                try expectRejected(
+                    "{\"A\": {\"ClassName\": \"W\", \"Dependencies\": {\"x\": \"\(name)\"}}}", .json, .schema,
+                    containing: "contains a NUL byte")
+                try expectRejected(
+                    "{\"A\": {\"ClassName\": \"W\", \"Dependencies\": {\"\(name)\": 1}}}", .json, .schema,
+                    containing: "must not contain a NUL byte")
+            }
+        }
+    }
+
     @Test func byteOrderMark() throws {
         let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
         // YAML allows a BOM; JSON (RFC 8259: must not add one; may ignore) is strict here.

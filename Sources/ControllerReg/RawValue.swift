@@ -60,6 +60,10 @@ import Darwin
         /// (`ValueRef.take(as:)`): the receiver holds the one reference, so the library neither
         /// releases it nor hands it out again.
         @usableFromInline package static let moved: UInt8 = 128
+        /// On a callback's arguments map (never on an object, whose bit this is as
+        /// `registryOwned`): it merged props that have a key index, and a trailer before it says
+        /// where they are (`IndexedLookup`), so its lookups use their index.
+        @usableFromInline package static let indexedProps: UInt8 = registryOwned
     }
 
     @inlinable init(

@@ -270,10 +270,18 @@ public struct ValueRef: @unchecked Sendable {
         return key.withUTF8 { k in searchBytes(k.baseAddress ?? emptyKey, k.count) }
     }
 
-    /// The value under `length` key bytes, searched slot by slot (`lookup`), updating the hint (if
-    /// the map has one) to the slot after the one found.
+    /// The value under `length` key bytes, through the map's index when it has one
+    /// (`IndexedLookup`), else searched slot by slot (`lookup`), updating the hint (if the map has
+    /// one) to the slot after the one found.
     @usableFromInline @inline(never) func searchBytes(_ key: UnsafePointer<UInt8>, _ length: Int) -> ValueRef? {
         guard kind == .map, let slots = pointer.pointee.mapSlots else { return nil }
+        if IndexedLookup.covers(pointer) {
+            guard let i = IndexedLookup.slot(pointer, key, length) else { return nil }
+            if isArgumentsMap {
+                RawValue.lookupHint(pointer).pointee.store(UInt16(truncatingIfNeeded: i &+ 1), ordering: .relaxed)
+            }
+            return ValueRef.valueOf(slots + i)
+        }
         for i in 0..<Int(pointer.pointee.count) where slots[i].keyEquals(key, length) {
             if isArgumentsMap {
                 RawValue.lookupHint(pointer).pointee.store(UInt16(truncatingIfNeeded: i &+ 1), ordering: .relaxed)
@@ -350,12 +358,20 @@ public struct ValueRef: @unchecked Sendable {
         return searchAllArguments(cKey: k)
     }
 
-    /// `searchArguments` past its two tries: every slot once, starting after the hinted one (a host
+    /// `searchArguments` past its two tries: through the index of the props it merged when they
+    /// have one (`IndexedLookup`); else every slot once, starting after the hinted one (a host
     /// that skips keys usually reads on from there) and wrapping around; the hint moves past the
     /// slot found. One loop with no calls (most keys that differ differ in their first byte).
     @usableFromInline @inline(never) func searchAllArguments(cKey k: UnsafePointer<UInt8>) -> ValueRef? {
         let n = Int(pointer.pointee.count)
         let hint = RawValue.lookupHint(pointer)
+        if pointer.pointee.flags & RawValue.Flags.indexedProps != 0 {
+            // Big props merged: their index, not every slot.
+            guard let i = IndexedLookup.slot(pointer, k, strlen(UnsafeRawPointer(k).assumingMemoryBound(to: CChar.self)))
+            else { return nil }
+            hint.pointee.store(UInt16(truncatingIfNeeded: i &+ 1), ordering: .relaxed)
+            return ValueRef.valueOf(pointer.pointee.mapSlots.unsafelyUnwrapped + i)
+        }
         let h = Int(hint.pointee.load(ordering: .relaxed))
         let first = k.pointee
         // Past the hinted slot to the end, then from the start through the hinted one (all of
@@ -387,10 +403,16 @@ public struct ValueRef: @unchecked Sendable {
     }
 
     /// The value under the NUL-terminated `k` among `slots` of a map without a hint (props, maps
-    /// inside arguments), or nil.
+    /// inside arguments), or nil: through its index when it has one (`IndexedLookup`), else slot
+    /// by slot.
     @usableFromInline @inline(never) func search(
         cKey k: UnsafePointer<UInt8>, _ slots: UnsafeMutablePointer<RawMapSlot>
     ) -> ValueRef? {
+        if IndexedLookup.covers(pointer) {
+            return IndexedLookup.slot(pointer, k, strlen(UnsafeRawPointer(k).assumingMemoryBound(to: CChar.self))).map {
+                ValueRef.valueOf(slots + $0)
+            }
+        }
         let n = Int(pointer.pointee.count)
         let first = k.pointee
         var i = 0

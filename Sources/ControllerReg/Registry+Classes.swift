@@ -27,7 +27,11 @@ extension Registry {
     private func registerClass(_ className: String, _ host: HostClass, replace: Bool) throws(ConfigError) {
         if className.isEmpty || className.utf8.contains(0) {
             host.release?()
-            throw ConfigError(.invalidArgument, "a class name must be non-empty and contain no NUL byte")
+            throw ConfigError(
+                .invalidArgument,
+                className.isEmpty
+                    ? "the class name is empty: register the class under a non-empty name (the name entries give as ClassName)"
+                    : "the class name \(className.debugDescription) holds a NUL byte, which no C string can name: remove it")
         }
         let record = ClassRecord(name: className, host: host)
         try change { (c) throws(ConfigError) in

@@ -378,7 +378,7 @@ static void a_created_name_must_be_utf8(void) {
                              NULL) == NULL);
     CHECK_LAST_ERROR(CR_ERR_INVALID_ARGUMENT);
     CHECK_STR(cr_last_error_message(),
-              "cannot create: name 'A\xef\xbf\xbd"
+              "cr_registry_create: cannot create: name 'A\xef\xbf\xbd"
               "b' is not valid UTF-8 (byte 1 is 0xff): text is never repaired; convert it to UTF-8 first");
     cr_create_options o = CR_CREATE_OPTIONS_INIT;
     CHECK(cr_registry_create_with(reg, "\xc3", &o) == NULL);
@@ -403,7 +403,7 @@ static void wrong_enums_and_props_name_the_fix(void) {
     cr_value *list = cr_list_new();
     CHECK(cr_registry_create(reg, "A", list) == NULL);
     CHECK_LAST_ERROR(CR_ERR_INVALID_ARGUMENT);
-    CHECK_STR(cr_last_error_message(), "props must be a map (cr_map_new), not a list");
+    CHECK_STR(cr_last_error_message(), "cr_registry_create: props must be a map (cr_map_new), not a list");
     cr_value_free(list);
     cr_registry_free(reg);
 }
@@ -846,6 +846,30 @@ static void big_props_are_read_through_their_index(void) {
     cr_registry_free(reg);
 }
 
+/* Every NULL argument names the function, the parameter and the fix. */
+static void null_arguments_name_the_fix(void) {
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(cr_register_class(NULL, "C", &plain_class, NULL), CR_ERR_INVALID_ARGUMENT);
+    CHECK_STR(cr_last_error_message(),
+              "cr_register_class: reg is NULL; pass a registry from cr_registry_new, cr_registry_new_child or cr_shared()");
+    CHECK_STATUS(cr_register_class(reg, "", &plain_class, NULL), CR_ERR_INVALID_ARGUMENT);
+    CHECK_STR(cr_last_error_message(),
+              "cr_register_class: the class name is empty: register the class under a non-empty "
+              "name (the name entries give as ClassName)");
+    CHECK_STATUS(cr_replace_class(reg, "", &plain_class, NULL), CR_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cr_last_error_message(), "cr_replace_class: the class name is empty");
+    CHECK_STATUS(cr_add_entry(reg, "A", NULL, CR_LIFESTYLE_TRANSIENT, NULL), CR_ERR_INVALID_ARGUMENT);
+    CHECK_STR(cr_last_error_message(),
+              "cr_add_entry: class_name is NULL; pass the class's name as a NUL-terminated UTF-8 string");
+    CHECK(cr_value_int(cr_map_get(NULL, "k")) == 0);
+    CHECK_CONTAINS(cr_last_error_message(), "cr_value_int: value is NULL; cr_map_get and cr_list_at return NULL for a key");
+    CHECK_STATUS(cr_load_string(reg, NULL, 3, CR_FORMAT_YAML), CR_ERR_INVALID_ARGUMENT);
+    CHECK_STR(cr_last_error_message(), "cr_load_string: text is NULL; pass the config text (NULL only with length 0)");
+    CHECK_STATUS(cr_add_name_template(reg, NULL), CR_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cr_last_error_message(), "cr_add_name_template: name_template is NULL; pass a template such as");
+    cr_registry_free(reg);
+}
+
 void test_outside(void) {
     empty_tags_are_refused();
     a_child_closes_with_its_parent();
@@ -866,4 +890,5 @@ void test_outside(void) {
     a_provider_is_read_once();
     too_deep_dependencies_say_the_bound_is_fixed();
     big_props_are_read_through_their_index();
+    null_arguments_name_the_fix();
 }

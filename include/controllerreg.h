@@ -377,7 +377,13 @@ int cr_register_class(cr_registry *reg, const char *class_name, const cr_class *
 int cr_replace_class(cr_registry *reg, const char *class_name, const cr_class *cls, void *user_data);
 
 /** Adds a class-name template containing "{name}", such as "{name}ViewController". A name that is
- *  neither an entry nor a registered class is tried against each template in the order added.
+ *  neither an entry nor a registered class is tried against each template in the order added: the
+ *  template's text, byte for byte, with the name in place of "{name}". A template holds "{name}"
+ *  exactly once, with other text around it, and no other '{' or '}' (braces are kept for
+ *  placeholders: "{Name}", "{kind}", "{name" or "{name}}" would be typos); "", a template without
+ *  "{name}", "{name}" alone (the class of the name itself, already tried before any template) and
+ *  "{name}{name}" are CR_ERR_INVALID_ARGUMENT too, the message saying which and the fix, and add
+ *  nothing.
  *  Precedence: entry, then a class of exactly that name, then the templates in order. Objects made
  *  this way get the props (or an empty map) as their args. A template added again (to this
  *  registry, or already its parent's) keeps its first place: it is tried, and named in "not

@@ -846,6 +846,47 @@ static void big_props_are_read_through_their_index(void) {
     cr_registry_free(reg);
 }
 
+/* A name template holds {name} exactly once, with other text around it, and no other brace: each
+ * odd template is refused with what is wrong and the fix, naming the function, and adds nothing;
+ * the text around {name} is compared byte for byte (a combining accent after the brace once made a
+ * valid template read as having no {name}). */
+static void odd_name_templates_are_refused(void) {
+    static const struct {
+        const char *template_text, *says;
+    } odd[] = {
+        {"", "cr_add_name_template: the name template \"\" is empty; a template is a class name with {name} where"},
+        {"Controller", "the name template \"Controller\" has no {name}; a template is"},
+        {"{name}", "is {name} alone, which names the class of the name itself (tried before any template)"},
+        {"{name}{name}", "holds {name} 2 times; the name goes in one place"},
+        {"{name}View{name}", "holds {name} 2 times"},
+        {"{Name}Controller", "has no {name}"},
+        {"{name}{kind}",
+         "holds '{' at byte 6 outside {name}, the only placeholder (an unknown placeholder or an unbalanced brace): remove it"},
+        {"{name", "has no {name}"},
+        {"{name}}", "holds '}' at byte 6 outside {name}"},
+        {"{{name}", "holds '{' at byte 0 outside {name}"},
+    };
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(cr_register_class(reg, "CarController", &plain_class, NULL), CR_OK);
+    for (size_t i = 0; i < sizeof odd / sizeof odd[0]; i++) {
+        CHECK_STATUS(cr_add_name_template(reg, odd[i].template_text), CR_ERR_INVALID_ARGUMENT);
+        CHECK_CONTAINS(cr_last_error_message(), "cr_add_name_template: the name template \"");
+        CHECK_CONTAINS(cr_last_error_message(), odd[i].says);
+    }
+    /* None was added: the not-found message names no template. */
+    CHECK(cr_registry_create(reg, "Car", NULL) == NULL);
+    CHECK_LAST_ERROR(CR_ERR_NOT_FOUND);
+    CHECK(strstr(cr_last_error_message(), "templates") == NULL);
+    /* Text around {name}, non-ASCII and combining marks included, is kept byte for byte. */
+    CHECK_STATUS(cr_register_class(reg, "Car\xcc\x81X", &plain_class, NULL), CR_OK);
+    CHECK_STATUS(cr_add_name_template(reg, "{name}\xcc\x81X"), CR_OK);
+    CHECK_STATUS(cr_add_name_template(reg, "{name}Controller"), CR_OK);
+    void *made = cr_registry_create(reg, "Car", NULL);
+    CHECK(made != NULL);
+    free(made);
+    cr_registry_free(reg);
+}
+
 /* Every NULL argument names the function, the parameter and the fix. */
 static void null_arguments_name_the_fix(void) {
     cr_registry *reg = cr_registry_new();
@@ -890,5 +931,6 @@ void test_outside(void) {
     a_provider_is_read_once();
     too_deep_dependencies_say_the_bound_is_fixed();
     big_props_are_read_through_their_index();
+    odd_name_templates_are_refused();
     null_arguments_name_the_fix();
 }

@@ -40,7 +40,9 @@ func format(_ f: cr_format) -> ConfigFormat? {
 /// The request for a format and flags, or nil after recording what is wrong.
 private func request(_ fmt: cr_format, _ flags: UInt32, _ function: StaticString) -> LoadRequest? {
     guard let f = format(fmt) else {
-        _ = fail(.invalidArgument, "\(function): unknown format \(fmt.rawValue) (use CR_FORMAT_AUTO, _JSON, _YAML or _PLIST)")
+        _ = fail(
+            .invalidArgument,
+            "\(function): unknown format \(Int32(bitPattern: fmt.rawValue)) (use CR_FORMAT_AUTO, _JSON, _YAML or _PLIST)")
         return nil
     }
     switch flags {

@@ -230,7 +230,8 @@ private func addEntry(
     guard Int(lifestyle.rawValue) < styles.count else {
         return fail(
             .invalidArgument,
-            "\(function): unknown lifestyle \(lifestyle.rawValue) (use CR_LIFESTYLE_TRANSIENT, _SINGLETON or _GRAPH)")
+            "\(function): unknown lifestyle \(Int32(bitPattern: lifestyle.rawValue)) (use CR_LIFESTYLE_TRANSIENT, _SINGLETON or _GRAPH)"
+        )
     }
     var map: ValueRef?
     if let dependencies {

@@ -399,6 +399,11 @@ static void wrong_enums_and_props_name_the_fix(void) {
     o.lifestyle = (cr_lifestyle)3;
     CHECK_STATUS(cr_add_entry_with(reg, "A", "C", &o), CR_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(cr_last_error_message(), "unknown lifestyle 3 (use CR_LIFESTYLE_TRANSIENT");
+    /* A negative enum value reads as the host wrote it, as a limit's does. */
+    CHECK_STATUS(cr_add_entry(reg, "A", "C", (cr_lifestyle)-1, NULL), CR_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cr_last_error_message(), "cr_add_entry: unknown lifestyle -1 (use");
+    CHECK_STATUS(cr_load_string(reg, "A: C", 4, (cr_format)-2), CR_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cr_last_error_message(), "cr_load_string: unknown format -2 (use CR_FORMAT_AUTO");
     CHECK_STATUS(cr_add_entry(reg, "A", "C", CR_LIFESTYLE_TRANSIENT, NULL), CR_OK);
     cr_value *list = cr_list_new();
     CHECK(cr_registry_create(reg, "A", list) == NULL);

@@ -703,6 +703,7 @@ TEST_CASE(args_wrong_type_and_missing) {
     CHECK(contains(messages[9], "'i': expected string, got int"));
     CHECK(contains(messages[10], "'i': expected a provider, got int"));
     CHECK(contains(messages[11], "missing key 'absent'"));
+    CHECK(contains(messages[11], "(read a key that may be absent with find<T> or get_or<T>)"));
     CHECK(contains(messages[12], "'big': 1000 does not fit the requested integer type"));
     CHECK(contains(messages[13], "'neg': -1 does not fit the requested integer type"));
     CHECK(contains(messages[14], "missing key 'absent'"));

@@ -29,7 +29,9 @@
  *   more problem (each further path would cost what the load saves by failing). A problem's
  *   message longer than 4096 bytes keeps its first and last parts. No
  *   input, however malformed, makes the library crash, abort or print; NULL arguments are reported
- *   as CR_ERR_INVALID_ARGUMENT. Names given to functions (entry, class and template names) must be
+ *   as CR_ERR_INVALID_ARGUMENT. A CR_ERR_INVALID_ARGUMENT message starts with the function and
+ *   names the parameter and the fix ("cr_registry_create: reg is NULL; pass a registry from
+ *   cr_registry_new, cr_registry_new_child or cr_shared()"). Names given to functions (entry, class and template names) must be
  *   valid UTF-8 (CR_ERR_INVALID_ARGUMENT otherwise: never repaired) no longer than
  *   CR_LIMIT_STRING_BYTES (CR_ERR_LIMIT). So must all other text a host hands over: paths, a
  *   source_name, and the keys and strings it puts into values (props, dependencies, environment

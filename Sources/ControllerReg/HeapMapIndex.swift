@@ -83,8 +83,8 @@ enum HeapMapIndex {
 /// O(N^2) (20,000 keys read in reverse took 0.37 s slot by slot). Small maps never come here:
 /// `cr_map_get`, `args["k"]` and props merging try their hinted slot or few slots first, inline.
 ///
-/// An arguments map that merged indexed props (`RawValue.Flags.indexedProps`) is preceded in
-/// memory by one `RawValue` (`propsTrailer`): `a` the props map, `count` the arguments slot where
+/// An arguments map that merged indexed props (`RawValue.Flags.indexedProps`, instead of a lookup
+/// hint) is preceded in memory by one `RawValue` (`propsTrailer`): `a` the props map, `count` the arguments slot where
 /// the props' slots begin (they are copied there in order, after the dependencies they did not
 /// override), so props slot `i` is arguments slot `count + i`.
 enum IndexedLookup {

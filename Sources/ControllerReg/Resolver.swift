@@ -152,7 +152,7 @@ struct Resolver {
                 hinted: RawValue.hintable(props: props))
             if IndexedLookup.indexes(props: props) {
                 view.trailer = IndexedLookup.propsTrailer(props, start: 0)
-                view.map.flags |= RawValue.Flags.indexedProps
+                view.map.flags = RawValue.Flags.indexedProps
             }
         }
         let made = withUnsafeMutablePointer(to: &view) { pair in
@@ -422,14 +422,14 @@ struct Resolver {
         let extra = plan.shape.map { Int($0.extraBytes) } ?? 0
         let slotBytes = (count &+ propsCount) &* MemoryLayout<RawMapSlot>.stride
         let total = MemoryLayout<RawValue>.stride &+ slotBytes &+ extra
+        if total > Resolver.argumentsOnStack {
+            return try buildLargeArguments(index, props: props, propsCount: propsCount, f, depth: depth, destroyer: destroyer)
+        }
         return try _withUnprotectedUnsafeTemporaryAllocation(byteCount: Resolver.argumentsOnStack, alignment: 16) {
             (small) throws(CreateFailure) -> Built in
-            if total <= Resolver.argumentsOnStack {
-                return try buildArguments(
-                    in: small.baseAddress!, index, props: props, propsCount: propsCount, f, depth: depth, count: count,
-                    slotBytes: slotBytes, total: total, indexedProps: false, destroyer: destroyer)
-            }
-            return try buildLargeArguments(index, props: props, propsCount: propsCount, f, depth: depth, destroyer: destroyer)
+            try buildArguments(
+                in: small.baseAddress!, index, props: props, propsCount: propsCount, f, depth: depth, count: count,
+                slotBytes: slotBytes, total: total, indexedProps: false, destroyer: destroyer)
         }
     }
 
@@ -528,7 +528,8 @@ struct Resolver {
             args.initialize(to: .argumentsMap(UnsafePointer(top), count: n, hinted: RawValue.hintable(props: props)))
             if indexedProps, let props {
                 (args - 1).initialize(to: IndexedLookup.propsTrailer(props, start: n &- propsCount))
-                args.pointee.flags |= RawValue.Flags.indexedProps
+                // Its index instead of a hint: look-ups take `search`, which uses it.
+                args.pointee.flags = RawValue.Flags.indexedProps
             }
             HostFailure.clear()
             guard

@@ -2,8 +2,9 @@
 # The whole test run, the README's test command (CI runs it through .ci/run): system packages, the
 # SwiftPM build and tests, the native CMake build and every ctest test (C and C++ host tests, C++
 # binding, valgrind, no-Swift runtime, exports, install, the README's C quick start), then the
-# Python binding's pytest suite. Each step prints its command before it runs and its time after;
-# a table of the times ends the run. Exits non-zero at the first failing step, naming it.
+# Python package's sdist and wheel, the sdist check and the binding's pytest suite. Each step
+# prints its command before it runs and its time after; a table of the times ends the run. Exits
+# non-zero at the first failing step, naming it.
 #
 #   CONTROLLERREG_FORMAT_CHECK=0|1 scripts/test.sh  skip / run scripts/format.sh --check first (default: format_check below)
 #   CONTROLLERREG_TEST_JOBS=N scripts/test.sh       ctest runs N tests at a time (default: the number of cores)
@@ -44,7 +45,7 @@ step "cmake configure" cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
 step "cmake build" cmake --build build
 step "ctest" ctest --test-dir build --output-on-failure --parallel "$jobs"
 
-step "python binding (wheel around build/libcontrollerreg.so, fresh venv, pytest + mypy on the installed package)" \
+step "python binding (sdist, wheel from it around build/libcontrollerreg.so, sdist check, fresh venv, pytest + mypy)" \
     bash bindings/run-tests.sh --python-only build/libcontrollerreg.so build
 
 echo

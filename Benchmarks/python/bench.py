@@ -164,20 +164,33 @@ def compare(name: str, ours: Callable[[], Any], theirs: Callable[[], Any], n: in
     }
 
 
-def load_rows(pairs: int, tmp: Path) -> Dict[str, Any]:
-    data = genconfig.entries(1000)
+def operations(
+    reg: controllerreg.Registry, container: Container, tmp: Path
+) -> Dict[str, Tuple[Callable[[], Any], Callable[[], Any], int]]:
+    """Each row's operation for controllerreg and for dependency-injector, and its batch size (the
+    timed pairs here and the instruction counts of instructions.py run the same operations)."""
+    holder = reg.create("Holder")
     path = tmp / "entries-1000.yaml"
-    genconfig.write_yaml(str(path), data)
+    genconfig.write_yaml(str(path), genconfig.entries(1000))
 
-    def ours() -> None:
-        with controllerreg.Registry() as reg:
-            reg.load_file(path)
+    def load_ours() -> None:
+        with controllerreg.Registry() as fresh:
+            fresh.load_file(path)
 
-    def theirs() -> None:
+    def load_theirs() -> None:
         config = providers.Configuration()
         config.from_yaml(str(path), loader=yaml.CSafeLoader)
 
-    return compare("load.yaml.1000", ours, theirs, 5, pairs)
+    return {
+        "create.test1": (
+            lambda: reg.create("Test1", color="red", number=1),
+            lambda: container.test1(color="red", number=1),
+            20_000,
+        ),
+        "singleton.hit": (lambda: reg.create("Service"), container.service, 200_000),
+        "provider.create": (holder, container.test2, 50_000),
+        "load.yaml.1000": (load_ours, load_theirs, 5),
+    }
 
 
 def rss_kib() -> int:
@@ -223,21 +236,10 @@ def main() -> int:
     test1_theirs = container.test1(color="red", number=1)
     assert vars(test1_ours).keys() == vars(test1_theirs).keys()
     assert reg.create("Service") is reg.create("Service")
-    holder = reg.create("Holder")
 
-    rows = [
-        compare(
-            "create.test1",
-            lambda: reg.create("Test1", color="red", number=1),
-            lambda: container.test1(color="red", number=1),
-            20_000,
-            pairs,
-        ),
-        compare("singleton.hit", lambda: reg.create("Service"), container.service, 200_000, pairs),
-        compare("provider.create", holder, container.test2, 50_000, pairs),
-    ]
     with tempfile.TemporaryDirectory() as tmp:
-        rows.append(load_rows(pairs, Path(tmp)))
+        ops = operations(reg, container, Path(tmp))
+        rows = [compare(name, ours, theirs, n, pairs) for name, (ours, theirs, n) in ops.items()]
     mem = memory_row(reg, count)
 
     targets: List[Tuple[str, bool, str]] = [

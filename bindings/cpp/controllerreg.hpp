@@ -708,6 +708,7 @@ public:
         if (!e) return std::nullopt;
         return Value(e);
     }
+    std::optional<Value> find_value(const std::string &key) const { return find_value(detail::c_text(key, "a key")); }
 
     /// The key at `index` of a map (in order). Throws TypeError, std::out_of_range.
     std::string_view key_at(std::size_t index) const {

@@ -1,5 +1,5 @@
-# The README's Python example (example.yaml next to it). After `pip install ./bindings/python`,
-# run it from any directory: python examples/python/example.py
+# The README's Python example (example.yaml next to it). After `pip install .` at the repository
+# root, run it from any directory: python examples/python/example.py
 from pathlib import Path
 from typing import Any, Dict
 

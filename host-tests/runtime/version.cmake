@@ -21,7 +21,7 @@ foreach(pair "MAJOR;${major}" "MINOR;${minor}" "PATCH;${patch}" "STRING;\"${VERS
 endforeach()
 
 # The Python package: a literal version (or none, when it is read dynamically).
-foreach(file bindings/python/pyproject.toml bindings/python/src/controllerreg/__init__.py)
+foreach(file pyproject.toml bindings/python/src/controllerreg/__init__.py)
   if(EXISTS "${SOURCE_DIR}/${file}")
     file(STRINGS "${SOURCE_DIR}/${file}" lines REGEX "^(__)?version(__)? *= *\"")
     foreach(line IN LISTS lines)

@@ -17,6 +17,8 @@
 
 #if PY_VERSION_HEX < 0x03090000
 #define PyObject_CallOneArg(callable, arg) PyObject_CallFunctionObjArgs((callable), (arg), NULL)
+/* Public from 3.9 on; 3.8 has it under its private name (the subinterpreter checks use it). */
+#define PyInterpreterState_Get() _PyInterpreterState_Get()
 #endif
 
 #if !defined(CR_VERSION_NUMBER) || CR_VERSION_NUMBER < 1000000

@@ -86,13 +86,28 @@ const char *crpy_utf8(PyObject *text, const char *what) {
 #define KEY_CACHE_SIZE 1024
 static PyObject *key_cache[KEY_CACHE_SIZE];
 
+/* The cache slot of a key of n bytes: a hash of its length and its first and last 8 bytes (every
+ * byte when shorter), a constant cost per key instead of one step per byte. Keys that share all
+ * three only share a slot; the text is compared on every hit. */
+static uint64_t key_hash(const char *k, size_t n) {
+    uint64_t h = n * 0x9E3779B97F4A7C15u;
+    if (n >= 8) {
+        uint64_t head, tail;
+        memcpy(&head, k, 8);
+        memcpy(&tail, k + n - 8, 8);
+        h = (h ^ head) * 0xFF51AFD7ED558CCDu;
+        h = (h ^ tail) * 0xC4CEB9FE1A85EC53u;
+    } else {
+        for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)k[i]) * 0x100000001B3u;
+    }
+    return h ^ (h >> 29);
+}
+
 static PyObject *key_object(const char *k) {
     if (k == NULL) return PyUnicode_FromStringAndSize("", 0);
-    size_t n = 0;
-    uint32_t h = 2166136261u; /* FNV-1a */
-    for (; k[n] != '\0' && n <= 64; n++) h = (h ^ (unsigned char)k[n]) * 16777619u;
-    if (n > 64) return PyUnicode_DecodeUTF8(k, (Py_ssize_t)strlen(k), "surrogateescape");
-    PyObject **slot = &key_cache[(h ^ (h >> 15)) & (KEY_CACHE_SIZE - 1)];
+    size_t n = strlen(k);
+    if (n > 64) return PyUnicode_DecodeUTF8(k, (Py_ssize_t)n, "surrogateescape");
+    PyObject **slot = &key_cache[key_hash(k, n) & (KEY_CACHE_SIZE - 1)];
     PyObject *cached = *slot;
     if (cached != NULL && PyUnicode_GET_LENGTH(cached) == (Py_ssize_t)n && memcmp(PyUnicode_DATA(cached), k, n) == 0) {
         Py_INCREF(cached);
@@ -130,8 +145,8 @@ PyObject *crpy_value_to_python(const cr_value *value, crpy_frame *frame) {
     case CR_INT: return PyLong_FromLongLong((long long)cr_value_int(value));
     case CR_DOUBLE: return PyFloat_FromDouble(cr_value_double(value));
     case CR_STRING: {
-        const char *s = cr_value_string(value);
-        size_t n = cr_value_string_length(value);
+        size_t n = 0;
+        const char *s = cr_value_string_with_length(value, &n);
         return PyUnicode_DecodeUTF8(s ? s : "", (Py_ssize_t)(s ? n : 0), "surrogateescape");
     }
     case CR_LIST: {

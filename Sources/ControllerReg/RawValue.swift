@@ -60,6 +60,11 @@ import Darwin
         /// (`ValueRef.take(as:)`): the receiver holds the one reference, so the library neither
         /// releases it nor hands it out again.
         @usableFromInline package static let moved: UInt8 = 128
+        /// On a callback's arguments map (never on an object, whose bit this is as
+        /// `registryOwned`): it merged props that have a key index, and a trailer before it says
+        /// where they are (`IndexedLookup`), so its lookups use their index. Such a map has no
+        /// `lookupHint` (the index replaces it): its look-ups take `ValueRef.search`.
+        @usableFromInline package static let indexedProps: UInt8 = registryOwned
     }
 
     @inlinable init(

@@ -27,7 +27,11 @@ extension Registry {
     private func registerClass(_ className: String, _ host: HostClass, replace: Bool) throws(ConfigError) {
         if className.isEmpty || className.utf8.contains(0) {
             host.release?()
-            throw ConfigError(.invalidArgument, "a class name must be non-empty and contain no NUL byte")
+            throw ConfigError(
+                .invalidArgument,
+                className.isEmpty
+                    ? "the class name is empty: register the class under a non-empty name (the name entries give as ClassName)"
+                    : "the class name \(className.debugDescription) holds a NUL byte, which no C string can name: remove it")
         }
         let record = ClassRecord(name: className, host: host)
         try change { (c) throws(ConfigError) in
@@ -41,11 +45,11 @@ extension Registry {
 
     /// Adds a class-name template such as `"{name}ViewController"`, tried (in the order added) for
     /// a name that is neither an entry nor a registered class. A template added again keeps its first
-    /// place and is tried (and named in messages) once.
+    /// place and is tried (and named in messages) once. What a template may be: `NameTemplate`
+    /// (`{name}` once, with other text; no other brace); anything else is `.invalidArgument`.
     public func addNameTemplate(_ template: String) throws(ConfigError) {
-        guard template.contains("{name}"), !template.utf8.contains(0) else {
-            throw ConfigError(
-                .invalidArgument, "a name template must contain '{name}', e.g. '{name}ViewController'; got '\(template)'")
+        if let problem = NameTemplate.problem(template) {
+            throw ConfigError(.invalidArgument, "the name template \(template.debugDescription) \(problem)")
         }
         try change { (c) throws(ConfigError) in
             if !c.templates.contains(template) { c.templates.append(template) }

@@ -147,7 +147,7 @@ extension Registry {
         var slot = s.classes.lookup.find(name)
         if slot < 0 {
             for template in s.templates {
-                slot = s.classes.lookup.find(template.replacingAll("{name}", with: name))
+                slot = s.classes.lookup.find(NameTemplate.className(template, for: name))
                 if slot >= 0 { break }
             }
         }
@@ -394,7 +394,7 @@ extension Registry {
         var slot = s.classes.lookup.find(bytes, length, hash: NameTable.hash(bytes, length))
         if slot < 0 {
             for template in s.templates {
-                let candidate = template.replacingAll("{name}", with: name)
+                let candidate = NameTemplate.className(template, for: name)
                 slot = s.classes.lookup.find(candidate)
                 if slot >= 0 { break }
             }
@@ -473,21 +473,6 @@ extension Registry {
     /// Injects into a Swift object.
     public func inject(_ name: String, into object: AnyObject) throws(ConfigError) {
         try inject(name, into: Unmanaged.passUnretained(object).toOpaque())
-    }
-}
-
-extension String {
-    /// Every occurrence of `target` replaced by `replacement` (no Foundation).
-    func replacingAll(_ target: String, with replacement: String) -> String {
-        guard !target.isEmpty else { return self }
-        var result = ""
-        var rest = self[...]
-        while let r = rest.firstRange(of: target) {
-            result += rest[..<r.lowerBound]
-            result += replacement
-            rest = rest[r.upperBound...]
-        }
-        return result + rest
     }
 }
 

@@ -144,15 +144,20 @@ struct Resolver {
         HostFailure.clear()
         // The callback gets a borrowed view of the props, never the caller's root itself (which it
         // could otherwise modify or free).
-        var view =
-            props.map {
-                RawValue.argumentsMap(
-                    $0.pointee.mapSlots.map { UnsafePointer($0) }, count: Int($0.pointee.count),
-                    hinted: RawValue.hintable(props: $0))
+        // With props that have a key index, the trailer before the view says so (`IndexedLookup`).
+        var view: (trailer: RawValue, map: RawValue) = (RawValue.null, emptyArgumentsMap.pointee)
+        if let props {
+            view.map = RawValue.argumentsMap(
+                props.pointee.mapSlots.map { UnsafePointer($0) }, count: Int(props.pointee.count),
+                hinted: RawValue.hintable(props: props))
+            if IndexedLookup.indexes(props: props) {
+                view.trailer = IndexedLookup.propsTrailer(props, start: 0)
+                view.map.flags = RawValue.Flags.indexedProps
             }
-            ?? emptyArgumentsMap.pointee
-        let made = withUnsafeMutablePointer(to: &view) { v in
-            CreateNesting.callingHost(thread, at: depth) { create(UnsafeRawPointer(v), f.context) }
+        }
+        let made = withUnsafeMutablePointer(to: &view) { pair in
+            let v = UnsafeMutableRawPointer(pair).assumingMemoryBound(to: RawValue.self) + 1
+            return CreateNesting.callingHost(thread, at: depth) { create(UnsafeRawPointer(v), f.context) }
         }
         guard let object = made else {
             let reason = HostFailure.take().map { ": \($0)" } ?? " returned NULL"
@@ -417,30 +422,52 @@ struct Resolver {
         let extra = plan.shape.map { Int($0.extraBytes) } ?? 0
         let slotBytes = (count &+ propsCount) &* MemoryLayout<RawMapSlot>.stride
         let total = MemoryLayout<RawValue>.stride &+ slotBytes &+ extra
+        if total > Resolver.argumentsOnStack {
+            return try buildLargeArguments(index, props: props, propsCount: propsCount, f, depth: depth, destroyer: destroyer)
+        }
         return try _withUnprotectedUnsafeTemporaryAllocation(byteCount: Resolver.argumentsOnStack, alignment: 16) {
             (small) throws(CreateFailure) -> Built in
-            if total <= Resolver.argumentsOnStack {
-                return try buildArguments(
-                    in: small.baseAddress!, index, props: props, propsCount: propsCount, f, depth: depth, count: count,
-                    slotBytes: slotBytes, total: total, destroyer: destroyer)
-            }
-            return try _withUnprotectedUnsafeTemporaryAllocation(byteCount: total, alignment: 16) {
-                (buffer) throws(CreateFailure) -> Built in
-                try buildArguments(
-                    in: buffer.baseAddress!, index, props: props, propsCount: propsCount, f, depth: depth, count: count,
-                    slotBytes: slotBytes, total: total, destroyer: destroyer)
-            }
+            try buildArguments(
+                in: small.baseAddress!, index, props: props, propsCount: propsCount, f, depth: depth, count: count,
+                slotBytes: slotBytes, total: total, indexedProps: false, destroyer: destroyer)
+        }
+    }
+
+    /// `buildWithArguments` of a map too large for the stack buffer, in memory of its size, with
+    /// room before it for the trailer that says where props with a key index went
+    /// (`IndexedLookup`; a map small enough for the stack never merges such props). Out of line:
+    /// the common path keeps none of it.
+    @inline(never)
+    private mutating func buildLargeArguments(
+        _ index: Int, props: UnsafePointer<RawValue>?, propsCount: Int, _ f: UnsafePointer<ClassFunctions>, depth: Int,
+        destroyer: UnsafeMutablePointer<Destroyer>?
+    ) throws(CreateFailure) -> Built {
+        let plan = tables.plans[index]
+        let count = plan.shape.map { $0.count } ?? 0
+        let extra = plan.shape.map { Int($0.extraBytes) } ?? 0
+        let slotBytes = (count &+ propsCount) &* MemoryLayout<RawMapSlot>.stride
+        let total = MemoryLayout<RawValue>.stride &+ slotBytes &+ extra
+        let trailer = MemoryLayout<RawValue>.stride
+        return try _withUnprotectedUnsafeTemporaryAllocation(byteCount: trailer &+ total, alignment: 16) {
+            (buffer) throws(CreateFailure) -> Built in
+            try buildArguments(
+                in: buffer.baseAddress! + trailer, index, props: props, propsCount: propsCount, f, depth: depth,
+                count: count, slotBytes: slotBytes, total: total, indexedProps: IndexedLookup.indexes(props: props),
+                destroyer: destroyer)
         }
     }
 
     /// `buildWithArguments` in `total` bytes of scratch memory at `base`: the arguments map (its
     /// value, then `count` plan slots and the props' slots, `slotBytes` in all), then the
     /// ownership records and per-call lists and maps. `destroyer`, when given, receives the class's
-    /// destroy once the object is built.
+    /// destroy once the object is built. `indexedProps`: the props have a key index
+    /// (`IndexedLookup.indexes`; false where the caller knows they have none), used to find the
+    /// dependencies they override and, through a trailer written before `base`, by the map's
+    /// lookups.
     @inline(__always)
     private mutating func buildArguments(
         in base: UnsafeMutableRawPointer, _ index: Int, props: UnsafePointer<RawValue>?, propsCount: Int,
-        _ f: UnsafePointer<ClassFunctions>, depth: Int, count: Int, slotBytes: Int, total: Int,
+        _ f: UnsafePointer<ClassFunctions>, depth: Int, count: Int, slotBytes: Int, total: Int, indexedProps: Bool,
         destroyer: UnsafeMutablePointer<Destroyer>?
     ) throws(CreateFailure) -> Built {
         let plan = tables.plans[index]
@@ -470,7 +497,10 @@ struct Resolver {
                             head: h.pointee, payload: UnsafeRawPointer(h).load(fromByteOffset: gap, as: UInt64.self))
                         h += 1
                         // Props win over dependencies of the same key.
-                        if ValueRef(props).lookup(s.key, s.keyLength) != nil {
+                        if indexedProps
+                            ? HeapMapIndex.find(props, props.pointee.mapSlots.unsafelyUnwrapped, s.key, s.keyLength) != nil
+                            : ValueRef(props).lookup(s.key, s.keyLength) != nil
+                        {
                             n &-= 1
                             continue
                         }
@@ -496,6 +526,11 @@ struct Resolver {
                 }
             }
             args.initialize(to: .argumentsMap(UnsafePointer(top), count: n, hinted: RawValue.hintable(props: props)))
+            if indexedProps, let props {
+                (args - 1).initialize(to: IndexedLookup.propsTrailer(props, start: n &- propsCount))
+                // Its index instead of a hint: look-ups take `search`, which uses it.
+                args.pointee.flags = RawValue.Flags.indexedProps
+            }
             HostFailure.clear()
             guard
                 let object = CreateNesting.callingHostUnrestored(

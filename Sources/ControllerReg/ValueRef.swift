@@ -270,10 +270,18 @@ public struct ValueRef: @unchecked Sendable {
         return key.withUTF8 { k in searchBytes(k.baseAddress ?? emptyKey, k.count) }
     }
 
-    /// The value under `length` key bytes, searched slot by slot (`lookup`), updating the hint (if
-    /// the map has one) to the slot after the one found.
+    /// The value under `length` key bytes, through the map's index when it has one
+    /// (`IndexedLookup`), else searched slot by slot (`lookup`), updating the hint (if the map has
+    /// one) to the slot after the one found.
     @usableFromInline @inline(never) func searchBytes(_ key: UnsafePointer<UInt8>, _ length: Int) -> ValueRef? {
         guard kind == .map, let slots = pointer.pointee.mapSlots else { return nil }
+        if IndexedLookup.covers(pointer) {
+            guard let i = IndexedLookup.slot(pointer, key, length) else { return nil }
+            if isArgumentsMap {
+                RawValue.lookupHint(pointer).pointee.store(UInt16(truncatingIfNeeded: i &+ 1), ordering: .relaxed)
+            }
+            return ValueRef.valueOf(slots + i)
+        }
         for i in 0..<Int(pointer.pointee.count) where slots[i].keyEquals(key, length) {
             if isArgumentsMap {
                 RawValue.lookupHint(pointer).pointee.store(UInt16(truncatingIfNeeded: i &+ 1), ordering: .relaxed)
@@ -387,10 +395,16 @@ public struct ValueRef: @unchecked Sendable {
     }
 
     /// The value under the NUL-terminated `k` among `slots` of a map without a hint (props, maps
-    /// inside arguments), or nil.
+    /// inside arguments), or nil: through its index when it has one (`IndexedLookup`), else slot
+    /// by slot.
     @usableFromInline @inline(never) func search(
         cKey k: UnsafePointer<UInt8>, _ slots: UnsafeMutablePointer<RawMapSlot>
     ) -> ValueRef? {
+        if IndexedLookup.covers(pointer) {
+            return IndexedLookup.slot(pointer, k, strlen(UnsafeRawPointer(k).assumingMemoryBound(to: CChar.self))).map {
+                ValueRef.valueOf(slots + $0)
+            }
+        }
         let n = Int(pointer.pointee.count)
         let first = k.pointee
         var i = 0

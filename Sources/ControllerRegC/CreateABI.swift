@@ -91,7 +91,7 @@ private func create(
             owner?.pointee = registryOwned ? ownerRegistry : ownerReceiver
             return object
         case .failed(let error):
-            record(error)
+            record(error, function)
             return nil
         }
     } ?? nil
@@ -101,20 +101,20 @@ private func create(
 
 @inline(never)
 private func nullCreateArgument(_ what: StaticString, _ function: StaticString) {
-    _ = fail(.invalidArgument, "\(function): \(what) is NULL")
+    nullArgument("\(what)", function)
 }
 
 @inline(never)
-private func record(_ error: ConfigError) {
-    LastError.set(error)
+private func record(_ error: ConfigError, _ function: StaticString) {
+    LastError.set(error, from: function)
 }
 
 @_cdecl("cr_inject")
 public func cr_inject(_ reg: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ object: UnsafeMutableRawPointer?) -> Int32 {
-    guard let registry = withRegistry(reg, { $0 }) else { return fail(.invalidArgument, "cr_inject: reg is NULL") }
+    guard let registry = withRegistry(reg, { $0 }) else { return nullArgument("reg", "cr_inject") }
     guard let entry = cName(name, "name", "cr_inject", registry) else { return cr_last_error_code() }
-    guard let object else { return fail(.invalidArgument, "cr_inject: object is NULL") }
-    return status { () throws(ConfigError) in try registry.inject(entry, into: object) }
+    guard let object else { return nullArgument("object", "cr_inject") }
+    return status("cr_inject") { () throws(ConfigError) in try registry.inject(entry, into: object) }
 }
 
 // MARK: Providers
@@ -137,7 +137,7 @@ private func providerCreate(
     _ destroyer: UnsafeMutablePointer<Destroyer>?, _ function: StaticString
 ) -> UnsafeMutableRawPointer? {
     guard let provider else {
-        _ = fail(.invalidArgument, "\(function): provider is NULL")
+        nullArgument("provider", function)
         return nil
     }
     let propsValue = props.map { UnsafePointer<RawValue>($0) }
@@ -147,7 +147,7 @@ private func providerCreate(
             owner?.pointee = registryOwned ? ownerRegistry : ownerReceiver
             return object
         } catch {
-            LastError.set(error)
+            LastError.set(error, from: function)
             return nil
         }
     }
@@ -156,7 +156,7 @@ private func providerCreate(
 @_cdecl("cr_provider_name")
 public func cr_provider_name(_ provider: OpaquePointer?) -> UnsafePointer<CChar>? {
     guard let provider else {
-        _ = fail(.invalidArgument, "cr_provider_name: provider is NULL")
+        nullArgument("provider", "cr_provider_name")
         return nil
     }
     return Unmanaged<Provider>.fromOpaque(UnsafeRawPointer(provider))._withUnsafeGuaranteedRef { $0.cEntryName }

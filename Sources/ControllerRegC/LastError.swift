@@ -127,6 +127,21 @@ enum LastError {
         store(code, message: text, written)
     }
 
+    /// Records a library error that C function `function` met. A refused argument the core
+    /// reports (one CR_ERR_INVALID_ARGUMENT problem without a place: a class name, a template, props
+    /// that are not a map, a registry already freed, ...) is named as the C ABI's own refusals are,
+    /// "cr_register_class: the class name is empty: ...", so every such message names the
+    /// function; any other error is recorded as it is.
+    @discardableResult
+    @inline(never)
+    static func set(_ error: ConfigError, from function: StaticString) -> Int32 {
+        guard error.diagnostics.count == 1, var d = error.diagnostics.first, d.code == .invalidArgument, d.location == nil,
+            !d.message.hasPrefix("cr_")
+        else { return set(error) }
+        d.message = "\(function): \(d.message)"
+        return set(ConfigError([d]))
+    }
+
     /// Records a library error: the lowest code of its problems, the first
     /// `ConfigError.maxListedProblems` in the message (the rest counted), every problem in the
     /// structured list.
@@ -329,14 +344,15 @@ enum LastError {
     }
 }
 
-/// Runs a fallible call for an int-returning C function: 0, or the code after recording the error.
+/// Runs a fallible call for the int-returning C function `function`: 0, or the code after
+/// recording the error (`LastError.set(_:from:)`).
 @inline(__always)
-func status(_ body: () throws(ConfigError) -> Void) -> Int32 {
+func status(_ function: StaticString, _ body: () throws(ConfigError) -> Void) -> Int32 {
     do throws(ConfigError) {
         try body()
         return 0
     } catch {
-        return LastError.set(error)
+        return LastError.set(error, from: function)
     }
 }
 

@@ -40,7 +40,9 @@ func format(_ f: cr_format) -> ConfigFormat? {
 /// The request for a format and flags, or nil after recording what is wrong.
 private func request(_ fmt: cr_format, _ flags: UInt32, _ function: StaticString) -> LoadRequest? {
     guard let f = format(fmt) else {
-        _ = fail(.invalidArgument, "\(function): unknown format \(fmt.rawValue) (use CR_FORMAT_AUTO, _JSON, _YAML or _PLIST)")
+        _ = fail(
+            .invalidArgument,
+            "\(function): unknown format \(Int32(bitPattern: fmt.rawValue)) (use CR_FORMAT_AUTO, _JSON, _YAML or _PLIST)")
         return nil
     }
     switch flags {
@@ -131,12 +133,12 @@ public func cr_load_file_with(
 }
 
 private func loadFile(_ reg: OpaquePointer?, _ path: UnsafePointer<CChar>?, _ r: LoadRequest, _ function: StaticString) -> Int32 {
-    guard let path else { return fail(.invalidArgument, "\(function): path is NULL") }
+    guard let path else { return nullArgument("path", function) }
     // Held for the call (as every call that may run host callbacks outside a create): a destroy or
     // release callback the load runs may free the registry.
-    guard let registry = withRegistry(reg, { $0 }) else { return fail(.invalidArgument, "\(function): reg is NULL") }
+    guard let registry = withRegistry(reg, { $0 }) else { return nullArgument("reg", function) }
     guard let text = pathText(path, "path", function) else { return ErrorCode.invalidArgument.rawValue }
-    return status { () throws(ConfigError) in
+    return status(function) { () throws(ConfigError) in
         try registry.load(path: text, format: r.format, mode: r.mode, environment: r.environment)
     }
 }
@@ -166,15 +168,15 @@ private func loadFiles(
     guard count >= 0 else {
         return fail(.invalidArgument, "\(function): count \(UInt(bitPattern: count)) is not a number of paths")
     }
-    guard paths != nil || count == 0 else { return fail(.invalidArgument, "\(function): paths is NULL") }
+    guard paths != nil || count == 0 else { return nullArgument("paths", function) }
     var list: [String] = []
     for i in 0..<count {
-        guard let p = paths![i] else { return fail(.invalidArgument, "\(function): paths[\(i)] is NULL") }
+        guard let p = paths![i] else { return nullArgument("paths[\(i)]", function) }
         guard let text = pathText(p, "paths[\(i)]", function) else { return ErrorCode.invalidArgument.rawValue }
         list.append(text)
     }
-    guard let registry = withRegistry(reg, { $0 }) else { return fail(.invalidArgument, "\(function): reg is NULL") }
-    return status { () throws(ConfigError) in
+    guard let registry = withRegistry(reg, { $0 }) else { return nullArgument("reg", function) }
+    return status(function) { () throws(ConfigError) in
         try registry.load(paths: list, format: r.format, mode: r.mode, environment: r.environment)
     }
 }
@@ -198,7 +200,7 @@ private func loadString(
     _ reg: OpaquePointer?, _ text: UnsafePointer<CChar>?, _ length: Int, _ r: LoadRequest,
     _ function: StaticString
 ) -> Int32 {
-    guard let registry = withRegistry(reg, { $0 }) else { return fail(.invalidArgument, "\(function): reg is NULL") }
+    guard let registry = withRegistry(reg, { $0 }) else { return nullArgument("reg", function) }
     // size_t arrives as Int: a length of 2^63 or more is negative here, and larger than any limit
     // (the loader checks the others).
     guard length >= 0 else {
@@ -207,9 +209,9 @@ private func loadString(
             "\(function): input of \(UInt(bitPattern: length)) bytes exceeds the limit of \(registry.limits.config.maxInputBytes) bytes (CR_LIMIT_INPUT_BYTES)"
         )
     }
-    guard text != nil || length == 0 else { return fail(.invalidArgument, "\(function): text is NULL") }
+    guard text != nil || length == 0 else { return nullArgument("text", function) }
     let bytes = UnsafeRawBufferPointer(start: text, count: length)
-    return status { () throws(ConfigError) in
+    return status(function) { () throws(ConfigError) in
         try registry.load(bytes: bytes, format: r.format, file: r.sourceName, mode: r.mode, environment: r.environment)
     }
 }

@@ -28,7 +28,7 @@ func withRegistry<R>(_ reg: OpaquePointer?, _ body: (Registry) -> R) -> R? {
 /// Invalid bytes are never repaired: two different byte strings must not become one name.
 func cName(_ p: UnsafePointer<CChar>?, _ what: StaticString, _ function: StaticString, _ registry: Registry) -> String? {
     guard let p else {
-        _ = fail(.invalidArgument, "\(function): \(what) is NULL")
+        nullArgument("\(what)", function)
         return nil
     }
     let length = strlen(p), maxBytes = registry.limits.config.maxStringBytes
@@ -68,7 +68,7 @@ public func cr_registry_new() -> OpaquePointer? {
 @_cdecl("cr_registry_new_child")
 public func cr_registry_new_child(_ parent: OpaquePointer?) -> OpaquePointer? {
     guard let parentRegistry = withRegistry(parent, { $0 }) else {
-        _ = fail(.invalidArgument, "cr_registry_new_child: parent is NULL")
+        nullArgument("parent", "cr_registry_new_child")
         return nil
     }
     if parentRegistry.isClosed {
@@ -100,15 +100,15 @@ public func cr_registry_free(_ reg: OpaquePointer?) {
 public func cr_registry_start(_ reg: OpaquePointer?) -> Int32 {
     // Held for the call: a singleton's create callback may free the registry (then torn down once
     // that create returns, `ClosedRegistries`) while start still has others to build.
-    guard let registry = withRegistry(reg, { $0 }) else { return fail(.invalidArgument, "cr_registry_start: reg is NULL") }
-    return status { () throws(ConfigError) in try registry.start() }
+    guard let registry = withRegistry(reg, { $0 }) else { return nullArgument("reg", "cr_registry_start") }
+    return status("cr_registry_start") { () throws(ConfigError) in try registry.start() }
 }
 
 @_cdecl("cr_add_name_template")
 public func cr_add_name_template(_ reg: OpaquePointer?, _ template: UnsafePointer<CChar>?) -> Int32 {
-    guard let registry = withRegistry(reg, { $0 }) else { return fail(.invalidArgument, "cr_add_name_template: reg is NULL") }
+    guard let registry = withRegistry(reg, { $0 }) else { return nullArgument("reg", "cr_add_name_template") }
     guard let t = cName(template, "name_template", "cr_add_name_template", registry) else { return cr_last_error_code() }
-    return status { () throws(ConfigError) in try registry.addNameTemplate(t) }
+    return status("cr_add_name_template") { () throws(ConfigError) in try registry.addNameTemplate(t) }
 }
 
 @_cdecl("cr_shared")
@@ -144,7 +144,7 @@ private func register(
     _ reg: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ cls: UnsafePointer<cr_class>?,
     _ userData: UnsafeMutableRawPointer?, replace: Bool, function: StaticString
 ) -> Int32 {
-    guard let cls else { return fail(.invalidArgument, "\(function): cls is NULL") }
+    guard let cls else { return nullArgument("cls", function) }
     let version = cls.pointee.version
     if version > knownClassVersion {
         cls.pointee.release?(userData)
@@ -153,16 +153,18 @@ private func register(
             "\(function): cls->version is \(version); this library knows cr_class versions 0 and \(knownClassVersion) (a header newer than the library?)"
         )
     }
-    guard let host = hostClass(cls, userData: userData) else { return fail(.invalidArgument, "\(function): cls->create is NULL") }
+    guard let host = hostClass(cls, userData: userData) else {
+        return fail(.invalidArgument, "\(function): cls->create is NULL; set the class's create callback (it builds the objects)")
+    }
     guard let registry = withRegistry(reg, { $0 }) else {
         host.release?()
-        return fail(.invalidArgument, "\(function): reg is NULL")
+        return nullArgument("reg", function)
     }
     guard let className = cName(name, "class_name", function, registry) else {
         host.release?()
         return cr_last_error_code()
     }
-    return status { () throws(ConfigError) in
+    return status(function) { () throws(ConfigError) in
         if replace { try registry.replaceClass(className, host) } else { try registry.register(className: className, host) }
     }
 }
@@ -222,12 +224,14 @@ private func addEntry(
     _ lifestyle: cr_lifestyle, _ dependencies: OpaquePointer?, description: UnsafePointer<CChar>?,
     tags: OpaquePointer?, eager: Bool, _ function: StaticString
 ) -> Int32 {
-    guard let name, let className else { return fail(.invalidArgument, "\(function): name and class_name must not be NULL") }
+    guard let name else { return nullArgument("name", function) }
+    guard let className else { return nullArgument("class_name", function) }
     let styles: [Lifestyle] = [.transient, .singleton, .graph]
     guard Int(lifestyle.rawValue) < styles.count else {
         return fail(
             .invalidArgument,
-            "\(function): unknown lifestyle \(lifestyle.rawValue) (use CR_LIFESTYLE_TRANSIENT, _SINGLETON or _GRAPH)")
+            "\(function): unknown lifestyle \(Int32(bitPattern: lifestyle.rawValue)) (use CR_LIFESTYLE_TRANSIENT, _SINGLETON or _GRAPH)"
+        )
     }
     var map: ValueRef?
     if let dependencies {
@@ -247,7 +251,7 @@ private func addEntry(
         return fail(
             .invalidArgument, "\(function): eager is for singletons only; set lifestyle to CR_LIFESTYLE_SINGLETON or eager to 0")
     }
-    guard let registry = withRegistry(reg, { $0 }) else { return fail(.invalidArgument, "\(function): reg is NULL") }
+    guard let registry = withRegistry(reg, { $0 }) else { return nullArgument("reg", function) }
     guard let entryName = cName(name, "name", function, registry),
         let cls = cName(className, "class_name", function, registry)
     else { return cr_last_error_code() }
@@ -261,7 +265,7 @@ private func addEntry(
         guard let t = entryTags(ValueRef(UnsafePointer<RawValue>(tags)), function) else { return cr_last_error_code() }
         givenTags = t
     }
-    return status { () throws(ConfigError) in
+    return status(function) { () throws(ConfigError) in
         var definition = try EntryDefinition(name: entryName, className: cls, lifestyle: style, reading: map)
         definition.description = text
         definition.tags = givenTags
@@ -296,15 +300,15 @@ private func entryTags(_ value: ValueRef, _ function: StaticString) -> [EntryTag
 
 @_cdecl("cr_remove_entry")
 public func cr_remove_entry(_ reg: OpaquePointer?, _ name: UnsafePointer<CChar>?) -> Int32 {
-    guard let registry = withRegistry(reg, { $0 }) else { return fail(.invalidArgument, "cr_remove_entry: reg is NULL") }
+    guard let registry = withRegistry(reg, { $0 }) else { return nullArgument("reg", "cr_remove_entry") }
     guard let entry = cName(name, "name", "cr_remove_entry", registry) else { return cr_last_error_code() }
-    return status { () throws(ConfigError) in try registry.remove(entriesNamed: [entry]) }
+    return status("cr_remove_entry") { () throws(ConfigError) in try registry.remove(entriesNamed: [entry]) }
 }
 
 @_cdecl("cr_registry_entries")
 public func cr_registry_entries(_ reg: OpaquePointer?) -> OpaquePointer? {
     guard let registry = withRegistry(reg, { $0 }) else {
-        _ = fail(.invalidArgument, "cr_registry_entries: reg is NULL")
+        nullArgument("reg", "cr_registry_entries")
         return nil
     }
     // A closed registry (freed from a callback, or closed with its parent) has no entries to
@@ -361,12 +365,12 @@ public func cr_registry_set_limit(_ reg: OpaquePointer?, _ cLimit: cr_limit, _ v
     guard Int(limit) < limitPaths.count else { return unknownLimit("cr_registry_set_limit", limit) }
     guard value >= 1 else { return fail(.invalidArgument, "cr_registry_set_limit: a limit must be at least 1, got \(value)") }
     return withRegistry(reg) { r in
-        status { () throws(ConfigError) in
+        status("cr_registry_set_limit") { () throws(ConfigError) in
             var l = r.limits
             l[keyPath: limitPaths[Int(limit)]] = Int(clamping: value)
             try r.setLimits(l)
         }
-    } ?? fail(.invalidArgument, "cr_registry_set_limit: reg is NULL")
+    } ?? nullArgument("reg", "cr_registry_set_limit")
 }
 
 @_cdecl("cr_registry_get_limit")
@@ -377,7 +381,7 @@ public func cr_registry_get_limit(_ reg: OpaquePointer?, _ cLimit: cr_limit) -> 
         return -1
     }
     guard let registry = withRegistry(reg, { $0 }) else {
-        _ = fail(.invalidArgument, "cr_registry_get_limit: reg is NULL")
+        nullArgument("reg", "cr_registry_get_limit")
         return -1
     }
     if registry.isClosed {

@@ -4,8 +4,8 @@ import ControllerReg
 
 @_cdecl("cr_registry_reload")
 public func cr_registry_reload(_ reg: OpaquePointer?) -> Int32 {
-    guard let registry = withRegistry(reg, { $0 }) else { return fail(.invalidArgument, "cr_registry_reload: reg is NULL") }
-    return status { () throws(ConfigError) in _ = try registry.reload() }
+    guard let registry = withRegistry(reg, { $0 }) else { return nullArgument("reg", "cr_registry_reload") }
+    return status("cr_registry_reload") { () throws(ConfigError) in _ = try registry.reload() }
 }
 
 @_cdecl("cr_registry_reload_with")
@@ -14,11 +14,11 @@ public func cr_registry_reload_with(
 ) -> Int32 {
     changes?.pointee = nil
     guard let registry = withRegistry(reg, { $0 }) else {
-        return fail(.invalidArgument, "cr_registry_reload_with: reg is NULL")
+        return nullArgument("reg", "cr_registry_reload_with")
     }
-    guard let changes else { return fail(.invalidArgument, "cr_registry_reload_with: changes is NULL (use cr_registry_reload)") }
+    guard let changes else { return nullArgument("changes", "cr_registry_reload_with") }
     var result = ReloadChanges()
-    let rc = status { () throws(ConfigError) in result = try registry.reload() }
+    let rc = status("cr_registry_reload_with") { () throws(ConfigError) in result = try registry.reload() }
     if rc != 0 { return rc }
     let value = Value.map([
         "added": .list(result.added.map { .string($0) }),

@@ -44,7 +44,7 @@ private func mapSet(
     _ map: OpaquePointer?, _ key: UnsafePointer<CChar>?, _ function: StaticString, _ make: () -> RawValue?
 ) -> Int32 {
     guard let m = ownedContainer(map, .map, function) else { return ErrorCode.invalidArgument.rawValue }
-    guard let key else { return fail(.invalidArgument, "\(function): key is NULL") }
+    guard let key else { return nullArgument("key", function) }
     let keyLength = strlen(key)
     guard utf8Text(key, keyLength, "key", function) else { return ErrorCode.invalidArgument.rawValue }
     guard let value = make() else { return LastError.outOfMemory(function) }
@@ -113,7 +113,9 @@ public func cr_map_set_double(_ map: OpaquePointer?, _ key: UnsafePointer<CChar>
 
 @_cdecl("cr_map_set_string")
 public func cr_map_set_string(_ map: OpaquePointer?, _ key: UnsafePointer<CChar>?, _ value: UnsafePointer<CChar>?) -> Int32 {
-    guard let value else { return fail(.invalidArgument, "cr_map_set_string: value is NULL (use cr_map_set_null)") }
+    guard let value else {
+        return fail(.invalidArgument, "cr_map_set_string: value is NULL; use cr_map_set_null for a null value")
+    }
     let length = strlen(value)
     guard utf8Text(value, length, "value", "cr_map_set_string") else { return ErrorCode.invalidArgument.rawValue }
     return mapSet(map, key, "cr_map_set_string") { HeapValue.string(value, length: length) }
@@ -132,7 +134,7 @@ public func cr_map_set_value(_ map: OpaquePointer?, _ key: UnsafePointer<CChar>?
     guard ownedContainer(map, .map, "cr_map_set_value") != nil, let key, utf8Text(key, strlen(key), "key", "cr_map_set_value")
     else {
         if let value, raw(value).pointee.flags & RawValue.Flags.heapRoot != 0, value != map { HeapValue.free(raw(value)) }
-        return key == nil ? fail(.invalidArgument, "cr_map_set_value: key is NULL") : ErrorCode.invalidArgument.rawValue
+        return key == nil ? nullArgument("key", "cr_map_set_value") : ErrorCode.invalidArgument.rawValue
     }
     guard let taken = takeRoot(value, into: map, "cr_map_set_value"), let v = taken else {
         if value == map {
@@ -169,7 +171,9 @@ public func cr_list_push_double(_ list: OpaquePointer?, _ value: Double) -> Int3
 
 @_cdecl("cr_list_push_string")
 public func cr_list_push_string(_ list: OpaquePointer?, _ value: UnsafePointer<CChar>?) -> Int32 {
-    guard let value else { return fail(.invalidArgument, "cr_list_push_string: value is NULL (use cr_list_push_null)") }
+    guard let value else {
+        return fail(.invalidArgument, "cr_list_push_string: value is NULL; use cr_list_push_null for a null value")
+    }
     let length = strlen(value)
     guard utf8Text(value, length, "value", "cr_list_push_string") else { return ErrorCode.invalidArgument.rawValue }
     return listPush(list, "cr_list_push_string") { HeapValue.string(value, length: length) }
@@ -222,7 +226,7 @@ public func cr_value_free(_ value: OpaquePointer?) {
 @inline(__always)
 private func read(_ v: OpaquePointer?, _ function: StaticString, parameter: StaticString = "value") -> ValueRef? {
     guard let v else {
-        nullArgument(parameter, function)
+        nullArgument("\(parameter)", function)
         return nil
     }
     return ValueRef(UnsafePointer<RawValue>(v))
@@ -230,11 +234,6 @@ private func read(_ v: OpaquePointer?, _ function: StaticString, parameter: Stat
 
 // The failure paths out of line, so the readers' success paths (one check and a load, called
 // several times per create) set up no stack frame for building messages.
-
-@inline(never)
-private func nullArgument(_ what: StaticString, _ function: StaticString) {
-    LastError.set(.invalidArgument, "\(function): \(what) is NULL")
-}
 
 /// The readers whose refusals `refused` records (a byte: the refusal's call takes few arguments).
 private enum Reader: UInt8 {

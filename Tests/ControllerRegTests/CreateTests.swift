@@ -30,6 +30,39 @@ struct CreateTests {
         #expect(log.count("Test2ViewController") == 0)
     }
 
+    /// Big props (past the 32 keys from which an owned map keeps a key index) are read through that
+    /// index from a closure's `args`, merged over an entry's dependencies or given whole to a class
+    /// created by its name: every key found with its value, a dependency they override gone, one
+    /// they do not still there, a key in neither absent.
+    @Test func bigPropsAreReadThroughTheirIndex() throws {
+        let r = Registry()
+        let n = 2_000
+        let reads = Mutex<(found: Int, wrong: Int, dependency: String?, overridden: ValueKind?, absent: Bool)>(
+            (0, 0, nil, nil, true))
+        try r.register(className: "Big") { args in
+            reads.withLock { s in
+                for i in stride(from: n - 1, through: 0, by: -1) {
+                    if args["key\(i)"]?.int == Int64(i) { s.found += 1 } else { s.wrong += 1 }
+                }
+                s.dependency = args["dep"]?.string
+                s.overridden = args["key7"]?.kind
+                s.absent = args["key\(n)"] == nil && args[""] == nil
+            }
+            return Widget(className: "Big", args: args)
+        }
+        try r.load(text: "Entry: {ClassName: Big, Dependencies: {dep: '@from the config', key7: '@overridden'}}")
+        var props: [String: Value] = [:]
+        for i in 0..<n { props["key\(i)"] = .int(Int64(i)) }
+        _ = try r.create("Entry", props: props, as: Widget.self)
+        var seen = reads.withLock { $0 }
+        #expect(seen.found == n && seen.wrong == 0 && seen.absent)
+        #expect(seen.dependency == "from the config" && seen.overridden == .int)
+        reads.withLock { $0 = (0, 0, nil, nil, true) }
+        _ = try r.create("Big", props: props, as: Widget.self)
+        seen = reads.withLock { $0 }
+        #expect(seen.found == n && seen.wrong == 0 && seen.absent && seen.dependency == nil)
+    }
+
     @Test func anEntryWithoutDependenciesGetsItsProps() throws {
         let r = Registry()
         try registerWidgets(r, ["W"])

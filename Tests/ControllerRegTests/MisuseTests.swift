@@ -35,6 +35,27 @@ struct MisuseTests {
         return r
     }
 
+    /// A name template holds `{name}` once with other text and no other brace (`NameTemplate`):
+    /// the C ABI's rule, the same here; text around the placeholder is kept byte for byte.
+    @Test func oddNameTemplatesAreRefused() throws {
+        let r = Registry()
+        let odd: [(String, String)] = [
+            ("", "is empty"), ("Controller", "has no {name}"), ("{name}", "is {name} alone"),
+            ("{name}{name}", "holds {name} 2 times"), ("{Name}X", "has no {name}"),
+            ("{name}{kind}", "holds '{' at byte 6 outside {name}"), ("{name}}", "holds '}' at byte 6"),
+            ("{name}\u{0}X", "holds a NUL byte at byte 6"),
+        ]
+        for (template, says) in odd {
+            let error = expectError { try r.addNameTemplate(template) }
+            #expect(error?.code == .invalidArgument)
+            #expect(error?.description.contains("the name template") == true)
+            #expect(error?.description.contains(says) == true, "\(template): \(error?.description ?? "accepted")")
+        }
+        try r.register(className: "Car\u{301}X") { _ in Tracked("accented", CallLog()) }
+        try r.addNameTemplate("{name}\u{301}X")
+        #expect(try r.create("Car", as: Tracked.self).name == "accented")
+    }
+
     @Test func closeInsideACreateWaitsForTheCreateToReturn() throws {
         let log = CallLog()
         let r = try closingRegistry(log)

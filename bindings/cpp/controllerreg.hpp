@@ -838,7 +838,8 @@ private:
     [[noreturn]] CONTROLLERREG_COLD void missing(const char *key) const {
         expect(Kind::Map, key);
         if (!key) throw std::out_of_range("missing key: the key is a null pointer (pass the key's name)");
-        throw std::out_of_range(std::string("missing key '") + key + "'");
+        throw std::out_of_range(std::string("missing key '") + key +
+                                "' (read a key that may be absent with find<T> or get_or<T>)");
     }
     [[noreturn]] CONTROLLERREG_COLD void fail_type(const char *key, const char *expected) const {
         throw type_error(key, expected);

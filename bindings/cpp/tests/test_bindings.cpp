@@ -703,6 +703,7 @@ TEST_CASE(args_wrong_type_and_missing) {
     CHECK(contains(messages[9], "'i': expected string, got int"));
     CHECK(contains(messages[10], "'i': expected a provider, got int"));
     CHECK(contains(messages[11], "missing key 'absent'"));
+    CHECK(contains(messages[11], "(read a key that may be absent with find<T> or get_or<T>)"));
     CHECK(contains(messages[12], "'big': 1000 does not fit the requested integer type"));
     CHECK(contains(messages[13], "'neg': -1 does not fit the requested integer type"));
     CHECK(contains(messages[14], "missing key 'absent'"));
@@ -1568,6 +1569,9 @@ TEST_CASE(nul_in_names_keys_and_paths_is_refused) {
     EXPECT_THROW(std::invalid_argument, reg.load_string("B: {ClassName: Real, Dependencies: {text: '@${X}'}}\n", env));
     EXPECT_THROW(std::invalid_argument, reg.register_class("Real\0x"s, [](cr::Args) { return new int(1); }));
     EXPECT_THROW(std::invalid_argument, reg.add_name_template("{name}\0X"s));
+    // The library's one template rule: {name} once, other text around it, no other brace.
+    for (const char *odd : {"", "Controller", "{name}", "{name}{name}", "{Name}X", "{name}{kind}", "{name}}"})
+        EXPECT_THROW(cr::InvalidArgument, reg.add_name_template(odd));
     EXPECT_THROW(std::invalid_argument, reg.add_entry("C\0x"s, "Real"));
     EXPECT_THROW(std::invalid_argument, reg.add_entry("C", "Real\0x"s));
     EXPECT_THROW(std::invalid_argument, reg.remove_entry("A\0x"s));

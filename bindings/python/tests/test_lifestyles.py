@@ -184,3 +184,27 @@ def test_override_load_and_name_template() -> None:
     reg.add_name_template("{name}ViewController")
     assert reg.create("Test2", color="red") == ("t2", {"color": "red"})
     reg.close()
+
+
+@pytest.mark.parametrize(
+    "template, says",
+    [
+        ("", "is empty"),
+        ("Controller", "has no {name}"),
+        ("{name}", "is {name} alone"),
+        ("{name}{name}", "holds {name} 2 times"),
+        ("{Name}Controller", "has no {name}"),
+        ("{name}{kind}", "holds '{' at byte 6 outside {name}"),
+        ("{name}}", "holds '}' at byte 6 outside {name}"),
+    ],
+)
+def test_odd_name_templates_are_refused_as_in_c(template: str, says: str) -> None:
+    """The library's one template rule, reached from Python: refused with the C message."""
+    reg = cr.Registry()
+    with pytest.raises(cr.InvalidArgumentError, match=r"cr_add_name_template: the name template") as refused:
+        reg.add_name_template(template)
+    assert says in str(refused.value)
+    reg.register_class("Car\u0301X", lambda args: "accented")
+    reg.add_name_template("{name}\u0301X")
+    assert reg.create("Car") == "accented"
+    reg.close()

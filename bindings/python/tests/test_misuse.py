@@ -130,8 +130,9 @@ def test_a_closed_registry_says_it_is_closed_whatever_the_limit_value(reg: cr.Re
     for bad in (0, -1, 2**70, 5):
         with pytest.raises(cr.InvalidArgumentError, match="the registry is closed"):
             reg.set_limit(cr.Limit.DEPTH, bad)
-    with pytest.raises(cr.InvalidArgumentError, match="the registry is closed"):
+    with pytest.raises(cr.InvalidArgumentError, match="the registry is closed") as closed:
         reg.get_limit(cr.Limit.DEPTH)
+    assert "make a new Registry to use one again" in str(closed.value)
 
 
 def test_load_string_given_no_text_says_what_it_takes(reg: cr.Registry, tmp_path: Path) -> None:

@@ -31,7 +31,9 @@ static cr_registry *enter(RegistryObject *self) {
         return (cr_registry *)crpy_raise_invalid(
             "the registry is closed: its parent registry was closed, which closes its children (keep the parent "
             "open while a child is used)");
-    if (self->reg == NULL) return (cr_registry *)crpy_raise_invalid("the registry is closed");
+    if (self->reg == NULL)
+        return (cr_registry *)crpy_raise_invalid(
+            "the registry is closed (its close() ran, or its with block ended): make a new Registry to use one again");
     self->active++;
     return self->reg;
 }

@@ -19,10 +19,13 @@ import Darwin
 /// time: a 100k-entry JSON load ~4,300 page faults, ~1.5 µs each, ~8% of the load. The mapping
 /// asks for transparent huge pages (`MADV_HUGEPAGE`, Linux): the same bytes fault in 2 MiB at a
 /// time (a 4 MiB region: 1,024 faults and 1.55 ms with small pages, 2 faults and 0.14 ms with huge
-/// ones), and the random reads of its hash tables miss the TLB less. A small region (a load of a
-/// few MiB) keeps its first 2 MiB in small pages: a huge page counts whole once touched, and
-/// rounding a small load's temporaries up to one would cost more memory and zeroing than its
-/// faults cost. Where the system gives no huge pages the region works with small pages, like
+/// ones), and the random reads of its hash tables miss the TLB less. The region of a load of
+/// less than 1 MiB of text keeps its first 2 MiB in small pages: a huge page counts whole once
+/// touched, and its temporaries (~0.8 bytes per byte of text) would fill little of one. From
+/// 1 MiB on the whole region is in huge pages: a 10k-entry JSON load (2.9 MB, 2.3 MB of
+/// temporaries) faulted ~340 small pages a load with the first 2 MiB small, ~13% of its time on
+/// an AMD EPYC host, and ~30 with none (BENCHMARKS.md, json16), for a peak ~1 MB higher while it
+/// runs. Where the system gives no huge pages the region works with small pages, like
 /// `malloc`'s own large blocks. Pages never written are never touched.
 ///
 /// Memory handed out is zeroed (fresh pages) and 64-byte aligned. A request the region has no
@@ -37,12 +40,15 @@ package final class ScratchRegion: @unchecked Sendable {
     /// The size and alignment of a huge page (and of the mapping's usable start).
     private static let hugePage = 2 << 20
 
-    /// Regions smaller than this keep their first huge page's worth in small pages.
-    private static let smallRegion = 16 << 20
+    /// Loads of less input than this keep the region's first huge page's worth in small pages.
+    package static let hugeFromInput = 1 << 20
 
     /// How many regions are mapped now, in the process (what tests check: none after a load).
     package static var liveCount: Int { live.load(ordering: .relaxed) }
     private static let live = Atomic<Int>(0)
+
+    /// How many bytes at the region's start are left in small pages (the rest asks for huge ones).
+    package let smallPages: Int
 
     private let mapping: UnsafeMutableRawPointer
     private let mappedBytes: Int
@@ -59,12 +65,15 @@ package final class ScratchRegion: @unchecked Sendable {
     /// `minimumInput` or the system refuses the mapping.
     package convenience init?(forInput inputBytes: Int) {
         guard inputBytes >= ScratchRegion.minimumInput else { return nil }
-        self.init(bytes: min(max(inputBytes * 2, 4 << 20), 1 << 30))
+        self.init(
+            bytes: min(max(inputBytes * 2, 4 << 20), 1 << 30),
+            smallPagesFirst: inputBytes < ScratchRegion.hugeFromInput)
     }
 
-    /// A region of `bytes` bytes of address space (rounded up to whole huge pages), or nil when
-    /// the system refuses the mapping.
-    package init?(bytes: Int) {
+    /// A region of `bytes` bytes of address space (rounded up to whole huge pages), its first huge
+    /// page's worth in small pages when `smallPagesFirst`, or nil when the system refuses the
+    /// mapping.
+    package init?(bytes: Int, smallPagesFirst: Bool = true) {
         let usable = (max(bytes, 1) + ScratchRegion.hugePage - 1) & ~(ScratchRegion.hugePage - 1)
         // One huge page more, to align the usable part to one.
         let size = usable + ScratchRegion.hugePage
@@ -80,9 +89,9 @@ package final class ScratchRegion: @unchecked Sendable {
         start = UnsafeMutableRawPointer(bitPattern: aligned)!
         end = start + usable
         cursor = start
+        smallPages = smallPagesFirst ? min(ScratchRegion.hugePage, usable) : 0
         #if os(Linux)
         // Advice only: where it is refused the region works with small pages.
-        let smallPages = usable < ScratchRegion.smallRegion ? ScratchRegion.hugePage : 0
         if usable > smallPages { _ = madvise(start + smallPages, usable - smallPages, MADV_HUGEPAGE) }
         #endif
         ScratchRegion.live.add(1, ordering: .relaxed)

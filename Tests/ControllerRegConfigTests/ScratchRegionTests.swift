@@ -58,4 +58,15 @@ struct ScratchRegionTests {
         #expect(gone == nil)
         #expect(ScratchRegion(forInput: ScratchRegion.minimumInput - 1) == nil)
     }
+
+    @Test func onlyASmallLoadKeepsItsRegionsFirstHugePageInSmallPages() throws {
+        // Under 1 MiB of text the temporaries fill little of a huge page; from 1 MiB on, small
+        // pages cost a 10k-entry load ~340 faults, so all of the region asks for huge ones.
+        let small = try #require(ScratchRegion(forInput: ScratchRegion.hugeFromInput - 1))
+        #expect(small.smallPages == 2 << 20)
+        let large = try #require(ScratchRegion(forInput: ScratchRegion.hugeFromInput))
+        #expect(large.smallPages == 0)
+        let hundredK = try #require(ScratchRegion(forInput: 30 << 20))
+        #expect(hundredK.smallPages == 0)
+    }
 }

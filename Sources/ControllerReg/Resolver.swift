@@ -416,12 +416,7 @@ struct Resolver {
         _ index: Int, props: UnsafePointer<RawValue>?, propsCount: Int, _ f: UnsafePointer<ClassFunctions>, depth: Int,
         destroyer: UnsafeMutablePointer<Destroyer>?
     ) throws(CreateFailure) -> Built {
-        let plan = tables.plans[index]
-        // Sizes of a few slots: no overflow checks needed.
-        let count = plan.shape.map { $0.count } ?? 0
-        let extra = plan.shape.map { Int($0.extraBytes) } ?? 0
-        let slotBytes = (count &+ propsCount) &* MemoryLayout<RawMapSlot>.stride
-        let total = MemoryLayout<RawValue>.stride &+ slotBytes &+ extra
+        let (count, slotBytes, total) = argumentsLayout(index, propsCount: propsCount)
         if total > Resolver.argumentsOnStack {
             return try buildLargeArguments(index, props: props, propsCount: propsCount, f, depth: depth, destroyer: destroyer)
         }
@@ -433,6 +428,18 @@ struct Resolver {
         }
     }
 
+    /// The arguments map's layout for entry `index` with `propsCount` props: its plan's slot count,
+    /// the bytes of all its slots, and the bytes of the whole map with its ownership records and
+    /// per-call lists (what `buildArguments` lays out). Sizes of a few slots: no overflow checks.
+    @inline(__always)
+    private func argumentsLayout(_ index: Int, propsCount: Int) -> (count: Int, slotBytes: Int, total: Int) {
+        let plan = tables.plans[index]
+        let count = plan.shape.map { $0.count } ?? 0
+        let extra = plan.shape.map { Int($0.extraBytes) } ?? 0
+        let slotBytes = (count &+ propsCount) &* MemoryLayout<RawMapSlot>.stride
+        return (count, slotBytes, MemoryLayout<RawValue>.stride &+ slotBytes &+ extra)
+    }
+
     /// `buildWithArguments` of a map too large for the stack buffer, in memory of its size, with
     /// room before it for the trailer that says where props with a key index went
     /// (`IndexedLookup`; a map small enough for the stack never merges such props). Out of line:
@@ -442,11 +449,7 @@ struct Resolver {
         _ index: Int, props: UnsafePointer<RawValue>?, propsCount: Int, _ f: UnsafePointer<ClassFunctions>, depth: Int,
         destroyer: UnsafeMutablePointer<Destroyer>?
     ) throws(CreateFailure) -> Built {
-        let plan = tables.plans[index]
-        let count = plan.shape.map { $0.count } ?? 0
-        let extra = plan.shape.map { Int($0.extraBytes) } ?? 0
-        let slotBytes = (count &+ propsCount) &* MemoryLayout<RawMapSlot>.stride
-        let total = MemoryLayout<RawValue>.stride &+ slotBytes &+ extra
+        let (count, slotBytes, total) = argumentsLayout(index, propsCount: propsCount)
         let trailer = MemoryLayout<RawValue>.stride
         return try _withUnprotectedUnsafeTemporaryAllocation(byteCount: trailer &+ total, alignment: 16) {
             (buffer) throws(CreateFailure) -> Built in

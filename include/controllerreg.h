@@ -27,16 +27,17 @@
  *   records are first asked for. Cycles and singletons that would keep `graph` objects are each
  *   reported with their path for the first 100 of their kind, the rest of that kind counted in one
  *   more problem (each further path would cost what the load saves by failing). A problem's
- *   message longer than 4096 bytes keeps its first and last parts. No
- *   input, however malformed, makes the library crash, abort or print; NULL arguments are reported
- *   as CR_ERR_INVALID_ARGUMENT. A CR_ERR_INVALID_ARGUMENT message starts with the function and
- *   names the parameter and the fix ("cr_registry_create: reg is NULL; pass a registry from
- *   cr_registry_new, cr_registry_new_child or cr_shared()"). Names given to functions (entry, class and template names) must be
- *   valid UTF-8 (CR_ERR_INVALID_ARGUMENT otherwise: never repaired) no longer than
- *   CR_LIMIT_STRING_BYTES (CR_ERR_LIMIT). So must all other text a host hands over: paths, a
- *   source_name, and the keys and strings it puts into values (props, dependencies, environment
- *   maps, tags); bytes that are not UTF-8 are CR_ERR_INVALID_ARGUMENT naming the first bad byte,
- *   and nothing is stored, opened or loaded. Every string a host reads back is therefore UTF-8.
+ *   message longer than 4096 bytes keeps its first and last parts. No input, however malformed,
+ *   makes the library crash, abort or print; NULL arguments are reported as
+ *   CR_ERR_INVALID_ARGUMENT. A CR_ERR_INVALID_ARGUMENT message starts with the function and names
+ *   the parameter and the fix ("cr_registry_create: reg is NULL; pass a registry from
+ *   cr_registry_new, cr_registry_new_child or cr_shared()"). Names given to functions (entry,
+ *   class and template names) must be valid UTF-8 (CR_ERR_INVALID_ARGUMENT otherwise: never
+ *   repaired) no longer than CR_LIMIT_STRING_BYTES (CR_ERR_LIMIT). So must all other text a host
+ *   hands over: paths, a source_name, and the keys and strings it puts into values (props,
+ *   dependencies, environment maps, tags); bytes that are not UTF-8 are CR_ERR_INVALID_ARGUMENT
+ *   naming the first bad byte, and nothing is stored, opened or loaded. Every string a host reads
+ *   back is therefore UTF-8.
  *
  * OWNERSHIP
  *   The caller owns what a create returns (cr_registry_create_with tells how to destroy it),
@@ -769,10 +770,10 @@ void cr_value_free(cr_value *value);
 cr_kind cr_value_kind(const cr_value *value);
 
 /** The value under `key` in a map, or NULL if absent (not an error) or not a map. The pointer is
- *  valid as long as the map is not modified or freed. Cost: a map from cr_map_new past 32 keys keeps
- *  a hash index, and a callback's args that merged such props use it, so reading every key of an
- *  N-key map costs O(N) in any order (20,000 keys: about a millisecond); a callback reading its
- *  own few arguments in declared order compares one key per read. */
+ *  valid as long as the map is not modified or freed. Cost: a map from cr_map_new past 32 keys
+ *  keeps a hash index, and a callback's args that merged such props use it, so reading every key
+ *  of an N-key map costs O(N) in any order (20,000 keys: about a millisecond); a callback reading
+ *  its own few arguments in declared order compares one key per read. */
 const cr_value *cr_map_get(const cr_value *map, const char *key);
 
 /** The key at `index` of a map (in order), or NULL. Valid as long as the map. */

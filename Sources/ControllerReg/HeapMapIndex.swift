@@ -32,11 +32,10 @@ enum HeapMapIndex {
         return (buffer + capacity * MemoryLayout<RawMapSlot>.stride).bindMemory(to: UInt32.self, capacity: 2 * capacity)
     }
 
-    /// FNV-1a of the key's bytes.
+    /// The probe start of the key's bytes: the name table's hash (`NameTable.hash`: whole words,
+    /// its low bits depend on every byte).
     private static func hash(_ bytes: UnsafePointer<UInt8>, _ length: Int) -> Int {
-        var h: UInt32 = 2_166_136_261
-        for i in 0..<length { h = (h ^ UInt32(bytes[i])) &* 16_777_619 }
-        return Int(h)
+        Int(truncatingIfNeeded: NameTable.hash(bytes, length))
     }
 
     /// The slot among `slots` of `map` (whose capacity has an index) whose key is these bytes, or
@@ -90,10 +89,7 @@ enum HeapMapIndex {
 enum IndexedLookup {
     /// Whether `map` (any value) has an index a lookup may use.
     @inline(__always) static func covers(_ map: UnsafePointer<RawValue>) -> Bool {
-        let flags = map.pointee.flags
-        return flags & RawValue.Flags.indexedProps != 0 && map.pointee.valueKind == .map
-            || flags & RawValue.Flags.owned != 0 && map.pointee.valueKind == .map
-                && map.pointee.b >= HeapMapIndex.minimumCapacity
+        map.pointee.valueKind == .map && (map.pointee.flags & RawValue.Flags.indexedProps != 0 || indexes(props: map))
     }
 
     /// The slot of `map` (which `covers`) whose key is the `length` bytes at `key`, or nil.

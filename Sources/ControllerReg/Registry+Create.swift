@@ -145,13 +145,19 @@ extension Registry {
         let index = s.entries.index(of: name)
         if index >= 0 { return Destroyer(s.classes, slot: Int(s.entries.plans[index].classSlot)) }
         var slot = s.classes.lookup.find(name)
-        if slot < 0 {
-            for template in s.templates {
-                slot = s.classes.lookup.find(NameTemplate.className(template, for: name))
-                if slot >= 0 { break }
-            }
-        }
+        if slot < 0 { slot = templateClassSlot(s, for: name) }
         return Destroyer(s.classes, slot: slot)
+    }
+
+    /// The class slot in `s` of the first template's class name for `name` (`NameTemplate`, the
+    /// templates in the order added), or -1: what a create by convention tries after a class of
+    /// exactly that name.
+    private static func templateClassSlot(_ s: Snapshot, for name: String) -> Int {
+        for template in s.templates {
+            let slot = s.classes.lookup.find(NameTemplate.className(template, for: name))
+            if slot >= 0 { return slot }
+        }
+        return -1
     }
 
     /// Creates by a NUL-terminated name (the C ABI); `props` (a map, or nil) is borrowed for the
@@ -392,13 +398,7 @@ extension Registry {
         }
         let name = String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self)
         var slot = s.classes.lookup.find(bytes, length, hash: NameTable.hash(bytes, length))
-        if slot < 0 {
-            for template in s.templates {
-                let candidate = NameTemplate.className(template, for: name)
-                slot = s.classes.lookup.find(candidate)
-                if slot >= 0 { break }
-            }
-        }
+        if slot < 0 { slot = Registry.templateClassSlot(s, for: name) }
         guard slot >= 0 else {
             if isClosed { return .failure(ConfigError(.invalidArgument, "cannot create '\(name)': \(closedText)")) }
             let tried =

@@ -43,3 +43,10 @@ func nullArgumentMessage(_ parameter: String, _ function: StaticString) -> Strin
 func nullArgument(_ parameter: String, _ function: StaticString) -> Int32 {
     fail(.invalidArgument, nullArgumentMessage(parameter, function))
 }
+
+/// The start of the message of an enum argument (`what`: format, lifestyle, limit) that no
+/// constant has: the function, and the value as the host wrote it (a C enum is an int, so -1 reads
+/// as -1, not as its unsigned bits).
+func unknownEnumText(_ function: StaticString, _ what: StaticString, _ raw: UInt32) -> String {
+    "\(function): unknown \(what) \(Int32(bitPattern: raw))"
+}

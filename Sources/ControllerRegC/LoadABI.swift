@@ -42,7 +42,7 @@ private func request(_ fmt: cr_format, _ flags: UInt32, _ function: StaticString
     guard let f = format(fmt) else {
         _ = fail(
             .invalidArgument,
-            "\(function): unknown format \(Int32(bitPattern: fmt.rawValue)) (use CR_FORMAT_AUTO, _JSON, _YAML or _PLIST)")
+            unknownEnumText(function, "format", fmt.rawValue) + " (use CR_FORMAT_AUTO, _JSON, _YAML or _PLIST)")
         return nil
     }
     switch flags {

@@ -230,8 +230,7 @@ private func addEntry(
     guard Int(lifestyle.rawValue) < styles.count else {
         return fail(
             .invalidArgument,
-            "\(function): unknown lifestyle \(Int32(bitPattern: lifestyle.rawValue)) (use CR_LIFESTYLE_TRANSIENT, _SINGLETON or _GRAPH)"
-        )
+            unknownEnumText(function, "lifestyle", lifestyle.rawValue) + " (use CR_LIFESTYLE_TRANSIENT, _SINGLETON or _GRAPH)")
     }
     var map: ValueRef?
     if let dependencies {
@@ -355,8 +354,8 @@ private nonisolated(unsafe) let limitPaths: [WritableKeyPath<RegistryLimits, Int
 private func unknownLimit(_ function: StaticString, _ limit: UInt32) -> Int32 {
     fail(
         .invalidArgument,
-        "\(function): unknown limit \(Int32(bitPattern: limit)); use a cr_limit, CR_LIMIT_INPUT_BYTES (0) to CR_LIMIT_CREATE_DEPTH (\(limitPaths.count - 1))"
-    )
+        unknownEnumText(function, "limit", limit)
+            + "; use a cr_limit, CR_LIMIT_INPUT_BYTES (0) to CR_LIMIT_CREATE_DEPTH (\(limitPaths.count - 1))")
 }
 
 @_cdecl("cr_registry_set_limit")

@@ -3,6 +3,8 @@ struct CreateFailure: Error {
     var code: ErrorCode
     var message: String
     var path: [String] = []
+    /// The name probably meant (a registered class close to an unregistered one), or nil.
+    var suggestion: String? = nil
 
     /// A parent's answer when a child's view asks it by name for an inherited singleton entry it
     /// no longer has: a removal the parent published before the child published its own new
@@ -21,7 +23,7 @@ struct CreateFailure: Error {
     /// The error hosts see: "cannot create 'A' (A -> B): message".
     func error(for name: String) -> ConfigError {
         let chain = path.count > 1 ? " (\(path.joined(separator: " -> ")))" : ""
-        return ConfigError(code, "cannot create '\(name)'\(chain): \(message)")
+        return ConfigError([Diagnostic(code, "cannot create '\(name)'\(chain): \(message)", suggestion: suggestion)])
     }
 }
 
@@ -254,12 +256,19 @@ struct Resolver {
         return tables.functions + slot
     }
 
+    /// The failure for entry `index` whose class has no create: names the class, the entry and
+    /// where its config defines it, the registered class closest to the name, and the fix.
     @inline(never)
     private static func classNotRegistered(_ index: Int, _ snapshot: Snapshot) -> CreateFailure {
-        CreateFailure(
+        let name = className(index, snapshot), entry = entryName(index, snapshot)
+        let classes = snapshot.classes
+        let registered = (0..<classes.count).lazy.filter { classes.functions[$0].create != nil }.map { classes.names[$0] }
+        let suggestion = Suggestions.closest(to: name, in: registered)
+        return CreateFailure(
             code: .classNotRegistered,
-            message: "class '\(className(index, snapshot))' of entry '\(entryName(index, snapshot))' is not registered",
-            path: [entryName(index, snapshot)])
+            message: "class '\(name)' of entry '\(entry)'\(definedAt(index, snapshot)) is not registered"
+                + "\(Suggestions.hint(suggestion)): register it before creating '\(entry)', or correct the entry's ClassName",
+            path: [entry], suggestion: suggestion)
     }
 
     /// Fails when a create of entry `index` at `depth` (references, and creates made from host

@@ -499,7 +499,8 @@ struct CreatePathTests {
         #expect(unregistered?.code == .classNotRegistered)
         #expect(
             unregistered?.description
-                == "cannot create 'M' (M -> U): class 'Unregistered' of entry 'U' is not registered")
+                == "cannot create 'M' (M -> U): class 'Unregistered' of entry 'U' (defined at <string>:4:1) is not registered: "
+                + "register it before creating 'U', or correct the entry's ClassName")
         #expect(log.all == ["W", "Bad", "~W", "W", "~W"])
         var limits = r.limits
         limits.maxCreateDepth = 2
@@ -546,7 +547,10 @@ struct CreatePathTests {
         )
         let unregistered = expectError { _ = try r.create("U", as: Widget.self) }
         #expect(unregistered?.code == .classNotRegistered)
-        #expect(unregistered?.description == "cannot create 'U': class 'Unregistered' of entry 'U' is not registered")
+        #expect(
+            unregistered?.description
+                == "cannot create 'U': class 'Unregistered' of entry 'U' (defined at <string>:3:1) is not registered: "
+                + "register it before creating 'U', or correct the entry's ClassName")
         #expect(log.count("W") == 4 && log.count("Bad") == 1)
     }
 }

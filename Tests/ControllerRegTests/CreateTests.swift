@@ -122,8 +122,24 @@ struct CreateTests {
         try r.load(text: exampleYAML)
         let e = expectError { _ = try r.create("Test1") }
         #expect(e?.code == .classNotRegistered)
-        #expect(e?.description.contains("class 'Test2ViewController' of entry 'Test2' is not registered") == true)
+        #expect(e?.description.contains("class 'Test2ViewController' of entry 'Test2' (defined at <string>:") == true)
         #expect(e?.description.contains("Test1 -> Test2") == true)
+        #expect(e?.description.hasSuffix("register it before creating 'Test2', or correct the entry's ClassName") == true)
+    }
+
+    /// A ClassName one typo away from a registered class is answered with that class, in the
+    /// message and as the problem's suggestion (what C's cr_problem.suggestion gives).
+    @Test func unregisteredClassSuggestsTheRegisteredOneClosest() throws {
+        let r = Registry()
+        try registerWidgets(r, ["SmtpMailer", "ConsoleLogger"])
+        try r.load(text: "Mailer: SmtpMailr\n", file: "services.yaml")
+        let e = expectError { _ = try r.create("Mailer") }
+        #expect(e?.code == .classNotRegistered)
+        #expect(
+            e?.description
+                == "cannot create 'Mailer': class 'SmtpMailr' of entry 'Mailer' (defined at services.yaml:1:1) is not registered "
+                + "(did you mean 'SmtpMailer'?): register it before creating 'Mailer', or correct the entry's ClassName")
+        #expect(e?.diagnostics.first?.suggestion == "SmtpMailer")
     }
 
     @Test func aFailureMidGraphDestroysEverythingBuiltForTheCall() throws {

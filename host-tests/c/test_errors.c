@@ -61,7 +61,8 @@ static void class_not_registered(void) {
     CHECK(cr_registry_create(reg, "Test2", NULL) == NULL);
     CHECK_LAST_ERROR(CR_ERR_CLASS_NOT_REGISTERED);
     CHECK_CONTAINS(cr_last_error_message(), "Test2ViewController");
-    CHECK_CONTAINS(cr_last_error_message(), "'Test2'");
+    CHECK_CONTAINS(cr_last_error_message(), "'Test2' (defined at ");
+    CHECK_CONTAINS(cr_last_error_message(), "register it before creating 'Test2', or correct the entry's ClassName");
     CHECK(cr_registry_create(reg, "Test1", NULL) == NULL);
     CHECK_LAST_ERROR(CR_ERR_CLASS_NOT_REGISTERED);
     CHECK_CONTAINS(cr_last_error_message(), "Test2ViewController");

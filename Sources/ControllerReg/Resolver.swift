@@ -118,7 +118,8 @@ struct Resolver {
             if let props, props.pointee.count > 0 {
                 throw CreateFailure(
                     code: .invalidArgument,
-                    message: "'\(entryName(index))' is a singleton, built once from its config: it takes no props",
+                    message: "'\(entryName(index))' is a singleton, built once from its config: it takes no props"
+                        + " (create it without props, or give the entry another Lifestyle to build one per create)",
                     path: [entryName(index)])
             }
             let (object, tag) = try singleton(index, depth: depth)

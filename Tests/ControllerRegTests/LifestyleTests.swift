@@ -70,7 +70,12 @@ struct LifestyleTests {
         let r = Registry()
         try registerWidgets(r, ["S"])
         try r.load(text: "Service: {ClassName: S, Lifestyle: singleton}")
-        #expect(expectError { _ = try r.create("Service", props: ["x": 1]) }?.code == .invalidArgument)
+        let e = expectError { _ = try r.create("Service", props: ["x": 1]) }
+        #expect(e?.code == .invalidArgument)
+        #expect(
+            e?.description
+                == "cannot create 'Service': 'Service' is a singleton, built once from its config: it takes no props"
+                + " (create it without props, or give the entry another Lifestyle to build one per create)")
     }
 
     @Test func eightThreadsRacingTheFirstCreateBuildASingletonOnce() throws {

@@ -113,7 +113,9 @@ extension Registry {
     /// The error of `create(_:as:)` with a type the object does not have (out of line).
     @usableFromInline
     static func wrongType(_ object: AnyObject, _ name: String, _ type: Any.Type) -> ConfigError {
-        ConfigError(.type, "'\(name)' built a \(Swift.type(of: object)), not a \(type)")
+        let built: AnyObject.Type = Swift.type(of: object)
+        return ConfigError(
+            .type, "'\(name)' built a \(built), not a \(type): create it as \(built) (or a class it inherits from)")
     }
 
     /// The error of `create(_:as:)` when `name` built an object that is not a Swift object (its

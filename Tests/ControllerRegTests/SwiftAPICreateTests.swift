@@ -115,6 +115,7 @@ struct SwiftAPICreateTests {
         #expect(e?.code == .type)
         #expect(e?.description.contains("'A' built a Widget, not a") == true)
         #expect(e?.description.contains("Other") == true)
+        #expect(e?.description.hasSuffix(": create it as Widget (or a class it inherits from)") == true)
         #expect(log.count("~W") == 2)  // the first A, then the mismatched one
         let p = expectError { _ = try r.create("A", props: ["x": 1], as: Other.self) }
         #expect(p?.code == .type)

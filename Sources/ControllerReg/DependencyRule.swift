@@ -203,9 +203,13 @@ public enum DependencyRule {
     /// What is wrong with an `Env` map: the message, the pair it is about, and whether the place
     /// is that pair's key (else its value).
     public struct EnvFormProblem: Error, Sendable {
+        /// The problem in words.
         public var message: String
+        /// The index of the pair it is about.
         public var pair: Int
+        /// Whether the place is the pair's key (else its value).
         public var atKey: Bool
+        /// What was probably meant (a key or type name), if something is close.
         public var suggestion: String?
     }
 

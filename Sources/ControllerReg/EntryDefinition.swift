@@ -69,7 +69,9 @@ public enum Lifestyle: String, Sendable, Hashable, CaseIterable {
 /// integer. A tag is its text: `.int(5)` and `.string("5")` match (`text`); the case is kept so a
 /// config is written back as it was.
 public enum EntryTag: Sendable, Hashable, CustomStringConvertible {
+    /// A text tag (`Tag: screen`).
     case string(String)
+    /// An integer tag (`Tag: 5`).
     case int(Int64)
 
     /// The tag's text, what matching compares (`5` for `.int(5)`).
@@ -110,9 +112,13 @@ public struct Dependency: Sendable, Equatable {
 /// Not `indirect`: lists and maps already keep their elements out of line, so the scalar cases
 /// need no box (one allocation less per dependency when a config is decoded).
 public enum DependencyValue: Sendable, Equatable {
+    /// A literal null.
     case null
+    /// A literal boolean.
     case bool(Bool)
+    /// A literal integer.
     case int(Int64)
+    /// A literal number.
     case double(Double)
     /// A literal string (written with a leading `@`, which is not part of the value).
     case string(String)
@@ -136,7 +142,9 @@ public enum DependencyValue: Sendable, Equatable {
     /// Boxed (`indirect`): `EnvValue` is larger than the other payloads, and a value's size is its
     /// largest case's, so unboxed it would make every dependency value larger.
     indirect case env(EnvValue)
+    /// A list, passed as a list of what its elements resolve to.
     case list([DependencyValue])
+    /// A map, passed as a map of what its values resolve to.
     case map([Dependency])
 
     /// The deepest a dependency value may nest (lists and maps inside lists and maps), whatever the

@@ -205,9 +205,13 @@ public enum EnvType: String, Sendable, Hashable, CaseIterable {
 
 /// A `Default` as written: a string, integer, number or boolean.
 public enum EnvScalar: Sendable, Equatable, CustomStringConvertible {
+    /// A string default.
     case string(String)
+    /// An integer default.
     case int(Int64)
+    /// A number default.
     case double(Double)
+    /// A boolean default.
     case bool(Bool)
 
     /// The value as written in a config.

@@ -1,12 +1,20 @@
 /// An owned value: what Swift hosts pass as props and get from `ValueRef.value`.
 public enum Value: Sendable, Hashable {
+    /// No value (a YAML `null`; `nil` in a literal).
     case null
+    /// A boolean.
     case bool(Bool)
+    /// A 64-bit signed integer.
     case int(Int64)
+    /// A double.
     case double(Double)
+    /// A string.
     case string(String)
+    /// A list, in order.
     case list([Value])
+    /// A map from keys to values.
     case map([String: Value])
+    /// An object (a pointer, or a Swift object wrapped with `ObjectReference(_:)`).
     case object(ObjectReference)
     /// A factory for an entry (see `Provider`).
     case provider(Provider)

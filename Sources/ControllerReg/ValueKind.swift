@@ -1,6 +1,8 @@
 /// The kinds of value a host sees in `args` and builds in props. The raw values are the C ABI's
 /// `cr_kind` numbers.
 public enum ValueKind: UInt8, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// `null`, `bool`, `int`, `double`, `string`, `list`, `map`, `object` (a host object) and
+    /// `provider` (a factory for an entry), numbered 0 to 8 as `CR_NULL` ... `CR_PROVIDER`.
     case null = 0, bool, int, double, string, list, map, object, provider
 
     /// Lower-case name, e.g. `"string"`.

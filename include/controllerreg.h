@@ -540,16 +540,23 @@ int cr_registry_reload_with(cr_registry *reg, cr_value **changes);
 /* ------------------------------------------------------------------------------------------ */
 /* Entries from code                                                                           */
 
+/** The deepest a dependency value may nest below its entry's dependencies map (lists and maps in
+ *  lists and maps), in a config or from cr_add_entry: a fixed bound, not a cr_limit (the walks over
+ *  entries recurse once per level); deeper is CR_ERR_LIMIT. Props a host builds may nest deeper;
+ *  the Python binding, which converts values recursively, holds props to it too. */
+#define CR_VALUE_NESTING_MAX 256
+
 /** Adds one entry: `name`, built from `class_name`, with `lifestyle` and `dependencies` (a CR_MAP
  *  or NULL, read with the config's rules: "@text" is a literal, any other string a reference, a map
  *  {"Provider": "Name"} a provider, {"Tagged": "tag"} (or an integer tag) a CR_LIST of the objects
  *  of every entry tagged so, ordered by entry name, {"Optional": "Name"} the object of Name or
  *  CR_NULL when there is no such entry, {"Env": "NAME", "Type": "int", "Default": 1} an environment
- *  value; objects are not allowed). "${NAME}" in literals and Env values are resolved against the
- *  process environment, read during the call (CR_ERR_ENVIRONMENT as for a load, without a place).
- *  Validated like a file (missing references, cycles, duplicate names, CR_ERR_LIFETIME for a
- *  singleton reaching a graph entry); on failure nothing changes. Adding or removing an entry makes
- *  the tagged lists and optional references of the others follow.
+ *  value; objects are not allowed; at most CR_VALUE_NESTING_MAX levels deep). "${NAME}" in
+ *  literals and Env values are resolved against the process environment, read during the call
+ *  (CR_ERR_ENVIRONMENT as for a load, without a place). Validated like a file (missing
+ *  references, cycles, duplicate names, CR_ERR_LIFETIME for a singleton reaching a graph entry);
+ *  on failure nothing changes. Adding or removing an entry makes the tagged lists and optional
+ *  references of the others follow.
  *  Cost: adding an entry costs about the size of that entry, whatever the size of the registry
  *  (amortized; 8,000 calls one at a time: ~0.15 s, where they took ~11 s when each call rebuilt the
  *  registry): it is validated against the entries it refers to, and its row is written past the

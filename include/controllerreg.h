@@ -31,8 +31,12 @@
  *   makes the library crash, abort or print; NULL arguments are reported as
  *   CR_ERR_INVALID_ARGUMENT. A CR_ERR_INVALID_ARGUMENT message starts with the function and names
  *   the parameter and the fix ("cr_registry_create: reg is NULL; pass a registry from
- *   cr_registry_new, cr_registry_new_child or cr_shared()"). Names given to functions (entry,
- *   class and template names) must be valid UTF-8 (CR_ERR_INVALID_ARGUMENT otherwise: never
+ *   cr_registry_new, cr_registry_new_child or cr_shared()"). Every other problem without a place
+ *   starts with the function too, where a config's starts with its place ("cr_add_entry: an entry
+ *   name must not be empty; give the entry a name", "cr_registry_start: eager singleton 'S'
+ *   failed: ..."), except a create's (cr_registry_create, cr_create, cr_provider_create,
+ *   cr_inject), which names the entry and the chain to it instead ("cannot create 'A' (A -> B):
+ *   ..."). Names given to functions (entry, class and template names) must be valid UTF-8 (CR_ERR_INVALID_ARGUMENT otherwise: never
  *   repaired) no longer than CR_LIMIT_STRING_BYTES (CR_ERR_LIMIT). So must all other text a host
  *   hands over: paths, a source_name, and the keys and strings it puts into values (props,
  *   dependencies, environment maps, tags); bytes that are not UTF-8 are CR_ERR_INVALID_ARGUMENT
@@ -365,8 +369,9 @@ int cr_registry_set_limit(cr_registry *reg, cr_limit limit, int64_t value);
 int64_t cr_registry_get_limit(cr_registry *reg, cr_limit limit);
 
 /** Builds every eager singleton (`Eager: true`), each after its dependencies, in definition order.
- *  Stops at the first failure, whose message names the entry. Singletons are destroyed in reverse
- *  order of creation by cr_registry_free. */
+ *  Stops at the first failure, whose message names the entry ("cr_registry_start: eager singleton
+ *  'S' failed: cannot create 'S': ..."). Singletons are destroyed in reverse order of creation by
+ *  cr_registry_free. */
 int cr_registry_start(cr_registry *reg);
 
 /** Registers `cls` (copied; `create` required) under `class_name` with `user_data` passed to every

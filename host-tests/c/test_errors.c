@@ -837,8 +837,8 @@ static void every_door_agrees(void) {
          "entry 'E', key 'd': an empty string is not an entry name; write \"@\" for an empty literal string"},
         {"E", "C", "Hello world", "Hello world", CR_ERR_MISSING_REFERENCE,
          "entry 'E', key 'd': no entry named 'Hello world'; if this is text, write \"@Hello world\""},
-        {"", "C", "'@x'", "@x", CR_ERR_SCHEMA, "an entry name must not be empty"},
-        {"E", "", "'@x'", "@x", CR_ERR_SCHEMA, "the class name of entry 'E' must not be empty"},
+        {"", "C", "'@x'", "@x", CR_ERR_SCHEMA, "an entry name must not be empty; give the entry a name"},
+        {"E", "", "'@x'", "@x", CR_ERR_SCHEMA, "the class name of entry 'E' must not be empty; name the class that builds it"},
         {"E", "C", "{Tagged: [a, b]}", NULL, CR_ERR_SCHEMA,
          "entry 'E', key 'd': Tagged must name one tag (a non-empty string or an integer), found a list; write one "
          "{Tagged: tag} per tag"},
@@ -877,7 +877,12 @@ static void every_door_agrees(void) {
             cr_map_set_value(deps, "d", door_value((int)i));
         }
         CHECK_STATUS(cr_add_entry(reg, cases[i].name, cases[i].class_name, CR_LIFESTYLE_TRANSIENT, deps), cases[i].code);
-        CHECK_STR(cr_last_error_message(), cases[i].message);
+        /* Where the config's problem starts with its place, the call's starts with the function. */
+        char named[512];
+        snprintf(named, sizeof named, "cr_add_entry: %s", cases[i].message);
+        CHECK_STR(cr_last_error_message(), named);
+        CHECK_STR(cr_last_error_problem(0)->message, named);
+        CHECK_STR(cr_last_error_problem(0)->file, "");
         cr_value_free(deps);
         cr_registry_free(reg);
     }

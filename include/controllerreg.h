@@ -783,9 +783,10 @@ cr_kind cr_value_kind(const cr_value *value);
 
 /** The value under `key` in a map, or NULL if absent (not an error) or not a map. The pointer is
  *  valid as long as the map is not modified or freed. Cost: a map from cr_map_new past 32 keys
- *  keeps a hash index, and a callback's args that merged such props use it, so reading every key
- *  of an N-key map costs O(N) in any order (20,000 keys: about a millisecond); a callback reading
- *  its own few arguments in declared order compares one key per read. */
+ *  keeps a hash index, a callback's args that merged such props use it, and args of 64 or more
+ *  keys (an entry with many dependencies) get one of their own, so reading every key of an N-key
+ *  map costs O(N) in any order (20,000 keys: about a millisecond); a callback reading its
+ *  arguments in declared order compares one key per read. */
 const cr_value *cr_map_get(const cr_value *map, const char *key);
 
 /** The key at `index` of a map (in order), or NULL. Valid as long as the map. */

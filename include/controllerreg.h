@@ -31,8 +31,12 @@
  *   makes the library crash, abort or print; NULL arguments are reported as
  *   CR_ERR_INVALID_ARGUMENT. A CR_ERR_INVALID_ARGUMENT message starts with the function and names
  *   the parameter and the fix ("cr_registry_create: reg is NULL; pass a registry from
- *   cr_registry_new, cr_registry_new_child or cr_shared()"). Names given to functions (entry,
- *   class and template names) must be valid UTF-8 (CR_ERR_INVALID_ARGUMENT otherwise: never
+ *   cr_registry_new, cr_registry_new_child or cr_shared()"). Every other problem without a place
+ *   starts with the function too, where a config's starts with its place ("cr_add_entry: an entry
+ *   name must not be empty; give the entry a name", "cr_registry_start: eager singleton 'S'
+ *   failed: ..."), except a create's (cr_registry_create, cr_create, cr_provider_create,
+ *   cr_inject), which names the entry and the chain to it instead ("cannot create 'A' (A -> B):
+ *   ..."). Names given to functions (entry, class and template names) must be valid UTF-8 (CR_ERR_INVALID_ARGUMENT otherwise: never
  *   repaired) no longer than CR_LIMIT_STRING_BYTES (CR_ERR_LIMIT). So must all other text a host
  *   hands over: paths, a source_name, and the keys and strings it puts into values (props,
  *   dependencies, environment maps, tags); bytes that are not UTF-8 are CR_ERR_INVALID_ARGUMENT
@@ -365,8 +369,9 @@ int cr_registry_set_limit(cr_registry *reg, cr_limit limit, int64_t value);
 int64_t cr_registry_get_limit(cr_registry *reg, cr_limit limit);
 
 /** Builds every eager singleton (`Eager: true`), each after its dependencies, in definition order.
- *  Stops at the first failure, whose message names the entry. Singletons are destroyed in reverse
- *  order of creation by cr_registry_free. */
+ *  Stops at the first failure, whose message names the entry ("cr_registry_start: eager singleton
+ *  'S' failed: cannot create 'S': ..."). Singletons are destroyed in reverse order of creation by
+ *  cr_registry_free. */
 int cr_registry_start(cr_registry *reg);
 
 /** Registers `cls` (copied; `create` required) under `class_name` with `user_data` passed to every
@@ -540,16 +545,23 @@ int cr_registry_reload_with(cr_registry *reg, cr_value **changes);
 /* ------------------------------------------------------------------------------------------ */
 /* Entries from code                                                                           */
 
+/** The deepest a dependency value may nest below its entry's dependencies map (lists and maps in
+ *  lists and maps), in a config or from cr_add_entry: a fixed bound, not a cr_limit (the walks over
+ *  entries recurse once per level); deeper is CR_ERR_LIMIT. Props a host builds may nest deeper;
+ *  the Python binding, which converts values recursively, holds props to it too. */
+#define CR_VALUE_NESTING_MAX 256
+
 /** Adds one entry: `name`, built from `class_name`, with `lifestyle` and `dependencies` (a CR_MAP
  *  or NULL, read with the config's rules: "@text" is a literal, any other string a reference, a map
  *  {"Provider": "Name"} a provider, {"Tagged": "tag"} (or an integer tag) a CR_LIST of the objects
  *  of every entry tagged so, ordered by entry name, {"Optional": "Name"} the object of Name or
  *  CR_NULL when there is no such entry, {"Env": "NAME", "Type": "int", "Default": 1} an environment
- *  value; objects are not allowed). "${NAME}" in literals and Env values are resolved against the
- *  process environment, read during the call (CR_ERR_ENVIRONMENT as for a load, without a place).
- *  Validated like a file (missing references, cycles, duplicate names, CR_ERR_LIFETIME for a
- *  singleton reaching a graph entry); on failure nothing changes. Adding or removing an entry makes
- *  the tagged lists and optional references of the others follow.
+ *  value; objects are not allowed; at most CR_VALUE_NESTING_MAX levels deep). "${NAME}" in
+ *  literals and Env values are resolved against the process environment, read during the call
+ *  (CR_ERR_ENVIRONMENT as for a load, without a place). Validated like a file (missing
+ *  references, cycles, duplicate names, CR_ERR_LIFETIME for a singleton reaching a graph entry);
+ *  on failure nothing changes. Adding or removing an entry makes the tagged lists and optional
+ *  references of the others follow.
  *  Cost: adding an entry costs about the size of that entry, whatever the size of the registry
  *  (amortized; 8,000 calls one at a time: ~0.15 s, where they took ~11 s when each call rebuilt the
  *  registry): it is validated against the entries it refers to, and its row is written past the
@@ -771,9 +783,10 @@ cr_kind cr_value_kind(const cr_value *value);
 
 /** The value under `key` in a map, or NULL if absent (not an error) or not a map. The pointer is
  *  valid as long as the map is not modified or freed. Cost: a map from cr_map_new past 32 keys
- *  keeps a hash index, and a callback's args that merged such props use it, so reading every key
- *  of an N-key map costs O(N) in any order (20,000 keys: about a millisecond); a callback reading
- *  its own few arguments in declared order compares one key per read. */
+ *  keeps a hash index, a callback's args that merged such props use it, and args of 64 or more
+ *  keys (an entry with many dependencies) get one of their own, so reading every key of an N-key
+ *  map costs O(N) in any order (20,000 keys: about a millisecond); a callback reading its
+ *  arguments in declared order compares one key per read. */
 const cr_value *cr_map_get(const cr_value *map, const char *key);
 
 /** The key at `index` of a map (in order), or NULL. Valid as long as the map. */

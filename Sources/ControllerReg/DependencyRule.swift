@@ -326,12 +326,15 @@ public enum DependencyRule {
     static func problems(ofEntry definition: EntryDefinition, into out: inout [Diagnostic]) {
         let name = definition.name
         if name.isEmpty {
-            out.append(Diagnostic(.schema, "an entry name must not be empty", at: definition.location))
+            out.append(Diagnostic(.schema, "an entry name must not be empty; give the entry a name", at: definition.location))
         } else if containsNul(name) {
             out.append(Diagnostic(.schema, "entry name '\(name)' contains a NUL byte", at: definition.location))
         }
         if definition.className.isEmpty {
-            out.append(Diagnostic(.schema, "the class name of entry '\(name)' must not be empty", at: definition.location))
+            out.append(
+                Diagnostic(
+                    .schema, "the class name of entry '\(name)' must not be empty; name the class that builds it",
+                    at: definition.location))
         } else if containsNul(definition.className) {
             out.append(Diagnostic(.schema, "the class name of entry '\(name)' contains a NUL byte", at: definition.location))
         }

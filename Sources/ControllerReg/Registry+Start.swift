@@ -14,7 +14,7 @@ extension Registry {
                 } catch {
                     let inner = error.error(for: s.entries.name(at: i))
                     return ConfigError(
-                        inner.code, "start: eager singleton '\(s.entries.name(at: i))' failed: \(inner.description)")
+                        inner.code, "eager singleton '\(s.entries.name(at: i))' failed: \(inner.description)")
                 }
             }
             return nil

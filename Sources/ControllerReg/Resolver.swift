@@ -434,7 +434,7 @@ struct Resolver {
             (small) throws(CreateFailure) -> Built in
             try buildArguments(
                 in: small.baseAddress!, index, props: props, propsCount: propsCount, f, depth: depth, count: count,
-                slotBytes: slotBytes, total: total, indexedProps: false, destroyer: destroyer)
+                slotBytes: slotBytes, total: total, indexedProps: false, indexCapacity: 0, destroyer: destroyer)
         }
     }
 
@@ -451,21 +451,30 @@ struct Resolver {
     }
 
     /// `buildWithArguments` of a map too large for the stack buffer, in memory of its size, with
-    /// room before it for the trailer that says where props with a key index went
-    /// (`IndexedLookup`; a map small enough for the stack never merges such props). Out of line:
-    /// the common path keeps none of it.
+    /// room before it for the trailer that says which key index covers it (`IndexedLookup`; a map
+    /// small enough for the stack has neither many slots nor props with an index): the props'
+    /// own, or, for an entry with many dependencies, one of the whole map
+    /// (`IndexedLookup.argumentsIndexCapacity`), its slots then laid out in room for that many
+    /// with the index after them. Out of line: the common path keeps none of it.
     @inline(never)
     private mutating func buildLargeArguments(
         _ index: Int, props: UnsafePointer<RawValue>?, propsCount: Int, _ f: UnsafePointer<ClassFunctions>, depth: Int,
         destroyer: UnsafeMutablePointer<Destroyer>?
     ) throws(CreateFailure) -> Built {
-        let (count, slotBytes, total) = argumentsLayout(index, propsCount: propsCount)
-        let trailer = MemoryLayout<RawValue>.stride
-        return try _withUnprotectedUnsafeTemporaryAllocation(byteCount: trailer &+ total, alignment: 16) {
+        var (count, slotBytes, total) = argumentsLayout(index, propsCount: propsCount)
+        let indexedProps = IndexedLookup.indexes(props: props)
+        let capacity = IndexedLookup.argumentsIndexCapacity(dependencies: count, props: propsCount, indexedProps: indexedProps)
+        if capacity != 0 {
+            let bytes = capacity &* MemoryLayout<RawMapSlot>.stride &+ HeapMapIndex.bytes(capacity: capacity)
+            total = total &- slotBytes &+ bytes
+            slotBytes = bytes
+        }
+        let before = IndexedLookup.bytesBeforeArguments
+        return try _withUnprotectedUnsafeTemporaryAllocation(byteCount: before &+ total, alignment: 16) {
             (buffer) throws(CreateFailure) -> Built in
             try buildArguments(
-                in: buffer.baseAddress! + trailer, index, props: props, propsCount: propsCount, f, depth: depth,
-                count: count, slotBytes: slotBytes, total: total, indexedProps: IndexedLookup.indexes(props: props),
+                in: buffer.baseAddress! + before, index, props: props, propsCount: propsCount, f, depth: depth,
+                count: count, slotBytes: slotBytes, total: total, indexedProps: indexedProps, indexCapacity: capacity,
                 destroyer: destroyer)
         }
     }
@@ -476,12 +485,13 @@ struct Resolver {
     /// destroy once the object is built. `indexedProps`: the props have a key index
     /// (`IndexedLookup.indexes`; false where the caller knows they have none), used to find the
     /// dependencies they override and, through a trailer written before `base`, by the map's
-    /// lookups.
+    /// lookups. `indexCapacity` non-zero: the map gets an index of its own instead, for that many
+    /// slots (`IndexedLookup.indexArguments`; 0 where the caller knows it has few).
     @inline(__always)
     private mutating func buildArguments(
         in base: UnsafeMutableRawPointer, _ index: Int, props: UnsafePointer<RawValue>?, propsCount: Int,
         _ f: UnsafePointer<ClassFunctions>, depth: Int, count: Int, slotBytes: Int, total: Int, indexedProps: Bool,
-        destroyer: UnsafeMutablePointer<Destroyer>?
+        indexCapacity: Int, destroyer: UnsafeMutablePointer<Destroyer>?
     ) throws(CreateFailure) -> Built {
         let plan = tables.plans[index]
         // The class table outlives the create (the snapshot does); its `create` was checked.
@@ -539,7 +549,9 @@ struct Resolver {
                 }
             }
             args.initialize(to: .argumentsMap(UnsafePointer(top), count: n, hinted: RawValue.hintable(props: props)))
-            if indexedProps, let props {
+            if indexCapacity != 0 {
+                IndexedLookup.indexArguments(args, capacity: indexCapacity)
+            } else if indexedProps, let props {
                 (args - 1).initialize(to: IndexedLookup.propsTrailer(props, start: n &- propsCount))
                 // Its index instead of a hint: look-ups take `search`, which uses it.
                 args.pointee.flags = RawValue.Flags.indexedProps

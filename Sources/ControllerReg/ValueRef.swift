@@ -358,12 +358,19 @@ public struct ValueRef: @unchecked Sendable {
         return searchAllArguments(cKey: k)
     }
 
-    /// `searchArguments` past its two tries: every slot once, starting after the hinted one (a host
+    /// `searchArguments` past its two tries: through the map's index when it has one (many
+    /// slots: `IndexedLookup`), else every slot once, starting after the hinted one (a host
     /// that skips keys usually reads on from there) and wrapping around; the hint moves past the
     /// slot found. One loop with no calls (most keys that differ differ in their first byte).
     @usableFromInline @inline(never) func searchAllArguments(cKey k: UnsafePointer<UInt8>) -> ValueRef? {
         let n = Int(pointer.pointee.count)
         let hint = RawValue.lookupHint(pointer)
+        if pointer.pointee.flags & RawValue.Flags.indexedProps != 0 {  // many slots: their index (`IndexedLookup`)
+            guard let i = IndexedLookup.slot(pointer, k, strlen(UnsafeRawPointer(k).assumingMemoryBound(to: CChar.self)))
+            else { return nil }
+            hint.pointee.store(UInt16(truncatingIfNeeded: i &+ 1), ordering: .relaxed)
+            return ValueRef.valueOf(pointer.pointee.mapSlots.unsafelyUnwrapped + i)
+        }
         let h = Int(hint.pointee.load(ordering: .relaxed))
         let first = k.pointee
         // Past the hinted slot to the end, then from the start through the hinted one (all of

@@ -114,7 +114,7 @@ public func cr_inject(_ reg: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ ob
     guard let registry = withRegistry(reg, { $0 }) else { return nullArgument("reg", "cr_inject") }
     guard let entry = cName(name, "name", "cr_inject", registry) else { return cr_last_error_code() }
     guard let object else { return nullArgument("object", "cr_inject") }
-    return status("cr_inject") { () throws(ConfigError) in try registry.inject(entry, into: object) }
+    return status("cr_inject", everyCode: false) { () throws(ConfigError) in try registry.inject(entry, into: object) }
 }
 
 // MARK: Providers

@@ -127,19 +127,33 @@ enum LastError {
         store(code, message: text, written)
     }
 
-    /// Records a library error that C function `function` met. A refused argument the core
-    /// reports (one CR_ERR_INVALID_ARGUMENT problem without a place: a class name, a template, props
-    /// that are not a map, a registry already freed, ...) is named as the C ABI's own refusals are,
-    /// "cr_register_class: the class name is empty: ...", so every such message names the
-    /// function; any other error is recorded as it is.
+    /// Records a library error that C function `function` met, each problem that has no place
+    /// (no file:line:column) named by the function instead: "cr_add_entry: an entry name must not
+    /// be empty; ...", as a config's problems are named by their place and the C ABI's own
+    /// refusals by their function. `everyCode` false (a create's failure, which names its entry and
+    /// the chain to it: "cannot create 'A' (A -> B): ..."): only a refused argument (one
+    /// CR_ERR_INVALID_ARGUMENT problem: a class name, a template, props that are not a map, a
+    /// registry already freed, ...) is named so. A message that already names a C function is left
+    /// as it is.
     @discardableResult
     @inline(never)
-    static func set(_ error: ConfigError, from function: StaticString) -> Int32 {
-        guard error.diagnostics.count == 1, var d = error.diagnostics.first, d.code == .invalidArgument, d.location == nil,
-            !d.message.hasPrefix("cr_")
-        else { return set(error) }
-        d.message = "\(function): \(d.message)"
-        return set(ConfigError([d]))
+    static func set(_ error: ConfigError, from function: StaticString, everyCode: Bool = false) -> Int32 {
+        func unnamed(_ d: Diagnostic) -> Bool { d.location == nil && !d.message.hasPrefix("cr_") }
+        guard everyCode else {
+            guard error.diagnostics.count == 1, var d = error.diagnostics.first, d.code == .invalidArgument, unnamed(d)
+            else { return set(error) }
+            d.message = "\(function): \(d.message)"
+            return set(ConfigError([d]))
+        }
+        guard error.diagnostics.contains(where: unnamed) else { return set(error) }
+        return set(
+            ConfigError(
+                error.diagnostics.map { d in
+                    guard unnamed(d) else { return d }
+                    var named = d
+                    named.message = "\(function): \(d.message)"
+                    return named
+                }))
     }
 
     /// Records a library error: the lowest code of its problems, the first
@@ -345,14 +359,15 @@ enum LastError {
 }
 
 /// Runs a fallible call for the int-returning C function `function`: 0, or the code after
-/// recording the error (`LastError.set(_:from:)`).
+/// recording the error, its problems without a place named by the function
+/// (`LastError.set(_:from:everyCode:)`). `everyCode` false for the create family (cr_inject).
 @inline(__always)
-func status(_ function: StaticString, _ body: () throws(ConfigError) -> Void) -> Int32 {
+func status(_ function: StaticString, everyCode: Bool = true, _ body: () throws(ConfigError) -> Void) -> Int32 {
     do throws(ConfigError) {
         try body()
         return 0
     } catch {
-        return LastError.set(error, from: function)
+        return LastError.set(error, from: function, everyCode: everyCode)
     }
 }
 

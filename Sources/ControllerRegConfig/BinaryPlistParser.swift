@@ -89,28 +89,28 @@ struct BinaryPlistParser {
         guard count >= Self.headerSize + 1 + 1 + Self.trailerSize else {
             throw Self.fail(
                 file,
-                "binary plist is truncated: \(count) bytes is too short for a header, an object, an offset table and a trailer",
+                "binary plist is truncated: \(count) bytes is too short for a header, an object, an offset table and a trailer; write the file whole again",
                 at: count)
         }
         let t = count - Self.trailerSize
         offsetSize = Int(p[t + 6])
         refSize = Int(p[t + 7])
         guard (1...8).contains(offsetSize) else {
-            throw Self.fail(file, "binary plist trailer: offset size \(offsetSize) is not in 1...8", at: t + 6)
+            throw Self.trailerFail(file, "binary plist trailer: offset size \(offsetSize) is not in 1...8", at: t + 6)
         }
         guard (1...8).contains(refSize) else {
-            throw Self.fail(file, "binary plist trailer: object reference size \(refSize) is not in 1...8", at: t + 7)
+            throw Self.trailerFail(file, "binary plist trailer: object reference size \(refSize) is not in 1...8", at: t + 7)
         }
         let objects = readUInt(t + 8, 8)
         let top = readUInt(t + 16, 8)
         let table = readUInt(t + 24, 8)
         // The offset table lies between the header and the trailer and holds one entry per object.
         guard table >= UInt64(Self.headerSize + 1), table < UInt64(t) else {
-            throw Self.fail(file, "binary plist trailer: offset table offset \(table) is outside the file", at: t + 24)
+            throw Self.trailerFail(file, "binary plist trailer: offset table offset \(table) is outside the file", at: t + 24)
         }
         tableOffset = Int(table)
         guard objects >= 1, objects <= UInt64((t - tableOffset) / offsetSize) else {
-            throw Self.fail(
+            throw Self.trailerFail(
                 file,
                 "binary plist trailer: \(objects) objects do not fit in the offset table (\(t - tableOffset) bytes at \(tableOffset))",
                 at: t + 8)
@@ -127,7 +127,7 @@ struct BinaryPlistParser {
             throw Self.fail(file, "binary plist: files of 2 GiB or more are not supported", at: t + 24)
         }
         guard top < objects else {
-            throw Self.fail(
+            throw Self.trailerFail(
                 file, "binary plist trailer: top object \(top) is not less than the object count \(objectCount)", at: t + 16)
         }
         topObject = Int(top)
@@ -495,6 +495,11 @@ struct BinaryPlistParser {
 
     @inline(never) static func fail(_ file: String, _ message: String, at off: Int) -> ConfigError {
         ConfigError(.syntax, message, at: SourceLocation(file: file, line: 0, column: off))
+    }
+
+    /// `fail` for a trailer that is not one, naming the likeliest cause (`TruncatedInput`).
+    @inline(never) static func trailerFail(_ file: String, _ message: String, at off: Int) -> ConfigError {
+        fail(file, message + TruncatedInput.binaryFix, at: off)
     }
 
     static func hex(_ b: UInt8) -> String { HexDigits.text(UInt32(b), digits: 2) }

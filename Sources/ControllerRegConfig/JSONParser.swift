@@ -639,12 +639,12 @@ struct JSONReader {
     @inline(never) func unclosed(_ top: Frame, expecting: String) -> ConfigError {
         let what = top.isMap ? "object" : "array"
         return fail(
-            "unexpected end of input: expected \(expecting); the \(what) opened at line \(top.line), column \(top.column) is not closed",
-            at: pos)
+            "unexpected end of input: expected \(expecting); the \(what) opened at line \(top.line), column \(top.column) is not closed"
+                + TruncatedInput.textFix, at: pos)
     }
 
     @inline(never) func unterminatedString(_ quote: Int) -> ConfigError {
-        fail("unterminated string: no closing '\"' before the end of input", at: quote)
+        fail("unterminated string: no closing '\"' before the end of input" + TruncatedInput.textFix, at: quote)
     }
 
     @inline(never) func controlCharacter(at i: Int) -> ConfigError {

@@ -66,7 +66,7 @@ struct XMLPlistParser {
         }
         if end >= 3, p[0] == 0xEF, p[1] == 0xBB, p[2] == 0xBF { pos = 3 }
         try skipProlog()
-        guard pos < end else { throw syntax("expected <plist>, found end of input", at: pos) }
+        guard pos < end else { throw endOfInput("expected <plist>, found end of input", at: pos) }
         guard p[pos] == UInt8(ascii: "<"), pos + 1 < end, p[pos + 1] != UInt8(ascii: "/") else {
             throw syntax("expected <plist>, found \(describeHere())", at: pos)
         }
@@ -98,7 +98,7 @@ struct XMLPlistParser {
                 if pos != documentStart, isXMLDeclaration(at: pos) { throw declarationNotFirst(documentStart) }
                 var i = pos + 2
                 while i + 1 < end, !(p[i] == UInt8(ascii: "?") && p[i + 1] == UInt8(ascii: ">")) { i += 1 }
-                guard i + 1 < end else { throw syntax("unterminated processing instruction (expected '?>')", at: pos) }
+                guard i + 1 < end else { throw endOfInput("unterminated processing instruction (expected '?>')", at: pos) }
                 if let bad = firstInvalidUTF8(p, from: pos, to: i) { throw invalidUTF8(at: bad) }
                 pos = i + 2
             } else if has("<!--", at: pos) {
@@ -156,7 +156,7 @@ struct XMLPlistParser {
             }
             i += 1
         }
-        throw syntax("unterminated <!DOCTYPE> (expected '>')", at: start)
+        throw endOfInput("unterminated <!DOCTYPE> (expected '>')", at: start)
     }
 
     // MARK: - Values
@@ -169,9 +169,9 @@ struct XMLPlistParser {
             try skipMisc()
             guard pos < end else {
                 if let top = stack.last {
-                    throw syntax("expected </\(top.isDict ? "dict" : "array")>, found end of input", at: pos)
+                    throw endOfInput("expected </\(top.isDict ? "dict" : "array")>, found end of input", at: pos)
                 }
-                throw syntax("expected a value in <plist>, found end of input", at: pos)
+                throw endOfInput("expected a value in <plist>, found end of input", at: pos)
             }
             let tagPos = pos
             guard p[pos] == UInt8(ascii: "<") else {
@@ -302,12 +302,13 @@ struct XMLPlistParser {
         let nameStart = i
         while i < end, isNameByte(p[i]) { i += 1 }
         let length = i - nameStart
+        if length == 0, i >= end { throw endOfInput("unterminated tag: '<' without an element name", at: tagPos) }
         if length == 0 { throw syntax("expected an element name after '<'", at: tagPos) }
         while true {
             let spaceStart = i
             while i < end, isSpace(p[i]) { i += 1 }
             guard i < end else {
-                throw syntax("unterminated tag <\(name(nameStart, length))", at: tagPos)
+                throw endOfInput("unterminated tag <\(name(nameStart, length))", at: tagPos)
             }
             let b = p[i]
             if b == UInt8(ascii: ">") {
@@ -341,7 +342,7 @@ struct XMLPlistParser {
                 if p[i] == UInt8(ascii: "<") { throw syntax("'<' in an attribute value", at: i) }
                 i += 1
             }
-            guard i < end else { throw syntax("unterminated attribute value", at: valueStart) }
+            guard i < end else { throw endOfInput("unterminated attribute value", at: valueStart) }
             if let bad = firstInvalidUTF8(p, from: valueStart, to: i) { throw invalidUTF8(at: bad) }
             i += 1
         }
@@ -355,7 +356,8 @@ struct XMLPlistParser {
         while i < end, isNameByte(p[i]) { i += 1 }
         let length = i - nameStart
         while i < end, isSpace(p[i]) { i += 1 }
-        guard i < end, p[i] == UInt8(ascii: ">"), length > 0 else {
+        guard i < end else { throw endOfInput("unterminated end tag </\(name(nameStart, length))", at: tagPos) }
+        guard p[i] == UInt8(ascii: ">"), length > 0 else {
             throw syntax("malformed end tag </\(name(nameStart, length))", at: tagPos)
         }
         pos = i + 1
@@ -403,7 +405,7 @@ struct XMLPlistParser {
     /// Skips the comment starting at `start` (`<!--`); returns the index after `-->`.
     mutating func skipComment(at start: Int) throws(ConfigError) -> Int {
         guard let close = try find("-->", from: start + 4) else {
-            throw syntax("unterminated comment (expected '-->')", at: start)
+            throw endOfInput("unterminated comment (expected '-->')", at: start)
         }
         return close + 3
     }
@@ -559,6 +561,11 @@ struct XMLPlistParser {
         }
         linePos = at
         return (line, at - lineStart + 1)
+    }
+
+    /// A `.syntax` error at byte `at` met at the end of the input (`TruncatedInput`).
+    mutating func endOfInput(_ message: String, at: Int) -> ConfigError {
+        syntax(message + TruncatedInput.textFix, at: at)
     }
 
     /// A `.syntax` error at byte `at`.

@@ -28,7 +28,7 @@ extension XMLPlistParser {
                 i += 1
             }
             guard i < end else {
-                throw syntax("expected </\(name(nameStart, nameLength))>, found end of input", at: i)
+                throw endOfInput("expected </\(name(nameStart, nameLength))>, found end of input", at: i)
             }
             let b = p[i]
             if b >= 0x80 {
@@ -177,7 +177,7 @@ extension XMLPlistParser {
     mutating func readCDATA(at start: Int) throws(ConfigError) -> Int {
         let contentStart = start + 9
         guard let close = try find("]]>", from: contentStart) else {
-            throw syntax("unterminated CDATA section (expected ']]>')", at: start)
+            throw endOfInput("unterminated CDATA section (expected ']]>')", at: start)
         }
         try appendNormalized(contentStart, close)
         return close + 3

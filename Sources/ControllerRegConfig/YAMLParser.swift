@@ -100,6 +100,11 @@ enum YAMLParser {
                 message += " (\(String(cString: context)) at line \(c.line + 1), column \(c.column + 1))"
             }
             let m = parser.problem_mark
+            if let text = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                TruncatedInput.onlySpace(after: Int(m.index), in: text, count: bytes.count)
+            {
+                message += TruncatedInput.textFix
+            }
             switch character(in: bytes, line: m.line, column: m.column) {
             case 0x09:
                 message += "; tabs cannot be used for indentation in YAML"

@@ -171,25 +171,34 @@ func arrayObject(_ refs: [UInt8]) -> [UInt8] {
     @Test func truncatedAndBadTrailer() {
         check(
             Array("bplist00".utf8) + [0x09], .syntax,
-            "binary plist is truncated: 9 bytes is too short for a header, an object, an offset table and a trailer")
+            "binary plist is truncated: 9 bytes is too short for a header, an object, an offset table and a trailer; write the file whole again"
+        )
         let one = [ascii("hello")]
         let good = bplist(one)
-        check(Array(good.dropLast()), .syntax, "binary plist trailer: offset size 0 is not in 1...8")
-        check(bplist(one, offsetSize: 0), .syntax, "binary plist trailer: offset size 0 is not in 1...8", at: good.count - 1 - 26)
+        check(Array(good.dropLast()), .syntax, "binary plist trailer: offset size 0 is not in 1...8" + TruncatedInput.binaryFix)
         check(
-            bplist(one, refSize: 9), .syntax, "binary plist trailer: object reference size 9 is not in 1...8", at: good.count - 25
+            bplist(one, offsetSize: 0), .syntax, "binary plist trailer: offset size 0 is not in 1...8" + TruncatedInput.binaryFix,
+            at: good.count - 1 - 26)
+        check(
+            bplist(one, refSize: 9), .syntax,
+            "binary plist trailer: object reference size 9 is not in 1...8" + TruncatedInput.binaryFix, at: good.count - 25
         )
         check(
             bplist([[0x09]], tableOffset: 1 << 40), .syntax,
-            "binary plist trailer: offset table offset 1099511627776 is outside the file")
-        check(bplist([[0x09]], tableOffset: 4), .syntax, "binary plist trailer: offset table offset 4 is outside the file")
+            "binary plist trailer: offset table offset 1099511627776 is outside the file" + TruncatedInput.binaryFix)
+        check(
+            bplist([[0x09]], tableOffset: 4), .syntax,
+            "binary plist trailer: offset table offset 4 is outside the file" + TruncatedInput.binaryFix)
         check(
             bplist([[0x09]], objectCount: 0), .syntax,
-            "binary plist trailer: 0 objects do not fit in the offset table (1 bytes at 9)")
+            "binary plist trailer: 0 objects do not fit in the offset table (1 bytes at 9)" + TruncatedInput.binaryFix)
         check(
             bplist([[0x09]], objectCount: UInt64.max), .syntax,
-            "binary plist trailer: 18446744073709551615 objects do not fit in the offset table (1 bytes at 9)")
-        check(bplist([[0x09]], top: 1), .syntax, "binary plist trailer: top object 1 is not less than the object count 1")
+            "binary plist trailer: 18446744073709551615 objects do not fit in the offset table (1 bytes at 9)"
+                + TruncatedInput.binaryFix)
+        check(
+            bplist([[0x09]], top: 1), .syntax,
+            "binary plist trailer: top object 1 is not less than the object count 1" + TruncatedInput.binaryFix)
         check(
             Array("bplist01".utf8) + good.dropFirst(8), .syntax,
             "unsupported binary plist version 'bplist01' (only bplist00 is supported): write the file as bplist00 (plutil -convert binary1) or as XML",

@@ -228,8 +228,8 @@ func plistError(
     @Test func mismatchedEndTag() {
         check("<plist>\n  <string>x</strin>\n</plist>", .syntax, "expected </string>, found </strin>", line: 2, column: 12)
         check("<plist><array><true/></dict></plist>", .syntax, "expected </array>, found </dict>", line: 1, column: 22)
-        check("<plist><string>x", .syntax, "expected </string>, found end of input", line: 1, column: 17)
-        check("<plist><array><true/>", .syntax, "expected </array>, found end of input")
+        check("<plist><string>x", .syntax, "expected </string>, found end of input" + TruncatedInput.textFix, line: 1, column: 17)
+        check("<plist><array><true/>", .syntax, "expected </array>, found end of input" + TruncatedInput.textFix)
         check("<plist><true>x</true></plist>", .syntax, "expected </true>, found text", line: 1, column: 14)
         check("<plist><string>a<b/></string></plist>", .syntax, "unexpected <b> in <string>", line: 1, column: 17)
     }
@@ -248,7 +248,9 @@ func plistError(
         check("<plist><plist/></plist>", .syntax, "unexpected <plist> inside <plist>")
         check("<plist><true/></plist>\n<x/>", .syntax, "unexpected content after </plist>", line: 2, column: 1)
         check("<plist><true/></plist>junk", .syntax, "unexpected content after </plist>", line: 1, column: 23)
-        check("<plist><!-- never closed <true/></plist>", .syntax, "unterminated comment (expected '-->')", line: 1, column: 8)
+        check(
+            "<plist><!-- never closed <true/></plist>", .syntax, "unterminated comment (expected '-->')" + TruncatedInput.textFix,
+            line: 1, column: 8)
     }
 
     @Test func dictPairs() {
@@ -295,7 +297,9 @@ func plistError(
         check("<plist><string>&#0;</string></plist>", .syntax, "invalid character reference '&#0;'")
         check("<plist><string>&#12a;</string></plist>", .syntax, "invalid character reference '&#12a;'")
         check("<plist><string>a & b</string></plist>", .syntax, "unterminated entity reference (expected ';')")
-        check("<plist><string><![CDATA[x</string></plist>", .syntax, "unterminated CDATA section (expected ']]>')")
+        check(
+            "<plist><string><![CDATA[x</string></plist>", .syntax,
+            "unterminated CDATA section (expected ']]>')" + TruncatedInput.textFix)
     }
 
     @Test func invalidUTF8() {

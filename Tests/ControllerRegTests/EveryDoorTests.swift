@@ -82,8 +82,11 @@ struct EveryDoorTests {
             message:
                 "entry 'E', key 'd': no entry named 'Nowhere'; {Provider: Nowhere} needs an entry: define 'Nowhere' or name an existing one"
         ),
-        Case(name: "", yaml: "'@x'", value: "@x", code: .schema, message: "an entry name must not be empty"),
-        Case(className: "", yaml: "'@x'", value: "@x", code: .schema, message: "the class name of entry 'E' must not be empty"),
+        Case(
+            name: "", yaml: "'@x'", value: "@x", code: .schema, message: "an entry name must not be empty; give the entry a name"),
+        Case(
+            className: "", yaml: "'@x'", value: "@x", code: .schema,
+            message: "the class name of entry 'E' must not be empty; name the class that builds it"),
     ]
 
     /// The first problem of loading the case's YAML.

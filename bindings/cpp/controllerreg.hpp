@@ -999,8 +999,51 @@ public:
 
     Type type() const noexcept { return type_; }
 
-    /// Stores this value under `key` in a map you own (cr_map_set_*). Throws Error.
+    /// Stores this value under `key` in a map you own (cr_map_set_*). Throws Error: cr::Limit
+    /// (CR_ERR_LIMIT) for a list or map nested deeper than CR_VALUE_NESTING_MAX levels below the
+    /// map, naming the path to it (the conversion recurses once per level).
     void set_in(cr_value *map, const char *key) const {
+        try {
+            set_at(map, key, 1);
+        } catch (TooDeep &deep) {
+            deep.parts.insert(deep.parts.begin(), key_part(key));
+            deep.raise();
+        }
+    }
+    /// Appends this value to a list you own (cr_list_push_*). Throws Error, as set_in.
+    void push_to(cr_value *list) const {
+        std::size_t index = cr_value_count(list);
+        try {
+            push_at(list, 1);
+        } catch (TooDeep &deep) {
+            deep.parts.insert(deep.parts.begin(), "[" + std::to_string(index) + "]");
+            deep.raise();
+        }
+    }
+
+private:
+    /// A list or map met past CR_VALUE_NESTING_MAX levels, on its way out: each level puts its
+    /// key or index in front of `parts`, and set_in / push_to throw it as cr::Limit.
+    struct TooDeep {
+        std::vector<std::string> parts;
+        [[noreturn]] void raise() const {
+            std::string where;
+            for (std::size_t i = 0; i < parts.size() && i < 8; ++i) where += parts[i];
+            if (parts.size() > 8) where += "...(" + std::to_string(parts.size()) + " levels down)";
+            std::string message = "cr::PropValue: the value at " + where + " nests deeper than " +
+                std::to_string(CR_VALUE_NESTING_MAX) +
+                " levels (CR_VALUE_NESTING_MAX, a fixed bound); flatten the value, or pass the deep data "
+                "inside an object of your own (in props, an object pointer arrives in args as itself)";
+            Problem problem;
+            problem.code = CR_ERR_LIMIT;
+            problem.message = message;
+            throw Limit(CR_ERR_LIMIT, message, {std::move(problem)});
+        }
+    };
+    static std::string key_part(const char *key) { return "[\"" + std::string(key) + "\"]"; }
+
+    // set_in / push_to for a value `depth` levels below the map the conversion began with.
+    void set_at(cr_value *map, const char *key, int depth) const {
         int rc = CR_OK;
         switch (type_) {
         case Type::Null: rc = cr_map_set_null(map, key); break;
@@ -1013,12 +1056,11 @@ public:
             break;
         case Type::Object: rc = cr_map_set_object(map, key, o_); break;
         case Type::List:
-        case Type::Map: rc = cr_map_set_value(map, key, build_container()); break;
+        case Type::Map: rc = cr_map_set_value(map, key, build_container(depth)); break;
         }
         detail::check(rc);
     }
-    /// Appends this value to a list you own (cr_list_push_*). Throws Error.
-    void push_to(cr_value *list) const {
+    void push_at(cr_value *list, int depth) const {
         int rc = CR_OK;
         switch (type_) {
         case Type::Null: rc = cr_list_push_null(list); break;
@@ -1031,24 +1073,42 @@ public:
             break;
         case Type::Object: rc = cr_list_push_object(list, o_); break;
         case Type::List:
-        case Type::Map: rc = cr_list_push_value(list, build_container()); break;
+        case Type::Map: rc = cr_list_push_value(list, build_container(depth)); break;
         }
         detail::check(rc);
     }
 
-private:
     void check_string() const {
         if (s_.find('\0') != std::string::npos) throw std::invalid_argument("prop strings cannot contain NUL bytes");
     }
-    // A new cr_value for a nested list/map (ownership passes to cr_*_set_value / push_value).
-    cr_value *build_container() const {
+    // A new cr_value for a nested list/map `depth` levels down (ownership passes to
+    // cr_*_set_value / push_value).
+    cr_value *build_container(int depth) const {
+        if (depth > CR_VALUE_NESTING_MAX) throw TooDeep{};
         cr_value *c = type_ == Type::List ? cr_list_new() : cr_map_new();
         if (!c) detail::throw_last_error();
         try {
             if (type_ == Type::List) {
-                for (const auto &item : *items_) item.push_to(c);
+                std::size_t i = 0;
+                try {
+                    for (const auto &item : *items_) {
+                        item.push_at(c, depth + 1);
+                        ++i;
+                    }
+                } catch (TooDeep &deep) {
+                    deep.parts.insert(deep.parts.begin(), "[" + std::to_string(i) + "]");
+                    throw;
+                }
             } else {
-                for (const auto &entry : *entries_) entry.second.set_in(c, detail::c_text(entry.first, "a prop key"));
+                for (const auto &entry : *entries_) {
+                    const char *key = detail::c_text(entry.first, "a prop key");
+                    try {
+                        entry.second.set_at(c, key, depth + 1);
+                    } catch (TooDeep &deep) {
+                        deep.parts.insert(deep.parts.begin(), key_part(key));
+                        throw;
+                    }
+                }
             }
         } catch (...) {
             cr_value_free(c);

@@ -261,11 +261,11 @@ static void add_entry_door(void) {
         CHECK_INT(s->port, 443);
         svc_destroy(s, NULL);
     }
-    /* The same problem as from a config, without a place. */
+    /* The same problem as from a config, the function where a config's has its place. */
     setenv("CR_TEST_ENV_PORT", "https", 1);
     CHECK_STATUS(cr_add_entry(reg, "Api2", "Svc", CR_LIFESTYLE_TRANSIENT, deps), CR_ERR_ENVIRONMENT);
     CHECK_STR(cr_last_error_message(),
-              "entry 'Api2', key 'port': environment variable CR_TEST_ENV_PORT is 'https', not an integer: set "
+              "cr_add_entry: entry 'Api2', key 'port': environment variable CR_TEST_ENV_PORT is 'https', not an integer: set "
               "CR_TEST_ENV_PORT to an integer (or unset it to use the default 443)");
     cr_value_free(deps);
     cr_registry_free(reg);

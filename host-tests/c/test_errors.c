@@ -815,6 +815,46 @@ static cr_value *door_value(int which) {
     }
 }
 
+/* A config cut short (a partial copy or write) fails in every format with its place (line and
+ * column; a binary plist's byte offset) and the same fix: write the file whole again. */
+static void truncated_configs_name_the_fix(void) {
+    static const char yaml[] = "E:\n  ClassName: C\n  Dependencies: {a: [1, 2";
+    static const char json[] = "{\"E\": {\"ClassName\": \"C\", \"Dependencies\": {\"a\": [1, 2";
+    static const char xml[] = "<?xml version=\"1.0\"?>\n<plist version=\"1.0\">\n<dict>\n<key>E</key>\n<string>C</str";
+    /* {"E": "C"} as a binary plist, without its last 5 bytes (its trailer is cut). */
+    static const unsigned char bplist[] = {'b',  'p',  'l',  'i',  's',  't',  '0',  '0',  0xD1, 0x01, 0x02, 0x51,
+                                           0x45, 0x51, 0x43, 0x08, 0x0B, 0x0D, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+                                           0x01, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00,
+                                           0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    static const struct {
+        const char *text;
+        size_t length;
+        cr_format format;
+        unsigned line, column;
+        const char *thing;
+    } cases[] = {
+        {yaml, sizeof yaml - 1, CR_FORMAT_YAML, 4, 1, "did not find expected ',' or ']'"},
+        {json, sizeof json - 1, CR_FORMAT_JSON, 1, 53, "unexpected end of input: expected ',' or ']'"},
+        {xml, sizeof xml - 1, CR_FORMAT_PLIST, 5, 10, "unterminated end tag </str"},
+        {(const char *)bplist, sizeof bplist, CR_FORMAT_PLIST, 0, 19, "binary plist trailer:"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cr_registry *reg = cr_registry_new();
+        CHECK_STATUS(cr_load_string(reg, cases[i].text, cases[i].length, cases[i].format), CR_ERR_SYNTAX);
+        const cr_problem *p = cr_last_error_problem(0);
+        CHECK(p != NULL);
+        if (p) {
+            CHECK_STR(p->file, "<string>");
+            CHECK_INT((int)p->line, (int)cases[i].line);
+            CHECK_INT((int)p->column, (int)cases[i].column);
+            CHECK_CONTAINS(p->message, cases[i].thing);
+            CHECK_CONTAINS(p->message, "cut short");
+            CHECK_CONTAINS(p->message, "write it whole again");
+        }
+        cr_registry_free(reg);
+    }
+}
+
 static void every_door_agrees(void) {
     static const struct {
         const char *name, *class_name, *yaml, *string; /* string: d's value when it is a string */
@@ -837,8 +877,8 @@ static void every_door_agrees(void) {
          "entry 'E', key 'd': an empty string is not an entry name; write \"@\" for an empty literal string"},
         {"E", "C", "Hello world", "Hello world", CR_ERR_MISSING_REFERENCE,
          "entry 'E', key 'd': no entry named 'Hello world'; if this is text, write \"@Hello world\""},
-        {"", "C", "'@x'", "@x", CR_ERR_SCHEMA, "an entry name must not be empty"},
-        {"E", "", "'@x'", "@x", CR_ERR_SCHEMA, "the class name of entry 'E' must not be empty"},
+        {"", "C", "'@x'", "@x", CR_ERR_SCHEMA, "an entry name must not be empty; give the entry a name"},
+        {"E", "", "'@x'", "@x", CR_ERR_SCHEMA, "the class name of entry 'E' must not be empty; name the class that builds it"},
         {"E", "C", "{Tagged: [a, b]}", NULL, CR_ERR_SCHEMA,
          "entry 'E', key 'd': Tagged must name one tag (a non-empty string or an integer), found a list; write one "
          "{Tagged: tag} per tag"},
@@ -877,7 +917,12 @@ static void every_door_agrees(void) {
             cr_map_set_value(deps, "d", door_value((int)i));
         }
         CHECK_STATUS(cr_add_entry(reg, cases[i].name, cases[i].class_name, CR_LIFESTYLE_TRANSIENT, deps), cases[i].code);
-        CHECK_STR(cr_last_error_message(), cases[i].message);
+        /* Where the config's problem starts with its place, the call's starts with the function. */
+        char named[512];
+        snprintf(named, sizeof named, "cr_add_entry: %s", cases[i].message);
+        CHECK_STR(cr_last_error_message(), named);
+        CHECK_STR(cr_last_error_problem(0)->message, named);
+        CHECK_STR(cr_last_error_problem(0)->file, "");
         cr_value_free(deps);
         cr_registry_free(reg);
     }
@@ -1387,6 +1432,7 @@ void test_errors(void) {
     null_arguments();
     shared_registry();
     every_door_agrees();
+    truncated_configs_name_the_fix();
     load_files_reports_every_file();
     late_syntax_error_reports_it_alone();
     repeated_name_far_apart();

@@ -552,6 +552,47 @@ TEST_CASE(create_example_entry) {
     CHECK_EQ(g_live.load(), 0);
 }
 
+// A value `levels` lists deep: [[...[1]...]].
+static cr::PropValue nested_lists(int levels) {
+    cr::PropValue v = 1;
+    for (int i = 0; i < levels; ++i) v = cr::PropValue::list({v});
+    return v;
+}
+
+// A props or dependencies value nested deeper than CR_VALUE_NESTING_MAX levels below its map is
+// refused with cr::Limit (CR_ERR_LIMIT, as cr_add_entry and the Python binding refuse it) naming
+// the path and the fix, not converted until the stack runs out; nothing is set, created or added.
+// At the bound it passes, as the library's own check of dependencies lets it.
+TEST_CASE(props_nested_past_the_bound) {
+    cr::Registry reg;
+    int made = 0;
+    reg.register_class("Echo", [&made](cr::Args) {
+        ++made;
+        return new int(0);
+    });
+    reg.load_string("E: Echo");
+    cr::Props props;
+    auto deep = EXPECT_ERROR(cr::Limit, CR_ERR_LIMIT, props.set("deep", nested_lists(5000)));
+    CHECK_EQ(std::string(deep.what()),
+             std::string("cr::PropValue: the value at [\"deep\"][0][0][0][0][0][0][0]...(257 levels down) nests deeper than "
+                         "256 levels (CR_VALUE_NESTING_MAX, a fixed bound); flatten the value, or pass the deep data inside "
+                         "an object of your own (in props, an object pointer arrives in args as itself)"));
+    CHECK_EQ(deep.problems().at(0).code, CR_ERR_LIMIT);
+    CHECK_EQ(props.size(), std::size_t(0));
+    auto inner = cr::PropValue::map({{"k", cr::PropValue::list({0, nested_lists(300)})}});
+    CHECK(contains(EXPECT_ERROR(cr::Limit, CR_ERR_LIMIT, reg.create<int>("E", {{"m", inner}})).what(),
+                   "the value at [\"m\"][\"k\"][1][0][0][0][0][0]...(257 levels down)"));
+    CHECK_EQ(made, 0);
+    cr::Props too_deep;
+    cr::Props at_bound;
+    EXPECT_ERROR(cr::Limit, CR_ERR_LIMIT, too_deep.set("deep", nested_lists(257)));
+    at_bound.set("deep", nested_lists(256));
+    reg.add_entry("F", "Echo", cr::Lifestyle::Transient, at_bound);
+    reg.create<int>("F");
+    reg.create<int>("E", at_bound);
+    CHECK_EQ(made, 2);
+}
+
 TEST_CASE(props_builder) {
     cr::Registry reg;
     std::string seen;

@@ -188,23 +188,62 @@ def test_any_mapping_is_a_map(reg: cr.Registry) -> None:
         assert reg.create(name) == {"d": {"a": 1}}
 
 
-def test_self_containing_props_raise_recursion_error(reg: cr.Registry) -> None:
-    # A value that contains itself (or nests deeper than Python's recursion limit) is refused
-    # with RecursionError, in props, entries from code and environments alike; it used to
-    # overflow the C stack and kill the process.
-    reg.register_class("Echo", lambda args: object())
-    reg.load_string("E: Echo")
-    loop: Dict[str, Any] = {}
-    loop["self"] = loop
-    with pytest.raises(RecursionError):
+def _nested(levels: int) -> Any:
+    """A value `levels` lists deep: [[...[1]...]]."""
+    value: Any = 1
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+def test_self_containing_or_too_deep_values_raise_limit_error(reg: cr.Registry) -> None:
+    # A value that contains itself, or nests deeper than CR_VALUE_NESTING_MAX (256) levels below
+    # its map, is refused with LimitError (CR_ERR_LIMIT, the code cr_add_entry gives for too deep
+    # dependencies) naming the call, the path to the problem and the fix, in props (positional or
+    # keyword, of a registry or a provider) and entries from code alike: no RecursionError, no
+    # crash, nothing created or added.
+    made: List[Args] = []
+
+    def echo(args: Args) -> object:
+        made.append(args)
+        return object()
+
+    reg.register_class("Echo", echo)
+    reg.load_string("E: Echo\nP: {ClassName: Echo, Dependencies: {make: {Provider: E}}}")
+    loop: Dict[str, Any] = {"a": {}}
+    loop["a"]["b"] = loop
+    with pytest.raises(cr.LimitError) as raised:
         reg.create("E", loop)
-    items: List[Any] = []
+    assert raised.value.code == cr.Status.LIMIT
+    assert str(raised.value).startswith("Registry.create(): props['a']['b'] is props itself: the value contains itself")
+    assert "pass a copy without the loop" in str(raised.value)
+    items: List[Any] = [1]
     items.append(items)
-    with pytest.raises(RecursionError):
+    with pytest.raises(cr.LimitError, match=r"props\['x'\]\[1\] is props\['x'\] itself"):
         reg.create("E", x=items)
-    with pytest.raises(RecursionError):
+    with pytest.raises(cr.LimitError, match=r"Registry.add_entry\(\): dependencies\['x'\]\['a'\]\['b'\] is dependencies\['x'\]"):
         reg.add_entry("F", "Echo", dependencies={"x": loop})
-    assert reg.create("E", x=[[1, {"a": [2]}]]) is not None  # nesting that ends still works
+    with pytest.raises(cr.LimitError) as raised:
+        reg.create("E", deep=_nested(5000))
+    assert str(raised.value) == (
+        "Registry.create(): props['deep'][0][0][0][0][0][0][0]...(257 levels down) nests deeper than 256 levels "
+        "(CR_VALUE_NESTING_MAX, a fixed bound); flatten the value, or pass the deep data inside an object of your "
+        "own (anything but a list, tuple or mapping arrives in args as itself)"
+    )
+    with pytest.raises(cr.LimitError, match="in props when creating, inside an object of your own"):
+        reg.add_entry("G", "Echo", dependencies={"deep": _nested(257)})
+    assert made == [] and [e["name"] for e in reg.entries()] == ["E", "P"]
+    reg.create("P")
+    provider = made.pop()["make"]
+    with pytest.raises(cr.LimitError, match=r"^Provider.create\(\): props\['deep'\]\[0\]"):
+        provider.create(deep=_nested(300))
+    assert made == []
+    # At the bound itself: accepted everywhere, the same depth the library's own check allows.
+    reg.add_entry("G", "Echo", dependencies={"deep": _nested(256)})
+    assert reg.create("E", deep=_nested(256)) is not None
+    assert made[-1]["deep"] == _nested(256)
+    reg.create("G")
+    assert made[-1]["deep"] == _nested(256)
 
 
 def test_objects_in_props_arrive_as_themselves(reg: cr.Registry) -> None:

@@ -112,6 +112,8 @@ PyObject *crpy_raise_status(int status) {
     return raise_error(status, cr_last_error_message(), NULL, 1);
 }
 
+PyObject *crpy_raise_code(int code, const char *message) { return raise_error(code, message, NULL, 0); }
+
 PyObject *crpy_raise_invalid(const char *message) {
     PyObject *err = PyObject_CallFunction(invalid_argument, "is", (int)CR_ERR_INVALID_ARGUMENT, message);
     if (err == NULL) return NULL;

@@ -69,6 +69,9 @@ PyObject *crpy_raise_status(int status);
 /** controllerreg._native._error_problems(kept): every problem of a kept failure (the capsule
  *  raise passes to _from_native) as (code, file, line, column, message, suggestion) tuples. */
 PyObject *crpy_error_problems(PyObject *module, PyObject *capsule);
+/** Raises the controllerreg.Error subclass for `code` with `message` (a binding's own refusal:
+ *  no library record). Returns NULL. */
+PyObject *crpy_raise_code(int code, const char *message);
 /** Raises controllerreg.InvalidArgumentError (a closed registry, ...) with `message`. */
 PyObject *crpy_raise_invalid(const char *message);
 /** Hands the current Python exception to the library (cr_report_error) and to the frame. */
@@ -82,9 +85,12 @@ PyObject *crpy_value_to_python(const cr_value *value, crpy_frame *frame);
 /** A new CR_MAP for props: `props` (a mapping, None or NULL) updated by the keyword arguments of
  *  a vectorcall (`kwvalues`, `kwnames`, may be NULL). *out is NULL when there are none.
  *  Objects are borrowed: keep the Python objects alive while the map is used. */
-int crpy_props_build(PyObject *props, PyObject *const *kwvalues, PyObject *kwnames, cr_value **out);
-/** A new CR_MAP from a mapping (dependencies of add_entry). */
-cr_value *crpy_map_from_python(PyObject *mapping, const char *what);
+int crpy_props_build(PyObject *props, PyObject *const *kwvalues, PyObject *kwnames, const char *method, cr_value **out);
+/** A new CR_MAP from a mapping (dependencies of add_entry), named `what` in messages. */
+cr_value *crpy_map_from_python(PyObject *mapping, const char *what, const char *method);
+/* Both refuse a value that contains itself, or nests deeper than CR_VALUE_NESTING_MAX levels
+ * below the map, with controllerreg.LimitError (CR_ERR_LIMIT) naming `method`, the path to the
+ * problem (props['a'][0]...) and the fix. */
 /** UTF-8 of a str without NUL characters, or NULL with ValueError/TypeError naming `what`, or a
  *  UnicodeEncodeError (see crpy_explain_not_utf8) for a str holding a lone surrogate. */
 const char *crpy_utf8(PyObject *text, const char *what);

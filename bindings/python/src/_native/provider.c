@@ -46,7 +46,7 @@ static PyObject *Provider_create(ProviderObject *self, PyObject *const *args, Py
     }
     if (self->provider == NULL) return crpy_raise_invalid("the provider is closed");
     cr_value *props = NULL;
-    if (crpy_props_build(nargs == 1 ? args[0] : NULL, args + nargs, kwnames, &props) < 0) return NULL;
+    if (crpy_props_build(nargs == 1 ? args[0] : NULL, args + nargs, kwnames, "Provider.create()", &props) < 0) return NULL;
     int owner;
     PyObject *result = crpy_run_create(self->private_registry, NULL, NULL, self->provider, props, &owner);
     if (props) cr_value_free(props);

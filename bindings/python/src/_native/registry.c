@@ -186,7 +186,8 @@ static PyObject *Registry_create(RegistryObject *self, PyObject *const *args, Py
     const char *cname = crpy_utf8(name, "an entry name");
     if (cname == NULL) return NULL;
     cr_value *props = NULL;
-    if (!plain && crpy_props_build(nargs == 2 ? args[1] : NULL, args + nargs, kwnames, &props) < 0) return NULL;
+    if (!plain && crpy_props_build(nargs == 2 ? args[1] : NULL, args + nargs, kwnames, "Registry.create()", &props) < 0)
+        return NULL;
     cr_registry *reg = enter(self);
     if (reg == NULL) {
         if (props) cr_value_free(props);
@@ -539,7 +540,7 @@ static PyObject *Registry_add_entry(RegistryObject *self, PyObject *args, PyObje
     cr_value *ctags = NULL;
     if (tags_from_python(tags, &ctags) < 0) return NULL;
     cr_value *deps = NULL;
-    if (dependencies != Py_None && (deps = crpy_map_from_python(dependencies, "dependencies")) == NULL) {
+    if (dependencies != Py_None && (deps = crpy_map_from_python(dependencies, "dependencies", "Registry.add_entry()")) == NULL) {
         cr_value_free(ctags);
         return NULL;
     }

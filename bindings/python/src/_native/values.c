@@ -137,9 +137,12 @@ static PyObject *object_to_python(const cr_value *value, crpy_frame *frame) {
     return object;
 }
 
+static PyObject *container_to_python(const cr_value *value, int kind, crpy_frame *frame);
+
 PyObject *crpy_value_to_python(const cr_value *value, crpy_frame *frame) {
     if (value == NULL) Py_RETURN_NONE;
-    switch ((int)cr_value_kind(value)) {
+    int kind = (int)cr_value_kind(value);
+    switch (kind) {
     case CR_NULL: Py_RETURN_NONE;
     case CR_BOOL: return PyBool_FromLong(cr_value_bool(value));
     case CR_INT: return PyLong_FromLongLong((long long)cr_value_int(value));
@@ -149,45 +152,14 @@ PyObject *crpy_value_to_python(const cr_value *value, crpy_frame *frame) {
         const char *s = cr_value_string_with_length(value, &n);
         return PyUnicode_DecodeUTF8(s ? s : "", (Py_ssize_t)(s ? n : 0), "surrogateescape");
     }
-    case CR_LIST: {
-        size_t n = cr_value_count(value);
-        PyObject *list = PyList_New((Py_ssize_t)n);
-        if (list == NULL) return NULL;
-        for (size_t i = 0; i < n; i++) {
-            PyObject *item = crpy_value_to_python(cr_list_at(value, i), frame);
-            if (item == NULL) {
-                Py_DECREF(list);
-                return NULL;
-            }
-            PyList_SET_ITEM(list, (Py_ssize_t)i, item);
-        }
-        return list;
-    }
+    case CR_LIST:
     case CR_MAP: {
-        size_t n = cr_value_count(value);
-#if PY_VERSION_HEX < 0x030D0000
-        PyObject *dict = _PyDict_NewPresized((Py_ssize_t)n);
-#else
-        PyObject *dict = PyDict_New(); /* 3.13 hid _PyDict_NewPresized */
-#endif
-        if (dict == NULL) return NULL;
-        for (size_t i = 0; i < n; i++) {
-            PyObject *key = key_object(cr_map_key_at(value, i));
-            if (key == NULL) goto map_fail;
-            PyObject *item = crpy_value_to_python(cr_map_value_at(value, i), frame);
-            if (item == NULL) {
-                Py_DECREF(key);
-                goto map_fail;
-            }
-            int rc = PyDict_SetItem(dict, key, item);
-            Py_DECREF(key);
-            Py_DECREF(item);
-            if (rc < 0) goto map_fail;
-        }
-        return dict;
-    map_fail:
-        Py_DECREF(dict);
-        return NULL;
+        /* Props a C host built may nest to any depth: each level counts against Python's
+         * recursion limit (RecursionError) instead of overflowing the C stack. */
+        if (Py_EnterRecursiveCall(" while converting nested args")) return NULL;
+        PyObject *result = container_to_python(value, kind, frame);
+        Py_LeaveRecursiveCall();
+        return result;
     }
     case CR_OBJECT: return object_to_python(value, frame);
     case CR_PROVIDER: {
@@ -205,9 +177,119 @@ PyObject *crpy_value_to_python(const cr_value *value, crpy_frame *frame) {
     }
 }
 
+/* A list or map of args as a new list or dict. */
+static PyObject *container_to_python(const cr_value *value, int kind, crpy_frame *frame) {
+    if (kind == CR_LIST) {
+        size_t n = cr_value_count(value);
+        PyObject *list = PyList_New((Py_ssize_t)n);
+        if (list == NULL) return NULL;
+        for (size_t i = 0; i < n; i++) {
+            PyObject *item = crpy_value_to_python(cr_list_at(value, i), frame);
+            if (item == NULL) {
+                Py_DECREF(list);
+                return NULL;
+            }
+            PyList_SET_ITEM(list, (Py_ssize_t)i, item);
+        }
+        return list;
+    }
+    size_t n = cr_value_count(value);
+#if PY_VERSION_HEX < 0x030D0000
+    PyObject *dict = _PyDict_NewPresized((Py_ssize_t)n);
+#else
+    PyObject *dict = PyDict_New(); /* 3.13 hid _PyDict_NewPresized */
+#endif
+    if (dict == NULL) return NULL;
+    for (size_t i = 0; i < n; i++) {
+        PyObject *key = key_object(cr_map_key_at(value, i));
+        if (key == NULL) goto map_fail;
+        PyObject *item = crpy_value_to_python(cr_map_value_at(value, i), frame);
+        if (item == NULL) {
+            Py_DECREF(key);
+            goto map_fail;
+        }
+        int rc = PyDict_SetItem(dict, key, item);
+        Py_DECREF(key);
+        Py_DECREF(item);
+        if (rc < 0) goto map_fail;
+    }
+    return dict;
+map_fail:
+    Py_DECREF(dict);
+    return NULL;
+}
+
 /* -- props: Python -> cr_value --------------------------------------------------------------- */
 
-static cr_value *container_from_python(PyObject *value);
+/* Where a conversion is: the root's name, and for each level below it the container met there and
+ * the key (a str, borrowed from the container being read) or list index that leads down from it.
+ * Level 0 is the root map (NULL when it is a call's keyword arguments); a container at level n
+ * nests n levels deep. Containers are converted recursively, so the path also bounds the depth. */
+typedef struct value_path {
+    const char *method;   /* the call, for messages ("Registry.create()") */
+    const char *root;     /* the root's name ("props", "dependencies") */
+    int for_dependencies; /* the root is an entry's dependencies (objects are not allowed there) */
+    Py_ssize_t depth;     /* the level being converted */
+    PyObject *containers[CR_VALUE_NESTING_MAX + 2];
+    PyObject *keys[CR_VALUE_NESTING_MAX + 2]; /* a str key, or NULL: then indexes[] holds the index */
+    Py_ssize_t indexes[CR_VALUE_NESTING_MAX + 2];
+} value_path;
+
+/* The text of the path down to level `levels` (props['a'][0]...); past 8 levels, the first 8 and
+ * how deep it goes. */
+static PyObject *path_text(const value_path *path, Py_ssize_t levels) {
+    PyObject *text = PyUnicode_FromString(path->root);
+    for (Py_ssize_t i = 0; text != NULL && i < levels && i < 8; i++) {
+        PyObject *part =
+            path->keys[i] ? PyUnicode_FromFormat("[%R]", path->keys[i]) : PyUnicode_FromFormat("[%zd]", path->indexes[i]);
+        PyObject *longer = part ? PyUnicode_Concat(text, part) : NULL;
+        Py_XDECREF(part);
+        Py_SETREF(text, longer);
+    }
+    if (text != NULL && levels > 8) {
+        PyObject *longer = PyUnicode_FromFormat("%U...(%zd levels down)", text, levels);
+        Py_SETREF(text, longer);
+    }
+    return text;
+}
+
+/* Raises controllerreg.LimitError for a container met past CR_VALUE_NESTING_MAX levels: naming
+ * the loop when the value contains itself (a container met twice on the path), else the path
+ * down to the level past the bound. */
+static int too_deep(const value_path *path) {
+    PyObject *text = NULL;
+    const char *fix = path->for_dependencies
+        ? "flatten the value, or pass the deep data in props when creating, inside an object of your own"
+        : "flatten the value, or pass the deep data inside an object of your own (anything but a list, "
+          "tuple or mapping arrives in args as itself)";
+    for (Py_ssize_t j = 1; j <= path->depth && text == NULL; j++) {
+        for (Py_ssize_t i = 0; i < j; i++) {
+            if (path->containers[i] == NULL || path->containers[i] != path->containers[j]) continue;
+            PyObject *inner = path_text(path, j), *outer = path_text(path, i);
+            if (inner != NULL && outer != NULL)
+                text = PyUnicode_FromFormat("%s: %U is %U itself: the value contains itself, so it never ends; %s", path->method,
+                                            inner, outer, "pass a copy without the loop");
+            Py_XDECREF(inner);
+            Py_XDECREF(outer);
+            if (text == NULL) return -1;
+            break;
+        }
+    }
+    if (text == NULL) {
+        PyObject *where = path_text(path, path->depth);
+        if (where == NULL) return -1;
+        text = PyUnicode_FromFormat("%s: %U nests deeper than %d levels (CR_VALUE_NESTING_MAX, a fixed bound); %s", path->method,
+                                    where, CR_VALUE_NESTING_MAX, fix);
+        Py_DECREF(where);
+        if (text == NULL) return -1;
+    }
+    const char *utf8 = PyUnicode_AsUTF8(text);
+    if (utf8 != NULL) crpy_raise_code(CR_ERR_LIMIT, utf8);
+    Py_DECREF(text);
+    return -1;
+}
+
+static cr_value *container_from_python(PyObject *value, value_path *path);
 
 static int check(int status) {
     if (status == 0) return 0;
@@ -251,7 +333,7 @@ static int is_container(PyObject *value) {
     return is_mapping == 1;
 }
 
-static int map_set(cr_value *map, const char *key, PyObject *value) {
+static int map_set(cr_value *map, const char *key, PyObject *value, value_path *path) {
     if (value == Py_None) return check(cr_map_set_null(map, key));
     if (PyBool_Check(value)) return check(cr_map_set_bool(map, key, value == Py_True));
     if (PyLong_Check(value)) {
@@ -265,7 +347,7 @@ static int map_set(cr_value *map, const char *key, PyObject *value) {
         return s ? check(cr_map_set_string(map, key, s)) : -1;
     }
     if (is_container(value)) {
-        cr_value *c = container_from_python(value);
+        cr_value *c = container_from_python(value, path);
         return c ? check(cr_map_set_value(map, key, c)) : -1;
     }
     void *p = object_pointer(value);
@@ -273,7 +355,7 @@ static int map_set(cr_value *map, const char *key, PyObject *value) {
     return check(cr_map_set_object(map, key, p));
 }
 
-static int list_push(cr_value *list, PyObject *value) {
+static int list_push(cr_value *list, PyObject *value, value_path *path) {
     if (value == Py_None) return check(cr_list_push_null(list));
     if (PyBool_Check(value)) return check(cr_list_push_bool(list, value == Py_True));
     if (PyLong_Check(value)) {
@@ -287,7 +369,7 @@ static int list_push(cr_value *list, PyObject *value) {
         return s ? check(cr_list_push_string(list, s)) : -1;
     }
     if (is_container(value)) {
-        cr_value *c = container_from_python(value);
+        cr_value *c = container_from_python(value, path);
         return c ? check(cr_list_push_value(list, c)) : -1;
     }
     void *p = object_pointer(value);
@@ -295,8 +377,8 @@ static int list_push(cr_value *list, PyObject *value) {
     return check(cr_list_push_object(list, p));
 }
 
-/* Sets every (key, value) of `mapping` into `map`. */
-static int map_fill(cr_value *map, PyObject *mapping) {
+/* Sets every (key, value) of `mapping` (the container at the path's current level) into `map`. */
+static int map_fill(cr_value *map, PyObject *mapping, value_path *path) {
     if (PyDict_Check(mapping)) {
         Py_ssize_t pos = 0;
         PyObject *key, *value;
@@ -308,7 +390,8 @@ static int map_fill(cr_value *map, PyObject *mapping) {
             const char *k = crpy_utf8(key, "a props key");
             if (k == NULL) return -1;
             Py_INCREF(value);
-            int rc = map_set(map, k, value);
+            path->keys[path->depth] = key;
+            int rc = map_set(map, k, value, path);
             Py_DECREF(value);
             if (rc < 0) return -1;
         }
@@ -318,25 +401,32 @@ static int map_fill(cr_value *map, PyObject *mapping) {
     if (items == NULL) return -1;
     PyObject *dict = PyDict_New();
     int rc = -1;
-    if (dict != NULL && PyDict_MergeFromSeq2(dict, items, 1) == 0) rc = map_fill(map, dict);
+    if (dict != NULL && PyDict_MergeFromSeq2(dict, items, 1) == 0) rc = map_fill(map, dict, path);
     Py_XDECREF(dict);
     Py_DECREF(items);
     return rc;
 }
 
-/* A nested list or map; each level counts against Python's recursion limit, so a value that
- * contains itself (d["d"] = d) or nests too deep raises RecursionError instead of overflowing
- * the C stack. */
-static cr_value *container_from_python_nested(PyObject *value);
+/* A nested list or map, one level below the path's current one. Each level also counts against
+ * Python's recursion limit (a mapping's own Python code runs in between). */
+static cr_value *container_from_python_nested(PyObject *value, value_path *path);
 
-static cr_value *container_from_python(PyObject *value) {
-    if (Py_EnterRecursiveCall(" while converting a nested list or mapping")) return NULL;
-    cr_value *result = container_from_python_nested(value);
-    Py_LeaveRecursiveCall();
+static cr_value *container_from_python(PyObject *value, value_path *path) {
+    path->depth++;
+    path->containers[path->depth] = value;
+    path->keys[path->depth] = NULL;
+    cr_value *result = NULL;
+    if (path->depth > CR_VALUE_NESTING_MAX)
+        too_deep(path);
+    else if (!Py_EnterRecursiveCall(" while converting a nested list or mapping")) {
+        result = container_from_python_nested(value, path);
+        Py_LeaveRecursiveCall();
+    }
+    path->depth--;
     return result;
 }
 
-static cr_value *container_from_python_nested(PyObject *value) {
+static cr_value *container_from_python_nested(PyObject *value, value_path *path) {
     if (PyList_Check(value) || PyTuple_Check(value)) {
         cr_value *list = cr_list_new();
         if (list == NULL) return (cr_value *)crpy_raise_last(CR_ERR_NO_MEMORY, NULL);
@@ -344,7 +434,8 @@ static cr_value *container_from_python_nested(PyObject *value) {
         if (fast == NULL) goto fail_list;
         Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
         for (Py_ssize_t i = 0; i < n; i++) {
-            if (list_push(list, PySequence_Fast_GET_ITEM(fast, i)) < 0) {
+            path->indexes[path->depth] = i;
+            if (list_push(list, PySequence_Fast_GET_ITEM(fast, i), path) < 0) {
                 Py_DECREF(fast);
                 goto fail_list;
             }
@@ -357,22 +448,23 @@ static cr_value *container_from_python_nested(PyObject *value) {
     }
     cr_value *map = cr_map_new();
     if (map == NULL) return (cr_value *)crpy_raise_last(CR_ERR_NO_MEMORY, NULL);
-    if (map_fill(map, value) < 0) {
+    if (map_fill(map, value, path) < 0) {
         cr_value_free(map);
         return NULL;
     }
     return map;
 }
 
-cr_value *crpy_map_from_python(PyObject *mapping, const char *what) {
+cr_value *crpy_map_from_python(PyObject *mapping, const char *what, const char *method) {
     if (!is_container(mapping) || PyList_Check(mapping) || PyTuple_Check(mapping)) {
         PyErr_Format(PyExc_TypeError, "%s must be a mapping, not %.100s", what, Py_TYPE(mapping)->tp_name);
         return NULL;
     }
-    return container_from_python(mapping);
+    value_path path = {.method = method, .root = what, .for_dependencies = 1, .depth = -1};
+    return container_from_python(mapping, &path);
 }
 
-int crpy_props_build(PyObject *props, PyObject *const *kwvalues, PyObject *kwnames, cr_value **out) {
+int crpy_props_build(PyObject *props, PyObject *const *kwvalues, PyObject *kwnames, const char *method, cr_value **out) {
     *out = NULL;
     int has_props = 0;
     if (props != NULL && props != Py_None) {
@@ -391,10 +483,15 @@ int crpy_props_build(PyObject *props, PyObject *const *kwvalues, PyObject *kwnam
         crpy_raise_last(CR_ERR_NO_MEMORY, NULL);
         return -1;
     }
-    if (has_props && map_fill(map, props) < 0) goto fail;
+    value_path path = {.method = method, .root = "props", .depth = 0};
+    path.containers[0] = has_props ? props : NULL;
+    if (has_props && map_fill(map, props, &path) < 0) goto fail;
+    path.containers[0] = NULL; /* keyword arguments: a tuple of names, no container of ours */
     for (Py_ssize_t i = 0; i < nkw; i++) {
-        const char *k = crpy_utf8(PyTuple_GET_ITEM(kwnames, i), "a props key");
-        if (k == NULL || map_set(map, k, kwvalues[i]) < 0) goto fail;
+        PyObject *key = PyTuple_GET_ITEM(kwnames, i);
+        const char *k = crpy_utf8(key, "a props key");
+        path.keys[0] = key;
+        if (k == NULL || map_set(map, k, kwvalues[i], &path) < 0) goto fail;
     }
     *out = map;
     return 0;

@@ -37,9 +37,6 @@ package final class ScratchRegion: @unchecked Sendable {
     /// reused pages).
     package static let minimumInput = 256 << 10
 
-    /// The size and alignment of a huge page (and of the mapping's usable start).
-    private static let hugePage = 2 << 20
-
     /// Loads of less input than this keep the region's first huge page's worth in small pages.
     package static let hugeFromInput = 1 << 20
 
@@ -50,9 +47,8 @@ package final class ScratchRegion: @unchecked Sendable {
     /// How many bytes at the region's start are left in small pages (the rest asks for huge ones).
     package let smallPages: Int
 
-    private let mapping: UnsafeMutableRawPointer
-    private let mappedBytes: Int
-    /// The usable part, aligned to `hugePage`.
+    private let mapping: HugePageMapping
+    /// The region's bounds (the mapping's).
     private let start: UnsafeMutableRawPointer
     private let end: UnsafeMutableRawPointer
     /// Where the next allocation starts.
@@ -74,31 +70,18 @@ package final class ScratchRegion: @unchecked Sendable {
     /// page's worth in small pages when `smallPagesFirst`, or nil when the system refuses the
     /// mapping.
     package init?(bytes: Int, smallPagesFirst: Bool = true) {
-        let usable = (max(bytes, 1) + ScratchRegion.hugePage - 1) & ~(ScratchRegion.hugePage - 1)
-        // One huge page more, to align the usable part to one.
-        let size = usable + ScratchRegion.hugePage
-        #if os(Linux)
-        let flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE
-        #else
-        let flags = MAP_PRIVATE | MAP_ANON
-        #endif
-        guard let p = mmap(nil, size, PROT_READ | PROT_WRITE, flags, -1, 0), p != MAP_FAILED else { return nil }
-        mapping = p
-        mappedBytes = size
-        let aligned = (UInt(bitPattern: p) + UInt(ScratchRegion.hugePage - 1)) & ~UInt(ScratchRegion.hugePage - 1)
-        start = UnsafeMutableRawPointer(bitPattern: aligned)!
-        end = start + usable
+        let small = smallPagesFirst ? HugePageMapping.hugePage : 0
+        guard let m = HugePageMapping(bytes: bytes, smallPages: small) else { return nil }
+        mapping = m
+        start = m.start
+        end = m.start + m.bytes
         cursor = start
-        smallPages = smallPagesFirst ? min(ScratchRegion.hugePage, usable) : 0
-        #if os(Linux)
-        // Advice only: where it is refused the region works with small pages.
-        if usable > smallPages { _ = madvise(start + smallPages, usable - smallPages, MADV_HUGEPAGE) }
-        #endif
+        smallPages = min(small, m.bytes)
         ScratchRegion.live.add(1, ordering: .relaxed)
     }
 
     deinit {
-        munmap(mapping, mappedBytes)
+        mapping.unmap()
         ScratchRegion.live.subtract(1, ordering: .relaxed)
     }
 

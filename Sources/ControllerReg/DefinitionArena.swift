@@ -103,9 +103,11 @@ final class DefinitionArena: @unchecked Sendable {
         }
     }
 
-    /// Drops the interning table (and freezes); the arena is read-only afterwards.
+    /// Drops the interning table (and freezes) and trims the plans' huge pages; the arena is
+    /// read-only afterwards.
     func finish() {
         freeze()
+        plans.trim()
         interned.pointee.free()
         recent.pointee?.deallocate()
         recent.pointee = nil

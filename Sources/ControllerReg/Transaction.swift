@@ -605,6 +605,10 @@ struct Transaction {
         }
         // Plans point at keys and literal strings in the records' arena, which stops moving here.
         records.freeze()
+        // A large change's plans in huge pages, a third of its records' bytes or so (`Arena`):
+        // address space for as many bytes as the records, what is not written given back by
+        // `finish()`.
+        if records.count >= Arena.hugePagesFrom { records.plans.reserveHugePages(records.count) }
         let compiler = PlanCompiler(arena: records.plans, strings: records)
         var table = EntryTableBuilder(
             base: base, count: nextIndex, keepsRows: keepsRows, changed: acceptedStaged.count + removed.count)

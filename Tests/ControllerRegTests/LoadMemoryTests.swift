@@ -79,6 +79,65 @@ struct LoadMemoryTests {
         return text + "}"
     }
 
+    @Test func aLargeChangesPlansAreOneHugePageMappingTrimmedToWhatTheyHold() throws {
+        let huge = HugePageMapping.hugePage
+        let arena = Arena()
+        arena.reserveHugePages(huge + 1)  // two huge pages of address space
+        let first = arena.allocate(100)
+        let second = arena.allocate(1 << 20)
+        #expect(Int(bitPattern: first) % huge == 0)
+        #expect(second == first + 104)
+        Self.fill(second, 1 << 20, seed: 3)
+        #expect(msync(first + huge, huge, MS_ASYNC) == 0)
+        // Past the reservation's room: the allocator's chunks, and the room never handed out
+        // (from ~1 MiB on) goes back to the system; what was, stays.
+        let beyond = arena.allocate(3 << 20)
+        #expect(beyond < first || beyond >= first + arena.reservedBytes)
+        Self.fill(beyond, 3 << 20, seed: 5)
+        #expect(msync(first + huge, huge, MS_ASYNC) != 0)
+        #expect(msync(first, (1 << 20) + 104, MS_ASYNC) == 0)
+        #expect(Self.holds(second, 1 << 20, seed: 3) && Self.holds(beyond, 3 << 20, seed: 5))
+        #expect(arena.reservedBytes == (1 << 20) + 4096)
+
+        // Trimmed when the change is done with it, the rest back to the system likewise.
+        let plans = Arena()
+        plans.reserveHugePages(huge)
+        let p = plans.allocate(5_000)
+        Self.fill(p, 5_000, seed: 9)
+        plans.trim()
+        #expect(plans.reservedBytes == 8192)
+        #expect(msync(p + 8192, 4096, MS_ASYNC) != 0)
+        #expect(Self.holds(p, 5_000, seed: 9))
+        let next = plans.allocate(64)
+        #expect(next < p || next >= p + plans.reservedBytes)
+    }
+
+    @Test func aLoadWhosePlansTakeHugePagesCreatesEveryEntry() throws {
+        // Records of 4 MiB or more: the plans are compiled into a huge-page mapping, trimmed when
+        // the change commits. Every entry builds with its own literals and its reference.
+        let count = 2_000
+        let text = String(repeating: "x", count: 2_200)
+        var json = "{"
+        for i in 0..<count {
+            json += i == 0 ? "" : ","
+            json += "\"W\(i)\": {\"ClassName\": \"Widget\", \"Description\": \"\(text)\","
+            json += " \"Dependencies\": {\"n\": \(i), \"label\": \"@w\(i)\""
+            json += i == 0 ? "}}" : ", \"first\": \"W0\"}}"
+        }
+        json += "}"
+        let r = Registry()
+        try registerWidgets(r, ["Widget"])
+        try r.load(text: json, format: .json)
+        let rows = r.cell.snapshot.entries.rows
+        #expect((0..<rows.arenaCount).contains { rows.arena($0).plans.reservedBytes > 0 })
+        for i in [0, 1, 999, count - 1] {
+            let w = try r.create("W\(i)", as: Widget.self)
+            #expect(w.args["n"] == .int(Int64(i)))
+            #expect(w.args["label"] == .string("w\(i)"))
+            if i > 0 { #expect(w.children["first"]?.args["label"] == .string("w0")) }
+        }
+    }
+
     @Test func registriesLoadedAfterFreedOnesReadTheirOwnEntries() throws {
         // Large enough that each arena is kept when freed: the second load may be given the first's.
         var first: Registry? = Registry()

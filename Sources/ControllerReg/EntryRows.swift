@@ -17,6 +17,10 @@ final class EntryRows: @unchecked Sendable {
     let capacity: Int
     /// Every row's plan, all `capacity` initialised (`EntryPlan()`, not live, until set).
     let plans: UnsafeMutablePointer<EntryPlan>
+    /// The mapping `plans` is in when they take a huge page or more (`HugePageMapping`: a large
+    /// load's rows fault in 2 MiB at a time, not from the top of `malloc`'s heap, which freeing
+    /// the previous registry gave back to the system); nil when `malloc` gave them.
+    private let plansMapping: HugePageMapping?
     /// The rows' names (room for `capacity` indices).
     let names: NameTable
     /// Each row's arena, by its position in the arena list; only in rows with room to add entries
@@ -43,7 +47,15 @@ final class EntryRows: @unchecked Sendable {
     /// list for one arena per row left).
     init(capacity: Int, arenas: Int, roomToAdd: Bool) {
         self.capacity = capacity
-        plans = .allocate(capacity: max(1, capacity))
+        let planBytes = max(1, capacity) * MemoryLayout<EntryPlan>.stride
+        if planBytes >= HugePageMapping.hugePage, var m = HugePageMapping(bytes: planBytes) {
+            m.trim(keeping: planBytes)
+            plansMapping = m
+            plans = m.start.bindMemory(to: EntryPlan.self, capacity: max(1, capacity))
+        } else {
+            plansMapping = nil
+            plans = .allocate(capacity: max(1, capacity))
+        }
         plans.initialize(repeating: EntryPlan(), count: max(1, capacity))
         names = NameTable(count: capacity)
         arenaOfRow = roomToAdd ? .allocate(capacity: max(1, capacity)) : nil
@@ -55,7 +67,7 @@ final class EntryRows: @unchecked Sendable {
         for k in 0..<arenaCount { arenaSlots[k].release() }
         arenaSlots.deallocate()
         arenaOfRow?.deallocate()
-        plans.deallocate()
+        if let m = plansMapping { m.unmap() } else { plans.deallocate() }
         names.deallocate()
     }
 

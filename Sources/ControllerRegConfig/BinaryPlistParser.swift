@@ -33,6 +33,10 @@ struct BinaryPlistParser {
 
     /// One bit per object: set once a container has been emitted (its next emission is a copy).
     var emitted: UnsafeMutableBufferPointer<UInt64> = .init(start: nil, count: 0)
+    /// Files of at least this many bytes keep their object offsets in the load's region for
+    /// temporaries (a 100k-entry file: 2.4 MB of offsets; a 10k one, 1.5 MB of file and 240 KB
+    /// of offsets, keeps them in the allocator's reused pages).
+    static let regionFromBytes = 4 << 20
     /// The depth of the frame that began the current copy of a shared container (0: none).
     var copyDepth = 0
     /// Values added by copies of shared containers so far (against `maxAliasExpansion`).
@@ -65,11 +69,12 @@ struct BinaryPlistParser {
             var parser = BinaryPlistParser(
                 p: bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), count: bytes.count, builder: builder,
                 stringBudget: max(limits.maxInputBytes, 1 << 20))
+            let region = bytes.count >= Self.regionFromBytes ? builder.scratch : nil
             defer {
-                parser.objects.deallocate()
-                parser.emitted.deallocate()
+                ScratchRegion.deallocate(parser.objects.baseAddress, in: region)
+                ScratchRegion.deallocate(parser.emitted.baseAddress, in: region)
             }
-            try parser.readTrailer()
+            try parser.readTrailer(in: region)
             try parser.walk()
             builder = parser.builder
         }
@@ -85,7 +90,9 @@ struct BinaryPlistParser {
 
     // MARK: - Trailer
 
-    mutating func readTrailer() throws(ConfigError) {
+    /// Reads the trailer and the offset table (into `objects`, its table and `emitted` in
+    /// `region` when given, else from `malloc`).
+    mutating func readTrailer(in region: ScratchRegion? = nil) throws(ConfigError) {
         guard count >= Self.headerSize + 1 + 1 + Self.trailerSize else {
             throw Self.fail(
                 file,
@@ -131,9 +138,11 @@ struct BinaryPlistParser {
                 file, "binary plist trailer: top object \(top) is not less than the object count \(objectCount)", at: t + 16)
         }
         topObject = Int(top)
-        emitted = .allocate(capacity: (objectCount + 63) >> 6)
-        emitted.initialize(repeating: 0)
-        self.objects = .allocate(capacity: objectCount)
+        emitted = UnsafeMutableBufferPointer(
+            start: ScratchRegion.allocate(UInt64.self, count: (objectCount + 63) >> 6, in: region, zeroed: true),
+            count: (objectCount + 63) >> 6)
+        let offsets = ScratchRegion.allocate(UInt32.self, count: objectCount, in: region)
+        self.objects = UnsafeMutableBufferPointer(start: offsets, count: objectCount)
         for index in 0..<objectCount {
             let offset = readSized(tableOffset + index * offsetSize, offsetSize)
             guard offset >= UInt64(Self.headerSize), offset < UInt64(tableOffset) else {
@@ -142,7 +151,7 @@ struct BinaryPlistParser {
                     "binary plist: offset \(offset) of object \(index) is outside the object area (\(Self.headerSize)..<\(tableOffset))",
                     at: tableOffset + index * offsetSize)
             }
-            self.objects[index] = UInt32(offset)
+            offsets[index] = UInt32(offset)
         }
     }
 

@@ -65,6 +65,9 @@ public struct DocumentBuilder {
     /// Where the root map's pairs go as they are read, if anywhere (`storage.sink`), and whether
     /// there is one (tested where every container closes).
     let sink: UnsafeMutablePointer<TopLevelPairSink?>
+    /// The load's region for temporaries, if its sink has one (`ScratchHolder`; a dynamic cast,
+    /// ~70k instructions the first time in a process: asked only where a large load needs it).
+    var scratch: ScratchRegion? { (sink.pointee as? ScratchHolder)?.scratch }
     let hasSink: Bool
     /// Whether the keys of pairs handed on are checked here for repeats (`topLevelNames`): a
     /// sink that `checksTopLevelKeys` does it itself.
@@ -127,7 +130,7 @@ public struct DocumentBuilder {
                 // A root map's keys (entries) run to about one per 128 bytes of input.
                 if builder.checksHandedKeys {
                     builder.topLevelNames = TopLevelNames(
-                        expectedKeys: expectedBytes / 128, expectedBytes: expectedBytes / 8, in: (sink as? ScratchHolder)?.scratch
+                        expectedKeys: expectedBytes / 128, expectedBytes: expectedBytes / 8, in: builder.scratch
                     )
                 }
                 do throws(ConfigError) {

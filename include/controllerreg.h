@@ -464,7 +464,9 @@ typedef struct cr_load_options {
  *  CR_ERR_DUPLICATE. Directories, FIFOs, devices and unreadable files are CR_ERR_IO.
  *  Memory: a load of 256 KiB of text or more keeps its temporaries (about as much again as the
  *  registry keeps) in an anonymous mapping of their own, in transparent huge pages on Linux, and
- *  unmaps it before returning; nothing of it stays. */
+ *  unmaps it before returning; nothing of it stays. A registry's compiled plans (when its entries'
+ *  records hold 4 MiB or more) and rows (2 MiB of them or more) are in mappings of their own too,
+ *  in huge pages, trimmed to what they hold: RSS counts them, malloc's statistics do not. */
 int cr_load_file(cr_registry *reg, const char *path, cr_format format);
 
 /** Loads several files as one transaction: they may refer to each other, and either all apply or

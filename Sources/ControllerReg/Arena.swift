@@ -16,7 +16,7 @@ import Darwin
 /// of a large load's plans come from the top of `malloc`'s heap, which is given back to the system
 /// when the registry is freed, so every such load faulted them in again 4 KiB at a time (a
 /// 100k-entry binary plist load ~1,100 of its ~2,400 faults, and the random reads of its plans
-/// missed the TLB more): 2 MiB at a time, the 100k load ran ~9% faster (BENCHMARKS.md, linear18).
+/// missed the TLB more); with its rows in huge pages too it ran ~6% faster (BENCHMARKS.md, linear18).
 // @unchecked: mutated only by the one transaction that fills it (under the writer lock); read-only
 // once its snapshot is published.
 final class Arena: @unchecked Sendable {

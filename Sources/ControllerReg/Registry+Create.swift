@@ -310,7 +310,7 @@ extension Registry {
                 // The Swift API's door: an entry of a Swift class built by its closures directly.
                 switch SwiftClassCreate.create(index, s, maxDepth: maxCreateDepth.load(ordering: .relaxed), thread: thread) {
                 case .built(let o): return .made(o, false, true)
-                case .failed(let failure): return .failed(swiftClassFailed(failure, bytes: bytes, length: length))
+                case .failed(let failure): return .failed(imageCreateFailed(failure, bytes: bytes, length: length))
                 case .refused: break
                 }
             }
@@ -327,6 +327,12 @@ extension Registry {
                 case .failed: return .failed(leafFailed(s, index, bytes: bytes, length: length))
                 case .refused: break
                 }
+            }
+            // The C ABI's door: an entry of literals and leaves built from its image (out of line:
+            // this frame's code is at the optimizer's inlining limit; the resolver's `fill`
+            // stopped being inlined into it, props_merged +92 instructions).
+            if inlineArguments, props == nil, let outcome = createFromHostImage(s, thread, index, destroyer: destroyer) {
+                return outcome
             }
             var resolver = Resolver(
                 snapshot: s, registry: self, maxDepth: maxCreateDepth.load(ordering: .relaxed), thread: thread)
@@ -351,6 +357,36 @@ extension Registry {
         }
     }
 
+    /// `HostArgumentsCreate.create` of entry `index` of `s`, its failure as the error hosts see
+    /// (named by the entry's name: the name asked for, which found it); nil when it refused: at
+    /// once when the entry's image is `refused` (an entry the resolver builds), with no frame set
+    /// up for the create (`createFromHostImageBuilt`).
+    @inline(never)
+    private func createFromHostImage(
+        _ s: Snapshot, _ thread: UnsafeMutablePointer<CreateThread>, _ index: Int,
+        destroyer: UnsafeMutablePointer<Destroyer>?
+    ) -> CreateOutcome? {
+        let image = SwiftArgumentImages.image(s, index, door: .host)
+        if image == SwiftArgumentImages.refused { return nil }
+        return createFromHostImageBuilt(s, thread, index, image: image, destroyer: destroyer)
+    }
+
+    /// `createFromHostImage` of an entry whose image is `image` (0: none built yet).
+    @inline(never)
+    private func createFromHostImageBuilt(
+        _ s: Snapshot, _ thread: UnsafeMutablePointer<CreateThread>, _ index: Int, image: UInt,
+        destroyer: UnsafeMutablePointer<Destroyer>?
+    ) -> CreateOutcome? {
+        switch HostArgumentsCreate.create(
+            index, s, image: image, maxDepth: maxCreateDepth.load(ordering: .relaxed), thread: thread,
+            destroyer: destroyer)
+        {
+        case .built(let o): return .made(o, false, false)
+        case .failed(let failure): return .failed(failure.error(for: Resolver.entryName(index, s)))
+        case .refused: return nil
+        }
+    }
+
     /// The error of a leaf `Resolver.createLeaf` built whose callback returned NULL (out of line).
     @inline(never)
     private func leafFailed(_ s: Snapshot, _ index: Int, bytes: UnsafePointer<UInt8>, length: Int) -> ConfigError {
@@ -358,9 +394,10 @@ extension Registry {
             for: String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self))
     }
 
-    /// The error of a `SwiftClassCreate` whose closure threw (out of line).
+    /// The error of a create from an entry's arguments image (`SwiftClassCreate`,
+    /// `HostArgumentsCreate`) whose closure threw or callback failed (out of line).
     @inline(never)
-    private func swiftClassFailed(_ failure: CreateFailure, bytes: UnsafePointer<UInt8>, length: Int) -> ConfigError {
+    private func imageCreateFailed(_ failure: CreateFailure, bytes: UnsafePointer<UInt8>, length: Int) -> ConfigError {
         failure.error(for: String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self))
     }
 

@@ -507,6 +507,10 @@ final class Snapshot: Sendable {
     /// The table of `SwiftArgumentImages` of this snapshot's entries (its address; 0 until the
     /// Swift API's first create of an entry with dependencies).
     let argumentImages = Atomic<UInt>(0)
+    /// The table of `SwiftArgumentImages` the C ABI's door builds from (`HostArgumentsCreate`: any
+    /// registered class, not only Swift ones), apart from the Swift API's; 0 until its first create
+    /// of an entry with dependencies.
+    let hostArgumentImages = Atomic<UInt>(0)
 
     init(entries: EntryTable, classes: ClassTable, templates: [String]) {
         self.entries = entries
@@ -518,5 +522,7 @@ final class Snapshot: Sendable {
         // Most snapshots never had one (every snapshot a change replaces, through any door).
         let table = argumentImages.load(ordering: .acquiring)
         if table != 0 { SwiftArgumentImages.freeTable(table, count: entries.count) }
+        let hostTable = hostArgumentImages.load(ordering: .acquiring)
+        if hostTable != 0 { SwiftArgumentImages.freeTable(hostTable, count: entries.count) }
     }
 }

@@ -8,8 +8,11 @@ import Musl
 import Darwin
 #endif
 
-/// The arguments maps `SwiftClassCreate` starts its creates from, one per entry of one snapshot,
-/// built on the entry's first such create and kept until the snapshot is freed.
+/// The arguments maps `SwiftClassCreate` (the Swift API's door) and `HostArgumentsCreate` (the C
+/// ABI's) start their creates from, one per entry of one snapshot and door (`Door`), built on the
+/// entry's first such create and kept until the snapshot is freed. The two doors' images are
+/// alike; the C ABI's takes leaves of any registered class, and has no leaf images (its leaves
+/// are built by `Resolver.createLeaf`).
 ///
 /// An image is an entry's arguments map as far as it is the same for every create: a header (a
 /// word with a bit per leaf slot, the image's serial, the first word of the map's value with its
@@ -35,9 +38,9 @@ import Darwin
 /// no image can be stale, and its pointers (keys and literals in the plan, class functions) live
 /// as long as it does.
 ///
-/// The table (a word per entry index) is allocated on first use; images and table are published
-/// with a compare-and-exchange, so threads building the same one at once keep one and free the
-/// others.
+/// Each door's table (a word per entry index) is allocated on first use; images and tables are
+/// published with a compare-and-exchange, so threads building the same one at once keep one and
+/// free the others.
 enum SwiftArgumentImages {
     /// Where an image's slots begin (after its header, 16-byte aligned).
     static var slotsOffset: Int { 48 }
@@ -67,11 +70,40 @@ enum SwiftArgumentImages {
     /// The image of an entry `SwiftClassCreate` does not build.
     static var refused: UInt { 1 }
 
-    /// The image of entry `index` of `snapshot` (an address, or `refused`), or 0 when none was
-    /// built yet.
+    /// Which door's images: the Swift API's (`SwiftClassCreate`: Swift classes only) or the C
+    /// ABI's (`HostArgumentsCreate`: any registered class). Each has its own table in the snapshot
+    /// (`Snapshot.argumentImages`, `Snapshot.hostArgumentImages`): an entry one refuses the other
+    /// may take.
+    enum Door {
+        case swift, host
+    }
+
+    /// The address of `door`'s table in `snapshot`, or 0 when it has none yet.
     @inline(__always)
-    static func image(_ snapshot: Snapshot, _ index: Int) -> UInt {
-        let table = snapshot.argumentImages.load(ordering: .acquiring)
+    private static func table(_ snapshot: Snapshot, _ door: Door) -> UInt {
+        switch door {
+        case .swift: return snapshot.argumentImages.load(ordering: .acquiring)
+        case .host: return snapshot.hostArgumentImages.load(ordering: .acquiring)
+        }
+    }
+
+    /// Publishes `fresh` as `door`'s table in `snapshot` unless it has one: whether it did, and
+    /// the table it had.
+    private static func publishTable(_ fresh: UInt, _ snapshot: Snapshot, _ door: Door) -> (Bool, UInt) {
+        switch door {
+        case .swift:
+            return snapshot.argumentImages.compareExchange(expected: 0, desired: fresh, ordering: .acquiringAndReleasing)
+        case .host:
+            return snapshot.hostArgumentImages.compareExchange(
+                expected: 0, desired: fresh, ordering: .acquiringAndReleasing)
+        }
+    }
+
+    /// The image of entry `index` of `snapshot` for `door` (an address, or `refused`), or 0 when
+    /// none was built yet.
+    @inline(__always)
+    static func image(_ snapshot: Snapshot, _ index: Int, door: Door = .swift) -> UInt {
+        let table = table(snapshot, door)
         guard table != 0 else { return 0 }
         return cell(table, index).pointee.load(ordering: .acquiring)
     }
@@ -82,16 +114,15 @@ enum SwiftArgumentImages {
     /// be allocated, `image` is freed and the entry reads as `refused` for this create (the
     /// resolver builds it).
     @inline(never)
-    static func publish(_ image: UInt, _ snapshot: Snapshot, _ index: Int) -> UInt {
-        var table = snapshot.argumentImages.load(ordering: .acquiring)
+    static func publish(_ image: UInt, _ snapshot: Snapshot, _ index: Int, door: Door = .swift) -> UInt {
+        var table = table(snapshot, door)
         if table == 0 {
             let count = max(1, snapshot.entries.count)
             guard let fresh = calloc(count, MemoryLayout<UInt>.stride) else {
                 release(image)
                 return refused
             }
-            let (stored, original) = snapshot.argumentImages.compareExchange(
-                expected: 0, desired: UInt(bitPattern: fresh), ordering: .acquiringAndReleasing)
+            let (stored, original) = publishTable(UInt(bitPattern: fresh), snapshot, door)
             if stored {
                 table = UInt(bitPattern: fresh)
             } else {

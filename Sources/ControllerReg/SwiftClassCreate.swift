@@ -138,7 +138,7 @@ enum SwiftClassCreate {
 
     /// Copies the slots of `image` to `slots`.
     @inline(__always)
-    private static func copySlots(_ slots: UnsafeMutablePointer<RawMapSlot>, _ image: UnsafeRawPointer) {
+    static func copySlots(_ slots: UnsafeMutablePointer<RawMapSlot>, _ image: UnsafeRawPointer) {
         let count = Int(truncatingIfNeeded: image.load(fromByteOffset: SwiftArgumentImages.mapHeadOffset, as: UInt64.self) >> 32)
         UnsafeMutableRawPointer(slots).copyMemory(
             from: image + SwiftArgumentImages.slotsOffset, byteCount: count &* MemoryLayout<RawMapSlot>.stride)
@@ -236,13 +236,15 @@ enum SwiftClassCreate {
     /// `writeSlots` into fresh memory, or `refused` when it has more than
     /// `SwiftArgumentImages.maxSlots` slots or a slot is neither a literal nor a transient leaf of
     /// a Swift class (out of line: once per entry and snapshot).
+    /// For `door` `.host` (`HostArgumentsCreate`), a leaf may be of any registered class.
     @inline(never)
-    private static func buildImage(
-        _ index: Int, _ snapshot: Snapshot, _ plan: UnsafePointer<EntryPlan>, _ f: UnsafePointer<ClassFunctions>
+    static func buildImage(
+        _ index: Int, _ snapshot: Snapshot, _ plan: UnsafePointer<EntryPlan>, _ f: UnsafePointer<ClassFunctions>,
+        door: SwiftArgumentImages.Door = .swift
     ) -> UInt {
         let count = plan.pointee.shape.unsafelyUnwrapped.count
         guard count > 0, count <= SwiftArgumentImages.maxSlots else {
-            return SwiftArgumentImages.publish(SwiftArgumentImages.refused, snapshot, index)
+            return SwiftArgumentImages.publish(SwiftArgumentImages.refused, snapshot, index, door: door)
         }
         let memory = SwiftArgumentImages.allocate(slots: count)
         let slots = (memory + SwiftArgumentImages.slotsOffset).bindMemory(to: RawMapSlot.self, capacity: count)
@@ -250,10 +252,10 @@ enum SwiftClassCreate {
         guard
             let leaves = writeSlots(
                 slots, plan.pointee.shape.unsafelyUnwrapped, plan.pointee.payloads.unsafelyUnwrapped,
-                Resolver.Tables(snapshot), count: count, leafDepth: 0, maxDepth: 1)
+                Resolver.Tables(snapshot), count: count, leafDepth: 0, maxDepth: 1, door: door)
         else {
             memory.deallocate()
-            return SwiftArgumentImages.publish(SwiftArgumentImages.refused, snapshot, index)
+            return SwiftArgumentImages.publish(SwiftArgumentImages.refused, snapshot, index, door: door)
         }
         memory.storeBytes(of: leaves, as: UInt64.self)
         memory.storeBytes(
@@ -266,7 +268,7 @@ enum SwiftClassCreate {
         memory.storeBytes(of: leaves != 0 ? 1 : 0, toByteOffset: SwiftArgumentImages.leafDepthOffset, as: Int.self)
         memory.storeBytes(of: f, toByteOffset: SwiftArgumentImages.functionsOffset, as: UnsafePointer<ClassFunctions>.self)
         memory.storeBytes(of: 0, toByteOffset: SwiftArgumentImages.leafOffset, as: Int.self)
-        return SwiftArgumentImages.publish(UInt(bitPattern: memory), snapshot, index)
+        return SwiftArgumentImages.publish(UInt(bitPattern: memory), snapshot, index, door: door)
     }
 
     /// Builds and publishes the `SwiftArgumentImages` image of entry `index` of `snapshot`, a
@@ -279,6 +281,17 @@ enum SwiftClassCreate {
         memory.storeBytes(of: f, toByteOffset: SwiftArgumentImages.functionsOffset, as: UnsafePointer<ClassFunctions>.self)
         memory.storeBytes(of: 1, toByteOffset: SwiftArgumentImages.leafOffset, as: Int.self)
         return SwiftArgumentImages.publish(UInt(bitPattern: memory), snapshot, index)
+    }
+
+    /// The functions of class `slot` when it is registered (has a `create`), else nil: what the
+    /// C ABI's door (`HostArgumentsCreate`) calls.
+    @inline(__always)
+    static func registeredClass(_ slot: Int32, _ tables: Resolver.Tables) -> UnsafePointer<ClassFunctions>? {
+        // One unsigned compare covers a negative slot too.
+        let slot = Int(slot)
+        guard UInt(bitPattern: slot) < UInt(bitPattern: tables.functions.count) else { return nil }
+        let f = tables.functions + slot
+        return f.pointee.create == nil ? nil : f
     }
 
     /// The functions of class `slot` when it is registered and makes Swift objects, else nil.
@@ -297,11 +310,12 @@ enum SwiftClassCreate {
     /// Writes the `count` map slots of an entry's arguments: each literal whole, each leaf's key
     /// (its value's payload holding the leaf class's functions until it is built). Returns a bit
     /// per leaf slot, or nil (nothing called, nothing to undo) when a slot is neither a literal
-    /// nor a reference to a transient leaf of a Swift class that `leafDepth` allows.
+    /// nor a reference to a transient leaf of a Swift class (for `door` `.host`, of any registered
+    /// class) that `leafDepth` allows.
     @inline(__always)
     private static func writeSlots(
         _ slots: UnsafeMutablePointer<RawMapSlot>, _ shape: PlanShape, _ payloads: UnsafePointer<UInt64>,
-        _ tables: Resolver.Tables, count: Int, leafDepth: Int, maxDepth: Int
+        _ tables: Resolver.Tables, count: Int, leafDepth: Int, maxDepth: Int, door: SwiftArgumentImages.Door
     ) -> UInt64? {
         var leaves: UInt64 = 0
         let heads = shape.heads
@@ -315,7 +329,8 @@ enum SwiftClassCreate {
                 guard s.op == .reference, leafDepth < maxDepth else { return nil }
                 let target = tables.plans + Int(s.target)
                 guard target.pointee.lifestyle == .transient, target.pointee.shape == nil,
-                    let leaf = swiftClass(target.pointee.classSlot, tables)
+                    let leaf = door == .swift
+                        ? swiftClass(target.pointee.classSlot, tables) : registeredClass(target.pointee.classSlot, tables)
                 else { return nil }
                 s.storeKey(at: d)
                 valueOf(d).pointee.a = UInt64(UInt(bitPattern: leaf))
@@ -345,7 +360,7 @@ enum SwiftClassCreate {
     /// `failure` of an argument or of the callback of entry `index`, with `index` first in its
     /// chain (as `Resolver.build` reports it).
     @inline(never)
-    private static func within(_ index: Int, _ snapshot: Snapshot, _ failure: CreateFailure) -> CreateFailure {
+    static func within(_ index: Int, _ snapshot: Snapshot, _ failure: CreateFailure) -> CreateFailure {
         var failure = failure
         failure.path.insert(Resolver.entryName(index, snapshot), at: 0)
         return failure
@@ -353,7 +368,7 @@ enum SwiftClassCreate {
 
     /// The value field of a map slot.
     @inline(__always)
-    private static func valueOf(_ slot: UnsafeMutablePointer<RawMapSlot>) -> UnsafeMutablePointer<RawValue> {
+    static func valueOf(_ slot: UnsafeMutablePointer<RawMapSlot>) -> UnsafeMutablePointer<RawValue> {
         (UnsafeMutableRawPointer(slot) + MemoryLayout<UnsafePointer<UInt8>>.size + MemoryLayout<Int>.size)
             .assumingMemoryBound(to: RawValue.self)
     }

@@ -5,7 +5,8 @@ import Testing
 
 /// The Swift API's own create of Swift classes (`SwiftClassCreate`: closures called directly, no
 /// resolver) against the resolver's path for the same entries of the same registry (the C ABI's
-/// door, `createOutcome(cName:)`, which calls the same closures through their C trampolines): the
+/// door, `createOutcome(cName:)`, with empty props, which calls the same closures through their C
+/// trampolines), and the C ABI's door's own path (`HostArgumentsCreate`) against both: the
 /// same closures run in the same order at the same depths, the same objects are released at the
 /// same moments, the caller gets the same object or the same error (code and message).
 @Suite("Swift class create path")
@@ -186,22 +187,37 @@ struct SwiftClassCreateTests {
         return lines + events.take()
     }
 
-    /// One entry through both doors: the Swift API's and the resolver's.
+    /// One entry through both doors: the Swift API's and the resolver's (the C ABI's door with an
+    /// empty props map, which every create of an entry takes through the resolver). The C ABI's
+    /// door without props (`HostArgumentsCreate` for an entry of literals and leaves) runs too,
+    /// and must give what the resolver gives (checked here, for every caller).
     static func bothDoors(_ registry: Registry, _ events: Events, _ name: String) -> (swift: [String], resolver: [String]) {
         events.restart()
         let swift = outcome(events) {
             do throws(ConfigError) { return .success(try registry.createReference(name)) } catch { return .failure(error) }
         }
         events.restart()
-        let resolver = outcome(events) {
-            name.withCString { cName in
-                switch registry.createOutcome(cName: cName, props: nil, destroyer: nil) {
-                case .made(let p, let owned, _): return .success(ObjectReference(p, registryOwned: owned, swiftObject: true))
-                case .failed(let error): return .failure(error)
-                }
+        let host = outcome(events) { cDoor(registry, name, props: nil) }
+        events.restart()
+        let empty = try! Value.map([:]).makeHeap(path: "props")
+        defer { HeapValue.free(empty) }
+        let resolver = outcome(events) { cDoor(registry, name, props: UnsafePointer(empty)) }
+        #expect(host == resolver, "\(name): the C ABI's door without props")
+        return (swift, resolver)
+    }
+
+    /// A create of `name` through the C ABI's door, with `props` (nil, or a map the caller built).
+    static func cDoor(
+        _ registry: Registry, _ name: String, props: UnsafePointer<RawValue>?
+    ) -> Result<
+        ObjectReference, ConfigError
+    > {
+        name.withCString { cName in
+            switch registry.createOutcome(cName: cName, props: props, destroyer: nil) {
+            case .made(let p, let owned, _): return .success(ObjectReference(p, registryOwned: owned, swiftObject: true))
+            case .failed(let error): return .failure(error)
             }
         }
-        return (swift, resolver)
     }
 
     /// Whether `SwiftClassCreate` builds entry `name` itself (the object is released) rather than
@@ -279,6 +295,48 @@ struct SwiftClassCreateTests {
         _ = Self.bothDoors(registry, events, name)  // a singleton is built by the first create only
         let (swift, resolver) = Self.bothDoors(registry, events, name)
         #expect(swift == resolver, "\(name)")
+        _ = events.take()
+    }
+
+    /// The entries the C ABI's door builds from its own images (`HostArgumentsCreate`): those
+    /// with slots, each a literal or a transient leaf of a registered class (a C class's too).
+    static let hostPath = [
+        "Keeps", "Literals", "Reads", "TakesOne", "LeafFails", "LeafSilent", "TopFails", "TopSilent", "Nests", "NestsSelf",
+        "NestsOther", "LeafNests", "WithC",
+    ]
+    /// The entries built without an image through that door (leaves: `Resolver.createLeaf`).
+    static let hostLeaves = ["Leaf", "Bad", "Quiet", "LeafNester", "Shared", "C"]
+
+    /// The C ABI's door keeps images of its own (`SwiftArgumentImages.Door.host`): an entry's first
+    /// create without props gives an entry of `hostPath` one, any other entry with slots or of
+    /// another lifestyle `refused`, a leaf none; later creates keep it (with a destroyer asked
+    /// for, as `cr_registry_create_with` does: the object destroyed through it).
+    @Test(arguments: direct + refused + ["C"])
+    func hostImagesKeepWhatTheFirstCreateFound(_ name: String) throws {
+        let events = Events()
+        let registry = try Self.makeRegistry(events)
+        func hostImage() -> UInt {
+            registry.cell.read { s, _ in SwiftArgumentImages.image(s, s.entries.index(of: name), door: .host) }
+        }
+        #expect(hostImage() == 0)
+        for _ in 0..<2 {
+            var destroyer = Destroyer()
+            name.withCString { cName in
+                if case .made(let p, let owned, _) = registry.createOutcome(cName: cName, props: nil, destroyer: &destroyer),
+                    !owned
+                {
+                    destroyer.destroy?(p, destroyer.context)
+                }
+            }
+            let image = hostImage()
+            if Self.hostPath.contains(name) {
+                #expect(image > SwiftArgumentImages.refused, "\(name)")
+            } else if Self.hostLeaves.contains(name) {
+                #expect(image == 0, "\(name)")
+            } else {
+                #expect(image == SwiftArgumentImages.refused, "\(name)")
+            }
+        }
         _ = events.take()
     }
 

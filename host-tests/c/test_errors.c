@@ -928,6 +928,44 @@ static void every_door_agrees(void) {
     }
 }
 
+/* The message (and its one record) of an argument the core refuses starts with the C function the
+ * host called, so a C caller knows which call it was. The C++ and Python bindings give the same
+ * text without it (their callers never called a cr_ function): bindings/cpp/tests/test_bindings.cpp
+ * and bindings/python/tests/test_misuse.py run the same cases. */
+static void refused_arguments_name_the_c_function(void) {
+    static const char singleton_text[] =
+        "cannot create 'Logger': 'Logger' is a singleton, built once from its config: it takes no props"
+        " (create it without props, or give the entry another Lifestyle to build one per create)";
+    host_stats s;
+    stats_init(&s);
+    cr_registry *reg = cr_registry_new();
+    CHECK_STATUS(cr_register_class(reg, "Node", &node_class, &s), CR_OK);
+    CHECK_STATUS(load_yaml(reg, "Logger: {ClassName: Node, Lifestyle: singleton}\n"), CR_OK);
+    cr_value *props = cr_map_new();
+    cr_map_set_string(props, "level", "trace");
+    char expected[512];
+    for (int with = 0; with < 2; with++) {
+        cr_create_options o = CR_CREATE_OPTIONS_INIT;
+        o.props = props;
+        const char *function = with ? "cr_registry_create_with" : "cr_registry_create";
+        CHECK_INVALID(with ? cr_registry_create_with(reg, "Logger", &o) : cr_registry_create(reg, "Logger", props), NULL);
+        snprintf(expected, sizeof expected, "%s: %s", function, singleton_text);
+        CHECK_STR(cr_last_error_message(), expected);
+        CHECK_INT((int)cr_last_error_count(), 1);
+        const cr_problem *p = cr_last_error_problem(0);
+        CHECK(p != NULL);
+        if (p) {
+            CHECK_STR(p->message, expected);
+            CHECK(p->file == NULL || p->file[0] == '\0');
+        }
+    }
+    cr_value_free(props);
+    CHECK_STATUS(cr_add_name_template(reg, "{name}{name}"), CR_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cr_last_error_message(), "cr_add_name_template: the name template \"{name}{name}\" holds {name} 2 times");
+    cr_clear_error();
+    cr_registry_free(reg);
+}
+
 /* A singleton reaching a graph entry through object references: CR_ERR_LIFETIME at the singleton's
  * place, every such singleton at once, from a file and from cr_add_entry alike; nothing changes. */
 static void lifetime_rule(void) {
@@ -1433,6 +1471,7 @@ void test_errors(void) {
     shared_registry();
     every_door_agrees();
     truncated_configs_name_the_fix();
+    refused_arguments_name_the_c_function();
     load_files_reports_every_file();
     late_syntax_error_reports_it_alone();
     repeated_name_far_apart();

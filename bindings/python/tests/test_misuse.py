@@ -98,8 +98,39 @@ def test_a_limit_value_past_64_bits_is_out_of_range_not_an_overflow(reg: cr.Regi
     for bad in (2**63, 10**30, -(2**64)):
         with pytest.raises(cr.InvalidArgumentError, match=rf"a limit must be at least 1 and at most {2**63 - 1}, got {bad}"):
             reg.set_limit(cr.Limit.CREATE_DEPTH, bad)
+    # The library's own refusal of a small value reads the same way: no C function's name first.
+    with pytest.raises(cr.InvalidArgumentError, match=r"^a limit must be at least 1, got 0"):
+        reg.set_limit(cr.Limit.CREATE_DEPTH, 0)
     reg.set_limit(cr.Limit.CREATE_DEPTH, 2**63 - 1)
     assert reg.get_limit(cr.Limit.CREATE_DEPTH) == 2**63 - 1
+
+
+SINGLETON_WITH_PROPS = (
+    "cannot create 'Logger': 'Logger' is a singleton, built once from its config: it takes no props"
+    " (create it without props, or give the entry another Lifestyle to build one per create)"
+)
+
+
+def test_a_refused_argument_names_no_c_function(reg: cr.Registry) -> None:
+    """The library's words without the C function the C door starts them with (a Python caller
+    called reg.create, never cr_registry_create_with): the same case as the C test
+    refused_arguments_name_the_c_function and the C++ one refused_arguments_name_no_c_function.
+    The message and its diagnostic read alike, through the registry and through a provider."""
+    reg.register_class("Logger", lambda args: object())
+    reg.register_class("Uses", lambda args: args["logger"])
+    reg.load_string(
+        "Logger: {ClassName: Logger, Lifestyle: singleton}\nUses: {ClassName: Uses, Dependencies: {logger: {Provider: Logger}}}\n"
+    )
+    with pytest.raises(cr.InvalidArgumentError) as refused:
+        reg.create("Logger", level="trace")
+    assert str(refused.value) == refused.value.message == SINGLETON_WITH_PROPS
+    assert [(d.code, d.file, d.message) for d in refused.value.diagnostics] == [
+        (cr.Status.INVALID_ARGUMENT, "", SINGLETON_WITH_PROPS)
+    ]
+    provider = reg.create("Uses")
+    with pytest.raises(cr.InvalidArgumentError) as through_provider:
+        provider.create(level="trace")
+    assert str(through_provider.value) == SINGLETON_WITH_PROPS
 
 
 def test_a_bool_is_never_taken_as_a_limit_or_an_enum_number(reg: cr.Registry) -> None:

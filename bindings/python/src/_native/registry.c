@@ -615,8 +615,8 @@ static PyObject *Registry_set_limit(RegistryObject *self, PyObject *args) {
     long long value = PyLong_AsLongLongAndOverflow(value_arg, &overflow);
     if (overflow != 0) {
         leave(self);
-        PyObject *text = PyUnicode_FromFormat("cr_registry_set_limit: a limit must be at least 1 and at most %lld, got %R",
-                                              (long long)INT64_MAX, value_arg);
+        PyObject *text =
+            PyUnicode_FromFormat("a limit must be at least 1 and at most %lld, got %R", (long long)INT64_MAX, value_arg);
         if (text == NULL) return NULL;
         crpy_raise_invalid(PyUnicode_AsUTF8(text));
         Py_DECREF(text);

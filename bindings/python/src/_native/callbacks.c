@@ -1,19 +1,50 @@
-/* The cr_class callbacks of every Python class: create calls the factory with the args as a dict,
- * destroy drops the library's reference, set injects one key, release frees the class record.
- * Callbacks may run on any thread, with or without the GIL held: they take it themselves. */
+/* The cr_class callbacks of every Python class: create calls the factory with the args as a dict
+ * (or, for a class registered with keywords=True, as keyword arguments), destroy drops the
+ * library's reference, set injects one key, release frees the class record. Callbacks may run on
+ * any thread, with or without the GIL held: they take it themselves. */
 #include "native.h"
 
 /** One registered Python class: the cr_class user_data (freed by release). */
 typedef struct {
     crpy_class_link link; /* in the Registry's list while the library holds the record */
     PyObject *name;       /* str */
-    PyObject *factory;    /* callable(args: dict) -> object */
+    PyObject *factory;    /* callable(args: dict) -> object, or callable(**args) -> object */
     PyObject *on_destroy; /* callable(object) or NULL */
     PyObject *setter;     /* callable(object, key, value) or NULL: setattr */
 } class_record;
 
-static void *create_cb(const cr_value *args, void *user_data) {
-    class_record *record = user_data;
+/* A keywords factory refused its args (a TypeError): the exception set now is replaced by the one
+ * controllerreg._keywords.explain makes, naming the key and the fix, when the args do not fit the
+ * factory's signature; left as it is otherwise (a TypeError raised inside the factory). Only on
+ * the failure path: a create that succeeds never calls it. */
+static void explain_keywords(class_record *record, PyObject *dict) {
+    if (!PyErr_ExceptionMatches(PyExc_TypeError)) return;
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    if (tb != NULL && value != NULL) PyException_SetTraceback(value, tb);
+    PyObject *module = PyImport_ImportModule("controllerreg._keywords");
+    PyObject *better = module
+        ? PyObject_CallMethod(module, "explain", "OOOO", record->factory, record->name, dict, value ? value : Py_None)
+        : NULL;
+    Py_XDECREF(module);
+    if (better == NULL || better == Py_None) {
+        /* Not a signature mismatch (or the explanation itself failed): the factory's own error. */
+        Py_XDECREF(better);
+        PyErr_Clear();
+        PyErr_Restore(type, value, tb);
+        return;
+    }
+    Py_XDECREF(type);
+    Py_XDECREF(tb);
+    if (value != NULL) PyException_SetCause(better, value); /* takes the reference */
+    PyErr_SetObject((PyObject *)Py_TYPE(better), better);
+    Py_DECREF(better);
+}
+
+/* The create callback's body: `keywords` is a constant in each caller below, so the dict call of
+ * create_cb compiles exactly as it did before keyword factories existed. */
+static inline void *create_object(const cr_value *args, class_record *record, int keywords) {
     PyGILState_STATE gil = PyGILState_Ensure();
     crpy_frame local, *frame = crpy_frame_current();
     int own_frame = frame == NULL; /* called from outside any Python call (e.g. a C host) */
@@ -25,7 +56,14 @@ static void *create_cb(const cr_value *args, void *user_data) {
     PyObject *dict = crpy_value_to_python(args, frame);
     if (dict != NULL && !PyDict_Check(dict)) Py_SETREF(dict, PyDict_New());
     if (dict != NULL) {
-        result = PyObject_CallOneArg(record->factory, dict);
+        if (keywords) {
+            PyObject *no_positional = PyTuple_New(0);
+            result = no_positional ? PyObject_Call(record->factory, no_positional, dict) : NULL;
+            Py_XDECREF(no_positional);
+            if (result == NULL) explain_keywords(record, dict);
+        } else {
+            result = PyObject_CallOneArg(record->factory, dict);
+        }
         Py_DECREF(dict);
     }
     if (result == Py_None) {
@@ -41,6 +79,11 @@ static void *create_cb(const cr_value *args, void *user_data) {
     if (!own_frame) crpy_frame_recheck_gil(frame);
     return result ? crpy_tag(result) : NULL;
 }
+
+static void *create_cb(const cr_value *args, void *user_data) { return create_object(args, user_data, 0); }
+
+/* The create callback of a class registered with keywords=True: factory(**args). */
+static void *create_keywords_cb(const cr_value *args, void *user_data) { return create_object(args, user_data, 1); }
 
 static void destroy_cb(void *object, void *user_data) {
     class_record *record = user_data;
@@ -127,7 +170,7 @@ void crpy_classes_detach(crpy_class_link *classes) {
 }
 
 int crpy_register_class(cr_registry *reg, crpy_class_link *classes, const char *name, PyObject *factory, PyObject *on_destroy,
-                        PyObject *setter, int replace) {
+                        PyObject *setter, int replace, int keywords) {
     class_record *record = PyMem_RawCalloc(1, sizeof *record);
     if (record == NULL) {
         PyErr_NoMemory();
@@ -144,7 +187,7 @@ int crpy_register_class(cr_registry *reg, crpy_class_link *classes, const char *
     record->on_destroy = (on_destroy && on_destroy != Py_None) ? (Py_INCREF(on_destroy), on_destroy) : NULL;
     record->setter = (setter && setter != Py_None) ? (Py_INCREF(setter), setter) : NULL;
     cr_class cls = {0};
-    cls.create = create_cb;
+    cls.create = keywords ? create_keywords_cb : create_cb;
     cls.destroy = destroy_cb;
     cls.set = set_cb;
     cls.release = release_cb;

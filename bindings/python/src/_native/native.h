@@ -113,9 +113,10 @@ typedef struct crpy_class_link {
 } crpy_class_link;
 
 /** Registers (or replaces) a Python class on `reg`, its record linked into `classes` (the
- *  Registry's list) until the library releases it. Returns the cr status, -1 with an exception. */
+ *  Registry's list) until the library releases it; `keywords`: its factory is called with the args
+ *  as keyword arguments. Returns the cr status, -1 with an exception. */
 int crpy_register_class(cr_registry *reg, crpy_class_link *classes, const char *name, PyObject *factory, PyObject *on_destroy,
-                        PyObject *setter, int replace);
+                        PyObject *setter, int replace, int keywords);
 /** Visits the callables of every class record linked into `classes` (a Registry's tp_traverse). */
 int crpy_classes_traverse(crpy_class_link *classes, visitproc visit, void *arg);
 /** Unlinks every record from `classes` (the Registry is closed or gone: records the library still

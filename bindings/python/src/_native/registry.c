@@ -232,14 +232,16 @@ static PyObject *Registry_inject(RegistryObject *self, PyObject *args, PyObject 
 /* -- classes --------------------------------------------------------------------------------- */
 
 static PyObject *register_impl(RegistryObject *self, PyObject *args, PyObject *kwds, int force_replace) {
-    static char *kwlist[] = {"class_name", "factory", "replace", "on_destroy", "setter", NULL};
+    static char *kwlist[] = {"class_name", "factory", "replace", "on_destroy", "setter", "keywords", NULL};
     PyObject *name, *factory, *on_destroy = Py_None, *setter = Py_None;
-    int replace = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "UO|$pOO:register_class", kwlist, &name, &factory, &replace, &on_destroy,
-                                     &setter))
+    int replace = 0, keywords = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "UO|$pOOp:register_class", kwlist, &name, &factory, &replace, &on_destroy,
+                                     &setter, &keywords))
         return NULL;
     if (!PyCallable_Check(factory)) {
-        PyErr_SetString(PyExc_TypeError, "factory must be callable (args: dict) -> object");
+        PyErr_SetString(PyExc_TypeError,
+                        keywords ? "factory must be callable (**args) -> object"
+                                 : "factory must be callable (args: dict) -> object");
         return NULL;
     }
     if ((on_destroy != Py_None && !PyCallable_Check(on_destroy)) || (setter != Py_None && !PyCallable_Check(setter))) {
@@ -250,7 +252,7 @@ static PyObject *register_impl(RegistryObject *self, PyObject *args, PyObject *k
     if (cname == NULL) return NULL;
     cr_registry *reg = enter(self);
     if (reg == NULL) return NULL;
-    int status = crpy_register_class(reg, &self->classes, cname, factory, on_destroy, setter, replace || force_replace);
+    int status = crpy_register_class(reg, &self->classes, cname, factory, on_destroy, setter, replace || force_replace, keywords);
     leave(self);
     if (status < 0) return NULL;
     invalidate(self);
@@ -875,9 +877,10 @@ static PyMethodDef Registry_methods[] = {
     {"inject", (PyCFunction)(void (*)(void))Registry_inject, METH_VARARGS | METH_KEYWORDS,
      "inject(name, object, setter=None): sets entry `name`'s dependencies on an existing object."},
     {"register_class", (PyCFunction)(void (*)(void))Registry_register_class, METH_VARARGS | METH_KEYWORDS,
-     "register_class(class_name, factory, *, replace=False, on_destroy=None, setter=None)."},
+     "register_class(class_name, factory, *, replace=False, on_destroy=None, setter=None, keywords=False): keywords=True "
+     "calls factory(**args) instead of factory(args)."},
     {"replace_class", (PyCFunction)(void (*)(void))Registry_replace_class, METH_VARARGS | METH_KEYWORDS,
-     "replace_class(class_name, factory, *, on_destroy=None, setter=None): registers or replaces."},
+     "replace_class(class_name, factory, *, on_destroy=None, setter=None, keywords=False): registers or replaces."},
     {"load_file", (PyCFunction)(void (*)(void))Registry_load_file, METH_VARARGS | METH_KEYWORDS,
      "load_file(path, format='auto', *, override=False): loads a config file (all or nothing)."},
     {"load_files", (PyCFunction)(void (*)(void))Registry_load_files, METH_VARARGS | METH_KEYWORDS,

@@ -26,7 +26,7 @@ The package carries its own ``libcontrollerreg.so`` (next to the extension modul
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, Optional, Tuple, TypeVar
+from typing import Any, Callable, Dict, Literal, Optional, Tuple, TypeVar, overload
 
 from ._errors import (
     ClassExistsError,
@@ -60,9 +60,11 @@ from . import _native as _native  # noqa: E402  (after the optional preload)
 
 _check_library(_expected_library, _native.library_path())
 
-#: A factory: called with the args dict, returns the new object.
+#: A factory: called with the args dict, returns the new object (``factory(**args)`` instead for a
+#: class registered with ``keywords=True``).
 Factory = Callable[[Dict[str, Any]], Any]
 _F = TypeVar("_F", bound=Factory)
+_C = TypeVar("_C", bound=Callable[..., Any])
 
 Provider = _native.Provider
 
@@ -92,6 +94,7 @@ class Registry(_native.Registry):
 
     __slots__ = ()
 
+    @overload
     def class_(
         self,
         class_name: str,
@@ -99,15 +102,41 @@ class Registry(_native.Registry):
         replace: bool = False,
         on_destroy: Optional[Callable[[Any], None]] = None,
         setter: Optional[Callable[[Any, str, Any], None]] = None,
-    ) -> Callable[[_F], _F]:
+        keywords: Literal[False] = False,
+    ) -> Callable[[_F], _F]: ...
+
+    @overload
+    def class_(
+        self,
+        class_name: str,
+        *,
+        replace: bool = False,
+        on_destroy: Optional[Callable[[Any], None]] = None,
+        setter: Optional[Callable[[Any, str, Any], None]] = None,
+        keywords: Literal[True],
+    ) -> Callable[[_C], _C]: ...
+
+    def class_(
+        self,
+        class_name: str,
+        *,
+        replace: bool = False,
+        on_destroy: Optional[Callable[[Any], None]] = None,
+        setter: Optional[Callable[[Any, str, Any], None]] = None,
+        keywords: bool = False,
+    ) -> Callable[[_C], _C]:
         """Decorator form of :meth:`register_class`::
 
         @reg.class_("Test2ViewController")
         def make_test2(args): return Test2ViewController()
+
+        @reg.class_("Service", keywords=True)   # built as Service(**args)
+        class Service:
+            def __init__(self, db, log): ...
         """
 
-        def decorate(factory: _F) -> _F:
-            self.register_class(class_name, factory, replace=replace, on_destroy=on_destroy, setter=setter)
+        def decorate(factory: _C) -> _C:
+            self.register_class(class_name, factory, replace=replace, on_destroy=on_destroy, setter=setter, keywords=keywords)  # type: ignore[call-overload]
             return factory
 
         return decorate

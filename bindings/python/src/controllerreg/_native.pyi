@@ -2,12 +2,13 @@
 
 from os import PathLike
 from types import TracebackType
-from typing import Any, Callable, Dict, Iterable, List, Mapping, NoReturn, Optional, Tuple, Type, TypeVar, Union
+from typing import Any, Callable, Dict, Iterable, List, Literal, Mapping, NoReturn, Optional, Tuple, Type, TypeVar, Union, overload
 
 _Self = TypeVar("_Self", bound="Registry")
 _PathLike = Union[str, bytes, "PathLike[str]", "PathLike[bytes]"]
 _FormatLike = Union[str, int]
 _Factory = Callable[[Dict[str, Any]], Any]
+_KeywordFactory = Callable[..., Any]
 _Setter = Callable[[Any, str, Any], Any]
 
 def version() -> str: ...
@@ -45,6 +46,7 @@ class Registry:
     def __exit__(
         self, exc_type: Optional[Type[BaseException]], exc: Optional[BaseException], tb: Optional[TracebackType]
     ) -> None: ...
+    @overload
     def register_class(
         self,
         class_name: str,
@@ -53,7 +55,20 @@ class Registry:
         replace: bool = False,
         on_destroy: Optional[Callable[[Any], Any]] = None,
         setter: Optional[_Setter] = None,
+        keywords: Literal[False] = False,
     ) -> None: ...
+    @overload
+    def register_class(
+        self,
+        class_name: str,
+        factory: _KeywordFactory,
+        *,
+        replace: bool = False,
+        on_destroy: Optional[Callable[[Any], Any]] = None,
+        setter: Optional[_Setter] = None,
+        keywords: Literal[True],
+    ) -> None: ...
+    @overload
     def replace_class(
         self,
         class_name: str,
@@ -61,6 +76,17 @@ class Registry:
         *,
         on_destroy: Optional[Callable[[Any], Any]] = None,
         setter: Optional[_Setter] = None,
+        keywords: Literal[False] = False,
+    ) -> None: ...
+    @overload
+    def replace_class(
+        self,
+        class_name: str,
+        factory: _KeywordFactory,
+        *,
+        on_destroy: Optional[Callable[[Any], Any]] = None,
+        setter: Optional[_Setter] = None,
+        keywords: Literal[True],
     ) -> None: ...
     def load_file(
         self,

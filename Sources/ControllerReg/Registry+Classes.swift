@@ -37,7 +37,10 @@ extension Registry {
         try change { (c) throws(ConfigError) in
             let slot = c.classSlot(for: className)
             if !replace, c.ownRecords[slot] != nil {
-                throw ConfigError(.classExists, "class '\(className)' is already registered (use a replace call to replace it)")
+                throw ConfigError(
+                    .classExists,
+                    "class '\(className)' is already registered: to replace it on purpose, use the replace call"
+                        + " (cr_replace_class; replaceClass in Swift; replace_class in C++; replace=True in Python)")
             }
             c.ownRecords[slot] = record
         }

@@ -110,12 +110,13 @@ struct Problem {
 };
 
 namespace detail {
-/// `message` without the C function's name the C ABI starts a CR_ERR_INVALID_ARGUMENT message
-/// with when the problem has no place ("cr_registry_create_with: cannot create 'Logger': ..."
-/// reads "cannot create 'Logger': ..."): a C++ caller called a method of this binding, not that
-/// function, and the message names the thing and the fix without it. Any other message as it is.
-inline const char *without_c_name(int code, const char *file, const char *message) noexcept {
-    if (code != CR_ERR_INVALID_ARGUMENT || (file && *file) || std::strncmp(message, "cr_", 3) != 0) return message;
+/// `message` without the C function's name the C ABI starts a problem with when it has no place,
+/// whatever its code ("cr_registry_create_with: cannot create 'Logger': ..." reads "cannot create
+/// 'Logger': ...", "cr_register_class: class 'X' is already registered ..." reads "class 'X' is
+/// already registered ..."): a C++ caller called a method of this binding, not that function, and
+/// the message names the thing and the fix without it. A placed problem's message as it is.
+inline const char *without_c_name(const char *file, const char *message) noexcept {
+    if ((file && *file) || std::strncmp(message, "cr_", 3) != 0) return message;
     const char *p = message + 3;
     while ((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_') ++p;
     return (p[0] == ':' && p[1] == ' ') ? p + 2 : message;
@@ -128,7 +129,7 @@ inline Problem problem_from(const cr_problem &p) {
     q.file = p.file ? p.file : "";
     q.line = p.line;
     q.column = p.column;
-    q.message = p.message ? without_c_name(p.code, p.file, p.message) : "";
+    q.message = p.message ? without_c_name(p.file, p.message) : "";
     if (p.suggestion) q.suggestion = std::string(p.suggestion);
     return q;
 }
@@ -336,7 +337,7 @@ template <typename... Args> [[noreturn]] void raise_as(int code, Args &&...args)
     if (KeptError kept{cr_last_error_keep()}) {
         // The kept error's own message (it lives as long as `kept`, which the Error takes after
         // copying it).
-        const char *message = without_c_name(code, nullptr, cr_error_message(kept.get()));
+        const char *message = without_c_name(nullptr, cr_error_message(kept.get()));
         raise_as(code, FromKept{}, code, message, std::move(kept));
     }
     // No record could be kept (memory ran out): the problems read now, as they are.
@@ -347,7 +348,7 @@ template <typename... Args> [[noreturn]] void raise_as(int code, Args &&...args)
         if (!p) break;
         problems.push_back(problem_from(*p));
     }
-    raise_as(code, code, std::string(without_c_name(code, nullptr, cr_last_error_message())), std::move(problems));
+    raise_as(code, code, std::string(without_c_name(nullptr, cr_last_error_message())), std::move(problems));
 }
 
 /// Throws the last error if `status` is not CR_OK.

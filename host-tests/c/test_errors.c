@@ -962,6 +962,12 @@ static void refused_arguments_name_the_c_function(void) {
     cr_value_free(props);
     CHECK_STATUS(cr_add_name_template(reg, "{name}{name}"), CR_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(cr_last_error_message(), "cr_add_name_template: the name template \"{name}{name}\" holds {name} 2 times");
+    /* A refusal of another code without a place is named the same way (the C++ and Python tests
+     * run this case too and read it without the name). */
+    CHECK_STATUS(cr_register_class(reg, "Node", &node_class, &s), CR_ERR_CLASS_EXISTS);
+    CHECK_STR(cr_last_error_message(),
+              "cr_register_class: class 'Node' is already registered: to replace it on purpose, use the replace call"
+              " (cr_replace_class; replaceClass in Swift; replace_class in C++; replace=True in Python)");
     cr_clear_error();
     cr_registry_free(reg);
 }

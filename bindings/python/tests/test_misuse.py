@@ -131,6 +131,13 @@ def test_a_refused_argument_names_no_c_function(reg: cr.Registry) -> None:
     with pytest.raises(cr.InvalidArgumentError) as through_provider:
         provider.create(level="trace")
     assert str(through_provider.value) == SINGLETON_WITH_PROPS
+    # Another code without a place reads the same way (the C test keeps the name).
+    with pytest.raises(cr.ClassExistsError) as twice:
+        reg.register_class("Logger", lambda args: object())
+    assert str(twice.value) == (
+        "class 'Logger' is already registered: to replace it on purpose, use the replace call"
+        " (cr_replace_class; replaceClass in Swift; replace_class in C++; replace=True in Python)"
+    )
 
 
 def test_a_bool_is_never_taken_as_a_limit_or_an_enum_number(reg: cr.Registry) -> None:

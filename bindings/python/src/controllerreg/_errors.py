@@ -271,12 +271,14 @@ def error_for(code: int, message: str, diagnostics: Sequence[Diagnostic] = ()) -
     return _BY_CODE.get(code, Error)(code, message, diagnostics)
 
 
-def _without_c_name(code: int, file: str, message: str) -> str:
-    """``message`` without the C function's name the C ABI starts a CR_ERR_INVALID_ARGUMENT message
-    with when the problem has no place (``cr_registry_create_with: cannot create 'Logger': ...``
-    reads ``cannot create 'Logger': ...``): a Python caller called a method of this package, not
-    that function, and the message names the thing and the fix without it. Any other as it is."""
-    if code != Status.INVALID_ARGUMENT or file or not message.startswith("cr_"):
+def _without_c_name(file: str, message: str) -> str:
+    """``message`` without the C function's name the C ABI starts a problem with when it has no
+    place (``cr_registry_create_with: cannot create 'Logger': ...`` reads ``cannot create
+    'Logger': ...``, ``cr_register_class: class 'X' is already registered ...`` reads ``class 'X'
+    is already registered ...``), whatever its code: a Python caller called a method of this
+    package, not that function, and the message names the thing and the fix without it. A placed
+    problem (``file`` not empty) as it is."""
+    if file or not message.startswith("cr_"):
         return message
     name, colon, rest = message.partition(": ")
     return rest if colon and name.isidentifier() and name.isascii() and name.islower() else message
@@ -293,7 +295,7 @@ def _read_problems(source: Any) -> Sequence[_Problem]:
 
         source = _native._error_problems(source)
     return tuple(
-        p if p[0] != Status.INVALID_ARGUMENT or p[1] else p[:4] + (_without_c_name(p[0], p[1], p[4]), p[5]) for p in source
+        p if p[1] else p[:4] + (_without_c_name(p[1], p[4]), p[5]) for p in source
     )
 
 
@@ -301,7 +303,7 @@ def _from_native(code: int, message: str, count: int, source: Any) -> Error:
     """The extension's way to build an error from the thread's last library error: its message and
     problem count, and ``source``, the failure it kept (read when ``diagnostics`` is first read),
     or None when the failure has no problem records."""
-    err = _BY_CODE.get(code, Error)(code, _without_c_name(code, "", message))
+    err = _BY_CODE.get(code, Error)(code, _without_c_name("", message))
     if count > 0 and source is not None:
         err.__dict__.pop("_diagnostics", None)
         err.__dict__["_native_source"] = source

@@ -136,12 +136,7 @@ enum HostArgumentsCreate {
                 rest &= rest &- 1
             } while rest != 0
         }
-        // The map's value: its first word (kind, flags, hint, count) from the image, its slots, 0.
-        let map = UnsafeMutableRawPointer(args)
-        map.storeBytes(
-            of: image.load(fromByteOffset: SwiftArgumentImages.mapHeadOffset, as: UInt64.self), as: UInt64.self)
-        map.storeBytes(of: UInt64(UInt(bitPattern: slots)), toByteOffset: 8, as: UInt64.self)
-        map.storeBytes(of: 0, toByteOffset: 16, as: UInt64.self)
+        SwiftClassCreate.writeMap(args, slots: slots, image: image)
         let f = image.load(fromByteOffset: SwiftArgumentImages.functionsOffset, as: UnsafePointer<ClassFunctions>.self)
         HostFailure.clear()
         guard

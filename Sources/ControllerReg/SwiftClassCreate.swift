@@ -144,6 +144,19 @@ enum SwiftClassCreate {
             from: image + SwiftArgumentImages.slotsOffset, byteCount: count &* MemoryLayout<RawMapSlot>.stride)
     }
 
+    /// Writes the arguments map's value to `args`: its first word (kind, flags, hint, count) from
+    /// `image`, then `slots`, then 0.
+    @inline(__always)
+    static func writeMap(
+        _ args: UnsafeMutablePointer<RawValue>, slots: UnsafeMutablePointer<RawMapSlot>, image: UnsafeRawPointer
+    ) {
+        let map = UnsafeMutableRawPointer(args)
+        map.storeBytes(
+            of: image.load(fromByteOffset: SwiftArgumentImages.mapHeadOffset, as: UInt64.self), as: UInt64.self)
+        map.storeBytes(of: UInt64(UInt(bitPattern: slots)), toByteOffset: 8, as: UInt64.self)
+        map.storeBytes(of: 0, toByteOffset: 16, as: UInt64.self)
+    }
+
     /// Builds entry `index` from `slots`, a copy of its `image`'s (each leaf slot rewritten here
     /// before any closure reads it): each leaf's closure is called in slot order (its class's
     /// functions read from the image), then the entry's own with `args`, the map of `slots`; what
@@ -187,12 +200,7 @@ enum SwiftClassCreate {
                 rest &= rest &- 1
             } while rest != 0
         }
-        // The map's value: its first word (kind, flags, hint, count) from the image, its slots, 0.
-        let map = UnsafeMutableRawPointer(args)
-        map.storeBytes(
-            of: image.load(fromByteOffset: SwiftArgumentImages.mapHeadOffset, as: UInt64.self), as: UInt64.self)
-        map.storeBytes(of: UInt64(UInt(bitPattern: slots)), toByteOffset: 8, as: UInt64.self)
-        map.storeBytes(of: 0, toByteOffset: 16, as: UInt64.self)
+        writeMap(args, slots: slots, image: image)
         HostFailure.clear()
         let object: UnsafeMutableRawPointer
         do {

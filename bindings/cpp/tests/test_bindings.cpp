@@ -334,8 +334,8 @@ TEST_CASE(refused_arguments_name_no_c_function) {
     CHECK(std::string(odd.what()).rfind("the name template \"{name}{name}\" holds {name} 2 times", 0) == 0);
     CHECK(!contains(odd.what(), "cr_add_name_template"));
     // Another code without a place reads the same way (the C test keeps the name).
-    auto twice = EXPECT_ERROR(cr::ClassExists, CR_ERR_CLASS_EXISTS,
-                              reg.register_class("Logger", [](cr::Args) { return new Logger; }));
+    auto twice =
+        EXPECT_ERROR(cr::ClassExists, CR_ERR_CLASS_EXISTS, reg.register_class("Logger", [](cr::Args) { return new Logger; }));
     CHECK_EQ(std::string(twice.what()),
              std::string("class 'Logger' is already registered: to replace it on purpose, use the replace call"
                          " (cr_replace_class; replaceClass in Swift; replace_class in C++; replace=True in Python)"));

@@ -294,9 +294,7 @@ def _read_problems(source: Any) -> Sequence[_Problem]:
         from . import _native  # loaded by now: only the extension makes a source
 
         source = _native._error_problems(source)
-    return tuple(
-        p if p[1] else p[:4] + (_without_c_name(p[1], p[4]), p[5]) for p in source
-    )
+    return tuple(p if p[1] else p[:4] + (_without_c_name(p[1], p[4]), p[5]) for p in source)
 
 
 def _from_native(code: int, message: str, count: int, source: Any) -> Error:

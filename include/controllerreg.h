@@ -36,12 +36,12 @@
  *   name must not be empty; give the entry a name", "cr_registry_start: eager singleton 'S'
  *   failed: ..."), except a create's (cr_registry_create, cr_create, cr_provider_create,
  *   cr_inject), which names the entry and the chain to it instead ("cannot create 'A' (A -> B):
- *   ..."). Names given to functions (entry, class and template names) must be valid UTF-8 (CR_ERR_INVALID_ARGUMENT otherwise: never
- *   repaired) no longer than CR_LIMIT_STRING_BYTES (CR_ERR_LIMIT). So must all other text a host
- *   hands over: paths, a source_name, and the keys and strings it puts into values (props,
- *   dependencies, environment maps, tags); bytes that are not UTF-8 are CR_ERR_INVALID_ARGUMENT
- *   naming the first bad byte, and nothing is stored, opened or loaded. Every string a host reads
- *   back is therefore UTF-8.
+ *   ..."). Names given to functions (entry, class and template names) must be valid UTF-8
+ *   (CR_ERR_INVALID_ARGUMENT otherwise: never repaired) no longer than CR_LIMIT_STRING_BYTES
+ *   (CR_ERR_LIMIT). So must all other text a host hands over: paths, a source_name, and the keys
+ *   and strings it puts into values (props, dependencies, environment maps, tags); bytes that are
+ *   not UTF-8 are CR_ERR_INVALID_ARGUMENT naming the first bad byte, and nothing is stored, opened
+ *   or loaded. Every string a host reads back is therefore UTF-8.
  *
  * OWNERSHIP
  *   The caller owns what a create returns (cr_registry_create_with tells how to destroy it),

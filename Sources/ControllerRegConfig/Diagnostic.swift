@@ -36,6 +36,8 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
         }
         set { self = Diagnostic(code, raw: message, at: newValue, suggestion: suggestion, path: path) }
     }
+    /// Whether the problem has a place (`location` is not nil), read without making the location.
+    package var hasPlace: Bool { store.record(index).file != ProblemStore.none }
     /// A name the user probably meant ("did you mean 'X'"), when the problem is a name that does not
     /// resolve and a close one exists; nil otherwise. The message may mention it too; this field
     /// lets hosts offer it without parsing the text (the C ABI's `cr_problem.suggestion`).

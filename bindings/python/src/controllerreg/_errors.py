@@ -96,7 +96,8 @@ class Error(Exception):
                 raise TypeError(
                     f"{type(self).__name__}() takes a message (a subclass of Error knows its code), or a code and a message"
                 )
-            code, message = int(self.status), code
+            message = code
+            code = int(self.status)
         if not isinstance(code, int):
             raise TypeError(f"{type(self).__name__}(): code must be an int (a Status), not {type(code).__name__}")
         super().__init__(message)

@@ -63,24 +63,12 @@ enum HostArgumentsCreate {
         _ index: Int, _ snapshot: Snapshot, image header: UnsafeRawPointer, maxDepth: Int,
         thread: UnsafeMutablePointer<CreateThread>, destroyer: UnsafeMutablePointer<Destroyer>?
     ) -> SwiftClassCreate.Outcome {
-        let depth = thread.pointee.depth
-        guard depth &+ header.load(fromByteOffset: SwiftArgumentImages.leafDepthOffset, as: Int.self) < maxDepth,
-            thread.pointee.hasStackRoom()
-        else { return .refused }
-        let serial = header.load(fromByteOffset: SwiftArgumentImages.serialOffset, as: UInt64.self)
-        let held = thread.pointee.argumentsSerial
-        guard held != 0 else {
-            return createInFrame(index, snapshot, header, depth: depth, thread: thread, destroyer: destroyer)
+        SwiftClassCreate.withImageArguments(
+            header, maxDepth: maxDepth, thread: thread,
+            inFrame: { depth in createInFrame(index, snapshot, header, depth: depth, thread: thread, destroyer: destroyer) }
+        ) { args, slots, depth in
+            build(index, snapshot, args: args, slots: slots, image: header, depth: depth, thread: thread, destroyer: destroyer)
         }
-        thread.pointee.argumentsSerial = 0
-        let buffer = CreateThread.argumentsBuffer(thread)
-        let slots = (buffer + CreateThread.argumentsSlotsOffset).assumingMemoryBound(to: RawMapSlot.self)
-        if held != serial { SwiftClassCreate.copySlots(slots, header) }
-        let outcome = build(
-            index, snapshot, args: buffer.assumingMemoryBound(to: RawValue.self), slots: slots, image: header,
-            depth: depth, thread: thread, destroyer: destroyer)
-        thread.pointee.argumentsSerial = serial
-        return outcome
     }
 
     /// `create` while the thread's arguments buffer is in use: the arguments map in this frame
@@ -90,14 +78,8 @@ enum HostArgumentsCreate {
         _ index: Int, _ snapshot: Snapshot, _ image: UnsafeRawPointer, depth: Int,
         thread: UnsafeMutablePointer<CreateThread>, destroyer: UnsafeMutablePointer<Destroyer>?
     ) -> SwiftClassCreate.Outcome {
-        _withUnprotectedUnsafeTemporaryAllocation(byteCount: CreateThread.argumentsBufferBytes, alignment: 16) {
-            buffer -> SwiftClassCreate.Outcome in
-            let base = buffer.baseAddress.unsafelyUnwrapped
-            let slots = (base + CreateThread.argumentsSlotsOffset).assumingMemoryBound(to: RawMapSlot.self)
-            SwiftClassCreate.copySlots(slots, image)
-            return build(
-                index, snapshot, args: base.assumingMemoryBound(to: RawValue.self), slots: slots, image: image,
-                depth: depth, thread: thread, destroyer: destroyer)
+        SwiftClassCreate.inFrameArguments(image) { args, slots in
+            build(index, snapshot, args: args, slots: slots, image: image, depth: depth, thread: thread, destroyer: destroyer)
         }
     }
 

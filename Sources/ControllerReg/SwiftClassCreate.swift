@@ -99,23 +99,55 @@ enum SwiftClassCreate {
         _ index: Int, _ snapshot: Snapshot, _ header: UnsafeRawPointer, _ f: UnsafePointer<ClassFunctions>,
         maxDepth: Int, thread: UnsafeMutablePointer<CreateThread>
     ) -> Outcome {
-        // The entry and, one level down, its leaves: refused at the depth limit (nothing called yet).
+        withImageArguments(
+            header, maxDepth: maxDepth, thread: thread,
+            inFrame: { depth in withArgumentsInFrame(index, snapshot, f, header, depth: depth, thread: thread) }
+        ) { args, slots, depth in
+            build(index, snapshot, f, args: args, slots: slots, image: header, depth: depth, thread: thread)
+        }
+    }
+
+    /// The arguments map of a create from an image (`header`), for both doors that have images
+    /// (this one and `HostArgumentsCreate`): refused at the depth limit of the entry and, one level
+    /// down, its leaves, or without stack room (nothing called yet); else `build(args, slots,
+    /// depth)` over the image's slots in the thread's arguments buffer, copied there unless the
+    /// buffer holds them already, or `inFrame(depth)` while a create of this thread is using the
+    /// buffer (a callback's nested create; `inFrameArguments`, out of line).
+    @inline(__always)
+    static func withImageArguments(
+        _ header: UnsafeRawPointer, maxDepth: Int, thread: UnsafeMutablePointer<CreateThread>,
+        inFrame: (Int) -> Outcome,
+        _ build: (UnsafeMutablePointer<RawValue>, UnsafeMutablePointer<RawMapSlot>, Int) -> Outcome
+    ) -> Outcome {
         let depth = thread.pointee.depth
         guard depth &+ header.load(fromByteOffset: SwiftArgumentImages.leafDepthOffset, as: Int.self) < maxDepth,
             thread.pointee.hasStackRoom()
         else { return .refused }
         let serial = header.load(fromByteOffset: SwiftArgumentImages.serialOffset, as: UInt64.self)
         let held = thread.pointee.argumentsSerial
-        guard held != 0 else { return withArgumentsInFrame(index, snapshot, f, header, depth: depth, thread: thread) }
+        guard held != 0 else { return inFrame(depth) }
         thread.pointee.argumentsSerial = 0
         let buffer = CreateThread.argumentsBuffer(thread)
         let slots = (buffer + CreateThread.argumentsSlotsOffset).assumingMemoryBound(to: RawMapSlot.self)
         if held != serial { copySlots(slots, header) }
-        let outcome = build(
-            index, snapshot, f, args: buffer.assumingMemoryBound(to: RawValue.self), slots: slots, image: header,
-            depth: depth, thread: thread)
+        let outcome = build(buffer.assumingMemoryBound(to: RawValue.self), slots, depth)
         thread.pointee.argumentsSerial = serial
         return outcome
+    }
+
+    /// `build(args, slots)` over a copy of `image`'s slots in this frame's memory: the arguments
+    /// map of a create nested in a callback while the thread's buffer is in use.
+    @inline(__always)
+    static func inFrameArguments(
+        _ image: UnsafeRawPointer, _ build: (UnsafeMutablePointer<RawValue>, UnsafeMutablePointer<RawMapSlot>) -> Outcome
+    ) -> Outcome {
+        _withUnprotectedUnsafeTemporaryAllocation(byteCount: CreateThread.argumentsBufferBytes, alignment: 16) {
+            buffer -> Outcome in
+            let base = buffer.baseAddress.unsafelyUnwrapped
+            let slots = (base + CreateThread.argumentsSlotsOffset).assumingMemoryBound(to: RawMapSlot.self)
+            copySlots(slots, image)
+            return build(base.assumingMemoryBound(to: RawValue.self), slots)
+        }
     }
 
     /// `withArguments` while the thread's arguments buffer is in use: the arguments map in this
@@ -125,20 +157,14 @@ enum SwiftClassCreate {
         _ index: Int, _ snapshot: Snapshot, _ f: UnsafePointer<ClassFunctions>,
         _ image: UnsafeRawPointer, depth: Int, thread: UnsafeMutablePointer<CreateThread>
     ) -> Outcome {
-        _withUnprotectedUnsafeTemporaryAllocation(byteCount: CreateThread.argumentsBufferBytes, alignment: 16) {
-            buffer -> Outcome in
-            let base = buffer.baseAddress.unsafelyUnwrapped
-            let slots = (base + CreateThread.argumentsSlotsOffset).assumingMemoryBound(to: RawMapSlot.self)
-            copySlots(slots, image)
-            return build(
-                index, snapshot, f, args: base.assumingMemoryBound(to: RawValue.self), slots: slots, image: image,
-                depth: depth, thread: thread)
+        inFrameArguments(image) { args, slots in
+            build(index, snapshot, f, args: args, slots: slots, image: image, depth: depth, thread: thread)
         }
     }
 
     /// Copies the slots of `image` to `slots`.
     @inline(__always)
-    static func copySlots(_ slots: UnsafeMutablePointer<RawMapSlot>, _ image: UnsafeRawPointer) {
+    private static func copySlots(_ slots: UnsafeMutablePointer<RawMapSlot>, _ image: UnsafeRawPointer) {
         let count = Int(truncatingIfNeeded: image.load(fromByteOffset: SwiftArgumentImages.mapHeadOffset, as: UInt64.self) >> 32)
         UnsafeMutableRawPointer(slots).copyMemory(
             from: image + SwiftArgumentImages.slotsOffset, byteCount: count &* MemoryLayout<RawMapSlot>.stride)
